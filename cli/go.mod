@@ -1,0 +1,33 @@
+module github.com/devworkwire/devworkwire/cli
+
+go 1.26.0
+
+require (
+	github.com/devworkwire/devworkwire/core v0.0.0-00010101000000-000000000000
+	github.com/devworkwire/devworkwire/jira v0.0.0-00010101000000-000000000000
+	github.com/devworkwire/devworkwire/mcpserver v0.0.0-00010101000000-000000000000
+	github.com/devworkwire/devworkwire/store-postgres v0.0.0-00010101000000-000000000000
+	github.com/devworkwire/devworkwire/store-sqlite v0.0.0-00010101000000-000000000000
+)
+
+require (
+	github.com/creack/pty v1.1.24 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
+)
+
+replace (
+	github.com/devworkwire/devworkwire/core => ../core
+	github.com/devworkwire/devworkwire/jira => ../jira
+	github.com/devworkwire/devworkwire/mcpserver => ../mcpserver
+	github.com/devworkwire/devworkwire/store-postgres => ../store-postgres
+	github.com/devworkwire/devworkwire/store-sqlite => ../store-sqlite
+)

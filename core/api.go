@@ -1,0 +1,230 @@
+package core
+
+import "time"
+
+// The inputs and results of WorkItemService. Both front doors expose
+// exactly these objects: the MCP tools as their arguments and results, the
+// CLI with --json. Field names are snake_case; absent optional fields are
+// omitted (never null); times are ISO-8601 UTC without fractions.
+
+// Result types: every result says whether it wrote anything.
+const (
+	ResultPreview   = "preview"   // wrote nothing (previews and reads)
+	ResultCommitted = "committed" // wrote to the tracker
+)
+
+// ImportPreviewInput asks for a preview of importing a planning document.
+type ImportPreviewInput struct {
+	// Path of the Markdown (.md) or YAML (.yaml/.yml) document.
+	Path string `json:"path" jsonschema:"path of the planning document (.md, .yaml or .yml)"`
+	// Data, when set, is the document's content and Path only names it
+	// (for the default document id and format). Front doors that read the
+	// file themselves pass it here.
+	Data []byte `json:"-"`
+}
+
+// Counts are item counts by action.
+type Counts struct {
+	Create    int `json:"create"`
+	Update    int `json:"update"`
+	Unchanged int `json:"unchanged"`
+	Drift     int `json:"drift"`
+}
+
+// PlanItem is one row of an import preview.
+type PlanItem struct {
+	Reference Reference `json:"reference"`
+	Kind      Kind      `json:"kind"`
+	Title     string    `json:"title"`
+	Action    Action    `json:"action"`
+	Key       string    `json:"key,omitempty"`    // tracker key when the item exists
+	Parent    Reference `json:"parent,omitempty"` // the epic's reference, for a story
+	// ChangedFields lists what an update changes: title, description,
+	// acceptance_criteria, parent.
+	ChangedFields []string `json:"changed_fields,omitempty"`
+	// TakeDocument is true when the document deliberately overrides a
+	// drifted item (the item is then an update that replaces Jira's edits).
+	TakeDocument bool `json:"take_document,omitempty"`
+}
+
+// ImportPreviewResult is the stored plan, as shown to the caller.
+type ImportPreviewResult struct {
+	ResultType    string     `json:"result_type"` // "preview"
+	RunID         string     `json:"run_id"`
+	PreviewHandle string     `json:"preview_handle"`
+	ExpiresAt     time.Time  `json:"expires_at"`
+	Document      string     `json:"document"` // document id
+	Scope         string     `json:"scope"`
+	Counts        Counts     `json:"counts"`
+	Items         []PlanItem `json:"items"`
+	Warnings      []string   `json:"warnings,omitempty"`
+}
+
+// CommitInput commits a stored preview (import or progress).
+type CommitInput struct {
+	PreviewHandle string `json:"preview_handle" jsonschema:"the handle returned by the matching preview"`
+	// Confirmed must be true: the handle alone is not consent.
+	Confirmed bool `json:"confirmed" jsonschema:"must be true: explicit confirmation that the previewed plan should be written"`
+	// IdempotencyKey makes retries safe; generated when empty.
+	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"optional client-chosen key; repeating it with the same handle replays the result without new writes"`
+	// Progress, when set, is called after each item's outcome is recorded
+	// (done of total). Front doors use it for a progress bar or MCP
+	// progress notifications. Cancelling the context stops the commit
+	// between items, reported like a fail-fast stop (COMMIT_PARTIAL).
+	Progress func(done, total int) `json:"-"`
+}
+
+// CommittedItem is one item's outcome in a commit result.
+type CommittedItem struct {
+	Reference Reference `json:"reference"`
+	Kind      Kind      `json:"kind"`
+	Title     string    `json:"title"`
+	Action    Action    `json:"action"`
+	Key       string    `json:"key,omitempty"`
+	URL       string    `json:"url,omitempty"`
+	Outcome   string    `json:"outcome"` // committed | skipped (unchanged or drift)
+}
+
+// CommitCounts are the counts of a finished import commit.
+type CommitCounts struct {
+	Created   int `json:"created"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+	Drift     int `json:"drift"` // drifted items left untouched
+}
+
+// ImportCommitResult is the result of a committed import.
+type ImportCommitResult struct {
+	ResultType     string          `json:"result_type"` // "committed"
+	RunID          string          `json:"run_id"`
+	PreviewHandle  string          `json:"preview_handle"`
+	IdempotencyKey string          `json:"idempotency_key"`
+	Replayed       bool            `json:"replayed,omitempty"` // true when this is a stored result replayed
+	Counts         CommitCounts    `json:"counts"`
+	Items          []CommittedItem `json:"items"`
+	CommittedAt    time.Time       `json:"committed_at"`
+}
+
+// ProgressPreviewInput asks for a preview of reporting progress on an item.
+type ProgressPreviewInput struct {
+	// Item is a tracker key (PROJ-12) or a reference (doc/item).
+	Item string `json:"item" jsonschema:"the work item: a Jira key such as PROJ-12 or a reference such as checkout-v2/s-1"`
+	// Status is the target status: todo, in_progress or done (optional).
+	Status Status `json:"status,omitempty" jsonschema:"target status: todo, in_progress or done"`
+	// Comment is a Markdown comment to add (optional).
+	Comment string `json:"comment,omitempty" jsonschema:"a Markdown comment to add"`
+}
+
+// ItemRef names an item briefly.
+type ItemRef struct {
+	Key       string    `json:"key"`
+	Reference Reference `json:"reference,omitempty"`
+	Title     string    `json:"title"`
+	URL       string    `json:"url,omitempty"`
+}
+
+// ProgressPreviewResult is the stored progress plan, as shown to the caller.
+type ProgressPreviewResult struct {
+	ResultType    string    `json:"result_type"` // "preview"
+	RunID         string    `json:"run_id"`
+	PreviewHandle string    `json:"preview_handle"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	Item          ItemRef   `json:"item"`
+	CurrentStatus Status    `json:"current_status"`
+	TargetStatus  Status    `json:"target_status,omitempty"`
+	Transition    string    `json:"transition,omitempty"` // name of the transition that will be used
+	Comment       string    `json:"comment,omitempty"`
+	Warnings      []string  `json:"warnings,omitempty"`
+}
+
+// ProgressCommitResult is the result of a committed progress report.
+type ProgressCommitResult struct {
+	ResultType     string    `json:"result_type"` // "committed"
+	RunID          string    `json:"run_id"`
+	PreviewHandle  string    `json:"preview_handle"`
+	IdempotencyKey string    `json:"idempotency_key"`
+	Replayed       bool      `json:"replayed,omitempty"`
+	Item           ItemRef   `json:"item"`
+	Status         Status    `json:"status"`
+	Transitioned   bool      `json:"transitioned,omitempty"`
+	CommentAdded   bool      `json:"comment_added,omitempty"`
+	CommittedAt    time.Time `json:"committed_at"`
+}
+
+// GetInput names one work item.
+type GetInput struct {
+	Item string `json:"item" jsonschema:"a Jira key such as PROJ-12 or a reference such as checkout-v2/s-1"`
+}
+
+// ItemView is a self-sufficient view of a work item: no follow-up call is
+// needed to act on it.
+type ItemView struct {
+	Key                string    `json:"key"`
+	Reference          Reference `json:"reference,omitempty"`
+	Kind               Kind      `json:"kind"`
+	Title              string    `json:"title"`
+	Description        string    `json:"description,omitempty"`
+	AcceptanceCriteria []string  `json:"acceptance_criteria,omitempty"`
+	Epic               *ItemRef  `json:"epic,omitempty"`
+	Status             Status    `json:"status"`
+	StatusName         string    `json:"status_name,omitempty"`
+	URL                string    `json:"url,omitempty"`
+	Updated            time.Time `json:"updated,omitzero"`
+	BlockedBy          []Linked  `json:"blocked_by,omitempty"`
+	Children           []ItemRef `json:"children,omitempty"` // an epic's stories
+}
+
+// GetResult is the result of workitem.get.
+type GetResult struct {
+	ResultType string   `json:"result_type"` // "preview": reads write nothing
+	RunID      string   `json:"run_id"`
+	Item       ItemView `json:"item"`
+}
+
+// QueryInput filters work items. Zero fields do not filter.
+type QueryInput struct {
+	Status   Status `json:"status,omitempty" jsonschema:"todo, in_progress or done"`
+	Epic     string `json:"epic,omitempty" jsonschema:"only stories of this epic (key or reference)"`
+	Document string `json:"document,omitempty" jsonschema:"only items imported from this document id"`
+	Text     string `json:"text,omitempty" jsonschema:"free text to search in title and description"`
+	Ready    bool   `json:"ready,omitempty" jsonschema:"only items ready to work on: status todo and every blocking item done"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"most items to return, 1 to 100 (default 25)"`
+}
+
+// QueryResult is a bounded, honest collection.
+type QueryResult struct {
+	ResultType string     `json:"result_type"` // "preview"
+	RunID      string     `json:"run_id"`
+	Items      []ItemView `json:"items"`
+	Returned   int        `json:"returned"`
+	Truncated  bool       `json:"truncated"`
+}
+
+// Query limits.
+const (
+	DefaultQueryLimit = 25
+	MaxQueryLimit     = 100
+)
+
+// PreviewInfo is a stored preview shown again by its handle (for a person
+// reviewing a plan someone else made). Exactly one of Import and Progress
+// is set, matching Kind.
+type PreviewInfo struct {
+	Kind       PreviewKind            `json:"kind"`
+	Import     *ImportPreviewResult   `json:"import,omitempty"`
+	Progress   *ProgressPreviewResult `json:"progress,omitempty"`
+	ConsumedBy string                 `json:"consumed_by,omitempty"` // idempotency key of the run that committed it
+}
+
+// The methods of WorkItemService, the one service both front doors wrap
+// (front doors declare the subset they use as their own interface):
+//
+//	ImportPreview(ctx, ImportPreviewInput) (ImportPreviewResult, error)
+//	ImportCommit(ctx, CommitInput) (ImportCommitResult, error)
+//	ProgressPreview(ctx, ProgressPreviewInput) (ProgressPreviewResult, error)
+//	ProgressCommit(ctx, CommitInput) (ProgressCommitResult, error)
+//	Get(ctx, GetInput) (GetResult, error)
+//	Query(ctx, QueryInput) (QueryResult, error)
+//	Preview(ctx, handle string) (PreviewInfo, error) // for `dwire review`
+//
+// Every error is a *Error with a stable code and the operation's run id.

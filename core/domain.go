@@ -1,0 +1,240 @@
+package core
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Kind is the kind of a work item.
+type Kind string
+
+// The item kinds a planning document may hold.
+const (
+	KindEpic  Kind = "epic"
+	KindStory Kind = "story"
+)
+
+// Valid reports whether k is a known kind.
+func (k Kind) Valid() bool { return k == KindEpic || k == KindStory }
+
+// Status is the domain state of a work item, mapped from Jira's status
+// categories (new → todo, indeterminate → in_progress, done → done).
+type Status string
+
+// The three domain statuses.
+const (
+	StatusTodo       Status = "todo"
+	StatusInProgress Status = "in_progress"
+	StatusDone       Status = "done"
+)
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool {
+	return s == StatusTodo || s == StatusInProgress || s == StatusDone
+}
+
+// Reference identifies an item of a planning document across imports:
+// "<document id>/<item id>", e.g. "checkout-v2/s-3". It is what makes a
+// re-import update an item instead of duplicating it.
+type Reference string
+
+// NewReference joins a document id and an item id.
+func NewReference(doc, item string) Reference { return Reference(doc + "/" + item) }
+
+// Split returns the document id and item id of r (item is "" when r has
+// no slash).
+func (r Reference) Split() (doc, item string) {
+	d, i, _ := strings.Cut(string(r), "/")
+	return d, i
+}
+
+// Document returns the document id of r.
+func (r Reference) Document() string { d, _ := r.Split(); return d }
+
+// Action is what a plan does to one item.
+type Action string
+
+// The per-item actions of an import plan.
+const (
+	ActionCreate    Action = "create"
+	ActionUpdate    Action = "update"
+	ActionUnchanged Action = "unchanged"
+	ActionDrift     Action = "drift" // edited in Jira since DevWorkWire last wrote it: never overwritten silently
+)
+
+// Linked is another work item that blocks this one ("is blocked by").
+type Linked struct {
+	Key    string `json:"key"`
+	Status Status `json:"status"`
+}
+
+// WorkItem is a work item as the tracker holds it. It carries no Jira
+// vocabulary: the provider translates.
+type WorkItem struct {
+	Key                string    `json:"key"`
+	Reference          Reference `json:"reference,omitempty"`
+	Kind               Kind      `json:"kind"`
+	Title              string    `json:"title"`
+	Description        string    `json:"description,omitempty"` // Markdown
+	AcceptanceCriteria []string  `json:"acceptance_criteria,omitempty"`
+	ParentKey          string    `json:"parent_key,omitempty"`
+	Status             Status    `json:"status"`
+	StatusName         string    `json:"status_name,omitempty"`
+	URL                string    `json:"url,omitempty"`
+	Updated            time.Time `json:"updated,omitzero"`
+	BlockedBy          []Linked  `json:"blocked_by,omitempty"`
+
+	// LastWritten is the content digest (ContentDigest) DevWorkWire stored
+	// with the item when it last wrote it; "" if it never did.
+	LastWritten string `json:"-"`
+	// EditedOutside is true when the item's content in the tracker differs
+	// from what DevWorkWire last wrote (or DevWorkWire never wrote it).
+	EditedOutside bool `json:"-"`
+	// Fingerprint is an opaque provider value that changes whenever the
+	// item changes in the tracker (content, status, parent). Commit compares
+	// it with what the preview saw to refuse stale plans.
+	Fingerprint string `json:"-"`
+}
+
+// ItemSpec is the content DevWorkWire writes for one item.
+type ItemSpec struct {
+	Reference          Reference `json:"reference"`
+	Kind               Kind      `json:"kind"`
+	Title              string    `json:"title"`
+	Description        string    `json:"description,omitempty"` // Markdown
+	AcceptanceCriteria []string  `json:"acceptance_criteria,omitempty"`
+	// ParentKey is the tracker key of the parent epic ("" for none). For a
+	// story whose epic is created in the same run, the service fills it in
+	// after the epic's create succeeded.
+	ParentKey string `json:"parent_key,omitempty"`
+	// Digest is ContentDigest of this spec; the provider stores it with the
+	// item in the same create/edit request.
+	Digest string `json:"digest"`
+}
+
+// ContentDigest is the digest of an item's document content: kind, title,
+// description, acceptance criteria and parent reference. Equal digests mean
+// the document did not change the item.
+func ContentDigest(kind Kind, title, description string, ac []string, parent Reference) string {
+	b, _ := json.Marshal(struct {
+		K Kind      `json:"k"`
+		T string    `json:"t"`
+		D string    `json:"d"`
+		A []string  `json:"a"`
+		P Reference `json:"p"`
+	}{kind, title, description, ac, parent})
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// CreateOutcome is the result of creating one item.
+type CreateOutcome struct {
+	Reference Reference
+	Key       string // set when the item exists in the tracker
+	URL       string
+	// Err is set when the item was not created (a *Error with an
+	// item-level code). With Unknown, it says why the outcome is unknown.
+	Err error
+	// Unknown is true when the create may or may not have happened (the
+	// connection dropped after sending) and a search for its reference
+	// found nothing. The item must not be created again blindly.
+	Unknown bool
+}
+
+// Transition is a workflow transition available on an item.
+type Transition struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	To     Status `json:"to"`
+	ToName string `json:"to_name"`
+}
+
+// Filter selects work items in Query. Zero fields do not filter.
+type Filter struct {
+	Status   Status // todo | in_progress | done
+	EpicKey  string // items whose parent is this epic
+	Document string // items whose reference belongs to this document id
+	Text     string // free text in title or description
+	// Ready selects items in status todo whose every "is blocked by" item is
+	// done.
+	Ready bool
+	// Limit is the most items to return (1..100).
+	Limit int
+}
+
+// PreviewKind is the workflow a preview handle belongs to.
+type PreviewKind string
+
+// The two previewable workflows.
+const (
+	PreviewImport   PreviewKind = "import"
+	PreviewProgress PreviewKind = "progress"
+)
+
+// Preview is a stored plan under its handle.
+type Preview struct {
+	Handle    string
+	Kind      PreviewKind
+	Scope     string // the tracker scope it was made for (site + project)
+	Plan      []byte // the plan, stored and returned byte-for-byte
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	// ConsumedAt is set (non-zero) once a run started on this handle;
+	// ConsumedBy is that run's idempotency key.
+	ConsumedAt time.Time
+	ConsumedBy string
+}
+
+// RunState is the state of a commit run: in_progress → committed | partial | failed.
+type RunState string
+
+// The run states.
+const (
+	RunInProgress RunState = "in_progress"
+	RunCommitted  RunState = "committed"
+	RunPartial    RunState = "partial"
+	RunFailed     RunState = "failed"
+)
+
+// ItemOutcome is one item's recorded outcome in a run.
+type ItemOutcome struct {
+	Reference Reference `json:"reference"`
+	Action    Action    `json:"action"`
+	Key       string    `json:"key,omitempty"`
+	Outcome   string    `json:"outcome"` // committed | failed | unknown
+	Code      Code      `json:"code,omitempty"`
+	Message   string    `json:"message,omitempty"`
+}
+
+// Run is one commit of a preview under an idempotency key.
+type Run struct {
+	ID         string // run id
+	Key        string // idempotency key
+	Handle     string
+	State      RunState
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Outcomes   []ItemOutcome // in the order they were recorded
+	Result     []byte        // the final result, replayed on a repeat
+}
+
+// StartRunRequest asks the store to consume a handle and start a run.
+type StartRunRequest struct {
+	Key    string // idempotency key
+	Handle string
+	RunID  string
+	Now    time.Time
+}
+
+// IndexEntry is one row of the dedup index: a reference within a scope and
+// the tracker key it was created as, with the digest last written.
+type IndexEntry struct {
+	Scope     string
+	Reference Reference
+	Key       string
+	Digest    string
+	UpdatedAt time.Time
+}

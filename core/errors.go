@@ -1,0 +1,193 @@
+package core
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, machine-readable error code. Agents branch on it;
+// changing what a code means is a major-version change.
+type Code string
+
+// The canonical error codes of the interface contract, plus PREVIEW_STALE.
+const (
+	CodeConfigMissing         Code = "CONFIG_MISSING"
+	CodeConfigInvalid         Code = "CONFIG_INVALID"
+	CodeCredentialsMissing    Code = "CREDENTIALS_MISSING"
+	CodeReferenceFieldMissing Code = "REFERENCE_FIELD_MISSING"
+	CodeSourceNotFound        Code = "SOURCE_NOT_FOUND"
+	CodeSourceParseFailed     Code = "SOURCE_PARSE_FAILED"
+	CodeValidationFailed      Code = "VALIDATION_FAILED"
+	CodePreviewNotFound       Code = "PREVIEW_NOT_FOUND"
+	CodePreviewExpired        Code = "PREVIEW_EXPIRED"
+	CodePreviewStale          Code = "PREVIEW_STALE"
+	CodeConfirmationRequired  Code = "CONFIRMATION_REQUIRED"
+	CodeIdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"
+	CodeCommitInterrupted     Code = "COMMIT_INTERRUPTED"
+	CodeCommitPartial         Code = "COMMIT_PARTIAL"
+	CodeWorkItemNotFound      Code = "WORK_ITEM_NOT_FOUND"
+	CodeJiraUnauthorized      Code = "JIRA_UNAUTHORIZED"
+	CodeJiraPermissionDenied  Code = "JIRA_PERMISSION_DENIED"
+	CodeJiraRateLimited       Code = "JIRA_RATE_LIMITED"
+	CodeJiraUnavailable       Code = "JIRA_UNAVAILABLE"
+	CodeInternal              Code = "INTERNAL_ERROR"
+)
+
+// retryable records, per code, whether re-attempting the identical call
+// could succeed (the seed's "Canonical Error Codes" table).
+var retryable = map[Code]bool{
+	CodeConfigMissing:         false,
+	CodeConfigInvalid:         false,
+	CodeCredentialsMissing:    false,
+	CodeReferenceFieldMissing: false,
+	CodeSourceNotFound:        false,
+	CodeSourceParseFailed:     false,
+	CodeValidationFailed:      false,
+	CodePreviewNotFound:       false,
+	CodePreviewExpired:        false,
+	CodePreviewStale:          false,
+	CodeConfirmationRequired:  false,
+	CodeIdempotencyKeyReused:  false,
+	CodeCommitInterrupted:     false,
+	CodeCommitPartial:         true,
+	CodeWorkItemNotFound:      false,
+	CodeJiraUnauthorized:      false,
+	CodeJiraPermissionDenied:  false,
+	CodeJiraRateLimited:       true,
+	CodeJiraUnavailable:       true,
+	CodeInternal:              false,
+}
+
+// Codes returns every stable error code, in the order of the contract table.
+func Codes() []Code {
+	return []Code{
+		CodeConfigMissing, CodeConfigInvalid, CodeCredentialsMissing,
+		CodeReferenceFieldMissing, CodeSourceNotFound, CodeSourceParseFailed,
+		CodeValidationFailed, CodePreviewNotFound, CodePreviewExpired,
+		CodePreviewStale, CodeConfirmationRequired, CodeIdempotencyKeyReused,
+		CodeCommitInterrupted, CodeCommitPartial, CodeWorkItemNotFound,
+		CodeJiraUnauthorized, CodeJiraPermissionDenied, CodeJiraRateLimited,
+		CodeJiraUnavailable, CodeInternal,
+	}
+}
+
+// Retryable reports whether the identical call could succeed if repeated.
+func (c Code) Retryable() bool { return retryable[c] }
+
+// Known reports whether c is one of the stable codes.
+func (c Code) Known() bool { _, ok := retryable[c]; return ok }
+
+// Outcome of one item in a commit, used in COMMIT_PARTIAL details.
+const (
+	OutcomeCommitted = "committed"
+	OutcomeFailed    = "failed"
+	OutcomeUntried   = "untried"
+	OutcomeUnknown   = "unknown" // a create whose result could not be established
+)
+
+// Detail is one structured entry of an error's details: one validation
+// problem, or one item's outcome in a partial commit. Absent fields are
+// omitted from JSON.
+type Detail struct {
+	Item    string `json:"item,omitempty"`    // item id or reference
+	Field   string `json:"field,omitempty"`   // document or config field
+	Line    int    `json:"line,omitempty"`    // 1-based source line
+	Key     string `json:"key,omitempty"`     // Jira key when known
+	Outcome string `json:"outcome,omitempty"` // committed | failed | untried | unknown
+	Code    Code   `json:"code,omitempty"`    // the code of an item-level failure
+	Message string `json:"message,omitempty"` // human-readable, actionable
+}
+
+// Error is the one error type every layer returns. Its JSON form is the
+// contract's error payload: {code, message, details, retryable, run_id}.
+type Error struct {
+	Code      Code
+	Message   string
+	Details   []Detail
+	Retryable bool
+	RunID     string
+	// Err is an underlying cause, kept for errors.Is/As and logs. It is
+	// never serialised and must never carry secrets.
+	Err error
+}
+
+// Errorf returns an *Error with the code's default retryable flag.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: code.Retryable()}
+}
+
+// Wrap returns an *Error with code and message that keeps cause for
+// errors.Is/As. The cause's text is not part of the message.
+func Wrap(cause error, code Code, format string, args ...any) *Error {
+	e := Errorf(code, format, args...)
+	e.Err = cause
+	return e
+}
+
+// Error implements error: "CODE: message".
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// WithDetails returns e with details appended.
+func (e *Error) WithDetails(d ...Detail) *Error { e.Details = append(e.Details, d...); return e }
+
+// WithRunID returns e with its run id set.
+func (e *Error) WithRunID(id string) *Error { e.RunID = id; return e }
+
+type errorJSON struct {
+	Code      Code     `json:"code"`
+	Message   string   `json:"message"`
+	Details   []Detail `json:"details"`
+	Retryable bool     `json:"retryable"`
+	RunID     string   `json:"run_id,omitempty"`
+}
+
+// MarshalJSON renders the contract's error payload; details is always an
+// array (never null).
+func (e *Error) MarshalJSON() ([]byte, error) {
+	d := e.Details
+	if d == nil {
+		d = []Detail{}
+	}
+	return json.Marshal(errorJSON{Code: e.Code, Message: e.Message, Details: d, Retryable: e.Retryable, RunID: e.RunID})
+}
+
+// UnmarshalJSON reads the contract's error payload.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	var j errorJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = Error{Code: j.Code, Message: j.Message, Details: j.Details, Retryable: j.Retryable, RunID: j.RunID}
+	return nil
+}
+
+// ErrorCode returns the code of err, or INTERNAL_ERROR when err carries
+// none. It returns "" for a nil error.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Code.Known() {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// AsError returns err as an *Error. An error without a code becomes
+// INTERNAL_ERROR with a generic message (the cause is kept in Err for logs
+// but not shown, since it may hold raw data from a dependency).
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Code.Known() {
+		return e
+	}
+	return Wrap(err, CodeInternal, "An unexpected internal error occurred. Re-run with the run id at hand and report it if it persists.")
+}

@@ -1,0 +1,118 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// MaxBatch is the most items one bulk create request may carry.
+const MaxBatch = 50
+
+// WorkItemProvider is the tracker port. No Jira vocabulary crosses it;
+// paging stays inside the implementation, which returns complete result
+// sets. Every method may also return JIRA_UNAUTHORIZED,
+// JIRA_PERMISSION_DENIED, JIRA_RATE_LIMITED or JIRA_UNAVAILABLE (after the
+// implementation's own bounded retries), and INTERNAL_ERROR.
+type WorkItemProvider interface {
+	// Scope identifies the tracker site and project this provider writes
+	// to, e.g. "https://example.atlassian.net/PROJ". Preview handles are
+	// bound to it.
+	Scope() string
+
+	// Check verifies the configuration against the tracker: credentials,
+	// project, issue types and the reference field.
+	// Errors: REFERENCE_FIELD_MISSING, CONFIG_INVALID.
+	Check(ctx context.Context) error
+
+	// Lookup finds the items holding the given references. known maps a
+	// reference to the key the dedup index recorded for it: since tracker
+	// search is eventually consistent, a known reference missing from search
+	// is fetched by key (and kept only if its reference still matches). The
+	// result holds only references found. Reads only.
+	Lookup(ctx context.Context, refs []Reference, known map[Reference]string) (map[Reference]WorkItem, error)
+
+	// Get returns one item by key. Errors: WORK_ITEM_NOT_FOUND. Reads only.
+	Get(ctx context.Context, key string) (WorkItem, error)
+
+	// Query returns up to f.Limit items matching f, and whether more
+	// matched. Reads only.
+	Query(ctx context.Context, f Filter) (items []WorkItem, truncated bool, err error)
+
+	// Create creates items, batching them (at most MaxBatch per request),
+	// and returns one outcome per spec in input order. A create is never
+	// blindly retried: an unknown outcome is resolved by searching for the
+	// reference, and reported as Unknown when not found. A non-nil error
+	// means the call as a whole failed (e.g. auth); outcomes then hold what
+	// is known, and specs without an outcome were not tried.
+	Create(ctx context.Context, specs []ItemSpec) ([]CreateOutcome, error)
+
+	// Update rewrites the item's content (title, description, acceptance
+	// criteria, parent) and its stored digest in one request.
+	// Errors: WORK_ITEM_NOT_FOUND.
+	Update(ctx context.Context, key string, spec ItemSpec) error
+
+	// Transitions lists the workflow transitions available on the item now.
+	// Errors: WORK_ITEM_NOT_FOUND. Reads only.
+	Transitions(ctx context.Context, key string) ([]Transition, error)
+
+	// Transition moves the item through the transition with the given id.
+	// Errors: WORK_ITEM_NOT_FOUND, VALIDATION_FAILED (no longer available).
+	Transition(ctx context.Context, key, transitionID string) error
+
+	// AddComment adds a Markdown comment to the item.
+	// Errors: WORK_ITEM_NOT_FOUND.
+	AddComment(ctx context.Context, key, markdown string) error
+}
+
+// Store is the state-store port: previews, commit runs and the dedup
+// index. Implementations: core/memstore (tests), SQLite, Postgres; all pass
+// core/storetest. Every method may return INTERNAL_ERROR for a store fault.
+type Store interface {
+	// SavePreview stores a new preview. The plan is kept byte-for-byte
+	// together with a digest that LoadPreview checks.
+	SavePreview(ctx context.Context, p Preview) error
+
+	// LoadPreview returns a preview as stored, including expired or
+	// consumed ones (the caller decides what to do with them).
+	// Errors: PREVIEW_NOT_FOUND (unknown or pruned handle); INTERNAL_ERROR
+	// when the stored plan no longer matches its digest (tampered).
+	LoadPreview(ctx context.Context, handle string) (Preview, error)
+
+	// StartRun atomically consumes a preview and starts its run:
+	//   - a run with req.Key exists for req.Handle → that run, started=false
+	//     (the caller replays a finished run or reports COMMIT_INTERRUPTED);
+	//   - a run with req.Key exists for another handle → IDEMPOTENCY_KEY_REUSED;
+	//   - the handle is unknown → PREVIEW_NOT_FOUND; expired at req.Now →
+	//     PREVIEW_EXPIRED; already consumed by another key →
+	//     PREVIEW_NOT_FOUND (details name the consuming run);
+	//   - otherwise the handle is consumed and a run in_progress is created →
+	//     that run, started=true.
+	// Of any number of concurrent calls on one handle, exactly one starts.
+	StartRun(ctx context.Context, req StartRunRequest) (run Run, started bool, err error)
+
+	// RecordOutcome appends one item's outcome to the run with this
+	// idempotency key, durably, before returning.
+	RecordOutcome(ctx context.Context, key string, o ItemOutcome) error
+
+	// FinishRun moves an in_progress run to its final state and stores the
+	// result for replay.
+	FinishRun(ctx context.Context, key string, state RunState, result []byte, now time.Time) error
+
+	// GetRun returns the run with this idempotency key; found is false
+	// when there is none.
+	GetRun(ctx context.Context, key string) (run Run, found bool, err error)
+
+	// UpsertIndex records references → keys and last-written digests.
+	UpsertIndex(ctx context.Context, entries []IndexEntry) error
+
+	// LookupIndex returns the index entries of the given references within
+	// scope; references without an entry are absent from the map.
+	LookupIndex(ctx context.Context, scope string, refs []Reference) (map[Reference]IndexEntry, error)
+
+	// PruneExpired deletes previews that expired before the given time and
+	// returns how many it deleted. Runs are kept.
+	PruneExpired(ctx context.Context, before time.Time) (int, error)
+
+	// Close releases the store.
+	Close() error
+}

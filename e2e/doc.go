@@ -1,0 +1,2 @@
+// Package e2e holds the end-to-end suite.
+package e2e

@@ -1,0 +1,2 @@
+// Package jira is a placeholder until its issue builds it.
+package jira

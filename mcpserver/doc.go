@@ -1,0 +1,2 @@
+// Package mcpserver is a placeholder until its issue builds it.
+package mcpserver

@@ -1,0 +1,2 @@
+// Package pgstore is a placeholder until its issue builds it.
+package pgstore

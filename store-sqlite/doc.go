@@ -1,0 +1,2 @@
+// Package sqlitestore is a placeholder until its issue builds it.
+package sqlitestore
