@@ -60,19 +60,19 @@ func readLiteral(t fataler, s string) (string, string) {
 
 func TestStringQuotesAndEscapes(t *testing.T) {
 	cases := map[string]string{
-		"plain":        `"plain"`,
-		`say "hi"`:     `"say \"hi\""`,
-		`back\slash`:   `"back\\slash"`,
-		`trailing\`:    `"trailing\\"`,
-		"two\nlines":   `"two\nlines"`,
-		"tab\there":    `"tab\there"`,
-		"it's":         `"it\'s"`,
-		"x ~ y":        `"x ~ y"`,
-		"a OR b AND c": `"a OR b AND c"`,
+		"plain":                               `"plain"`,
+		`say "hi"`:                            `"say \"hi\""`,
+		`back\slash`:                          `"back\\slash"`,
+		`trailing\`:                           `"trailing\\"`,
+		"two\nlines":                          `"two\nlines"`,
+		"tab\there":                           `"tab\there"`,
+		"it's":                                `"it\'s"`,
+		"x ~ y":                               `"x ~ y"`,
+		"a OR b AND c":                        `"a OR b AND c"`,
 		`" OR project = OTHER OR summary ~ "`: `"\" OR project = OTHER OR summary ~ \""`,
-		"ORDER BY key": `"ORDER BY key"`,
-		"EMPTY":        `"EMPTY"`,
-		"bell\a":       `"bell\u0007"`,
+		"ORDER BY key":                        `"ORDER BY key"`,
+		"EMPTY":                               `"EMPTY"`,
+		"bell\a":                              `"bell\u0007"`,
 	}
 	for in, want := range cases {
 		if got := String(in); got != want {
