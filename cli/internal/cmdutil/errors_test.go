@@ -1,0 +1,50 @@
+package cmdutil
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+)
+
+func TestPrintErrorHuman(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	e := core.Errorf(core.CodeValidationFailed, "The document has 2 problems.").WithDetails(
+		core.Detail{Item: "s-3", Field: "epic", Line: 12, Message: "Story s-3 references epic e-9, which is not defined in this document"},
+		core.Detail{Outcome: "failed", Key: "DEMO-4", Item: "doc/s-4", Code: core.CodeJiraUnavailable, Message: "Jira did not answer"},
+	)
+	got, code := ErrorOf(e, "run_test")
+	if code != 1 || got.RunID != "run_test" {
+		t.Fatalf("ErrorOf = %v, %d", got, code)
+	}
+	PrintError(ios, errOut, got, false)
+	want := "Error: VALIDATION_FAILED: The document has 2 problems.\n" +
+		"  - s-3 (epic) line 12: Story s-3 references epic e-9, which is not defined in this document\n" +
+		"  - failed DEMO-4 doc/s-4: JIRA_UNAVAILABLE: Jira did not answer\n" +
+		"  run_id: run_test\n"
+	if errOut.String() != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", errOut, want)
+	}
+}
+
+func TestPrintErrorJSONAndUncoded(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	got, code := ErrorOf(errors.New("raw driver text with secret-ish detail"), "run_x")
+	if code != 70 || got.Code != core.CodeInternal {
+		t.Fatalf("uncoded error → %v %d", got, code)
+	}
+	PrintError(ios, errOut, got, true)
+	if strings.Contains(errOut.String(), "raw driver text") {
+		t.Fatal("cause leaked into output")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(errOut.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["code"] != "INTERNAL_ERROR" || m["run_id"] != "run_x" || m["details"] == nil {
+		t.Fatalf("payload = %v", m)
+	}
+}

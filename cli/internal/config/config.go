@@ -1,0 +1,437 @@
+// Package config loads, validates and writes .devworkwire.yaml: the Jira
+// site and project, the reference field, issue type names, the state store
+// and the preview TTL. The file never holds the API token: it names the
+// environment variable that does. Every problem is a core.Error
+// (CONFIG_MISSING, CONFIG_INVALID naming the field and the fix,
+// CREDENTIALS_MISSING).
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"go.yaml.in/yaml/v3"
+)
+
+// FileName is the configuration file looked for from the working
+// directory upward.
+const FileName = ".devworkwire.yaml"
+
+// Environment variables read by dwire.
+const (
+	EnvConfig   = "DWIRE_CONFIG"    // path of the configuration file
+	EnvStoreURL = "DWIRE_STORE_URL" // overrides `store`
+	// DefaultTokenEnv is the default name of the variable holding the token.
+	DefaultTokenEnv = "JIRA_API_TOKEN"
+	// DefaultEmailEnv is read when `jira.email` is not in the file.
+	DefaultEmailEnv = "JIRA_EMAIL"
+)
+
+// Defaults of optional fields.
+const (
+	DefaultReferenceField = "DevWorkWire Reference"
+	DefaultEpicType       = "Epic"
+	DefaultStoryType      = "Story"
+	DefaultPreviewTTL     = 30 * time.Minute
+	MinPreviewTTL         = time.Minute
+	MaxPreviewTTL         = 24 * time.Hour
+)
+
+// File is the on-disk shape of .devworkwire.yaml (see
+// docs/devworkwire.schema.json).
+type File struct {
+	Jira       JiraFile `yaml:"jira"`
+	Store      string   `yaml:"store,omitempty"`
+	PreviewTTL string   `yaml:"preview_ttl,omitempty"`
+}
+
+// JiraFile is the `jira` section.
+type JiraFile struct {
+	Site                    string     `yaml:"site"`
+	APIURL                  string     `yaml:"api_url,omitempty"`
+	Project                 string     `yaml:"project"`
+	Email                   string     `yaml:"email,omitempty"`
+	EmailEnv                string     `yaml:"email_env,omitempty"`
+	TokenEnv                string     `yaml:"token_env,omitempty"`
+	ReferenceField          string     `yaml:"reference_field,omitempty"`
+	AcceptanceCriteriaField string     `yaml:"acceptance_criteria_field,omitempty"`
+	IssueTypes              IssueTypes `yaml:"issue_types,omitempty"`
+}
+
+// IssueTypes names the Jira issue types used for epics and stories.
+type IssueTypes struct {
+	Epic  string `yaml:"epic,omitempty"`
+	Story string `yaml:"story,omitempty"`
+}
+
+// Config is a loaded, validated configuration with defaults and
+// environment overrides applied. It never holds the token itself.
+type Config struct {
+	Path string // the file it was read from
+	Dir  string // the folder holding the file (the workspace)
+
+	Site                    string // https://example.atlassian.net
+	APIURL                  string // base URL of the REST API (default Site)
+	Project                 string
+	Email                   string
+	EmailEnv                string
+	TokenEnv                string
+	ReferenceField          string
+	AcceptanceCriteriaField string
+	EpicType, StoryType     string
+	StoreURL                string // "" → the default SQLite file
+	StoreFromEnv            bool   // StoreURL came from DWIRE_STORE_URL
+	PreviewTTL              time.Duration
+}
+
+// Token returns the API token from the environment, or CREDENTIALS_MISSING
+// naming the variable to set.
+func (c *Config) Token(getenv func(string) string) (string, error) {
+	t := strings.TrimSpace(getenv(c.TokenEnv))
+	if t == "" {
+		return "", core.Errorf(core.CodeCredentialsMissing,
+			"The Jira API token is not set: export %s=<your token> (create one at https://id.atlassian.com/manage-profile/security/api-tokens). The token is read from the environment only, never from %s.",
+			c.TokenEnv, FileName).WithDetails(core.Detail{Field: "jira.token_env", Message: "set the environment variable " + c.TokenEnv})
+	}
+	return t, nil
+}
+
+// Find returns the configuration file to use: explicit (from --config),
+// else $DWIRE_CONFIG, else the first .devworkwire.yaml from dir upward.
+func Find(explicit, dir string, getenv func(string) string) (string, error) {
+	if explicit == "" {
+		explicit = getenv(EnvConfig)
+	}
+	if explicit != "" {
+		p, err := filepath.Abs(explicit)
+		if err != nil {
+			p = explicit
+		}
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() {
+			return "", core.Errorf(core.CodeConfigMissing,
+				"No configuration file at %s: check the path given with --config or %s, or run `dwire init` to create one.", explicit, EnvConfig)
+		}
+		return p, nil
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		d = dir
+	}
+	for {
+		p := filepath.Join(d, FileName)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return "", core.Errorf(core.CodeConfigMissing,
+		"No %s found in %s or any folder above it. Run `dwire init` to create one, or point to one with --config or %s.", FileName, dir, EnvConfig)
+}
+
+// Load finds, reads and validates the configuration.
+func Load(explicit, dir string, getenv func(string) string) (*Config, error) {
+	p, err := Find(explicit, dir, getenv)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, core.Errorf(core.CodeConfigInvalid, "Cannot read %s: permission denied. Make the file readable by you.", p)
+		}
+		return nil, core.Errorf(core.CodeConfigMissing, "Cannot read %s. Run `dwire init` to create it.", p)
+	}
+	c, err := Parse(p, data, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// forbidden keys: a token never belongs in the file.
+var secretKeys = map[string]bool{
+	"token": true, "api_token": true, "apitoken": true, "password": true,
+	"secret": true, "jira_token": true, "jira_api_token": true, "pat": true,
+}
+
+var (
+	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	projectRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,9}$`)
+	emailRE   = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
+	fieldIDRE = regexp.MustCompile(`^customfield_[0-9]+$`)
+)
+
+func invalid(field, format string, args ...any) *core.Error {
+	msg := fmt.Sprintf(format, args...)
+	return core.Errorf(core.CodeConfigInvalid, "%s: %s", field, msg).
+		WithDetails(core.Detail{Field: field, Message: msg})
+}
+
+// Parse validates the file's content. path names it in messages and
+// anchors a relative store path.
+func Parse(path string, data []byte, getenv func(string) string) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, core.Errorf(core.CodeConfigInvalid,
+			"%s is not valid YAML (%s). Fix the syntax, or delete it and run `dwire init`.", path, yamlMsg(err))
+	}
+	if len(root.Content) == 0 {
+		return nil, core.Errorf(core.CodeConfigInvalid, "%s is empty. Run `dwire init` to write one.", path).
+			WithDetails(core.Detail{Field: "jira", Message: "the jira section is required"})
+	}
+	if e := refuseSecrets(path, root.Content[0], ""); e != nil {
+		return nil, e
+	}
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return nil, decodeError(path, err)
+	}
+	return fromFile(path, f, getenv)
+}
+
+func yamlMsg(err error) string {
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// refuseSecrets walks mapping keys; a key named like a token is refused
+// without echoing its value.
+func refuseSecrets(path string, n *yaml.Node, prefix string) *core.Error {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		name := k
+		if prefix != "" {
+			name = prefix + "." + k
+		}
+		if secretKeys[strings.ToLower(k)] {
+			return core.Errorf(core.CodeConfigInvalid,
+				"%s: %s (line %d) holds a secret; a token must never be written into %s. Delete that line and export the token instead (export %s=<token>), naming the variable with jira.token_env if it is not %s.",
+				name, path, n.Content[i].Line, FileName, DefaultTokenEnv, DefaultTokenEnv).
+				WithDetails(core.Detail{Field: name, Line: n.Content[i].Line, Message: "remove the token from the file; use an environment variable"})
+		}
+		if e := refuseSecrets(path, n.Content[i+1], name); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+var unknownFieldRE = regexp.MustCompile(`line (\d+): field (\S+) not found in type config\.(\w+)`)
+
+func decodeError(path string, err error) *core.Error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg := te.Errors[0]
+		if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
+			field := m[2]
+			switch m[3] {
+			case "JiraFile":
+				field = "jira." + field
+			case "IssueTypes":
+				field = "jira.issue_types." + field
+			}
+			e := invalid(field, "unknown field (line %s). Check the spelling against docs/configuration.md; known top-level fields are jira, store and preview_ttl.", m[1])
+			e.Details[0].Line = atoi(m[1])
+			return e
+		}
+		return core.Errorf(core.CodeConfigInvalid, "%s: %s. See docs/configuration.md for the expected shape.", path, yamlMsg(errors.New(msg)))
+	}
+	if errors.Is(err, io.EOF) {
+		return core.Errorf(core.CodeConfigInvalid, "%s is empty. Run `dwire init` to write one.", path)
+	}
+	return core.Errorf(core.CodeConfigInvalid, "%s: %s. See docs/configuration.md.", path, yamlMsg(err))
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func fromFile(path string, f File, getenv func(string) string) (*Config, error) {
+	c := &Config{Path: path, Dir: filepath.Dir(path)}
+	j := f.Jira
+
+	// jira.site
+	site := strings.TrimRight(strings.TrimSpace(j.Site), "/")
+	if site == "" {
+		return nil, invalid("jira.site", "is missing. Set it to your Jira Cloud site, e.g. `site: https://your-team.atlassian.net`.")
+	}
+	if err := checkURL("jira.site", site); err != nil {
+		return nil, err
+	}
+	c.Site = site
+	c.APIURL = c.Site
+	if a := strings.TrimRight(strings.TrimSpace(j.APIURL), "/"); a != "" {
+		if err := checkURL("jira.api_url", a); err != nil {
+			return nil, err
+		}
+		c.APIURL = a
+	}
+
+	// jira.project
+	p := strings.TrimSpace(j.Project)
+	switch {
+	case p == "":
+		return nil, invalid("jira.project", "is missing. Set it to the key of the Jira project to import into, e.g. `project: PROJ`.")
+	case !projectRE.MatchString(p):
+		return nil, invalid("jira.project", "%q is not a Jira project key. Use the key shown in the project's issue keys (PROJ in PROJ-12): capital letters and digits, starting with a letter.", p)
+	}
+	c.Project = p
+
+	// jira.token_env
+	c.TokenEnv = DefaultTokenEnv
+	if t := strings.TrimSpace(j.TokenEnv); t != "" {
+		if !envNameRE.MatchString(t) {
+			// Do not echo the value: it may be the token itself.
+			return nil, invalid("jira.token_env", "must be the NAME of the environment variable that holds the token (e.g. %s), not the token itself. If you pasted a token here, remove it and revoke it.", DefaultTokenEnv)
+		}
+		c.TokenEnv = t
+	}
+
+	// jira.email / jira.email_env
+	c.EmailEnv = DefaultEmailEnv
+	if e := strings.TrimSpace(j.EmailEnv); e != "" {
+		if !envNameRE.MatchString(e) {
+			return nil, invalid("jira.email_env", "%q is not an environment variable name. Use a name such as %s.", e, DefaultEmailEnv)
+		}
+		c.EmailEnv = e
+	}
+	c.Email = strings.TrimSpace(j.Email)
+	if c.Email == "" {
+		c.Email = strings.TrimSpace(getenv(c.EmailEnv))
+		if c.Email == "" {
+			return nil, invalid("jira.email", "is missing. Set `email: you@example.com` (the Atlassian account that owns the token), or export %s.", c.EmailEnv)
+		}
+	}
+	if !emailRE.MatchString(c.Email) {
+		return nil, invalid("jira.email", "%q is not an e-mail address. Use the e-mail of the Atlassian account that owns the token.", c.Email)
+	}
+
+	c.ReferenceField = strings.TrimSpace(j.ReferenceField)
+	if c.ReferenceField == "" {
+		c.ReferenceField = DefaultReferenceField
+	}
+	if strings.HasPrefix(c.ReferenceField, "customfield") && !fieldIDRE.MatchString(c.ReferenceField) {
+		return nil, invalid("jira.reference_field", "%q is not a custom field id. Use an id such as customfield_10050, or the field's name.", c.ReferenceField)
+	}
+	c.AcceptanceCriteriaField = strings.TrimSpace(j.AcceptanceCriteriaField)
+	if a := c.AcceptanceCriteriaField; strings.HasPrefix(a, "customfield") && !fieldIDRE.MatchString(a) {
+		return nil, invalid("jira.acceptance_criteria_field", "%q is not a custom field id. Use an id such as customfield_10051, the field's name, or leave it out to keep acceptance criteria in the description.", a)
+	}
+	c.EpicType = firstNonEmpty(strings.TrimSpace(j.IssueTypes.Epic), DefaultEpicType)
+	c.StoryType = firstNonEmpty(strings.TrimSpace(j.IssueTypes.Story), DefaultStoryType)
+
+	// store
+	c.StoreURL = strings.TrimSpace(f.Store)
+	if v := strings.TrimSpace(getenv(EnvStoreURL)); v != "" {
+		c.StoreURL = v
+		c.StoreFromEnv = true
+	} else if c.StoreURL != "" {
+		c.StoreURL = anchorStore(c.StoreURL, c.Dir)
+	}
+
+	// preview_ttl
+	c.PreviewTTL = DefaultPreviewTTL
+	if s := strings.TrimSpace(f.PreviewTTL); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, invalid("preview_ttl", "%q is not a duration. Use a Go duration such as 30m or 1h.", s)
+		}
+		if d < MinPreviewTTL || d > MaxPreviewTTL {
+			return nil, invalid("preview_ttl", "%s is out of range. Use a value from 1m to 24h (default 30m).", s)
+		}
+		c.PreviewTTL = d
+	}
+	return c, nil
+}
+
+func checkURL(field, raw string) *core.Error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return invalid(field, "%q is not a URL. Use the full address, e.g. https://your-team.atlassian.net.", raw)
+	}
+	if u.User != nil {
+		return invalid(field, "must not contain a user name or password. Put the e-mail in jira.email and export the token in %s.", DefaultTokenEnv)
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		return invalid(field, "%q uses http. Jira Cloud needs https (http is allowed only for a local fake Jira on 127.0.0.1 or localhost).", raw)
+	}
+	return nil
+}
+
+func isLoopback(h string) bool {
+	return h == "127.0.0.1" || h == "::1" || h == "localhost"
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// anchorStore makes a relative SQLite path in the file relative to the
+// folder holding the file, so the same file works from any subfolder.
+func anchorStore(s, dir string) string {
+	switch {
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"), strings.HasPrefix(s, "sqlite:///"):
+		return s
+	case strings.HasPrefix(s, "sqlite://"):
+		rel := strings.TrimPrefix(s, "sqlite://")
+		path, query, _ := strings.Cut(rel, "?")
+		if filepath.IsAbs(path) {
+			return s
+		}
+		out := "sqlite://" + filepath.ToSlash(filepath.Join(dir, path))
+		if query != "" {
+			out += "?" + query
+		}
+		return out
+	case strings.Contains(s, "://"):
+		return s // storeurl reports the unknown scheme
+	default:
+		if filepath.IsAbs(s) {
+			return s
+		}
+		return filepath.Join(dir, s)
+	}
+}
+
+// Marshal renders a File as YAML with a header comment.
+func Marshal(f File) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("# DevWorkWire configuration — see docs/configuration.md.\n")
+	b.WriteString("# The API token is never stored here: export it in the variable named by jira.token_env.\n")
+	b.WriteString("# yaml-language-server: $schema=https://raw.githubusercontent.com/devworkwire/devworkwire/main/docs/devworkwire.schema.json\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

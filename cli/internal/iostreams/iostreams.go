@@ -1,0 +1,196 @@
+// Package iostreams is the one place that knows about the process's
+// standard streams: which of them are terminals, whether colour may be
+// used, how wide the terminal is and whether the user can be asked a
+// question. Results go to Out; prompts, progress, warnings and errors go to
+// ErrOut.
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// IOStreams carries the standard streams and what is known about them.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdinTTY  bool
+	stdoutTTY bool
+	stderrTTY bool
+	noColor   bool
+	width     int
+
+	// ttyIn opens the controlling terminal for a prompt when stdin is
+	// taken by data (e.g. `--comment -`). nil → not available.
+	ttyIn func() (io.ReadCloser, error)
+}
+
+// fder is a stream with a file descriptor.
+type fder interface{ Fd() uintptr }
+
+func isTTY(v any) bool {
+	f, ok := v.(fder)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// System returns the streams of this process. getenv is os.Getenv in
+// production; colour is off when NO_COLOR is set (to anything), when
+// TERM=dumb, or when the stream is not a terminal.
+func System(getenv func(string) string) *IOStreams {
+	s := &IOStreams{
+		In:        os.Stdin,
+		Out:       os.Stdout,
+		ErrOut:    os.Stderr,
+		stdinTTY:  isTTY(os.Stdin),
+		stdoutTTY: isTTY(os.Stdout),
+		stderrTTY: isTTY(os.Stderr),
+	}
+	_, set := lookup(getenv, "NO_COLOR")
+	s.noColor = set || getenv("TERM") == "dumb"
+	s.width = 80
+	for _, f := range []*os.File{os.Stdout, os.Stderr} {
+		if term.IsTerminal(int(f.Fd())) {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+				s.width = w
+				break
+			}
+		}
+	}
+	s.ttyIn = func() (io.ReadCloser, error) { return os.Open("/dev/tty") }
+	return s
+}
+
+// lookup reports whether the variable is set; getenv cannot tell an empty
+// value from an unset one, so a non-empty value counts as set. NO_COLOR's
+// convention is "set to any non-empty value".
+func lookup(getenv func(string) string, name string) (string, bool) {
+	v := getenv(name)
+	return v, v != ""
+}
+
+// Test returns streams backed by buffers: no terminal anywhere, width 80.
+func Test() (s *IOStreams, in *bytes.Buffer, out *bytes.Buffer, errOut *bytes.Buffer) {
+	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, width: 80, noColor: true}, in, out, errOut
+}
+
+// SetTTY marks all three streams as terminals (or not); for tests.
+func (s *IOStreams) SetTTY(in, out, errOut bool) {
+	s.stdinTTY, s.stdoutTTY, s.stderrTTY = in, out, errOut
+}
+
+// SetColor enables or disables colour; for tests.
+func (s *IOStreams) SetColor(on bool) { s.noColor = !on }
+
+// SetWidth sets the terminal width; for tests.
+func (s *IOStreams) SetWidth(w int) { s.width = w }
+
+// IsStdinTTY reports whether stdin is a terminal.
+func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
+
+// IsStdoutTTY reports whether stdout is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// IsStderrTTY reports whether stderr is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// CanPrompt reports whether a person can be asked a question: stdin and
+// stderr (where the prompt is written) are both terminals.
+func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stderrTTY }
+
+// PromptIn returns the reader a prompt reads from. When stdin is a
+// terminal it is stdin. When stdin carries data (a piped comment) but
+// stderr is a terminal, it opens the controlling terminal. ok is false when
+// no person can be asked.
+func (s *IOStreams) PromptIn() (r io.Reader, closeFn func(), ok bool) {
+	if s.CanPrompt() {
+		return s.In, func() {}, true
+	}
+	if !s.stderrTTY || s.ttyIn == nil {
+		return nil, func() {}, false
+	}
+	f, err := s.ttyIn()
+	if err != nil {
+		return nil, func() {}, false
+	}
+	return f, func() { f.Close() }, true
+}
+
+// Width is the terminal width for layout; 80 when unknown. Layout never
+// uses more than Width columns, and never fewer than 40.
+func (s *IOStreams) Width() int {
+	if s.width < 40 {
+		return 40
+	}
+	return s.width
+}
+
+// ColorEnabled reports whether stdout may carry colour.
+func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.noColor }
+
+// ColorEnabledErr reports whether stderr may carry colour.
+func (s *IOStreams) ColorEnabledErr() bool { return s.stderrTTY && !s.noColor }
+
+// ColorScheme returns colour functions for stdout (err=false) or stderr.
+// Colour is only ever layered on text that already says what it means.
+func (s *IOStreams) ColorScheme(err bool) *ColorScheme {
+	on := s.ColorEnabled()
+	if err {
+		on = s.ColorEnabledErr()
+	}
+	return &ColorScheme{on: on}
+}
+
+// ColorScheme wraps text in ANSI colours when enabled.
+type ColorScheme struct{ on bool }
+
+func (c *ColorScheme) wrap(code, t string) string {
+	if !c.on || t == "" {
+		return t
+	}
+	return "\x1b[" + code + "m" + t + "\x1b[0m"
+}
+
+// Red colours t red.
+func (c *ColorScheme) Red(t string) string { return c.wrap("31", t) }
+
+// Green colours t green.
+func (c *ColorScheme) Green(t string) string { return c.wrap("32", t) }
+
+// Yellow colours t yellow.
+func (c *ColorScheme) Yellow(t string) string { return c.wrap("33", t) }
+
+// Cyan colours t cyan.
+func (c *ColorScheme) Cyan(t string) string { return c.wrap("36", t) }
+
+// Bold makes t bold.
+func (c *ColorScheme) Bold(t string) string { return c.wrap("1", t) }
+
+// Gray makes t dim.
+func (c *ColorScheme) Gray(t string) string { return c.wrap("90", t) }
+
+// Enabled reports whether the scheme adds colour.
+func (c *ColorScheme) Enabled() bool { return c.on }
+
+// StripANSI removes colour escapes (for width arithmetic and tests).
+func StripANSI(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
