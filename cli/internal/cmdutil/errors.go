@@ -9,8 +9,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/core"
 )
 
 // NewRunID returns a fresh run id for an invocation whose error did not

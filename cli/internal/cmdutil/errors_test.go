@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/core"
 )
 
 func TestPrintErrorHuman(t *testing.T) {
