@@ -1,0 +1,663 @@
+package fakeprovider
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Op names one method of the provider, for fault injection and counting.
+type Op string
+
+// The provider's operations.
+const (
+	OpCheck       Op = "check"
+	OpLookup      Op = "lookup"
+	OpGet         Op = "get"
+	OpQuery       Op = "query"
+	OpCreate      Op = "create"
+	OpUpdate      Op = "update"
+	OpTransitions Op = "transitions"
+	OpTransition  Op = "transition"
+	OpComment     Op = "comment"
+)
+
+// IsWrite reports whether op changes the tracker.
+func (o Op) IsWrite() bool {
+	return o == OpCreate || o == OpUpdate || o == OpTransition || o == OpComment
+}
+
+// ErrCrash is the value the provider panics with at a scripted crash point
+// (see Provider.CrashAt): it simulates the process dying mid-call. Tests
+// recover it.
+var ErrCrash = errors.New("fakeprovider: simulated process death")
+
+// DefaultScope is the scope of a provider made without Options.Scope.
+const DefaultScope = "https://fake.example/DEMO"
+
+// Options configure a Provider. Zero values take defaults.
+type Options struct {
+	Scope   string           // default DefaultScope
+	Project string           // key prefix, default "DEMO"
+	Now     func() time.Time // default time.Now
+	// SearchLag makes newly created items invisible to search (Lookup
+	// without a known key, Query) until Settle is called, like Jira's
+	// eventually consistent search.
+	SearchLag bool
+}
+
+type item struct {
+	w           core.WorkItem // stored fields (Key, Reference, Kind, Title, Description, AC, ParentKey, Status, Updated)
+	lastWritten string        // digest DevWorkWire stored with the item
+	writtenHash string        // hash of the content as DevWorkWire last wrote it
+	rev         int
+	seq         int
+	searchable  bool
+	blockedBy   []string
+	comments    []string
+}
+
+type fault struct {
+	op    Op
+	at    int // absolute call number of op; 0 = every call
+	err   error
+	crash bool // panic with ErrCrash
+	after bool // crash after applying the call
+}
+
+// ItemFaultKind is what happens to one scripted item create.
+type ItemFaultKind int
+
+// The item-level create faults.
+const (
+	// ItemFail: the item is not created; its outcome carries the error.
+	ItemFail ItemFaultKind = iota + 1
+	// ItemLost: the item is created but the response is lost and the
+	// search for it finds nothing: the outcome is Unknown.
+	ItemLost
+	// ItemCrashBefore: the process dies before the item is created.
+	ItemCrashBefore
+	// ItemCrashAfter: the process dies right after the item is created.
+	ItemCrashAfter
+)
+
+type itemFault struct {
+	at   int // absolute item-create number
+	kind ItemFaultKind
+	err  error
+}
+
+// Provider is an in-memory core.WorkItemProvider. It is safe for
+// concurrent use.
+type Provider struct {
+	mu          sync.Mutex
+	scope       string
+	project     string
+	now         func() time.Time
+	lag         bool
+	items       map[string]*item
+	seq         int
+	calls       map[Op]int
+	itemCreates int // item create attempts so far
+	requests    int // create requests (batches of ≤ MaxBatch)
+	maxBatch    int // largest specs slice handed to Create
+	faults      []fault
+	itemFaults  []itemFault
+	forbid      testing.TB
+	noTrans     map[core.Status]bool
+}
+
+var _ core.WorkItemProvider = (*Provider)(nil)
+
+// New returns an empty provider.
+func New(o Options) *Provider {
+	p := &Provider{
+		scope: cmp.Or(o.Scope, DefaultScope), project: cmp.Or(o.Project, "DEMO"),
+		now: o.Now, lag: o.SearchLag,
+		items: map[string]*item{}, calls: map[Op]int{}, noTrans: map[core.Status]bool{},
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	return p
+}
+
+// ---- test controls ------------------------------------------------------
+
+// ForbidWrites makes every later write call fail tb (tb.Errorf) and return
+// an INTERNAL_ERROR, until AllowWrites. Use it to prove that previews and
+// reads write nothing.
+func (p *Provider) ForbidWrites(tb testing.TB) { p.mu.Lock(); p.forbid = tb; p.mu.Unlock() }
+
+// AllowWrites undoes ForbidWrites.
+func (p *Provider) AllowWrites() { p.mu.Lock(); p.forbid = nil; p.mu.Unlock() }
+
+// FailCall makes the n-th call of op from now on (1-based; 0 = every call
+// from now on) return err without any effect.
+func (p *Provider) FailCall(op Op, n int, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	at := 0
+	if n > 0 {
+		at = p.calls[op] + n
+	}
+	p.faults = append(p.faults, fault{op: op, at: at, err: err})
+}
+
+// CrashAt makes the n-th call of op from now on (1-based) panic with
+// ErrCrash, before the call has any effect or (after) once it took effect.
+func (p *Provider) CrashAt(op Op, n int, after bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.faults = append(p.faults, fault{op: op, at: p.calls[op] + n, crash: true, after: after})
+}
+
+// FailItem scripts the n-th item create from now on (1-based, counted
+// across Create calls and batches).
+func (p *Provider) FailItem(n int, kind ItemFaultKind, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if kind == ItemFail && err == nil {
+		err = core.Errorf(core.CodeValidationFailed, "the tracker rejected the item (scripted failure)")
+	}
+	p.itemFaults = append(p.itemFaults, itemFault{at: p.itemCreates + n, kind: kind, err: err})
+}
+
+// ClearFaults removes every scripted fault.
+func (p *Provider) ClearFaults() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.faults, p.itemFaults = nil, nil
+}
+
+// SetSearchLag switches eventual consistency of search on or off. Turning
+// it off does not make lagging items searchable; Settle does.
+func (p *Provider) SetSearchLag(on bool) { p.mu.Lock(); p.lag = on; p.mu.Unlock() }
+
+// Settle makes every item visible to search.
+func (p *Provider) Settle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, it := range p.items {
+		it.searchable = true
+	}
+}
+
+// RemoveTransitionTo removes from the workflow every transition into s.
+func (p *Provider) RemoveTransitionTo(s core.Status) { p.mu.Lock(); p.noTrans[s] = true; p.mu.Unlock() }
+
+// Edit changes an item as a person in the tracker would: the content
+// changes without DevWorkWire's digest, so the item reads EditedOutside.
+func (p *Provider) Edit(key string, f func(w *core.WorkItem)) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	it, ok := p.items[key]
+	if !ok {
+		return notFound(key)
+	}
+	w := it.w
+	f(&w)
+	it.w.Title, it.w.Description, it.w.AcceptanceCriteria, it.w.ParentKey = w.Title, w.Description, slices.Clone(w.AcceptanceCriteria), w.ParentKey
+	if w.Status.Valid() {
+		it.w.Status = w.Status
+	}
+	p.touch(it)
+	return nil
+}
+
+// EditTitle sets an item's title as a person would.
+func (p *Provider) EditTitle(key, title string) error {
+	return p.Edit(key, func(w *core.WorkItem) { w.Title = title })
+}
+
+// SetStatus moves an item to a status as a person would.
+func (p *Provider) SetStatus(key string, s core.Status) error {
+	return p.Edit(key, func(w *core.WorkItem) { w.Status = s })
+}
+
+// Link records that blocked "is blocked by" blocker.
+func (p *Provider) Link(blocked, blocker string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	it, ok := p.items[blocked]
+	if !ok {
+		return notFound(blocked)
+	}
+	if _, ok := p.items[blocker]; !ok {
+		return notFound(blocker)
+	}
+	it.blockedBy = append(it.blockedBy, blocker)
+	return nil
+}
+
+// AddAsPerson creates an item as a person would (no DevWorkWire digest; it
+// may carry a reference) and returns its key. It is searchable at once.
+func (p *Provider) AddAsPerson(w core.WorkItem) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	it := p.add(w)
+	it.searchable = true
+	return it.w.Key
+}
+
+// Delete removes an item as a person would.
+func (p *Provider) Delete(key string) { p.mu.Lock(); delete(p.items, key); p.mu.Unlock() }
+
+// Items returns every item, in creation order.
+func (p *Provider) Items() []core.WorkItem {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]core.WorkItem, 0, len(p.items))
+	for _, it := range p.sorted() {
+		out = append(out, p.view(it))
+	}
+	return out
+}
+
+// Comments returns the comments added to an item, oldest first.
+func (p *Provider) Comments(key string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if it, ok := p.items[key]; ok {
+		return slices.Clone(it.comments)
+	}
+	return nil
+}
+
+// Stats counts the provider's calls.
+type Stats struct {
+	Calls          map[Op]int // calls per operation
+	Writes         int        // write calls: Create + Update + Transition + AddComment
+	CreateRequests int        // create requests of at most MaxBatch items
+	ItemsCreated   int        // item create attempts
+	MaxBatch       int        // the most specs one Create call carried
+}
+
+// Stats returns the call counts so far.
+func (p *Provider) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := Stats{Calls: map[Op]int{}, CreateRequests: p.requests, ItemsCreated: p.itemCreates, MaxBatch: p.maxBatch}
+	for op, n := range p.calls {
+		s.Calls[op] = n
+		if op.IsWrite() {
+			s.Writes += n
+		}
+	}
+	return s
+}
+
+// Writes returns the number of write calls so far.
+func (p *Provider) Writes() int { return p.Stats().Writes }
+
+// ---- the port -----------------------------------------------------------
+
+// Scope implements core.WorkItemProvider.
+func (p *Provider) Scope() string { return p.scope }
+
+// Check implements core.WorkItemProvider.
+func (p *Provider) Check(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err := p.enter(ctx, OpCheck)
+	return err
+}
+
+// Lookup implements core.WorkItemProvider.
+func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[core.Reference]string) (map[core.Reference]core.WorkItem, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.enter(ctx, OpLookup); err != nil {
+		return nil, err
+	}
+	want := make(map[core.Reference]bool, len(refs))
+	for _, r := range refs {
+		want[r] = true
+	}
+	out := make(map[core.Reference]core.WorkItem, len(refs))
+	for _, it := range p.sorted() {
+		if it.searchable && want[it.w.Reference] {
+			if _, dup := out[it.w.Reference]; !dup {
+				out[it.w.Reference] = p.view(it)
+			}
+		}
+	}
+	for ref, key := range known {
+		if _, found := out[ref]; found || !want[ref] {
+			continue
+		}
+		if it, ok := p.items[key]; ok && it.w.Reference == ref {
+			out[ref] = p.view(it)
+		}
+	}
+	return out, nil
+}
+
+// Get implements core.WorkItemProvider.
+func (p *Provider) Get(ctx context.Context, key string) (core.WorkItem, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.enter(ctx, OpGet); err != nil {
+		return core.WorkItem{}, err
+	}
+	it, ok := p.items[key]
+	if !ok {
+		return core.WorkItem{}, notFound(key)
+	}
+	return p.view(it), nil
+}
+
+// Query implements core.WorkItemProvider.
+func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.enter(ctx, OpQuery); err != nil {
+		return nil, false, err
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = core.DefaultQueryLimit
+	}
+	text := strings.ToLower(f.Text)
+	var out []core.WorkItem
+	for _, it := range p.sorted() {
+		w := p.view(it)
+		switch {
+		case !it.searchable,
+			f.Status != "" && w.Status != f.Status,
+			f.EpicKey != "" && w.ParentKey != f.EpicKey,
+			f.Document != "" && w.Reference.Document() != f.Document,
+			text != "" && !strings.Contains(strings.ToLower(w.Title), text) && !strings.Contains(strings.ToLower(w.Description), text),
+			f.Ready && !ready(w):
+			continue
+		}
+		if len(out) == limit {
+			return out, true, nil
+		}
+		out = append(out, w)
+	}
+	return out, false, nil
+}
+
+func ready(w core.WorkItem) bool {
+	if w.Status != core.StatusTodo {
+		return false
+	}
+	for _, b := range w.BlockedBy {
+		if b.Status != core.StatusDone {
+			return false
+		}
+	}
+	return true
+}
+
+// Create implements core.WorkItemProvider.
+func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.CreateOutcome, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, err := p.enter(ctx, OpCreate)
+	if err != nil {
+		return nil, err
+	}
+	p.maxBatch = max(p.maxBatch, len(specs))
+	out := make([]core.CreateOutcome, 0, len(specs))
+	for i, s := range specs {
+		if i%core.MaxBatch == 0 {
+			p.requests++
+		}
+		p.itemCreates++
+		itf := p.itemFault()
+		if itf != nil && itf.kind == ItemCrashBefore {
+			panic(ErrCrash)
+		}
+		if itf != nil && itf.kind == ItemFail {
+			out = append(out, core.CreateOutcome{Reference: s.Reference, Err: itf.err})
+			continue
+		}
+		if verr := p.validate(s); verr != nil {
+			out = append(out, core.CreateOutcome{Reference: s.Reference, Err: verr})
+			continue
+		}
+		it := p.add(core.WorkItem{
+			Reference: s.Reference, Kind: s.Kind, Title: s.Title, Description: s.Description,
+			AcceptanceCriteria: slices.Clone(s.AcceptanceCriteria), ParentKey: s.ParentKey, Status: core.StatusTodo,
+		})
+		it.searchable = !p.lag
+		it.lastWritten = s.Digest
+		it.writtenHash = contentHash(it.w)
+		switch {
+		case itf != nil && itf.kind == ItemCrashAfter:
+			panic(ErrCrash)
+		case itf != nil && itf.kind == ItemLost:
+			out = append(out, core.CreateOutcome{Reference: s.Reference, Unknown: true,
+				Err: core.Errorf(core.CodeJiraUnavailable, "the connection dropped after the create of %s was sent, and a search for it found nothing", s.Reference)})
+		default:
+			out = append(out, core.CreateOutcome{Reference: s.Reference, Key: it.w.Key, URL: p.url(it.w.Key)})
+		}
+	}
+	if f != nil && f.after {
+		panic(ErrCrash)
+	}
+	return out, nil
+}
+
+// Update implements core.WorkItemProvider.
+func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, err := p.enter(ctx, OpUpdate)
+	if err != nil {
+		return err
+	}
+	it, ok := p.items[key]
+	if !ok {
+		return notFound(key)
+	}
+	if verr := p.validate(s); verr != nil {
+		return verr
+	}
+	it.w.Title, it.w.Description, it.w.AcceptanceCriteria, it.w.ParentKey = s.Title, s.Description, slices.Clone(s.AcceptanceCriteria), s.ParentKey
+	if s.Reference != "" {
+		it.w.Reference = s.Reference
+	}
+	it.lastWritten = s.Digest
+	it.writtenHash = contentHash(it.w)
+	p.touch(it)
+	if f != nil && f.after {
+		panic(ErrCrash)
+	}
+	return nil
+}
+
+var workflow = []core.Transition{
+	{ID: "11", Name: "To Do", To: core.StatusTodo, ToName: "To Do"},
+	{ID: "21", Name: "Start progress", To: core.StatusInProgress, ToName: "In Progress"},
+	{ID: "31", Name: "Done", To: core.StatusDone, ToName: "Done"},
+}
+
+// Transitions implements core.WorkItemProvider.
+func (p *Provider) Transitions(ctx context.Context, key string) ([]core.Transition, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.enter(ctx, OpTransitions); err != nil {
+		return nil, err
+	}
+	it, ok := p.items[key]
+	if !ok {
+		return nil, notFound(key)
+	}
+	return p.transitions(it), nil
+}
+
+func (p *Provider) transitions(it *item) []core.Transition {
+	var out []core.Transition
+	for _, t := range workflow {
+		if t.To != it.w.Status && !p.noTrans[t.To] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Transition implements core.WorkItemProvider.
+func (p *Provider) Transition(ctx context.Context, key, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, err := p.enter(ctx, OpTransition)
+	if err != nil {
+		return err
+	}
+	it, ok := p.items[key]
+	if !ok {
+		return notFound(key)
+	}
+	i := slices.IndexFunc(p.transitions(it), func(t core.Transition) bool { return t.ID == id })
+	if i < 0 {
+		return core.Errorf(core.CodeValidationFailed, "Transition %s is not available on %s in its current status. Run progress.preview again.", id, key)
+	}
+	it.w.Status = p.transitions(it)[i].To
+	p.touch(it)
+	if f != nil && f.after {
+		panic(ErrCrash)
+	}
+	return nil
+}
+
+// AddComment implements core.WorkItemProvider.
+func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f, err := p.enter(ctx, OpComment)
+	if err != nil {
+		return err
+	}
+	it, ok := p.items[key]
+	if !ok {
+		return notFound(key)
+	}
+	it.comments = append(it.comments, markdown)
+	if f != nil && f.after {
+		panic(ErrCrash)
+	}
+	return nil
+}
+
+// ---- internals (p.mu held) ----------------------------------------------
+
+// enter counts a call and applies scripted faults. It returns the fault
+// to apply after the call (crash-after), if any.
+func (p *Provider) enter(ctx context.Context, op Op) (*fault, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, core.Wrap(err, core.CodeJiraUnavailable, "the request was cancelled before it was sent")
+	}
+	p.calls[op]++
+	if op.IsWrite() && p.forbid != nil {
+		p.forbid.Helper()
+		p.forbid.Errorf("fakeprovider: write call %q while writes are forbidden (a preview or read must write nothing)", op)
+		return nil, core.Errorf(core.CodeInternal, "fakeprovider: write %q forbidden", op)
+	}
+	n := p.calls[op]
+	for i, f := range p.faults {
+		if f.op != op || (f.at != 0 && f.at != n) {
+			continue
+		}
+		if f.crash {
+			if f.after {
+				return &p.faults[i], nil
+			}
+			panic(ErrCrash)
+		}
+		return nil, f.err
+	}
+	return nil, nil
+}
+
+func (p *Provider) itemFault() *itemFault {
+	for i, f := range p.itemFaults {
+		if f.at == p.itemCreates {
+			return &p.itemFaults[i]
+		}
+	}
+	return nil
+}
+
+func (p *Provider) validate(s core.ItemSpec) error {
+	if strings.TrimSpace(s.Title) == "" {
+		return core.Errorf(core.CodeValidationFailed, "%s: the summary must not be empty", s.Reference)
+	}
+	if !s.Kind.Valid() {
+		return core.Errorf(core.CodeValidationFailed, "%s: unknown issue type %q", s.Reference, s.Kind)
+	}
+	if s.ParentKey != "" {
+		par, ok := p.items[s.ParentKey]
+		if !ok || par.w.Kind != core.KindEpic {
+			return core.Errorf(core.CodeValidationFailed, "%s: parent %s is not an epic in this project", s.Reference, s.ParentKey)
+		}
+	}
+	return nil
+}
+
+func (p *Provider) add(w core.WorkItem) *item {
+	p.seq++
+	w.Key = p.project + "-" + strconv.Itoa(p.seq)
+	if !w.Status.Valid() {
+		w.Status = core.StatusTodo
+	}
+	it := &item{w: w, seq: p.seq}
+	p.touch(it)
+	p.items[w.Key] = it
+	return it
+}
+
+func (p *Provider) touch(it *item) {
+	it.rev++
+	it.w.Updated = p.now().UTC().Truncate(time.Second)
+}
+
+func (p *Provider) sorted() []*item {
+	out := make([]*item, 0, len(p.items))
+	for _, it := range p.items {
+		out = append(out, it)
+	}
+	slices.SortFunc(out, func(a, b *item) int { return a.seq - b.seq })
+	return out
+}
+
+func (p *Provider) url(key string) string {
+	return strings.TrimSuffix(p.scope, "/"+p.project) + "/browse/" + key
+}
+
+var statusNames = map[core.Status]string{core.StatusTodo: "To Do", core.StatusInProgress: "In Progress", core.StatusDone: "Done"}
+
+func (p *Provider) view(it *item) core.WorkItem {
+	w := it.w
+	w.AcceptanceCriteria = slices.Clone(w.AcceptanceCriteria)
+	w.StatusName = statusNames[w.Status]
+	w.URL = p.url(w.Key)
+	w.LastWritten = it.lastWritten
+	w.EditedOutside = it.lastWritten == "" || contentHash(it.w) != it.writtenHash
+	w.Fingerprint = fmt.Sprintf("%s@%d", w.Key, it.rev)
+	for _, b := range it.blockedBy {
+		if bi, ok := p.items[b]; ok {
+			w.BlockedBy = append(w.BlockedBy, core.Linked{Key: b, Status: bi.w.Status})
+		}
+	}
+	return w
+}
+
+func contentHash(w core.WorkItem) string {
+	return core.ContentDigest(w.Kind, w.Title, w.Description, w.AcceptanceCriteria, core.Reference(w.ParentKey))
+}
+
+func notFound(key string) error {
+	return core.Errorf(core.CodeWorkItemNotFound, "Work item %s does not exist or you cannot see it.", key)
+}

@@ -1,0 +1,135 @@
+package fakeprovider_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/providertest"
+)
+
+func harness(lag bool) providertest.Harness {
+	return providertest.Harness{New: func(t *testing.T) providertest.Tracker {
+		p := fakeprovider.New(fakeprovider.Options{SearchLag: lag})
+		tr := providertest.Tracker{
+			Provider:  p,
+			EditTitle: func(_ context.Context, key, title string) error { return p.EditTitle(key, title) },
+			Link:      func(_ context.Context, blocked, blocker string) error { return p.Link(blocked, blocker) },
+		}
+		if lag {
+			// Search catches up "later": on every read after the first.
+			tr.Provider = &settling{Provider: p}
+		}
+		return tr
+	}}
+}
+
+// settling makes lagging items searchable only after one lookup or query
+// has missed them, so the suite's polling paths are exercised.
+type settling struct {
+	*fakeprovider.Provider
+	missed bool
+}
+
+func (s *settling) Lookup(ctx context.Context, refs []core.Reference, known map[core.Reference]string) (map[core.Reference]core.WorkItem, error) {
+	s.settleLater()
+	return s.Provider.Lookup(ctx, refs, known)
+}
+
+func (s *settling) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, bool, error) {
+	s.settleLater()
+	return s.Provider.Query(ctx, f)
+}
+
+func (s *settling) settleLater() {
+	if s.missed {
+		s.Provider.Settle()
+	}
+	s.missed = !s.missed
+}
+
+func TestContract(t *testing.T)              { providertest.Run(t, harness(false)) }
+func TestContractWithSearchLag(t *testing.T) { providertest.Run(t, harness(true)) }
+
+func TestForbidWritesFailsTheTest(t *testing.T) {
+	p := fakeprovider.New(fakeprovider.Options{})
+	rec := &recorder{TB: t}
+	p.ForbidWrites(rec)
+	_, err := p.Create(context.Background(), []core.ItemSpec{{Reference: "d/s-1", Kind: core.KindStory, Title: "x"}})
+	if err == nil || !rec.failed {
+		t.Fatalf("a forbidden write: err=%v, test failed=%v; want an error and a failed test", err, rec.failed)
+	}
+	if n := len(p.Items()); n != 0 {
+		t.Errorf("a forbidden create created %d items", n)
+	}
+	p.AllowWrites()
+	if _, err := p.Create(context.Background(), []core.ItemSpec{{Reference: "d/s-1", Kind: core.KindStory, Title: "x"}}); err != nil {
+		t.Fatalf("after AllowWrites: %v", err)
+	}
+	if w := p.Stats().Writes; w != 2 {
+		t.Errorf("Writes = %d; want 2 (both create calls counted)", w)
+	}
+}
+
+type recorder struct {
+	testing.TB
+	failed bool
+}
+
+func (r *recorder) Errorf(string, ...any) { r.failed = true }
+func (r *recorder) Helper()               {}
+
+func TestItemFaults(t *testing.T) {
+	ctx := context.Background()
+	p := fakeprovider.New(fakeprovider.Options{})
+	p.FailItem(2, fakeprovider.ItemFail, nil)
+	p.FailItem(3, fakeprovider.ItemLost, nil)
+	specs := []core.ItemSpec{
+		{Reference: "d/s-1", Kind: core.KindStory, Title: "one"},
+		{Reference: "d/s-2", Kind: core.KindStory, Title: "two"},
+		{Reference: "d/s-3", Kind: core.KindStory, Title: "three"},
+		{Reference: "d/s-4", Kind: core.KindStory, Title: "four"},
+	}
+	out, err := p.Create(ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Key == "" || out[1].Err == nil || out[1].Key != "" || !out[2].Unknown || out[2].Key != "" || out[3].Key == "" {
+		t.Fatalf("outcomes = %+v", out)
+	}
+	// The lost item exists in the tracker all the same.
+	if n := len(p.Items()); n != 3 {
+		t.Errorf("items = %d; want 3 (s-1, the lost s-3, s-4)", n)
+	}
+}
+
+func TestCrashAndCallFaults(t *testing.T) {
+	ctx := context.Background()
+	p := fakeprovider.New(fakeprovider.Options{})
+	boom := core.Errorf(core.CodeJiraUnavailable, "scripted")
+	p.FailCall(fakeprovider.OpGet, 1, boom)
+	if _, err := p.Get(ctx, "DEMO-1"); !errors.Is(err, boom) {
+		t.Fatalf("first Get: %v; want the scripted error", err)
+	}
+	if _, err := p.Get(ctx, "DEMO-1"); core.ErrorCode(err) != core.CodeWorkItemNotFound {
+		t.Fatalf("second Get: %v; want WORK_ITEM_NOT_FOUND", err)
+	}
+	p.FailItem(1, fakeprovider.ItemCrashAfter, nil)
+	func() {
+		defer func() {
+			if r := recover(); r != fakeprovider.ErrCrash {
+				t.Fatalf("recovered %v; want ErrCrash", r)
+			}
+		}()
+		_, _ = p.Create(ctx, []core.ItemSpec{{Reference: "d/s-1", Kind: core.KindStory, Title: "one"}})
+	}()
+	if n := len(p.Items()); n != 1 {
+		t.Errorf("items after a crash-after = %d; want 1", n)
+	}
+	// The provider stays usable after the simulated death.
+	if _, err := p.Get(ctx, p.Items()[0].Key); err != nil {
+		t.Fatal(err)
+	}
+}
