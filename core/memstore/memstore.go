@@ -1,0 +1,289 @@
+package memstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Now is the clock used to prune expired previews when the store is
+	// (re)opened; nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is an in-memory core.Store. It is safe for concurrent use.
+type Store struct {
+	d      *data
+	closed atomic.Bool
+}
+
+var _ core.Store = (*Store)(nil)
+
+type data struct {
+	mu       sync.Mutex
+	previews map[string]*preview
+	runs     map[string]*core.Run
+	index    map[indexKey]core.IndexEntry
+}
+
+type preview struct {
+	p      core.Preview
+	digest [sha256.Size]byte
+}
+
+type indexKey struct {
+	scope string
+	ref   core.Reference
+}
+
+// New returns an empty store.
+func New(opts Options) *Store {
+	d := &data{
+		previews: map[string]*preview{},
+		runs:     map[string]*core.Run{},
+		index:    map[indexKey]core.IndexEntry{},
+	}
+	return open(d, opts)
+}
+
+// Reopen returns a new Store over the same data, as if the process had
+// restarted: expired previews are pruned at opts.Now. s itself is left as
+// it is (close it first to simulate a crash faithfully).
+func (s *Store) Reopen(opts Options) *Store { return open(s.d, opts) }
+
+func open(d *data, opts Options) *Store {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	s := &Store{d: d}
+	_, _ = s.PruneExpired(context.Background(), now())
+	return s
+}
+
+// TamperPlan replaces the stored plan of handle without updating its
+// digest (for tests of tamper detection). It reports whether the handle
+// exists.
+func (s *Store) TamperPlan(handle string, plan []byte) bool {
+	s.d.mu.Lock()
+	defer s.d.mu.Unlock()
+	p, ok := s.d.previews[handle]
+	if ok {
+		p.p.Plan = bytes.Clone(plan)
+	}
+	return ok
+}
+
+// ts normalises a time to what every store keeps: UTC, microseconds.
+func ts(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func (s *Store) lock() (*data, error) {
+	if s.closed.Load() {
+		return nil, storeerr.Closed("in-memory")
+	}
+	s.d.mu.Lock()
+	return s.d, nil
+}
+
+// SavePreview implements core.Store.
+func (s *Store) SavePreview(_ context.Context, p core.Preview) error {
+	if err := storeerr.CheckPreview(p); err != nil {
+		return err
+	}
+	d, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	if _, dup := d.previews[p.Handle]; dup {
+		return storeerr.DuplicateHandle(p.Handle)
+	}
+	p.Plan = bytes.Clone(p.Plan)
+	if p.Plan == nil {
+		p.Plan = []byte{}
+	}
+	p.CreatedAt, p.ExpiresAt, p.ConsumedAt = ts(p.CreatedAt), ts(p.ExpiresAt), ts(p.ConsumedAt)
+	d.previews[p.Handle] = &preview{p: p, digest: sha256.Sum256(p.Plan)}
+	return nil
+}
+
+// LoadPreview implements core.Store.
+func (s *Store) LoadPreview(_ context.Context, handle string) (core.Preview, error) {
+	d, err := s.lock()
+	if err != nil {
+		return core.Preview{}, err
+	}
+	defer d.mu.Unlock()
+	p, ok := d.previews[handle]
+	if !ok {
+		return core.Preview{}, storeerr.PreviewNotFound(handle)
+	}
+	if sha256.Sum256(p.p.Plan) != p.digest {
+		return core.Preview{}, storeerr.PreviewTampered(handle)
+	}
+	out := p.p
+	out.Plan = bytes.Clone(p.p.Plan)
+	return out, nil
+}
+
+// StartRun implements core.Store.
+func (s *Store) StartRun(_ context.Context, req core.StartRunRequest) (core.Run, bool, error) {
+	d, err := s.lock()
+	if err != nil {
+		return core.Run{}, false, err
+	}
+	defer d.mu.Unlock()
+	if r, ok := d.runs[req.Key]; ok {
+		if r.Handle != req.Handle {
+			return core.Run{}, false, storeerr.KeyReused(req.Key, r.Handle, req.Handle)
+		}
+		return cloneRun(r), false, nil
+	}
+	p, ok := d.previews[req.Handle]
+	if !ok {
+		return core.Run{}, false, storeerr.PreviewNotFound(req.Handle)
+	}
+	now := ts(req.Now)
+	if !p.p.ConsumedAt.IsZero() {
+		runID := ""
+		if r, ok := d.runs[p.p.ConsumedBy]; ok {
+			runID = r.ID
+		}
+		return core.Run{}, false, storeerr.PreviewConsumed(req.Handle, runID, p.p.ConsumedAt)
+	}
+	if !now.Before(p.p.ExpiresAt) {
+		return core.Run{}, false, storeerr.PreviewExpired(req.Handle, p.p.ExpiresAt)
+	}
+	p.p.ConsumedAt, p.p.ConsumedBy = now, req.Key
+	r := &core.Run{ID: req.RunID, Key: req.Key, Handle: req.Handle, State: core.RunInProgress, StartedAt: now}
+	d.runs[req.Key] = r
+	return cloneRun(r), true, nil
+}
+
+func cloneRun(r *core.Run) core.Run {
+	out := *r
+	out.Outcomes = slices.Clone(r.Outcomes)
+	out.Result = bytes.Clone(r.Result)
+	return out
+}
+
+// RecordOutcome implements core.Store.
+func (s *Store) RecordOutcome(_ context.Context, key string, o core.ItemOutcome) error {
+	d, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	r, ok := d.runs[key]
+	if !ok {
+		return storeerr.RunNotFound(key)
+	}
+	if r.State != core.RunInProgress {
+		return storeerr.RunFinished(key, r.State)
+	}
+	r.Outcomes = append(r.Outcomes, o)
+	return nil
+}
+
+// FinishRun implements core.Store.
+func (s *Store) FinishRun(_ context.Context, key string, state core.RunState, result []byte, now time.Time) error {
+	if err := storeerr.CheckFinalState(state); err != nil {
+		return err
+	}
+	d, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	r, ok := d.runs[key]
+	if !ok {
+		return storeerr.RunNotFound(key)
+	}
+	if r.State != core.RunInProgress {
+		return storeerr.RunFinished(key, r.State)
+	}
+	r.State, r.Result, r.FinishedAt = state, bytes.Clone(result), ts(now)
+	return nil
+}
+
+// GetRun implements core.Store.
+func (s *Store) GetRun(_ context.Context, key string) (core.Run, bool, error) {
+	d, err := s.lock()
+	if err != nil {
+		return core.Run{}, false, err
+	}
+	defer d.mu.Unlock()
+	r, ok := d.runs[key]
+	if !ok {
+		return core.Run{}, false, nil
+	}
+	return cloneRun(r), true, nil
+}
+
+// UpsertIndex implements core.Store.
+func (s *Store) UpsertIndex(_ context.Context, entries []core.IndexEntry) error {
+	d, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	for _, e := range entries {
+		e.UpdatedAt = ts(e.UpdatedAt)
+		d.index[indexKey{e.Scope, e.Reference}] = e
+	}
+	return nil
+}
+
+// LookupIndex implements core.Store.
+func (s *Store) LookupIndex(_ context.Context, scope string, refs []core.Reference) (map[core.Reference]core.IndexEntry, error) {
+	d, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer d.mu.Unlock()
+	out := make(map[core.Reference]core.IndexEntry, len(refs))
+	for _, r := range refs {
+		if e, ok := d.index[indexKey{scope, r}]; ok {
+			out[r] = e
+		}
+	}
+	return out, nil
+}
+
+// PruneExpired implements core.Store.
+func (s *Store) PruneExpired(_ context.Context, before time.Time) (int, error) {
+	d, err := s.lock()
+	if err != nil {
+		return 0, err
+	}
+	defer d.mu.Unlock()
+	n := 0
+	for h, p := range d.previews {
+		if p.p.ExpiresAt.Before(before) {
+			delete(d.previews, h)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Close implements core.Store. Later calls fail with INTERNAL_ERROR; the
+// data stays available to Reopen.
+func (s *Store) Close() error {
+	s.closed.Store(true)
+	return nil
+}

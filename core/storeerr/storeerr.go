@@ -1,0 +1,93 @@
+// Package storeerr holds the core.Error values every core.Store
+// implementation returns, so the in-memory, SQLite and Postgres stores say
+// the same thing in the same words, and the checks they share.
+package storeerr
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// CheckPreview validates a preview before it is stored.
+func CheckPreview(p core.Preview) error {
+	switch {
+	case p.Handle == "":
+		return core.Errorf(core.CodeInternal, "Cannot store a preview without a handle. This is a bug in the caller.")
+	case len(p.Handle) > 200:
+		return core.Errorf(core.CodeInternal, "Cannot store a preview whose handle is %d bytes long (the limit is 200). This is a bug in the caller.", len(p.Handle))
+	case p.Kind != core.PreviewImport && p.Kind != core.PreviewProgress:
+		return core.Errorf(core.CodeInternal, "Cannot store preview %q of kind %q: the kind must be %q or %q. This is a bug in the caller.", p.Handle, p.Kind, core.PreviewImport, core.PreviewProgress)
+	}
+	return nil
+}
+
+// CheckFinalState validates the state a run is finished with.
+func CheckFinalState(s core.RunState) error {
+	switch s {
+	case core.RunCommitted, core.RunPartial, core.RunFailed:
+		return nil
+	}
+	return core.Errorf(core.CodeInternal, "Cannot finish a run in state %q: the final state must be committed, partial or failed. This is a bug in the caller.", s)
+}
+
+// DuplicateHandle: SavePreview with a handle already stored.
+func DuplicateHandle(handle string) *core.Error {
+	return core.Errorf(core.CodeInternal, "A preview with handle %q is already stored; handles must be unique. Re-run the preview to get a new handle.", handle)
+}
+
+// PreviewNotFound: an unknown or pruned handle.
+func PreviewNotFound(handle string) *core.Error {
+	return core.Errorf(core.CodePreviewNotFound, "No preview with handle %q exists (it may have expired and been pruned). Run the preview again and commit the new handle.", handle).
+		WithDetails(core.Detail{Field: "preview_handle", Message: "unknown or pruned handle"})
+}
+
+// PreviewConsumed: a handle another idempotency key already consumed.
+// runID names the consuming run ("" when it is not known).
+func PreviewConsumed(handle, runID string, at time.Time) *core.Error {
+	msg := fmt.Sprintf("consumed at %s by commit run %s", at.UTC().Format(time.RFC3339), runID)
+	if runID == "" {
+		msg = fmt.Sprintf("consumed at %s by an earlier commit run", at.UTC().Format(time.RFC3339))
+	}
+	return core.Errorf(core.CodePreviewNotFound, "Preview %q was already committed (a handle is single-use). Run the preview again to commit the current plan, or repeat the original idempotency key to see that commit's result.", handle).
+		WithDetails(core.Detail{Field: "preview_handle", Message: msg})
+}
+
+// PreviewExpired: the handle's TTL has passed.
+func PreviewExpired(handle string, at time.Time) *core.Error {
+	return core.Errorf(core.CodePreviewExpired, "Preview %q expired at %s. Run the preview again and commit the new handle.", handle, at.UTC().Format(time.RFC3339)).
+		WithDetails(core.Detail{Field: "preview_handle", Message: "expired at " + at.UTC().Format(time.RFC3339)})
+}
+
+// PreviewTampered: the stored plan does not match its digest.
+func PreviewTampered(handle string) *core.Error {
+	return core.Errorf(core.CodeInternal, "The stored plan of preview %q does not match its digest: the state store was changed outside DevWorkWire. Nothing was written; run the preview again.", handle)
+}
+
+// KeyReused: the idempotency key belongs to a run of another handle.
+func KeyReused(key, runHandle, handle string) *core.Error {
+	return core.Errorf(core.CodeIdempotencyKeyReused, "Idempotency key %q was already used to commit another preview. Use a new key for preview %q (or omit it to have one generated).", key, handle).
+		WithDetails(core.Detail{Field: "idempotency_key", Message: fmt.Sprintf("already used with preview %q", runHandle)})
+}
+
+// RunNotFound: RecordOutcome or FinishRun for a key without a run.
+func RunNotFound(key string) *core.Error {
+	return core.Errorf(core.CodeInternal, "No commit run with idempotency key %q exists; a run must be started before outcomes are recorded. This is a bug in the caller.", key)
+}
+
+// RunFinished: RecordOutcome or FinishRun on a run that already finished.
+func RunFinished(key string, state core.RunState) *core.Error {
+	return core.Errorf(core.CodeInternal, "The commit run with idempotency key %q already finished (%s) and cannot change. This is a bug in the caller.", key, state)
+}
+
+// Closed: a call on a closed store.
+func Closed(what string) *core.Error {
+	return core.Errorf(core.CodeInternal, "The %s state store is closed. This is a bug in the caller: open the store again.", what)
+}
+
+// Fault wraps a driver error as INTERNAL_ERROR, naming the operation. The
+// driver's text is kept only as the cause (for logs), never in the message.
+func Fault(cause error, what, op string) *core.Error {
+	return core.Wrap(cause, core.CodeInternal, "The %s state store failed to %s. Check that the store is reachable and not full, then try again.", what, op)
+}

@@ -1,0 +1,220 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// attempt is one StartRun call's result in a race.
+type attempt struct {
+	Handle  string `json:"handle"`
+	Key     string `json:"key"`
+	Started bool   `json:"started"`
+	RunKey  string `json:"run_key,omitempty"` // the run returned
+	RunID   string `json:"run_id,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Err     string `json:"err,omitempty"`
+}
+
+// raceKey is the key a racer uses on handle: racers with even ids share one
+// key per handle (they must see the winner's run when it is theirs), the
+// others use their own.
+func raceKey(racer string, id int, handle string) string {
+	if id%2 == 0 {
+		return "shared-" + handle
+	}
+	return fmt.Sprintf("own-%s-%d-%s", racer, id, handle)
+}
+
+// raceOnce runs StartRun for every handle, in a random order.
+func raceOnce(ctx context.Context, s core.Store, racer string, id int, handles []string, now time.Time) []attempt {
+	order := append([]string(nil), handles...)
+	rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	out := make([]attempt, 0, len(order))
+	for _, h := range order {
+		key := raceKey(racer, id, h)
+		run, started, err := s.StartRun(ctx, core.StartRunRequest{Key: key, Handle: h, RunID: "run-" + key, Now: now})
+		a := attempt{Handle: h, Key: key, Started: started, RunKey: run.Key, RunID: run.ID}
+		if err != nil {
+			a.Code = string(core.ErrorCode(err))
+			a.Err = err.Error()
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// checkRace verifies a race's attempts: every handle started exactly once,
+// every loser got the documented outcome, and the store agrees.
+func checkRace(t *testing.T, s core.Store, handles []string, attempts []attempt) {
+	t.Helper()
+	winners := map[string]attempt{}
+	for _, a := range attempts {
+		if a.Started {
+			if w, dup := winners[a.Handle]; dup {
+				t.Fatalf("handle %s started twice: by %s and by %s", a.Handle, w.Key, a.Key)
+			}
+			if a.Code != "" || a.RunKey != a.Key {
+				t.Fatalf("winner %+v", a)
+			}
+			winners[a.Handle] = a
+		}
+	}
+	if len(winners) != len(handles) {
+		t.Fatalf("%d of %d handles were started", len(winners), len(handles))
+	}
+	for _, a := range attempts {
+		if a.Started {
+			continue
+		}
+		w := winners[a.Handle]
+		switch {
+		case a.Code == "" && a.Key == w.Key && a.RunKey == w.Key && a.RunID == w.RunID:
+			// Same key as the winner: the existing run.
+		case a.Code == string(core.CodePreviewNotFound) && a.Key != w.Key:
+			// Another key: the handle is consumed.
+		default:
+			t.Fatalf("loser on %s (winner key %s) got %+v", a.Handle, w.Key, a)
+		}
+	}
+	ctx := t.Context()
+	for _, h := range handles {
+		w := winners[h]
+		p, err := s.LoadPreview(ctx, h)
+		if err != nil {
+			t.Fatalf("LoadPreview(%s) after race: %v", h, err)
+		}
+		if p.ConsumedBy != w.Key || p.ConsumedAt.IsZero() {
+			t.Fatalf("preview %s consumed by %q, but %q won", h, p.ConsumedBy, w.Key)
+		}
+		r, found, err := s.GetRun(ctx, w.Key)
+		if err != nil || !found || r.Handle != h || r.ID != w.RunID || r.State != core.RunInProgress {
+			t.Fatalf("winner run of %s: %+v found %v, %v", h, r, found, err)
+		}
+	}
+}
+
+func (e *env) saveMany(n int) []string {
+	handles := make([]string, n)
+	for i := range handles {
+		handles[i] = e.save(e.preview(core.PreviewImport, time.Hour)).Handle
+	}
+	return handles
+}
+
+func testConcurrentStartRun(t *testing.T, e *env, goroutines, n int) {
+	handles := e.saveMany(n)
+	now := e.clock.Now()
+	var (
+		mu  sync.Mutex
+		all []attempt
+		wg  sync.WaitGroup
+	)
+	start := make(chan struct{})
+	for g := range goroutines {
+		wg.Go(func() {
+			<-start
+			res := raceOnce(t.Context(), e.s, "g", g, handles, now)
+			mu.Lock()
+			all = append(all, res...)
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	if len(all) != goroutines*n {
+		t.Fatalf("%d attempts, want %d", len(all), goroutines*n)
+	}
+	checkRace(t, e.s, handles, all)
+}
+
+func testConcurrentSameKeyOtherHandles(t *testing.T, e *env) {
+	// One key, many handles at once: exactly one handle is consumed, the
+	// rest stay free and get IDEMPOTENCY_KEY_REUSED.
+	handles := e.saveMany(16)
+	var wg sync.WaitGroup
+	type res struct {
+		h       string
+		started bool
+		err     error
+	}
+	out := make(chan res, len(handles))
+	for _, h := range handles {
+		wg.Go(func() {
+			_, started, err := e.start("one-key", h)
+			out <- res{h, started, err}
+		})
+	}
+	wg.Wait()
+	close(out)
+	winner := ""
+	for r := range out {
+		switch {
+		case r.started && r.err == nil:
+			if winner != "" {
+				t.Fatalf("one key started two runs: %s and %s", winner, r.h)
+			}
+			winner = r.h
+		case !r.started && core.ErrorCode(r.err) == core.CodeIdempotencyKeyReused:
+		default:
+			t.Fatalf("StartRun(%s) = started %v, %v", r.h, r.started, r.err)
+		}
+	}
+	if winner == "" {
+		t.Fatal("no StartRun won")
+	}
+	for _, h := range handles {
+		p := e.load(h)
+		if (h == winner) != (p.ConsumedBy == "one-key") || (h != winner && !p.ConsumedAt.IsZero()) {
+			t.Fatalf("handle %s: consumed by %q at %v (winner %s)", h, p.ConsumedBy, p.ConsumedAt, winner)
+		}
+	}
+	if r := e.getRun("one-key"); r.Handle != winner {
+		t.Fatalf("run handle %s, winner %s", r.Handle, winner)
+	}
+}
+
+func testConcurrentOutcomes(t *testing.T, e *env) {
+	// Runs record outcomes concurrently; each run keeps its own, in order.
+	const runs, per = 8, 25
+	handles := e.saveMany(runs)
+	for i, h := range handles {
+		e.mustStart(fmt.Sprint("r", i), h)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, runs)
+	for i := range runs {
+		wg.Go(func() {
+			for j := range per {
+				o := outcome(j)
+				o.Key = fmt.Sprintf("R%d-%d", i, j)
+				if err := e.s.RecordOutcome(t.Context(), fmt.Sprint("r", i), o); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("RecordOutcome: %v", err)
+	}
+	for i := range runs {
+		r := e.getRun(fmt.Sprint("r", i))
+		if len(r.Outcomes) != per {
+			t.Fatalf("run %d has %d outcomes, want %d", i, len(r.Outcomes), per)
+		}
+		for j, o := range r.Outcomes {
+			if want := fmt.Sprintf("R%d-%d", i, j); o.Key != want {
+				t.Fatalf("run %d outcome %d = %s, want %s (order lost)", i, j, o.Key, want)
+			}
+		}
+	}
+}

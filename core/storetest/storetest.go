@@ -1,0 +1,258 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Harness gives the suite access to one underlying store (a fresh,
+// empty one per subtest).
+type Harness interface {
+	// Open opens the store. Every call opens the same underlying data, so
+	// closing a store and opening it again simulates a process restart (or
+	// a crash: the suite never relies on anything Close does beyond
+	// releasing resources). now is the clock the store uses for pruning on
+	// open.
+	Open(ctx context.Context, now func() time.Time) (core.Store, error)
+	// TamperPlan overwrites the stored plan bytes of handle behind the
+	// store's back, leaving its digest as it was.
+	TamperPlan(ctx context.Context, handle string) error
+	// Close releases the harness (and the underlying data).
+	Close() error
+}
+
+// NewHarness makes a harness over a fresh, empty underlying store.
+type NewHarness func(ctx context.Context, t *testing.T) (Harness, error)
+
+// Options tune Run.
+type Options struct {
+	// Goroutines and Handles size the concurrent StartRun race
+	// (defaults 32 and 200).
+	Goroutines int
+	Handles    int
+}
+
+// Epoch is the suite's starting time: microsecond precision, UTC.
+var Epoch = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC)
+
+// Run runs the Store contract suite.
+func Run(t *testing.T, newHarness NewHarness, opts ...Options) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Goroutines == 0 {
+		o.Goroutines = 32
+	}
+	if o.Handles == 0 {
+		o.Handles = 200
+	}
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, e *env)
+	}{
+		{"PreviewRoundTrip", testPreviewRoundTrip},
+		{"PreviewKindAndScope", testPreviewKindAndScope},
+		{"PreviewDuplicateHandle", testPreviewDuplicateHandle},
+		{"PreviewInvalid", testPreviewInvalid},
+		{"PreviewUnknownHandle", testPreviewUnknownHandle},
+		{"PreviewTampered", testPreviewTampered},
+		{"PreviewSurvivesReopen", testPreviewSurvivesReopen},
+		{"LoadReturnsExpiredAndConsumed", testLoadReturnsExpiredAndConsumed},
+		{"PruneExpired", testPruneExpired},
+		{"PruneOnOpen", testPruneOnOpen},
+		{"StartRunConsumes", testStartRunConsumes},
+		{"StartRunSameKeySameHandle", testStartRunSameKeySameHandle},
+		{"StartRunKeyReused", testStartRunKeyReused},
+		{"StartRunConsumedByOtherKey", testStartRunConsumedByOtherKey},
+		{"StartRunUnknownHandle", testStartRunUnknownHandle},
+		{"StartRunExpired", testStartRunExpired},
+		{"StartRunAfterPrune", testStartRunAfterPrune},
+		{"OutcomesSurviveCrash", testOutcomesSurviveCrash},
+		{"FinishRunReplay", testFinishRunReplay},
+		{"FinishRunInvalid", testFinishRunInvalid},
+		{"RecordOutcomeInvalid", testRecordOutcomeInvalid},
+		{"GetRunUnknown", testGetRunUnknown},
+		{"IndexUpsertLookup", testIndexUpsertLookup},
+		{"IndexBulk", testIndexBulk},
+		{"IndexSurvivesReopen", testIndexSurvivesReopen},
+		{"ClosedStore", testClosedStore},
+		{"ConcurrentStartRun", func(t *testing.T, e *env) { testConcurrentStartRun(t, e, o.Goroutines, o.Handles) }},
+		{"ConcurrentSameKeyOtherHandles", testConcurrentSameKeyOtherHandles},
+		{"ConcurrentOutcomes", testConcurrentOutcomes},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			h, err := newHarness(ctx, t)
+			if err != nil {
+				t.Fatalf("new harness: %v", err)
+			}
+			t.Cleanup(func() {
+				if err := h.Close(); err != nil {
+					t.Errorf("close harness: %v", err)
+				}
+			})
+			e := &env{t: t, h: h, clock: NewClock(Epoch)}
+			e.s = e.open()
+			tc.fn(t, e)
+		})
+	}
+}
+
+type env struct {
+	t     *testing.T
+	h     Harness
+	clock *Clock
+	s     core.Store // the currently open store
+}
+
+// open opens the underlying store and registers it for closing.
+func (e *env) open() core.Store {
+	e.t.Helper()
+	s, err := e.h.Open(e.t.Context(), e.clock.Now)
+	if err != nil {
+		e.t.Fatalf("open store: %v", err)
+	}
+	e.t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// reopen closes the current store and opens the same data again.
+func (e *env) reopen() {
+	e.t.Helper()
+	if err := e.s.Close(); err != nil {
+		e.t.Fatalf("close store: %v", err)
+	}
+	e.s = e.open()
+}
+
+var handleSeq atomic.Int64
+
+func (e *env) preview(kind core.PreviewKind, ttl time.Duration) core.Preview {
+	n := handleSeq.Add(1)
+	now := e.clock.Now()
+	return core.Preview{
+		Handle:    fmt.Sprintf("h-%s-%d", strings.ReplaceAll(e.t.Name(), "/", "-"), n),
+		Kind:      kind,
+		Scope:     "https://example.atlassian.net/DEMO",
+		Plan:      []byte(fmt.Sprintf(`{"plan":%d,"bytes":"\u00e9 \x00 trailing  "}`+"\n", n)),
+		CreatedAt: now,
+		ExpiresAt: now.Add(ttl),
+	}
+}
+
+func (e *env) save(p core.Preview) core.Preview {
+	e.t.Helper()
+	if err := e.s.SavePreview(e.t.Context(), p); err != nil {
+		e.t.Fatalf("SavePreview(%s): %v", p.Handle, err)
+	}
+	return p
+}
+
+func (e *env) load(handle string) core.Preview {
+	e.t.Helper()
+	p, err := e.s.LoadPreview(e.t.Context(), handle)
+	if err != nil {
+		e.t.Fatalf("LoadPreview(%s): %v", handle, err)
+	}
+	return p
+}
+
+func (e *env) start(key, handle string) (core.Run, bool, error) {
+	return e.s.StartRun(e.t.Context(), core.StartRunRequest{Key: key, Handle: handle, RunID: "run-" + key, Now: e.clock.Now()})
+}
+
+func (e *env) mustStart(key, handle string) core.Run {
+	e.t.Helper()
+	r, started, err := e.start(key, handle)
+	if err != nil {
+		e.t.Fatalf("StartRun(%s, %s): %v", key, handle, err)
+	}
+	if !started {
+		e.t.Fatalf("StartRun(%s, %s): started=false, want true", key, handle)
+	}
+	return r
+}
+
+func (e *env) getRun(key string) core.Run {
+	e.t.Helper()
+	r, found, err := e.s.GetRun(e.t.Context(), key)
+	if err != nil {
+		e.t.Fatalf("GetRun(%s): %v", key, err)
+	}
+	if !found {
+		e.t.Fatalf("GetRun(%s): not found", key)
+	}
+	return r
+}
+
+// wantCode fails unless err is a *core.Error with code.
+func wantCode(t *testing.T, err error, code core.Code, what string) *core.Error {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: err = nil, want %s", what, code)
+	}
+	var ce *core.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("%s: err = %T %v, want *core.Error %s", what, err, err, code)
+	}
+	if ce.Code != code {
+		t.Fatalf("%s: code = %s (%v), want %s", what, ce.Code, err, code)
+	}
+	if ce.Message == "" {
+		t.Fatalf("%s: %s error has an empty message", what, code)
+	}
+	return ce
+}
+
+func equalPreview(t *testing.T, got, want core.Preview) {
+	t.Helper()
+	if got.Handle != want.Handle || got.Kind != want.Kind || got.Scope != want.Scope ||
+		!got.CreatedAt.Equal(want.CreatedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) ||
+		!got.ConsumedAt.Equal(want.ConsumedAt) || got.ConsumedBy != want.ConsumedBy {
+		t.Fatalf("preview mismatch:\n got %+v\nwant %+v", summary(got), summary(want))
+	}
+	if !bytes.Equal(got.Plan, want.Plan) {
+		t.Fatalf("plan not returned byte-for-byte:\n got %q\nwant %q", got.Plan, want.Plan)
+	}
+}
+
+func summary(p core.Preview) core.Preview { p.Plan = nil; return p }
+
+func outcome(i int) core.ItemOutcome {
+	o := core.ItemOutcome{
+		Reference: core.NewReference("doc", fmt.Sprintf("s-%d", i)),
+		Action:    core.ActionCreate,
+		Key:       fmt.Sprintf("DEMO-%d", i),
+		Outcome:   core.OutcomeCommitted,
+	}
+	if i%3 == 2 {
+		o.Action = core.ActionUpdate
+		o.Key = ""
+		o.Outcome = core.OutcomeFailed
+		o.Code = core.CodeValidationFailed
+		o.Message = fmt.Sprintf("item %d: summary too long — ünïcode", i)
+	}
+	return o
+}
+
+func equalOutcomes(t *testing.T, got, want []core.ItemOutcome) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("outcomes: got %d %+v, want %d %+v", len(got), got, len(want), want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("outcome %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
