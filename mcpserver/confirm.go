@@ -1,0 +1,236 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// confirmKey labels our question in the MCP input-request map.
+const confirmKey = "confirm_commit"
+
+// questionTTL bounds how long an asked question may be answered.
+const questionTTL = 15 * time.Minute
+
+// confirm decides whether a commit may go ahead without asking, must ask
+// the person first, or must be refused. It returns:
+//   - (nil, nil): call the service (which enforces the gate itself);
+//   - (result, nil): a result carrying the elicitation request (multi
+//     round-trip: the client, or for legacy clients the SDK on our behalf,
+//     asks the person and calls again with the answer);
+//   - (nil, err): refused, recorded through fail.
+//
+// Asking is on top of, never instead of, preview_handle + confirmed: true:
+// the service still checks both.
+func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, tool string, kind core.PreviewKind, in core.CommitInput) (*mcp.CallToolResult, error) {
+	if s.elicit == ElicitationOff || !in.Confirmed {
+		// Without confirmed: true the service refuses with
+		// CONFIRMATION_REQUIRED; there is nothing to ask the person yet.
+		return nil, nil
+	}
+	if req != nil && req.Params != nil && (req.Params.InputResponses != nil || req.Params.RequestState != "") {
+		return nil, s.checkAnswer(ctx, req, tool, in)
+	}
+	info, err := s.svc.Preview(ctx, in.PreviewHandle)
+	if err != nil {
+		return nil, fail(ctx, err)
+	}
+	if info.Kind != kind || info.ConsumedBy != "" {
+		// The service refuses a handle of the other kind, and a consumed
+		// handle either replays (same key) or is refused: no new write
+		// can happen, so there is nothing to ask about.
+		return nil, nil
+	}
+	if !clientCanElicit(req) {
+		if s.elicit == ElicitationRequired {
+			return nil, fail(ctx, core.Errorf(core.CodeConfirmationRequired,
+				"This server requires a person to confirm every commit through MCP elicitation (elicitation: required), and this client does not support elicitation. Nothing was written. Use a client that supports elicitation, or have a person commit the plan with `dwire review %s`.",
+				in.PreviewHandle))
+		}
+		return nil, nil
+	}
+	nonce := s.pending.add(pendingQuestion{tool: tool, handle: in.PreviewHandle, key: in.IdempotencyKey})
+	stateFrom(ctx).asked = true
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{confirmKey: &mcp.ElicitParams{
+			Mode:    "form",
+			Message: describe(info),
+			RequestedSchema: &jsonschema.Schema{
+				Type: "object",
+				Properties: map[string]*jsonschema.Schema{
+					"confirm": {Type: "boolean", Title: "Write these changes to Jira", Description: "Tick to let DevWorkWire write the changes above to Jira now. This cannot be undone by DevWorkWire."},
+				},
+				Required: []string{"confirm"},
+			},
+		}},
+		RequestState: nonce,
+	}, nil
+}
+
+// checkAnswer accepts the person's answer only for a question this server
+// asked, for this very commit, once.
+func (s *server) checkAnswer(ctx context.Context, req *mcp.CallToolRequest, tool string, in core.CommitInput) error {
+	st := stateFrom(ctx)
+	st.answered = true
+	q, ok := s.pending.take(req.Params.RequestState)
+	if !ok || q.tool != tool || q.handle != in.PreviewHandle || q.key != in.IdempotencyKey {
+		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
+			"The confirmation sent with this %s call does not answer a question this server asked for this preview (it is unknown, expired, already used or for another plan). Nothing was written. Call %s again without inputResponses so the person can be asked.",
+			tool, tool))
+	}
+	resp, _ := req.Params.InputResponses[confirmKey].(*mcp.ElicitResult)
+	if resp == nil {
+		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
+			"The client did not return the person's answer to the confirmation question. Nothing was written. Call %s again so the person can be asked.", tool))
+	}
+	switch resp.Action {
+	case "accept":
+		if v, _ := resp.Content["confirm"].(bool); v {
+			st.accepted = true
+			return nil
+		}
+		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
+			"The person submitted the confirmation without ticking \"Write these changes to Jira\". Nothing was written. Ask them again if they want to go ahead."))
+	case "decline":
+		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
+			"The person declined to write this plan to Jira. Nothing was written. Do not retry unless they ask you to."))
+	default:
+		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
+			"The person dismissed the confirmation question without answering (%s). Nothing was written. Ask them before calling %s again.", orDefault(resp.Action, "no action"), tool))
+	}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// clientCanElicit reports whether the client declared form elicitation.
+func clientCanElicit(req *mcp.CallToolRequest) bool {
+	if req == nil {
+		return false
+	}
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	e := caps.Elicitation
+	// Neither form nor url declared means form, for backward compatibility.
+	return e.Form != nil || e.URL == nil
+}
+
+// maxListed bounds the items listed in a confirmation question.
+const maxListed = 15
+
+// describe says what will be written where, for the person.
+func describe(info core.PreviewInfo) string {
+	var b strings.Builder
+	switch {
+	case info.Import != nil:
+		p := info.Import
+		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira (%s), importing document %q: create %d, update %d; %d unchanged and %d drifted items are left alone.\n",
+			p.Scope, p.Document, p.Counts.Create, p.Counts.Update, p.Counts.Unchanged, p.Counts.Drift)
+		n := 0
+		for _, it := range p.Items {
+			if it.Action != core.ActionCreate && it.Action != core.ActionUpdate {
+				continue
+			}
+			if n == maxListed {
+				fmt.Fprintf(&b, "… and %d more.\n", p.Counts.Create+p.Counts.Update-n)
+				break
+			}
+			n++
+			line := fmt.Sprintf("- %s %s %s %q", it.Action, it.Kind, it.Reference, it.Title)
+			if it.Key != "" {
+				line += " (" + it.Key + ")"
+			}
+			if it.TakeDocument {
+				line += " — replaces edits made in Jira"
+			}
+			b.WriteString(line + "\n")
+		}
+	case info.Progress != nil:
+		p := info.Progress
+		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira: work item %s %q", p.Item.Key, p.Item.Title)
+		if p.Item.URL != "" {
+			fmt.Fprintf(&b, " (%s)", p.Item.URL)
+		}
+		b.WriteString(":\n")
+		if p.TargetStatus != "" && p.TargetStatus != p.CurrentStatus {
+			fmt.Fprintf(&b, "- move from %s to %s", p.CurrentStatus, p.TargetStatus)
+			if p.Transition != "" {
+				fmt.Fprintf(&b, " (transition %q)", p.Transition)
+			}
+			b.WriteString("\n")
+		}
+		if p.Comment != "" {
+			c := p.Comment
+			if len(c) > 300 {
+				c = c[:300] + "…"
+			}
+			fmt.Fprintf(&b, "- add the comment: %s\n", c)
+		}
+	default:
+		b.WriteString("DevWorkWire is about to write a previewed plan to Jira.\n")
+	}
+	b.WriteString("This writes to Jira and cannot be undone by DevWorkWire. Confirm only if you expect this change.")
+	return b.String()
+}
+
+func progressMessage(done, total int) string {
+	return fmt.Sprintf("%d of %d items written", done, total)
+}
+
+type pendingQuestion struct {
+	tool, handle, key string
+	expires           time.Time
+}
+
+// pendingConfirmations remembers the questions this server asked, so an
+// answer is accepted only once and only for the commit it was asked for.
+type pendingConfirmations struct {
+	mu sync.Mutex
+	m  map[string]pendingQuestion
+}
+
+func newPendingConfirmations() *pendingConfirmations {
+	return &pendingConfirmations{m: map[string]pendingQuestion{}}
+}
+
+func (p *pendingConfirmations) add(q pendingQuestion) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	nonce := hex.EncodeToString(b[:])
+	now := time.Now()
+	q.expires = now.Add(questionTTL)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, v := range p.m {
+		if now.After(v.expires) {
+			delete(p.m, k)
+		}
+	}
+	p.m[nonce] = q
+	return nonce
+}
+
+func (p *pendingConfirmations) take(nonce string) (pendingQuestion, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q, ok := p.m[nonce]
+	if !ok {
+		return q, false
+	}
+	delete(p.m, nonce)
+	return q, time.Now().Before(q.expires)
+}

@@ -1,0 +1,137 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// readDocument resolves p inside the workspace and reads it with the
+// parser's size cap. Relative paths are relative to the workspace. The
+// path and every symlink on it are resolved first; a document that
+// resolves outside the workspace is SOURCE_NOT_FOUND, saying why.
+func (s *server) readDocument(p string) (string, []byte, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", nil, core.Errorf(core.CodeSourceNotFound,
+			"No document path was given; pass path, the planning document's path relative to the workspace (e.g. plans/checkout-v2.md).").
+			WithDetails(core.Detail{Field: "path", Message: "empty"})
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", nil, core.Errorf(core.CodeSourceNotFound, "The document path contains a NUL byte; pass a plain file path.").
+			WithDetails(core.Detail{Field: "path", Message: "contains a NUL byte"})
+	}
+	ws, err := s.workspaceDir()
+	if err != nil {
+		return "", nil, err
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(ws, abs)
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		msg := "could not be resolved (" + reason(err) + ")"
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "does not exist"
+		}
+		return "", nil, core.Errorf(core.CodeSourceNotFound,
+			"%s %s. Paths are resolved relative to the workspace %s; check the path.", p, msg, ws).
+			WithDetails(core.Detail{Field: "path", Message: msg})
+	}
+	if !within(ws, resolved) {
+		why := "is outside the workspace " + ws
+		if resolved != filepath.Clean(abs) {
+			why = "resolves (through a symbolic link) to " + resolved + ", outside the workspace " + ws
+		}
+		return "", nil, core.Errorf(core.CodeSourceNotFound,
+			"%s %s. The MCP server reads only documents inside the workspace (the folder holding .devworkwire.yaml); move or copy the document into it.", p, why).
+			WithDetails(core.Detail{Field: "path", Message: "outside the workspace"})
+	}
+	data, err := readFile(resolved)
+	if err != nil {
+		return "", nil, err
+	}
+	return resolved, data, nil
+}
+
+// workspaceDir is the workspace, absolute and with symlinks resolved.
+func (s *server) workspaceDir() (string, error) {
+	ws := s.workspace
+	if ws == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", core.Wrap(err, core.CodeConfigInvalid, "The MCP server has no workspace and cannot determine its working directory; start it from the folder holding .devworkwire.yaml.")
+		}
+		ws = wd
+	}
+	abs, err := filepath.Abs(ws)
+	if err != nil {
+		return "", core.Wrap(err, core.CodeConfigInvalid, "The workspace %s is not a usable path; start the server from the folder holding .devworkwire.yaml.", ws)
+	}
+	r, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", core.Wrap(err, core.CodeConfigInvalid, "The workspace %s cannot be resolved (%s); start the server from the folder holding .devworkwire.yaml.", ws, reason(err))
+	}
+	return r, nil
+}
+
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// maxSize is core/plan.MaxSize (the parser's limit).
+const maxSize = 5 << 20
+
+// readFile reads a document with the parser's size cap, without reading
+// an oversized file into memory.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, core.Errorf(core.CodeSourceNotFound, "%s could not be read (%s); check the path and its permissions.", path, reason(err))
+	}
+	if fi.IsDir() {
+		return nil, core.Errorf(core.CodeSourceNotFound, "%s is a directory, not a planning document; give the path of a .md, .markdown, .yaml or .yml file.", path)
+	}
+	if fi.Mode().IsRegular() && fi.Size() > maxSize {
+		return nil, tooLarge(path, fi.Size())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, core.Errorf(core.CodeSourceNotFound, "%s could not be read (%s); check the file's permissions.", path, reason(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
+	if err != nil {
+		return nil, core.Errorf(core.CodeSourceNotFound, "%s could not be read (%s); check that the file is readable.", path, reason(err))
+	}
+	if len(data) > maxSize {
+		return nil, tooLarge(path, -1)
+	}
+	return data, nil
+}
+
+func tooLarge(name string, size int64) *core.Error {
+	what := "more than 5 MiB"
+	if size >= 0 {
+		what = fmt.Sprintf("%.1f MiB", float64(size)/(1<<20))
+	}
+	return core.Errorf(core.CodeSourceParseFailed, "%s is %s; the limit is 5 MiB. Split the plan into several documents, each with its own id.", name, what)
+}
