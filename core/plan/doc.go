@@ -1,0 +1,8 @@
+// Package plan parses and validates DevWorkWire planning documents: epics,
+// stories and their acceptance criteria, written in Markdown (the primary
+// form) or in an equivalent YAML form. Both forms produce the same
+// Document. Parse reports every validation problem at once; the format is
+// described in docs/plan-format.md.
+//
+// plan imports no other workspace package, so the core package can use it.
+package plan

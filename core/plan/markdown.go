@@ -1,0 +1,432 @@
+package plan
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+var (
+	// markerRe matches an "Epic: <id>" or "Drift: <value>" line.
+	markerRe = regexp.MustCompile(`^ {0,3}(?i:(epic|drift))[ \t]*:[ \t]*(.*?)[ \t]*$`)
+	// criteriaLabelRe matches "Acceptance criteria:" as a line of its own
+	// (optionally bold) and the text of an "Acceptance criteria" heading.
+	criteriaLabelRe = regexp.MustCompile(`^ {0,3}(?:\*\*|__)?(?i:acceptance[ -]criteria)[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*$`)
+	// kindRe splits an item heading into its kind word and the rest.
+	kindRe = regexp.MustCompile(`^([A-Za-z][A-Za-z-]*)(.*)$`)
+	// itemLikeRe matches headings shaped like "<Kind> <id>: <title>".
+	itemLikeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z-]*[ \t]+[^ \t:]+[ \t]*:`)
+	// listMarkerRe matches a list item marker and the spaces after it.
+	listMarkerRe = regexp.MustCompile(`^[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)`)
+	// taskBoxRe matches a task-list checkbox at the start of an item.
+	taskBoxRe = regexp.MustCompile(`^\[[ xX]\](?:[ \t]+|$)`)
+)
+
+// trackerKinds are issue kinds that a level-3 heading is reported for,
+// since they look like an item DevWorkWire does not support.
+var trackerKinds = map[string]bool{
+	"task": true, "bug": true, "subtask": true, "sub-task": true, "feature": true,
+	"issue": true, "initiative": true, "spike": true, "improvement": true, "theme": true,
+}
+
+// mdParser is goldmark's CommonMark block parser; it is safe for
+// concurrent use.
+var mdParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+)
+
+// mdDoc holds the Markdown source split into lines.
+type mdDoc struct {
+	body       []byte
+	lineStarts []int    // byte offset of each body line
+	lines      []string // body lines without "\n"
+	lineOffset int      // lines before the body (front matter)
+}
+
+// line returns the 1-based document line of body offset off.
+func (d *mdDoc) line(off int) int {
+	i := sort.Search(len(d.lineStarts), func(i int) bool { return d.lineStarts[i] > off }) - 1
+	if i < 0 {
+		i = 0
+	}
+	return d.lineOffset + i + 1
+}
+
+// text returns document line n (1-based) of the body.
+func (d *mdDoc) text(n int) string {
+	i := n - d.lineOffset - 1
+	if i < 0 || i >= len(d.lines) {
+		return ""
+	}
+	return d.lines[i]
+}
+
+func (d *mdDoc) lastLine() int { return d.lineOffset + len(d.lines) }
+
+// mdItem is an item being built from its section of the document.
+type mdItem struct {
+	*rawItem
+	start, end int      // first and last line of the section after the heading
+	exclude    [][2]int // line ranges that are not description (markers, criteria)
+}
+
+func parseMarkdown(name string, data []byte) (*result, *Error) {
+	r := &result{format: formatMarkdown}
+	body, offset, perr := frontMatter(name, data, r)
+	if perr != nil {
+		return nil, perr
+	}
+	d := &mdDoc{body: body, lineOffset: offset}
+	start := 0
+	for start <= len(body) {
+		end := bytes.IndexByte(body[start:], '\n')
+		if end < 0 {
+			if start < len(body) {
+				d.lineStarts = append(d.lineStarts, start)
+				d.lines = append(d.lines, string(body[start:]))
+			}
+			break
+		}
+		d.lineStarts = append(d.lineStarts, start)
+		d.lines = append(d.lines, string(body[start:start+end]))
+		start += end + 1
+	}
+
+	root := mdParser.Parse(text.NewReader(body))
+	var (
+		cur      *mdItem // item whose section we are in; nil in the preamble or an unknown section
+		curEpic  *rawItem
+		inEpic   bool // under an epic heading (its description or its stories)
+		broken   bool // under an epic heading that could not be read
+		started  bool // the first item-level heading has been seen
+		items    []*mdItem
+		gotTitle bool
+	)
+	closeSection := func(nextLine int) {
+		if cur != nil {
+			cur.end = nextLine - 1
+			cur = nil
+		}
+	}
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		pos := n.Pos()
+		if pos < 0 {
+			continue
+		}
+		line := d.line(pos)
+		if h, ok := n.(*ast.Heading); ok {
+			level, htext, atx := parseATX(d.text(line))
+			if !atx {
+				level, htext = h.Level, ""
+			}
+			if cur != nil && level >= 2 && isCriteriaLabel(htextOrSetext(d, h, htext, atx)) {
+				d.criteria(r, cur, n, line, line)
+				continue
+			}
+			if !atx {
+				continue // a setext heading is description text
+			}
+			switch {
+			case level == 1:
+				if !started && !gotTitle {
+					gotTitle = true
+					if r.title == "" {
+						r.title = htext
+					}
+				}
+				continue
+			case level == 2:
+				// item level
+			case level == 3:
+				m := kindRe.FindStringSubmatch(htext)
+				if m != nil && (strings.EqualFold(m[1], "story") || strings.EqualFold(m[1], "epic")) {
+					break // item level
+				}
+				if m != nil && trackerKinds[strings.ToLower(m[1])] {
+					closeSection(line)
+					r.addf("", "kind", line, "Heading %q at line %d names the item kind %q; only Epic and Story items exist. Write \"### Story <id>: <title>\" (under an epic) or \"## Epic <id>: <title>\"", strings.TrimSpace(d.text(line)), line, m[1])
+				}
+				continue // a sub-heading inside a description
+			default:
+				continue // level 4+: description text
+			}
+			m := kindRe.FindStringSubmatch(htext)
+			kind := ""
+			if m != nil {
+				switch strings.ToLower(m[1]) {
+				case "epic":
+					kind = KindEpic
+				case "story":
+					kind = KindStory
+				}
+			}
+			raw := strings.TrimSpace(d.text(line))
+			if kind == "" {
+				closeSection(line)
+				started = true
+				inEpic, broken, curEpic = false, false, nil
+				if m != nil && itemLikeRe.MatchString(htext) {
+					r.addf("", "kind", line, "Heading %q at line %d names the item kind %q; only Epic and Story items exist. Write \"## Epic <id>: <title>\", \"## Story <id>: <title>\" or \"### Story <id>: <title>\" under an epic", raw, line, m[1])
+				} else {
+					r.addf("", "kind", line, "Heading %q at line %d is not an item heading: level-2 headings must be \"## Epic <id>: <title>\" or \"## Story <id>: <title>\". Use \"####\" or deeper for a section inside a description", raw, line)
+				}
+				continue
+			}
+			closeSection(line)
+			started = true
+			rest := strings.TrimSpace(m[2])
+			idPart, title, found := strings.Cut(rest, ":")
+			id := strings.TrimSpace(idPart)
+			w := kindWord(kind)
+			if !found || id == "" {
+				r.addf("", "id", line, "Heading %q at line %d has no id: write %q, with an id that stays the same across edits", raw, line, suggestHeading(level, w, rest))
+				if kind == KindEpic {
+					inEpic, broken, curEpic = true, true, nil
+				}
+				continue
+			}
+			it := &mdItem{rawItem: &rawItem{Item: Item{ID: id, Kind: kind, Title: strings.TrimSpace(title), Line: line}}, start: line + 1}
+			if kind == KindEpic {
+				if level == 3 {
+					r.addf(id, "kind", line, "Epic %s at line %d is a level-3 heading; epics are level-2 headings: \"## Epic %s: %s\"", id, line, id, strings.TrimSpace(title))
+				}
+				inEpic, broken, curEpic = true, false, it.rawItem
+			} else if level == 2 {
+				inEpic, broken, curEpic = false, false, nil
+			} else if inEpic {
+				if broken {
+					it.parentBroken = true
+				} else if curEpic != nil {
+					it.parent, it.parentLine = curEpic.ID, curEpic.Line
+				}
+			}
+			cur = it
+			items = append(items, it)
+			r.items = append(r.items, it.rawItem)
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if p, ok := n.(*ast.Paragraph); ok {
+			d.paragraph(r, cur, p)
+		}
+	}
+	closeSection(d.lastLine() + 1)
+	for _, it := range items {
+		it.Description = d.description(it)
+	}
+	return r, nil
+}
+
+func htextOrSetext(d *mdDoc, h *ast.Heading, htext string, atx bool) string {
+	if atx {
+		return htext
+	}
+	var b strings.Builder
+	for i := 0; i < h.Lines().Len(); i++ {
+		seg := h.Lines().At(i)
+		b.Write(seg.Value(d.body))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func isCriteriaLabel(s string) bool { return criteriaLabelRe.MatchString(s) }
+
+// suggestHeading proposes a corrected item heading for rest (the heading
+// text after the kind word).
+func suggestHeading(level int, kind, rest string) string {
+	hashes := strings.Repeat("#", level)
+	rest = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), ":"))
+	ex := "e-1"
+	if kind == "Story" {
+		ex = "s-1"
+	}
+	if tok, after, ok := strings.Cut(rest, " "); ok && ValidID(tok) && strings.ContainsAny(tok, "0123456789") {
+		return fmt.Sprintf("%s %s %s: %s", hashes, kind, tok, strings.TrimSpace(after))
+	}
+	if rest == "" {
+		rest = "<title>"
+	}
+	return fmt.Sprintf("%s %s %s: %s", hashes, kind, ex, rest)
+}
+
+// paragraph handles a top-level paragraph inside an item's section:
+// "Epic:" and "Drift:" marker lines and an "Acceptance criteria:" label.
+func (d *mdDoc) paragraph(r *result, it *mdItem, p *ast.Paragraph) {
+	lines := p.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		line := d.line(lines.At(i).Start)
+		raw := d.text(line)
+		if isCriteriaLabel(raw) {
+			if i == lines.Len()-1 {
+				d.criteria(r, it, p, line, line)
+			} else {
+				it.exclude = append(it.exclude, [2]int{line, line})
+				r.addf(it.ID, "acceptance_criteria", line, "%s %s has \"Acceptance criteria:\" at line %d but no bullet list right after it; list each criterion on its own line starting with \"- \"", kindWord(it.Kind), it.ID, line)
+			}
+			continue
+		}
+		m := markerRe.FindStringSubmatch(raw)
+		if m == nil {
+			continue
+		}
+		val := m[2]
+		if strings.EqualFold(m[1], "epic") {
+			if val == "" || strings.ContainsAny(val, " \t") {
+				continue // prose that starts with "Epic:", not a marker
+			}
+			it.exclude = append(it.exclude, [2]int{line, line})
+			if it.Kind == KindEpic {
+				r.addf(it.ID, "epic", line, "Epic %s has an \"Epic:\" line (line %d); an epic cannot belong to another epic. Remove the line", it.ID, line)
+				continue
+			}
+			if it.epicRef != "" && it.epicRef != val {
+				r.addf(it.ID, "epic", line, "Story %s has two Epic: lines naming different epics (%s at line %d, %s at line %d); keep one", it.ID, it.epicRef, it.epicRefLine, val, line)
+				continue
+			}
+			it.epicRef, it.epicRefLine = val, line
+			continue
+		}
+		it.exclude = append(it.exclude, [2]int{line, line})
+		if strings.EqualFold(val, DriftTakeDocument) {
+			it.TakeDocument = true
+		} else {
+			r.addf(it.ID, "drift", line, "%s %s has \"Drift: %s\" at line %d; the only drift marker is \"Drift: take-document\" (take the document's version over edits made in Jira). Fix or remove the line", kindWord(it.Kind), it.ID, val, line)
+		}
+	}
+}
+
+// criteria reads the list that follows an acceptance-criteria label (the
+// block n, whose label is on line labelLine).
+func (d *mdDoc) criteria(r *result, it *mdItem, n ast.Node, labelLine, _ int) {
+	list, ok := n.NextSibling().(*ast.List)
+	if !ok || list.Pos() < 0 {
+		it.exclude = append(it.exclude, [2]int{labelLine, labelLine})
+		r.addf(it.ID, "acceptance_criteria", labelLine, "%s %s has \"Acceptance criteria:\" at line %d but no bullet list right after it; list each criterion on its own line starting with \"- \"", kindWord(it.Kind), it.ID, labelLine)
+		return
+	}
+	// The list ends before the next top-level block, or at the end of the
+	// document, not counting trailing blank lines.
+	end := d.lastLine()
+	for next := list.NextSibling(); next != nil; next = next.NextSibling() {
+		if p := next.Pos(); p >= 0 {
+			end = d.line(p) - 1
+			break
+		}
+	}
+	for end > labelLine && strings.TrimSpace(d.text(end)) == "" {
+		end--
+	}
+	it.exclude = append(it.exclude, [2]int{labelLine, end})
+	var starts []int
+	for li := list.FirstChild(); li != nil; li = li.NextSibling() {
+		if p := li.Pos(); p >= 0 {
+			starts = append(starts, d.line(p))
+		}
+	}
+	for i, s := range starts {
+		e := end
+		if i+1 < len(starts) {
+			e = starts[i+1] - 1
+		}
+		it.AcceptanceCriteria = append(it.AcceptanceCriteria, d.listItemText(s, e))
+		it.critLines = append(it.critLines, s)
+	}
+}
+
+// listItemText returns the Markdown of the list item on lines s..e
+// without its marker, checkbox and indentation.
+func (d *mdDoc) listItemText(s, e int) string {
+	first := d.text(s)
+	loc := listMarkerRe.FindStringIndex(first)
+	indent := 0
+	if loc != nil {
+		indent = loc[1]
+		first = first[loc[1]:]
+	}
+	first = taskBoxRe.ReplaceAllString(first, "")
+	out := []string{first}
+	for l := s + 1; l <= e; l++ {
+		t := d.text(l)
+		k := 0
+		for k < len(t) && k < indent && (t[k] == ' ' || t[k] == '\t') {
+			k++
+		}
+		out = append(out, t[k:])
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// description returns the item's section without marker lines and the
+// acceptance criteria, trimmed of leading and trailing blank lines.
+func (d *mdDoc) description(it *mdItem) string {
+	var keep []string
+	afterExclude := false
+	for l := it.start; l <= it.end; l++ {
+		skip := false
+		for _, x := range it.exclude {
+			if l >= x[0] && l <= x[1] {
+				skip = true
+				break
+			}
+		}
+		if skip {
+			afterExclude = true
+			continue
+		}
+		t := d.text(l)
+		blank := strings.TrimSpace(t) == ""
+		if blank && afterExclude && len(keep) > 0 && strings.TrimSpace(keep[len(keep)-1]) == "" {
+			continue // do not leave a double blank line where a marker or the criteria were
+		}
+		if !blank {
+			afterExclude = false
+		}
+		keep = append(keep, t)
+	}
+	for len(keep) > 0 && strings.TrimSpace(keep[0]) == "" {
+		keep = keep[1:]
+	}
+	for len(keep) > 0 && strings.TrimSpace(keep[len(keep)-1]) == "" {
+		keep = keep[:len(keep)-1]
+	}
+	return strings.Join(keep, "\n")
+}
+
+// parseATX reads an ATX heading line: its level and its text without the
+// opening and closing '#' sequences. ok is false for any other line.
+func parseATX(line string) (level int, text string, ok bool) {
+	i := 0
+	for i < len(line) && i < 3 && line[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(line) && line[j] == '#' {
+		j++
+	}
+	level = j - i
+	if level < 1 || level > 6 || (j < len(line) && line[j] != ' ' && line[j] != '\t') {
+		return 0, "", false
+	}
+	t := strings.TrimSpace(line[j:])
+	// Remove a closing sequence: spaces then only '#'.
+	k := len(t)
+	for k > 0 && t[k-1] == '#' {
+		k--
+	}
+	if k == 0 {
+		t = ""
+	} else if t[k-1] == ' ' || t[k-1] == '\t' {
+		t = strings.TrimSpace(t[:k])
+	}
+	return level, t, true
+}

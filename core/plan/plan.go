@@ -1,0 +1,209 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// MaxSize is the largest planning document accepted, in bytes.
+const MaxSize = 5 << 20
+
+// MaxTitleLength is Jira's limit on an issue summary, in characters.
+const MaxTitleLength = 255
+
+// The item kinds.
+const (
+	KindEpic  = "epic"
+	KindStory = "story"
+)
+
+// DriftTakeDocument is the only value of the drift override marker.
+const DriftTakeDocument = "take-document"
+
+// The error codes Parse and ReadFile return (the same strings as the core
+// error codes).
+const (
+	CodeSourceNotFound    = "SOURCE_NOT_FOUND"
+	CodeSourceParseFailed = "SOURCE_PARSE_FAILED"
+	CodeValidationFailed  = "VALIDATION_FAILED"
+)
+
+// Item is one epic or story of a planning document.
+type Item struct {
+	ID                 string   // local id, e.g. "e-1", "s-3"; matches ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$
+	Kind               string   // "epic" | "story"
+	Title              string   // one line, at most 255 characters
+	Description        string   // Markdown, verbatim (trimmed of leading/trailing blank lines)
+	AcceptanceCriteria []string // one entry per criterion, Markdown
+	Epic               string   // for a story: id of its epic ("" = no epic)
+	Line               int      // 1-based line of the item's heading / YAML node
+	TakeDocument       bool     // drift override marker ("Drift: take-document" / `drift: take-document`)
+}
+
+// Document is a parsed, valid planning document.
+type Document struct {
+	ID    string // document id: front matter / top-level `id:`, else derived from the file name
+	Title string // optional
+	Items []Item // in document order
+}
+
+// Problem is one validation problem. Item is the item id ("" for the
+// document), Field the field concerned ("id", "title", "epic",
+// "acceptance_criteria", "drift", "kind", ...), Line the 1-based source
+// line (0 when there is none).
+type Problem struct {
+	Item, Field string
+	Line        int
+	Message     string
+}
+
+// Error is the error Parse and ReadFile return. Code is one of
+// SOURCE_NOT_FOUND, SOURCE_PARSE_FAILED or VALIDATION_FAILED; Line is the
+// line an unparseable document failed at (0 when not known); Problems lists
+// every validation problem (VALIDATION_FAILED only).
+type Error struct {
+	Code     string
+	Message  string
+	Line     int
+	Problems []Problem
+}
+
+// Error implements error: "CODE: message".
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidID reports whether id is a valid item or document id.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// ReadFile reads a planning document from disk. A missing path or a
+// directory is SOURCE_NOT_FOUND; a file over MaxSize is SOURCE_PARSE_FAILED
+// and is not read into memory.
+func ReadFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, notFound(path, err)
+	}
+	if fi.IsDir() {
+		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s is a directory, not a planning document; give the path of a .md, .markdown, .yaml or .yml file", path)}
+	}
+	if fi.Mode().IsRegular() && fi.Size() > MaxSize {
+		return nil, tooLarge(path, fi.Size())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, notFound(path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check that the file is readable", path, describeIOError(err))}
+	}
+	if len(data) > MaxSize {
+		return nil, tooLarge(path, -1)
+	}
+	return data, nil
+}
+
+func notFound(path string, err error) *Error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s does not exist; check the path (relative paths are resolved from the current directory)", path)}
+	case errors.Is(err, fs.ErrPermission):
+		return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read: permission denied; check the file's permissions", path)}
+	default:
+		return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be opened (%s); check the path", path, describeIOError(err))}
+	}
+}
+
+// describeIOError keeps only the operating system's reason, not the
+// wrapped path (which the message already names).
+func describeIOError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func tooLarge(name string, size int64) *Error {
+	what := "more than 5 MiB"
+	if size >= 0 {
+		what = fmt.Sprintf("%.1f MiB", float64(size)/(1<<20))
+	}
+	return &Error{Code: CodeSourceParseFailed, Message: fmt.Sprintf("%s is %s; the limit is 5 MiB. Split the plan into several documents, each with its own id", name, what)}
+}
+
+type format int
+
+const (
+	formatUnknown format = iota
+	formatMarkdown
+	formatYAML
+)
+
+func formatOf(name string) format {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".markdown":
+		return formatMarkdown
+	case ".yaml", ".yml":
+		return formatYAML
+	}
+	return formatUnknown
+}
+
+// Parse parses and validates a planning document. name selects the format
+// by its extension (.md or .markdown → Markdown, .yaml or .yml → YAML) and
+// gives the default document id (the base name without extension,
+// sanitised); pass just an extension (".md") when there is no file name.
+// The error is always a *Error: SOURCE_PARSE_FAILED for input that cannot
+// be read as a document (with the line), VALIDATION_FAILED listing every
+// problem.
+func Parse(name string, data []byte) (*Document, error) {
+	f := formatOf(name)
+	if f == formatUnknown {
+		shown := name
+		if shown == "" {
+			shown = "The document"
+		}
+		return nil, &Error{Code: CodeSourceParseFailed, Message: fmt.Sprintf("%s has no planning document extension; use .md or .markdown for Markdown, .yaml or .yml for YAML", quoteName(shown))}
+	}
+	if len(data) > MaxSize {
+		return nil, tooLarge(displayName(name), int64(len(data)))
+	}
+	data, perr := checkText(name, data)
+	if perr != nil {
+		return nil, perr
+	}
+	var r *result
+	if f == formatMarkdown {
+		r, perr = parseMarkdown(name, data)
+	} else {
+		r, perr = parseYAML(name, data)
+	}
+	if perr != nil {
+		return nil, perr
+	}
+	return r.finish(name)
+}
+
+func quoteName(s string) string {
+	if s == "The document" {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// displayName is how messages name the document.
+func displayName(name string) string {
+	if base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)); name == "" || base == "" {
+		return "The document"
+	}
+	return name
+}

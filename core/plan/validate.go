@@ -1,0 +1,275 @@
+package plan
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// rawItem is an item as parsed, with what validation needs to know about
+// where its parts came from.
+type rawItem struct {
+	Item
+	parent       string // epic id given by structure (heading nesting / YAML nesting)
+	parentLine   int
+	parentBroken bool   // sits under an epic heading that could not be read
+	epicRef      string // epic id named explicitly (Epic: line / `epic:` key)
+	epicRefLine  int
+	critLines    []int // line of each acceptance criterion
+	noID         bool  // the id is missing (already reported)
+}
+
+// result is a parsed document before validation.
+type result struct {
+	format    format
+	docID     string
+	docIDLine int
+	docIDSet  bool // given in the document (front matter / top-level id)
+	title     string
+	items     []*rawItem
+	problems  []Problem
+}
+
+func (r *result) addf(item, field string, line int, format string, args ...any) {
+	r.problems = append(r.problems, Problem{Item: item, Field: field, Line: line, Message: fmt.Sprintf(format, args...)})
+}
+
+func kindWord(kind string) string {
+	if kind == KindEpic {
+		return "Epic"
+	}
+	return "Story"
+}
+
+// finish validates r and returns the Document or a VALIDATION_FAILED error
+// listing every problem.
+func (r *result) finish(name string) (*Document, error) {
+	doc := &Document{Title: r.title}
+
+	// Document id.
+	if r.docIDSet {
+		switch {
+		case r.docID == "":
+			r.addf("", "id", r.docIDLine, "The document id is empty; set %s to an id such as checkout-v2 that stays the same across edits", r.idKeyHint())
+		case !ValidID(r.docID):
+			r.addf("", "id", r.docIDLine, "The document id %q is not valid: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (for example checkout-v2)", r.docID)
+		default:
+			doc.ID = r.docID
+		}
+	} else if id := idFromName(name); id != "" {
+		doc.ID = id
+	} else {
+		r.addf("", "id", 0, "The document has no id and there is no file name to derive one from; add %s with an id such as checkout-v2 that stays the same across edits", r.idKeyHint())
+	}
+
+	if len(r.items) == 0 {
+		if r.format == formatYAML {
+			r.addf("", "", 0, "The document defines no epics or stories; add an `epics:` list (each epic with id and title) or a `stories:` list")
+		} else {
+			r.addf("", "", 0, "The document defines no epics or stories; add at least one \"## Epic <id>: <title>\" or \"## Story <id>: <title>\" heading")
+		}
+	}
+
+	type seen struct {
+		kind string
+		line int
+	}
+	byID := make(map[string]seen, len(r.items))
+	for _, it := range r.items {
+		if it.noID {
+			continue
+		}
+		w := kindWord(it.Kind)
+		if !ValidID(it.ID) {
+			r.addf(it.ID, "id", it.Line, "%s id %q at line %d is not valid: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (for example %s)", w, it.ID, it.Line, exampleID(it.Kind))
+		} else if prev, ok := byID[it.ID]; ok {
+			r.addf(it.ID, "id", it.Line, "%s %s at line %d has the same id as the %s at line %d; give each item its own id (the id is how a re-import finds the Jira issue it created)", w, it.ID, it.Line, prev.kind, prev.line)
+		} else {
+			byID[it.ID] = seen{it.Kind, it.Line}
+		}
+		title := it.Title
+		switch {
+		case strings.TrimSpace(title) == "":
+			if r.format == formatYAML {
+				r.addf(it.ID, "title", it.Line, "%s %s has no title; add `title: <one-line summary>`", w, it.ID)
+			} else {
+				r.addf(it.ID, "title", it.Line, "%s %s has an empty title; write it after the colon: \"%s %s %s: <title>\"", w, it.ID, headingPrefix(it), w, it.ID)
+			}
+		case strings.ContainsAny(title, "\n\r"):
+			r.addf(it.ID, "title", it.Line, "%s %s has a title of several lines; a Jira summary is one line, so keep the title on one line and move the rest into the description", w, it.ID)
+		default:
+			if n := utf8.RuneCountInString(title); n > MaxTitleLength {
+				r.addf(it.ID, "title", it.Line, "%s %s has a title of %d characters; Jira allows at most %d in a summary. Shorten it and move the detail into the description", w, it.ID, n, MaxTitleLength)
+			}
+		}
+		for i, c := range it.AcceptanceCriteria {
+			if strings.TrimSpace(c) == "" {
+				line := it.Line
+				if i < len(it.critLines) {
+					line = it.critLines[i]
+				}
+				r.addf(it.ID, "acceptance_criteria", line, "%s %s has an empty acceptance criterion at line %d; write the criterion or remove the entry", w, it.ID, line)
+			}
+		}
+	}
+
+	// Epic references.
+	for _, it := range r.items {
+		if it.noID || it.Kind != KindStory {
+			continue
+		}
+		switch {
+		case it.parentBroken:
+			it.Epic = ""
+			continue
+		case it.parent != "" && it.epicRef != "" && it.parent != it.epicRef:
+			r.addf(it.ID, "epic", it.epicRefLine, "Story %s sits under epic %s (line %d) but its Epic: line names %s; remove the Epic: line or move the story under epic %s", it.ID, it.parent, it.parentLine, it.epicRef, it.epicRef)
+			continue
+		case it.parent != "":
+			it.Epic = it.parent
+			continue
+		default:
+			it.Epic = it.epicRef
+		}
+		if it.Epic == "" {
+			continue
+		}
+		target, ok := byID[it.Epic]
+		switch {
+		case !ok:
+			if r.format == formatYAML {
+				r.addf(it.ID, "epic", it.epicRefLine, "Story %s references epic %s, which is not defined in this document; define it under `epics:` or correct the `epic:` value", it.ID, it.Epic)
+			} else {
+				r.addf(it.ID, "epic", it.epicRefLine, "Story %s references epic %s, which is not defined in this document; add \"## Epic %s: <title>\" or correct the Epic: line", it.ID, it.Epic, it.Epic)
+			}
+		case target.kind != KindEpic:
+			r.addf(it.ID, "epic", it.epicRefLine, "Story %s names %s as its epic, but %s is a story (line %d); name an epic instead", it.ID, it.Epic, it.Epic, target.line)
+		}
+	}
+
+	if len(r.problems) > 0 {
+		sort.SliceStable(r.problems, func(i, j int) bool { return r.problems[i].Line < r.problems[j].Line })
+		n := len(r.problems)
+		noun := "problems"
+		if n == 1 {
+			noun = "problem"
+		}
+		return nil, &Error{
+			Code:     CodeValidationFailed,
+			Message:  fmt.Sprintf("%s has %d %s (each listed in details); fix them and run the preview again. First: %s", describeDoc(name), n, noun, r.problems[0].Message),
+			Problems: r.problems,
+		}
+	}
+
+	doc.Items = make([]Item, len(r.items))
+	for i, it := range r.items {
+		doc.Items[i] = it.Item
+	}
+	return doc, nil
+}
+
+func (r *result) idKeyHint() string {
+	if r.format == formatYAML {
+		return "a top-level `id:`"
+	}
+	return "front matter (\"---\", \"id: <document id>\", \"---\" as the first lines)"
+}
+
+func describeDoc(name string) string {
+	if d := displayName(name); d != "The document" {
+		return fmt.Sprintf("The planning document %q", d)
+	}
+	return "The planning document"
+}
+
+func headingPrefix(it *rawItem) string {
+	if it.Kind == KindStory && it.parent != "" {
+		return "###"
+	}
+	return "##"
+}
+
+func exampleID(kind string) string {
+	if kind == KindEpic {
+		return "e-1"
+	}
+	return "s-1"
+}
+
+// idFromName derives a document id from a file name: the base name
+// without extension, with every run of characters an id may not hold
+// replaced by '-', trimmed to a letter or digit at the start and at most
+// 64 characters.
+func idFromName(name string) string {
+	if name == "" {
+		return ""
+	}
+	base := filepath.Base(name)
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	var b strings.Builder
+	dash := false
+	for _, c := range base {
+		ok := c < utf8.RuneSelf && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-')
+		if ok {
+			b.WriteRune(c)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	id := strings.TrimLeft(b.String(), "._-")
+	if len(id) > 64 {
+		id = id[:64]
+	}
+	id = strings.TrimRight(id, "-")
+	if !ValidID(id) {
+		return ""
+	}
+	return id
+}
+
+// checkText rejects binary and non-UTF-8 input (naming the line), drops a
+// UTF-8 byte order mark and normalises CRLF and CR line endings to LF.
+func checkText(name string, data []byte) ([]byte, *Error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if bytes.IndexByte(data, '\r') >= 0 {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+		data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		line := lineAt(data, i)
+		return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s contains a NUL byte at line %d, so it looks like a binary file, not a planning document; save it as UTF-8 text", nameOrDoc(name), line)}
+	}
+	if !utf8.Valid(data) {
+		i := 0
+		for i < len(data) {
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			i += size
+		}
+		line := lineAt(data, i)
+		return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s is not valid UTF-8 text (first bad byte at line %d); save it with UTF-8 encoding", nameOrDoc(name), line)}
+	}
+	return data, nil
+}
+
+func nameOrDoc(name string) string {
+	if d := displayName(name); d != "The document" {
+		return d
+	}
+	return "The document"
+}
+
+// lineAt returns the 1-based line of byte offset i.
+func lineAt(data []byte, i int) int {
+	if i > len(data) {
+		i = len(data)
+	}
+	return bytes.Count(data[:i], []byte("\n")) + 1
+}

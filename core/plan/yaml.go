@@ -1,0 +1,380 @@
+package plan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// decodeYAML parses src into a node tree. Lines in errors are shifted by
+// lineOffset; what names the part of the document ("front matter").
+func decodeYAML(name string, src []byte, lineOffset int, what string) (*yaml.Node, *Error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var root yaml.Node
+	err := dec.Decode(&root)
+	if errors.Is(err, io.EOF) {
+		return nil, nil // empty
+	}
+	if err != nil {
+		return nil, yamlError(name, err, lineOffset, what)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		line := lineOffset + extra.Line
+		return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d: a second YAML document starts here (after a \"---\" line); a planning document is one YAML document. Remove the \"---\" separator or split the file", nameOrDoc(name), line)}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, yamlError(name, err, lineOffset, what)
+	}
+	return &root, nil
+}
+
+func yamlError(name string, err error, lineOffset int, what string) *Error {
+	msg := err.Error()
+	line := 0
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		if m[1] != "" {
+			n, _ := strconv.Atoi(m[1])
+			line = n + lineOffset
+		}
+		msg = m[2]
+	}
+	where := ""
+	if line > 0 {
+		where = fmt.Sprintf(" line %d", line)
+	}
+	fix := "fix the YAML syntax there (indent with spaces, not tabs; quote values that contain \": \" or start with a special character)"
+	return &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s%s: the %s is not valid YAML (%s); %s", nameOrDoc(name), where, what, msg, fix)}
+}
+
+// frontMatter reads an optional YAML front matter block ("---" lines) at
+// the start of a Markdown document into r and returns the body after it
+// and the number of lines before the body.
+func frontMatter(name string, data []byte, r *result) ([]byte, int, *Error) {
+	firstEnd := bytes.IndexByte(data, '\n')
+	first := data
+	if firstEnd >= 0 {
+		first = data[:firstEnd]
+	}
+	if string(bytes.TrimRight(first, " \t")) != "---" {
+		return data, 0, nil
+	}
+	if firstEnd < 0 {
+		return nil, 0, unclosedFrontMatter(name)
+	}
+	off := firstEnd + 1
+	line := 1
+	for off <= len(data) {
+		end := bytes.IndexByte(data[off:], '\n')
+		var l []byte
+		next := len(data)
+		if end < 0 {
+			l = data[off:]
+		} else {
+			l = data[off : off+end]
+			next = off + end + 1
+		}
+		line++
+		t := string(bytes.TrimRight(l, " \t"))
+		if t == "---" || t == "..." {
+			fm := data[firstEnd+1 : off]
+			root, perr := decodeYAML(name, fm, 1, "front matter")
+			if perr != nil {
+				return nil, 0, perr
+			}
+			if perr := readFrontMatter(name, root, r); perr != nil {
+				return nil, 0, perr
+			}
+			return data[next:], line, nil
+		}
+		if end < 0 {
+			break
+		}
+		off = next
+	}
+	return nil, 0, unclosedFrontMatter(name)
+}
+
+func unclosedFrontMatter(name string) *Error {
+	return &Error{Code: CodeSourceParseFailed, Line: 1, Message: fmt.Sprintf("%s line 1: the front matter that starts with \"---\" is never closed; add a line \"---\" after its last key (for example after \"id: checkout-v2\")", nameOrDoc(name))}
+}
+
+func readFrontMatter(name string, root *yaml.Node, r *result) *Error {
+	if root == nil {
+		return nil
+	}
+	m := root
+	if m.Kind == yaml.DocumentNode && len(m.Content) == 1 {
+		m = m.Content[0]
+	}
+	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+		return nil
+	}
+	if m.Kind != yaml.MappingNode {
+		line := m.Line + 1
+		return &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d: the front matter must be \"key: value\" lines (such as \"id: checkout-v2\"), not a %s", nameOrDoc(name), line, nodeKind(m))}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolveAlias(m.Content[i+1])
+		line := k.Line + 1
+		switch k.Value {
+		case "id":
+			r.docIDSet, r.docIDLine = true, line
+			if s, ok := scalar(v); ok {
+				r.docID = strings.TrimSpace(s)
+			} else {
+				r.addf("", "id", line, "The document id in the front matter (line %d) is a %s; write it as a single value such as \"id: checkout-v2\"", line, nodeKind(v))
+				r.docID = "-"
+			}
+		case "title":
+			if s, ok := scalar(v); ok {
+				r.title = strings.TrimSpace(s)
+			} else {
+				r.addf("", "title", line, "The document title in the front matter (line %d) is a %s; write it as one line of text", line, nodeKind(v))
+			}
+		}
+	}
+	return nil
+}
+
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && n.Alias.Kind == yaml.ScalarNode {
+		return n.Alias
+	}
+	return n
+}
+
+// scalar returns the text of a scalar node ("" for null).
+func scalar(n *yaml.Node) (string, bool) {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	if n.Tag == "!!null" {
+		return "", true
+	}
+	return n.Value, true
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.AliasNode:
+		return "YAML alias"
+	case yaml.ScalarNode:
+		return "single value"
+	}
+	return "YAML document"
+}
+
+var (
+	docKeys   = []string{"id", "title", "epics", "stories"}
+	epicKeys  = []string{"id", "title", "description", "acceptance_criteria", "drift", "stories"}
+	storyKeys = []string{"id", "title", "description", "acceptance_criteria", "drift", "epic"}
+)
+
+func parseYAML(name string, data []byte) (*result, *Error) {
+	r := &result{format: formatYAML}
+	root, perr := decodeYAML(name, data, 0, "document")
+	if perr != nil {
+		return nil, perr
+	}
+	if root == nil {
+		return r, nil
+	}
+	m := root
+	if m.Kind == yaml.DocumentNode && len(m.Content) == 1 {
+		m = m.Content[0]
+	}
+	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+		return r, nil
+	}
+	if m.Kind != yaml.MappingNode {
+		return nil, &Error{Code: CodeSourceParseFailed, Line: m.Line, Message: fmt.Sprintf("%s line %d: the document must be a YAML mapping with the keys id, title, epics and stories, not a %s", nameOrDoc(name), m.Line, nodeKind(m))}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolveAlias(m.Content[i+1])
+		switch k.Value {
+		case "id":
+			r.docIDSet, r.docIDLine = true, k.Line
+			if s, ok := scalar(v); ok {
+				r.docID = strings.TrimSpace(s)
+			} else {
+				r.addf("", "id", k.Line, "The document id (line %d) is a %s; write it as a single value such as \"id: checkout-v2\"", k.Line, nodeKind(v))
+				r.docID = "-"
+			}
+		case "title":
+			if s, ok := scalar(v); ok {
+				r.title = strings.TrimSpace(s)
+			} else {
+				r.addf("", "title", k.Line, "The document title (line %d) is a %s; write it as one line of text", k.Line, nodeKind(v))
+			}
+		case "epics":
+			for _, e := range r.list(v, "", "epics", k.Line, "epics") {
+				ep := r.yamlItem(e, KindEpic, nil)
+				if ep == nil {
+					continue
+				}
+				for j := 0; j+1 < len(e.Content); j += 2 {
+					if e.Content[j].Value != "stories" {
+						continue
+					}
+					sk := e.Content[j]
+					for _, s := range r.list(resolveAlias(e.Content[j+1]), ep.ID, "stories", sk.Line, "stories of epic "+ep.ID) {
+						r.yamlItem(s, KindStory, ep)
+					}
+				}
+			}
+		case "stories":
+			for _, s := range r.list(v, "", "stories", k.Line, "stories") {
+				r.yamlItem(s, KindStory, nil)
+			}
+		default:
+			r.addf("", k.Value, k.Line, "Unknown top-level key %q at line %d; the keys are %s", k.Value, k.Line, strings.Join(docKeys, ", "))
+		}
+	}
+	return r, nil
+}
+
+// list returns the entries of a sequence node (nil for null), reporting
+// any other kind of value.
+func (r *result) list(n *yaml.Node, item, field string, line int, what string) []*yaml.Node {
+	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		r.addf(item, field, line, "The %s (line %d) must be a list (entries starting with \"- \"), not a %s", what, line, nodeKind(n))
+		return nil
+	}
+	return n.Content
+}
+
+// yamlItem reads one epic or story mapping. parent is the epic a nested
+// story sits under.
+func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
+	w := kindWord(kind)
+	if n.Kind != yaml.MappingNode {
+		r.addf("", "", n.Line, "The %s entry at line %d is a %s; each %s is a mapping with at least id and title", strings.ToLower(w), n.Line, nodeKind(n), strings.ToLower(w))
+		return nil
+	}
+	it := &rawItem{Item: Item{Kind: kind, Line: n.Line}}
+	if parent != nil {
+		it.parent, it.parentLine = parent.ID, parent.Line
+		it.parentBroken = parent.noID
+	}
+	hasID := false
+	keys := storyKeys
+	if kind == KindEpic {
+		keys = epicKeys
+	}
+	// Read the id first so that every other problem can name the item.
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "id" {
+			hasID = true
+			if s, ok := scalar(resolveAlias(n.Content[i+1])); ok {
+				it.ID = strings.TrimSpace(s)
+			} else {
+				r.addf("", "id", n.Content[i].Line, "The %s at line %d has an id that is a %s; write a single value such as \"id: %s\"", strings.ToLower(w), n.Line, nodeKind(n.Content[i+1]), exampleID(kind))
+				it.noID = true
+			}
+		}
+	}
+	if !hasID || (it.ID == "" && !it.noID) {
+		r.addf("", "id", n.Line, "The %s at line %d has no id; add \"id: %s\" (an id that stays the same across edits)", strings.ToLower(w), n.Line, exampleID(kind))
+		it.noID = true
+	}
+	name := it.ID
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolveAlias(n.Content[i+1])
+		switch k.Value {
+		case "id", "stories":
+			if k.Value == "stories" && kind != KindEpic {
+				r.addf(name, "stories", k.Line, "Story %s has a \"stories\" key at line %d; stories cannot contain stories. Move them under an epic", name, k.Line)
+			}
+		case "title":
+			if s, ok := scalar(v); ok {
+				it.Title = strings.TrimSpace(s)
+			} else {
+				r.addf(name, "title", k.Line, "%s %s has a title that is a %s (line %d); write it as one line of text", w, name, nodeKind(v), k.Line)
+				it.Title = "-"
+			}
+		case "description":
+			if s, ok := scalar(v); ok {
+				it.Description = trimBlankLines(s)
+			} else {
+				r.addf(name, "description", k.Line, "%s %s has a description that is a %s (line %d); write it as text, for a long one as a block: \"description: |\" followed by indented lines", w, name, nodeKind(v), k.Line)
+			}
+		case "acceptance_criteria":
+			for _, c := range r.list(v, name, "acceptance_criteria", k.Line, "acceptance_criteria of "+strings.ToLower(w)+" "+name) {
+				c = resolveAlias(c)
+				s, ok := scalar(c)
+				if !ok {
+					r.addf(name, "acceptance_criteria", c.Line, "%s %s has an acceptance criterion that is a %s (line %d); write each criterion as text", w, name, nodeKind(c), c.Line)
+					continue
+				}
+				it.AcceptanceCriteria = append(it.AcceptanceCriteria, strings.TrimSpace(s))
+				it.critLines = append(it.critLines, c.Line)
+			}
+		case "drift":
+			s, ok := scalar(v)
+			switch {
+			case ok && strings.EqualFold(strings.TrimSpace(s), DriftTakeDocument):
+				it.TakeDocument = true
+			case ok && s == "":
+			default:
+				shown := s
+				if !ok {
+					shown = nodeKind(v)
+				}
+				r.addf(name, "drift", k.Line, "%s %s has \"drift: %s\" at line %d; the only value is \"take-document\" (take the document's version over edits made in Jira). Fix or remove the key", w, name, shown, k.Line)
+			}
+		case "epic":
+			if kind == KindEpic {
+				r.addf(name, "epic", k.Line, "Epic %s has an \"epic\" key (line %d); an epic cannot belong to another epic. Remove the key", name, k.Line)
+				continue
+			}
+			s, ok := scalar(v)
+			if !ok {
+				r.addf(name, "epic", k.Line, "Story %s has an epic that is a %s (line %d); write the id of an epic, such as \"epic: e-1\"", name, nodeKind(v), k.Line)
+				continue
+			}
+			it.epicRef, it.epicRefLine = strings.TrimSpace(s), k.Line
+		default:
+			r.addf(name, k.Value, k.Line, "%s %s has an unknown key %q at line %d; the keys of %s are %s", w, itemName(name, n.Line), k.Value, k.Line, strings.ToLower(w)+"s", strings.Join(keys, ", "))
+		}
+	}
+	if it.epicRefLine == 0 {
+		it.epicRefLine = it.Line
+	}
+	r.items = append(r.items, it)
+	return it
+}
+
+func itemName(id string, line int) string {
+	if id == "" {
+		return fmt.Sprintf("at line %d", line)
+	}
+	return id
+}
+
+// trimBlankLines removes leading and trailing blank lines (and the final
+// newline a YAML block scalar keeps).
+func trimBlankLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
+}
