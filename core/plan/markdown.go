@@ -314,10 +314,22 @@ func (d *mdDoc) criteria(r *result, it *mdItem, n ast.Node, labelLine, _ int) {
 		r.addf(it.ID, "acceptance_criteria", labelLine, "%s %s has \"Acceptance criteria:\" at line %d but no bullet list right after it; list each criterion on its own line starting with \"- \"", kindWord(it.Kind), it.ID, labelLine)
 		return
 	}
-	// The list ends before the next top-level block, or at the end of the
-	// document, not counting trailing blank lines.
+	// Adjacent lists (a change of marker starts a new list in CommonMark)
+	// all hold criteria. The last one ends before the next top-level
+	// block, or at the end of the document, not counting trailing blank
+	// lines.
+	var lists []*ast.List
+	var after ast.Node
+	for m := ast.Node(list); m != nil; m = m.NextSibling() {
+		l, ok := m.(*ast.List)
+		if !ok || l.Pos() < 0 {
+			after = m
+			break
+		}
+		lists = append(lists, l)
+	}
 	end := d.lastLine()
-	for next := list.NextSibling(); next != nil; next = next.NextSibling() {
+	for next := after; next != nil; next = next.NextSibling() {
 		if p := next.Pos(); p >= 0 {
 			end = d.line(p) - 1
 			break
@@ -328,15 +340,20 @@ func (d *mdDoc) criteria(r *result, it *mdItem, n ast.Node, labelLine, _ int) {
 	}
 	it.exclude = append(it.exclude, [2]int{labelLine, end})
 	var starts []int
-	for li := list.FirstChild(); li != nil; li = li.NextSibling() {
-		if p := li.Pos(); p >= 0 {
-			starts = append(starts, d.line(p))
+	for _, l := range lists {
+		for li := l.FirstChild(); li != nil; li = li.NextSibling() {
+			if p := li.Pos(); p >= 0 {
+				starts = append(starts, d.line(p))
+			}
 		}
 	}
 	for i, s := range starts {
 		e := end
 		if i+1 < len(starts) {
 			e = starts[i+1] - 1
+		}
+		for e > s && strings.TrimSpace(d.text(e)) == "" {
+			e--
 		}
 		it.AcceptanceCriteria = append(it.AcceptanceCriteria, d.listItemText(s, e))
 		it.critLines = append(it.critLines, s)

@@ -65,7 +65,7 @@ func (r *result) finish(name string) (*Document, error) {
 		r.addf("", "id", 0, "The document has no id and there is no file name to derive one from; add %s with an id such as checkout-v2 that stays the same across edits", r.idKeyHint())
 	}
 
-	if len(r.items) == 0 {
+	if len(r.items) == 0 && len(r.problems) == 0 {
 		if r.format == formatYAML {
 			r.addf("", "", 0, "The document defines no epics or stories; add an `epics:` list (each epic with id and title) or a `stories:` list")
 		} else {
@@ -153,13 +153,13 @@ func (r *result) finish(name string) (*Document, error) {
 	if len(r.problems) > 0 {
 		sort.SliceStable(r.problems, func(i, j int) bool { return r.problems[i].Line < r.problems[j].Line })
 		n := len(r.problems)
-		noun := "problems"
-		if n == 1 {
-			noun = "problem"
+		msg := fmt.Sprintf("%s has 1 problem; fix it and run the preview again: %s", describeDoc(name), r.problems[0].Message)
+		if n > 1 {
+			msg = fmt.Sprintf("%s has %d problems (each listed in details); fix them and run the preview again. The first: %s", describeDoc(name), n, r.problems[0].Message)
 		}
 		return nil, &Error{
 			Code:     CodeValidationFailed,
-			Message:  fmt.Sprintf("%s has %d %s (each listed in details); fix them and run the preview again. First: %s", describeDoc(name), n, noun, r.problems[0].Message),
+			Message:  msg,
 			Problems: r.problems,
 		}
 	}

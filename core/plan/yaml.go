@@ -239,7 +239,7 @@ func parseYAML(name string, data []byte) (*result, *Error) {
 				r.yamlItem(s, KindStory, nil)
 			}
 		default:
-			r.addf("", k.Value, k.Line, "Unknown top-level key %q at line %d; the keys are %s", k.Value, k.Line, strings.Join(docKeys, ", "))
+			r.addf("", k.Value, k.Line, "Unknown top-level key %q at line %d%s; the top-level keys are %s", k.Value, k.Line, didYouMean(k.Value, docKeys), strings.Join(docKeys, ", "))
 		}
 	}
 	return r, nil
@@ -349,7 +349,7 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 			}
 			it.epicRef, it.epicRefLine = strings.TrimSpace(s), k.Line
 		default:
-			r.addf(name, k.Value, k.Line, "%s %s has an unknown key %q at line %d; the keys of %s are %s", w, itemName(name, n.Line), k.Value, k.Line, strings.ToLower(w)+"s", strings.Join(keys, ", "))
+			r.addf(name, k.Value, k.Line, "%s %s has an unknown key %q at line %d%s; the keys of a%s are %s", w, itemName(name, n.Line), k.Value, k.Line, didYouMean(k.Value, keys), map[string]string{KindEpic: "n epic", KindStory: " story"}[kind], strings.Join(keys, ", "))
 		}
 	}
 	if it.epicRefLine == 0 {
@@ -377,4 +377,48 @@ func trimBlankLines(s string) string {
 		lines = lines[:len(lines)-1]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// didYouMean suggests the known key closest to an unknown one, if any is
+// close (a prefix of the other, or at most 3 edits apart).
+func didYouMean(key string, known []string) string {
+	k := strings.ToLower(key)
+	best, bestD := "", 4
+	for _, c := range known {
+		d := editDistance(k, c)
+		if strings.HasPrefix(c, k) || strings.HasPrefix(k, c) {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" || len(k) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
