@@ -104,12 +104,6 @@ func convert(tool string, st *callState, res mcp.Result, err error) (mcp.Result,
 		return nil, toWireError(e)
 	}
 	if err != nil {
-		var wire *jsonrpc.Error
-		if errors.As(err, &wire) {
-			// A protocol error the SDK raised itself (unknown tool, bad
-			// params envelope): already on the error channel.
-			return nil, err
-		}
 		if st.asked && !st.answered {
 			// The SDK could not put our confirmation question to the
 			// client (legacy clients are asked by the SDK on our behalf).
@@ -118,6 +112,12 @@ func convert(tool string, st *callState, res mcp.Result, err error) (mcp.Result,
 				oneLine(err.Error())).WithRunID(newRunID())
 			st.err = e
 			return nil, toWireError(e)
+		}
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) {
+			// A protocol error the SDK raised itself (unknown tool, bad
+			// params envelope): already on the error channel.
+			return nil, err
 		}
 		e := core.Wrap(err, core.CodeInternal,
 			"Tool %s failed with an unexpected internal error. Re-run with the run id at hand and report it if it persists.", tool).
@@ -183,8 +183,8 @@ func logCall(logger *slog.Logger, tool string, st *callState, err error, d time.
 	if st.runID != "" {
 		attrs = append(attrs, "run_id", st.runID)
 	}
-	if st.asked && !st.answered {
-		attrs = append(attrs, "asked_person", true)
+	if st.asked || st.answered {
+		attrs = append(attrs, "asked_person", true, "person_accepted", st.accepted)
 	}
 	logger.Info("tool call", attrs...)
 }

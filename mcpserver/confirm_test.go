@@ -1,0 +1,252 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// asker is a client elicitation handler that answers with a fixed result
+// and records the questions it was asked.
+type asker struct {
+	n        atomic.Int32
+	message  atomic.Value
+	response *mcp.ElicitResult
+	err      error
+}
+
+func (a *asker) handle(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	a.n.Add(1)
+	a.message.Store(r.Params.Message)
+	return a.response, a.err
+}
+
+func (a *asker) asked() string {
+	s, _ := a.message.Load().(string)
+	return s
+}
+
+func accept() *mcp.ElicitResult {
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}
+}
+
+var commitCalls = []struct {
+	tool, handle, service string
+}{
+	{ToolImportCommit, "h-import", "ImportCommit"},
+	{ToolProgressCommit, "h-progress", "ProgressCommit"},
+}
+
+func TestElicitationAcceptProceeds(t *testing.T) {
+	for _, proto := range protocols {
+		for _, cc := range commitCalls {
+			svc := &fakeService{}
+			a := &asker{response: accept()}
+			c := connect(t, svc, Options{}, &mcp.ClientOptions{ElicitationHandler: a.handle}, proto)
+			m := c.mustCall(t, cc.tool, map[string]any{"preview_handle": cc.handle, "confirmed": true, "idempotency_key": "k-9"})
+			if m["result_type"] != "committed" {
+				t.Errorf("%s %s: result %v", proto, cc.tool, m)
+			}
+			if a.n.Load() != 1 || svc.called(cc.service) != 1 {
+				t.Errorf("%s %s: asked %d times, service called %d times; want 1 and 1", proto, cc.tool, a.n.Load(), svc.called(cc.service))
+			}
+			q := a.asked()
+			if !strings.Contains(q, "write to Jira") || !strings.Contains(q, "cannot be undone") {
+				t.Errorf("%s: question does not say what is written: %q", cc.tool, q)
+			}
+			if cc.tool == ToolImportCommit && (!strings.Contains(q, "https://fake.example/DEMO") || !strings.Contains(q, "create 2, update 1") || !strings.Contains(q, "Pay without an account")) {
+				t.Errorf("import question lacks scope, counts or items: %q", q)
+			}
+			if cc.tool == ToolProgressCommit && (!strings.Contains(q, "DEMO-7") || !strings.Contains(q, "todo to in_progress") || !strings.Contains(q, "Started work")) {
+				t.Errorf("progress question lacks item, status change or comment: %q", q)
+			}
+			if svc.lastCommit.IdempotencyKey != "k-9" || !svc.lastCommit.Confirmed {
+				t.Errorf("commit input after confirmation: %+v", svc.lastCommit)
+			}
+			if !strings.Contains(c.logs.String(), `"person_accepted":true`) {
+				t.Errorf("the log does not record the confirmation")
+			}
+		}
+	}
+}
+
+func TestElicitationRefusals(t *testing.T) {
+	cases := []struct {
+		name string
+		resp *mcp.ElicitResult
+		err  error
+		want string
+	}{
+		{"decline", &mcp.ElicitResult{Action: "decline"}, nil, "declined"},
+		{"cancel", &mcp.ElicitResult{Action: "cancel"}, nil, "dismissed"},
+		{"accept-unticked", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": false}}, nil, "without ticking"},
+		{"client-error", nil, errors.New("no UI"), "could not be asked"},
+	}
+	for _, proto := range protocols {
+		for _, tc := range cases {
+			for _, cc := range commitCalls {
+				svc := &fakeService{}
+				a := &asker{response: tc.resp, err: tc.err}
+				c := connect(t, svc, Options{}, &mcp.ClientOptions{ElicitationHandler: a.handle}, proto)
+				_, err := c.call(t, cc.tool, map[string]any{"preview_handle": cc.handle, "confirmed": true})
+				if proto == protoNewest && tc.name == "client-error" {
+					// On the stateless protocol the client fails the call
+					// itself: it never answers, so nothing is written.
+					if err == nil {
+						t.Errorf("%s %s: want an error", proto, tc.name)
+					}
+				} else {
+					data := wantCode(t, err, core.CodeConfirmationRequired)
+					if msg := data["message"].(string); !strings.Contains(msg, tc.want) || !strings.Contains(msg, "Nothing was written") {
+						t.Errorf("%s %s %s: message %q", proto, tc.name, cc.tool, msg)
+					}
+				}
+				if n := svc.called(cc.service); n != 0 {
+					t.Errorf("%s %s %s: service commit called %d times after a refusal", proto, tc.name, cc.tool, n)
+				}
+			}
+		}
+	}
+}
+
+func TestElicitationModes(t *testing.T) {
+	for _, proto := range protocols {
+		// off: never asks, even a client that can.
+		svc := &fakeService{}
+		a := &asker{response: &mcp.ElicitResult{Action: "decline"}}
+		c := connect(t, svc, Options{Elicitation: ElicitationOff}, &mcp.ClientOptions{ElicitationHandler: a.handle}, proto)
+		c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": "h-import", "confirmed": true})
+		if a.n.Load() != 0 || svc.called("Preview") != 0 {
+			t.Errorf("%s off: asked %d", proto, a.n.Load())
+		}
+
+		// when-available, client cannot ask: commits without asking.
+		svc = &fakeService{}
+		c = connect(t, svc, Options{Elicitation: ElicitationWhenAvailable}, nil, proto)
+		c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": "h-import", "confirmed": true})
+		if svc.called("ImportCommit") != 1 {
+			t.Errorf("%s when-available: not committed", proto)
+		}
+
+		// required, client cannot ask: refused, saying why.
+		for _, mode := range []string{ElicitationRequired, "bogus"} {
+			svc = &fakeService{}
+			c = connect(t, svc, Options{Elicitation: mode}, nil, proto)
+			for _, cc := range commitCalls {
+				_, err := c.call(t, cc.tool, map[string]any{"preview_handle": cc.handle, "confirmed": true})
+				data := wantCode(t, err, core.CodeConfirmationRequired)
+				if msg := data["message"].(string); !strings.Contains(msg, "does not support elicitation") || !strings.Contains(msg, "dwire review "+cc.handle) {
+					t.Errorf("%s required: message %q", proto, msg)
+				}
+				if svc.called(cc.service) != 0 {
+					t.Errorf("%s required: committed without asking", proto)
+				}
+			}
+		}
+
+		// required, client can ask and accepts.
+		svc = &fakeService{}
+		a = &asker{response: accept()}
+		c = connect(t, svc, Options{Elicitation: ElicitationRequired}, &mcp.ClientOptions{ElicitationHandler: a.handle}, proto)
+		c.mustCall(t, ToolProgressCommit, map[string]any{"preview_handle": "h-progress", "confirmed": true})
+		if a.n.Load() != 1 {
+			t.Errorf("%s required: asked %d times", proto, a.n.Load())
+		}
+	}
+}
+
+// TestNoQuestionWhenNothingCanBeWritten: an unknown handle is refused with
+// the service's code before anyone is asked; a consumed handle (replay)
+// or a handle of the other kind goes to the service, which replays or
+// refuses without writing.
+func TestNoQuestionWhenNothingCanBeWritten(t *testing.T) {
+	a := &asker{response: accept()}
+	svc := &fakeService{}
+	c := connect(t, svc, Options{Elicitation: ElicitationRequired}, &mcp.ClientOptions{ElicitationHandler: a.handle}, "")
+	_, err := c.call(t, ToolImportCommit, map[string]any{"preview_handle": "h-nope", "confirmed": true})
+	wantCode(t, err, core.CodePreviewNotFound)
+	if a.n.Load() != 0 || svc.called("ImportCommit") != 0 {
+		t.Error("asked about an unknown handle")
+	}
+
+	svc.preview = func(context.Context, string) (core.PreviewInfo, error) {
+		p := sampleImportPreview()
+		return core.PreviewInfo{Kind: core.PreviewImport, Import: &p, ConsumedBy: "k-1"}, nil
+	}
+	c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": "h-import", "confirmed": true, "idempotency_key": "k-1"})
+	if a.n.Load() != 0 {
+		t.Error("asked again for a replay")
+	}
+}
+
+// TestForgedAnswersAreRefused: on the stateless protocol a client answers
+// by calling again with inputResponses; an answer to a question this
+// server never asked, or a reused answer, is refused.
+func TestForgedAnswersAreRefused(t *testing.T) {
+	svc := &fakeService{}
+	copts := &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return accept(), nil },
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	c := connect(t, svc, Options{}, copts, protoNewest)
+	args := map[string]any{"preview_handle": "h-import", "confirmed": true}
+	answer := mcp.InputResponseMap{confirmKey: accept()}
+
+	// Never asked.
+	_, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolImportCommit, Arguments: args, InputResponses: answer, RequestState: "made-up"})
+	wantCode(t, err, core.CodeConfirmationRequired)
+
+	// Asked: the first call returns the question, not a result.
+	res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolImportCommit, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NeedsInput() || res.RequestState == "" || res.InputRequests[confirmKey] == nil {
+		t.Fatalf("want an input-required result, got %+v", res)
+	}
+	if svc.called("ImportCommit") != 0 {
+		t.Fatal("committed before the answer")
+	}
+	// Answer for another plan with this question's state: refused.
+	other := map[string]any{"preview_handle": "h-import", "confirmed": true, "idempotency_key": "other"}
+	_, err = c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolImportCommit, Arguments: other, InputResponses: answer, RequestState: res.RequestState})
+	wantCode(t, err, core.CodeConfirmationRequired)
+	// The state was spent by that attempt: the real answer is refused too.
+	_, err = c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolImportCommit, Arguments: args, InputResponses: answer, RequestState: res.RequestState})
+	wantCode(t, err, core.CodeConfirmationRequired)
+	if svc.called("ImportCommit") != 0 {
+		t.Fatal("committed on a forged or reused answer")
+	}
+
+	// A fresh question answered properly, once.
+	res, err = c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolImportCommit, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolImportCommit, Arguments: args, InputResponses: answer, RequestState: res.RequestState}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolImportCommit, Arguments: args, InputResponses: answer, RequestState: res.RequestState})
+	wantCode(t, err, core.CodeConfirmationRequired)
+	if n := svc.called("ImportCommit"); n != 1 {
+		t.Errorf("service commit called %d times, want 1", n)
+	}
+}
+
+func TestDescribeBoundsLongPlans(t *testing.T) {
+	p := sampleImportPreview()
+	p.Items = nil
+	for i := 0; i < 40; i++ {
+		p.Items = append(p.Items, core.PlanItem{Reference: "d/s", Kind: core.KindStory, Title: "t", Action: core.ActionCreate})
+	}
+	p.Counts = core.Counts{Create: 40}
+	s := describe(core.PreviewInfo{Kind: core.PreviewImport, Import: &p})
+	if !strings.Contains(s, "and 25 more") || strings.Count(s, "\n- ") > maxListed {
+		t.Errorf("describe: %s", s)
+	}
+}

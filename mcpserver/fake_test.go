@@ -1,0 +1,166 @@
+package mcpserver
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// fakeService is a hand-written Service for tests: each method returns
+// what its func says (a canned success when nil) and records its calls.
+type fakeService struct {
+	mu    sync.Mutex
+	calls []string
+
+	importPreview   func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error)
+	importCommit    func(context.Context, core.CommitInput) (core.ImportCommitResult, error)
+	progressPreview func(context.Context, core.ProgressPreviewInput) (core.ProgressPreviewResult, error)
+	progressCommit  func(context.Context, core.CommitInput) (core.ProgressCommitResult, error)
+	get             func(context.Context, core.GetInput) (core.GetResult, error)
+	query           func(context.Context, core.QueryInput) (core.QueryResult, error)
+	preview         func(context.Context, string) (core.PreviewInfo, error)
+
+	lastImport core.ImportPreviewInput
+	lastCommit core.CommitInput
+}
+
+var fixedTime = time.Date(2026, 1, 15, 14, 30, 0, 0, time.UTC)
+
+func (f *fakeService) record(name string) {
+	f.mu.Lock()
+	f.calls = append(f.calls, name)
+	f.mu.Unlock()
+}
+
+func (f *fakeService) called(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if c == name {
+			n++
+		}
+	}
+	return n
+}
+
+func sampleImportPreview() core.ImportPreviewResult {
+	return core.ImportPreviewResult{
+		ResultType: core.ResultPreview, RunID: "run-ip", PreviewHandle: "h-import", ExpiresAt: fixedTime.Add(30 * time.Minute),
+		Document: "checkout-v2", Scope: "https://fake.example/DEMO",
+		Counts: core.Counts{Create: 2, Update: 1, Unchanged: 1},
+		Items: []core.PlanItem{
+			{Reference: "checkout-v2/e-1", Kind: core.KindEpic, Title: "Guest checkout", Action: core.ActionCreate},
+			{Reference: "checkout-v2/s-1", Kind: core.KindStory, Title: "Pay without an account", Action: core.ActionCreate, Parent: "checkout-v2/e-1"},
+			{Reference: "checkout-v2/s-2", Kind: core.KindStory, Title: "Save address", Action: core.ActionUpdate, Key: "DEMO-7", ChangedFields: []string{"title"}},
+			{Reference: "checkout-v2/s-3", Kind: core.KindStory, Title: "Receipts", Action: core.ActionUnchanged, Key: "DEMO-8"},
+		},
+	}
+}
+
+func sampleProgressPreview() core.ProgressPreviewResult {
+	return core.ProgressPreviewResult{
+		ResultType: core.ResultPreview, RunID: "run-pp", PreviewHandle: "h-progress", ExpiresAt: fixedTime.Add(30 * time.Minute),
+		Item:          core.ItemRef{Key: "DEMO-7", Reference: "checkout-v2/s-2", Title: "Save address", URL: "https://fake.example/browse/DEMO-7"},
+		CurrentStatus: core.StatusTodo, TargetStatus: core.StatusInProgress, Transition: "Start", Comment: "Started work",
+	}
+}
+
+func sampleView() core.ItemView {
+	return core.ItemView{
+		Key: "DEMO-7", Reference: "checkout-v2/s-2", Kind: core.KindStory, Title: "Save address",
+		AcceptanceCriteria: []string{"Address is saved"}, Epic: &core.ItemRef{Key: "DEMO-1", Title: "Guest checkout"},
+		Status: core.StatusTodo, StatusName: "To Do", URL: "https://fake.example/browse/DEMO-7", Updated: fixedTime,
+	}
+}
+
+func (f *fakeService) ImportPreview(ctx context.Context, in core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+	f.record("ImportPreview")
+	f.mu.Lock()
+	f.lastImport = in
+	f.mu.Unlock()
+	if f.importPreview != nil {
+		return f.importPreview(ctx, in)
+	}
+	return sampleImportPreview(), nil
+}
+
+func (f *fakeService) ImportCommit(ctx context.Context, in core.CommitInput) (core.ImportCommitResult, error) {
+	f.record("ImportCommit")
+	f.mu.Lock()
+	f.lastCommit = in
+	f.mu.Unlock()
+	if f.importCommit != nil {
+		return f.importCommit(ctx, in)
+	}
+	if !in.Confirmed {
+		return core.ImportCommitResult{}, core.Errorf(core.CodeConfirmationRequired, "confirmed must be true").WithRunID("run-ic")
+	}
+	return core.ImportCommitResult{
+		ResultType: core.ResultCommitted, RunID: "run-ic", PreviewHandle: in.PreviewHandle, IdempotencyKey: "k-1",
+		Counts: core.CommitCounts{Created: 2, Updated: 1, Unchanged: 1},
+		Items: []core.CommittedItem{
+			{Reference: "checkout-v2/e-1", Kind: core.KindEpic, Title: "Guest checkout", Action: core.ActionCreate, Key: "DEMO-1", URL: "https://fake.example/browse/DEMO-1", Outcome: "committed"},
+		},
+		CommittedAt: fixedTime,
+	}, nil
+}
+
+func (f *fakeService) ProgressPreview(ctx context.Context, in core.ProgressPreviewInput) (core.ProgressPreviewResult, error) {
+	f.record("ProgressPreview")
+	if f.progressPreview != nil {
+		return f.progressPreview(ctx, in)
+	}
+	return sampleProgressPreview(), nil
+}
+
+func (f *fakeService) ProgressCommit(ctx context.Context, in core.CommitInput) (core.ProgressCommitResult, error) {
+	f.record("ProgressCommit")
+	f.mu.Lock()
+	f.lastCommit = in
+	f.mu.Unlock()
+	if f.progressCommit != nil {
+		return f.progressCommit(ctx, in)
+	}
+	if !in.Confirmed {
+		return core.ProgressCommitResult{}, core.Errorf(core.CodeConfirmationRequired, "confirmed must be true").WithRunID("run-pc")
+	}
+	return core.ProgressCommitResult{
+		ResultType: core.ResultCommitted, RunID: "run-pc", PreviewHandle: in.PreviewHandle, IdempotencyKey: "k-2",
+		Item: sampleProgressPreview().Item, Status: core.StatusInProgress, Transitioned: true, CommentAdded: true, CommittedAt: fixedTime,
+	}, nil
+}
+
+func (f *fakeService) Get(ctx context.Context, in core.GetInput) (core.GetResult, error) {
+	f.record("Get")
+	if f.get != nil {
+		return f.get(ctx, in)
+	}
+	return core.GetResult{ResultType: core.ResultPreview, RunID: "run-g", Item: sampleView()}, nil
+}
+
+func (f *fakeService) Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error) {
+	f.record("Query")
+	if f.query != nil {
+		return f.query(ctx, in)
+	}
+	return core.QueryResult{ResultType: core.ResultPreview, RunID: "run-q", Items: []core.ItemView{sampleView()}, Returned: 1}, nil
+}
+
+func (f *fakeService) Preview(ctx context.Context, handle string) (core.PreviewInfo, error) {
+	f.record("Preview")
+	if f.preview != nil {
+		return f.preview(ctx, handle)
+	}
+	switch handle {
+	case "h-import":
+		p := sampleImportPreview()
+		return core.PreviewInfo{Kind: core.PreviewImport, Import: &p}, nil
+	case "h-progress":
+		p := sampleProgressPreview()
+		return core.PreviewInfo{Kind: core.PreviewProgress, Progress: &p}, nil
+	}
+	return core.PreviewInfo{}, core.Errorf(core.CodePreviewNotFound, "No preview has the handle %q. Run the preview again.", handle).WithRunID("run-pv")
+}

@@ -1,0 +1,107 @@
+package mcpserver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+func TestWorkspaceConfinement(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	outside := filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(ws, "plans"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p string, data []byte) {
+		t.Helper()
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(ws, "plans", "a.md"), []byte("# A\n"))
+	write(filepath.Join(outside, "secret.md"), []byte("# secret\n"))
+	write(filepath.Join(ws, "big.md"), make([]byte, 6<<20))
+	mustLink := func(target, link string) {
+		t.Helper()
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustLink(filepath.Join(outside, "secret.md"), filepath.Join(ws, "escape.md"))
+	mustLink(outside, filepath.Join(ws, "outdir"))
+	mustLink(filepath.Join(ws, "plans", "a.md"), filepath.Join(ws, "inside-link.md"))
+	// The workspace itself reached through a symlink still works.
+	wsLink := filepath.Join(root, "ws-link")
+	mustLink(ws, wsLink)
+
+	ok := []struct{ path, want string }{
+		{"plans/a.md", "# A\n"},
+		{"./plans/../plans/a.md", "# A\n"},
+		{filepath.Join(ws, "plans", "a.md"), "# A\n"},
+		{"inside-link.md", "# A\n"},
+	}
+	bad := []struct {
+		path string
+		code core.Code
+		want string
+	}{
+		{"../outside/secret.md", core.CodeSourceNotFound, "outside the workspace"},
+		{filepath.Join(outside, "secret.md"), core.CodeSourceNotFound, "outside the workspace"},
+		{"escape.md", core.CodeSourceNotFound, "symbolic link"},
+		{"outdir/secret.md", core.CodeSourceNotFound, "outside the workspace"},
+		{"plans/missing.md", core.CodeSourceNotFound, "does not exist"},
+		{"plans", core.CodeSourceNotFound, "directory"},
+		{"", core.CodeSourceNotFound, "No document path"},
+		{"big.md", core.CodeSourceParseFailed, "the limit is 5 MiB"},
+	}
+	for _, workspace := range []string{ws, wsLink} {
+		svc := &fakeService{}
+		c := connect(t, svc, Options{Workspace: workspace}, nil, "")
+		for _, tc := range ok {
+			c.mustCall(t, ToolImportPreview, map[string]any{"path": tc.path})
+			if string(svc.lastImport.Data) != tc.want {
+				t.Errorf("%s: service got data %q", tc.path, svc.lastImport.Data)
+			}
+			if !filepath.IsAbs(svc.lastImport.Path) || filepath.Base(svc.lastImport.Path) != "a.md" {
+				t.Errorf("%s: service got path %q", tc.path, svc.lastImport.Path)
+			}
+		}
+		before := svc.called("ImportPreview")
+		for _, tc := range bad {
+			_, err := c.call(t, ToolImportPreview, map[string]any{"path": tc.path})
+			data := wantCode(t, err, tc.code)
+			if msg := data["message"].(string); !strings.Contains(msg, tc.want) {
+				t.Errorf("%q: message %q should say %q", tc.path, msg, tc.want)
+			}
+		}
+		if svc.called("ImportPreview") != before {
+			t.Error("the service was called for a refused path")
+		}
+	}
+}
+
+func TestWorkspaceDefaultsToWorkingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.yaml"), []byte("id: p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	svc := &fakeService{}
+	c := connect(t, svc, Options{}, nil, "")
+	c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.yaml"})
+	if string(svc.lastImport.Data) != "id: p\n" {
+		t.Errorf("data %q", svc.lastImport.Data)
+	}
+}
+
+func TestMissingWorkspaceIsConfigInvalid(t *testing.T) {
+	c := connect(t, &fakeService{}, Options{Workspace: filepath.Join(t.TempDir(), "gone")}, nil, "")
+	_, err := c.call(t, ToolImportPreview, map[string]any{"path": "p.md"})
+	wantCode(t, err, core.CodeConfigInvalid)
+}
