@@ -216,7 +216,7 @@ func TestEveryCodeThroughJSONRPC(t *testing.T) {
 	for _, code := range core.Codes() {
 		t.Run(string(code), func(t *testing.T) {
 			want := core.Errorf(code, "Story s-3 failed with %s; do the thing.", code).
-				WithRunID("run-"+strings.ToLower(string(code))).
+				WithRunID("run-" + strings.ToLower(string(code))).
 				WithDetails(core.Detail{Item: "checkout-v2/s-3", Field: "title", Line: 12, Key: "DEMO-3", Outcome: core.OutcomeFailed, Code: code, Message: "detail"})
 			svc := &fakeService{get: func(context.Context, core.GetInput) (core.GetResult, error) { return core.GetResult{}, want }}
 			c := connect(t, svc, Options{}, nil, "")

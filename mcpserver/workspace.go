@@ -2,14 +2,13 @@ package mcpserver
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/plan"
 )
 
 // readDocument resolves p inside the workspace and reads it with the
@@ -53,9 +52,9 @@ func (s *server) readDocument(p string) (string, []byte, error) {
 			"%s %s. The MCP server reads only documents inside the workspace (the folder holding .devworkwire.yaml); move or copy the document into it.", p, why).
 			WithDetails(core.Detail{Field: "path", Message: "outside the workspace"})
 	}
-	data, err := readFile(resolved)
+	data, err := plan.ReadFile(resolved)
 	if err != nil {
-		return "", nil, err
+		return "", nil, fromPlanError(err)
 	}
 	return resolved, data, nil
 }
@@ -97,41 +96,19 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// maxSize is core/plan.MaxSize (the parser's limit).
-const maxSize = 5 << 20
-
-// readFile reads a document with the parser's size cap, without reading
-// an oversized file into memory.
-func readFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, core.Errorf(core.CodeSourceNotFound, "%s could not be read (%s); check the path and its permissions.", path, reason(err))
+// fromPlanError translates the parser's error (same code strings) into a
+// core error, keeping every problem as a detail.
+func fromPlanError(err error) error {
+	var pe *plan.Error
+	if !errors.As(err, &pe) {
+		return core.AsError(err)
 	}
-	if fi.IsDir() {
-		return nil, core.Errorf(core.CodeSourceNotFound, "%s is a directory, not a planning document; give the path of a .md, .markdown, .yaml or .yml file.", path)
+	e := core.Errorf(core.Code(pe.Code), "%s", pe.Message)
+	if !e.Code.Known() {
+		e = core.Wrap(err, core.CodeSourceParseFailed, "%s", pe.Message)
 	}
-	if fi.Mode().IsRegular() && fi.Size() > maxSize {
-		return nil, tooLarge(path, fi.Size())
+	for _, p := range pe.Problems {
+		e.Details = append(e.Details, core.Detail{Item: p.Item, Field: p.Field, Line: p.Line, Message: p.Message})
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, core.Errorf(core.CodeSourceNotFound, "%s could not be read (%s); check the file's permissions.", path, reason(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
-	if err != nil {
-		return nil, core.Errorf(core.CodeSourceNotFound, "%s could not be read (%s); check that the file is readable.", path, reason(err))
-	}
-	if len(data) > maxSize {
-		return nil, tooLarge(path, -1)
-	}
-	return data, nil
-}
-
-func tooLarge(name string, size int64) *core.Error {
-	what := "more than 5 MiB"
-	if size >= 0 {
-		what = fmt.Sprintf("%.1f MiB", float64(size)/(1<<20))
-	}
-	return core.Errorf(core.CodeSourceParseFailed, "%s is %s; the limit is 5 MiB. Split the plan into several documents, each with its own id.", name, what)
+	return e
 }
