@@ -1,0 +1,75 @@
+package adf
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/jira/internal/adfschema"
+)
+
+// example is one entry of testdata/commonmark-adf-examples.json: a
+// CommonMark spec example and the ADF Atlassian's own transformer makes of it.
+type example struct {
+	Example  int             `json:"example"`
+	Section  string          `json:"section"`
+	Markdown string          `json:"markdown"`
+	ADF      json.RawMessage `json:"adf"`
+}
+
+func loadCorpus(t testing.TB) []example {
+	t.Helper()
+	b, err := os.ReadFile("testdata/commonmark-adf-examples.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex []example
+	if err := json.Unmarshal(b, &ex); err != nil {
+		t.Fatal(err)
+	}
+	if len(ex) != 321 {
+		t.Fatalf("corpus has %d examples, want 321", len(ex))
+	}
+	return ex
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkMarkdown asserts the converter's two invariants for one input: the
+// ADF is schema-valid, and Markdown → ADF → Markdown → ADF is a fixed point.
+func checkMarkdown(t testing.TB, name, md string) Doc {
+	t.Helper()
+	d, err := FromMarkdown(md)
+	if err != nil {
+		t.Fatalf("%s: FromMarkdown: %v", name, err)
+	}
+	j := mustJSON(t, d)
+	if err := adfschema.Validate(j); err != nil {
+		t.Errorf("%s: invalid ADF: %v\nmarkdown: %q\nadf: %s", name, err, md, j)
+	}
+	if err := checkStructure(d); err != nil {
+		t.Errorf("%s: %v\nmarkdown: %q\nadf: %s", name, err, md, j)
+	}
+	md2 := ToMarkdown(d)
+	d2, err := FromMarkdown(md2)
+	if err != nil {
+		t.Fatalf("%s: FromMarkdown(ToMarkdown): %v", name, err)
+	}
+	if j2 := mustJSON(t, d2); string(j) != string(j2) {
+		t.Errorf("%s: not a fixed point\nmarkdown:  %q\nadf:       %s\nmarkdown2: %q\nadf2:      %s", name, md, j, md2, j2)
+	}
+	return d
+}
+
+func TestCorpusSchemaValidAndFixedPoint(t *testing.T) {
+	for _, e := range loadCorpus(t) {
+		checkMarkdown(t, "example "+itoa(e.Example), e.Markdown)
+	}
+}

@@ -1,0 +1,497 @@
+package adf
+
+import (
+	"bufio"
+	"bytes"
+	stdhtml "html"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+)
+
+// mdParser is goldmark's CommonMark parser with the GFM extensions (tables,
+// strikethrough, task lists, autolinks). A goldmark parser is safe for
+// concurrent use.
+var mdParser = goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
+
+// FromMarkdown converts Markdown (CommonMark + GFM) to an ADF document that
+// validates against the ADF schema. Nothing visible is dropped: constructs ADF
+// cannot hold at a given place degrade to text or to a simpler structure (see
+// the package documentation). The error is reserved for future limits; today
+// every input converts.
+func FromMarkdown(md string) (Doc, error) {
+	src := []byte(normalizeSource(md))
+	root := mdParser.Parse(text.NewReader(src))
+	c := &fromConv{src: src}
+	return Doc{Content: fitDoc(c.blocks(root))}, nil
+}
+
+// normalizeSource makes the input well-formed for conversion: valid UTF-8,
+// "\n" line endings, no NUL characters (CommonMark replaces them with
+// U+FFFD).
+func normalizeSource(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if strings.ContainsRune(s, '\r') {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	if strings.ContainsRune(s, 0) {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return s
+}
+
+type fromConv struct {
+	src []byte
+	ids int
+}
+
+func (c *fromConv) nextID() string {
+	c.ids++
+	return "dwire-" + strconv.Itoa(c.ids)
+}
+
+// unescape resolves backslash escapes and entity/numeric references the way
+// goldmark's HTML renderer does, returning plain text.
+func unescape(b []byte) string {
+	if bytes.IndexByte(b, '\\') < 0 && bytes.IndexByte(b, '&') < 0 {
+		return string(b)
+	}
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	html.DefaultWriter.Write(w, b)
+	_ = w.Flush()
+	return stdhtml.UnescapeString(buf.String())
+}
+
+func (c *fromConv) linesText(n ast.Node) string {
+	var sb strings.Builder
+	lines := n.Lines()
+	for i := range lines.Len() {
+		seg := lines.At(i)
+		sb.Write(seg.Value(c.src))
+	}
+	return sb.String()
+}
+
+func (c *fromConv) blocks(parent ast.Node) []Node {
+	var out []Node
+	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+		out = append(out, c.block(n)...)
+	}
+	return out
+}
+
+func (c *fromConv) block(n ast.Node) []Node {
+	switch n := n.(type) {
+	case *ast.Paragraph, *ast.TextBlock:
+		in := c.inlineContent(n)
+		if len(in) == 0 {
+			return nil
+		}
+		return []Node{{Type: "paragraph", Content: in}}
+	case *ast.Heading:
+		return []Node{{Type: "heading", Attrs: map[string]any{"level": n.Level}, Content: c.inlineContent(n)}}
+	case *ast.ThematicBreak:
+		return []Node{{Type: "rule"}}
+	case *ast.FencedCodeBlock:
+		var attrs map[string]any
+		if n.Info != nil {
+			if lang := unescape(n.Language(c.src)); lang != "" {
+				attrs = map[string]any{"language": lang}
+			}
+		}
+		return []Node{codeBlock(c.linesText(n), attrs)}
+	case *ast.CodeBlock:
+		return []Node{codeBlock(c.linesText(n), nil)}
+	case *ast.Blockquote:
+		return []Node{{Type: "blockquote", Content: c.blocks(n)}}
+	case *ast.List:
+		return c.list(n)
+	case *ast.HTMLBlock:
+		// Raw HTML degrades to its source text.
+		t := c.linesText(n)
+		if n.HasClosure() {
+			t += string(n.ClosureLine.Value(c.src))
+		}
+		t = strings.TrimRight(t, "\n")
+		if t == "" {
+			return nil
+		}
+		return []Node{{Type: "paragraph", Content: textNodes(t, nil)}}
+	case *ast.LinkReferenceDefinition:
+		// Not visible: its destination already lives in the links that use it.
+		return nil
+	case *east.Table:
+		return []Node{c.table(n)}
+	default:
+		// Anything else: its blocks, or its lines as a paragraph.
+		if n.HasChildren() && n.FirstChild().Type() == ast.TypeBlock {
+			return c.blocks(n)
+		}
+		if n.HasChildren() {
+			if in := c.inlineContent(n); len(in) > 0 {
+				return []Node{{Type: "paragraph", Content: in}}
+			}
+		}
+		if t := strings.TrimRight(c.linesText(n), "\n"); t != "" {
+			return []Node{{Type: "paragraph", Content: textNodes(t, nil)}}
+		}
+		return nil
+	}
+}
+
+func codeBlock(body string, attrs map[string]any) Node {
+	body = strings.TrimSuffix(body, "\n")
+	n := Node{Type: "codeBlock", Attrs: attrs}
+	if body != "" {
+		n.Content = []Node{{Type: "text", Text: body}}
+	}
+	return n
+}
+
+// textNodes returns a single text node, or none for empty text.
+func textNodes(t string, marks []Mark) []Node {
+	if t == "" {
+		return nil
+	}
+	return []Node{{Type: "text", Text: t, Marks: marks}}
+}
+
+func (c *fromConv) table(t *east.Table) Node {
+	tbl := Node{Type: "table"}
+	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
+		cellType := "tableCell"
+		if _, ok := r.(*east.TableHeader); ok {
+			cellType = "tableHeader"
+		}
+		row := Node{Type: "tableRow"}
+		for cell := r.FirstChild(); cell != nil; cell = cell.NextSibling() {
+			para := Node{Type: "paragraph", Content: c.inlineContent(cell)}
+			row.Content = append(row.Content, Node{Type: cellType, Content: []Node{para}})
+		}
+		if len(row.Content) > 0 {
+			tbl.Content = append(tbl.Content, row)
+		}
+	}
+	return tbl
+}
+
+// taskBox returns the check box at the start of a list item, if any.
+func taskBox(item ast.Node) *east.TaskCheckBox {
+	first := item.FirstChild()
+	if first == nil {
+		return nil
+	}
+	if _, ok := first.(*ast.Paragraph); !ok {
+		if _, ok := first.(*ast.TextBlock); !ok {
+			return nil
+		}
+	}
+	cb, _ := first.FirstChild().(*east.TaskCheckBox)
+	return cb
+}
+
+// isTaskList reports whether a list is a bullet list whose every item is
+// "[ ] text" / "[x] text", optionally followed by nested task lists: the
+// shape ADF's taskList can hold. Other lists keep "[ ]" as text.
+func isTaskList(l *ast.List) bool {
+	if l.IsOrdered() || !l.HasChildren() {
+		return false
+	}
+	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
+		if taskBox(item) == nil {
+			return false
+		}
+		for b := item.FirstChild().NextSibling(); b != nil; b = b.NextSibling() {
+			sub, ok := b.(*ast.List)
+			if !ok || !isTaskList(sub) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *fromConv) list(l *ast.List) []Node {
+	if isTaskList(l) {
+		return []Node{c.taskList(l)}
+	}
+	out := Node{Type: "bulletList"}
+	if l.IsOrdered() {
+		out = Node{Type: "orderedList", Attrs: map[string]any{"order": l.Start}}
+	}
+	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
+		out.Content = append(out.Content, Node{Type: "listItem", Content: c.blocks(item)})
+	}
+	return []Node{out}
+}
+
+func (c *fromConv) taskList(l *ast.List) Node {
+	tl := Node{Type: "taskList", Attrs: map[string]any{"localId": c.nextID()}}
+	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
+		cb := taskBox(item)
+		state := "TODO"
+		if cb.IsChecked {
+			state = "DONE"
+		}
+		ti := Node{Type: "taskItem", Attrs: map[string]any{"localId": c.nextID(), "state": state}}
+		para := item.FirstChild()
+		para.RemoveChild(para, cb)
+		in := c.inlineContent(para)
+		if len(in) > 0 && in[0].Type == "text" && len(in[0].Marks) == 0 {
+			in[0].Text = strings.TrimLeft(in[0].Text, " \t")
+			if in[0].Text == "" {
+				in = in[1:]
+			}
+		}
+		ti.Content = in
+		tl.Content = append(tl.Content, ti)
+		for b := item.FirstChild().NextSibling(); b != nil; b = b.NextSibling() {
+			tl.Content = append(tl.Content, c.taskList(b.(*ast.List)))
+		}
+	}
+	return tl
+}
+
+// inlineContent converts the inline children of a block into ADF inline
+// nodes, with adjacent equal-marked text merged.
+func (c *fromConv) inlineContent(n ast.Node) []Node {
+	var out []Node
+	c.inlines(n, nil, &out)
+	return mergeText(out)
+}
+
+func withMark(marks []Mark, m Mark) []Mark {
+	for _, have := range marks {
+		if have.Type == m.Type {
+			return marks
+		}
+	}
+	out := make([]Mark, 0, len(marks)+1)
+	out = append(out, marks...)
+	return append(out, m)
+}
+
+func hasMark(marks []Mark, typ string) bool {
+	for _, m := range marks {
+		if m.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *fromConv) emit(out *[]Node, t string, marks []Mark) {
+	if t == "" {
+		return
+	}
+	ms := append([]Mark(nil), marks...)
+	if hasMark(ms, "code") {
+		// ADF: code combines only with link.
+		kept := ms[:0]
+		for _, m := range ms {
+			if m.Type == "code" || m.Type == "link" {
+				kept = append(kept, m)
+			}
+		}
+		ms = kept
+	}
+	sortMarks(ms)
+	if len(ms) == 0 {
+		ms = nil
+	}
+	*out = append(*out, Node{Type: "text", Text: t, Marks: ms})
+}
+
+func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
+	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n := n.(type) {
+		case *ast.Text:
+			v := n.Segment.Value(c.src)
+			if n.IsRaw() {
+				c.emit(out, string(v), marks)
+			} else {
+				c.emit(out, unescape(v), marks)
+			}
+			if n.HardLineBreak() {
+				*out = append(*out, Node{Type: "hardBreak"})
+			} else if n.SoftLineBreak() {
+				c.emit(out, "\n", marks)
+			}
+		case *ast.String:
+			if n.IsCode() || n.IsRaw() {
+				c.emit(out, string(n.Value), marks)
+			} else {
+				c.emit(out, unescape(n.Value), marks)
+			}
+		case *ast.CodeSpan:
+			var sb strings.Builder
+			for t := n.FirstChild(); t != nil; t = t.NextSibling() {
+				switch t := t.(type) {
+				case *ast.Text:
+					v := t.Segment.Value(c.src)
+					if bytes.HasSuffix(v, []byte("\n")) {
+						v = append(v[:len(v)-1:len(v)-1], ' ')
+					}
+					sb.Write(v)
+				case *ast.String:
+					sb.Write(t.Value)
+				}
+			}
+			c.emit(out, sb.String(), withMark(marks, Mark{Type: "code"}))
+		case *ast.Emphasis:
+			typ := "em"
+			if n.Level >= 2 {
+				typ = "strong"
+			}
+			c.inlines(n, withMark(marks, Mark{Type: typ}), out)
+		case *east.Strikethrough:
+			c.inlines(n, withMark(marks, Mark{Type: "strike"}), out)
+		case *ast.Link:
+			lm := linkMark(unescape(n.Destination), unescape(n.Title))
+			before := len(*out)
+			inner := withoutMark(marks, "link")
+			c.inlines(n, withMark(inner, lm), out)
+			if len(*out) == before {
+				// A link without text keeps its destination as its text.
+				c.emit(out, lm.attrString("href"), withMark(inner, lm))
+			}
+		case *ast.AutoLink:
+			url := string(n.URL(c.src))
+			label := string(n.Label(c.src))
+			c.emit(out, label, withMark(withoutMark(marks, "link"), linkMark(url, "")))
+		case *ast.Image:
+			// ADF media needs an uploaded file; an image degrades to a link
+			// to its source whose text is the alt text.
+			url := unescape(n.Destination)
+			var alt []Node
+			c.inlines(n, nil, &alt)
+			t := plainText(alt)
+			if t == "" {
+				t = url
+			}
+			ms := marks
+			if !hasMark(ms, "link") {
+				ms = withMark(ms, linkMark(url, unescape(n.Title)))
+			}
+			c.emit(out, t, ms)
+		case *ast.RawHTML:
+			var sb strings.Builder
+			for i := range n.Segments.Len() {
+				s := n.Segments.At(i)
+				sb.Write(s.Value(c.src))
+			}
+			c.emit(out, sb.String(), marks)
+		case *east.TaskCheckBox:
+			if n.IsChecked {
+				c.emit(out, "[x]", marks)
+			} else {
+				c.emit(out, "[ ]", marks)
+			}
+		default:
+			c.inlines(n, marks, out)
+		}
+	}
+}
+
+func withoutMark(marks []Mark, typ string) []Mark {
+	if !hasMark(marks, typ) {
+		return marks
+	}
+	var out []Mark
+	for _, m := range marks {
+		if m.Type != typ {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func linkMark(href, title string) Mark {
+	attrs := map[string]any{"href": href}
+	if title != "" {
+		attrs["title"] = title
+	}
+	return Mark{Type: "link", Attrs: attrs}
+}
+
+// plainText concatenates the text of inline nodes.
+func plainText(ns []Node) string {
+	var sb strings.Builder
+	for _, n := range ns {
+		if n.Type == "text" {
+			sb.WriteString(n.Text)
+		}
+		sb.WriteString(plainText(n.Content))
+	}
+	return sb.String()
+}
+
+// mergeText joins adjacent text nodes with equal marks and drops empty ones.
+func mergeText(ns []Node) []Node {
+	out := ns[:0]
+	for _, n := range ns {
+		if n.Type == "text" && n.Text == "" {
+			continue
+		}
+		if n.Type == "text" && len(out) > 0 {
+			last := &out[len(out)-1]
+			if last.Type == "text" && marksEqual(last.Marks, n.Marks) {
+				last.Text += n.Text
+				continue
+			}
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func marksEqual(a, b []Mark) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type != b[i].Type || !attrsEqual(a[i].Attrs, b[i].Attrs) {
+			return false
+		}
+	}
+	return true
+}
+
+func attrsEqual(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok {
+			return false
+		}
+		if vs, ok := v.(string); ok {
+			if ws, ok := w.(string); !ok || ws != vs {
+				return false
+			}
+			continue
+		}
+		vi, vok := attrInt(a, k)
+		wi, wok := attrInt(b, k)
+		if vok && wok {
+			if vi != wi {
+				return false
+			}
+			continue
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,205 @@
+package adf
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Doc is an ADF document: {"version":1,"type":"doc","content":[...]}.
+// The zero value is an empty document.
+type Doc struct {
+	Content []Node
+}
+
+// Node is one ADF node. Attrs, Marks and Content are omitted from JSON when
+// empty; Text is only meaningful (and only emitted) for "text" nodes.
+type Node struct {
+	Type    string
+	Text    string
+	Attrs   map[string]any
+	Marks   []Mark
+	Content []Node
+}
+
+// Mark is a formatting mark on a text node (em, strong, strike, code, link,
+// underline, textColor, subsup, ...).
+type Mark struct {
+	Type  string
+	Attrs map[string]any
+}
+
+type docJSON struct {
+	Version int    `json:"version"`
+	Type    string `json:"type"`
+	Content []Node `json:"content"`
+}
+
+type nodeJSON struct {
+	Type    string         `json:"type"`
+	Text    *string        `json:"text,omitempty"`
+	Attrs   map[string]any `json:"attrs,omitempty"`
+	Marks   []Mark         `json:"marks,omitempty"`
+	Content []Node         `json:"content,omitempty"`
+}
+
+type markJSON struct {
+	Type  string         `json:"type"`
+	Attrs map[string]any `json:"attrs,omitempty"`
+}
+
+// MarshalJSON renders the document exactly as Jira expects it. Content is
+// always an array, never null.
+func (d Doc) MarshalJSON() ([]byte, error) {
+	c := d.Content
+	if c == nil {
+		c = []Node{}
+	}
+	return json.Marshal(docJSON{Version: 1, Type: "doc", Content: c})
+}
+
+// MarshalJSON renders the node with empty attrs, marks and content omitted.
+func (n Node) MarshalJSON() ([]byte, error) {
+	j := nodeJSON{Type: n.Type, Attrs: n.Attrs, Marks: n.Marks, Content: n.Content}
+	if n.Type == "text" {
+		t := n.Text
+		j.Text = &t
+	}
+	return json.Marshal(j)
+}
+
+// MarshalJSON renders the mark with empty attrs omitted.
+func (m Mark) MarshalJSON() ([]byte, error) {
+	return json.Marshal(markJSON(m))
+}
+
+// UnmarshalJSON reads a node as Jira returns it. Unknown keys are ignored.
+func (n *Node) UnmarshalJSON(b []byte) error {
+	var j nodeJSON
+	if err := unmarshalNumbers(b, &j); err != nil {
+		return err
+	}
+	*n = Node{Type: j.Type, Attrs: j.Attrs, Marks: j.Marks, Content: j.Content}
+	if j.Text != nil {
+		n.Text = *j.Text
+	}
+	return nil
+}
+
+// UnmarshalJSON reads a mark.
+func (m *Mark) UnmarshalJSON(b []byte) error {
+	var j markJSON
+	if err := unmarshalNumbers(b, &j); err != nil {
+		return err
+	}
+	*m = Mark(j)
+	return nil
+}
+
+func unmarshalNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// Parse reads an ADF document as Jira returns it (an issue's description or
+// a comment body). JSON null or an empty input is an empty document. It
+// checks the envelope only; nodes it does not know are kept and rendered as
+// text by ToMarkdown.
+func Parse(data []byte) (Doc, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return Doc{}, nil
+	}
+	var raw struct {
+		Type    string          `json:"type"`
+		Version json.RawMessage `json:"version"`
+		Content []Node          `json:"content"`
+	}
+	if err := unmarshalNumbers(trimmed, &raw); err != nil {
+		return Doc{}, core.Wrap(err, core.CodeValidationFailed,
+			"the document from Jira is not valid ADF JSON (%s); check the issue's description in Jira", shortJSONError(err))
+	}
+	if raw.Type != "doc" {
+		return Doc{}, core.Errorf(core.CodeValidationFailed,
+			"the document from Jira has type %q, expected \"doc\"; it is not an Atlassian Document Format document", raw.Type)
+	}
+	return Doc{Content: raw.Content}, nil
+}
+
+func shortJSONError(err error) string {
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120] + "..."
+	}
+	return s
+}
+
+// attrString returns a string attribute, or "" when absent or not a string.
+func (n Node) attrString(key string) string {
+	if s, ok := n.Attrs[key].(string); ok {
+		return s
+	}
+	return ""
+}
+
+// attrInt returns an integer attribute (JSON numbers of any Go type).
+func attrInt(attrs map[string]any, key string) (int, bool) {
+	switch v := attrs[key].(type) {
+	case int:
+		return v, true
+	case int64:
+		return int(v), true
+	case float64:
+		return int(v), true
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return int(i), true
+		}
+		if f, err := v.Float64(); err == nil {
+			return int(f), true
+		}
+	}
+	return 0, false
+}
+
+func (m Mark) attrString(key string) string {
+	if s, ok := m.Attrs[key].(string); ok {
+		return s
+	}
+	return ""
+}
+
+// String renders the document as compact JSON (for logs and tests).
+func (d Doc) String() string {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Sprintf("adf.Doc(<%v>)", err)
+	}
+	return string(b)
+}
+
+// markRank orders marks canonically so equal mark sets render and compare
+// identically.
+var markRank = map[string]int{"link": 0, "strong": 1, "em": 2, "strike": 3, "underline": 4, "subsup": 5, "textColor": 6, "backgroundColor": 7, "code": 8}
+
+func sortMarks(ms []Mark) {
+	sort.SliceStable(ms, func(i, j int) bool {
+		ri, ok := markRank[ms[i].Type]
+		if !ok {
+			ri = 100
+		}
+		rj, ok := markRank[ms[j].Type]
+		if !ok {
+			rj = 100
+		}
+		if ri != rj {
+			return ri < rj
+		}
+		return strings.Compare(ms[i].Type, ms[j].Type) < 0
+	})
+}

@@ -1,0 +1,954 @@
+package adf
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ToMarkdown renders an ADF document as CommonMark + GFM. Every node type
+// Jira may return is rendered; those Markdown cannot express (mentions,
+// emoji, panels, expands, media, status lozenges, dates, smart links, ...)
+// degrade to readable text. For documents made by FromMarkdown the result
+// converts back to the same document.
+func ToMarkdown(d Doc) string {
+	w := &mdWriter{}
+	lines := w.blocks(d.Content)
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+type mdWriter struct{}
+
+// blocks renders sibling blocks separated by blank lines.
+func (w *mdWriter) blocks(ns []Node) []string {
+	var out []string
+	lastList := "" // kind and marker of the previous block when it was a list
+	for _, n := range ns {
+		var lines []string
+		kind := listKind(n.Type)
+		if kind != "" {
+			var marker string
+			lines, marker = w.list(n, lastList)
+			if len(lines) > 0 {
+				lastList = kind + marker
+			}
+		} else {
+			lines = w.block(n)
+			if len(lines) > 0 {
+				lastList = ""
+			}
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, lines...)
+	}
+	return out
+}
+
+func listKind(t string) string {
+	switch t {
+	case "bulletList", "taskList", "decisionList":
+		return "bullet"
+	case "orderedList":
+		return "ordered"
+	}
+	return ""
+}
+
+func prefixLines(lines []string, first, rest string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		p := rest
+		if i == 0 {
+			p = first
+		}
+		if l == "" {
+			out[i] = strings.TrimRight(p, " ")
+		} else {
+			out[i] = p + l
+		}
+	}
+	return out
+}
+
+func (w *mdWriter) block(n Node) []string {
+	switch n.Type {
+	case "paragraph":
+		s := w.inline(n.Content, modePara)
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, "\n")
+	case "heading":
+		return w.heading(n)
+	case "rule":
+		return []string{"---"}
+	case "codeBlock":
+		return codeFence(plainText(n.Content), n.attrString("language"))
+	case "blockquote":
+		inner := w.blocks(n.Content)
+		if len(inner) == 0 {
+			return nil
+		}
+		return prefixLines(inner, "> ", "> ")
+	case "table":
+		return w.table(n)
+	case "panel":
+		label := n.attrString("panelType")
+		if label == "" {
+			label = "note"
+		}
+		head := []Node{{Type: "text", Text: strings.ToUpper(label[:1]) + label[1:] + ":", Marks: []Mark{{Type: "strong"}}}}
+		inner := w.blocks(append([]Node{{Type: "paragraph", Content: head}}, n.Content...))
+		return prefixLines(inner, "> ", "> ")
+	case "expand", "nestedExpand":
+		var kids []Node
+		if t := n.attrString("title"); t != "" {
+			kids = append(kids, Node{Type: "paragraph", Content: []Node{{Type: "text", Text: t, Marks: []Mark{{Type: "strong"}}}}})
+		}
+		return w.blocks(append(kids, n.Content...))
+	case "mediaSingle", "mediaGroup":
+		var parts []Node
+		for _, m := range n.Content {
+			if m.Type == "media" {
+				parts = append(parts, mediaInline(m)...)
+				parts = append(parts, Node{Type: "text", Text: " "})
+			} else if m.Type == "caption" {
+				parts = append(parts, m.Content...)
+			}
+		}
+		return w.block(Node{Type: "paragraph", Content: parts})
+	case "media":
+		return w.block(Node{Type: "paragraph", Content: mediaInline(n)})
+	case "blockCard", "embedCard":
+		url := n.attrString("url")
+		if url == "" {
+			return nil
+		}
+		return w.block(Node{Type: "paragraph", Content: []Node{{Type: "text", Text: url, Marks: []Mark{linkMark(url, "")}}}})
+	case "taskItem", "decisionItem", "blockTaskItem":
+		lines, _ := w.list(Node{Type: "taskList", Content: []Node{n}}, "")
+		return lines
+	case "listItem":
+		lines, _ := w.list(Node{Type: "bulletList", Content: []Node{n}}, "")
+		return lines
+	case "text", "hardBreak", "mention", "emoji", "date", "status", "inlineCard", "placeholder", "mediaInline", "inlineExtension":
+		return w.block(Node{Type: "paragraph", Content: []Node{n}})
+	default:
+		// layoutSection, layoutColumn, bodiedExtension, syncBlock, unknown
+		// containers: their content; leaf extensions: their text.
+		if len(n.Content) > 0 {
+			if isInline(n.Content[0].Type) {
+				return w.block(Node{Type: "paragraph", Content: n.Content})
+			}
+			return w.blocks(n.Content)
+		}
+		if t := n.attrString("text"); t != "" {
+			return w.block(Node{Type: "paragraph", Content: []Node{{Type: "text", Text: t}}})
+		}
+		if t, ok := n.Attrs["extensionKey"].(string); ok && t != "" {
+			return w.block(Node{Type: "paragraph", Content: []Node{{Type: "text", Text: "[" + t + "]"}}})
+		}
+		return nil
+	}
+}
+
+func isInline(t string) bool {
+	switch t {
+	case "text", "hardBreak", "mention", "emoji", "date", "status", "inlineCard", "placeholder", "mediaInline", "inlineExtension":
+		return true
+	}
+	return false
+}
+
+func mediaInline(m Node) []Node {
+	alt := m.attrString("alt")
+	url := m.attrString("url")
+	if url != "" {
+		if alt == "" {
+			alt = url
+		}
+		return []Node{{Type: "text", Text: alt, Marks: []Mark{linkMark(url, "")}}}
+	}
+	if alt == "" {
+		alt = "attachment"
+		if id := m.attrString("id"); id != "" {
+			alt = "attachment " + id
+		}
+	}
+	return []Node{{Type: "text", Text: "[" + alt + "]"}}
+}
+
+func (w *mdWriter) heading(n Node) []string {
+	level, _ := attrInt(n.Attrs, "level")
+	if level < 1 {
+		level = 1
+	}
+	if level > 6 {
+		level = 6
+	}
+	multi := false
+	for _, c := range n.Content {
+		if c.Type == "hardBreak" || (c.Type == "text" && strings.Contains(c.Text, "\n")) {
+			multi = true
+		}
+	}
+	if multi && level <= 2 {
+		s := w.inline(n.Content, modeSetext)
+		if s != "" {
+			under := "==="
+			if level == 2 {
+				under = "---"
+			}
+			return append(strings.Split(s, "\n"), under)
+		}
+	}
+	s := w.inline(n.Content, modeATX)
+	if s == "" {
+		return []string{strings.Repeat("#", level)}
+	}
+	return []string{strings.Repeat("#", level) + " " + s}
+}
+
+func codeFence(body, lang string) []string {
+	fc := byte('`')
+	if strings.ContainsRune(lang, '`') {
+		fc = '~'
+	}
+	n := 3
+	for _, line := range strings.Split(body, "\n") {
+		t := strings.TrimLeft(line, " ")
+		run := 0
+		for run < len(t) && t[run] == fc {
+			run++
+		}
+		if run >= n {
+			n = run + 1
+		}
+	}
+	fence := strings.Repeat(string(fc), n)
+	lines := []string{fence + escapeInfo(lang)}
+	if body != "" {
+		lines = append(lines, strings.Split(body, "\n")...)
+	}
+	return append(lines, fence)
+}
+
+func escapeInfo(lang string) string {
+	var sb strings.Builder
+	for _, r := range lang {
+		switch {
+		case r == '\\' || r == '&' || r == '`':
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		case unicode.IsSpace(r):
+			sb.WriteString("&#" + strconv.Itoa(int(r)) + ";")
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+// list renders bullet, ordered, task and decision lists. avoid is the kind
+// and marker of the list just before it: adjacent lists of the same kind
+// need a different marker or Markdown would merge them.
+func (w *mdWriter) list(n Node, avoid string) ([]string, string) {
+	kind := listKind(n.Type)
+	marker := "-"
+	if kind == "ordered" {
+		marker = "."
+	}
+	if avoid == kind+marker {
+		if kind == "ordered" {
+			marker = ")"
+		} else {
+			marker = "*"
+		}
+	}
+	start, _ := attrInt(n.Attrs, "order")
+	if start < 0 {
+		start = 0
+	}
+	var items [][]string
+	loose := false
+	num := start
+	for _, it := range n.Content {
+		var first string
+		var body []string
+		switch it.Type {
+		case "taskItem", "blockTaskItem", "decisionItem":
+			box := "[ ] "
+			if it.attrString("state") == "DONE" || it.attrString("state") == "DECIDED" {
+				box = "[x] "
+			}
+			first = marker + " " + box
+			if it.Type == "blockTaskItem" {
+				body = w.blocks(it.Content)
+			} else if s := w.inline(it.Content, modePara); s != "" {
+				body = strings.Split(s, "\n")
+			}
+			items = append(items, prefixLines(orEmpty(body), first, "  "))
+			continue
+		case "taskList", "bulletList", "orderedList", "decisionList":
+			// A nested list directly in a list: attach to the previous item.
+			sub, _ := w.list(it, "")
+			if len(items) > 0 {
+				last := items[len(items)-1]
+				items[len(items)-1] = append(last, prefixLines(sub, "  ", "  ")...)
+			} else {
+				items = append(items, prefixLines(sub, marker+" ", "  "))
+			}
+			continue
+		case "listItem":
+			body = w.blocks(it.Content)
+		default:
+			body = w.blocks([]Node{it})
+		}
+		if kind == "ordered" {
+			first = strconv.Itoa(min(num, 999999999)) + marker + " "
+			num++
+		} else {
+			first = marker + " "
+		}
+		for _, l := range body {
+			if l == "" {
+				loose = true
+			}
+		}
+		items = append(items, prefixLines(orEmpty(body), first, strings.Repeat(" ", len(first))))
+	}
+	var out []string
+	for i, it := range items {
+		if i > 0 && loose {
+			out = append(out, "")
+		}
+		out = append(out, it...)
+	}
+	return out, marker
+}
+
+func orEmpty(lines []string) []string {
+	if len(lines) == 0 {
+		return []string{""}
+	}
+	return lines
+}
+
+func (w *mdWriter) table(t Node) []string {
+	var rows [][]string
+	cols := 0
+	for _, r := range t.Content {
+		var cells []string
+		for _, c := range r.Content {
+			var in []Node
+			for i, b := range c.Content {
+				if i > 0 {
+					in = append(in, Node{Type: "text", Text: " "})
+				}
+				in = append(in, blockInline(b)...)
+			}
+			cells = append(cells, w.inline(in, modeCell))
+		}
+		cols = max(cols, len(cells))
+		rows = append(rows, cells)
+	}
+	if len(rows) == 0 || cols == 0 {
+		return nil
+	}
+	line := func(cells []string) string {
+		for len(cells) < cols {
+			cells = append(cells, "")
+		}
+		var sb strings.Builder
+		sb.WriteString("|")
+		for _, c := range cells {
+			sb.WriteString(" " + c + " |")
+		}
+		return sb.String()
+	}
+	out := []string{line(rows[0])}
+	delim := make([]string, cols)
+	for i := range delim {
+		delim[i] = "---"
+	}
+	out = append(out, line(delim))
+	for _, r := range rows[1:] {
+		out = append(out, line(r))
+	}
+	return out
+}
+
+// blockInline flattens a block (in a table cell) to inline nodes.
+func blockInline(b Node) []Node {
+	if isInline(b.Type) {
+		return []Node{b}
+	}
+	switch b.Type {
+	case "paragraph", "heading":
+		return b.Content
+	case "codeBlock":
+		t := plainText(b.Content)
+		if t == "" {
+			return nil
+		}
+		return []Node{{Type: "text", Text: t, Marks: []Mark{{Type: "code"}}}}
+	}
+	var out []Node
+	for i, c := range b.Content {
+		if i > 0 {
+			out = append(out, Node{Type: "text", Text: " "})
+		}
+		out = append(out, blockInline(c)...)
+	}
+	return out
+}
+
+type inlineMode int
+
+const (
+	modePara   inlineMode = iota // paragraph: soft breaks and hard breaks kept
+	modeSetext                   // setext heading: like a paragraph
+	modeATX                      // one line; '#' escaped
+	modeCell                     // one line in a table row
+)
+
+// atomText turns an inline atom Jira may return into text.
+func atomText(n Node) []Node {
+	switch n.Type {
+	case "mention":
+		t := n.attrString("text")
+		if t == "" {
+			t = "@" + n.attrString("id")
+		}
+		if !strings.HasPrefix(t, "@") {
+			t = "@" + t
+		}
+		return []Node{{Type: "text", Text: t}}
+	case "emoji":
+		t := n.attrString("text")
+		if t == "" {
+			t = n.attrString("shortName")
+		}
+		return textNodes(t, nil)
+	case "date":
+		ts := n.attrString("timestamp")
+		if ms, err := strconv.ParseInt(ts, 10, 64); err == nil {
+			ts = time.UnixMilli(ms).UTC().Format("2006-01-02")
+		}
+		return textNodes(ts, nil)
+	case "status":
+		t := n.attrString("text")
+		if t == "" {
+			return nil
+		}
+		return []Node{{Type: "text", Text: "[" + t + "]"}}
+	case "inlineCard":
+		url := n.attrString("url")
+		if url == "" {
+			return nil
+		}
+		return []Node{{Type: "text", Text: url, Marks: []Mark{linkMark(url, "")}}}
+	case "placeholder":
+		return textNodes(n.attrString("text"), nil)
+	case "mediaInline":
+		return mediaInline(n)
+	case "inlineExtension":
+		t := n.attrString("text")
+		if t == "" {
+			if k := n.attrString("extensionKey"); k != "" {
+				t = "[" + k + "]"
+			}
+		}
+		return textNodes(t, nil)
+	}
+	// An unknown inline node: its text, if it has any.
+	if t := n.attrString("text"); t != "" {
+		return textNodes(t, nil)
+	}
+	return textNodes(plainText(n.Content), nil)
+}
+
+var supportedMarks = map[string]bool{"link": true, "strong": true, "em": true, "strike": true, "code": true}
+
+// normInline is what FromMarkdown would make of inline content: atoms as
+// text, only Markdown-expressible marks, code combined with link only,
+// adjacent equal-marked text merged.
+func normInline(ns []Node, mode inlineMode) []Node {
+	var out []Node
+	for _, n := range ns {
+		switch n.Type {
+		case "text":
+			var ms []Mark
+			code := hasMark(n.Marks, "code")
+			for _, m := range n.Marks {
+				if !supportedMarks[m.Type] || (code && m.Type != "code" && m.Type != "link") {
+					continue
+				}
+				if m.Type == "link" {
+					m = linkMark(m.attrString("href"), m.attrString("title"))
+				} else {
+					m = Mark{Type: m.Type}
+				}
+				ms = withMark(ms, m)
+			}
+			sortMarks(ms)
+			if len(ms) == 0 {
+				ms = nil
+			}
+			t := n.Text
+			if code {
+				t = strings.ReplaceAll(t, "\n", " ")
+			}
+			if mode == modeATX || mode == modeCell {
+				t = strings.ReplaceAll(t, "\n", " ")
+			}
+			out = append(out, Node{Type: "text", Text: t, Marks: ms})
+		case "hardBreak":
+			if mode == modeATX || mode == modeCell {
+				out = append(out, Node{Type: "text", Text: " "})
+			} else {
+				out = append(out, Node{Type: "hardBreak"})
+			}
+		default:
+			for _, a := range atomText(n) {
+				out = append(out, normInline([]Node{a}, mode)...)
+			}
+		}
+	}
+	out = mergeText(out)
+	// Markdown cannot end a paragraph with a hard break.
+	for len(out) > 0 && out[len(out)-1].Type == "hardBreak" {
+		out = out[:len(out)-1]
+	}
+	for len(out) > 0 && out[0].Type == "hardBreak" {
+		out = out[1:]
+	}
+	return out
+}
+
+// inline renders inline content. It tries the readable rendering first and
+// checks that it parses back to the same nodes; if not, it falls back to a
+// more heavily escaped rendering.
+func (w *mdWriter) inline(ns []Node, mode inlineMode) string {
+	norm := normInline(ns, mode)
+	if len(norm) == 0 {
+		return ""
+	}
+	s := renderInline(norm, mode, false)
+	if mode == modeATX || mode == modeCell || inlineRoundTrips(s, norm) {
+		return s
+	}
+	return renderInline(norm, mode, true)
+}
+
+func inlineRoundTrips(s string, want []Node) bool {
+	d, err := FromMarkdown(s)
+	if err != nil || len(d.Content) != 1 || d.Content[0].Type != "paragraph" {
+		return false
+	}
+	got := d.Content[0].Content
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i].Type != want[i].Type || got[i].Text != want[i].Text || !marksEqual(got[i].Marks, want[i].Marks) {
+			return false
+		}
+	}
+	return true
+}
+
+type tokKind int
+
+const (
+	tText  tokKind = iota // one rune of text
+	tOpen                 // opening emphasis delimiter
+	tClose                // closing emphasis delimiter
+	tRaw                  // link syntax, code span
+	tBreak                // hard break
+)
+
+type tok struct {
+	kind tokKind
+	r    rune
+	s    string // rendered form
+	ent  bool   // text rune must be written as a character reference
+}
+
+func markOpen(m Mark, safe bool) string {
+	switch m.Type {
+	case "strong":
+		return "**"
+	case "em":
+		if safe {
+			return "_"
+		}
+		return "*"
+	case "strike":
+		return "~~"
+	case "link":
+		return "["
+	}
+	return ""
+}
+
+func markClose(m Mark, safe bool) string {
+	if m.Type == "link" {
+		return "](" + linkDest(m.attrString("href")) + linkTitle(m.attrString("title")) + ")"
+	}
+	return markOpen(m, safe)
+}
+
+func linkDest(href string) string {
+	if href == "" {
+		return "<>"
+	}
+	var sb strings.Builder
+	sb.WriteByte('<')
+	for _, r := range href {
+		switch r {
+		case '<', '>', '\\':
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		case '\n':
+			sb.WriteString("%0A")
+		case '&':
+			sb.WriteString("\\&")
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	sb.WriteByte('>')
+	return sb.String()
+}
+
+func linkTitle(t string) string {
+	if t == "" {
+		return ""
+	}
+	var sb strings.Builder
+	sb.WriteString(` "`)
+	for _, r := range t {
+		switch r {
+		case '"', '\\', '&':
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
+
+func codeSpan(t string) string {
+	longest, run := 0, 0
+	for _, r := range t {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	pad := strings.HasPrefix(t, "`") || strings.HasSuffix(t, "`") ||
+		(strings.HasPrefix(t, " ") && strings.HasSuffix(t, " ") && strings.Trim(t, " ") != "")
+	if pad {
+		return fence + " " + t + " " + fence
+	}
+	return fence + t + fence
+}
+
+func renderInline(ns []Node, mode inlineMode, safe bool) string {
+	var toks []tok
+	var stack []Mark
+	closeTo := func(n int) {
+		for k := len(stack) - 1; k >= n; k-- {
+			m := stack[k]
+			kind := tClose
+			if m.Type == "link" {
+				kind = tRaw
+			}
+			toks = append(toks, tok{kind: kind, s: markClose(m, safe)})
+		}
+		stack = stack[:n]
+	}
+	for _, n := range ns {
+		if n.Type == "hardBreak" {
+			toks = append(toks, tok{kind: tBreak, s: "\\\n"})
+			continue
+		}
+		var want []Mark
+		code := false
+		for _, m := range n.Marks {
+			if m.Type == "code" {
+				code = true
+				continue
+			}
+			want = append(want, m)
+		}
+		common := 0
+		for common < len(stack) && common < len(want) &&
+			stack[common].Type == want[common].Type && attrsEqual(stack[common].Attrs, want[common].Attrs) {
+			common++
+		}
+		closeTo(common)
+		for _, m := range want[common:] {
+			kind := tOpen
+			if m.Type == "link" {
+				kind = tRaw
+			}
+			toks = append(toks, tok{kind: kind, s: markOpen(m, safe)})
+			stack = append(stack, m)
+		}
+		if code {
+			toks = append(toks, tok{kind: tRaw, s: codeSpan(n.Text)})
+			continue
+		}
+		for _, r := range n.Text {
+			toks = append(toks, tok{kind: tText, r: r})
+		}
+	}
+	closeTo(0)
+	escapeText(toks, mode, safe)
+	fixFlanking(toks, safe)
+	var sb strings.Builder
+	for _, t := range toks {
+		sb.WriteString(t.s)
+	}
+	return sb.String()
+}
+
+func entity(r rune) string { return "&#" + strconv.Itoa(int(r)) + ";" }
+
+func isWS(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || unicode.IsSpace(r)
+}
+
+// escapeText renders every text token, escaping what Markdown would
+// otherwise read as syntax.
+func escapeText(toks []tok, mode inlineMode, safe bool) {
+	lineStart := true
+	lineDigits := true // only digits since the start of the line
+	var line []rune    // text of the current line so far (for look-behind)
+	for i := range toks {
+		t := &toks[i]
+		if t.kind != tText {
+			if t.kind == tBreak {
+				lineStart, lineDigits, line = true, true, line[:0]
+			} else {
+				lineStart, lineDigits = false, false
+				line = append(line, 0)
+			}
+			continue
+		}
+		r := t.r
+		s := string(r)
+		switch {
+		case r == '\n':
+			prev := prevRune(toks, i)
+			if mode == modePara || mode == modeSetext {
+				if i == len(toks)-1 || prev == 0 || isWS(prev) || nextIsBreakOrNL(toks, i) {
+					s = entity(r)
+				}
+			} else {
+				s = " "
+			}
+			if s == "\n" {
+				t.s = s
+				lineStart, lineDigits, line = true, true, line[:0]
+				continue
+			}
+		case r == ' ' || r == '\t':
+			if lineStart || trailingWS(toks, i) {
+				s = entity(r)
+			}
+		case r == '\v' || r == '\f' || r == '\r' || r == 0:
+			s = entity(r)
+		case strings.ContainsRune("\\`*_[]<~|", r):
+			s = "\\" + s
+		case r == '>' || r == '-' || r == '+' || r == '=':
+			if lineStart {
+				s = "\\" + s
+			}
+		case r == '#':
+			if lineStart || mode == modeATX || mode == modeSetext {
+				s = "\\" + s
+			}
+		case r == '.' || r == ')':
+			if lineDigits && len(line) > 0 {
+				s = "\\" + s
+			} else if r == '.' && endsWith(line, "www") {
+				s = "\\" + s
+			}
+		case r == ':':
+			if endsWith(line, "http") || endsWith(line, "https") || endsWith(line, "ftp") {
+				s = "\\" + s
+			}
+		case r == '@':
+			if len(line) > 0 && isEmailLocal(line[len(line)-1]) {
+				s = "\\" + s
+			}
+		case r == '&':
+			if looksLikeReference(toks[i+1:]) {
+				s = "\\" + s
+			}
+		case r == '!':
+			// "![" is escaped through '['.
+		}
+		t.s = s
+		if !(r >= '0' && r <= '9') {
+			lineDigits = false
+		}
+		lineStart = false
+		line = append(line, r)
+		_ = safe
+	}
+}
+
+func isEmailLocal(r rune) bool {
+	return r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".!#$%&'*+/=?^_`{|}~-", r))
+}
+
+func endsWith(line []rune, s string) bool {
+	if len(line) < len(s) {
+		return false
+	}
+	return string(line[len(line)-len(s):]) == s
+}
+
+func prevRune(toks []tok, i int) rune {
+	if i == 0 {
+		return 0
+	}
+	p := toks[i-1]
+	if p.kind == tText {
+		return p.r
+	}
+	if p.kind == tBreak {
+		return '\n'
+	}
+	r, _ := utf8.DecodeLastRuneInString(p.s)
+	return r
+}
+
+func nextIsBreakOrNL(toks []tok, i int) bool {
+	if i+1 >= len(toks) {
+		return true
+	}
+	n := toks[i+1]
+	return n.kind == tBreak || (n.kind == tText && isWS(n.r))
+}
+
+// trailingWS reports whether the whitespace at i runs to the end of the
+// line (where Markdown would strip it or read a hard break).
+func trailingWS(toks []tok, i int) bool {
+	for j := i + 1; j < len(toks); j++ {
+		t := toks[j]
+		if t.kind == tBreak {
+			return true
+		}
+		if t.kind != tText {
+			return false
+		}
+		if t.r == '\n' {
+			return true
+		}
+		if t.r != ' ' && t.r != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// looksLikeReference reports whether the text after '&' would be read as
+// an entity or numeric character reference.
+func looksLikeReference(rest []tok) bool {
+	n := 0
+	for _, t := range rest {
+		if t.kind != tText {
+			return false
+		}
+		if t.r == ';' {
+			return n > 0
+		}
+		if !(t.r == '#' || t.r < utf8.RuneSelf && (unicode.IsLetter(t.r) || unicode.IsDigit(t.r))) {
+			return false
+		}
+		n++
+		if n > 40 {
+			return false
+		}
+	}
+	return false
+}
+
+func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
+func lastRune(s string) rune  { r, _ := utf8.DecodeLastRuneInString(s); return r }
+
+func isASCIIPunct(r rune) bool {
+	return r < utf8.RuneSelf && unicode.IsPunct(r) || strings.ContainsRune("$+<=>^`|~", r)
+}
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// fixFlanking makes every emphasis delimiter open or close as intended
+// (CommonMark's left-/right-flanking rules) by writing neighbouring
+// characters as character references where needed: a reference starts
+// with '&' and ends with ';', both punctuation, and does not count as
+// whitespace.
+func fixFlanking(toks []tok, safe bool) {
+	for changed, iter := true, 0; changed && iter < 4; iter++ {
+		changed = false
+		setEnt := func(j int) {
+			if j >= 0 && j < len(toks) && toks[j].kind == tText && !toks[j].ent {
+				toks[j].ent = true
+				toks[j].s = entity(toks[j].r)
+				changed = true
+			}
+		}
+		for i, t := range toks {
+			switch t.kind {
+			case tOpen:
+				if i+1 < len(toks) && toks[i+1].kind == tText && isWS(firstRune(toks[i+1].s)) {
+					setEnt(i + 1)
+				}
+				inner := rune(0)
+				if i+1 < len(toks) {
+					inner = firstRune(toks[i+1].s)
+				}
+				if i > 0 {
+					outer := lastRune(toks[i-1].s)
+					if (!isAlnum(inner) || safe || t.s == "_") && !isWS(outer) && !isASCIIPunct(outer) {
+						setEnt(i - 1)
+					}
+				}
+			case tClose:
+				if i > 0 && toks[i-1].kind == tText && isWS(lastRune(toks[i-1].s)) {
+					setEnt(i - 1)
+				}
+				inner := rune(0)
+				if i > 0 {
+					inner = lastRune(toks[i-1].s)
+				}
+				if i+1 < len(toks) {
+					outer := firstRune(toks[i+1].s)
+					if (!isAlnum(inner) || safe || t.s == "_") && !isWS(outer) && !isASCIIPunct(outer) {
+						setEnt(i + 1)
+					}
+				}
+			}
+		}
+	}
+}
