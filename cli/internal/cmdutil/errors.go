@@ -16,7 +16,7 @@ import (
 // NewRunID returns a fresh run id for an invocation whose error did not
 // come from the service (configuration, usage, a panic).
 func NewRunID() string {
-	var b [8]byte
+	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return "run_" + hex.EncodeToString(b[:])
 }

@@ -1,0 +1,167 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// DoctorOptions are the dependencies of `dwire doctor`.
+type DoctorOptions struct {
+	F *cmdutil.Factory
+}
+
+// Check is one line of the doctor's report (also its --json form).
+type Check struct {
+	Name    string    `json:"name"`
+	OK      bool      `json:"ok"`
+	Detail  string    `json:"detail,omitempty"`
+	Code    core.Code `json:"code,omitempty"`
+	Fix     string    `json:"fix,omitempty"`
+	Skipped bool      `json:"skipped,omitempty"`
+}
+
+// DoctorResult is the doctor's report.
+type DoctorResult struct {
+	ResultType string  `json:"result_type"` // "preview": doctor writes nothing
+	RunID      string  `json:"run_id"`
+	OK         bool    `json:"ok"`
+	Checks     []Check `json:"checks"`
+}
+
+// NewCmdDoctor parses `dwire doctor`.
+func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
+	o := &DoctorOptions{F: f}
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the configuration, credentials, Jira project, reference field and store",
+		Long: `Check everything dwire needs, in order — configuration file, credentials,
+Jira (credentials accepted, project, issue types, reference field) and the
+state store — and say for each what is wrong and how to fix it. Writes
+nothing anywhere.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return doctorRun(c.Context(), o)
+		},
+	}
+}
+
+func failed(name string, err error) Check {
+	e := core.AsError(err)
+	return Check{Name: name, Code: e.Code, Detail: e.Message, Fix: fixFor(e.Code)}
+}
+
+func fixFor(c core.Code) string {
+	switch c {
+	case core.CodeConfigMissing:
+		return "run `dwire init`"
+	case core.CodeConfigInvalid:
+		return "edit the field named above (docs/configuration.md)"
+	case core.CodeCredentialsMissing:
+		return "export the token variable named above"
+	case core.CodeReferenceFieldMissing:
+		return ReferenceFieldHowTo
+	case core.CodeJiraUnauthorized:
+		return "check jira.email and create a new API token"
+	case core.CodeJiraPermissionDenied:
+		return "ask a Jira admin for Browse and Create permission in the project"
+	case core.CodeJiraUnavailable, core.CodeJiraRateLimited:
+		return "check the site URL and your network, then try again"
+	}
+	return ""
+}
+
+// ReferenceFieldHowTo says how to create the reference field in Jira.
+const ReferenceFieldHowTo = `in Jira: Settings → Work items (Issues) → Custom fields → Create custom field → "Short text (plain text only)", name it "DevWorkWire Reference", and add it to the Epic and Story screens of your project; or set jira.reference_field to an existing text field`
+
+func doctorRun(ctx context.Context, o *DoctorOptions) error {
+	f := o.F
+	ios := f.IOStreams
+	res := DoctorResult{ResultType: core.ResultPreview, RunID: f.RunID}
+	var first core.Code
+	add := func(c Check) {
+		res.Checks = append(res.Checks, c)
+		if !c.OK && !c.Skipped && first == "" {
+			first = c.Code
+		}
+	}
+	skip := func(name, why string) { add(Check{Name: name, Skipped: true, Detail: why}) }
+
+	cfg, err := f.Config()
+	if err != nil {
+		add(failed("config", err))
+		skip("credentials", "needs a valid configuration")
+		skip("jira", "needs a valid configuration")
+		skip("store", "needs a valid configuration")
+	} else {
+		add(Check{Name: "config", OK: true, Detail: cfg.Path})
+		if _, err := cfg.Token(f.Getenv); err != nil {
+			add(failed("credentials", err))
+			skip("jira", "needs credentials")
+		} else {
+			add(Check{Name: "credentials", OK: true, Detail: fmt.Sprintf("%s is set (account %s)", cfg.TokenEnv, cfg.Email)})
+			p, _, err := f.Provider(ctx)
+			if err == nil {
+				err = p.Check(ctx)
+			}
+			if err != nil {
+				add(failed("jira", err))
+			} else {
+				add(Check{Name: "jira", OK: true, Detail: fmt.Sprintf("%s: project %s, issue types %s/%s, reference field %q", cfg.Site, cfg.Project, cfg.EpicType, cfg.StoryType, cfg.ReferenceField)})
+			}
+		}
+		st, err := f.OpenStore(ctx, cfg, f.Logger())
+		if err != nil {
+			add(failed("store", err))
+		} else {
+			_ = st.Close()
+			add(Check{Name: "store", OK: true, Detail: storeLabel(cfg)})
+		}
+	}
+	res.OK = first == ""
+	if f.JSON {
+		if err := printJSON(ios.Out, res); err != nil {
+			return err
+		}
+	} else {
+		cs := ios.ColorScheme(false)
+		for _, c := range res.Checks {
+			switch {
+			case c.Skipped:
+				fmt.Fprintf(ios.Out, "- %-12s skipped: %s\n", c.Name, c.Detail)
+			case c.OK:
+				fmt.Fprintf(ios.Out, "%s %-12s %s\n", cs.Green("✓"), c.Name, c.Detail)
+			default:
+				fmt.Fprintf(ios.Out, "%s %-12s %s: %s\n", cs.Red("✗"), c.Name, c.Code, c.Detail)
+				if c.Fix != "" {
+					fmt.Fprintf(ios.Out, "  %-12s fix: %s\n", "", c.Fix)
+				}
+			}
+		}
+	}
+	if first != "" {
+		if !f.JSON {
+			fmt.Fprintf(ios.ErrOut, "Error: %s: doctor found a problem (see above).\n  run_id: %s\n", first, f.RunID)
+		}
+		return &cmdutil.ErrSilent{Code: first}
+	}
+	return nil
+}
+
+func storeLabel(cfg *config.Config) string {
+	if cfg.StoreURL == "" {
+		return "default SQLite file in the user state folder"
+	}
+	if cfg.StoreFromEnv {
+		return redactURL(cfg.StoreURL) + " (from " + config.EnvStoreURL + ")"
+	}
+	return redactURL(cfg.StoreURL)
+}

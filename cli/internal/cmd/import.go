@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/render"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// ImportOptions are the dependencies and flags of `dwire import`.
+type ImportOptions struct {
+	F      *cmdutil.Factory
+	Path   string
+	DryRun bool
+}
+
+// NewCmdImport parses `dwire import <doc> [--dry-run]`.
+func NewCmdImport(f *cmdutil.Factory, runF func(context.Context, *ImportOptions) error) *cobra.Command {
+	o := &ImportOptions{F: f}
+	c := &cobra.Command{
+		Use:   "import <document>",
+		Short: "Preview a planning document's import into Jira, confirm, and commit it",
+		Long: `Validate a planning document (Markdown or YAML), show what importing it
+would do in Jira (create / update / unchanged / drift for every epic and
+story), ask for confirmation — the answer defaults to no — and then write
+exactly the plan shown. Importing the same document again never creates
+duplicates: unchanged items stay untouched.
+
+With --dry-run the command stops after the preview. Without a terminal to
+ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.`,
+		Example: "  dwire import plan.md\n  dwire import plan.md --dry-run --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Path = args[0]
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return importRun(c.Context(), o)
+		},
+	}
+	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
+	return c
+}
+
+func importRun(ctx context.Context, o *ImportOptions) error {
+	ios := o.F.IOStreams
+	path := o.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(o.F.WorkDir, path)
+	}
+	svc, _, closeFn, err := o.F.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+
+	p, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path})
+	if err != nil {
+		return err
+	}
+	warn(ios, p.Warnings)
+	writes := render.Writes(p.Counts)
+	interactive := !o.DryRun && writes
+
+	// The preview: on stdout, unless stdout is reserved for the JSON result.
+	switch {
+	case o.F.JSON && !interactive:
+		return printJSON(ios.Out, p)
+	case o.F.JSON:
+		render.ImportPreview(ios.ErrOut, p, opts(ios, true))
+	default:
+		render.ImportPreview(ios.Out, p, opts(ios, false))
+	}
+	if o.DryRun {
+		fmt.Fprintln(ios.ErrOut, "Dry run: nothing was written.")
+		return nil
+	}
+	if !writes {
+		fmt.Fprintln(ios.ErrOut, "Nothing to write: Jira already matches the document.")
+		return nil
+	}
+	if !ios.CanPrompt() {
+		return confirmRequired(p.RunID, p.PreviewHandle, "Writing to Jira")
+	}
+	q := fmt.Sprintf("Write %s to Jira (%d to create, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), p.Counts.Create, p.Counts.Update)
+	ok, err := ask(ctx, ios, q)
+	if err != nil {
+		return confirmRequired(p.RunID, p.PreviewHandle, "Writing to Jira")
+	}
+	if !ok {
+		if o.F.JSON {
+			return printJSON(ios.Out, p)
+		}
+		return nil
+	}
+	return commitImport(ctx, o.F, svc, p.PreviewHandle)
+}
+
+func commitImport(ctx context.Context, f *cmdutil.Factory, svc cmdutil.Service, handle string) error {
+	ios := f.IOStreams
+	progress, done := progressFn(ios, "Committing")
+	r, err := svc.ImportCommit(ctx, core.CommitInput{
+		PreviewHandle:  handle,
+		Confirmed:      true,
+		IdempotencyKey: newIdempotencyKey(),
+		Progress:       progress,
+	})
+	done()
+	if err != nil {
+		return err
+	}
+	if f.JSON {
+		return printJSON(ios.Out, r)
+	}
+	render.ImportCommit(ios.Out, r, opts(ios, false))
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,200 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/cli/internal/prompt"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// InitOptions are the dependencies and flags of `dwire init`.
+type InitOptions struct {
+	F              *cmdutil.Factory
+	Site           string
+	APIURL         string
+	Project        string
+	Email          string
+	ReferenceField string
+	TokenEnv       string
+	Store          string
+	Force          bool
+}
+
+// InitResult is `dwire init --json`.
+type InitResult struct {
+	Path    string `json:"path"`
+	Site    string `json:"site"`
+	Project string `json:"project"`
+	Checked bool   `json:"checked"`
+}
+
+// NewCmdInit parses `dwire init`.
+func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
+	o := &InitOptions{F: f}
+	c := &cobra.Command{
+		Use:   "init",
+		Short: "Create .devworkwire.yaml: ask for the Jira site, project, e-mail and field, and check them",
+		Long: `Write .devworkwire.yaml in the current folder (or at --config). In a
+terminal it asks for anything not given as a flag. Before writing, it
+checks the credentials, the project, the issue types and the reference
+field against Jira, and says exactly how to create the field if it is
+missing. The API token is read from the environment (JIRA_API_TOKEN, or
+the variable named with --token-env) and is never written to the file.`,
+		Example: "  export JIRA_API_TOKEN=…\n  dwire init\n  dwire init --site https://acme.atlassian.net --project PROJ --email me@acme.com",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return initRun(c.Context(), o)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.Site, "site", "", "Jira Cloud site, e.g. https://your-team.atlassian.net")
+	fl.StringVar(&o.APIURL, "api-url", "", "REST base URL when it differs from the site (scoped tokens)")
+	fl.StringVar(&o.Project, "project", "", "Jira project key, e.g. PROJ")
+	fl.StringVar(&o.Email, "email", "", "e-mail of the Atlassian account owning the token")
+	fl.StringVar(&o.ReferenceField, "reference-field", "", "reference custom field id or name (default \"DevWorkWire Reference\")")
+	fl.StringVar(&o.TokenEnv, "token-env", "", "environment variable holding the token (default JIRA_API_TOKEN)")
+	fl.StringVar(&o.Store, "store", "", "state store URL (default: SQLite in the user state folder)")
+	fl.BoolVar(&o.Force, "force", false, "replace an existing configuration file")
+	return c
+}
+
+func initRun(ctx context.Context, o *InitOptions) error {
+	f := o.F
+	ios := f.IOStreams
+	path := f.ConfigPath
+	if path == "" {
+		path = filepath.Join(f.WorkDir, config.FileName)
+	} else if !filepath.IsAbs(path) {
+		path = filepath.Join(f.WorkDir, path)
+	}
+	interactive := ios.CanPrompt()
+	var rd *bufio.Reader
+	if interactive {
+		rd = bufio.NewReader(ios.In)
+	}
+
+	if _, err := os.Stat(path); err == nil && !o.Force {
+		if !interactive {
+			return core.Errorf(core.CodeConfigInvalid, "%s already exists. Edit it, or pass --force to replace it.", path)
+		}
+		v, err := prompt.Input(ctx, rd, ios.ErrOut, path+" exists. Replace it? (y/N)", "")
+		if err != nil || !isYes(v) {
+			fmt.Fprintln(ios.ErrOut, "Skipped: the existing configuration was kept.")
+			return nil
+		}
+	}
+
+	ask := func(val *string, flag, question, def string, required bool) error {
+		if *val != "" {
+			return nil
+		}
+		if !interactive {
+			if required {
+				return core.Errorf(core.CodeConfigInvalid, "%s is required: this is not a terminal, so dwire init cannot ask for it.", flag).
+					WithDetails(core.Detail{Field: flag, Message: "pass " + flag})
+			}
+			return nil
+		}
+		v, err := prompt.Input(ctx, rd, ios.ErrOut, question, def)
+		if err != nil {
+			return err
+		}
+		if v != def {
+			*val = v
+		}
+		return nil
+	}
+	steps := []struct {
+		val                 *string
+		flag, question, def string
+		required            bool
+	}{
+		{&o.Site, "--site", "Jira site (e.g. https://your-team.atlassian.net)", "", true},
+		{&o.Project, "--project", "Project key (PROJ in PROJ-12)", "", true},
+		{&o.Email, "--email", "Your Atlassian account e-mail", f.Getenv(config.DefaultEmailEnv), false},
+		{&o.ReferenceField, "--reference-field", "Reference field (id or name)", config.DefaultReferenceField, false},
+	}
+	for _, s := range steps {
+		if err := ask(s.val, s.flag, s.question, s.def, s.required); err != nil {
+			if errors.Is(err, prompt.ErrInterrupted) {
+				fmt.Fprintln(ios.ErrOut, "Skipped: interrupted; no configuration was written.")
+				return nil
+			}
+			return err
+		}
+	}
+
+	file := config.File{
+		Jira: config.JiraFile{
+			Site: strings.TrimSpace(o.Site), APIURL: strings.TrimSpace(o.APIURL),
+			Project: strings.ToUpper(strings.TrimSpace(o.Project)), Email: strings.TrimSpace(o.Email),
+			ReferenceField: strings.TrimSpace(o.ReferenceField), TokenEnv: strings.TrimSpace(o.TokenEnv),
+		},
+		Store: strings.TrimSpace(o.Store),
+	}
+	data, err := config.Marshal(file)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Parse(path, data, f.Getenv)
+	if err != nil {
+		return err
+	}
+	tok, err := cfg.Token(f.Getenv)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(ios.ErrOut, "Checking %s (project %s) …\n", cfg.Site, cfg.Project)
+	p, err := f.OpenProvider(ctx, cfg, tok, f.Logger())
+	if err == nil {
+		err = p.Check(ctx)
+	}
+	if err != nil {
+		e := core.AsError(err)
+		if e.Code == core.CodeReferenceFieldMissing {
+			e.Message = strings.TrimRight(e.Message, ". ") + ". To create it: " + ReferenceFieldHowTo + ". Then run dwire init again."
+		}
+		fmt.Fprintf(ios.ErrOut, "Nothing was written to %s.\n", path)
+		return e
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return core.Wrap(err, core.CodeConfigInvalid, "Could not write %s: check that the folder exists and is writable.", path)
+	}
+	if f.JSON {
+		return printJSON(ios.Out, InitResult{Path: path, Site: cfg.Site, Project: cfg.Project, Checked: true})
+	}
+	fmt.Fprintf(ios.Out, "Wrote %s (checked against %s, project %s).\n", path, cfg.Site, cfg.Project)
+	fmt.Fprintf(ios.Out, "Next: dwire doctor, then dwire import <plan.md> --dry-run\n")
+	return nil
+}
+
+func isYes(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return s == "y" || s == "yes"
+}
+
+// redactURL hides a password in a store URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}

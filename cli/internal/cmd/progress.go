@@ -1,0 +1,139 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/render"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// MaxComment is the most bytes a comment may have.
+const MaxComment = 32 << 10
+
+// ProgressOptions are the dependencies and flags of `dwire progress`.
+type ProgressOptions struct {
+	F       *cmdutil.Factory
+	Item    string
+	Status  string
+	Comment string
+	// CommentSet is true when --comment was given (even empty).
+	CommentSet bool
+}
+
+// NewCmdProgress parses `dwire progress <key|ref> [--status S] [--comment TEXT|-]`.
+func NewCmdProgress(f *cmdutil.Factory, runF func(context.Context, *ProgressOptions) error) *cobra.Command {
+	o := &ProgressOptions{F: f}
+	c := &cobra.Command{
+		Use:   "progress <key|reference>",
+		Short: "Report progress on a work item: move its status and/or add a comment",
+		Long: `Preview a status change and/or a comment on one work item (a Jira key
+such as PROJ-12, or a reference such as checkout-v2/s-1), ask for
+confirmation — the answer defaults to no — and then write it.
+
+--comment - reads the comment from stdin; the confirmation is then asked
+on the terminal.`,
+		Example: "  dwire progress PROJ-12 --status in_progress\n  dwire progress checkout-v2/s-1 --status done --comment \"Shipped in #42\"\n  git log -1 --format=%B | dwire progress PROJ-12 --comment -",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Item = args[0]
+			o.CommentSet = c.Flags().Changed("comment")
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return progressRun(c.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Status, "status", "", "target status: todo, in_progress or done")
+	c.Flags().StringVar(&o.Comment, "comment", "", "Markdown comment to add (- reads it from stdin)")
+	_ = c.RegisterFlagCompletionFunc("status", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"todo", "in_progress", "done"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return c
+}
+
+func invalidFlag(flag, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return core.Errorf(core.CodeValidationFailed, "%s", msg).WithDetails(core.Detail{Field: flag, Message: msg})
+}
+
+// parseStatus accepts the three statuses (and in-progress for convenience).
+func parseStatus(s string) (core.Status, error) {
+	switch v := core.Status(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")); {
+	case s == "":
+		return "", nil
+	case v.Valid():
+		return v, nil
+	}
+	return "", invalidFlag("--status", "--status %q is not a status. Use todo, in_progress or done.", s)
+}
+
+func progressRun(ctx context.Context, o *ProgressOptions) error {
+	ios := o.F.IOStreams
+	st, err := parseStatus(o.Status)
+	if err != nil {
+		return err
+	}
+	comment := o.Comment
+	if o.CommentSet && comment == "-" {
+		b, err := io.ReadAll(io.LimitReader(ios.In, MaxComment+1))
+		if err != nil {
+			return invalidFlag("--comment", "Could not read the comment from stdin.")
+		}
+		if len(b) > MaxComment {
+			return invalidFlag("--comment", "The comment on stdin is longer than %d KiB. Shorten it.", MaxComment>>10)
+		}
+		comment = string(b)
+	}
+	comment = strings.TrimSpace(comment)
+	if o.CommentSet && comment == "" {
+		return invalidFlag("--comment", "The comment is empty. Give some text, or leave out --comment.")
+	}
+	if st == "" && comment == "" {
+		return invalidFlag("--status", "Nothing to report: give --status todo|in_progress|done, --comment TEXT, or both.")
+	}
+
+	svc, _, closeFn, err := o.F.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	p, err := svc.ProgressPreview(ctx, core.ProgressPreviewInput{Item: o.Item, Status: st, Comment: comment})
+	if err != nil {
+		return err
+	}
+	warn(ios, p.Warnings)
+	if o.F.JSON {
+		render.ProgressPreview(ios.ErrOut, p, opts(ios, true))
+	} else {
+		render.ProgressPreview(ios.Out, p, opts(ios, false))
+	}
+	ok, err := ask(ctx, ios, fmt.Sprintf("Write this to %s in Jira?", p.Item.Key))
+	if err != nil {
+		return confirmRequired(p.RunID, p.PreviewHandle, "Reporting progress")
+	}
+	if !ok {
+		if o.F.JSON {
+			return printJSON(ios.Out, p)
+		}
+		return nil
+	}
+	return commitProgress(ctx, o.F, svc, p.PreviewHandle)
+}
+
+func commitProgress(ctx context.Context, f *cmdutil.Factory, svc cmdutil.Service, handle string) error {
+	r, err := svc.ProgressCommit(ctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey()})
+	if err != nil {
+		return err
+	}
+	if f.JSON {
+		return printJSON(f.IOStreams.Out, r)
+	}
+	render.ProgressCommit(f.IOStreams.Out, r, opts(f.IOStreams, false))
+	return nil
+}

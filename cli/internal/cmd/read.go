@@ -1,0 +1,121 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/render"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// ListOptions are the dependencies and flags of `dwire ls`.
+type ListOptions struct {
+	F        *cmdutil.Factory
+	Ready    bool
+	Status   string
+	Epic     string
+	Document string
+	Text     string
+	Limit    int
+}
+
+// NewCmdList parses `dwire ls`.
+func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	o := &ListOptions{F: f}
+	c := &cobra.Command{
+		Use:     "ls",
+		Aliases: []string{"list"},
+		Short:   "List work items (read-only)",
+		Long: `List work items of the configured project, filtered. --ready lists items
+in status todo whose every blocking item is done: what to work on next.
+The list is bounded by --limit (1–100); when more match, it says so.`,
+		Example: "  dwire ls --ready\n  dwire ls --epic checkout-v2/e-1 --status todo\n  dwire ls --document checkout-v2 --json",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return listRun(c.Context(), o)
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVar(&o.Ready, "ready", false, "only items ready to work on (todo, nothing blocking)")
+	fl.StringVar(&o.Status, "status", "", "only items in this status: todo, in_progress or done")
+	fl.StringVar(&o.Epic, "epic", "", "only stories of this epic (key or reference)")
+	fl.StringVar(&o.Document, "document", "", "only items imported from this document id")
+	fl.StringVar(&o.Text, "text", "", "free text to search in title and description")
+	fl.IntVar(&o.Limit, "limit", core.DefaultQueryLimit, fmt.Sprintf("most items to show, 1 to %d", core.MaxQueryLimit))
+	return c
+}
+
+func listRun(ctx context.Context, o *ListOptions) error {
+	ios := o.F.IOStreams
+	st, err := parseStatus(o.Status)
+	if err != nil {
+		return err
+	}
+	if o.Limit < 1 || o.Limit > core.MaxQueryLimit {
+		return invalidFlag("--limit", "--limit %d is out of range. Use 1 to %d.", o.Limit, core.MaxQueryLimit)
+	}
+	svc, _, closeFn, err := o.F.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	r, err := svc.Query(ctx, core.QueryInput{Status: st, Epic: o.Epic, Document: o.Document, Text: o.Text, Ready: o.Ready, Limit: o.Limit})
+	if err != nil {
+		return err
+	}
+	if o.F.JSON {
+		return printJSON(ios.Out, r)
+	}
+	render.List(ios.Out, r, opts(ios, false))
+	if r.Truncated {
+		fmt.Fprintf(ios.ErrOut, "Showing the first %d; more items match. Narrow the filter or raise --limit (up to %d).\n", r.Returned, core.MaxQueryLimit)
+	}
+	return nil
+}
+
+// ShowOptions are the dependencies and flags of `dwire show`.
+type ShowOptions struct {
+	F    *cmdutil.Factory
+	Item string
+}
+
+// NewCmdShow parses `dwire show <key|ref>`.
+func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cobra.Command {
+	o := &ShowOptions{F: f}
+	return &cobra.Command{
+		Use:     "show <key|reference>",
+		Short:   "Show one work item in full (read-only)",
+		Example: "  dwire show PROJ-12\n  dwire show checkout-v2/s-1 --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Item = args[0]
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return showRun(c.Context(), o)
+		},
+	}
+}
+
+func showRun(ctx context.Context, o *ShowOptions) error {
+	svc, _, closeFn, err := o.F.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	r, err := svc.Get(ctx, core.GetInput{Item: o.Item})
+	if err != nil {
+		return err
+	}
+	if o.F.JSON {
+		return printJSON(o.F.IOStreams.Out, r)
+	}
+	render.Item(o.F.IOStreams.Out, r.Item, opts(o.F.IOStreams, false))
+	return nil
+}

@@ -1,0 +1,129 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Service is what the commands need of core.WorkItemService (declared
+// here, where it is consumed).
+type Service interface {
+	ImportPreview(ctx context.Context, in core.ImportPreviewInput) (core.ImportPreviewResult, error)
+	ImportCommit(ctx context.Context, in core.CommitInput) (core.ImportCommitResult, error)
+	ProgressPreview(ctx context.Context, in core.ProgressPreviewInput) (core.ProgressPreviewResult, error)
+	ProgressCommit(ctx context.Context, in core.CommitInput) (core.ProgressCommitResult, error)
+	Get(ctx context.Context, in core.GetInput) (core.GetResult, error)
+	Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error)
+	Preview(ctx context.Context, handle string) (core.PreviewInfo, error)
+}
+
+// Factory carries the dependencies of every command. Production wiring
+// (jira, the stores, core.NewWorkItemService) fills the Open*/NewService
+// functions; tests replace them with core/fakeprovider and core/memstore.
+type Factory struct {
+	IOStreams *iostreams.IOStreams
+	// Getenv reads the environment (os.Getenv in production).
+	Getenv func(string) string
+	// WorkDir is where the configuration search starts.
+	WorkDir string
+	// Version is the binary's version.
+	Version string
+	// RunID names this invocation for errors that did not come from the
+	// service.
+	RunID string
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+
+	// Set from the global flags before a command runs.
+	ConfigPath string // --config
+	JSON       bool   // --json
+	Verbose    bool   // --verbose
+
+	// OpenProvider returns the tracker for cfg with the given token.
+	OpenProvider func(ctx context.Context, cfg *config.Config, token string, log *slog.Logger) (core.WorkItemProvider, error)
+	// OpenStore opens the state store of cfg.
+	OpenStore func(ctx context.Context, cfg *config.Config, log *slog.Logger) (core.Store, error)
+	// NewService builds the service over a provider and a store.
+	NewService func(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) Service
+
+	cfgOnce sync.Once
+	cfg     *config.Config
+	cfgErr  error
+	logOnce sync.Once
+	log     *slog.Logger
+}
+
+// Logger returns the logger: text on stderr, warnings and errors only,
+// everything with --verbose. It never receives the token.
+func (f *Factory) Logger() *slog.Logger {
+	f.logOnce.Do(func() {
+		level := slog.LevelWarn
+		if f.Verbose {
+			level = slog.LevelDebug
+		}
+		var w io.Writer = io.Discard
+		if f.IOStreams != nil {
+			w = f.IOStreams.ErrOut
+		}
+		f.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})).With("run_id", f.RunID)
+	})
+	return f.log
+}
+
+// Config loads the configuration once per invocation.
+func (f *Factory) Config() (*config.Config, error) {
+	f.cfgOnce.Do(func() {
+		f.cfg, f.cfgErr = config.Load(f.ConfigPath, f.WorkDir, f.Getenv)
+	})
+	return f.cfg, f.cfgErr
+}
+
+// Clock returns the time now.
+func (f *Factory) Clock() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
+}
+
+// Provider loads the configuration and the token and opens the tracker.
+func (f *Factory) Provider(ctx context.Context) (core.WorkItemProvider, *config.Config, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	tok, err := cfg.Token(f.Getenv)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if f.OpenProvider == nil {
+		return nil, cfg, errors.New("cmdutil: no tracker wired")
+	}
+	p, err := f.OpenProvider(ctx, cfg, tok, f.Logger())
+	return p, cfg, err
+}
+
+// Service wires the provider, the store and the service. The returned
+// close function releases the store.
+func (f *Factory) Service(ctx context.Context) (Service, *config.Config, func(), error) {
+	p, cfg, err := f.Provider(ctx)
+	if err != nil {
+		return nil, cfg, func() {}, err
+	}
+	if f.OpenStore == nil || f.NewService == nil {
+		return nil, cfg, func() {}, errors.New("cmdutil: no store or service wired")
+	}
+	st, err := f.OpenStore(ctx, cfg, f.Logger())
+	if err != nil {
+		return nil, cfg, func() {}, err
+	}
+	return f.NewService(p, st, cfg, f.Logger()), cfg, func() { _ = st.Close() }, nil
+}

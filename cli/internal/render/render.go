@@ -1,0 +1,384 @@
+// Package render turns the service's result objects into text for people:
+// the import preview tree, progress previews, commit summaries, item lists
+// and details. Every view fits the given width (80 columns by default);
+// meaning is carried by words, colour is only layered on top.
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Options shape a view.
+type Options struct {
+	Width int                   // columns available; <40 is treated as 40
+	CS    *iostreams.ColorScheme // nil → no colour
+}
+
+func (o Options) width() int {
+	if o.Width < 40 {
+		return 40
+	}
+	return o.Width
+}
+
+func (o Options) cs() *iostreams.ColorScheme {
+	if o.CS == nil {
+		return &iostreams.ColorScheme{}
+	}
+	return o.CS
+}
+
+// Truncate shortens s to at most n runes, ending with "…" when cut.
+func Truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if n == 1 {
+		return "…"
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func pad(s string, n int) string {
+	if c := utf8.RuneCountInString(s); c < n {
+		return s + strings.Repeat(" ", n-c)
+	}
+	return s
+}
+
+func kindLabel(k core.Kind) string {
+	switch k {
+	case core.KindEpic:
+		return "Epic"
+	case core.KindStory:
+		return "Story"
+	}
+	return string(k)
+}
+
+func itemLabel(k core.Kind, ref core.Reference, title string) string {
+	_, id := ref.Split()
+	if id == "" {
+		return kindLabel(k) + ": " + title
+	}
+	return kindLabel(k) + " " + id + ": " + title
+}
+
+func actionColor(cs *iostreams.ColorScheme, a core.Action, s string) string {
+	switch a {
+	case core.ActionCreate:
+		return cs.Green(s)
+	case core.ActionUpdate:
+		return cs.Yellow(s)
+	case core.ActionDrift:
+		return cs.Red(s)
+	case core.ActionUnchanged:
+		return cs.Gray(s)
+	}
+	return s
+}
+
+// FormatTime renders a time for people: UTC, minutes.
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// ImportPreview writes the preview tree: epics with their stories, one line
+// each with the action (create / update / unchanged / drift), the Jira key
+// when the item exists, and notes for updates and drift; then the counts
+// and the handle.
+func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
+	cs := o.cs()
+	width := o.width()
+	fmt.Fprintf(w, "Import preview of %s → %s\n\n", cs.Bold(p.Document), p.Scope)
+
+	keyW := 0
+	for _, it := range p.Items {
+		if n := utf8.RuneCountInString(it.Key); n > keyW {
+			keyW = n
+		}
+	}
+	if keyW > 0 {
+		keyW += 2
+	}
+	const actionW = 11 // "unchanged" + 2
+	lead := 2 + actionW + keyW
+
+	// Group stories under the epics present in the plan.
+	epics := map[core.Reference]bool{}
+	for _, it := range p.Items {
+		if it.Kind == core.KindEpic {
+			epics[it.Reference] = true
+		}
+	}
+	children := map[core.Reference][]core.PlanItem{}
+	for _, it := range p.Items {
+		if it.Kind != core.KindEpic && it.Parent != "" && epics[it.Parent] {
+			children[it.Parent] = append(children[it.Parent], it)
+		}
+	}
+	line := func(it core.PlanItem, tree, cont string) {
+		act := pad(string(it.Action), actionW)
+		key := pad(it.Key, keyW)
+		label := Truncate(itemLabel(it.Kind, it.Reference, it.Title), width-lead-utf8.RuneCountInString(tree))
+		fmt.Fprintf(w, "  %s%s%s%s\n", actionColor(cs, it.Action, act), key, tree, label)
+		noteLead := strings.Repeat(" ", lead) + cont + "  "
+		avail := width - utf8.RuneCountInString(noteLead)
+		for _, n := range notes(it) {
+			fmt.Fprintf(w, "%s%s\n", noteLead, cs.Gray(Truncate(n, avail)))
+		}
+	}
+	if len(p.Items) == 0 {
+		fmt.Fprintln(w, "  (the document has no items)")
+	}
+	for _, it := range p.Items {
+		if it.Kind != core.KindEpic && it.Parent != "" && epics[it.Parent] {
+			continue // printed under its epic
+		}
+		kids := children[it.Reference]
+		cont := ""
+		if len(kids) > 0 {
+			cont = "│ "
+		}
+		line(it, "", cont)
+		for i, k := range kids {
+			tree, c := "├─ ", "│  "
+			if i == len(kids)-1 {
+				tree, c = "└─ ", "   "
+			}
+			line(k, tree, c)
+		}
+	}
+	fmt.Fprintf(w, "\n  %s\n", CountsLine(p.Counts))
+	if p.PreviewHandle != "" {
+		fmt.Fprintf(w, "  Preview %s (expires %s)\n", p.PreviewHandle, FormatTime(p.ExpiresAt))
+	}
+}
+
+func notes(it core.PlanItem) []string {
+	var n []string
+	switch {
+	case it.Action == core.ActionUpdate && it.TakeDocument:
+		n = append(n, "takes the document's version over edits made in Jira")
+		fallthrough
+	case it.Action == core.ActionUpdate:
+		if len(it.ChangedFields) > 0 {
+			n = append(n, "changes: "+strings.Join(it.ChangedFields, ", "))
+		}
+	case it.Action == core.ActionDrift:
+		n = append(n, "edited in Jira since the last import; left alone",
+			"to overwrite, add \"Drift: take-document\" to the item")
+	}
+	return n
+}
+
+// CountsLine is "2 to create · 1 to update · 3 unchanged · 1 drift (left alone)".
+func CountsLine(c core.Counts) string {
+	parts := []string{
+		fmt.Sprintf("%d to create", c.Create),
+		fmt.Sprintf("%d to update", c.Update),
+		fmt.Sprintf("%d unchanged", c.Unchanged),
+	}
+	if c.Drift > 0 {
+		parts = append(parts, fmt.Sprintf("%d drift (left alone)", c.Drift))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// Writes reports whether committing the preview would write anything.
+func Writes(c core.Counts) bool { return c.Create+c.Update > 0 }
+
+// ImportCommit writes the summary of a committed import: counts, then each
+// written item with its key and link.
+func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
+	cs := o.cs()
+	width := o.width()
+	c := r.Counts
+	head := fmt.Sprintf("Committed: %d created, %d updated, %d unchanged", c.Created, c.Updated, c.Unchanged)
+	if c.Drift > 0 {
+		head += fmt.Sprintf(", %d drift left alone", c.Drift)
+	}
+	fmt.Fprintln(w, cs.Green(head)+".")
+	if r.Replayed {
+		fmt.Fprintln(w, "  (This commit had already run; its result is shown again and nothing new was written.)")
+	}
+	keyW := 0
+	for _, it := range r.Items {
+		if n := utf8.RuneCountInString(it.Key); n > keyW {
+			keyW = n
+		}
+	}
+	for _, it := range r.Items {
+		word := outcomeWord(it)
+		label := Truncate(itemLabel(it.Kind, it.Reference, it.Title), width-2-11-keyW-2)
+		fmt.Fprintf(w, "  %s%s  %s\n", actionColor(cs, it.Action, pad(word, 11)), pad(it.Key, keyW), label)
+		if it.URL != "" && (it.Action == core.ActionCreate || it.Action == core.ActionUpdate) {
+			fmt.Fprintf(w, "  %s%s\n", strings.Repeat(" ", 11+keyW+2), cs.Cyan(it.URL))
+		}
+	}
+	fmt.Fprintf(w, "  run %s\n", r.RunID)
+}
+
+func outcomeWord(it core.CommittedItem) string {
+	switch it.Action {
+	case core.ActionCreate:
+		return "created"
+	case core.ActionUpdate:
+		return "updated"
+	case core.ActionDrift:
+		return "drift"
+	case core.ActionUnchanged:
+		return "unchanged"
+	}
+	return it.Outcome
+}
+
+// ProgressPreview writes what a progress commit would do.
+func ProgressPreview(w io.Writer, p core.ProgressPreviewResult, o Options) {
+	cs := o.cs()
+	width := o.width()
+	fmt.Fprintf(w, "Progress preview of %s\n", Truncate(p.Item.Key+": "+p.Item.Title, width-20))
+	if p.Item.Reference != "" {
+		fmt.Fprintf(w, "  reference  %s\n", p.Item.Reference)
+	}
+	switch {
+	case p.TargetStatus == "":
+		fmt.Fprintf(w, "  status     %s (unchanged)\n", p.CurrentStatus)
+	case p.TargetStatus == p.CurrentStatus:
+		fmt.Fprintf(w, "  status     %s (already; no transition)\n", p.CurrentStatus)
+	default:
+		via := ""
+		if p.Transition != "" {
+			via = fmt.Sprintf(" via %q", p.Transition)
+		}
+		fmt.Fprintf(w, "  status     %s → %s%s\n", p.CurrentStatus, cs.Yellow(string(p.TargetStatus)), via)
+	}
+	if p.Comment != "" {
+		lines := strings.Split(strings.TrimSpace(p.Comment), "\n")
+		for i, l := range lines {
+			if i == 5 {
+				fmt.Fprintf(w, "             … (%d more lines)\n", len(lines)-5)
+				break
+			}
+			lbl := "             "
+			if i == 0 {
+				lbl = "  comment    "
+			}
+			fmt.Fprintf(w, "%s%s\n", lbl, Truncate(l, width-13))
+		}
+	}
+	if p.PreviewHandle != "" {
+		fmt.Fprintf(w, "\n  Preview %s (expires %s)\n", p.PreviewHandle, FormatTime(p.ExpiresAt))
+	}
+}
+
+// ProgressCommit writes the summary of a committed progress report.
+func ProgressCommit(w io.Writer, r core.ProgressCommitResult, o Options) {
+	cs := o.cs()
+	var did []string
+	if r.Transitioned {
+		did = append(did, "moved to "+string(r.Status))
+	}
+	if r.CommentAdded {
+		did = append(did, "comment added")
+	}
+	if len(did) == 0 {
+		did = append(did, "nothing to change")
+	}
+	fmt.Fprintf(w, "%s %s.\n", cs.Green("Committed: "+r.Item.Key), strings.Join(did, ", "))
+	if r.Replayed {
+		fmt.Fprintln(w, "  (This commit had already run; nothing new was written.)")
+	}
+	if r.Item.URL != "" {
+		fmt.Fprintf(w, "  %s\n", cs.Cyan(r.Item.URL))
+	}
+	fmt.Fprintf(w, "  run %s\n", r.RunID)
+}
+
+// List writes a query result as a table: key, status, kind, title.
+func List(w io.Writer, r core.QueryResult, o Options) {
+	width := o.width()
+	if len(r.Items) == 0 {
+		fmt.Fprintln(w, "No work items match.")
+		return
+	}
+	keyW := len("KEY")
+	for _, it := range r.Items {
+		if n := utf8.RuneCountInString(it.Key); n > keyW {
+			keyW = n
+		}
+	}
+	keyW += 2
+	const statusW, kindW = 13, 7
+	titleW := width - keyW - statusW - kindW
+	fmt.Fprintf(w, "%s%s%s%s\n", pad("KEY", keyW), pad("STATUS", statusW), pad("KIND", kindW), "TITLE")
+	for _, it := range r.Items {
+		fmt.Fprintf(w, "%s%s%s%s\n", pad(it.Key, keyW), pad(string(it.Status), statusW), pad(string(it.Kind), kindW), Truncate(it.Title, titleW))
+	}
+}
+
+// Item writes one work item in full.
+func Item(w io.Writer, v core.ItemView, o Options) {
+	cs := o.cs()
+	width := o.width()
+	fmt.Fprintf(w, "%s  %s\n", cs.Bold(v.Key), Truncate(v.Title, width-utf8.RuneCountInString(v.Key)-2))
+	row := func(k, val string) {
+		if val != "" {
+			fmt.Fprintf(w, "  %-11s%s\n", k, Truncate(val, width-13))
+		}
+	}
+	row("kind", string(v.Kind))
+	status := string(v.Status)
+	if v.StatusName != "" {
+		status += " (" + v.StatusName + ")"
+	}
+	row("status", status)
+	row("reference", string(v.Reference))
+	if v.Epic != nil {
+		row("epic", v.Epic.Key+" "+v.Epic.Title)
+	}
+	row("url", v.URL)
+	if !v.Updated.IsZero() {
+		row("updated", FormatTime(v.Updated))
+	}
+	if len(v.BlockedBy) > 0 {
+		var b []string
+		for _, l := range v.BlockedBy {
+			b = append(b, l.Key+" ("+string(l.Status)+")")
+		}
+		row("blocked by", strings.Join(b, ", "))
+	}
+	if len(v.Children) > 0 {
+		fmt.Fprintln(w, "  stories")
+		for _, c := range v.Children {
+			fmt.Fprintf(w, "    %s  %s\n", c.Key, Truncate(c.Title, width-6-utf8.RuneCountInString(c.Key)))
+		}
+	}
+	if d := strings.TrimSpace(v.Description); d != "" {
+		fmt.Fprintln(w, "\n  Description")
+		for _, l := range strings.Split(d, "\n") {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+	if len(v.AcceptanceCriteria) > 0 {
+		fmt.Fprintln(w, "\n  Acceptance criteria")
+		for _, a := range v.AcceptanceCriteria {
+			fmt.Fprintf(w, "    - %s\n", a)
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
+	}
+}
+
+func maxWidth(t *testing.T, out string, width int) {
+	t.Helper()
+	for i, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > width {
+			t.Errorf("line %d is %d columns (> %d): %q", i+1, n, width, l)
+		}
+	}
+}
+
+var expires = time.Date(2026, 11, 29, 23, 5, 0, 0, time.UTC)
+
+func samplePreview() core.ImportPreviewResult {
+	long := "Let a guest pay without creating an account, using any card the payment provider supports, including wallets"
+	return core.ImportPreviewResult{
+		ResultType: "preview", RunID: "run_1", PreviewHandle: "pv_0123456789abcdef0123456789abcdef",
+		ExpiresAt: expires, Document: "checkout-v2", Scope: "https://example.atlassian.net/DEMO",
+		Counts: core.Counts{Create: 2, Update: 2, Unchanged: 1, Drift: 1},
+		Items: []core.PlanItem{
+			{Reference: "checkout-v2/e-1", Kind: "epic", Title: "Guest checkout", Action: "unchanged", Key: "DEMO-1"},
+			{Reference: "checkout-v2/s-1", Kind: "story", Title: long, Action: "update", Key: "DEMO-2", Parent: "checkout-v2/e-1", ChangedFields: []string{"title", "description", "acceptance_criteria"}},
+			{Reference: "checkout-v2/s-2", Kind: "story", Title: "Save address for next time", Action: "create", Parent: "checkout-v2/e-1"},
+			{Reference: "checkout-v2/e-2", Kind: "epic", Title: "Loyalty points", Action: "drift", Key: "DEMO-10"},
+			{Reference: "checkout-v2/s-3", Kind: "story", Title: "Earn points on every order", Action: "update", Key: "DEMO-11", Parent: "checkout-v2/e-2", TakeDocument: true, ChangedFields: []string{"description"}},
+			{Reference: "checkout-v2/s-9", Kind: "story", Title: "Story without an epic", Action: "create"},
+		},
+	}
+}
+
+func TestImportPreviewGolden80(t *testing.T) {
+	var b bytes.Buffer
+	ImportPreview(&b, samplePreview(), Options{Width: 80})
+	maxWidth(t, b.String(), 80)
+	golden(t, "import_preview_80", b.Bytes())
+	for _, w := range []string{"create", "update", "unchanged", "drift", "DEMO-11", "2 to create · 2 to update · 1 unchanged · 1 drift (left alone)"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("preview lacks %q", w)
+		}
+	}
+}
+
+func TestImportPreviewNarrow(t *testing.T) {
+	var b bytes.Buffer
+	ImportPreview(&b, samplePreview(), Options{Width: 40})
+	// The header, counts and handle lines carry a URL or a handle and may
+	// be longer; the item lines fit.
+	lines := strings.Split(b.String(), "\n")
+	maxWidth(t, strings.Join(lines[2:len(lines)-4], "\n"), 40)
+}
+
+func TestImportCommitGolden(t *testing.T) {
+	r := core.ImportCommitResult{
+		ResultType: "committed", RunID: "run_2", PreviewHandle: "pv_x", IdempotencyKey: "k",
+		Counts: core.CommitCounts{Created: 2, Updated: 1, Unchanged: 1, Drift: 1},
+		Items: []core.CommittedItem{
+			{Reference: "checkout-v2/e-1", Kind: "epic", Title: "Guest checkout", Action: "create", Key: "DEMO-1", URL: "https://example.atlassian.net/browse/DEMO-1", Outcome: "committed"},
+			{Reference: "checkout-v2/s-1", Kind: "story", Title: "Pay without an account", Action: "create", Key: "DEMO-2", URL: "https://example.atlassian.net/browse/DEMO-2", Outcome: "committed"},
+			{Reference: "checkout-v2/s-2", Kind: "story", Title: "Save address", Action: "update", Key: "DEMO-3", URL: "https://example.atlassian.net/browse/DEMO-3", Outcome: "committed"},
+			{Reference: "checkout-v2/s-3", Kind: "story", Title: "Remember card", Action: "unchanged", Key: "DEMO-4", Outcome: "skipped"},
+			{Reference: "checkout-v2/e-2", Kind: "epic", Title: "Loyalty", Action: "drift", Key: "DEMO-5", Outcome: "skipped"},
+		},
+	}
+	var b bytes.Buffer
+	ImportCommit(&b, r, Options{Width: 80})
+	maxWidth(t, b.String(), 80)
+	golden(t, "import_commit_80", b.Bytes())
+}
+
+func TestProgressPreviewAndCommitGolden(t *testing.T) {
+	p := core.ProgressPreviewResult{
+		ResultType: "preview", RunID: "run_3", PreviewHandle: "pv_y", ExpiresAt: expires,
+		Item:          core.ItemRef{Key: "DEMO-2", Reference: "checkout-v2/s-1", Title: "Pay without an account"},
+		CurrentStatus: "todo", TargetStatus: "in_progress", Transition: "Start progress",
+		Comment: "Started on the card form.\nSee the PR.",
+	}
+	var b bytes.Buffer
+	ProgressPreview(&b, p, Options{Width: 80})
+	b.WriteString("----\n")
+	ProgressCommit(&b, core.ProgressCommitResult{ResultType: "committed", RunID: "run_4", Item: core.ItemRef{Key: "DEMO-2", URL: "https://example.atlassian.net/browse/DEMO-2"}, Status: "in_progress", Transitioned: true, CommentAdded: true}, Options{Width: 80})
+	maxWidth(t, b.String(), 80)
+	golden(t, "progress_80", b.Bytes())
+}
+
+func TestListAndItemGolden(t *testing.T) {
+	items := []core.ItemView{
+		{Key: "DEMO-1", Kind: "epic", Title: "Guest checkout", Status: "in_progress"},
+		{Key: "DEMO-2", Kind: "story", Title: strings.Repeat("Very long title ", 10), Status: "todo"},
+	}
+	var b bytes.Buffer
+	List(&b, core.QueryResult{Items: items, Returned: 2}, Options{Width: 80})
+	b.WriteString("----\n")
+	Item(&b, core.ItemView{
+		Key: "DEMO-2", Reference: "checkout-v2/s-1", Kind: "story", Title: "Pay without an account", Status: "todo", StatusName: "To Do",
+		Epic: &core.ItemRef{Key: "DEMO-1", Title: "Guest checkout"}, URL: "https://example.atlassian.net/browse/DEMO-2",
+		Description: "A guest pays by card.", AcceptanceCriteria: []string{"A guest can pay", "Confirmation is e-mailed"},
+		BlockedBy: []core.Linked{{Key: "DEMO-9", Status: "done"}},
+	}, Options{Width: 80})
+	maxWidth(t, b.String(), 80)
+	golden(t, "list_item_80", b.Bytes())
+}
+
+func TestColourOnlyAddsEscapes(t *testing.T) {
+	var plain, coloured bytes.Buffer
+	ImportPreview(&plain, samplePreview(), Options{Width: 80})
+	cs := colourOn()
+	ImportPreview(&coloured, samplePreview(), Options{Width: 80, CS: cs})
+	if plain.String() == coloured.String() {
+		t.Fatal("colour scheme had no effect")
+	}
+	if stripped := stripANSI(coloured.String()); stripped != plain.String() {
+		t.Fatalf("colour changed the text:\n%s", cmp.Diff(plain.String(), stripped))
+	}
+}
+
+func TestBar(t *testing.T) {
+	var b bytes.Buffer
+	bar := NewBar(&b, 60, "Committing")
+	bar.Update(1, 4)
+	bar.Update(4, 4)
+	bar.Done()
+	out := b.String()
+	if !strings.Contains(out, "1/4") || !strings.Contains(out, "4/4") || !strings.HasSuffix(out, "\n") {
+		t.Fatalf("bar output %q", out)
+	}
+	for _, seg := range strings.Split(strings.TrimSuffix(out, "\n"), "\r") {
+		if len(seg) > 60 {
+			t.Errorf("bar wider than 60: %q", seg)
+		}
+	}
+}
