@@ -17,7 +17,7 @@ import (
 
 // Options shape a view.
 type Options struct {
-	Width int                   // columns available; <40 is treated as 40
+	Width int                    // columns available; <40 is treated as 40
 	CS    *iostreams.ColorScheme // nil → no colour
 }
 
