@@ -1,2 +1,14 @@
-// Package jira is a placeholder until its issue builds it.
+// Package jira is the Jira Cloud (REST API v3) implementation of
+// core.WorkItemProvider: the only code in DevWorkWire that knows Jira.
+//
+// It discovers the reference field and issue types once per Provider,
+// finds items by reference with phrase searches on POST /search/jql (every
+// page read, exact comparison in Go), creates them in bulk (≤ 50 per
+// request) with the content digest in the "devworkwire" issue property,
+// edits, transitions and comments on them, and translates every Jira
+// answer into the core error taxonomy. Creates are never resent blindly: an
+// unknown outcome is resolved by searching, and reported as unknown when
+// the search finds nothing. Retries (429/5xx, idempotent requests only)
+// use exponential backoff with full jitter and honour Retry-After.
+// Descriptions and comments are converted with jira/adf.
 package jira

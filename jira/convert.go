@@ -1,0 +1,387 @@
+package jira
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/adf"
+)
+
+// acHeading is the heading under which acceptance criteria live in the
+// description when no acceptance-criteria field is configured.
+const acHeading = "Acceptance criteria"
+
+// toADF converts Markdown to ADF JSON. Empty Markdown gives nil (no
+// description).
+func toADF(md string) (json.RawMessage, error) {
+	if strings.TrimSpace(md) == "" {
+		return nil, nil
+	}
+	d, err := adf.FromMarkdown(md)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(d)
+}
+
+// fromADF converts ADF JSON (or null) to Markdown.
+func fromADF(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var d adf.Doc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return ""
+	}
+	return strings.TrimSpace(adf.ToMarkdown(d))
+}
+
+// acMarkdown renders acceptance criteria as a Markdown bullet list.
+func acMarkdown(ac []string) string {
+	var b strings.Builder
+	for _, a := range ac {
+		lines := strings.Split(strings.TrimSpace(a), "\n")
+		b.WriteString("- ")
+		b.WriteString(lines[0])
+		for _, l := range lines[1:] {
+			b.WriteString("\n  ")
+			b.WriteString(l)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// descriptionMarkdown is the description DevWorkWire writes: the item's
+// description, plus its acceptance criteria under a heading when they live
+// in the description.
+func descriptionMarkdown(desc string, ac []string, acInDescription bool) string {
+	desc = strings.TrimSpace(desc)
+	if !acInDescription || len(ac) == 0 {
+		return desc
+	}
+	var b strings.Builder
+	if desc != "" {
+		b.WriteString(desc)
+		b.WriteString("\n\n")
+	}
+	b.WriteString("## " + acHeading + "\n\n")
+	b.WriteString(acMarkdown(ac))
+	return b.String()
+}
+
+// splitAC separates an "Acceptance criteria" section (the last heading of
+// that name, any level) from a Markdown description and parses its list.
+func splitAC(md string) (string, []string) {
+	lines := strings.Split(md, "\n")
+	at := -1
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "#") {
+			h := strings.TrimSpace(strings.TrimLeft(t, "#"))
+			h = strings.TrimSuffix(h, ":")
+			if strings.EqualFold(h, acHeading) {
+				at = i
+			}
+		}
+	}
+	if at < 0 {
+		return md, nil
+	}
+	return strings.TrimSpace(strings.Join(lines[:at], "\n")), parseList(strings.Join(lines[at+1:], "\n"))
+}
+
+// parseList reads the items of a Markdown bullet or ordered list; indented
+// continuation lines join their item.
+func parseList(md string) []string {
+	var items []string
+	for _, l := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		if item, ok := listItem(l); ok {
+			items = append(items, item)
+			continue
+		}
+		if len(items) > 0 && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")) {
+			items[len(items)-1] += "\n" + t
+			continue
+		}
+		items = append(items, t)
+	}
+	return items
+}
+
+func listItem(l string) (string, bool) {
+	if strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+		return "", false
+	}
+	for _, m := range []string{"- ", "* ", "+ "} {
+		if s, ok := strings.CutPrefix(l, m); ok {
+			return strings.TrimSpace(s), true
+		}
+	}
+	i := 0
+	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(l)-1 && (l[i] == '.' || l[i] == ')') && l[i+1] == ' ' {
+		return strings.TrimSpace(l[i+2:]), true
+	}
+	return "", false
+}
+
+// jiraContent is the Jira-side content of an issue that DevWorkWire owns,
+// in canonical form: what the drift digest covers.
+type jiraContent struct {
+	Summary     string `json:"s"`
+	Description string `json:"d"` // Markdown of the description ADF (canonicalises the ADF)
+	AC          string `json:"a"` // Markdown or text of the acceptance-criteria field
+	Parent      string `json:"p"`
+	Reference   string `json:"r"`
+}
+
+func (c jiraContent) digest() string {
+	b, _ := json.Marshal(c)
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// property is the value of the devworkwire issue property.
+type property struct {
+	Digest     string `json:"digest"`
+	JiraDigest string `json:"jira_digest"`
+}
+
+// issue is an issue as the search and issue endpoints return it.
+type issue struct {
+	ID         string                     `json:"id"`
+	Key        string                     `json:"key"`
+	Fields     map[string]json.RawMessage `json:"fields"`
+	Properties map[string]json.RawMessage `json:"properties"`
+}
+
+type statusJSON struct {
+	Name           string `json:"name"`
+	StatusCategory struct {
+		Key string `json:"key"`
+	} `json:"statusCategory"`
+}
+
+type issueRef struct {
+	ID     string `json:"id"`
+	Key    string `json:"key"`
+	Fields struct {
+		Status statusJSON `json:"status"`
+	} `json:"fields"`
+}
+
+type linkJSON struct {
+	Type struct {
+		Name    string `json:"name"`
+		Inward  string `json:"inward"`
+		Outward string `json:"outward"`
+	} `json:"type"`
+	InwardIssue  *issueRef `json:"inwardIssue"`
+	OutwardIssue *issueRef `json:"outwardIssue"`
+}
+
+func (is issue) str(name string) string {
+	var s string
+	_ = json.Unmarshal(is.Fields[name], &s)
+	return s
+}
+
+func (is issue) parentKey() string {
+	var r issueRef
+	if raw := is.Fields["parent"]; len(raw) > 0 && string(raw) != "null" {
+		_ = json.Unmarshal(raw, &r)
+	}
+	return r.Key
+}
+
+func (is issue) typeID() string {
+	var t struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(is.Fields["issuetype"], &t)
+	return t.ID
+}
+
+func (is issue) status() statusJSON {
+	var s statusJSON
+	_ = json.Unmarshal(is.Fields["status"], &s)
+	return s
+}
+
+func (is issue) property() (property, bool) {
+	raw, ok := is.Properties[PropertyKey]
+	if !ok || len(raw) == 0 || string(raw) == "null" {
+		return property{}, false
+	}
+	var pr property
+	if err := json.Unmarshal(raw, &pr); err != nil {
+		return property{}, false
+	}
+	return pr, pr.Digest != "" || pr.JiraDigest != ""
+}
+
+// mapCategory maps a Jira status category key to a domain status.
+func mapCategory(key string) core.Status {
+	switch key {
+	case "done":
+		return core.StatusDone
+	case "indeterminate":
+		return core.StatusInProgress
+	default:
+		return core.StatusTodo
+	}
+}
+
+// content reads the canonical Jira-side content of an issue's fields.
+func (m *meta) content(fields map[string]json.RawMessage, parentKey string) jiraContent {
+	c := jiraContent{Parent: parentKey}
+	_ = json.Unmarshal(fields["summary"], &c.Summary)
+	_ = json.Unmarshal(fields[m.refField], &c.Reference)
+	c.Description = fromADF(fields["description"])
+	if m.acField != "" {
+		c.AC = m.acText(fields[m.acField])
+	}
+	return c
+}
+
+func (m *meta) acText(raw json.RawMessage) string {
+	if m.acADF {
+		return fromADF(raw)
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return strings.TrimSpace(s)
+}
+
+// fieldsRequested are the issue fields every read asks for.
+func (m *meta) fieldsRequested() []string {
+	f := []string{"summary", "description", "issuetype", "parent", "status", "updated", "issuelinks", m.refField}
+	if m.acField != "" {
+		f = append(f, m.acField)
+	}
+	return f
+}
+
+// workItem translates an issue into the domain.
+func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
+	st := is.status()
+	parent := is.parentKey()
+	c := m.content(is.Fields, parent)
+	w := core.WorkItem{
+		Key:        is.Key,
+		Reference:  core.Reference(c.Reference),
+		Kind:       core.KindStory,
+		Title:      c.Summary,
+		ParentKey:  parent,
+		Status:     mapCategory(st.StatusCategory.Key),
+		StatusName: st.Name,
+		URL:        p.site + "/browse/" + is.Key,
+	}
+	if is.typeID() == m.epicTypeID {
+		w.Kind = core.KindEpic
+	}
+	if m.acField != "" {
+		w.Description = c.Description
+		w.AcceptanceCriteria = parseList(c.AC)
+	} else {
+		w.Description, w.AcceptanceCriteria = splitAC(c.Description)
+	}
+	if u := is.str("updated"); u != "" {
+		for _, layout := range []string{"2006-01-02T15:04:05.000-0700", time.RFC3339Nano, "2006-01-02T15:04:05-0700"} {
+			if t, err := time.Parse(layout, u); err == nil {
+				w.Updated = t.UTC()
+				break
+			}
+		}
+	}
+	var links []linkJSON
+	_ = json.Unmarshal(is.Fields["issuelinks"], &links)
+	for _, l := range links {
+		if l.InwardIssue != nil && strings.EqualFold(l.Type.Inward, "is blocked by") {
+			w.BlockedBy = append(w.BlockedBy, core.Linked{Key: l.InwardIssue.Key, Status: mapCategory(l.InwardIssue.Fields.Status.StatusCategory.Key)})
+		}
+	}
+	jd := c.digest()
+	pr, ok := is.property()
+	if ok {
+		w.LastWritten = pr.Digest
+	}
+	w.EditedOutside = !ok || pr.JiraDigest != jd
+	fp := sha256.Sum256([]byte(strings.Join([]string{is.Key, is.str("updated"), st.Name, st.StatusCategory.Key, jd, pr.Digest, pr.JiraDigest}, "\x00")))
+	w.Fingerprint = hex.EncodeToString(fp[:16])
+	return w
+}
+
+// writeFields builds the fields and property of a create or edit from a
+// spec, and the Jira-side digest of what they will hold.
+func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[string]any, []map[string]any, error) {
+	fields := map[string]any{
+		"summary":  spec.Title,
+		m.refField: string(spec.Reference),
+	}
+	descMD := descriptionMarkdown(spec.Description, spec.AcceptanceCriteria, m.acField == "")
+	desc, err := toADF(descMD)
+	if err != nil {
+		return nil, nil, core.Wrap(err, core.CodeValidationFailed, "The description of %s could not be converted to Jira's document format. Simplify its Markdown.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "description"})
+	}
+	if desc != nil {
+		fields["description"] = desc
+	} else if !create {
+		fields["description"] = nil
+	}
+	if m.acField != "" {
+		switch {
+		case len(spec.AcceptanceCriteria) == 0:
+			if !create {
+				fields[m.acField] = nil
+			}
+		case m.acADF:
+			a, err := toADF(acMarkdown(spec.AcceptanceCriteria))
+			if err != nil {
+				return nil, nil, core.Wrap(err, core.CodeValidationFailed, "The acceptance criteria of %s could not be converted to Jira's document format.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "acceptance_criteria"})
+			}
+			fields[m.acField] = a
+		default:
+			fields[m.acField] = strings.TrimSpace(acMarkdown(spec.AcceptanceCriteria))
+		}
+	}
+	if create {
+		fields["project"] = map[string]string{"key": p.cfg.Project}
+		tid := m.storyTypeID
+		if spec.Kind == core.KindEpic {
+			tid = m.epicTypeID
+		}
+		fields["issuetype"] = map[string]string{"id": tid}
+	}
+	if spec.ParentKey != "" {
+		fields["parent"] = map[string]string{"key": spec.ParentKey}
+	} else if !create {
+		fields["parent"] = nil
+	}
+	// The Jira-side digest is computed from exactly what is sent, through
+	// the same canonicalisation as a read.
+	raw := make(map[string]json.RawMessage, len(fields))
+	for k, v := range fields {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, nil, core.Wrap(err, core.CodeInternal, "Could not encode the fields of %s.", spec.Reference)
+		}
+		raw[k] = b
+	}
+	jd := m.content(raw, spec.ParentKey).digest()
+	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: jd}}}
+	return fields, props, nil
+}

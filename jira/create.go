@@ -1,0 +1,323 @@
+package jira
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+type issueUpdate struct {
+	Fields     map[string]any   `json:"fields"`
+	Properties []map[string]any `json:"properties,omitempty"`
+}
+
+type bulkRequest struct {
+	IssueUpdates []issueUpdate `json:"issueUpdates"`
+}
+
+type createdIssue struct {
+	ID  string `json:"id"`
+	Key string `json:"key"`
+}
+
+type bulkResponse struct {
+	Issues []createdIssue `json:"issues"`
+	Errors []struct {
+		FailedElementNumber int           `json:"failedElementNumber"`
+		Status              int           `json:"status"`
+		ElementErrors       jiraErrorBody `json:"elementErrors"`
+	} `json:"errors"`
+}
+
+// Create creates items in bulk requests of at most core.MaxBatch and returns
+// one outcome per spec tried, in input order.
+//
+// A create request is sent exactly once. When its outcome is unknown (the
+// connection failed after sending, the request timed out, Jira answered
+// 5xx), the batch's references are searched for (reconciling ids known to
+// be created): found items are reported created, the rest Unknown — never
+// created again. A 429 means Jira did nothing; the batch is then searched
+// for as well before the items not found are sent again, after the wait
+// Jira asked for, within the usual attempt and time bounds.
+//
+// Per-item failures (Jira's failedElementNumber) are outcomes with Err;
+// the next batches still run. A failure of the call as a whole (auth,
+// permission, unknown outcome, rate limit that did not clear) stops: the
+// error is returned with the outcomes known so far.
+func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.CreateOutcome, error) {
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]core.CreateOutcome, 0, len(specs))
+	size := core.MaxBatch
+	if p.cfg.SingleCreate {
+		size = 1
+	}
+	for start := 0; start < len(specs); start += size {
+		batch := specs[start:min(start+size, len(specs))]
+		res, err := p.createBatch(ctx, m, batch)
+		out = append(out, res...)
+		if err != nil {
+			return out, err
+		}
+	}
+	p.log.Info("jira create finished", "items", len(specs), "outcomes", len(out))
+	return out, nil
+}
+
+// createBatch creates one batch (bulk, or a single POST /issue in
+// SingleCreate mode). Outcomes cover the whole batch unless err is set
+// before anything was sent.
+func (p *Provider) createBatch(ctx context.Context, m *meta, batch []core.ItemSpec) ([]core.CreateOutcome, error) {
+	outcomes := make([]core.CreateOutcome, len(batch))
+	updates := make([]issueUpdate, len(batch))
+	pending := []int{} // indices still to send
+	for i, s := range batch {
+		outcomes[i].Reference = s.Reference
+		fields, props, err := p.writeFields(m, s, true)
+		if err != nil {
+			outcomes[i].Err = err
+			continue
+		}
+		updates[i] = issueUpdate{Fields: fields, Properties: props}
+		pending = append(pending, i)
+	}
+	start := timeNow()
+	for attempt := 1; len(pending) > 0; attempt++ {
+		rateLimited, err := p.sendCreate(ctx, m, batch, updates, pending, outcomes)
+		if err == nil {
+			break
+		}
+		if !rateLimited {
+			return outcomes, err
+		}
+		// 429: Jira did nothing. Re-establish state by searching before
+		// sending again (the seed's rule), then send what is missing.
+		wait := max(rateLimited429Wait(err), p.minSleep)
+		if attempt >= p.cfg.MaxAttempts || timeNow().Add(wait).Sub(start) > p.cfg.MaxRetryWait {
+			e := core.AsError(err)
+			for _, i := range pending {
+				outcomes[i].Err = e
+			}
+			return outcomes, e
+		}
+		p.log.Info("jira create rate-limited; searching before sending again", "items", len(pending), "wait_ms", wait.Milliseconds())
+		if err := p.sleep(ctx, wait); err != nil {
+			return outcomes, ctxError(err, call{action: "create issues"})
+		}
+		found, serr := p.findCreated(ctx, m, batch, pending)
+		if serr != nil {
+			return outcomes, serr
+		}
+		var still []int
+		for _, i := range pending {
+			if is, ok := found[batch[i].Reference]; ok {
+				outcomes[i].Key, outcomes[i].URL = is.Key, p.site+"/browse/"+is.Key
+				continue
+			}
+			still = append(still, i)
+		}
+		pending = still
+	}
+	return outcomes, nil
+}
+
+// rateLimitedError carries the wait Jira asked for on a 429 create.
+type rateLimitedError struct {
+	err  *core.Error
+	wait time.Duration
+}
+
+func (e *rateLimitedError) Error() string { return e.err.Error() }
+func (e *rateLimitedError) Unwrap() error { return e.err }
+
+func rateLimited429Wait(err error) time.Duration {
+	if r, ok := err.(*rateLimitedError); ok {
+		return r.wait
+	}
+	return 0
+}
+
+// sendCreate sends the pending items once and fills their outcomes. It
+// returns rateLimited=true (and the error) when Jira answered 429; the
+// pending items are then untouched.
+func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpec, updates []issueUpdate, pending []int, outcomes []core.CreateOutcome) (bool, error) {
+	var c call
+	if p.cfg.SingleCreate {
+		c = call{method: "POST", path: "/rest/api/3/issue", body: updates[pending[0]], class: retryNever, endpoint: "POST /rest/api/3/issue", action: "create issues in project " + p.cfg.Project}
+	} else {
+		req := bulkRequest{IssueUpdates: make([]issueUpdate, len(pending))}
+		for j, i := range pending {
+			req.IssueUpdates[j] = updates[i]
+		}
+		c = call{method: "POST", path: "/rest/api/3/issue/bulk", body: req, class: retryNever, endpoint: "POST /rest/api/3/issue/bulk", action: "create issues in project " + p.cfg.Project}
+	}
+	resp, err := p.do(ctx, c, nil)
+	switch {
+	case isUncertain(err):
+		return false, p.resolveUnknown(ctx, m, batch, pending, outcomes, err)
+	case resp != nil && resp.status == http.StatusTooManyRequests:
+		w, _ := retryAfter(resp.header, timeNow())
+		return true, &rateLimitedError{err: core.AsError(err), wait: w}
+	case resp == nil && err != nil:
+		return false, err
+	}
+	// A definite answer: 2xx (possibly with per-element errors) or 4xx.
+	if p.cfg.SingleCreate {
+		i := pending[0]
+		if err != nil {
+			if core.ErrorCode(err) == core.CodeValidationFailed {
+				outcomes[i].Err = itemErr(err, batch[i].Reference, "")
+				return false, nil
+			}
+			return false, err
+		}
+		var ci createdIssue
+		if jerr := json.Unmarshal(resp.body, &ci); jerr != nil || ci.Key == "" {
+			return false, p.resolveUnknown(ctx, m, batch, pending, outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a create could not be read."))
+		}
+		p.recordCreated(batch[i].Reference, ci)
+		outcomes[i].Key, outcomes[i].URL = ci.Key, p.site+"/browse/"+ci.Key
+		return false, nil
+	}
+	var br bulkResponse
+	jerr := json.Unmarshal(resp.body, &br)
+	if err != nil && (jerr != nil || len(br.Errors) == 0) {
+		// Refused as a whole (401, 403, a 400 without per-element errors).
+		if core.ErrorCode(err) == core.CodeValidationFailed {
+			for _, i := range pending {
+				outcomes[i].Err = itemErr(err, batch[i].Reference, "")
+			}
+			return false, nil
+		}
+		return false, err
+	}
+	if jerr != nil {
+		return false, p.resolveUnknown(ctx, m, batch, pending, outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a bulk create could not be read."))
+	}
+	failed := map[int]bool{}
+	for _, e := range br.Errors {
+		if e.FailedElementNumber < 0 || e.FailedElementNumber >= len(pending) {
+			continue
+		}
+		i := pending[e.FailedElementNumber]
+		failed[e.FailedElementNumber] = true
+		msg, details := p.translateErrors(e.ElementErrors)
+		code := core.CodeValidationFailed
+		switch e.Status {
+		case http.StatusUnauthorized:
+			code = core.CodeJiraUnauthorized
+		case http.StatusForbidden:
+			code = core.CodeJiraPermissionDenied
+		}
+		for d := range details {
+			details[d].Item = string(batch[i].Reference)
+		}
+		if len(details) == 0 {
+			details = []core.Detail{{Item: string(batch[i].Reference), Message: msg}}
+		}
+		outcomes[i].Err = core.Errorf(code, "Jira refused to create %s: %s", batch[i].Reference, msg).WithDetails(details...)
+	}
+	// Created issues are listed in request order of the elements that
+	// succeeded.
+	n := 0
+	for j, i := range pending {
+		if failed[j] {
+			continue
+		}
+		if n >= len(br.Issues) {
+			// Fewer issues than successes: the answer is inconsistent.
+			return false, p.resolveUnknown(ctx, m, batch, pending[j:], outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a bulk create listed fewer issues than it created."))
+		}
+		ci := br.Issues[n]
+		n++
+		p.recordCreated(batch[i].Reference, ci)
+		outcomes[i].Key, outcomes[i].URL = ci.Key, p.site+"/browse/"+ci.Key
+	}
+	return false, nil
+}
+
+func (p *Provider) recordCreated(ref core.Reference, ci createdIssue) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats.Created++
+	if id, err := strconv.ParseInt(ci.ID, 10, 64); err == nil {
+		p.created[ref] = id
+	}
+}
+
+// resolveUnknown establishes what an uncertain create did by searching for
+// the references of the pending items. Found → created; not found →
+// Unknown (never sent again). It returns the call-level error that stops
+// the Create.
+func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.ItemSpec, pending []int, outcomes []core.CreateOutcome, cause error) error {
+	cerr := core.AsError(cause)
+	p.log.Warn("jira create outcome unknown; searching for the references", "items", len(pending), "code", cerr.Code)
+	found, serr := p.findCreated(context.WithoutCancel(ctx), m, batch, pending)
+	unknown := 0
+	for _, i := range pending {
+		if is, ok := found[batch[i].Reference]; ok && serr == nil {
+			outcomes[i].Key, outcomes[i].URL = is.Key, p.site+"/browse/"+is.Key
+			continue
+		}
+		unknown++
+		outcomes[i].Unknown = true
+		outcomes[i].Err = core.Wrap(cause, core.CodeJiraUnavailable, "The create of %s may or may not have happened (%s) and a search for its reference did not find it. It was not sent again: check Jira for an issue with reference %s before importing again.", batch[i].Reference, cerr.Message, batch[i].Reference).WithDetails(core.Detail{Item: string(batch[i].Reference), Outcome: core.OutcomeUnknown})
+	}
+	p.mu.Lock()
+	p.stats.Unknown += unknown
+	p.mu.Unlock()
+	p.log.Warn("jira create outcome resolved", "found", len(pending)-unknown, "unknown", unknown)
+	if unknown == 0 {
+		// Every item was found: the batch is settled. The call still stops,
+		// since Jira is misbehaving.
+		return core.Wrap(cause, cerr.Code, "%s The items of the affected batch were found in Jira; the rest were not sent.", cerr.Message)
+	}
+	return core.Wrap(cause, cerr.Code, "%s %d item(s) could not be confirmed in Jira and were not created again; the rest were not sent.", cerr.Message, unknown)
+}
+
+// findCreated searches for the pending items' references.
+func (p *Provider) findCreated(ctx context.Context, m *meta, batch []core.ItemSpec, pending []int) (map[core.Reference]issue, error) {
+	refs := make([]core.Reference, 0, len(pending))
+	for _, i := range pending {
+		refs = append(refs, batch[i].Reference)
+	}
+	found := map[core.Reference]issue{}
+	for _, b := range p.batches(m, refs) {
+		want := map[core.Reference]bool{}
+		for _, r := range b {
+			want[r] = true
+		}
+		err := p.search(ctx, m, p.refsJQL(m, b), p.reconcileIDs(b), "search for issues whose create had no clear answer", func(is issue) bool {
+			r := core.Reference(is.str(m.refField))
+			if want[r] {
+				if _, dup := found[r]; !dup {
+					found[r] = is
+				}
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+var timeNow = time.Now

@@ -1,0 +1,266 @@
+package jira
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/internal/jql"
+)
+
+// Custom field types DevWorkWire understands.
+const (
+	textFieldType     = "com.atlassian.jira.plugin.system.customfieldtypes:textfield"
+	textAreaFieldType = "com.atlassian.jira.plugin.system.customfieldtypes:textarea"
+)
+
+// meta is what discovery learnt about the site and project.
+type meta struct {
+	refField    string // customfield_10050
+	refName     string
+	refClause   string // cf[10050]
+	acField     string // "" → acceptance criteria in the description
+	acADF       bool   // the AC field is a rich-text field (ADF in API v3)
+	epicTypeID  string
+	storyTypeID string
+}
+
+type fieldDetails struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Custom bool   `json:"custom"`
+	Schema struct {
+		Type   string `json:"type"`
+		Custom string `json:"custom"`
+	} `json:"schema"`
+}
+
+type createMetaTypes struct {
+	IssueTypes []struct {
+		ID      string `json:"id"`
+		Name    string `json:"name"`
+		Subtask bool   `json:"subtask"`
+	} `json:"issueTypes"`
+	StartAt    int `json:"startAt"`
+	MaxResults int `json:"maxResults"`
+	Total      int `json:"total"`
+}
+
+type createMetaFields struct {
+	Fields []struct {
+		FieldID         string `json:"fieldId"`
+		Key             string `json:"key"`
+		Name            string `json:"name"`
+		Required        bool   `json:"required"`
+		HasDefaultValue bool   `json:"hasDefaultValue"`
+	} `json:"fields"`
+	StartAt    int `json:"startAt"`
+	MaxResults int `json:"maxResults"`
+	Total      int `json:"total"`
+}
+
+// ensureMeta discovers fields and issue types once per Provider. A failed
+// discovery is not cached.
+func (p *Provider) ensureMeta(ctx context.Context) (*meta, error) {
+	p.metaMu.Lock()
+	defer p.metaMu.Unlock()
+	if p.meta != nil {
+		return p.meta, nil
+	}
+	m, err := p.discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.meta = m
+	p.log.Info("jira discovery", "reference_field", m.refField, "ac_field", m.acField, "epic_type", m.epicTypeID, "story_type", m.storyTypeID)
+	return m, nil
+}
+
+func (p *Provider) discover(ctx context.Context) (*meta, error) {
+	var fields []fieldDetails
+	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/field", endpoint: "GET /rest/api/3/field", action: "list the Jira fields"}, &fields); err != nil {
+		return nil, err
+	}
+	m := &meta{}
+	ref, err := p.findRefField(fields)
+	if err != nil {
+		return nil, err
+	}
+	m.refField, m.refName, m.refClause = ref.ID, ref.Name, jql.CustomField(ref.ID)
+	if p.cfg.AcceptanceCriteriaField != "" {
+		ac, err := findField(fields, p.cfg.AcceptanceCriteriaField)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case ac.Schema.Custom == textAreaFieldType:
+			m.acField, m.acADF = ac.ID, true
+		case ac.Schema.Custom == textFieldType || ac.Schema.Type == "string":
+			m.acField = ac.ID
+		default:
+			return nil, field("jira.acceptance_criteria_field", core.CodeConfigInvalid, fmt.Sprintf("The acceptance-criteria field %q (%s) is not a text field. Use a paragraph (multi-line text) custom field, or leave the setting empty to keep acceptance criteria in the description.", ac.Name, ac.ID))
+		}
+	}
+
+	types, err := p.issueTypes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, want := range []struct {
+		name string
+		dst  *string
+		cfg  string
+	}{{p.cfg.EpicType, &m.epicTypeID, "jira.epic_type"}, {p.cfg.StoryType, &m.storyTypeID, "jira.story_type"}} {
+		for _, t := range types.IssueTypes {
+			if strings.EqualFold(t.Name, want.name) {
+				*want.dst = t.ID
+				break
+			}
+		}
+		if *want.dst == "" {
+			names := make([]string, 0, len(types.IssueTypes))
+			for _, t := range types.IssueTypes {
+				names = append(names, t.Name)
+			}
+			return nil, field(want.cfg, core.CodeConfigInvalid, fmt.Sprintf("Project %s has no issue type %q. Available types: %s. Set %s to one of them, or add the type to the project's issue type scheme in Jira.", p.cfg.Project, want.name, strings.Join(names, ", "), want.cfg))
+		}
+	}
+	for _, t := range []struct{ id, name string }{{m.epicTypeID, p.cfg.EpicType}, {m.storyTypeID, p.cfg.StoryType}} {
+		if err := p.checkCreateFields(ctx, m, t.id, t.name); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (p *Provider) findRefField(fields []fieldDetails) (fieldDetails, error) {
+	want := p.cfg.ReferenceField
+	howTo := fmt.Sprintf("Create it in Jira: Settings (cog) → Work items (Issues) → Custom fields → Create custom field → \"Short text (plain text only)\", name it %q, and add it to the screens of project %s's Epic and Story issue types. Or set jira.reference_field to the id (customfield_NNNNN) of an existing short-text field.", DefaultReferenceField, p.cfg.Project)
+	for _, f := range fields {
+		if f.ID == want {
+			if f.Schema.Custom != textFieldType {
+				return f, refMissing(fmt.Sprintf("The reference field %s (%q) is not a single-line text field (its type is %s). %s", f.ID, f.Name, orUnknown(f.Schema.Custom), howTo))
+			}
+			return f, nil
+		}
+	}
+	var named []fieldDetails
+	for _, f := range fields {
+		if strings.EqualFold(strings.TrimSpace(f.Name), strings.TrimSpace(want)) {
+			named = append(named, f)
+		}
+	}
+	var text []fieldDetails
+	for _, f := range named {
+		if f.Schema.Custom == textFieldType {
+			text = append(text, f)
+		}
+	}
+	switch {
+	case len(text) == 1:
+		return text[0], nil
+	case len(text) > 1:
+		ids := make([]string, len(text))
+		for i, f := range text {
+			ids[i] = f.ID
+		}
+		return fieldDetails{}, field("jira.reference_field", core.CodeConfigInvalid, fmt.Sprintf("Jira has %d single-line text fields named %q (%s). Set jira.reference_field to the id of the one DevWorkWire should use.", len(text), want, strings.Join(ids, ", ")))
+	case len(named) > 0:
+		return fieldDetails{}, refMissing(fmt.Sprintf("Jira has a field named %q, but it is not a single-line text field (its type is %s). %s", want, orUnknown(named[0].Schema.Custom), howTo))
+	}
+	return fieldDetails{}, refMissing(fmt.Sprintf("Jira has no field %q to hold DevWorkWire references. %s", want, howTo))
+}
+
+func refMissing(msg string) *core.Error {
+	return core.Errorf(core.CodeReferenceFieldMissing, "%s", msg).WithDetails(core.Detail{Field: "jira.reference_field", Message: msg})
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "a system field"
+	}
+	return s
+}
+
+func findField(fields []fieldDetails, want string) (fieldDetails, error) {
+	for _, f := range fields {
+		if f.ID == want {
+			return f, nil
+		}
+	}
+	for _, f := range fields {
+		if strings.EqualFold(f.Name, want) {
+			return f, nil
+		}
+	}
+	return fieldDetails{}, field("jira.acceptance_criteria_field", core.CodeConfigInvalid, fmt.Sprintf("Jira has no field %q for acceptance criteria. Create a paragraph (multi-line text) custom field of that name, set the id of an existing one, or leave the setting empty to keep acceptance criteria in the description.", want))
+}
+
+// issueTypes lists the project's issue types from createmeta, all pages.
+func (p *Provider) issueTypes(ctx context.Context) (createMetaTypes, error) {
+	var all createMetaTypes
+	path := "/rest/api/3/issue/createmeta/" + url.PathEscape(p.cfg.Project) + "/issuetypes"
+	for start, pages := 0, 0; pages < 50; pages++ {
+		var page createMetaTypes
+		q := url.Values{"startAt": {strconv.Itoa(start)}, "maxResults": {"50"}}
+		_, err := p.do(ctx, call{method: "GET", path: path, query: q, endpoint: "GET /rest/api/3/issue/createmeta/{project}/issuetypes", action: "read the issue types of project " + p.cfg.Project}, &page)
+		if err != nil {
+			if core.ErrorCode(err) == core.CodeConfigInvalid {
+				return all, field("jira.project", core.CodeConfigInvalid, fmt.Sprintf("Project %s was not found at %s, or your account cannot create issues in it. Check the project key and your permissions.", p.cfg.Project, p.site))
+			}
+			return all, err
+		}
+		all.IssueTypes = append(all.IssueTypes, page.IssueTypes...)
+		start += len(page.IssueTypes)
+		if len(page.IssueTypes) == 0 || start >= page.Total {
+			break
+		}
+	}
+	return all, nil
+}
+
+// checkCreateFields reads the create fields of one issue type: the
+// reference field must be settable, and no field DevWorkWire does not fill
+// may be required without a default.
+func (p *Provider) checkCreateFields(ctx context.Context, m *meta, typeID, typeName string) error {
+	path := "/rest/api/3/issue/createmeta/" + url.PathEscape(p.cfg.Project) + "/issuetypes/" + url.PathEscape(typeID)
+	fills := map[string]bool{"summary": true, "issuetype": true, "project": true, "reporter": true, "description": true, "parent": true, m.refField: true}
+	if m.acField != "" {
+		fills[m.acField] = true
+	}
+	seenRef := false
+	var missing []string
+	for start, pages := 0, 0; pages < 50; pages++ {
+		var page createMetaFields
+		q := url.Values{"startAt": {strconv.Itoa(start)}, "maxResults": {"200"}}
+		if _, err := p.do(ctx, call{method: "GET", path: path, query: q, endpoint: "GET /rest/api/3/issue/createmeta/{project}/issuetypes/{id}", action: fmt.Sprintf("read the fields of issue type %s in project %s", typeName, p.cfg.Project)}, &page); err != nil {
+			return err
+		}
+		for _, f := range page.Fields {
+			id := f.FieldID
+			if id == "" {
+				id = f.Key
+			}
+			if id == m.refField {
+				seenRef = true
+			}
+			if f.Required && !f.HasDefaultValue && !fills[id] {
+				missing = append(missing, fmt.Sprintf("%s (%s)", f.Name, id))
+			}
+		}
+		start += len(page.Fields)
+		if len(page.Fields) == 0 || start >= page.Total {
+			break
+		}
+	}
+	if !seenRef {
+		return refMissing(fmt.Sprintf("The reference field %q (%s) exists but cannot be set on %s issues in project %s. In Jira, add the field to the create and edit screens of that issue type (Project settings → Issue types → %s → Fields).", m.refName, m.refField, typeName, p.cfg.Project, typeName))
+	}
+	if len(missing) > 0 {
+		return core.Errorf(core.CodeConfigInvalid, "Issue type %s in project %s requires fields DevWorkWire does not fill: %s. Make them optional or give them a default value in the project's field configuration.", typeName, p.cfg.Project, strings.Join(missing, ", "))
+	}
+	return nil
+}

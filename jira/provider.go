@@ -1,0 +1,426 @@
+package jira
+
+import (
+	"context"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/internal/jql"
+)
+
+// Search tuning: references per lookup query (bounded also by JQL length),
+// issues per page, the most pages one search may read.
+const (
+	lookupBatch    = 100
+	maxJQLLength   = 8000
+	pageSize       = 100
+	maxPages       = 1000
+	maxReconcile   = 50 // Jira accepts at most 50 reconcileIssues ids
+	defaultLimit   = 25
+	maxQueryLimit  = 100
+	searchEndpoint = "POST /rest/api/3/search/jql"
+)
+
+var issueKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*-[1-9][0-9]*$`)
+
+// Check verifies credentials, the project, the issue types and the
+// reference field. Discovery runs again (it is cheap and Check is explicit).
+func (p *Provider) Check(ctx context.Context) error {
+	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/myself", endpoint: "GET /rest/api/3/myself", action: "read your Jira account"}, nil); err != nil {
+		return err
+	}
+	m, err := p.discover(ctx)
+	if err != nil {
+		return err
+	}
+	p.metaMu.Lock()
+	p.meta = m
+	p.metaMu.Unlock()
+	return nil
+}
+
+type searchRequest struct {
+	JQL             string   `json:"jql"`
+	Fields          []string `json:"fields"`
+	Properties      []string `json:"properties"`
+	MaxResults      int      `json:"maxResults"`
+	NextPageToken   string   `json:"nextPageToken,omitempty"`
+	ReconcileIssues []int64  `json:"reconcileIssues,omitempty"`
+}
+
+type searchResponse struct {
+	Issues        []issue `json:"issues"`
+	NextPageToken string  `json:"nextPageToken"`
+	IsLast        *bool   `json:"isLast"`
+}
+
+// search runs a JQL search over every page, calling visit for each issue
+// until it returns false.
+func (p *Provider) search(ctx context.Context, m *meta, q string, reconcile []int64, action string, visit func(issue) bool) error {
+	req := searchRequest{JQL: q, Fields: m.fieldsRequested(), Properties: []string{PropertyKey}, MaxResults: pageSize, ReconcileIssues: reconcile}
+	seen := map[string]bool{}
+	for page := 0; page < maxPages; page++ {
+		var resp searchResponse
+		if _, err := p.do(ctx, call{method: "POST", path: "/rest/api/3/search/jql", body: req, class: retryIdempotent, endpoint: searchEndpoint, action: action}, &resp); err != nil {
+			return err
+		}
+		for _, is := range resp.Issues {
+			if !visit(is) {
+				return nil
+			}
+		}
+		last := resp.IsLast == nil || *resp.IsLast
+		if resp.NextPageToken == "" || (last && resp.IsLast != nil) {
+			return nil
+		}
+		if seen[resp.NextPageToken] {
+			return core.Errorf(core.CodeInternal, "Jira returned the same page token twice while trying to %s; stopping instead of looping.", action)
+		}
+		seen[resp.NextPageToken] = true
+		req.NextPageToken = resp.NextPageToken
+	}
+	return core.Errorf(core.CodeInternal, "The search to %s returned more than %d pages; narrow it down.", action, maxPages)
+}
+
+func (p *Provider) projectClause() string { return "project = " + jql.String(p.cfg.Project) }
+
+// Lookup finds the items holding the given references: phrase searches on
+// the reference field, batched, compared exactly; known keys missing from
+// search (eventual consistency) are read by key.
+func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[core.Reference]string) (map[core.Reference]core.WorkItem, error) {
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[core.Reference]core.WorkItem{}
+	want := map[core.Reference]bool{}
+	var uniq []core.Reference
+	for _, r := range refs {
+		if r != "" && !want[r] {
+			want[r] = true
+			uniq = append(uniq, r)
+		}
+	}
+	for _, batch := range p.batches(m, uniq) {
+		if err := p.lookupBatch(ctx, m, batch, known, out); err != nil {
+			return nil, err
+		}
+	}
+	var missing []core.Reference
+	for _, r := range uniq {
+		if _, ok := out[r]; !ok && known[r] != "" {
+			missing = append(missing, r)
+		}
+	}
+	for _, r := range missing {
+		w, err := p.Get(ctx, known[r])
+		switch core.ErrorCode(err) {
+		case "":
+			if w.Reference == r {
+				out[r] = w
+			}
+		case core.CodeWorkItemNotFound:
+		default:
+			return nil, err
+		}
+	}
+	if len(missing) > 0 {
+		p.log.Info("jira lookup read known keys by key", "count", len(missing))
+	}
+	return out, nil
+}
+
+// batches splits references into groups whose JQL stays short.
+func (p *Provider) batches(m *meta, refs []core.Reference) [][]core.Reference {
+	var out [][]core.Reference
+	var cur []core.Reference
+	size := 0
+	for _, r := range refs {
+		l := len(m.refClause) + len(jql.Phrase(string(r))) + 8
+		if len(cur) > 0 && (len(cur) >= lookupBatch || size+l > maxJQLLength) {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, r)
+		size += l
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func (p *Provider) refsJQL(m *meta, refs []core.Reference) string {
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = m.refClause + " ~ " + jql.Phrase(string(r))
+	}
+	return p.projectClause() + " AND (" + strings.Join(parts, " OR ") + ")"
+}
+
+func (p *Provider) reconcileIDs(refs []core.Reference) []int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ids []int64
+	for _, r := range refs {
+		if id, ok := p.created[r]; ok && len(ids) < maxReconcile {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func (p *Provider) lookupBatch(ctx context.Context, m *meta, batch []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	want := make(map[core.Reference]bool, len(batch))
+	for _, r := range batch {
+		want[r] = true
+	}
+	return p.search(ctx, m, p.refsJQL(m, batch), p.reconcileIDs(batch), "look up work items by reference", func(is issue) bool {
+		w := p.workItem(m, is)
+		if !want[w.Reference] {
+			return true // a tokenised match of another reference
+		}
+		if prev, dup := out[w.Reference]; dup {
+			// Two issues hold one reference (made outside DevWorkWire or
+			// before it existed): keep the one the index knows, else the
+			// oldest, and say so.
+			p.log.Warn("jira reference held by more than one issue", "reference", string(w.Reference), "keys", prev.Key+","+w.Key)
+			if known[w.Reference] != w.Key && (known[w.Reference] == prev.Key || keyNumber(prev.Key) < keyNumber(w.Key)) {
+				return true
+			}
+		}
+		out[w.Reference] = w
+		return true
+	})
+}
+
+func keyNumber(k string) int {
+	_, n, _ := strings.Cut(k, "-")
+	i, _ := strconv.Atoi(n)
+	return i
+}
+
+func (p *Provider) checkKey(key string) error {
+	if !issueKeyRE.MatchString(key) {
+		return core.Errorf(core.CodeWorkItemNotFound, "%q is not a Jira issue key (like %s-12). Check the key.", key, p.cfg.Project).WithDetails(core.Detail{Key: key, Message: "not an issue key"})
+	}
+	return nil
+}
+
+func issuePath(key string) string { return "/rest/api/3/issue/" + url.PathEscape(key) }
+
+// Get returns one item by key.
+func (p *Provider) Get(ctx context.Context, key string) (core.WorkItem, error) {
+	if err := p.checkKey(key); err != nil {
+		return core.WorkItem{}, err
+	}
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return core.WorkItem{}, err
+	}
+	var is issue
+	q := url.Values{"fields": {strings.Join(m.fieldsRequested(), ",")}, "properties": {PropertyKey}}
+	if _, err := p.do(ctx, call{method: "GET", path: issuePath(key), query: q, endpoint: "GET /rest/api/3/issue/{key}", action: "read issue " + key, key: key}, &is); err != nil {
+		return core.WorkItem{}, err
+	}
+	return p.workItem(m, is), nil
+}
+
+// Query returns up to f.Limit items matching f, and whether more matched.
+func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, bool, error) {
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	limit = min(limit, maxQueryLimit)
+	clauses := []string{p.projectClause(), "issuetype in " + jql.List([]string{m.epicTypeID, m.storyTypeID})}
+	status := f.Status
+	if f.Ready {
+		if status != "" && status != core.StatusTodo {
+			return []core.WorkItem{}, false, nil
+		}
+		status = core.StatusTodo
+	}
+	if status != "" {
+		if !status.Valid() {
+			return nil, false, core.Errorf(core.CodeValidationFailed, "%q is not a status; use todo, in_progress or done.", status).WithDetails(core.Detail{Field: "status"})
+		}
+		clauses = append(clauses, "statusCategory = "+jql.String(map[core.Status]string{core.StatusTodo: "new", core.StatusInProgress: "indeterminate", core.StatusDone: "done"}[status]))
+	}
+	if f.EpicKey != "" {
+		if err := p.checkKey(f.EpicKey); err != nil {
+			return nil, false, err
+		}
+		clauses = append(clauses, "parent = "+jql.String(f.EpicKey))
+	}
+	if f.Document != "" {
+		clauses = append(clauses, m.refClause+" ~ "+jql.Phrase(f.Document))
+	}
+	if strings.TrimSpace(f.Text) != "" {
+		t := jql.Terms(f.Text)
+		clauses = append(clauses, "(summary ~ "+t+" OR description ~ "+t+")")
+	}
+	q := strings.Join(clauses, " AND ") + " ORDER BY key ASC"
+	items := []core.WorkItem{}
+	truncated := false
+	err = p.search(ctx, m, q, nil, "query work items", func(is issue) bool {
+		w := p.workItem(m, is)
+		if f.Document != "" && !strings.HasPrefix(string(w.Reference), f.Document+"/") {
+			return true
+		}
+		if status != "" && w.Status != status {
+			return true
+		}
+		if f.EpicKey != "" && w.ParentKey != f.EpicKey {
+			return true
+		}
+		if f.Ready {
+			for _, b := range w.BlockedBy {
+				if b.Status != core.StatusDone {
+					return true
+				}
+			}
+		}
+		if len(items) == limit {
+			truncated = true
+			return false
+		}
+		items = append(items, w)
+		return true
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return items, truncated, nil
+}
+
+type editRequest struct {
+	Fields     map[string]any   `json:"fields"`
+	Properties []map[string]any `json:"properties,omitempty"`
+}
+
+// Update rewrites the item's content and its stored digest in one request.
+func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) error {
+	if err := p.checkKey(key); err != nil {
+		return err
+	}
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return err
+	}
+	fields, props, err := p.writeFields(m, spec, false)
+	if err != nil {
+		return err
+	}
+	_, err = p.do(ctx, call{method: "PUT", path: issuePath(key), body: editRequest{Fields: fields, Properties: props}, class: retryIdempotent, endpoint: "PUT /rest/api/3/issue/{key}", action: "edit issue " + key, key: key}, nil)
+	if err != nil {
+		var u *uncertainError
+		if ok := asUncertain(err, &u); ok {
+			return u.err
+		}
+		return itemErr(err, spec.Reference, key)
+	}
+	p.log.Debug("jira issue edited", "key", key, "reference", string(spec.Reference))
+	return nil
+}
+
+// Transitions lists the workflow transitions available on the item now.
+func (p *Provider) Transitions(ctx context.Context, key string) ([]core.Transition, error) {
+	if err := p.checkKey(key); err != nil {
+		return nil, err
+	}
+	var resp struct {
+		Transitions []struct {
+			ID   string     `json:"id"`
+			Name string     `json:"name"`
+			To   statusJSON `json:"to"`
+		} `json:"transitions"`
+	}
+	if _, err := p.do(ctx, call{method: "GET", path: issuePath(key) + "/transitions", endpoint: "GET /rest/api/3/issue/{key}/transitions", action: "list the transitions of issue " + key, key: key}, &resp); err != nil {
+		return nil, err
+	}
+	out := make([]core.Transition, 0, len(resp.Transitions))
+	for _, t := range resp.Transitions {
+		out = append(out, core.Transition{ID: t.ID, Name: t.Name, To: mapCategory(t.To.StatusCategory.Key), ToName: t.To.Name})
+	}
+	return out, nil
+}
+
+// Transition moves the item through the transition with the given id. It
+// is retried only when Jira refused it with 429 (nothing was done); after
+// a 5xx or a dropped connection it reports JIRA_UNAVAILABLE without
+// resending, since the transition may have happened.
+func (p *Provider) Transition(ctx context.Context, key, transitionID string) error {
+	if err := p.checkKey(key); err != nil {
+		return err
+	}
+	if transitionID == "" || strings.Trim(transitionID, "0123456789") != "" {
+		return core.Errorf(core.CodeValidationFailed, "%q is not a Jira transition id. List the transitions of %s and use one of their ids.", transitionID, key).WithDetails(core.Detail{Key: key, Field: "transition"})
+	}
+	body := map[string]any{"transition": map[string]string{"id": transitionID}}
+	_, err := p.do(ctx, call{method: "POST", path: issuePath(key) + "/transitions", body: body, class: retryRejected, endpoint: "POST /rest/api/3/issue/{key}/transitions", action: "transition issue " + key, key: key}, nil)
+	if err != nil {
+		var u *uncertainError
+		if asUncertain(err, &u) {
+			return u.err
+		}
+		if core.ErrorCode(err) == core.CodeValidationFailed {
+			return core.Wrap(err, core.CodeValidationFailed, "Transition %s is not available on %s now (its status may have changed). Run the progress preview again to see the current transitions.", transitionID, key).WithDetails(core.Detail{Key: key, Field: "transition"})
+		}
+		return err
+	}
+	return nil
+}
+
+// AddComment adds a Markdown comment, converted to ADF. Like Transition,
+// it is never resent after a response that might mean it was applied.
+func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
+	if err := p.checkKey(key); err != nil {
+		return err
+	}
+	if strings.TrimSpace(markdown) == "" {
+		return core.Errorf(core.CodeValidationFailed, "The comment for %s is empty. Write some text.", key).WithDetails(core.Detail{Key: key, Field: "comment"})
+	}
+	body, err := toADF(markdown)
+	if err != nil {
+		return core.Wrap(err, core.CodeValidationFailed, "The comment for %s could not be converted to Jira's document format. Simplify its Markdown.", key).WithDetails(core.Detail{Key: key, Field: "comment"})
+	}
+	_, err = p.do(ctx, call{method: "POST", path: issuePath(key) + "/comment", body: map[string]any{"body": body}, class: retryRejected, endpoint: "POST /rest/api/3/issue/{key}/comment", action: "comment on issue " + key, key: key}, nil)
+	if err != nil {
+		var u *uncertainError
+		if asUncertain(err, &u) {
+			return u.err
+		}
+		return err
+	}
+	return nil
+}
+
+func asUncertain(err error, u **uncertainError) bool {
+	if e, ok := err.(*uncertainError); ok {
+		*u = e
+		return true
+	}
+	return false
+}
+
+// itemErr adds the item to a write error's details.
+func itemErr(err error, ref core.Reference, key string) error {
+	e := core.AsError(err)
+	if len(e.Details) == 0 || e.Code == core.CodeValidationFailed {
+		for i := range e.Details {
+			e.Details[i].Item, e.Details[i].Key = string(ref), key
+		}
+		if len(e.Details) == 0 {
+			e.Details = []core.Detail{{Item: string(ref), Key: key, Message: e.Message}}
+		}
+	}
+	return e
+}
