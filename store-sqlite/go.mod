@@ -2,7 +2,10 @@ module github.com/devworkwire/devworkwire/store-sqlite
 
 go 1.26.0
 
-require github.com/devworkwire/devworkwire/core v0.0.0-00010101000000-000000000000
+require (
+	github.com/devworkwire/devworkwire/core v0.0.0-00010101000000-000000000000
+	modernc.org/sqlite v1.62.0
+)
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
@@ -15,7 +18,6 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.62.0 // indirect
 )
 
 replace github.com/devworkwire/devworkwire/core => ../core

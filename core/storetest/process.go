@@ -1,0 +1,178 @@
+package storetest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Environment of a race child process.
+const (
+	// EnvChild puts a test binary in race-child mode (see
+	// RunChildIfRequested).
+	EnvChild       = "DWIRE_STORETEST_CHILD"
+	envHandlesFile = "DWIRE_STORETEST_HANDLES"
+	envProcess     = "DWIRE_STORETEST_PROCESS"
+	envGoroutines  = "DWIRE_STORETEST_GOROUTINES"
+	envNow         = "DWIRE_STORETEST_NOW"
+)
+
+// RunChildIfRequested must be called first in the TestMain of a package
+// that uses ProcessRace. In a child process started by ProcessRace it opens
+// the store with open, says READY on stdout, waits until stdin closes (the
+// parent releases every child at once), races StartRun on the handles,
+// prints one JSON attempt per line and exits; otherwise it returns at once.
+func RunChildIfRequested(open func(ctx context.Context) (core.Store, error)) {
+	if os.Getenv(EnvChild) == "" {
+		return
+	}
+	if err := runChild(open); err != nil {
+		fmt.Fprintln(os.Stderr, "storetest child:", err)
+		os.Exit(3)
+	}
+	os.Exit(0)
+}
+
+func runChild(open func(ctx context.Context) (core.Store, error)) error {
+	ctx := context.Background()
+	b, err := os.ReadFile(os.Getenv(envHandlesFile))
+	if err != nil {
+		return err
+	}
+	handles := strings.Fields(string(b))
+	proc, err := strconv.Atoi(os.Getenv(envProcess))
+	if err != nil {
+		return err
+	}
+	gs, err := strconv.Atoi(os.Getenv(envGoroutines))
+	if err != nil {
+		return err
+	}
+	now, err := time.Parse(time.RFC3339Nano, os.Getenv(envNow))
+	if err != nil {
+		return err
+	}
+	s, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	fmt.Println("READY")
+	_, _ = io.Copy(io.Discard, os.Stdin) // released when the parent closes stdin
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		all []attempt
+	)
+	for g := range gs {
+		wg.Go(func() {
+			res := raceOnce(ctx, s, fmt.Sprint("p", proc), proc*gs+g, handles, now)
+			mu.Lock()
+			all = append(all, res...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	enc := json.NewEncoder(os.Stdout)
+	for _, a := range all {
+		if err := enc.Encode(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ProcessRace saves handles previews through s, then starts procs copies
+// of the test binary (each with goroutines racers, and env added to its
+// environment so it can open the same underlying store) that race StartRun
+// on every handle at once. It checks that every handle started exactly
+// once, that each loser got the documented outcome, and that s agrees.
+func ProcessRace(t *testing.T, s core.Store, procs, goroutines, handles int, env ...string) {
+	t.Helper()
+	ctx := t.Context()
+	clock := NewClock(time.Now())
+	hs := make([]string, handles)
+	for i := range hs {
+		hs[i] = fmt.Sprintf("proc-race-%d-%d", time.Now().UnixNano(), i)
+		err := s.SavePreview(ctx, core.Preview{Handle: hs[i], Kind: core.PreviewImport, Scope: "race",
+			Plan: []byte(hs[i]), CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Hour)})
+		if err != nil {
+			t.Fatalf("SavePreview: %v", err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "handles")
+	if err := os.WriteFile(file, []byte(strings.Join(hs, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type child struct {
+		cmd    *exec.Cmd
+		stdin  io.WriteCloser
+		out    *bufio.Reader
+		stderr strings.Builder
+	}
+	children := make([]*child, procs)
+	for p := range children {
+		c := &child{cmd: exec.CommandContext(ctx, os.Args[0], "-test.run=^$")}
+		c.cmd.Env = append(os.Environ(), EnvChild+"=1", envHandlesFile+"="+file,
+			envProcess+"="+strconv.Itoa(p), envGoroutines+"="+strconv.Itoa(goroutines),
+			envNow+"="+clock.Now().Format(time.RFC3339Nano))
+		c.cmd.Env = append(c.cmd.Env, env...)
+		c.cmd.Stderr = &c.stderr
+		var err error
+		if c.stdin, err = c.cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := c.cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.out = bufio.NewReader(stdout)
+		if err := c.cmd.Start(); err != nil {
+			t.Fatalf("start child %d: %v", p, err)
+		}
+		children[p] = c
+	}
+	for p, c := range children {
+		line, err := c.out.ReadString('\n')
+		if strings.TrimSpace(line) != "READY" {
+			_ = c.cmd.Wait()
+			t.Fatalf("child %d did not get ready: %q, %v; stderr:\n%s", p, line, err, c.stderr.String())
+		}
+	}
+	for _, c := range children {
+		_ = c.stdin.Close() // go
+	}
+	var all []attempt
+	for p, c := range children {
+		dec := json.NewDecoder(c.out)
+		for {
+			var a attempt
+			if err := dec.Decode(&a); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("child %d output: %v", p, err)
+			}
+			all = append(all, a)
+		}
+		if err := c.cmd.Wait(); err != nil {
+			t.Fatalf("child %d: %v; stderr:\n%s", p, err, c.stderr.String())
+		}
+	}
+	if want := procs * goroutines * handles; len(all) != want {
+		t.Fatalf("%d attempts reported, want %d", len(all), want)
+	}
+	checkRace(t, s, hs, all)
+	t.Logf("%d processes × %d goroutines raced on %d handles: each started exactly once", procs, goroutines, handles)
+}

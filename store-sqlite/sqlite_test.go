@@ -1,0 +1,195 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storetest"
+	sqlitestore "github.com/devworkwire/devworkwire/store-sqlite"
+)
+
+func open(t *testing.T, path string) *sqlitestore.Store {
+	t.Helper()
+	s, err := sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path})
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func wantIntegrityOK(t *testing.T, s *sqlitestore.Store) {
+	t.Helper()
+	got, err := s.IntegrityCheck(t.Context())
+	if err != nil || got != "ok" {
+		t.Fatalf("PRAGMA integrity_check = %q, %v; want ok", got, err)
+	}
+}
+
+// 8 OS processes × 4 goroutines race StartRun on the same 200 handles in
+// one file: each handle is consumed exactly once and the file stays sound.
+func TestProcessRace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "race.db")
+	s := open(t, path)
+	storetest.ProcessRace(t, s, 8, 4, 200, envRacePath+"="+path)
+	wantIntegrityOK(t, s)
+}
+
+func TestDefaultPathPermissions(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "xdg-state")
+	t.Setenv("XDG_STATE_HOME", state)
+	p, err := sqlitestore.DefaultPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(state, "devworkwire", "state.db"); p != want {
+		t.Fatalf("DefaultPath = %s, want %s", p, want)
+	}
+	s, err := sqlitestore.Open(t.Context(), sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Path() != p {
+		t.Fatalf("opened %s, want the default %s", s.Path(), p)
+	}
+	for path, want := range map[string]os.FileMode{filepath.Dir(p): 0o700, p: 0o600} {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.Mode().Perm(); got != want {
+			t.Errorf("%s has mode %o, want %o", path, got, want)
+		}
+	}
+	var mode string
+	if err := s.DB().QueryRowContext(t.Context(), `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	var bt int
+	if err := s.DB().QueryRowContext(t.Context(), `PRAGMA busy_timeout`).Scan(&bt); err != nil || bt != int(sqlitestore.DefaultBusyTimeout.Milliseconds()) {
+		t.Fatalf("busy_timeout = %d, %v", bt, err)
+	}
+}
+
+func TestDefaultPathFallsBackToHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", "relative/not/allowed")
+	t.Setenv("HOME", home)
+	p, err := sqlitestore.DefaultPath()
+	if err != nil || p != filepath.Join(home, ".local", "state", "devworkwire", "state.db") {
+		t.Fatalf("DefaultPath = %s, %v", p, err)
+	}
+}
+
+func TestConcurrentFirstOpenMigratesOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.db")
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			s, err := sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path})
+			if err == nil {
+				err = s.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent Open: %v", err)
+		}
+	}
+	s := open(t, path)
+	var v int
+	if err := s.DB().QueryRowContext(t.Context(), `PRAGMA user_version`).Scan(&v); err != nil || v != sqlitestore.SchemaVersion() || v < 1 {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, sqlitestore.SchemaVersion())
+	}
+	wantIntegrityOK(t, s)
+}
+
+func wantConfigInvalid(t *testing.T, err error, what string) {
+	t.Helper()
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeConfigInvalid {
+		t.Fatalf("%s: err = %v, want CONFIG_INVALID", what, err)
+	}
+	named := false
+	for _, d := range ce.Details {
+		named = named || d.Field == "store"
+	}
+	if !named {
+		t.Fatalf("%s: CONFIG_INVALID does not name the field `store`: %+v", what, ce.Details)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	notDB := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notDB, []byte("these are not the droids you are looking for, not a database at all......................................................................"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, path := range map[string]string{
+		"directory":        dir,
+		"not a database":   notDB,
+		"query in path":    filepath.Join(dir, "a.db?mode=ro"),
+		"parent is a file": filepath.Join(blocker, "sub", "state.db"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, err := sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path})
+			if err == nil {
+				s.Close()
+			}
+			wantConfigInvalid(t, err, name)
+		})
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "future.db")
+	s := open(t, path)
+	if _, err := s.DB().ExecContext(t.Context(), fmt.Sprintf(`PRAGMA user_version = %d`, sqlitestore.SchemaVersion()+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path})
+	wantConfigInvalid(t, err, "newer schema")
+}
+
+func TestBusyIsRetryable(t *testing.T) {
+	// Another connection holds the write lock longer than the busy
+	// timeout: the write fails as retryable INTERNAL_ERROR, promptly.
+	path := filepath.Join(t.TempDir(), "busy.db")
+	holder := open(t, path)
+	conn, err := holder.DB().Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), `ROLLBACK`)
+	s, err := sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path, BusyTimeout: 50 * time.Millisecond})
+	if err == nil {
+		defer s.Close()
+		err = s.SavePreview(t.Context(), core.Preview{Handle: "h", Kind: core.PreviewImport, ExpiresAt: time.Now().Add(time.Hour)})
+	}
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeInternal || !ce.Retryable {
+		t.Fatalf("write under a held lock: %v; want retryable INTERNAL_ERROR", err)
+	}
+}
