@@ -1,0 +1,409 @@
+package jiratest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// RecordedRequest is one entry of the request log (admin endpoints are not
+// logged). Fault names the fault or limit that shaped the response, if any
+// ("rate-limit", "500", "reset", "drop-after-apply", "client-gone" ...).
+type RecordedRequest struct {
+	Method string    `json:"method"`
+	Path   string    `json:"path"`
+	Query  string    `json:"query"`
+	Body   string    `json:"body"`
+	Status int       `json:"status"` // 0 when no response was sent (reset, hang)
+	At     time.Time `json:"at"`
+	Fault  string    `json:"fault,omitempty"`
+}
+
+// Requests returns a copy of the request log, oldest first.
+func (s *Server) Requests() []RecordedRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]RecordedRequest(nil), s.requests...)
+}
+
+// ClearRequests empties the request log.
+func (s *Server) ClearRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = nil
+}
+
+// CountRequests counts logged requests with this method (""= any) whose
+// path matches pattern (exact or path.Match syntax).
+func (s *Server) CountRequests(method, pattern string) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if method != "" && r.Method != method {
+			continue
+		}
+		if r.Path == pattern || matchPath(pattern, r.Path) {
+			n++
+		}
+	}
+	return n
+}
+
+// IsWrite reports whether a logged request is a tracker write.
+func (r RecordedRequest) IsWrite() bool {
+	return r.Method == http.MethodPost && !strings.HasPrefix(r.Path, "/rest/api/3/search") ||
+		r.Method == http.MethodPut || r.Method == http.MethodDelete
+}
+
+// Writes returns the logged write requests (POST except searches, PUT, DELETE).
+func (s *Server) Writes() []RecordedRequest {
+	var out []RecordedRequest
+	for _, r := range s.Requests() {
+		if r.IsWrite() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// IssueSnapshot is the admin view of an issue (current state, not the
+// search index's).
+type IssueSnapshot struct {
+	Key            string                     `json:"key"`
+	ID             string                     `json:"id"`
+	Project        string                     `json:"project"`
+	IssueType      string                     `json:"issuetype"`
+	Summary        string                     `json:"summary"`
+	Reference      string                     `json:"reference"`
+	Parent         string                     `json:"parent"`
+	Status         string                     `json:"status"`
+	StatusCategory string                     `json:"status_category"`
+	Description    json.RawMessage            `json:"description"`
+	Properties     map[string]json.RawMessage `json:"properties"`
+	Labels         []string                   `json:"labels"`
+	Comments       []json.RawMessage          `json:"comments"`
+	Created        time.Time                  `json:"created"`
+	Updated        time.Time                  `json:"updated"`
+}
+
+func (s *Server) snapshot(iss *issue) IssueSnapshot {
+	st := iss.cur
+	sn := IssueSnapshot{
+		Key: iss.Key, ID: itoa(iss.ID), Project: iss.Proj.Key, IssueType: typeByID(st.TypeID).Name,
+		Summary: st.Summary, Reference: st.Custom[s.fieldID], Status: statusByID(st.StatusID).Name,
+		StatusCategory: statusByID(st.StatusID).Category.Key, Description: st.Description,
+		Properties: map[string]json.RawMessage{}, Labels: append([]string{}, st.Labels...),
+		Comments: []json.RawMessage{}, Created: iss.Created.UTC(), Updated: st.Updated.UTC(),
+	}
+	if sn.Description == nil {
+		sn.Description = json.RawMessage("null")
+	}
+	if p := s.byID[st.ParentID]; p != nil {
+		sn.Parent = p.Key
+	}
+	for k, v := range iss.props {
+		sn.Properties[k] = v
+	}
+	for _, c := range iss.comments {
+		sn.Comments = append(sn.Comments, c.Body)
+	}
+	return sn
+}
+
+// Issues returns every issue, in creation order.
+func (s *Server) Issues() []IssueSnapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]IssueSnapshot, 0, len(s.issues))
+	for _, iss := range s.issues {
+		out = append(out, s.snapshot(iss))
+	}
+	return out
+}
+
+// Issue returns one issue by key or id.
+func (s *Server) Issue(key string) (IssueSnapshot, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.issueByKeyOrID(key)
+	if iss == nil {
+		return IssueSnapshot{}, false
+	}
+	return s.snapshot(iss), true
+}
+
+// PersonEdit is an edit made by a person in Jira's UI (for drift tests).
+type PersonEdit struct {
+	Summary                 *string `json:"summary,omitempty"`
+	DescriptionMarkdownText *string `json:"description_markdown_text,omitempty"` // plain text → one ADF paragraph
+	Status                  *string `json:"status,omitempty"`                    // status name: moves the issue there
+}
+
+// TextADF returns an ADF document with one paragraph holding text (no
+// paragraph for empty text).
+func TextADF(text string) json.RawMessage {
+	content := []any{}
+	if text != "" {
+		content = append(content, map[string]any{"type": "paragraph", "content": []any{map[string]any{"type": "text", "text": text}}})
+	}
+	b, _ := json.Marshal(map[string]any{"type": "doc", "version": 1, "content": content})
+	return b
+}
+
+// EditAsPerson edits an issue as a person would in Jira (bumps updated).
+func (s *Server) EditAsPerson(key string, e PersonEdit) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.issueByKeyOrID(key)
+	if iss == nil {
+		return fmt.Errorf("issue %s does not exist", key)
+	}
+	st := iss.cur.clone()
+	if e.Summary != nil {
+		if *e.Summary == "" || runeLen(*e.Summary) > maxSummary {
+			return fmt.Errorf("summary must be 1 to 255 characters")
+		}
+		st.Summary = *e.Summary
+	}
+	if e.DescriptionMarkdownText != nil {
+		st.Description = TextADF(*e.DescriptionMarkdownText)
+	}
+	if e.Status != nil {
+		to := statusByName(*e.Status)
+		if to == nil {
+			return fmt.Errorf("status %q does not exist; use To Do, In Progress or Done", *e.Status)
+		}
+		if statusByID(st.StatusID).Category != to.Category {
+			st.StatusChanged = s.now()
+		}
+		st.StatusID = to.ID
+	}
+	st.Updated = s.now()
+	s.setState(iss, st)
+	return nil
+}
+
+// Link adds an "is blocked by" link: blocked is blocked by blocker.
+func (s *Server) Link(blocked, blocker string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, b := s.issueByKeyOrID(blocked), s.issueByKeyOrID(blocker)
+	if a == nil || b == nil || a == b {
+		return fmt.Errorf("link needs two different existing issues, got %q and %q", blocked, blocker)
+	}
+	s.nextLink++
+	s.links = append(s.links, &link{ID: s.nextLink, Blocked: a, Blocker: b})
+	return nil
+}
+
+// SeedIssue describes an issue that exists before a test starts.
+type SeedIssue struct {
+	Project     string            `json:"project,omitempty"` // default: the first project
+	IssueType   string            `json:"issuetype"`         // Epic, Story or Task
+	Summary     string            `json:"summary"`
+	Reference   string            `json:"reference,omitempty"`
+	Parent      string            `json:"parent,omitempty"` // key of an epic
+	Status      string            `json:"status,omitempty"` // To Do (default), In Progress, Done
+	Description string            `json:"description_markdown_text,omitempty"`
+	Labels      []string          `json:"labels,omitempty"`
+	Properties  map[string]any    `json:"properties,omitempty"`
+	Extra       map[string]string `json:"-"`
+}
+
+// Seed creates an issue directly (no request is logged). Seeded issues are
+// already in the search index. It returns the new key.
+func (s *Server) Seed(in SeedIssue) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pk := in.Project
+	if pk == "" {
+		pk = s.projects[0].Key
+	}
+	p := s.projectByKeyOrID(pk)
+	if p == nil {
+		return "", fmt.Errorf("seed: project %q does not exist", pk)
+	}
+	t := typeByName(in.IssueType)
+	if t == nil {
+		return "", fmt.Errorf("seed: issue type %q does not exist; use Epic, Story or Task", in.IssueType)
+	}
+	if in.Summary == "" || runeLen(in.Summary) > maxSummary {
+		return "", fmt.Errorf("seed: summary must be 1 to 255 characters")
+	}
+	pw := &plannedWrite{proj: p, typeID: t.ID, summary: &in.Summary, custom: map[string]*string{}}
+	if in.Reference != "" {
+		pw.custom[s.fieldID] = &in.Reference
+	}
+	if in.Description != "" {
+		d := TextADF(in.Description)
+		pw.description = &d
+	}
+	if in.Parent != "" {
+		par := s.issueByKeyOrID(in.Parent)
+		if par == nil || par.cur.TypeID != IssueTypeEpicID || t.ID == IssueTypeEpicID {
+			return "", fmt.Errorf("seed: parent %q must be an existing epic (and the child not an epic)", in.Parent)
+		}
+		pw.parent = &par
+	}
+	if in.Labels != nil {
+		pw.labels = &in.Labels
+	}
+	for k, v := range in.Properties {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return "", fmt.Errorf("seed: property %s: %v", k, err)
+		}
+		pw.props = append(pw.props, entityProperty{Key: k, Value: b})
+	}
+	iss := s.applyCreate(pw)
+	if in.Status != "" {
+		to := statusByName(in.Status)
+		if to == nil {
+			return "", fmt.Errorf("seed: status %q does not exist; use To Do, In Progress or Done", in.Status)
+		}
+		st := iss.cur.clone()
+		st.StatusID = to.ID
+		s.setState(iss, st)
+	}
+	// Seeded issues are indexed from the beginning of time.
+	for i := range iss.hist {
+		iss.hist[i].at = time.Time{}
+	}
+	return iss.Key, nil
+}
+
+// Config is the runtime-tunable part of the server (admin POST /_mockjira/config).
+type Config struct {
+	LatencyMS       *int     `json:"latency_ms,omitempty"`
+	SearchLagMS     *int     `json:"search_lag_ms,omitempty"`
+	RateLimitPerSec *float64 `json:"rate_limit_per_sec,omitempty"`
+	RateBurst       *int     `json:"rate_burst,omitempty"`
+}
+
+// SetLatency sets the per-request latency.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = d
+}
+
+// SetSearchLag sets how long a write stays invisible to search.
+func (s *Server) SetSearchLag(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lag = d
+}
+
+// SetRateLimit sets the token bucket (perSec 0 = off; burst 0 = max(1, perSec)).
+func (s *Server) SetRateLimit(perSec float64, burst int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bucket.set(perSec, burst, s.now())
+}
+
+// Apply applies the fields set in c.
+func (s *Server) Apply(c Config) {
+	if c.LatencyMS != nil {
+		s.SetLatency(time.Duration(*c.LatencyMS) * time.Millisecond)
+	}
+	if c.SearchLagMS != nil {
+		s.SetSearchLag(time.Duration(*c.SearchLagMS) * time.Millisecond)
+	}
+	if c.RateLimitPerSec != nil {
+		b := 0
+		if c.RateBurst != nil {
+			b = *c.RateBurst
+		}
+		s.SetRateLimit(*c.RateLimitPerSec, b)
+	}
+}
+
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	p := strings.TrimPrefix(r.URL.Path, "/_mockjira")
+	bad := func(err error) { writeErr(w, http.StatusBadRequest, newErr(err.Error())) }
+	decode := func(v any) bool {
+		b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if err == nil {
+			err = json.Unmarshal(b, v)
+		}
+		if err != nil {
+			bad(fmt.Errorf("invalid JSON body: %v", err))
+			return false
+		}
+		return true
+	}
+	switch {
+	case p == "/requests" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, s.Requests())
+	case p == "/requests" && r.Method == http.MethodDelete:
+		s.ClearRequests()
+		w.WriteHeader(http.StatusNoContent)
+	case p == "/issues" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, s.Issues())
+	case p == "/issues" && r.Method == http.MethodPost:
+		var in SeedIssue
+		if !decode(&in) {
+			return
+		}
+		key, err := s.Seed(in)
+		if err != nil {
+			bad(err)
+			return
+		}
+		sn, _ := s.Issue(key)
+		writeJSON(w, http.StatusCreated, sn)
+	case strings.HasPrefix(p, "/issues/") && strings.HasSuffix(p, "/edit") && r.Method == http.MethodPost:
+		key := strings.TrimSuffix(strings.TrimPrefix(p, "/issues/"), "/edit")
+		var e PersonEdit
+		if !decode(&e) {
+			return
+		}
+		if err := s.EditAsPerson(key, e); err != nil {
+			bad(err)
+			return
+		}
+		sn, _ := s.Issue(key)
+		writeJSON(w, http.StatusOK, sn)
+	case p == "/links" && r.Method == http.MethodPost:
+		var in struct{ Blocked, Blocker string }
+		if !decode(&in) {
+			return
+		}
+		if err := s.Link(in.Blocked, in.Blocker); err != nil {
+			bad(err)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+	case p == "/faults" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, s.Faults())
+	case p == "/faults" && r.Method == http.MethodPost:
+		var fs []Fault
+		if !decode(&fs) {
+			return
+		}
+		for _, f := range fs {
+			if err := f.validate(); err != nil {
+				bad(err)
+				return
+			}
+		}
+		for _, f := range fs {
+			_ = s.AddFault(f)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	case p == "/faults" && r.Method == http.MethodDelete:
+		s.ClearFaults()
+		w.WriteHeader(http.StatusNoContent)
+	case p == "/config" && r.Method == http.MethodPost:
+		var c Config
+		if !decode(&c) {
+			return
+		}
+		s.Apply(c)
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("unknown admin endpoint %s %s", r.Method, r.URL.Path)))
+	}
+}

@@ -1,0 +1,75 @@
+// Package jiratest is a fake Jira Cloud site (REST API v3) for tests, the
+// end-to-end suite and the demo: an http.Handler (Start runs it on a
+// loopback httptest server; cmd/mockjira runs it as a process). It is meant
+// to be no kinder than Jira, so that clients that would create duplicates
+// or lose writes against the real thing fail against it too.
+//
+// Modelled:
+//   - Basic auth with one user (e-mail + API token); 401 otherwise. The
+//     scoped-token base path /ex/jira/{cloudId}/... is accepted too.
+//   - Projects with keys and per-project permissions (browse, create, edit,
+//     transition, comment): no browse = the project and its issues do not
+//     exist (404, absent from search); otherwise 403.
+//   - Issue types Epic (10000, hierarchy 1), Story (10001), Task (10002);
+//     parent links only from a story/task to an epic.
+//   - One workflow: To Do (new) → In Progress (indeterminate) → Done (done),
+//     global transitions 11/21/31 between all of them.
+//   - Fields: summary (≤ 255, no newlines), description and comments as ADF
+//     (checked against the official ADF schema), labels, parent, status,
+//     created/updated/statuscategorychangedate, issuelinks ("is blocked by",
+//     with the linked issue's status and category), one single-line text
+//     custom field (the reference field, ≤ 255). Issue entity properties
+//     (≤ 32768 bytes), also settable in create/edit bodies.
+//   - Endpoints: GET myself, serverInfo, project/{key}, field,
+//     issue/createmeta/{project}/issuetypes[/{id}]; POST issue, issue/bulk
+//     (≤ 50, per-element errors with failedElementNumber, 201 if any was
+//     created, 400 if none); GET/PUT issue/{key} (fields= and properties=
+//     selection); GET/POST issue/{key}/transitions; GET/POST
+//     issue/{key}/comment; issue properties GET/PUT/DELETE; GET/POST
+//     search/jql (nextPageToken/isLast, fields, properties,
+//     reconcileIssues); POST search/approximate-count. The removed
+//     /rest/api/3/search answers 410 like Jira Cloud.
+//   - Jira's error bodies {"errorMessages":[],"errors":{}} and validation:
+//     required fields, unknown or unsettable fields, invalid ADF, parent
+//     missing or not an epic, unknown issue type, unknown transition.
+//   - A JQL subset: clauses on project, key/issuekey, issuetype, status,
+//     statusCategory (name, key or id), parent, labels, created/updated,
+//     summary/description/comment/text and the reference field (cf[N] or
+//     its name) with ~ / !~; operators = != IN, NOT IN, IS [NOT] EMPTY,
+//     < > <= >= for dates; AND/OR/NOT/&&/||/! and parentheses; ORDER BY
+//     key, created, updated, summary, ... ASC|DESC. Quoted strings with
+//     Jira's escapes; reserved characters and words must be quoted. Values
+//     are checked like Jira (an unknown key in `key in (...)` is a 400).
+//     `=` on a text field is an error, as in Jira. Text search (~) is
+//     tokenised: lower-cased letter/digit words, English stop words
+//     dropped; "\"quoted\"" values are phrases (consecutive tokens); an
+//     unquoted word that splits into several tokens matches when all of them
+//     occur anywhere; -term excludes, trailing * is a prefix. So a phrase
+//     search for a reference also finds longer references that contain it:
+//     compare exactly in the client. Without ORDER BY results come newest
+//     first (created DESC, then id DESC).
+//   - Paging: maxResults default 50, capped at 5000 when only ids are
+//     requested (fields=id, no properties) and at 100 otherwise (Jira
+//     documents 5000 as the id-only maximum and may return fewer when many
+//     fields are requested). nextPageToken is opaque, bound to the JQL, and
+//     omitted on the last page.
+//   - Eventual consistency of search: the search index sees each write only
+//     after SearchLag; before that a new issue is missing from search and an
+//     edited one matches (and is returned) with its old values, unless its id
+//     is in reconcileIssues. GET issue always reads the current state.
+//   - Rate limiting (token bucket → 429 with Retry-After, X-RateLimit-*),
+//     per-request latency, and scripted faults by method, path and call
+//     number: 5xx, 503 with Retry-After, 429, connection reset, hang until the
+//     client gives up, and drop-after-apply (the write is applied, then the
+//     connection is reset without a response — the duplicate trap).
+//   - A request log and admin endpoints under /_mockjira/ (no auth):
+//     requests, issues, person-style edits (drift), links, faults, config.
+//
+// Not modelled: other endpoints (404 with a clear message), the `update`
+// operations form of create/edit (rejected with a message), JQL functions
+// (issue in linkedIssues(...), currentUser() ...), JQL history operators
+// (WAS, CHANGED), stemming and relevance ordering in text search, fields
+// other than those above, screens, users other than the one configured,
+// sub-tasks, issue deletion, changelog, expand options (ignored), and
+// fieldsByKeys.
+package jiratest

@@ -1,0 +1,588 @@
+package jiratest
+
+import (
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	h := func(pattern string, f http.HandlerFunc) { m.Handle(pattern, s.auth(f)) }
+	h("GET /rest/api/3/myself", s.handleMyself)
+	h("GET /rest/api/3/serverInfo", s.handleServerInfo)
+	h("GET /rest/api/3/project/{key}", s.handleProject)
+	h("GET /rest/api/3/field", s.handleFields)
+	// createmeta paths overlap {key}/properties/{prop} in ServeMux terms,
+	// so they get their own mux.
+	cm := http.NewServeMux()
+	cm.Handle("GET /rest/api/3/issue/createmeta/{project}/issuetypes", s.auth(s.handleCreateMetaTypes))
+	cm.Handle("GET /rest/api/3/issue/createmeta/{project}/issuetypes/{id}", s.auth(s.handleCreateMetaFields))
+	h("POST /rest/api/3/issue", s.handleCreate)
+	h("POST /rest/api/3/issue/bulk", s.handleBulkCreate)
+	h("GET /rest/api/3/issue/{key}", s.handleGetIssue)
+	h("PUT /rest/api/3/issue/{key}", s.handleEditIssue)
+	h("GET /rest/api/3/issue/{key}/transitions", s.handleGetTransitions)
+	h("POST /rest/api/3/issue/{key}/transitions", s.handleDoTransition)
+	h("GET /rest/api/3/issue/{key}/comment", s.handleGetComments)
+	h("POST /rest/api/3/issue/{key}/comment", s.handleAddComment)
+	h("GET /rest/api/3/issue/{key}/properties", s.handleListProps)
+	h("GET /rest/api/3/issue/{key}/properties/{prop}", s.handleGetProp)
+	h("PUT /rest/api/3/issue/{key}/properties/{prop}", s.handleSetProp)
+	h("DELETE /rest/api/3/issue/{key}/properties/{prop}", s.handleDeleteProp)
+	h("GET /rest/api/3/search/jql", s.handleSearchGet)
+	h("POST /rest/api/3/search/jql", s.handleSearchPost)
+	h("POST /rest/api/3/search/approximate-count", s.handleCount)
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/rest/api/3/search") && r.URL.Path == "/rest/api/3/search" {
+			writeErr(w, http.StatusGone, newErr("The requested API has been removed. Please migrate to the /rest/api/3/search/jql API. A full migration guideline is available at https://developer.atlassian.com/changelog/#CHANGE-2046"))
+			return
+		}
+		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("mockjira does not model %s %s.", r.Method, r.URL.Path)))
+	})
+	s.mux = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/rest/api/3/issue/createmeta/") {
+			if _, pat := cm.Handler(r); pat != "" {
+				cm.ServeHTTP(w, r)
+				return
+			}
+		}
+		m.ServeHTTP(w, r)
+	})
+}
+
+// auth checks Basic auth like Jira Cloud (401 for a missing or wrong
+// e-mail/token pair).
+func (s *Server) auth(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ok := false
+		if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Basic ") {
+			if raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "Basic ")); err == nil {
+				email, token, _ := strings.Cut(string(raw), ":")
+				ok = strings.EqualFold(email, s.opts.Email) && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1
+			}
+		}
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="protected-area"`)
+			writeErr(w, http.StatusUnauthorized, newErr("Client must be authenticated to access this resource."))
+			return
+		}
+		next(w, r)
+	})
+}
+
+func (s *Server) handleMyself(w http.ResponseWriter, r *http.Request) {
+	u := s.userJSON(s.base(r))
+	u["locale"] = "en_US"
+	u["groups"] = map[string]any{"size": 1, "items": []any{}}
+	u["applicationRoles"] = map[string]any{"size": 1, "items": []any{}}
+	u["expand"] = "groups,applicationRoles"
+	writeJSON(w, http.StatusOK, u)
+}
+
+func (s *Server) handleServerInfo(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"baseUrl":        s.base(r),
+		"displayUrl":     s.base(r),
+		"version":        "1001.0.0-SNAPSHOT",
+		"versionNumbers": []int{1001, 0, 0},
+		"deploymentType": "Cloud",
+		"buildNumber":    100289,
+		"buildDate":      "2026-01-01T00:00:00.000+0000",
+		"serverTime":     jiraTime(s.now()),
+		"scmInfo":        "mockjira",
+		"serverTitle":    "Jira (mockjira)",
+	})
+}
+
+// visibleProject finds a project the user may browse.
+func (s *Server) visibleProject(k string) *project {
+	p := s.projectByKeyOrID(k)
+	if p == nil || !p.perms.Browse {
+		return nil
+	}
+	return p
+}
+
+func (s *Server) handleProject(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := r.PathValue("key")
+	p := s.visibleProject(k)
+	if p == nil {
+		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("No project could be found with key '%s'.", k)))
+		return
+	}
+	base := s.base(r)
+	out := projectRefJSON(base, p)
+	out["expand"] = "description,lead,issueTypes,url,projectKeys,permissions,insight"
+	out["description"] = ""
+	out["assigneeType"] = "UNASSIGNED"
+	out["style"] = "classic"
+	out["isPrivate"] = false
+	out["lead"] = s.userJSON(base)
+	types := []any{}
+	for i := range issueTypes {
+		types = append(types, issueTypeJSON(base, &issueTypes[i]))
+	}
+	out["issueTypes"] = types
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) fieldsJSON() []any {
+	out := []any{}
+	for _, f := range systemFields {
+		sch := map[string]any{"type": f.schemaType, "system": f.system}
+		if f.items != "" {
+			sch["items"] = f.items
+		}
+		out = append(out, map[string]any{
+			"id": f.id, "key": f.id, "name": f.name, "custom": false, "orderable": f.orderable,
+			"navigable": f.navigable, "searchable": f.searchable, "clauseNames": f.clauses, "schema": sch,
+		})
+	}
+	n := strings.TrimPrefix(s.fieldID, "customfield_")
+	num, _ := strconv.Atoi(n)
+	out = append(out, map[string]any{
+		"id": s.fieldID, "key": s.fieldID, "name": s.fieldName, "untranslatedName": s.fieldName,
+		"custom": true, "orderable": true, "navigable": true, "searchable": true,
+		"clauseNames": []string{"cf[" + n + "]", s.fieldName},
+		"schema":      map[string]any{"type": "string", "custom": TextFieldType, "customId": num},
+	})
+	return out
+}
+
+func (s *Server) handleFields(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.fieldsJSON())
+}
+
+// paging parses startAt/maxResults for createmeta (max 200).
+func paging(r *http.Request) (start, max int, e *jiraError) {
+	start, max = 0, 50
+	q := r.URL.Query()
+	if v := q.Get("startAt"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, 0, newErr("Parameter 'startAt' must be a non-negative number.")
+		}
+		start = n
+	}
+	if v := q.Get("maxResults"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, 0, newErr("Parameter 'maxResults' must be a non-negative number.")
+		}
+		if n > 200 {
+			return 0, 0, newErr("Parameter 'maxResults' must not exceed the limit '200'")
+		}
+		max = n
+	}
+	return start, max, nil
+}
+
+func pageOf[T any](items []T, start, max int) []T {
+	if start > len(items) {
+		start = len(items)
+	}
+	end := min(start+max, len(items))
+	return items[start:end]
+}
+
+func (s *Server) handleCreateMetaTypes(w http.ResponseWriter, r *http.Request) {
+	start, max, e := paging(r)
+	if e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.visibleProject(r.PathValue("project"))
+	if p == nil {
+		writeErr(w, http.StatusNotFound, newErr("No project could be found with key '"+r.PathValue("project")+"'."))
+		return
+	}
+	base := s.base(r)
+	all := []any{}
+	for i := range issueTypes {
+		all = append(all, issueTypeJSON(base, &issueTypes[i]))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"issueTypes": pageOf(all, start, max), "maxResults": max, "startAt": start, "total": len(all)})
+}
+
+func (s *Server) handleCreateMetaFields(w http.ResponseWriter, r *http.Request) {
+	start, max, e := paging(r)
+	if e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.visibleProject(r.PathValue("project"))
+	if p == nil {
+		writeErr(w, http.StatusNotFound, newErr("No project could be found with key '"+r.PathValue("project")+"'."))
+		return
+	}
+	t := typeByID(r.PathValue("id"))
+	if t == nil {
+		writeErr(w, http.StatusNotFound, newErr("Issue type with id '"+r.PathValue("id")+"' does not exist or is not valid for project '"+p.Key+"'."))
+		return
+	}
+	base := s.base(r)
+	req := p.required[t.ID]
+	fm := func(id, name string, required bool, schema map[string]any, ops ...string) map[string]any {
+		return map[string]any{"fieldId": id, "key": id, "name": name, "required": required || req[id], "hasDefaultValue": false, "operations": ops, "schema": schema}
+	}
+	all := []any{
+		fm("issuetype", "Issue Type", true, map[string]any{"type": "issuetype", "system": "issuetype"}),
+		fm("project", "Project", true, map[string]any{"type": "project", "system": "project"}, "set"),
+		fm("summary", "Summary", true, map[string]any{"type": "string", "system": "summary"}, "set"),
+		fm("description", "Description", false, map[string]any{"type": "string", "system": "description"}, "set"),
+		fm("labels", "Labels", false, map[string]any{"type": "array", "items": "string", "system": "labels"}, "add", "set", "remove"),
+	}
+	all[0].(map[string]any)["allowedValues"] = []any{issueTypeJSON(base, t)}
+	if t.ID != IssueTypeEpicID {
+		all = append(all, fm("parent", "Parent", false, map[string]any{"type": "issuelink", "system": "parent"}, "set"))
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(s.fieldID, "customfield_"))
+	all = append(all, fm(s.fieldID, s.fieldName, false, map[string]any{"type": "string", "custom": TextFieldType, "customId": n}, "set"))
+	writeJSON(w, http.StatusOK, map[string]any{"fields": pageOf(all, start, max), "maxResults": max, "startAt": start, "total": len(all)})
+}
+
+// decodeBody decodes a JSON request body like Jira (400 on bad JSON).
+func decodeBody(r *http.Request, v any) *jiraError {
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		return newErr("Unexpected character or malformed JSON in the request body: " + strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+func createdJSON(base string, iss *issue) map[string]any {
+	return map[string]any{"id": itoa(iss.ID), "key": iss.Key, "self": base + "/rest/api/3/issue/" + itoa(iss.ID)}
+}
+
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
+	var in issueUpdate
+	if e := decodeBody(r, &in); e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pw, status, e := s.validateWrite(in, nil)
+	if e != nil {
+		writeErr(w, status, e)
+		return
+	}
+	iss := s.applyCreate(pw)
+	writeJSON(w, http.StatusCreated, createdJSON(s.base(r), iss))
+}
+
+func (s *Server) handleBulkCreate(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		IssueUpdates []issueUpdate `json:"issueUpdates"`
+	}
+	if e := decodeBody(r, &in); e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
+	}
+	if len(in.IssueUpdates) == 0 {
+		writeErr(w, http.StatusBadRequest, newErr("Nothing to create. Provide at least one issue in 'issueUpdates'."))
+		return
+	}
+	if len(in.IssueUpdates) > maxBulkIssues {
+		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The number of issues to create exceeds the limit of %d. You tried to create %d issues.", maxBulkIssues, len(in.IssueUpdates))))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	base := s.base(r)
+	created := []any{}
+	errs := []any{}
+	for i, u := range in.IssueUpdates {
+		pw, status, e := s.validateWrite(u, nil)
+		if e != nil {
+			errs = append(errs, map[string]any{"status": status, "elementErrors": e, "failedElementNumber": i})
+			continue
+		}
+		created = append(created, createdJSON(base, s.applyCreate(pw)))
+	}
+	status := http.StatusCreated
+	if len(created) == 0 {
+		status = http.StatusBadRequest
+	}
+	writeJSON(w, status, map[string]any{"issues": created, "errors": errs})
+}
+
+// findIssue returns a browsable issue or writes Jira's 404.
+func (s *Server) findIssue(w http.ResponseWriter, r *http.Request) *issue {
+	iss := s.issueByKeyOrID(r.PathValue("key"))
+	if iss == nil || !iss.Proj.perms.Browse {
+		writeErr(w, http.StatusNotFound, newErr(msgNoPermIssue))
+		return nil
+	}
+	return iss
+}
+
+func (s *Server) handleGetIssue(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	q := r.URL.Query()
+	fs := parseFieldSel(q["fields"], "*all")
+	ps := parsePropSel(q["properties"])
+	writeJSON(w, http.StatusOK, s.renderIssue(s.base(r), iss, iss.cur, fs, ps))
+}
+
+func (s *Server) handleEditIssue(w http.ResponseWriter, r *http.Request) {
+	var in issueUpdate
+	if e := decodeBody(r, &in); e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	pw, status, e := s.validateWrite(in, iss)
+	if e != nil {
+		writeErr(w, status, e)
+		return
+	}
+	s.applyEdit(iss, pw)
+	if r.URL.Query().Get("returnIssue") == "true" {
+		writeJSON(w, http.StatusOK, s.renderIssue(s.base(r), iss, iss.cur, parseFieldSel(nil, "*all"), parsePropSel(nil)))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) transitionsFor(base string, iss *issue) []any {
+	out := []any{}
+	for i := range statuses {
+		st := &statuses[i]
+		if st.ID == iss.cur.StatusID {
+			continue
+		}
+		out = append(out, map[string]any{
+			"id": st.TransitionID, "name": st.Name, "to": s.statusJSON(base, st),
+			"hasScreen": false, "isGlobal": true, "isInitial": false, "isAvailable": true, "isConditional": false, "isLooped": false,
+		})
+	}
+	return out
+}
+
+func (s *Server) handleGetTransitions(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"expand": "transitions", "transitions": s.transitionsFor(s.base(r), iss)})
+}
+
+func (s *Server) handleDoTransition(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Transition *struct {
+			ID string `json:"id"`
+		} `json:"transition"`
+		Fields map[string]json.RawMessage `json:"fields"`
+		Update map[string]json.RawMessage `json:"update"`
+	}
+	if e := decodeBody(r, &in); e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	if !iss.Proj.perms.Transition {
+		writeErr(w, http.StatusForbidden, newErr("You do not have permission to transition this issue."))
+		return
+	}
+	if in.Transition == nil || in.Transition.ID == "" {
+		writeErr(w, http.StatusBadRequest, newErr("Missing 'transition' identifier"))
+		return
+	}
+	for k := range in.Fields {
+		writeErr(w, http.StatusBadRequest, fieldErr(k, fmt.Sprintf(msgCannotSet, k)))
+		return
+	}
+	var to *status
+	for i := range statuses {
+		if statuses[i].TransitionID == in.Transition.ID && statuses[i].ID != iss.cur.StatusID {
+			to = &statuses[i]
+		}
+	}
+	if to == nil {
+		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("Transition id '%s' is not valid for this issue.", in.Transition.ID)))
+		return
+	}
+	s.transitionLocked(iss, to)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) transitionLocked(iss *issue, to *status) {
+	st := iss.cur.clone()
+	now := s.now()
+	if statusByID(st.StatusID).Category != to.Category {
+		st.StatusChanged = now
+	}
+	st.StatusID = to.ID
+	st.Updated = now
+	s.setState(iss, st)
+}
+
+func (s *Server) handleGetComments(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	base := s.base(r)
+	cs := []any{}
+	for _, c := range iss.comments {
+		cs = append(cs, s.commentJSON(base, iss, c))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"comments": cs, "maxResults": 5000, "startAt": 0, "total": len(cs)})
+}
+
+func (s *Server) handleAddComment(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Body json.RawMessage `json:"body"`
+	}
+	if e := decodeBody(r, &in); e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	if !iss.Proj.perms.Comment {
+		writeErr(w, http.StatusForbidden, newErr("You do not have the permission to comment on this issue."))
+		return
+	}
+	if len(in.Body) == 0 || isNull(in.Body) {
+		writeErr(w, http.StatusBadRequest, fieldErr("comment", "Comment body can not be empty!"))
+		return
+	}
+	if err := validADF(in.Body); err != nil {
+		writeErr(w, http.StatusBadRequest, fieldErr("comment", msgADF))
+		return
+	}
+	s.nextCmt++
+	c := comment{ID: s.nextCmt, Body: compact(in.Body), Created: s.now()}
+	iss.comments = append(iss.comments, c)
+	st := iss.cur.clone()
+	st.CommentText = append(st.CommentText, adfText(c.Body))
+	st.Updated = c.Created
+	s.setState(iss, st)
+	writeJSON(w, http.StatusCreated, s.commentJSON(s.base(r), iss, c))
+}
+
+func (s *Server) handleListProps(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	keys := []any{}
+	for _, k := range sortedKeys(iss.props) {
+		keys = append(keys, map[string]any{"key": k, "self": s.base(r) + "/rest/api/3/issue/" + itoa(iss.ID) + "/properties/" + k})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"keys": keys})
+}
+
+func (s *Server) handleGetProp(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	k := r.PathValue("prop")
+	v, ok := iss.props[k]
+	if !ok {
+		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("The property with key '%s' does not exist.", k)))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"key": k, "value": json.RawMessage(v)})
+}
+
+func (s *Server) handleSetProp(w http.ResponseWriter, r *http.Request) {
+	var v json.RawMessage
+	if e := decodeBody(r, &v); e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	if !iss.Proj.perms.Edit {
+		writeErr(w, http.StatusForbidden, newErr("You do not have permission to edit issues in this project."))
+		return
+	}
+	k := r.PathValue("prop")
+	switch {
+	case utf8.RuneCountInString(k) > maxPropKey:
+		writeErr(w, http.StatusBadRequest, newErr("The property key cannot be longer than 255 characters."))
+		return
+	case len(v) > maxPropValue:
+		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The property '%s' exceeds the maximum length of 32768 bytes.", k)))
+		return
+	}
+	_, existed := iss.props[k]
+	iss.props[k] = compact(v)
+	if existed {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.WriteHeader(http.StatusCreated)
+}
+
+func (s *Server) handleDeleteProp(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	iss := s.findIssue(w, r)
+	if iss == nil {
+		return
+	}
+	k := r.PathValue("prop")
+	if _, ok := iss.props[k]; !ok {
+		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("The property with key '%s' does not exist.", k)))
+		return
+	}
+	delete(iss.props, k)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}

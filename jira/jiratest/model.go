@@ -1,0 +1,255 @@
+package jiratest
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type issueType struct {
+	ID, Name, Description string
+	HierarchyLevel        int
+}
+
+var issueTypes = []issueType{
+	{IssueTypeEpicID, "Epic", "A big user story that needs to be broken down.", 1},
+	{IssueTypeStoryID, "Story", "Functionality or a feature expressed as a user goal.", 0},
+	{IssueTypeTaskID, "Task", "A small, distinct piece of work.", 0},
+}
+
+func typeByID(id string) *issueType {
+	for i := range issueTypes {
+		if issueTypes[i].ID == id {
+			return &issueTypes[i]
+		}
+	}
+	return nil
+}
+
+func typeByName(name string) *issueType {
+	for i := range issueTypes {
+		if strings.EqualFold(issueTypes[i].Name, name) {
+			return &issueTypes[i]
+		}
+	}
+	return nil
+}
+
+type statusCategory struct {
+	ID                   int
+	Key, Name, ColorName string
+}
+
+var (
+	catNew           = statusCategory{2, "new", "To Do", "blue-gray"}
+	catIndeterminate = statusCategory{4, "indeterminate", "In Progress", "yellow"}
+	catDone          = statusCategory{3, "done", "Done", "green"}
+)
+
+type status struct {
+	ID, Name     string
+	Category     statusCategory
+	TransitionID string
+}
+
+var statuses = []status{
+	{StatusToDoID, "To Do", catNew, TransitionToDoID},
+	{StatusInProgressID, "In Progress", catIndeterminate, TransitionInProgressID},
+	{StatusDoneID, "Done", catDone, TransitionDoneID},
+}
+
+func statusByID(id string) *status {
+	for i := range statuses {
+		if statuses[i].ID == id {
+			return &statuses[i]
+		}
+	}
+	return nil
+}
+
+func statusByName(name string) *status {
+	for i := range statuses {
+		if strings.EqualFold(statuses[i].Name, name) {
+			return &statuses[i]
+		}
+	}
+	return nil
+}
+
+// Permissions are one user's project permissions.
+type Permissions struct {
+	Browse, Create, Edit, Transition, Comment bool
+}
+
+// AllPermissions grants everything.
+var AllPermissions = Permissions{Browse: true, Create: true, Edit: true, Transition: true, Comment: true}
+
+type project struct {
+	ID       int64
+	Key      string
+	Name     string
+	perms    Permissions
+	nextNum  int
+	required map[string]map[string]bool // issue type id → extra required field ids
+}
+
+type comment struct {
+	ID      int64
+	Body    json.RawMessage
+	Created time.Time
+}
+
+type link struct {
+	ID              int64
+	Blocked, Blocker *issue
+}
+
+// issueState is an immutable snapshot of an issue's searchable fields.
+type issueState struct {
+	Summary       string
+	Description   json.RawMessage // nil = null
+	TypeID        string
+	StatusID      string
+	ParentID      int64
+	Custom        map[string]string
+	Labels        []string
+	CommentText   []string
+	Updated       time.Time
+	StatusChanged time.Time
+}
+
+func (st *issueState) clone() *issueState {
+	c := *st
+	c.Custom = maps.Clone(st.Custom)
+	c.Labels = slices.Clone(st.Labels)
+	c.CommentText = slices.Clone(st.CommentText)
+	return &c
+}
+
+type stamped struct {
+	at time.Time
+	st *issueState
+}
+
+type issue struct {
+	ID       int64
+	Key      string
+	Num      int
+	Proj     *project
+	Created  time.Time
+	cur      *issueState
+	hist     []stamped // what the search index saw, oldest first
+	props    map[string]json.RawMessage
+	comments []comment
+}
+
+// setState records a new current state (and its time for the search index).
+func (s *Server) setState(iss *issue, st *issueState) {
+	iss.cur = st
+	iss.hist = append(iss.hist, stamped{s.now(), st})
+	if len(iss.hist) > 32 {
+		iss.hist = slices.Clone(iss.hist[len(iss.hist)-32:])
+	}
+}
+
+// indexed returns the state the search index sees now: the newest state at
+// least lag old, or nil when the issue is not yet indexed.
+func (s *Server) indexed(iss *issue, now time.Time, reconcile bool) *issueState {
+	if reconcile || s.lag <= 0 {
+		return iss.cur
+	}
+	cutoff := now.Add(-s.lag)
+	var st *issueState
+	for _, h := range iss.hist {
+		if !h.at.After(cutoff) {
+			st = h.st
+		}
+	}
+	return st
+}
+
+func (s *Server) addProjectLocked(key, name string) *project {
+	p := &project{ID: int64(10000 + len(s.projects)), Key: key, Name: name, perms: AllPermissions, required: map[string]map[string]bool{}}
+	s.projects = append(s.projects, p)
+	return p
+}
+
+func (s *Server) projectByKeyOrID(k string) *project {
+	for _, p := range s.projects {
+		if strings.EqualFold(p.Key, k) || strconv.FormatInt(p.ID, 10) == k {
+			return p
+		}
+	}
+	return nil
+}
+
+func (s *Server) projectByAny(k string) *project {
+	if p := s.projectByKeyOrID(k); p != nil {
+		return p
+	}
+	for _, p := range s.projects {
+		if strings.EqualFold(p.Name, k) {
+			return p
+		}
+	}
+	return nil
+}
+
+// issueByKeyOrID finds an issue by key (case-insensitive) or numeric id.
+func (s *Server) issueByKeyOrID(k string) *issue {
+	if iss := s.byKey[strings.ToUpper(k)]; iss != nil {
+		return iss
+	}
+	if n, err := strconv.ParseInt(k, 10, 64); err == nil {
+		return s.byID[n]
+	}
+	return nil
+}
+
+// AddProject adds another project (all permissions) and reports whether it
+// was added (false if the key exists).
+func (s *Server) AddProject(key, name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.projectByKeyOrID(key) != nil {
+		return false
+	}
+	if name == "" {
+		name = key
+	}
+	s.addProjectLocked(strings.ToUpper(key), name)
+	return true
+}
+
+// SetPermissions sets the user's permissions in a project; it reports
+// whether the project exists.
+func (s *Server) SetPermissions(projectKey string, p Permissions) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr := s.projectByKeyOrID(projectKey)
+	if pr == nil {
+		return false
+	}
+	pr.perms = p
+	return true
+}
+
+// RequireField makes fieldID (e.g. "labels" or the reference field id)
+// required when creating issues of issueTypeID in the project, as a Jira
+// admin can via the field configuration.
+func (s *Server) RequireField(projectKey, issueTypeID, fieldID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr := s.projectByKeyOrID(projectKey)
+	if pr == nil {
+		return false
+	}
+	if pr.required[issueTypeID] == nil {
+		pr.required[issueTypeID] = map[string]bool{}
+	}
+	pr.required[issueTypeID][fieldID] = true
+	return true
+}

@@ -1,0 +1,303 @@
+package jiratest
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Defaults of a new Server (shared with the mockjira binary).
+const (
+	DefaultProject     = "DEMO"
+	DefaultProjectName = "Demo project"
+	DefaultEmail       = "demo@example.com"
+	DefaultToken       = "mockjira-token-not-secret"
+	DefaultFieldName   = "DevWorkWire Reference"
+	DefaultFieldID     = "customfield_10050"
+	// TextFieldType is the schema.custom of a single-line text custom field.
+	TextFieldType = "com.atlassian.jira.plugin.system.customfieldtypes:textfield"
+
+	IssueTypeEpicID  = "10000"
+	IssueTypeStoryID = "10001"
+	IssueTypeTaskID  = "10002"
+
+	StatusToDoID       = "10000"
+	StatusInProgressID = "3"
+	StatusDoneID       = "10001"
+
+	// TransitionToDoID etc. are the ids of the global transitions into each
+	// status (Jira's usual 11/21/31 numbering).
+	TransitionToDoID       = "11"
+	TransitionInProgressID = "21"
+	TransitionDoneID       = "31"
+)
+
+// Options configure a Server. The zero value gives the documented defaults.
+type Options struct {
+	Project     string // project key; default DEMO
+	ProjectName string
+	Email       string // the one user; default demo@example.com
+	Token       string // its API token; default DefaultToken
+	DisplayName string
+	FieldName   string // reference field name; default "DevWorkWire Reference"
+	FieldID     string // reference field id; default customfield_10050 (must be customfield_<n>)
+	Latency     time.Duration
+	SearchLag   time.Duration
+	RateLimit   float64 // requests per second (token bucket); 0 = off
+	RateBurst   int     // bucket size; default max(1, RateLimit)
+	BaseURL     string  // used in "self" links; default http://<Host of the request>
+	Now         func() time.Time
+	Logger      *slog.Logger // nil → discard
+}
+
+// Server is a fake Jira Cloud site. It is an http.Handler; Start runs it
+// on a loopback httptest server. All methods are safe for concurrent use.
+type Server struct {
+	// URL is the base URL when started with Start (e.g. http://127.0.0.1:PORT).
+	URL string
+
+	opts   Options
+	log    *slog.Logger
+	now    func() time.Time
+	mux    http.Handler
+	closed chan struct{}
+	once   sync.Once
+
+	mu        sync.Mutex
+	projects  []*project
+	issues    []*issue
+	byKey     map[string]*issue
+	byID      map[int64]*issue
+	links     []*link
+	nextID    int64
+	nextLink  int64
+	nextCmt   int64
+	requests  []RecordedRequest
+	faults    []*faultRule
+	latency   time.Duration
+	lag       time.Duration
+	bucket    *tokenBucket
+	fieldID   string
+	fieldName string
+}
+
+// New returns a Server with one project (Options.Project) whose user has
+// every permission.
+func New(o Options) *Server {
+	if o.Project == "" {
+		o.Project = DefaultProject
+	}
+	if o.ProjectName == "" {
+		o.ProjectName = DefaultProjectName
+	}
+	if o.Email == "" {
+		o.Email = DefaultEmail
+	}
+	if o.Token == "" {
+		o.Token = DefaultToken
+	}
+	if o.DisplayName == "" {
+		o.DisplayName = "Demo User"
+	}
+	if o.FieldName == "" {
+		o.FieldName = DefaultFieldName
+	}
+	if o.FieldID == "" || !strings.HasPrefix(o.FieldID, "customfield_") {
+		o.FieldID = DefaultFieldID
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{
+		opts:      o,
+		log:       o.Logger,
+		now:       o.Now,
+		closed:    make(chan struct{}),
+		byKey:     map[string]*issue{},
+		byID:      map[int64]*issue{},
+		nextID:    10000,
+		nextLink:  10000,
+		nextCmt:   10000,
+		latency:   o.Latency,
+		lag:       o.SearchLag,
+		fieldID:   o.FieldID,
+		fieldName: o.FieldName,
+	}
+	s.bucket = newTokenBucket(o.RateLimit, o.RateBurst, s.now())
+	s.addProjectLocked(o.Project, o.ProjectName)
+	s.routes()
+	return s
+}
+
+// Start runs a new Server on a loopback httptest server, sets URL and
+// closes it when the test ends.
+func Start(tb testing.TB, o Options) *Server {
+	tb.Helper()
+	s := New(o)
+	ts := httptest.NewServer(s)
+	s.URL = ts.URL
+	tb.Cleanup(func() {
+		s.Close()
+		ts.Close()
+	})
+	return s
+}
+
+// Close releases requests held by "hang" faults. It does not stop a
+// listener (the caller owns that).
+func (s *Server) Close() { s.once.Do(func() { close(s.closed) }) }
+
+// AuthHeader returns the Authorization header value for the configured user.
+func (s *Server) AuthHeader() string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(s.opts.Email+":"+s.opts.Token))
+}
+
+// Email returns the configured user's e-mail; Token its API token;
+// ProjectKey the first project's key; FieldID/FieldName the reference field.
+func (s *Server) Email() string      { return s.opts.Email }
+func (s *Server) Token() string      { return s.opts.Token }
+func (s *Server) ProjectKey() string { return s.opts.Project }
+func (s *Server) FieldID() string    { return s.fieldID }
+func (s *Server) FieldName() string  { return s.fieldName }
+
+// ServeHTTP implements http.Handler: admin endpoints, then latency, rate
+// limit, scripted faults, auth and the Jira REST API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Scoped-token base URL: https://api.atlassian.com/ex/jira/{cloudId}/rest/...
+	if strings.HasPrefix(r.URL.Path, "/ex/jira/") {
+		rest := strings.TrimPrefix(r.URL.Path, "/ex/jira/")
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = rest[i:]
+			r2.URL.RawPath = ""
+			r = r2
+		}
+	}
+	if strings.HasPrefix(r.URL.Path, "/_mockjira/") {
+		s.serveAdmin(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+	if err != nil {
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := &statusRecorder{ResponseWriter: w}
+	entry := RecordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body), At: s.now().UTC()}
+	defer func() {
+		entry.Status = rec.status
+		s.mu.Lock()
+		s.requests = append(s.requests, entry)
+		s.mu.Unlock()
+		s.log.Debug("mockjira request", "method", r.Method, "path", r.URL.Path, "status", entry.Status, "fault", entry.Fault)
+	}()
+
+	s.mu.Lock()
+	lat := s.latency
+	s.mu.Unlock()
+	if lat > 0 {
+		t := time.NewTimer(lat)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			entry.Fault = "client-gone"
+			return
+		}
+	}
+	if ok, wait, limit, remaining := s.takeToken(); !ok {
+		entry.Fault = "rate-limit"
+		writeRateLimited(rec, wait, limit, remaining, s.now())
+		return
+	}
+	if f := s.matchFault(r); f != nil {
+		entry.Fault = f.Kind
+		if s.applyFault(rec, r, f) {
+			return
+		}
+	}
+	s.mux.ServeHTTP(rec, r)
+}
+
+// statusRecorder remembers the status written through it.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// jiraError is Jira's ErrorCollection.
+type jiraError struct {
+	ErrorMessages []string          `json:"errorMessages"`
+	Errors        map[string]string `json:"errors"`
+}
+
+func newErr(msgs ...string) *jiraError {
+	if msgs == nil {
+		msgs = []string{}
+	}
+	return &jiraError{ErrorMessages: msgs, Errors: map[string]string{}}
+}
+
+func fieldErr(field, msg string) *jiraError {
+	e := newErr()
+	e.Errors[field] = msg
+	return e
+}
+
+func (e *jiraError) empty() bool { return len(e.ErrorMessages) == 0 && len(e.Errors) == 0 }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(`{"errorMessages":["mockjira: cannot encode response"],"errors":{}}`)
+		status = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func writeErr(w http.ResponseWriter, status int, e *jiraError) { writeJSON(w, status, e) }
+
+func (s *Server) base(r *http.Request) string {
+	if s.opts.BaseURL != "" {
+		return strings.TrimRight(s.opts.BaseURL, "/")
+	}
+	if s.URL != "" {
+		return s.URL
+	}
+	return "http://" + r.Host
+}
+
+// jiraTime formats t like Jira: 2026-01-15T14:30:00.000+0000.
+func jiraTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000-0700") }
+
+func itoa(n int64) string { return fmt.Sprintf("%d", n) }

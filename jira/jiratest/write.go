@@ -1,0 +1,348 @@
+package jiratest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/devworkwire/devworkwire/jira/internal/adfschema"
+)
+
+// issueUpdate is IssueUpdateDetails as far as it is modelled.
+type issueUpdate struct {
+	Fields     map[string]json.RawMessage `json:"fields"`
+	Update     map[string]json.RawMessage `json:"update"`
+	Properties []entityProperty           `json:"properties"`
+}
+
+type entityProperty struct {
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value"`
+}
+
+const (
+	msgCannotSet   = "Field '%s' cannot be set. It is not on the appropriate screen, or unknown."
+	msgADF         = "Operation value must be an Atlassian Document (see the Atlassian Document Format)"
+	msgParentFind  = "Could not find issue by id or key."
+	msgHierarchy   = "Given parent work item does not belong to appropriate hierarchy."
+	maxSummary     = 255
+	maxTextField   = 255
+	maxPropValue   = 32768
+	maxPropKey     = 255
+	maxBulkIssues  = 50
+	msgNoPermIssue = "Issue does not exist or you do not have permission to see it."
+)
+
+// plannedWrite is a validated create or edit, ready to apply.
+type plannedWrite struct {
+	proj        *project
+	typeID      string
+	summary     *string
+	description *json.RawMessage // set (possibly to JSON null)
+	parent      **issue          // set (possibly to nil = remove)
+	custom      map[string]*string
+	labels      *[]string
+	props       []entityProperty
+}
+
+type objRef struct {
+	ID   string `json:"id"`
+	Key  string `json:"key"`
+	Name string `json:"name"`
+}
+
+func decodeRef(raw json.RawMessage) (objRef, bool) {
+	var ref objRef
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		return ref, false
+	}
+	return ref, true
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// validateWrite checks fields, update and properties of a create (iss == nil)
+// or an edit of iss. Call with s.mu held. status is 400 or 403 on error.
+func (s *Server) validateWrite(in issueUpdate, iss *issue) (*plannedWrite, int, *jiraError) {
+	e := newErr()
+	pw := &plannedWrite{custom: map[string]*string{}}
+	create := iss == nil
+	for k, v := range in.Update {
+		if len(v) > 0 && !isNull(v) {
+			e.Errors[k] = fmt.Sprintf("mockjira does not model the 'update' operations form for field '%s'; set it with 'fields'.", k)
+		}
+	}
+	// project and issue type first: other checks depend on them.
+	if create {
+		raw, ok := in.Fields["project"]
+		ref, okRef := decodeRef(raw)
+		switch {
+		case !ok || isNull(raw) || !okRef || (ref.ID == "" && ref.Key == ""):
+			e.Errors["project"] = "Specify a valid project ID or key"
+		default:
+			k := ref.Key
+			if k == "" {
+				k = ref.ID
+			}
+			p := s.projectByKeyOrID(k)
+			if p == nil || !p.perms.Browse {
+				e.Errors["project"] = "valid project is required"
+			} else if !p.perms.Create {
+				return nil, http.StatusForbidden, newErr("You do not have permission to create issues in this project.")
+			} else {
+				pw.proj = p
+			}
+		}
+		raw, ok = in.Fields["issuetype"]
+		ref, okRef = decodeRef(raw)
+		switch {
+		case !ok || isNull(raw) || !okRef || (ref.ID == "" && ref.Name == ""):
+			e.Errors["issuetype"] = "Specify an issue type"
+		default:
+			var t *issueType
+			if ref.ID != "" {
+				t = typeByID(ref.ID)
+			} else {
+				t = typeByName(ref.Name)
+			}
+			if t == nil {
+				e.Errors["issuetype"] = "Specify a valid issue type"
+			} else {
+				pw.typeID = t.ID
+			}
+		}
+	} else {
+		pw.proj = iss.Proj
+		pw.typeID = iss.cur.TypeID
+		if !iss.Proj.perms.Edit {
+			return nil, http.StatusForbidden, newErr("You do not have permission to edit issues in this project.")
+		}
+	}
+
+	for k, raw := range in.Fields {
+		switch k {
+		case "project", "issuetype":
+			if !create {
+				e.Errors[k] = fmt.Sprintf(msgCannotSet, k)
+			}
+		case "summary":
+			var sum string
+			if err := json.Unmarshal(raw, &sum); err != nil && !isNull(raw) {
+				e.Errors["summary"] = "Operation value must be a string"
+				continue
+			}
+			switch {
+			case strings.TrimSpace(sum) == "":
+				e.Errors["summary"] = "You must specify a summary of the issue."
+			case utf8.RuneCountInString(sum) > maxSummary:
+				e.Errors["summary"] = "Summary must be less than 255 characters."
+			case strings.ContainsAny(sum, "\r\n"):
+				e.Errors["summary"] = "The summary is invalid because it contains newline characters."
+			default:
+				pw.summary = &sum
+			}
+		case "description":
+			if isNull(raw) {
+				n := json.RawMessage("null")
+				pw.description = &n
+				continue
+			}
+			if err := validADF(raw); err != nil {
+				e.Errors["description"] = msgADF
+				continue
+			}
+			d := compact(raw)
+			pw.description = &d
+		case "parent":
+			if isNull(raw) {
+				var none *issue
+				pw.parent = &none
+				continue
+			}
+			ref, ok := decodeRef(raw)
+			var p *issue
+			if ok {
+				if ref.Key != "" {
+					p = s.issueByKeyOrID(ref.Key)
+				} else if ref.ID != "" {
+					p = s.issueByKeyOrID(ref.ID)
+				}
+			}
+			if p == nil || !p.Proj.perms.Browse {
+				e.Errors["parent"] = msgParentFind
+				continue
+			}
+			pw.parent = &p
+		case "labels":
+			var labels []string
+			if err := json.Unmarshal(raw, &labels); err != nil {
+				e.Errors["labels"] = "Operation value must be an array of strings"
+				continue
+			}
+			for _, l := range labels {
+				if strings.ContainsAny(l, " \t\r\n") || l == "" {
+					e.Errors["labels"] = fmt.Sprintf("The label '%s' contains spaces which is invalid.", l)
+				} else if utf8.RuneCountInString(l) > 255 {
+					e.Errors["labels"] = "The label must not exceed 255 characters."
+				}
+			}
+			pw.labels = &labels
+		default:
+			if k != s.fieldID {
+				e.Errors[k] = fmt.Sprintf(msgCannotSet, k)
+				continue
+			}
+			if isNull(raw) {
+				pw.custom[k] = nil
+				continue
+			}
+			var v string
+			if err := json.Unmarshal(raw, &v); err != nil {
+				e.Errors[k] = "Operation value must be a string"
+				continue
+			}
+			if utf8.RuneCountInString(v) > maxTextField {
+				e.Errors[k] = "Text is too long, please enter less than 255 characters."
+				continue
+			}
+			pw.custom[k] = &v
+		}
+	}
+	if create {
+		if _, ok := in.Fields["summary"]; !ok && e.Errors["summary"] == "" {
+			e.Errors["summary"] = "You must specify a summary of the issue."
+		}
+		if pw.proj != nil && pw.typeID != "" {
+			for f := range pw.proj.required[pw.typeID] {
+				raw, ok := in.Fields[f]
+				if !ok || isNull(raw) || string(raw) == `""` || string(raw) == "[]" {
+					e.Errors[f] = s.fieldDisplayName(f) + " is required."
+				}
+			}
+		}
+	}
+	// Hierarchy: epics have no parent; stories and tasks may have an epic.
+	if pw.parent != nil && *pw.parent != nil && pw.typeID != "" && e.Errors["parent"] == "" {
+		p := *pw.parent
+		if pw.typeID == IssueTypeEpicID || p.cur.TypeID != IssueTypeEpicID || (iss != nil && p == iss) {
+			e.Errors["parent"] = msgHierarchy
+		}
+	}
+	for _, p := range in.Properties {
+		switch {
+		case p.Key == "":
+			e.ErrorMessages = append(e.ErrorMessages, "Property key must not be empty.")
+		case utf8.RuneCountInString(p.Key) > maxPropKey:
+			e.ErrorMessages = append(e.ErrorMessages, "The property key cannot be longer than 255 characters.")
+		case len(p.Value) == 0 || isNull(p.Value):
+			e.ErrorMessages = append(e.ErrorMessages, fmt.Sprintf("The property '%s' has no value.", p.Key))
+		case len(p.Value) > maxPropValue:
+			e.ErrorMessages = append(e.ErrorMessages, fmt.Sprintf("The property '%s' exceeds the maximum length of 32768 bytes.", p.Key))
+		}
+	}
+	pw.props = in.Properties
+	if !e.empty() {
+		return nil, http.StatusBadRequest, e
+	}
+	return pw, 0, nil
+}
+
+func (s *Server) fieldDisplayName(id string) string {
+	if id == s.fieldID {
+		return s.fieldName
+	}
+	for _, f := range systemFields {
+		if f.id == id {
+			return f.name
+		}
+	}
+	return id
+}
+
+func validADF(raw json.RawMessage) error {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return err
+	}
+	return adfschema.Validate(raw)
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// applyCreate creates the issue. Call with s.mu held.
+func (s *Server) applyCreate(pw *plannedWrite) *issue {
+	now := s.now()
+	p := pw.proj
+	p.nextNum++
+	s.nextID++
+	iss := &issue{ID: s.nextID, Num: p.nextNum, Key: fmt.Sprintf("%s-%d", p.Key, p.nextNum), Proj: p, Created: now, props: map[string]json.RawMessage{}}
+	st := &issueState{TypeID: pw.typeID, StatusID: StatusToDoID, Custom: map[string]string{}, Updated: now, StatusChanged: now}
+	pw.applyTo(st)
+	for _, pr := range pw.props {
+		iss.props[pr.Key] = compact(pr.Value)
+	}
+	s.issues = append(s.issues, iss)
+	s.byKey[iss.Key] = iss
+	s.byID[iss.ID] = iss
+	s.setState(iss, st)
+	return iss
+}
+
+func (pw *plannedWrite) applyTo(st *issueState) {
+	if pw.summary != nil {
+		st.Summary = *pw.summary
+	}
+	if pw.description != nil {
+		if isNull(*pw.description) {
+			st.Description = nil
+		} else {
+			st.Description = *pw.description
+		}
+	}
+	if pw.parent != nil {
+		st.ParentID = 0
+		if *pw.parent != nil {
+			st.ParentID = (*pw.parent).ID
+		}
+	}
+	for k, v := range pw.custom {
+		if v == nil || *v == "" {
+			delete(st.Custom, k)
+		} else {
+			st.Custom[k] = *v
+		}
+	}
+	if pw.labels != nil {
+		st.Labels = *pw.labels
+	}
+}
+
+// applyEdit applies an edit; updated moves only if a field changed.
+// Call with s.mu held.
+func (s *Server) applyEdit(iss *issue, pw *plannedWrite) {
+	st := iss.cur.clone()
+	pw.applyTo(st)
+	for _, pr := range pw.props {
+		iss.props[pr.Key] = compact(pr.Value)
+	}
+	if stateEqual(st, iss.cur) {
+		return
+	}
+	st.Updated = s.now()
+	s.setState(iss, st)
+}
+
+func stateEqual(a, b *issueState) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
