@@ -262,6 +262,7 @@ func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.Ite
 	unknown := 0
 	for _, i := range pending {
 		if is, ok := found[batch[i].Reference]; ok && serr == nil {
+			p.recordCreated(batch[i].Reference, createdIssue{ID: is.ID, Key: is.Key})
 			outcomes[i].Key, outcomes[i].URL = is.Key, p.site+"/browse/"+is.Key
 			continue
 		}
@@ -273,10 +274,10 @@ func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.Ite
 	p.stats.Unknown += unknown
 	p.mu.Unlock()
 	p.log.Warn("jira create outcome resolved", "found", len(pending)-unknown, "unknown", unknown)
-	if unknown == 0 {
-		// Every item was found: the batch is settled. The call still stops,
-		// since Jira is misbehaving.
-		return core.Wrap(cause, cerr.Code, "%s The items of the affected batch were found in Jira; the rest were not sent.", cerr.Message)
+	if unknown == 0 && serr == nil {
+		// Every item was found: the batch is settled and the next ones may
+		// go ahead.
+		return nil
 	}
 	return core.Wrap(cause, cerr.Code, "%s %d item(s) could not be confirmed in Jira and were not created again; the rest were not sent.", cerr.Message, unknown)
 }
