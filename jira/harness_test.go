@@ -1,0 +1,131 @@
+package jira
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fixture is a fake Jira and a Provider talking HTTP to it.
+type fixture struct {
+	srv  *jiratest.Server
+	p    *Provider
+	logs *syncBuffer
+	ctx  context.Context
+}
+
+// startJira starts a fake Jira (options o) and a Provider for it (mod may
+// adjust the config). Every request the Provider sent is checked against
+// Jira's API description when the test ends.
+func startJira(t *testing.T, o jiratest.Options, mod func(*Config)) *fixture {
+	t.Helper()
+	srv := jiratest.Start(t, o)
+	logs := &syncBuffer{}
+	cfg := Config{
+		BaseURL: srv.URL, Email: srv.Email(), Token: srv.Token(), Project: srv.ProjectKey(),
+		Logger:      slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		MaxAttempts: 3, MaxRetryWait: 3 * time.Second, RequestTimeout: 2 * time.Second,
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	p.backoff = 20 * time.Millisecond
+	p.minSleep = 20 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	f := &fixture{srv: srv, p: p, logs: logs, ctx: ctx}
+	t.Cleanup(func() { checkRequests(t, srv) })
+	return f
+}
+
+// secrets are the strings that must never appear in errors or logs.
+func (f *fixture) secrets() []string {
+	return []string{f.srv.Token(), base64.StdEncoding.EncodeToString([]byte(f.srv.Email() + ":" + f.srv.Token())), f.srv.AuthHeader()}
+}
+
+// assertNoSecrets fails when the token or the Authorization value appear in
+// any of texts or in the Provider's logs.
+func (f *fixture) assertNoSecrets(t *testing.T, texts ...string) {
+	t.Helper()
+	texts = append(texts, f.logs.String())
+	for _, s := range texts {
+		for _, secret := range f.secrets() {
+			if secret != "" && strings.Contains(s, secret) {
+				t.Errorf("a secret leaked into %q", s)
+			}
+		}
+		if strings.Contains(s, "errorMessages") {
+			t.Errorf("a raw Jira body leaked into %q", s)
+		}
+	}
+}
+
+// assertNoDuplicates fails when two issues in the fake hold one reference.
+func assertNoDuplicates(t *testing.T, srv *jiratest.Server) {
+	t.Helper()
+	seen := map[string]string{}
+	for _, is := range srv.Issues() {
+		if is.Reference == "" {
+			continue
+		}
+		if k, dup := seen[is.Reference]; dup {
+			t.Errorf("duplicate issues for reference %s: %s and %s", is.Reference, k, is.Key)
+		}
+		seen[is.Reference] = is.Key
+	}
+}
+
+func (f *fixture) specs(doc string, n int) []core.ItemSpec {
+	out := make([]core.ItemSpec, n)
+	for i := range out {
+		ref := core.NewReference(doc, "s-"+itoa(i+1))
+		title := "Story " + itoa(i+1)
+		desc := "Description of story " + itoa(i+1) + "."
+		ac := []string{"It works", "It is tested"}
+		out[i] = core.ItemSpec{Reference: ref, Kind: core.KindStory, Title: title, Description: desc, AcceptanceCriteria: ac, Digest: core.ContentDigest(core.KindStory, title, desc, ac, "")}
+	}
+	return out
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// checkRequests checks every request the Provider sent to srv.
+func checkRequests(t *testing.T, srv *jiratest.Server) {
+	t.Helper()
+	for _, r := range srv.Requests() {
+		if r.Path == "/rest/api/3/search" {
+			t.Errorf("request to the removed endpoint %s %s", r.Method, r.Path)
+		}
+	}
+}
