@@ -103,7 +103,7 @@ type comment struct {
 }
 
 type link struct {
-	ID              int64
+	ID               int64
 	Blocked, Blocker *issue
 }
 
