@@ -1,0 +1,241 @@
+package core_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/memstore"
+)
+
+// clock is a settable clock for tests.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 3, 14, 9, 26, 53, 589_000_000, time.UTC)} }
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// env is one service over the fake tracker and the in-memory store.
+type env struct {
+	t     *testing.T
+	ctx   context.Context
+	p     *fakeprovider.Provider
+	st    *memstore.Store
+	clock *clock
+	logs  *syncBuffer
+	svc   *core.WorkItemService
+}
+
+func newEnv(t *testing.T, opts ...fakeprovider.Options) *env {
+	t.Helper()
+	c := newClock()
+	o := fakeprovider.Options{Now: c.Now}
+	if len(opts) > 0 {
+		o = opts[0]
+		o.Now = c.Now
+	}
+	e := &env{t: t, ctx: context.Background(), p: fakeprovider.New(o), st: memstore.New(memstore.Options{Now: c.Now}), clock: c, logs: &syncBuffer{}}
+	e.svc = e.service(e.p)
+	return e
+}
+
+// service returns a new service (a new process, as it were) over the same
+// store.
+func (e *env) service(p core.WorkItemProvider) *core.WorkItemService {
+	return core.NewWorkItemService(core.ServiceOptions{
+		Provider: p, Store: e.st, Now: e.clock.Now,
+		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+}
+
+// preview previews doc and fails the test on an error or any write.
+func (e *env) preview(doc string) core.ImportPreviewResult {
+	e.t.Helper()
+	before := e.p.Writes()
+	e.p.ForbidWrites(e.t)
+	defer e.p.AllowWrites()
+	res, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "plan.md", Data: []byte(doc)})
+	if err != nil {
+		e.t.Fatalf("ImportPreview: %v", err)
+	}
+	if w := e.p.Writes(); w != before {
+		e.t.Fatalf("ImportPreview made %d writes", w-before)
+	}
+	return res
+}
+
+func (e *env) commit(handle, key string) core.ImportCommitResult {
+	e.t.Helper()
+	res, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: key})
+	if err != nil {
+		e.t.Fatalf("ImportCommit: %v", err)
+	}
+	return res
+}
+
+// importDoc previews and commits doc.
+func (e *env) importDoc(doc string) core.ImportCommitResult {
+	e.t.Helper()
+	return e.commit(e.preview(doc).PreviewHandle, "")
+}
+
+// byRef returns the tracker's items by reference, failing on duplicates.
+func (e *env) byRef() map[core.Reference]core.WorkItem {
+	e.t.Helper()
+	out := map[core.Reference]core.WorkItem{}
+	for _, w := range e.p.Items() {
+		if w.Reference == "" {
+			continue
+		}
+		if prev, dup := out[w.Reference]; dup {
+			e.t.Fatalf("two items hold reference %s: %s and %s", w.Reference, prev.Key, w.Key)
+		}
+		out[w.Reference] = w
+	}
+	return out
+}
+
+// wantErr asserts err is a *core.Error with code whose message holds
+// every fragment, and returns it.
+func wantErr(t *testing.T, err error, code core.Code, fragments ...string) *core.Error {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error; want %s", code)
+	}
+	e, ok := err.(*core.Error)
+	if !ok {
+		t.Fatalf("error %T %v is not a *core.Error", err, err)
+	}
+	if e.Code != code {
+		t.Fatalf("code %s (%s); want %s", e.Code, e.Message, code)
+	}
+	if e.RunID == "" || !strings.HasPrefix(e.RunID, "run_") {
+		t.Errorf("error run id %q; want a run id", e.RunID)
+	}
+	if e.Retryable != code.Retryable() {
+		t.Errorf("retryable = %v; want %v", e.Retryable, code.Retryable())
+	}
+	for _, f := range fragments {
+		if !strings.Contains(e.Message, f) {
+			t.Errorf("message %q lacks %q", e.Message, f)
+		}
+	}
+	return e
+}
+
+// logLines returns the JSON log lines written so far.
+func (e *env) logLines() []map[string]any {
+	e.t.Helper()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(e.logs.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			e.t.Fatalf("log line %q is not JSON: %v", l, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// ---- documents ----------------------------------------------------------
+
+type docItem struct {
+	id, kind, title, desc string
+	ac                    []string
+	epic                  string
+	take                  bool
+}
+
+// markdown renders a planning document.
+func markdown(id string, items ...docItem) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\nid: %s\n---\n# Plan %s\n", id, id)
+	for _, it := range items {
+		level := "##"
+		word := "Epic"
+		if it.kind == "story" {
+			word = "Story"
+		}
+		fmt.Fprintf(&b, "\n%s %s %s: %s\n", level, word, it.id, it.title)
+		if it.epic != "" {
+			fmt.Fprintf(&b, "Epic: %s\n", it.epic)
+		}
+		if it.take {
+			b.WriteString("Drift: take-document\n")
+		}
+		if it.desc != "" {
+			fmt.Fprintf(&b, "\n%s\n", it.desc)
+		}
+		if len(it.ac) > 0 {
+			b.WriteString("\nAcceptance criteria:\n")
+			for _, a := range it.ac {
+				fmt.Fprintf(&b, "- %s\n", a)
+			}
+		}
+	}
+	return b.String()
+}
+
+func epic(id, title string) docItem {
+	return docItem{id: id, kind: "epic", title: title, desc: "About " + title + "."}
+}
+
+func story(id, title, ep string) docItem {
+	return docItem{id: id, kind: "story", title: title, epic: ep, desc: "Story " + title + ".", ac: []string{"It works", "It is tested"}}
+}
+
+// checkoutDoc is a small document: 2 epics, 3 stories (one loose).
+var checkoutItems = []docItem{
+	epic("e-1", "Guest checkout"),
+	story("s-1", "Pay without an account", "e-1"),
+	story("s-2", "Save address", "e-1"),
+	epic("e-2", "Receipts"),
+	story("s-3", "Email receipt", "e-2"),
+	story("s-4", "Loose story", ""),
+}
+
+func checkoutDoc() string { return markdown("checkout", checkoutItems...) }
+
+// bigDoc has epics epics with per stories each.
+func bigDoc(id string, epics, per int) string {
+	var items []docItem
+	for e := 1; e <= epics; e++ {
+		eid := fmt.Sprintf("e-%d", e)
+		items = append(items, epic(eid, "Epic number "+eid))
+		for s := 1; s <= per; s++ {
+			sid := fmt.Sprintf("s-%d-%d", e, s)
+			items = append(items, story(sid, "Story number "+sid, eid))
+		}
+	}
+	return markdown(id, items...)
+}

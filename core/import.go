@@ -1,0 +1,586 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+// importPlan is what an import preview stores under its handle, and what
+// the commit executes: nothing is recomputed from the document.
+type importPlan struct {
+	Version int                 `json:"version"`
+	Result  ImportPreviewResult `json:"result"` // as shown to the caller
+	Entries []planEntry         `json:"entries"`
+}
+
+// planEntry is one item of a stored import plan.
+type planEntry struct {
+	Spec   ItemSpec  `json:"spec"`             // what will be written (ParentKey filled when the epic existed)
+	Parent Reference `json:"parent,omitempty"` // the epic's reference, for a story
+	Action Action    `json:"action"`
+	Key    string    `json:"key,omitempty"` // the tracker key, when the item exists
+	// Fingerprint is what the preview saw of the existing item; commit
+	// refuses the plan when the item changed since.
+	Fingerprint  string `json:"fingerprint,omitempty"`
+	TakeDocument bool   `json:"take_document,omitempty"`
+}
+
+const importPlanVersion = 1
+
+// planError converts a parser error into the taxonomy.
+func planError(err error) error {
+	var pe *plan.Error
+	if !errors.As(err, &pe) {
+		return Wrap(err, CodeInternal, "The planning document could not be read.")
+	}
+	code := Code(pe.Code)
+	if !code.Known() {
+		code = CodeSourceParseFailed
+	}
+	e := Errorf(code, "%s", pe.Message)
+	e.Err = err
+	if pe.Line > 0 && len(pe.Problems) == 0 {
+		e.Details = append(e.Details, Detail{Line: pe.Line, Message: pe.Message})
+	}
+	for _, p := range pe.Problems {
+		e.Details = append(e.Details, Detail{Item: p.Item, Field: p.Field, Line: p.Line, Message: p.Message})
+	}
+	return e
+}
+
+// ImportPreview parses and validates a planning document, looks up every
+// item in the tracker (one provider call), classifies each item and stores
+// the plan under a new import handle. It writes nothing to the tracker.
+func (s *WorkItemService) ImportPreview(ctx context.Context, in ImportPreviewInput) (ImportPreviewResult, error) {
+	o := s.begin("import.preview")
+	res, err := s.importPreview(ctx, o, in)
+	if err != nil {
+		return ImportPreviewResult{}, o.fail(err)
+	}
+	o.done("preview stored", "handle", res.PreviewHandle, "document", res.Document, "items", len(res.Items),
+		"create", res.Counts.Create, "update", res.Counts.Update, "unchanged", res.Counts.Unchanged, "drift", res.Counts.Drift)
+	return res, nil
+}
+
+func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPreviewInput) (ImportPreviewResult, error) {
+	data := in.Data
+	if data == nil {
+		if strings.TrimSpace(in.Path) == "" {
+			return ImportPreviewResult{}, Errorf(CodeSourceNotFound, "No planning document given: pass the path of a .md, .yaml or .yml file.").
+				WithDetails(Detail{Field: "path", Message: "missing"})
+		}
+		b, err := plan.ReadFile(in.Path)
+		if err != nil {
+			return ImportPreviewResult{}, planError(err)
+		}
+		data = b
+	}
+	doc, err := plan.Parse(filepath.Base(in.Path), data)
+	if err != nil {
+		return ImportPreviewResult{}, planError(err)
+	}
+	scope := s.p.Scope()
+	refs := make([]Reference, len(doc.Items))
+	for i, it := range doc.Items {
+		refs[i] = NewReference(doc.ID, it.ID)
+	}
+	idx, err := s.st.LookupIndex(ctx, scope, refs)
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
+	found, err := s.p.Lookup(ctx, refs, knownKeys(idx))
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
+	entries, items, warnings := classify(doc, found)
+	res := ImportPreviewResult{
+		ResultType: ResultPreview, RunID: o.runID, Document: doc.ID, Scope: scope,
+		Items: items, Warnings: warnings,
+	}
+	for _, it := range items {
+		switch it.Action {
+		case ActionCreate:
+			res.Counts.Create++
+		case ActionUpdate:
+			res.Counts.Update++
+		case ActionUnchanged:
+			res.Counts.Unchanged++
+		case ActionDrift:
+			res.Counts.Drift++
+		}
+	}
+	// The handle and expiry are only known once stored; the stored copy of
+	// the result carries them too.
+	res.PreviewHandle, res.ExpiresAt = "", time.Time{}
+	p, err := s.savePreview(ctx, PreviewImport, importPlan{Version: importPlanVersion, Result: res, Entries: entries})
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
+	res.PreviewHandle, res.ExpiresAt = p.Handle, p.ExpiresAt
+	return res, nil
+}
+
+func knownKeys(idx map[Reference]IndexEntry) map[Reference]string {
+	known := make(map[Reference]string, len(idx))
+	for r, e := range idx {
+		if e.Key != "" {
+			known[r] = e.Key
+		}
+	}
+	return known
+}
+
+// classify decides each item's action from what the tracker holds.
+func classify(doc *plan.Document, found map[Reference]WorkItem) ([]planEntry, []PlanItem, []string) {
+	entries := make([]planEntry, 0, len(doc.Items))
+	rows := make([]PlanItem, 0, len(doc.Items))
+	var warnings []string
+	for _, it := range doc.Items {
+		ref := NewReference(doc.ID, it.ID)
+		kind := Kind(it.Kind)
+		var parent Reference
+		if kind == KindStory && it.Epic != "" {
+			parent = NewReference(doc.ID, it.Epic)
+		}
+		ac := it.AcceptanceCriteria
+		if len(ac) == 0 {
+			ac = nil
+		}
+		spec := ItemSpec{
+			Reference: ref, Kind: kind, Title: it.Title, Description: it.Description, AcceptanceCriteria: ac,
+			Digest: ContentDigest(kind, it.Title, it.Description, ac, parent),
+		}
+		if parent != "" {
+			spec.ParentKey = found[parent].Key // "" when the epic is created by this plan
+		}
+		e := planEntry{Spec: spec, Parent: parent}
+		row := PlanItem{Reference: ref, Kind: kind, Title: it.Title, Parent: parent}
+		w, exists := found[ref]
+		switch {
+		case !exists:
+			e.Action = ActionCreate
+		default:
+			e.Key, e.Fingerprint = w.Key, w.Fingerprint
+			row.Key = w.Key
+			changed := changedFields(w, spec)
+			switch {
+			case w.EditedOutside && it.TakeDocument:
+				e.Action, e.TakeDocument = ActionUpdate, true
+				row.TakeDocument = true
+				row.ChangedFields = changed
+			case w.EditedOutside:
+				e.Action = ActionDrift
+				warnings = append(warnings, fmt.Sprintf("%s %s (%s) was edited in the tracker since DevWorkWire last wrote it, so it is left alone. To replace those edits with the document's version, add the line \"Drift: take-document\" to the item and preview again.",
+					kindLabel(kind), it.ID, w.Key))
+			case w.LastWritten == spec.Digest && w.ParentKey == spec.ParentKey:
+				e.Action = ActionUnchanged
+			default:
+				e.Action = ActionUpdate
+				row.ChangedFields = changed
+			}
+			if w.Kind != "" && w.Kind != kind {
+				warnings = append(warnings, fmt.Sprintf("%s %s is a %s in the document but %s is a %s in the tracker; its type is not changed.", kindLabel(kind), it.ID, kind, w.Key, w.Kind))
+			}
+		}
+		if it.TakeDocument && !(exists && w.EditedOutside) {
+			warnings = append(warnings, fmt.Sprintf("%s %s is marked \"Drift: take-document\" but has no outside edits to replace; the marker has no effect and can be removed.", kindLabel(kind), it.ID))
+		}
+		row.Action = e.Action
+		entries = append(entries, e)
+		rows = append(rows, row)
+	}
+	return entries, rows, warnings
+}
+
+func kindLabel(k Kind) string {
+	if k == KindEpic {
+		return "Epic"
+	}
+	return "Story"
+}
+
+// changedFields compares the document's content with the tracker's.
+func changedFields(w WorkItem, s ItemSpec) []string {
+	var out []string
+	if w.Title != s.Title {
+		out = append(out, "title")
+	}
+	if strings.TrimSpace(w.Description) != strings.TrimSpace(s.Description) {
+		out = append(out, "description")
+	}
+	if !slices.Equal(w.AcceptanceCriteria, s.AcceptanceCriteria) && (len(w.AcceptanceCriteria) > 0 || len(s.AcceptanceCriteria) > 0) {
+		out = append(out, "acceptance_criteria")
+	}
+	if w.ParentKey != s.ParentKey {
+		out = append(out, "parent")
+	}
+	return out
+}
+
+// ImportCommit executes a stored import plan behind the gate.
+func (s *WorkItemService) ImportCommit(ctx context.Context, in CommitInput) (ImportCommitResult, error) {
+	o := s.begin("import.commit")
+	res, err := s.importCommit(ctx, o, in)
+	if err != nil {
+		return ImportCommitResult{}, o.fail(err)
+	}
+	o.done("commit finished", "handle", res.PreviewHandle, "idempotency_key", res.IdempotencyKey, "replayed", res.Replayed,
+		"created", res.Counts.Created, "updated", res.Counts.Updated, "unchanged", res.Counts.Unchanged, "drift", res.Counts.Drift)
+	return res, nil
+}
+
+func (s *WorkItemService) importCommit(ctx context.Context, o *op, in CommitInput) (ImportCommitResult, error) {
+	g, err := s.openGate(ctx, o, PreviewImport, in)
+	if err != nil {
+		return ImportCommitResult{}, err
+	}
+	if g.replay != nil {
+		return replayImport(g.replay)
+	}
+	var pl importPlan
+	if err := json.Unmarshal(g.preview.Plan, &pl); err != nil || pl.Version != importPlanVersion {
+		return ImportCommitResult{}, Errorf(CodeInternal, "The stored plan of preview %q cannot be read. Run import.preview again.", g.preview.Handle)
+	}
+	if err := s.checkStale(ctx, &pl); err != nil {
+		return ImportCommitResult{}, s.whyStale(ctx, g, err)
+	}
+	started, err := s.startRun(ctx, o, PreviewImport, g)
+	if err != nil {
+		return ImportCommitResult{}, err
+	}
+	if !started {
+		return replayImport(g.replay)
+	}
+	o.log.Info("run started", "idempotency_key", g.key, "handle", g.preview.Handle)
+	ex := &execution{s: s, o: o, key: g.key, handle: g.preview.Handle, pl: &pl, keys: map[Reference]string{}, urls: map[Reference]string{}, outcome: map[Reference]*ItemOutcome{}}
+	return ex.run(ctx, in.Progress)
+}
+
+func replayImport(run *Run) (ImportCommitResult, error) {
+	var r ImportCommitResult
+	if err := replayed(run, &r); err != nil {
+		return ImportCommitResult{}, err
+	}
+	r.Replayed = true
+	return r, nil
+}
+
+// checkStale re-reads every planned item once (one Lookup) and refuses the
+// plan when anything changed since the preview.
+func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error {
+	refs := make([]Reference, len(pl.Entries))
+	for i, e := range pl.Entries {
+		refs[i] = e.Spec.Reference
+	}
+	idx, err := s.st.LookupIndex(ctx, pl.Result.Scope, refs)
+	if err != nil {
+		return err
+	}
+	known := knownKeys(idx)
+	for _, e := range pl.Entries {
+		if e.Key != "" {
+			known[e.Spec.Reference] = e.Key
+		}
+	}
+	now, err := s.p.Lookup(ctx, refs, known)
+	if err != nil {
+		return err
+	}
+	var details []Detail
+	for _, e := range pl.Entries {
+		w, exists := now[e.Spec.Reference]
+		ref := string(e.Spec.Reference)
+		switch {
+		case e.Key == "" && exists:
+			details = append(details, Detail{Item: ref, Key: w.Key, Message: fmt.Sprintf("%s now exists in the tracker as %s; the plan would create it again", ref, w.Key)})
+		case e.Key != "" && !exists:
+			details = append(details, Detail{Item: ref, Key: e.Key, Message: fmt.Sprintf("%s (%s) is no longer in the tracker", ref, e.Key)})
+		case e.Key != "" && (w.Key != e.Key || w.Fingerprint != e.Fingerprint):
+			details = append(details, Detail{Item: ref, Key: w.Key, Message: fmt.Sprintf("%s (%s) changed in the tracker since the preview", ref, w.Key)})
+		}
+	}
+	if len(details) > 0 {
+		return Errorf(CodePreviewStale, "The tracker changed since this preview was made (%d item(s), see details), so the stored plan no longer matches it. Nothing was written. Run import.preview again to get a current plan.", len(details)).
+			WithDetails(details...)
+	}
+	return nil
+}
+
+// execution carries out one started import run.
+type execution struct {
+	s       *WorkItemService
+	o       *op
+	key     string
+	handle  string
+	pl      *importPlan
+	keys    map[Reference]string // tracker keys, known and created
+	urls    map[Reference]string
+	outcome map[Reference]*ItemOutcome
+	done    int
+	total   int
+	stop    error // the failure that stopped the run
+}
+
+func (x *execution) run(ctx context.Context, progress func(done, total int)) (ImportCommitResult, error) {
+	var epics, stories []*planEntry
+	var index []IndexEntry
+	scope := x.pl.Result.Scope
+	now := utc(x.s.now())
+	for i := range x.pl.Entries {
+		e := &x.pl.Entries[i]
+		if e.Key != "" {
+			x.keys[e.Spec.Reference] = e.Key
+			if e.Action == ActionUnchanged {
+				index = append(index, IndexEntry{Scope: scope, Reference: e.Spec.Reference, Key: e.Key, Digest: e.Spec.Digest, UpdatedAt: now})
+			}
+		}
+		if e.Action != ActionCreate && e.Action != ActionUpdate {
+			continue
+		}
+		x.total++
+		if e.Spec.Kind == KindEpic {
+			epics = append(epics, e)
+		} else {
+			stories = append(stories, e)
+		}
+	}
+	if len(index) > 0 {
+		if err := x.s.st.UpsertIndex(ctx, index); err != nil {
+			x.o.log.Warn("could not refresh the dedup index", "code", ErrorCode(err))
+		}
+	}
+	for _, phase := range [][]*planEntry{epics, stories} {
+		if x.stop != nil {
+			break
+		}
+		x.phase(ctx, phase, progress)
+	}
+	return x.result()
+}
+
+func (x *execution) report(progress func(done, total int)) {
+	x.done++
+	if progress != nil {
+		progress(x.done, x.total)
+	}
+}
+
+// phase writes one kind's items: creates in batches, then updates.
+func (x *execution) phase(ctx context.Context, items []*planEntry, progress func(done, total int)) {
+	var creates, updates []*planEntry
+	for _, e := range items {
+		if e.Action == ActionCreate {
+			creates = append(creates, e)
+		} else {
+			updates = append(updates, e)
+		}
+	}
+	for start := 0; start < len(creates) && x.stop == nil; start += MaxBatch {
+		if err := ctx.Err(); err != nil {
+			x.stop = Wrap(err, CodeCommitPartial, "the commit was cancelled")
+			return
+		}
+		batch := creates[start:min(start+MaxBatch, len(creates))]
+		x.createBatch(ctx, batch, progress)
+	}
+	for _, e := range updates {
+		if x.stop != nil {
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			x.stop = Wrap(err, CodeCommitPartial, "the commit was cancelled")
+			return
+		}
+		x.update(ctx, e, progress)
+	}
+}
+
+func (x *execution) spec(e *planEntry) ItemSpec {
+	sp := e.Spec
+	if e.Parent != "" {
+		sp.ParentKey = x.keys[e.Parent]
+	}
+	return sp
+}
+
+func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progress func(done, total int)) {
+	specs := make([]ItemSpec, len(batch))
+	for i, e := range batch {
+		specs[i] = x.spec(e)
+	}
+	outs, callErr := x.s.p.Create(ctx, specs)
+	byRef := make(map[Reference]CreateOutcome, len(outs))
+	for _, oc := range outs {
+		byRef[oc.Reference] = oc
+	}
+	// Index every created item first: it is what keeps a later preview
+	// from creating it again, even while tracker search lags.
+	now := utc(x.s.now())
+	var index []IndexEntry
+	for i, e := range batch {
+		if oc, ok := byRef[e.Spec.Reference]; ok && oc.Err == nil && !oc.Unknown && oc.Key != "" {
+			index = append(index, IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Key: oc.Key, Digest: specs[i].Digest, UpdatedAt: now})
+		}
+	}
+	if len(index) > 0 {
+		if err := x.s.st.UpsertIndex(ctx, index); err != nil {
+			x.o.log.Error("could not record created items in the dedup index", "code", ErrorCode(err), "items", len(index))
+		}
+	}
+	for _, e := range batch {
+		oc, ok := byRef[e.Spec.Reference]
+		if !ok {
+			continue // not tried: the call failed before reaching it
+		}
+		rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionCreate}
+		switch {
+		case oc.Unknown:
+			rec.Outcome, rec.Code, rec.Message = OutcomeUnknown, ErrorCode(oc.Err), unknownMessage(e.Spec.Reference, oc.Err)
+		case oc.Err != nil || oc.Key == "":
+			ae := AsError(oc.Err)
+			if oc.Err == nil {
+				ae = Errorf(CodeInternal, "the tracker returned no key")
+			}
+			rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
+		default:
+			rec.Outcome, rec.Key = OutcomeCommitted, oc.Key
+			x.keys[e.Spec.Reference], x.urls[e.Spec.Reference] = oc.Key, oc.URL
+		}
+		x.record(ctx, rec)
+		if rec.Outcome != OutcomeCommitted && x.stop == nil {
+			x.stop = Errorf(rec.Code, "%s", rec.Message)
+		}
+		x.report(progress)
+	}
+	if callErr != nil && x.stop == nil {
+		x.stop = callErr
+	}
+	if len(outs) < len(batch) && callErr == nil && x.stop == nil {
+		x.stop = Errorf(CodeInternal, "the tracker returned %d outcomes for %d items", len(outs), len(batch))
+	}
+}
+
+func unknownMessage(ref Reference, err error) string {
+	why := ""
+	if err != nil {
+		why = " (" + AsError(err).Message + ")"
+	}
+	return fmt.Sprintf("The create of %s may or may not have happened%s, and a search for it found nothing. It was not retried, to avoid a duplicate: check the tracker, then run import.preview again.", ref, why)
+}
+
+func (x *execution) update(ctx context.Context, e *planEntry, progress func(done, total int)) {
+	sp := x.spec(e)
+	rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionUpdate, Key: e.Key}
+	if err := x.s.p.Update(ctx, e.Key, sp); err != nil {
+		ae := AsError(err)
+		rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
+		x.record(ctx, rec)
+		x.stop = err
+		x.report(progress)
+		return
+	}
+	if err := x.s.st.UpsertIndex(ctx, []IndexEntry{{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: sp.Digest, UpdatedAt: utc(x.s.now())}}); err != nil {
+		x.o.log.Error("could not record an updated item in the dedup index", "code", ErrorCode(err), "key", e.Key)
+	}
+	rec.Outcome = OutcomeCommitted
+	x.record(ctx, rec)
+	x.report(progress)
+}
+
+func (x *execution) record(ctx context.Context, rec ItemOutcome) {
+	x.outcome[rec.Reference] = &rec
+	if err := x.s.st.RecordOutcome(context.WithoutCancel(ctx), x.key, rec); err != nil {
+		x.o.log.Error("could not record an item outcome", "code", ErrorCode(err), "reference", rec.Reference, "outcome", rec.Outcome)
+	}
+	x.o.log.Info("item written", "reference", rec.Reference, "action", rec.Action, "key", rec.Key, "outcome", rec.Outcome, "code", rec.Code)
+}
+
+func (x *execution) result() (ImportCommitResult, error) {
+	ctx := context.Background()
+	if x.stop != nil {
+		return ImportCommitResult{}, x.partial(ctx)
+	}
+	r := ImportCommitResult{
+		ResultType: ResultCommitted, RunID: x.o.runID, PreviewHandle: x.handle,
+		IdempotencyKey: x.key, CommittedAt: utc(x.s.now()), Items: make([]CommittedItem, 0, len(x.pl.Entries)),
+	}
+	for _, e := range x.pl.Entries {
+		ci := CommittedItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: x.keys[e.Spec.Reference], URL: x.urls[e.Spec.Reference]}
+		switch e.Action {
+		case ActionCreate:
+			ci.Outcome = OutcomeCommitted
+			r.Counts.Created++
+		case ActionUpdate:
+			ci.Outcome = OutcomeCommitted
+			r.Counts.Updated++
+		case ActionUnchanged:
+			ci.Outcome = "skipped"
+			r.Counts.Unchanged++
+		case ActionDrift:
+			ci.Outcome = "skipped"
+			r.Counts.Drift++
+		}
+		r.Items = append(r.Items, ci)
+	}
+	x.s.finish(ctx, x.o, x.key, RunCommitted, r)
+	return r, nil
+}
+
+// partial builds the fail-fast error: every planned write split into
+// committed / failed / unknown / untried.
+func (x *execution) partial(ctx context.Context) error {
+	var committed, failed, unknown, untried int
+	var details []Detail
+	for _, e := range x.pl.Entries {
+		if e.Action != ActionCreate && e.Action != ActionUpdate {
+			continue
+		}
+		ref := e.Spec.Reference
+		d := Detail{Item: string(ref), Key: x.keys[ref]}
+		if oc, ok := x.outcome[ref]; ok {
+			d.Outcome, d.Code, d.Message = oc.Outcome, oc.Code, oc.Message
+			if d.Key == "" {
+				d.Key = oc.Key
+			}
+		} else {
+			d.Outcome, d.Message = OutcomeUntried, "not attempted: the commit stopped before reaching it"
+		}
+		switch d.Outcome {
+		case OutcomeCommitted:
+			committed++
+			d.Message = fmt.Sprintf("%sd as %s", e.Action, d.Key)
+		case OutcomeFailed:
+			failed++
+		case OutcomeUnknown:
+			unknown++
+		default:
+			untried++
+		}
+		details = append(details, d)
+	}
+	cause := AsError(x.stop)
+	msg := fmt.Sprintf("The commit stopped at the first failure (%s: %s). %d item(s) committed, %d failed, %d unknown, %d untried (see details).",
+		cause.Code, strings.TrimSuffix(cause.Message, "."), committed, failed, unknown, untried)
+	if unknown > 0 {
+		msg += " Items with an unknown outcome were not retried, to avoid duplicates: check them in the tracker."
+	}
+	msg += " Run import.preview again: committed items then show as unchanged and only the rest is planned."
+	e := Errorf(CodeCommitPartial, "%s", msg).WithDetails(details...)
+	e.Err = x.stop
+	e.RunID = x.o.runID
+	state := RunPartial
+	if committed == 0 && unknown == 0 {
+		state = RunFailed
+	}
+	x.s.finish(ctx, x.o, x.key, state, e)
+	x.o.log.Warn("commit stopped", "committed", committed, "failed", failed, "unknown", unknown, "untried", untried, "cause", cause.Code)
+	return e
+}

@@ -1,0 +1,606 @@
+package core_test
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+)
+
+var handleRe = regexp.MustCompile(`^imp_[0-9a-f]{32}$`)
+
+func TestImportPreviewClassifiesAndWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	res := e.preview(checkoutDoc())
+	if res.ResultType != core.ResultPreview || !strings.HasPrefix(res.RunID, "run_") || !handleRe.MatchString(res.PreviewHandle) {
+		t.Fatalf("result_type %q run_id %q handle %q", res.ResultType, res.RunID, res.PreviewHandle)
+	}
+	if want := e.clock.Now().UTC().Truncate(time.Second).Add(30 * time.Minute); !res.ExpiresAt.Equal(want) || res.ExpiresAt.Location() != time.UTC {
+		t.Errorf("expires_at = %v; want %v (UTC, whole seconds)", res.ExpiresAt, want)
+	}
+	if res.Counts != (core.Counts{Create: 6}) || res.Document != "checkout" || res.Scope != e.p.Scope() {
+		t.Errorf("counts %+v document %q scope %q", res.Counts, res.Document, res.Scope)
+	}
+	if got := res.Items[2]; got.Reference != "checkout/s-2" || got.Kind != core.KindStory || got.Parent != "checkout/e-1" || got.Action != core.ActionCreate || got.Title != "Save address" {
+		t.Errorf("row 2 = %+v", got)
+	}
+	if got := res.Items[5]; got.Parent != "" {
+		t.Errorf("loose story has parent %q", got.Parent)
+	}
+	if st := e.p.Stats(); st.Calls[fakeprovider.OpLookup] != 1 || st.Writes != 0 {
+		t.Errorf("preview made %d lookups and %d writes; want 1 and 0", st.Calls[fakeprovider.OpLookup], st.Writes)
+	}
+	// Two previews never share a handle.
+	if again := e.preview(checkoutDoc()); again.PreviewHandle == res.PreviewHandle {
+		t.Error("two previews got the same handle")
+	}
+}
+
+func TestImportPreviewBadDocuments(t *testing.T) {
+	e := newEnv(t)
+	e.p.ForbidWrites(t)
+	cases := []struct {
+		name  string
+		in    core.ImportPreviewInput
+		code  core.Code
+		frags []string
+	}{
+		{"validation", core.ImportPreviewInput{Path: "p.md", Data: []byte(markdown("p", story("s-1", "A", "e-9"), story("s-1", "B", "")))},
+			core.CodeValidationFailed, []string{}},
+		{"missing file", core.ImportPreviewInput{Path: t.TempDir() + "/nope.md"}, core.CodeSourceNotFound, []string{"nope.md"}},
+		{"no path", core.ImportPreviewInput{}, core.CodeSourceNotFound, []string{"path"}},
+		{"extension", core.ImportPreviewInput{Path: "plan.txt", Data: []byte("hello")}, core.CodeSourceParseFailed, []string{".md"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.svc.ImportPreview(e.ctx, tc.in)
+			ce := wantErr(t, err, tc.code, tc.frags...)
+			if tc.code == core.CodeValidationFailed {
+				if len(ce.Details) < 2 {
+					t.Fatalf("details %+v; want every problem (unknown epic e-9, duplicate s-1)", ce.Details)
+				}
+				all := ""
+				for _, d := range ce.Details {
+					all += d.Item + " " + d.Message + "\n"
+					if d.Line == 0 {
+						t.Errorf("detail %+v has no line", d)
+					}
+				}
+				if !strings.Contains(all, "e-9") || !strings.Contains(all, "s-1") {
+					t.Errorf("details do not name e-9 and s-1:\n%s", all)
+				}
+			}
+		})
+	}
+	if n := len(e.p.Stats().Calls); n != 0 {
+		t.Errorf("bad documents reached the tracker: %v", e.p.Stats().Calls)
+	}
+}
+
+func TestImportCommitEpicsFirstBatchedAndRecorded(t *testing.T) {
+	e := newEnv(t)
+	doc := bigDoc("big", 3, 40) // 3 epics, 120 stories
+	pre := e.preview(doc)
+	var progress [][2]int
+	res, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k-1",
+		Progress: func(done, total int) { progress = append(progress, [2]int{done, total}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ResultType != core.ResultCommitted || res.Counts != (core.CommitCounts{Created: 123}) || res.IdempotencyKey != "k-1" || res.PreviewHandle != pre.PreviewHandle {
+		t.Fatalf("result %+v", res.Counts)
+	}
+	if res.RunID == "" || res.RunID == pre.RunID {
+		t.Errorf("commit run id %q (preview's %q); want its own", res.RunID, pre.RunID)
+	}
+	st := e.p.Stats()
+	if st.MaxBatch > core.MaxBatch || st.Calls[fakeprovider.OpCreate] != 4 {
+		t.Errorf("create calls %d, largest %d; want 4 calls (1 for epics, 3 for 120 stories) of ≤ %d", st.Calls[fakeprovider.OpCreate], st.MaxBatch, core.MaxBatch)
+	}
+	items := e.byRef()
+	for _, w := range e.p.Items()[:3] {
+		if w.Kind != core.KindEpic {
+			t.Fatalf("first items created: %s is a %s; epics must come first", w.Key, w.Kind)
+		}
+	}
+	for ref, w := range items {
+		if w.Kind != core.KindStory {
+			continue
+		}
+		_, id := ref.Split()
+		ep := items[core.NewReference("big", "e-"+strings.Split(id, "-")[1])]
+		if w.ParentKey != ep.Key {
+			t.Errorf("%s parent %q; want its epic %s", ref, w.ParentKey, ep.Key)
+		}
+	}
+	if len(progress) != 123 || progress[122] != [2]int{123, 123} {
+		t.Errorf("progress called %d times, last %v", len(progress), progress[len(progress)-1])
+	}
+	run, found, err := e.st.GetRun(e.ctx, "k-1")
+	if err != nil || !found || run.State != core.RunCommitted || len(run.Outcomes) != 123 {
+		t.Fatalf("run %+v found=%v err=%v", run.State, found, err)
+	}
+	for _, it := range res.Items {
+		if it.Outcome != core.OutcomeCommitted || it.Key == "" || it.URL == "" {
+			t.Errorf("item %+v", it)
+		}
+	}
+}
+
+func TestCommitWithoutConfirmationIsRefusedFirst(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	e.p.ForbidWrites(t)
+	calls := e.p.Stats().Calls
+	for _, h := range []string{pre.PreviewHandle, "no-such-handle", ""} {
+		_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: h, IdempotencyKey: "k"})
+		wantErr(t, err, core.CodeConfirmationRequired, "confirmed: true", "nothing was written")
+		_, err = e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: h})
+		wantErr(t, err, core.CodeConfirmationRequired, "progress.commit")
+	}
+	if got := e.p.Stats().Calls; len(got) != len(calls) || got[fakeprovider.OpLookup] != calls[fakeprovider.OpLookup] {
+		t.Errorf("an unconfirmed commit reached the tracker: %v → %v", calls, got)
+	}
+	if _, found, _ := e.st.GetRun(e.ctx, "k"); found {
+		t.Error("an unconfirmed commit started a run")
+	}
+	e.p.AllowWrites()
+	// The handle is still good.
+	if res := e.commit(pre.PreviewHandle, "k"); res.Counts.Created != 6 {
+		t.Errorf("created %d", res.Counts.Created)
+	}
+}
+
+func TestCommitUnknownHandle(t *testing.T) {
+	e := newEnv(t)
+	e.p.ForbidWrites(t)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: "imp_00000000000000000000000000000000", Confirmed: true})
+	wantErr(t, err, core.CodePreviewNotFound, "imp_00000000000000000000000000000000", "import.preview")
+	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{Confirmed: true})
+	wantErr(t, err, core.CodePreviewNotFound, "preview_handle")
+}
+
+func TestCommitWrongKindOfHandle(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	imp := e.preview(markdown("other", epic("e-1", "Other")))
+	prog, err := e.svc.ProgressPreview(e.ctx, core.ProgressPreviewInput{Item: "checkout/s-1", Status: core.StatusDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.p.ForbidWrites(t)
+	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: prog.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewNotFound, "progress preview handle", "progress.commit")
+	_, err = e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: imp.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewNotFound, "import preview handle", "import.commit")
+}
+
+func TestCommitHandleOfAnotherProject(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	other := fakeprovider.New(fakeprovider.Options{Scope: "https://other.example/OPS", Project: "OPS"})
+	other.ForbidWrites(t)
+	e.p.ForbidWrites(t)
+	_, err := e.service(other).ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewNotFound, "another project", e.p.Scope(), "https://other.example/OPS")
+}
+
+func TestCommitExpiredPreview(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	e.clock.Advance(42 * time.Minute)
+	e.p.ForbidWrites(t)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewExpired, "expired 12 minutes ago", "Run import.preview again")
+	if e.p.Stats().Calls[fakeprovider.OpLookup] != 1 {
+		t.Error("an expired commit read the tracker")
+	}
+}
+
+func TestCommitStalePlan(t *testing.T) {
+	changes := map[string]func(e *env, keys map[core.Reference]core.WorkItem){
+		"item edited by a person": func(e *env, k map[core.Reference]core.WorkItem) {
+			_ = e.p.EditTitle(k["checkout/s-1"].Key, "Edited")
+		},
+		"status changed": func(e *env, k map[core.Reference]core.WorkItem) {
+			_ = e.p.SetStatus(k["checkout/s-2"].Key, core.StatusDone)
+		},
+		"item deleted": func(e *env, k map[core.Reference]core.WorkItem) { e.p.Delete(k["checkout/e-2"].Key) },
+		"item to create now exists": func(e *env, _ map[core.Reference]core.WorkItem) {
+			e.p.AddAsPerson(core.WorkItem{Reference: "checkout/s-9", Kind: core.KindStory, Title: "Sneaky"})
+		},
+	}
+	for name, change := range changes {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			e.importDoc(checkoutDoc())
+			items := append(slices.Clone(checkoutItems), story("s-9", "New one", "e-1"))
+			items[1].title = "Pay as a guest" // s-1: update
+			pre := e.preview(markdown("checkout", items...))
+			if pre.Counts.Create != 1 || pre.Counts.Update != 1 {
+				t.Fatalf("counts %+v", pre.Counts)
+			}
+			change(e, e.byRef())
+			writes := e.p.Writes()
+			_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "stale"})
+			ce := wantErr(t, err, core.CodePreviewStale, "Nothing was written", "import.preview again")
+			if len(ce.Details) != 1 || ce.Details[0].Item == "" {
+				t.Errorf("details %+v; want the one changed item", ce.Details)
+			}
+			if w := e.p.Writes(); w != writes {
+				t.Errorf("a stale commit made %d writes", w-writes)
+			}
+			if _, found, _ := e.st.GetRun(e.ctx, "stale"); found {
+				t.Error("a stale commit consumed the handle")
+			}
+		})
+	}
+}
+
+func TestIdempotentReplay(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	first := e.commit(pre.PreviewHandle, "key-1")
+	writes := e.p.Writes()
+	e.p.ForbidWrites(t)
+	again := e.commit(pre.PreviewHandle, "key-1")
+	if !again.Replayed || first.Replayed {
+		t.Errorf("replayed flags: first %v, again %v", first.Replayed, again.Replayed)
+	}
+	again.Replayed = false
+	if again.RunID != first.RunID || again.Counts != first.Counts || !slices.Equal(again.Items, first.Items) || !again.CommittedAt.Equal(first.CommittedAt) {
+		t.Errorf("replay differs:\n%+v\n%+v", again, first)
+	}
+	if e.p.Writes() != writes || len(e.byRef()) != 6 {
+		t.Error("the replay wrote")
+	}
+	// Even once the preview expired, the same key still replays.
+	e.clock.Advance(time.Hour)
+	if r := e.commit(pre.PreviewHandle, "key-1"); !r.Replayed {
+		t.Error("no replay after expiry")
+	}
+}
+
+func TestIdempotencyKeyReusedWithAnotherHandle(t *testing.T) {
+	e := newEnv(t)
+	a := e.preview(checkoutDoc())
+	e.commit(a.PreviewHandle, "shared")
+	b := e.preview(markdown("other", epic("e-1", "Other")))
+	e.p.ForbidWrites(t)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: b.PreviewHandle, Confirmed: true, IdempotencyKey: "shared"})
+	wantErr(t, err, core.CodeIdempotencyKeyReused, `"shared"`, a.PreviewHandle)
+}
+
+func TestHandleIsSingleUse(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	e.commit(pre.PreviewHandle, "first")
+	e.p.ForbidWrites(t)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "second"})
+	wantErr(t, err, core.CodePreviewNotFound, "already committed", "first")
+	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewNotFound, "already committed")
+}
+
+func TestGeneratedIdempotencyKey(t *testing.T) {
+	e := newEnv(t)
+	res := e.importDoc(checkoutDoc())
+	if !regexp.MustCompile(`^idk_[0-9a-f]{32}$`).MatchString(res.IdempotencyKey) {
+		t.Errorf("generated key %q", res.IdempotencyKey)
+	}
+	if run, found, _ := e.st.GetRun(e.ctx, res.IdempotencyKey); !found || run.State != core.RunCommitted {
+		t.Error("no run under the generated key")
+	}
+}
+
+func TestConcurrentCommitsOfOneHandleExecuteOnce(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(bigDoc("c", 2, 10))
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k" + string(rune('a'+i))})
+			errs <- err
+		}()
+	}
+	ok := 0
+	for range 8 {
+		if err := <-errs; err == nil {
+			ok++
+		} else if c := core.ErrorCode(err); c != core.CodePreviewNotFound {
+			t.Errorf("losing commit: %v", err)
+		}
+	}
+	if ok != 1 || len(e.p.Items()) != 22 {
+		t.Errorf("%d commits succeeded, %d items; want 1 and 22", ok, len(e.p.Items()))
+	}
+}
+
+// crash runs f and recovers the provider's simulated process death.
+func crash(t *testing.T, f func()) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != fakeprovider.ErrCrash {
+			if r != nil {
+				panic(r)
+			}
+			t.Fatal("the scripted crash did not happen")
+		}
+	}()
+	f()
+}
+
+func TestCommitInterruptedThenRepreviewConverges(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(bigDoc("d", 2, 60)) // 2 epics, 120 stories: 3 story batches
+	// The process dies right after the 53rd story's create went through
+	// (in the second story batch).
+	e.p.FailItem(2+53, fakeprovider.ItemCrashAfter, nil)
+	crash(t, func() { e.commit(pre.PreviewHandle, "dying") })
+	if n := len(e.p.Items()); n != 2+53 {
+		t.Fatalf("items after the crash: %d", n)
+	}
+
+	// A new process: the same key reports the interruption with what is known.
+	e.svc = e.service(e.p)
+	writes := e.p.Writes()
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "dying"})
+	ce := wantErr(t, err, core.CodeCommitInterrupted, `"dying"`, "did not finish", "52 item outcome(s)", "import.preview again")
+	if len(ce.Details) != 52 || ce.Details[0].Outcome != core.OutcomeCommitted || ce.Details[0].Key == "" {
+		t.Errorf("details: %d, first %+v; want the 52 recorded outcomes (2 epics + the first story batch)", len(ce.Details), ce.Details[0])
+	}
+	if e.p.Writes() != writes {
+		t.Error("COMMIT_INTERRUPTED wrote")
+	}
+	// A re-preview finds everything written (the whole second batch was
+	// created before the death) and plans only the rest.
+	again := e.preview(bigDoc("d", 2, 60))
+	if again.Counts != (core.Counts{Create: 120 - 53, Unchanged: 2 + 53}) {
+		t.Errorf("re-preview counts %+v", again.Counts)
+	}
+	e.commit(again.PreviewHandle, "")
+	if got := e.byRef(); len(got) != 122 {
+		t.Errorf("%d items; want 122, no duplicates", len(got))
+	}
+}
+
+func TestCommitPartialFailFast(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	e.p.FailItem(4, fakeprovider.ItemFail, core.Errorf(core.CodeValidationFailed, "Field 'summary' is too long"))
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "p"})
+	// Creates: epics e-1, e-2; stories s-1, s-2 (fails), s-3, s-4 in one batch.
+	ce := wantErr(t, err, core.CodeCommitPartial, "5 item(s) committed, 1 failed, 0 unknown, 0 untried", "summary")
+	outcomes := map[string]string{}
+	for _, d := range ce.Details {
+		outcomes[d.Item] = d.Outcome
+	}
+	if outcomes["checkout/s-2"] != core.OutcomeFailed || outcomes["checkout/s-3"] != core.OutcomeCommitted || len(outcomes) != 6 {
+		t.Errorf("outcomes %v", outcomes)
+	}
+	if run, _, _ := e.st.GetRun(e.ctx, "p"); run.State != core.RunPartial {
+		t.Errorf("run state %s", run.State)
+	}
+	// The same key replays the stored error without writing.
+	writes := e.p.Writes()
+	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "p"})
+	wantErr(t, err, core.CodeCommitPartial, "replayed", "1 failed")
+	if e.p.Writes() != writes {
+		t.Error("replaying a partial commit wrote")
+	}
+	again := e.preview(checkoutDoc())
+	if again.Counts != (core.Counts{Create: 1, Unchanged: 5}) {
+		t.Errorf("re-preview counts %+v", again.Counts)
+	}
+	e.commit(again.PreviewHandle, "")
+	if len(e.byRef()) != 6 {
+		t.Error("not converged")
+	}
+}
+
+func TestCommitPartialUntriedAfterEpicFailure(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	e.p.FailCall(fakeprovider.OpCreate, 1, core.Errorf(core.CodeJiraUnavailable, "Jira did not answer"))
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodeCommitPartial, "0 item(s) committed", "6 untried", "JIRA_UNAVAILABLE")
+	for _, d := range ce.Details {
+		if d.Outcome != core.OutcomeUntried {
+			t.Errorf("detail %+v; want untried", d)
+		}
+	}
+	if len(e.p.Items()) != 0 || e.p.Stats().Calls[fakeprovider.OpCreate] != 1 {
+		t.Error("the commit went on after the first failure")
+	}
+}
+
+func TestUnknownCreateIsReportedNotRetried(t *testing.T) {
+	e := newEnv(t, fakeprovider.Options{SearchLag: true})
+	pre := e.preview(checkoutDoc())
+	e.p.FailItem(3, fakeprovider.ItemLost, nil) // s-1: created, response lost
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodeCommitPartial, "1 unknown", "not retried")
+	var unknown []string
+	for _, d := range ce.Details {
+		if d.Outcome == core.OutcomeUnknown {
+			unknown = append(unknown, d.Item)
+		}
+	}
+	if !slices.Equal(unknown, []string{"checkout/s-1"}) {
+		t.Errorf("unknown items %v", unknown)
+	}
+	if st := e.p.Stats(); st.ItemsCreated != 6 {
+		t.Errorf("%d create attempts; want 6 (no retry)", st.ItemsCreated)
+	}
+	// Once search has caught up, a re-preview finds it.
+	e.p.Settle()
+	again := e.preview(checkoutDoc())
+	if again.Counts != (core.Counts{Unchanged: 6}) {
+		t.Errorf("re-preview counts %+v", again.Counts)
+	}
+	e.byRef()
+}
+
+func TestCancellationStopsBetweenItems(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(bigDoc("x", 1, 120))
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	_, err := e.svc.ImportCommit(ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true,
+		Progress: func(done, total int) {
+			if done == 1+core.MaxBatch {
+				cancel()
+			}
+		}})
+	wantErr(t, err, core.CodeCommitPartial, "51 item(s) committed", "70 untried", "cancelled")
+	if n := len(e.p.Items()); n != 51 {
+		t.Errorf("%d items; want 51 (stopped between batches)", n)
+	}
+}
+
+func TestUpdateOnlyWhatChanged(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	if again := e.preview(checkoutDoc()); again.Counts != (core.Counts{Unchanged: 6}) {
+		t.Fatalf("unchanged re-import: %+v", again.Counts)
+	}
+	items := slices.Clone(checkoutItems)
+	items[1].title = "Pay as a guest"               // s-1 title
+	items[2].ac = []string{"Address is remembered"} // s-2 criteria
+	items[4].epic = "e-1"                           // s-3 moves to e-1
+	pre := e.preview(markdown("checkout", items...))
+	if pre.Counts != (core.Counts{Update: 3, Unchanged: 3}) {
+		t.Fatalf("counts %+v", pre.Counts)
+	}
+	changed := map[core.Reference][]string{}
+	for _, it := range pre.Items {
+		if it.Action == core.ActionUpdate {
+			changed[it.Reference] = it.ChangedFields
+		}
+	}
+	if !slices.Equal(changed["checkout/s-1"], []string{"title"}) || !slices.Equal(changed["checkout/s-2"], []string{"acceptance_criteria"}) || !slices.Equal(changed["checkout/s-3"], []string{"parent"}) {
+		t.Errorf("changed fields %v", changed)
+	}
+	before := e.p.Stats()
+	res := e.commit(pre.PreviewHandle, "")
+	after := e.p.Stats()
+	if res.Counts != (core.CommitCounts{Updated: 3, Unchanged: 3}) || after.Calls[fakeprovider.OpUpdate]-before.Calls[fakeprovider.OpUpdate] != 3 || after.Calls[fakeprovider.OpCreate] != before.Calls[fakeprovider.OpCreate] {
+		t.Errorf("counts %+v; update calls %d", res.Counts, after.Calls[fakeprovider.OpUpdate])
+	}
+	got := e.byRef()
+	if got["checkout/s-1"].Title != "Pay as a guest" || got["checkout/s-3"].ParentKey != got["checkout/e-1"].Key {
+		t.Errorf("tracker: %+v", got["checkout/s-1"])
+	}
+}
+
+func TestDriftIsLeftAloneUnlessTakeDocument(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-1"].Key
+	if err := e.p.EditTitle(key, "Edited in Jira"); err != nil {
+		t.Fatal(err)
+	}
+	items := slices.Clone(checkoutItems)
+	items[1].desc = "A new description." // the document changed too
+	pre := e.preview(markdown("checkout", items...))
+	if pre.Counts != (core.Counts{Drift: 1, Unchanged: 5}) || pre.Items[1].Action != core.ActionDrift || pre.Items[1].Key != key {
+		t.Fatalf("counts %+v row %+v", pre.Counts, pre.Items[1])
+	}
+	if len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "s-1") || !strings.Contains(pre.Warnings[0], "Drift: take-document") {
+		t.Errorf("warnings %q", pre.Warnings)
+	}
+	res := e.commit(pre.PreviewHandle, "")
+	if res.Counts != (core.CommitCounts{Drift: 1, Unchanged: 5}) || e.p.Stats().Calls[fakeprovider.OpUpdate] != 0 {
+		t.Errorf("counts %+v", res.Counts)
+	}
+	if w := e.byRef()["checkout/s-1"]; w.Title != "Edited in Jira" {
+		t.Errorf("drifted item overwritten: %q", w.Title)
+	}
+	// The author takes the document's version deliberately.
+	items[1].take = true
+	pre = e.preview(markdown("checkout", items...))
+	if row := pre.Items[1]; row.Action != core.ActionUpdate || !row.TakeDocument || !slices.Equal(row.ChangedFields, []string{"title", "description"}) {
+		t.Fatalf("row %+v", row)
+	}
+	e.commit(pre.PreviewHandle, "")
+	w := e.byRef()["checkout/s-1"]
+	if w.Title != "Pay without an account" || w.Description != "A new description." || w.EditedOutside {
+		t.Errorf("after take-document: %+v", w)
+	}
+	// The marker with nothing to take is harmless and says so.
+	if pre := e.preview(markdown("checkout", items...)); pre.Counts.Unchanged != 6 || len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "no effect") {
+		t.Errorf("counts %+v warnings %q", pre.Counts, pre.Warnings)
+	}
+}
+
+func TestDedupIndexBridgesSearchLag(t *testing.T) {
+	e := newEnv(t, fakeprovider.Options{SearchLag: true})
+	e.importDoc(checkoutDoc())
+	// Search has not caught up: only the dedup index knows the keys.
+	if again := e.preview(checkoutDoc()); again.Counts != (core.Counts{Unchanged: 6}) {
+		t.Fatalf("re-preview under search lag: %+v (would duplicate)", again.Counts)
+	}
+}
+
+func TestProviderErrorsCarryTheRunID(t *testing.T) {
+	e := newEnv(t)
+	e.p.FailCall(fakeprovider.OpLookup, 1, core.Errorf(core.CodeJiraRateLimited, "Jira is rate limiting; retry in a minute"))
+	_, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "p.md", Data: []byte(checkoutDoc())})
+	ce := wantErr(t, err, core.CodeJiraRateLimited, "rate limiting")
+	found := false
+	for _, l := range e.logLines() {
+		if l["run_id"] == ce.RunID && l["code"] == string(core.CodeJiraRateLimited) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no log line with run id %s and the code", ce.RunID)
+	}
+}
+
+func TestEveryLogLineHasARunID(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	res := e.commit(pre.PreviewHandle, "")
+	_, _ = e.svc.Query(e.ctx, core.QueryInput{})
+	lines := e.logLines()
+	var counts, outcomes bool
+	for _, l := range lines {
+		id, _ := l["run_id"].(string)
+		if !strings.HasPrefix(id, "run_") {
+			t.Errorf("log line without run id: %v", l)
+		}
+		if id == pre.RunID && l["create"] == float64(6) {
+			counts = true
+		}
+		if id == res.RunID && l["outcome"] == core.OutcomeCommitted {
+			outcomes = true
+		}
+	}
+	if !counts || !outcomes {
+		t.Errorf("logs lack classification counts (%v) or outcomes (%v)", counts, outcomes)
+	}
+}
+
+func TestPreviewShowsAStoredPlan(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	e.p.ForbidWrites(t)
+	info, err := e.svc.Preview(e.ctx, pre.PreviewHandle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Kind != core.PreviewImport || info.Import == nil || info.Import.PreviewHandle != pre.PreviewHandle || info.Import.Counts != pre.Counts || len(info.Import.Items) != 6 || !info.Import.ExpiresAt.Equal(pre.ExpiresAt) {
+		t.Errorf("info %+v", info)
+	}
+	_, err = e.svc.Preview(e.ctx, "imp_nope")
+	wantErr(t, err, core.CodePreviewNotFound, "imp_nope")
+	e.clock.Advance(31 * time.Minute)
+	_, err = e.svc.Preview(e.ctx, pre.PreviewHandle)
+	wantErr(t, err, core.CodePreviewExpired, "1 minute ago")
+}

@@ -1,0 +1,182 @@
+package core_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+)
+
+func progressPreview(t *testing.T, e *env, in core.ProgressPreviewInput) core.ProgressPreviewResult {
+	t.Helper()
+	e.p.ForbidWrites(t)
+	defer e.p.AllowWrites()
+	res, err := e.svc.ProgressPreview(e.ctx, in)
+	if err != nil {
+		t.Fatalf("ProgressPreview: %v", err)
+	}
+	return res
+}
+
+func TestProgressPreviewAndCommit(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-1"].Key
+	for _, item := range []string{key, "checkout/s-1"} {
+		t.Run(item, func(t *testing.T) {
+			pre := progressPreview(t, e, core.ProgressPreviewInput{Item: item, Status: core.StatusInProgress, Comment: "Started: **API** first."})
+			if pre.ResultType != core.ResultPreview || !regexp.MustCompile(`^prg_[0-9a-f]{32}$`).MatchString(pre.PreviewHandle) || pre.RunID == "" {
+				t.Fatalf("result %+v", pre)
+			}
+			if pre.Item.Key != key || pre.Item.Reference != "checkout/s-1" || pre.Item.Title != "Pay without an account" ||
+				pre.CurrentStatus != core.StatusTodo || pre.TargetStatus != core.StatusInProgress || pre.Transition != "Start progress" || pre.Comment != "Started: **API** first." {
+				t.Errorf("preview %+v", pre)
+			}
+			writes := e.p.Writes()
+			res, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "p-" + item})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ResultType != core.ResultCommitted || !res.Transitioned || !res.CommentAdded || res.Status != core.StatusInProgress || res.Item.Key != key {
+				t.Errorf("commit %+v", res)
+			}
+			if e.p.Writes()-writes != 2 {
+				t.Errorf("%d writes; want 2 (transition + comment)", e.p.Writes()-writes)
+			}
+			// Replay: same key, same handle.
+			e.p.ForbidWrites(t)
+			again, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "p-" + item})
+			e.p.AllowWrites()
+			if err != nil || !again.Replayed || again.RunID != res.RunID {
+				t.Errorf("replay %+v %v", again, err)
+			}
+			// Put it back for the next subtest.
+			_ = e.p.SetStatus(key, core.StatusTodo)
+		})
+	}
+	if c := e.p.Comments(key); len(c) != 2 || c[0] != "Started: **API** first." {
+		t.Errorf("comments %q", c)
+	}
+}
+
+func TestProgressCommentOnly(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	pre := progressPreview(t, e, core.ProgressPreviewInput{Item: "checkout/e-1", Comment: "Half way."})
+	if pre.TargetStatus != "" || pre.Transition != "" {
+		t.Errorf("preview %+v", pre)
+	}
+	res, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	if err != nil || res.Transitioned || !res.CommentAdded || res.Status != core.StatusTodo {
+		t.Fatalf("commit %+v %v", res, err)
+	}
+	if e.p.Stats().Calls[fakeprovider.OpTransition] != 0 {
+		t.Error("a comment-only commit transitioned")
+	}
+}
+
+func TestProgressPreviewErrors(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-1"].Key
+	e.p.RemoveTransitionTo(core.StatusDone)
+	e.p.ForbidWrites(t)
+	cases := []struct {
+		name  string
+		in    core.ProgressPreviewInput
+		code  core.Code
+		frags []string
+	}{
+		{"no transition", core.ProgressPreviewInput{Item: key, Status: core.StatusDone}, core.CodeValidationFailed,
+			[]string{"No workflow transition", key, "done", `"Start progress" → in_progress`}},
+		{"bad status", core.ProgressPreviewInput{Item: key, Status: "finished"}, core.CodeValidationFailed, []string{`"finished"`, "todo, in_progress or done"}},
+		{"nothing to do", core.ProgressPreviewInput{Item: key}, core.CodeValidationFailed, []string{"status, a comment, or both"}},
+		{"already there", core.ProgressPreviewInput{Item: key, Status: core.StatusTodo}, core.CodeValidationFailed, []string{"already todo"}},
+		{"unknown key", core.ProgressPreviewInput{Item: "DEMO-999", Status: core.StatusInProgress}, core.CodeWorkItemNotFound, []string{"DEMO-999"}},
+		{"unknown reference", core.ProgressPreviewInput{Item: "checkout/s-99", Comment: "x"}, core.CodeWorkItemNotFound, []string{"checkout/s-99"}},
+		{"malformed reference", core.ProgressPreviewInput{Item: "checkout/", Comment: "x"}, core.CodeValidationFailed, []string{"<document id>/<item id>"}},
+		{"no item", core.ProgressPreviewInput{Comment: "x"}, core.CodeValidationFailed, []string{"No work item given"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.svc.ProgressPreview(e.ctx, tc.in)
+			wantErr(t, err, tc.code, tc.frags...)
+		})
+	}
+}
+
+func TestProgressCommitGate(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-2"].Key
+	pre := progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "Done."})
+
+	// A person moved it meanwhile: stale, nothing written.
+	_ = e.p.SetStatus(key, core.StatusInProgress)
+	e.p.ForbidWrites(t)
+	_, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewStale, "moved from todo to in_progress", "progress.preview again")
+	e.p.AllowWrites()
+
+	// Fingerprint-only change (an edit) is stale too.
+	pre = progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusDone})
+	_ = e.p.EditTitle(key, "Renamed")
+	_, err = e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewStale, "changed in the tracker")
+
+	// Key reuse across handles.
+	pre = progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusDone})
+	if _, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "pk"}); err != nil {
+		t.Fatal(err)
+	}
+	other := progressPreview(t, e, core.ProgressPreviewInput{Item: key, Comment: "more"})
+	_, err = e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: other.PreviewHandle, Confirmed: true, IdempotencyKey: "pk"})
+	wantErr(t, err, core.CodeIdempotencyKeyReused, `"pk"`)
+}
+
+func TestProgressCommitFailures(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-3"].Key
+
+	// The transition fails: nothing written, the tracker's code surfaces.
+	pre := progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "c"})
+	e.p.FailCall(fakeprovider.OpTransition, 1, core.Errorf(core.CodeJiraPermissionDenied, "You may not transition issues in DEMO."))
+	_, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodeJiraPermissionDenied, "Nothing was written", "may not transition")
+	if len(ce.Details) != 2 || ce.Details[1].Outcome != core.OutcomeUntried {
+		t.Errorf("details %+v", ce.Details)
+	}
+
+	// The comment fails after the transition: partial.
+	pre = progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "c"})
+	e.p.FailCall(fakeprovider.OpComment, 1, core.Errorf(core.CodeJiraUnavailable, "Jira is unavailable."))
+	_, err = e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "half"})
+	ce = wantErr(t, err, core.CodeCommitPartial, "moved to done", "comment failed")
+	if len(ce.Details) != 2 || ce.Details[0].Outcome != core.OutcomeCommitted || ce.Details[1].Outcome != core.OutcomeFailed {
+		t.Errorf("details %+v", ce.Details)
+	}
+	if run, _, _ := e.st.GetRun(e.ctx, "half"); run.State != core.RunPartial || len(run.Outcomes) != 2 {
+		t.Errorf("run %+v", run)
+	}
+}
+
+func TestProgressInterrupted(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-4"].Key
+	pre := progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "c"})
+	e.p.CrashAt(fakeprovider.OpComment, 1, false)
+	crash(t, func() {
+		_, _ = e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "dead"})
+	})
+	e.svc = e.service(e.p)
+	e.p.ForbidWrites(t)
+	_, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "dead"})
+	ce := wantErr(t, err, core.CodeCommitInterrupted, "1 item outcome(s)", "progress.preview again")
+	if len(ce.Details) != 1 || !strings.Contains(ce.Details[0].Message, "moved to done") {
+		t.Errorf("details %+v", ce.Details)
+	}
+}

@@ -1,0 +1,178 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Get returns one work item by key or reference, self-sufficient: its
+// epic with title, and for an epic its stories. It writes nothing.
+func (s *WorkItemService) Get(ctx context.Context, in GetInput) (GetResult, error) {
+	o := s.begin("workitem.get")
+	w, err := s.resolve(ctx, in.Item)
+	if err != nil {
+		return GetResult{}, o.fail(err)
+	}
+	epics := map[string]*ItemRef{}
+	v, err := s.view(ctx, w, epics)
+	if err != nil {
+		return GetResult{}, o.fail(err)
+	}
+	if w.Kind == KindEpic {
+		kids, _, err := s.p.Query(ctx, Filter{EpicKey: w.Key, Limit: MaxQueryLimit})
+		if err != nil {
+			return GetResult{}, o.fail(err)
+		}
+		for _, k := range kids {
+			v.Children = append(v.Children, itemRef(k))
+		}
+	}
+	o.done("item read", "key", w.Key, "children", len(v.Children))
+	return GetResult{ResultType: ResultPreview, RunID: o.runID, Item: v}, nil
+}
+
+// view builds an ItemView, looking up the parent epic's title once per
+// epic (epics caches them).
+func (s *WorkItemService) view(ctx context.Context, w WorkItem, epics map[string]*ItemRef) (ItemView, error) {
+	v := ItemView{
+		Key: w.Key, Reference: w.Reference, Kind: w.Kind, Title: w.Title, Description: w.Description,
+		AcceptanceCriteria: w.AcceptanceCriteria, Status: w.Status, StatusName: w.StatusName, URL: w.URL,
+		BlockedBy: w.BlockedBy,
+	}
+	if !w.Updated.IsZero() {
+		v.Updated = utc(w.Updated)
+	}
+	if w.ParentKey == "" {
+		return v, nil
+	}
+	ref, ok := epics[w.ParentKey]
+	if !ok {
+		e, err := s.p.Get(ctx, w.ParentKey)
+		switch {
+		case err == nil:
+			r := itemRef(e)
+			ref = &r
+		case ErrorCode(err) == CodeWorkItemNotFound:
+			ref = &ItemRef{Key: w.ParentKey}
+		default:
+			return ItemView{}, err
+		}
+		epics[w.ParentKey] = ref
+	}
+	v.Epic = ref
+	return v, nil
+}
+
+// Query returns up to limit work items matching the filter, and whether
+// more matched. It writes nothing.
+func (s *WorkItemService) Query(ctx context.Context, in QueryInput) (QueryResult, error) {
+	o := s.begin("workitem.query")
+	res, err := s.query(ctx, o, in)
+	if err != nil {
+		return QueryResult{}, o.fail(err)
+	}
+	o.done("query answered", "returned", res.Returned, "truncated", res.Truncated)
+	return res, nil
+}
+
+func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (QueryResult, error) {
+	var problems []Detail
+	if in.Status != "" && !in.Status.Valid() {
+		problems = append(problems, Detail{Field: "status", Message: fmt.Sprintf("%q is not a status; use %s", in.Status, statusList())})
+	}
+	if in.Limit < 0 || in.Limit > MaxQueryLimit {
+		problems = append(problems, Detail{Field: "limit", Message: fmt.Sprintf("limit %d is out of range; use 1 to %d (default %d)", in.Limit, MaxQueryLimit, DefaultQueryLimit)})
+	}
+	if in.Ready && in.Status != "" && in.Status != StatusTodo {
+		problems = append(problems, Detail{Field: "ready", Message: fmt.Sprintf("ready items are in status todo, so ready cannot be combined with status %s", in.Status)})
+	}
+	if len(problems) > 0 {
+		msgs := make([]string, len(problems))
+		for i, p := range problems {
+			msgs[i] = p.Message
+		}
+		return QueryResult{}, Errorf(CodeValidationFailed, "Invalid query: %s.", strings.Join(msgs, "; ")).WithDetails(problems...)
+	}
+	f := Filter{Status: in.Status, Document: strings.TrimSpace(in.Document), Text: strings.TrimSpace(in.Text), Ready: in.Ready, Limit: in.Limit}
+	if f.Limit == 0 {
+		f.Limit = DefaultQueryLimit
+	}
+	if epic := strings.TrimSpace(in.Epic); epic != "" {
+		w, err := s.resolve(ctx, epic)
+		if err != nil {
+			return QueryResult{}, err
+		}
+		if w.Kind != KindEpic {
+			return QueryResult{}, Errorf(CodeValidationFailed, "%s is a %s, not an epic: the epic filter needs an epic's key or reference.", epic, w.Kind).
+				WithDetails(Detail{Field: "epic", Item: epic, Message: "not an epic"})
+		}
+		f.EpicKey = w.Key
+	}
+	items, truncated, err := s.p.Query(ctx, f)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	res := QueryResult{ResultType: ResultPreview, RunID: o.runID, Items: make([]ItemView, 0, len(items)), Truncated: truncated}
+	epics := map[string]*ItemRef{}
+	for _, w := range items {
+		if w.Kind == KindEpic {
+			r := itemRef(w)
+			epics[w.Key] = &r
+		}
+	}
+	for _, w := range items {
+		v, err := s.view(ctx, w, epics)
+		if err != nil {
+			return QueryResult{}, err
+		}
+		res.Items = append(res.Items, v)
+	}
+	res.Returned = len(res.Items)
+	return res, nil
+}
+
+// Preview shows a stored preview again by its handle, for a person who
+// reviews (and may then commit) a plan someone else made. It writes
+// nothing.
+func (s *WorkItemService) Preview(ctx context.Context, handle string) (PreviewInfo, error) {
+	o := s.begin("preview.show")
+	handle = strings.TrimSpace(handle)
+	p, err := s.st.LoadPreview(ctx, handle)
+	if err != nil {
+		if ErrorCode(err) == CodePreviewNotFound {
+			err = Wrap(err, CodePreviewNotFound, "No preview has the handle %q (it is unknown, or expired and pruned).", handle)
+		}
+		return PreviewInfo{}, o.fail(err)
+	}
+	if scope := s.p.Scope(); p.Scope != scope {
+		return PreviewInfo{}, o.fail(Errorf(CodePreviewNotFound, "Handle %q was made for another project (%s); this configuration works with %s.", handle, p.Scope, scope))
+	}
+	info := PreviewInfo{Kind: p.Kind, ConsumedBy: p.ConsumedBy}
+	switch p.Kind {
+	case PreviewImport:
+		var pl importPlan
+		if err := json.Unmarshal(p.Plan, &pl); err != nil {
+			return PreviewInfo{}, o.fail(Wrap(err, CodeInternal, "The stored plan of preview %q cannot be read.", handle))
+		}
+		r := pl.Result
+		r.PreviewHandle, r.ExpiresAt = p.Handle, utc(p.ExpiresAt)
+		info.Import = &r
+	case PreviewProgress:
+		var pl progressPlan
+		if err := json.Unmarshal(p.Plan, &pl); err != nil {
+			return PreviewInfo{}, o.fail(Wrap(err, CodeInternal, "The stored plan of preview %q cannot be read.", handle))
+		}
+		r := pl.Result
+		r.PreviewHandle, r.ExpiresAt = p.Handle, utc(p.ExpiresAt)
+		info.Progress = &r
+	default:
+		return PreviewInfo{}, o.fail(Errorf(CodeInternal, "Preview %q has an unknown kind %q.", handle, p.Kind))
+	}
+	if now := s.now(); !now.Before(p.ExpiresAt) && p.ConsumedAt.IsZero() {
+		return PreviewInfo{}, o.fail(Errorf(CodePreviewExpired, "This preview expired %s ago. Run %s again to get a current plan.", ago(now.Sub(p.ExpiresAt)), previewTool(p.Kind)))
+	}
+	o.done("preview shown", "handle", handle, "kind", p.Kind)
+	return info, nil
+}
