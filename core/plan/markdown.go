@@ -15,17 +15,8 @@ import (
 var (
 	// markerRe matches an "Epic: <id>" or "Drift: <value>" line.
 	markerRe = regexp.MustCompile(`^ {0,3}(?i:(epic|drift))[ \t]*:[ \t]*(.*?)[ \t]*$`)
-	// criteriaLabelRe matches "Acceptance criteria:" as a line of its own
-	// (optionally bold) and the text of an "Acceptance criteria" heading.
-	criteriaLabelRe = regexp.MustCompile(`^ {0,3}(?:\*\*|__)?(?i:acceptance[ -]criteria)[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*$`)
-	// kindRe splits an item heading into its kind word and the rest.
-	kindRe = regexp.MustCompile(`^([A-Za-z][A-Za-z-]*)(.*)$`)
 	// itemLikeRe matches headings shaped like "<Kind> <id>: <title>".
 	itemLikeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z-]*[ \t]+[^ \t:]+[ \t]*:`)
-	// listMarkerRe matches a list item marker and the spaces after it.
-	listMarkerRe = regexp.MustCompile(`^[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)`)
-	// taskBoxRe matches a task-list checkbox at the start of an item.
-	taskBoxRe = regexp.MustCompile(`^\[[ xX]\](?:[ \t]+|$)`)
 )
 
 // trackerKinds are issue kinds that a level-3 heading is reported for,
@@ -40,7 +31,6 @@ var trackerKinds = map[string]bool{
 var mdParser = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithInlineParsers(),
-	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 )
 
 // mdDoc holds the Markdown source split into lines.
@@ -86,17 +76,21 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 	}
 	d := &mdDoc{body: body, lineOffset: offset}
 	start := 0
+	str := string(body) // one copy; lines are substrings of it
+	nl := bytes.Count(body, []byte("\n")) + 1
+	d.lineStarts = make([]int, 0, nl)
+	d.lines = make([]string, 0, nl)
 	for start <= len(body) {
 		end := bytes.IndexByte(body[start:], '\n')
 		if end < 0 {
 			if start < len(body) {
 				d.lineStarts = append(d.lineStarts, start)
-				d.lines = append(d.lines, string(body[start:]))
+				d.lines = append(d.lines, str[start:])
 			}
 			break
 		}
 		d.lineStarts = append(d.lineStarts, start)
-		d.lines = append(d.lines, string(body[start:start+end]))
+		d.lines = append(d.lines, str[start:start+end])
 		start += end + 1
 	}
 
@@ -146,22 +140,22 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 			case level == 2:
 				// item level
 			case level == 3:
-				m := kindRe.FindStringSubmatch(htext)
-				if m != nil && (strings.EqualFold(m[1], "story") || strings.EqualFold(m[1], "epic")) {
+				word, _, ok := splitKind(htext)
+				if ok && (strings.EqualFold(word, "story") || strings.EqualFold(word, "epic")) {
 					break // item level
 				}
-				if m != nil && trackerKinds[strings.ToLower(m[1])] {
+				if ok && trackerKinds[strings.ToLower(word)] {
 					closeSection(line)
-					r.addf("", "kind", line, "Heading %q at line %d names the item kind %q; only Epic and Story items exist. Write \"### Story <id>: <title>\" (under an epic) or \"## Epic <id>: <title>\"", strings.TrimSpace(d.text(line)), line, m[1])
+					r.addf("", "kind", line, "Heading %q at line %d names the item kind %q; only Epic and Story items exist. Write \"### Story <id>: <title>\" (under an epic) or \"## Epic <id>: <title>\"", strings.TrimSpace(d.text(line)), line, word)
 				}
 				continue // a sub-heading inside a description
 			default:
 				continue // level 4+: description text
 			}
-			m := kindRe.FindStringSubmatch(htext)
+			word, rest, hasWord := splitKind(htext)
 			kind := ""
-			if m != nil {
-				switch strings.ToLower(m[1]) {
+			if hasWord {
+				switch strings.ToLower(word) {
 				case "epic":
 					kind = KindEpic
 				case "story":
@@ -173,8 +167,8 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 				closeSection(line)
 				started = true
 				inEpic, broken, curEpic = false, false, nil
-				if m != nil && itemLikeRe.MatchString(htext) {
-					r.addf("", "kind", line, "Heading %q at line %d names the item kind %q; only Epic and Story items exist. Write \"## Epic <id>: <title>\", \"## Story <id>: <title>\" or \"### Story <id>: <title>\" under an epic", raw, line, m[1])
+				if hasWord && itemLikeRe.MatchString(htext) {
+					r.addf("", "kind", line, "Heading %q at line %d names the item kind %q; only Epic and Story items exist. Write \"## Epic <id>: <title>\", \"## Story <id>: <title>\" or \"### Story <id>: <title>\" under an epic", raw, line, word)
 				} else {
 					r.addf("", "kind", line, "Heading %q at line %d is not an item heading: level-2 headings must be \"## Epic <id>: <title>\" or \"## Story <id>: <title>\". Use \"####\" or deeper for a section inside a description", raw, line)
 				}
@@ -182,7 +176,7 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 			}
 			closeSection(line)
 			started = true
-			rest := strings.TrimSpace(m[2])
+			rest = strings.TrimSpace(rest)
 			idPart, title, found := strings.Cut(rest, ":")
 			id := strings.TrimSpace(idPart)
 			w := kindWord(kind)
@@ -239,7 +233,46 @@ func htextOrSetext(d *mdDoc, h *ast.Heading, htext string, atx bool) string {
 	return strings.TrimSpace(b.String())
 }
 
-func isCriteriaLabel(s string) bool { return criteriaLabelRe.MatchString(s) }
+func isCriteriaLabel(s string) bool {
+	// Cheap checks first: this runs on every paragraph line.
+	if len(s) < len("acceptance criteria") || len(s) > 40 {
+		return false
+	}
+	t := strings.TrimSpace(s)
+	for _, cut := range []string{":", "**", "__", ":"} {
+		t = strings.TrimSpace(strings.TrimSuffix(t, cut))
+	}
+	for _, cut := range []string{"**", "__"} {
+		t = strings.TrimSpace(strings.TrimPrefix(t, cut))
+	}
+	return len(t) == len("acceptance criteria") && strings.EqualFold(t[:10], "acceptance") &&
+		(t[10] == ' ' || t[10] == '-') && strings.EqualFold(t[11:], "criteria")
+}
+
+// splitKind splits heading text into its leading word (letters and '-')
+// and the rest; ok is false when the text does not start with a letter.
+func splitKind(text string) (word, rest string, ok bool) {
+	i := 0
+	for i < len(text) {
+		c := text[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || (c == '-' && i > 0) {
+			i++
+			continue
+		}
+		break
+	}
+	if i == 0 {
+		return "", "", false
+	}
+	return text[:i], text[i:], true
+}
+
+// markerKey returns true when line may be an "Epic:" or "Drift:" marker
+// (a cheap check before the regular expression).
+func markerKey(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	return len(t) >= 5 && (strings.EqualFold(t[:4], "epic") || strings.EqualFold(t[:5], "drift"))
+}
 
 // suggestHeading proposes a corrected item heading for rest (the heading
 // text after the kind word).
@@ -273,6 +306,9 @@ func (d *mdDoc) paragraph(r *result, it *mdItem, p *ast.Paragraph) {
 				it.exclude = append(it.exclude, [2]int{line, line})
 				r.addf(it.ID, "acceptance_criteria", line, "%s %s has \"Acceptance criteria:\" at line %d but no bullet list right after it; list each criterion on its own line starting with \"- \"", kindWord(it.Kind), it.ID, line)
 			}
+			continue
+		}
+		if !markerKey(raw) {
 			continue
 		}
 		m := markerRe.FindStringSubmatch(raw)
@@ -364,13 +400,12 @@ func (d *mdDoc) criteria(r *result, it *mdItem, n ast.Node, labelLine, _ int) {
 // without its marker, checkbox and indentation.
 func (d *mdDoc) listItemText(s, e int) string {
 	first := d.text(s)
-	loc := listMarkerRe.FindStringIndex(first)
-	indent := 0
-	if loc != nil {
-		indent = loc[1]
-		first = first[loc[1]:]
+	indent := listMarkerEnd(first)
+	first = first[indent:]
+	if len(first) >= 3 && first[0] == '[' && first[2] == ']' && (first[1] == ' ' || first[1] == 'x' || first[1] == 'X') &&
+		(len(first) == 3 || first[3] == ' ' || first[3] == '\t') {
+		first = strings.TrimLeft(first[3:], " \t")
 	}
-	first = taskBoxRe.ReplaceAllString(first, "")
 	out := []string{first}
 	for l := s + 1; l <= e; l++ {
 		t := d.text(l)
@@ -446,4 +481,34 @@ func parseATX(line string) (level int, text string, ok bool) {
 		t = strings.TrimSpace(t[:k])
 	}
 	return level, t, true
+}
+
+// listMarkerEnd returns the offset of a list item's content on its first
+// line: after the indentation, the marker ("-", "*", "+", "1." or "1)")
+// and the spaces after it; 0 when the line has no marker.
+func listMarkerEnd(line string) int {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	switch {
+	case i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+'):
+		i++
+	default:
+		j := i
+		for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		if j == i || j >= len(line) || (line[j] != '.' && line[j] != ')') {
+			return 0
+		}
+		i = j + 1
+	}
+	if i < len(line) && line[i] != ' ' && line[i] != '\t' {
+		return 0
+	}
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	return i
 }

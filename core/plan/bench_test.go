@@ -1,0 +1,65 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// bigDocument generates a Markdown document of n items, about 2% of them
+// epics, each story with a description and two acceptance criteria.
+func bigDocument(n int) []byte {
+	var b strings.Builder
+	b.WriteString("---\nid: big-plan\n---\n# A big plan\n")
+	epic := 0
+	for i := 0; i < n; i++ {
+		if i%50 == 0 {
+			epic++
+			fmt.Fprintf(&b, "\n## Epic e-%d: Epic number %d\nThe epic's description, with a [link](https://example.com/%d).\n", epic, epic, epic)
+			continue
+		}
+		fmt.Fprintf(&b, "\n### Story s-%d: Story number %d of epic %d\nAs a user I want item %d so that the plan is big.\n\n```\n## not a heading\n```\n\nAcceptance criteria:\n- Criterion one of %d\n- [ ] Criterion two of %d\n", i, i, epic, i, i, i)
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkParse10k parses and validates a generated 10,000-item
+// document (200 epics, 9,800 stories). Target: < 100 ms/op, < 100 MB/op.
+func BenchmarkParse10k(b *testing.B) {
+	data := bigDocument(10000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		doc, err := Parse("big.md", data)
+		if err != nil || len(doc.Items) != 10000 {
+			b.Fatalf("Parse: %v", err)
+		}
+	}
+}
+
+// BenchmarkParse10kYAML is the same document in YAML form.
+func BenchmarkParse10kYAML(b *testing.B) {
+	doc, err := Parse("big.md", bigDocument(10000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := RenderYAML(doc)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := Parse("big.yaml", data)
+		if err != nil || len(d.Items) != 10000 {
+			b.Fatalf("Parse: %v", err)
+		}
+	}
+}
+
+func TestBigDocumentParses(t *testing.T) {
+	doc, err := Parse("big.md", bigDocument(500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Items) != 500 || doc.Items[499].Epic != "e-10" || len(doc.Items[499].AcceptanceCriteria) != 2 {
+		t.Fatalf("unexpected document: %d items, last %+v", len(doc.Items), doc.Items[len(doc.Items)-1])
+	}
+}

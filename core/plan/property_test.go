@@ -1,0 +1,205 @@
+package plan
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
+)
+
+// genTitle draws a one-line title: words with punctuation (including ':'
+// and '#' inside), Unicode, no leading or trailing space.
+func genTitle(t *rapid.T, label string) string {
+	words := rapid.SliceOfN(rapid.SampledFrom([]string{
+		"Pay", "without", "an", "account", "guest", "checkout:", "C#", "`code`", "[link](https://example.com)",
+		"**bold**", "über", "日本語", "50%", "a/b", "e-1", "(draft)", "—", "it's", "#3",
+	}), 1, 8).Draw(t, label)
+	return strings.Join(words, " ")
+}
+
+// genDescription draws a Markdown description from blocks the format must
+// carry verbatim, including code blocks that hold item-like lines.
+func genDescription(t *rapid.T, label string) string {
+	blocks := rapid.SliceOfN(rapid.SampledFrom([]string{
+		"A paragraph with *emphasis*, `code` and a [link](https://example.com).",
+		"Two lines\nof one paragraph.",
+		"- a bullet\n- another bullet\n  - nested",
+		"1. first\n2. second",
+		"```go\nfunc main() {}\n## Epic e-9: inside code\nEpic: e-9\n```",
+		"~~~\n### Story s-9: inside code\nAcceptance criteria:\n- not a criterion\n~~~",
+		"| a | b |\n|---|---|\n| 1 | 2 |",
+		"> A quote\n> ## with a heading",
+		"#### A level-4 section",
+		"### Notes (a level-3 heading that is not a story)",
+		"    indented code\n    ## not a heading",
+		"Unicode: äöü 日本語 🚀",
+	}), 0, 5).Draw(t, label)
+	return strings.Join(blocks, "\n\n")
+}
+
+func genCriteria(t *rapid.T, label string) []string {
+	c := rapid.SliceOfN(rapid.SampledFrom([]string{
+		"A guest can pay with a card",
+		"The order confirmation is e-mailed within `5 s`",
+		"Works on [mobile](https://example.com/m)",
+		"Two lines\nin one criterion",
+		"Épée: ✓",
+	}), 0, 4).Draw(t, label)
+	if len(c) == 0 {
+		return nil
+	}
+	return c
+}
+
+// genDocument draws a valid document: epics with stories under them, and
+// epic-less stories (some naming an epic) anywhere.
+func genDocument(t *rapid.T) *Document {
+	doc := &Document{ID: rapid.StringMatching(`[a-z][a-z0-9._-]{0,20}`).Draw(t, "docID")}
+	if rapid.Bool().Draw(t, "hasTitle") {
+		doc.Title = genTitle(t, "docTitle")
+	}
+	var epics []string
+	n := rapid.IntRange(1, 12).Draw(t, "items")
+	for i := 0; i < n; i++ {
+		it := Item{
+			Title:              genTitle(t, "title"),
+			Description:        genDescription(t, "description"),
+			AcceptanceCriteria: genCriteria(t, "criteria"),
+			TakeDocument:       rapid.Bool().Draw(t, "drift"),
+		}
+		switch rapid.IntRange(0, 2).Draw(t, "kind") {
+		case 0:
+			it.Kind, it.ID = KindEpic, fmt.Sprintf("e-%d", i)
+			epics = append(epics, it.ID)
+		case 1: // under the latest epic, if any
+			it.Kind, it.ID = KindStory, fmt.Sprintf("s-%d", i)
+			if len(epics) > 0 {
+				it.Epic = epics[len(epics)-1]
+			}
+		default: // epic-less, or naming any earlier epic
+			it.Kind, it.ID = KindStory, fmt.Sprintf("S_%d.x", i)
+			if len(epics) > 0 && rapid.Bool().Draw(t, "namesEpic") {
+				it.Epic = rapid.SampledFrom(epics).Draw(t, "epic")
+			}
+		}
+		doc.Items = append(doc.Items, it)
+	}
+	return doc
+}
+
+// TestRenderRoundTrip: rendering a document and parsing it back yields
+// the same model, in the same order.
+func TestRenderRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		doc := genDocument(t)
+		src := Render(doc)
+		got, err := Parse("plan.md", src)
+		if err != nil {
+			t.Fatalf("Parse(Render(doc)): %v\n%s", err, src)
+		}
+		if d := cmp.Diff(doc, got, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
+			t.Fatalf("round trip mismatch (-want +got):\n%s\n%s", d, src)
+		}
+		// Lines point at the headings, in document order.
+		lines := strings.Split(string(src), "\n")
+		for _, it := range got.Items {
+			h := lines[it.Line-1]
+			if !strings.HasPrefix(h, "## ") && !strings.HasPrefix(h, "### ") || !strings.Contains(h, " "+it.ID+": ") {
+				t.Fatalf("item %s: line %d is %q, not its heading", it.ID, it.Line, h)
+			}
+		}
+	})
+}
+
+// TestParseDeterministicAndOrdered: parsing any mix of structural and
+// free lines gives the same answer every time, items in source order and
+// problems sorted by line.
+func TestParseDeterministicAndOrdered(t *testing.T) {
+	vocabulary := []string{
+		"---", "id: doc-1", "title: T", "# Title", "", "text", "## Epic e-1: A", "## Epic e-2: B",
+		"### Story s-1: C", "### Story s-2: D", "## Story s-3: E", "## Story s-1: dup", "Epic: e-1",
+		"Epic: e-9", "Drift: take-document", "Drift: nope", "Acceptance criteria:", "- crit", "- [ ] task",
+		"  continued", "```", "~~~", "#### Acceptance criteria", "## Task t-1: x", "## Bug", "### Epic e-3: F",
+		"> quote", "<div>", "</div>", "1. one", "## Epic bad id: x", "## Story s-4:",
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		lines := rapid.SliceOfN(rapid.SampledFrom(vocabulary), 0, 40).Draw(t, "lines")
+		src := []byte(strings.Join(lines, "\n"))
+		doc1, err1 := Parse("p.md", src)
+		doc2, err2 := Parse("p.md", src)
+		if !reflect.DeepEqual(doc1, doc2) || !reflect.DeepEqual(err1, err2) {
+			t.Fatalf("not deterministic")
+		}
+		if doc1 != nil {
+			for i := 1; i < len(doc1.Items); i++ {
+				if doc1.Items[i].Line <= doc1.Items[i-1].Line {
+					t.Fatalf("items out of order")
+				}
+			}
+			for _, it := range doc1.Items {
+				h := lines[it.Line-1]
+				if !strings.Contains(h, " "+it.ID+":") {
+					t.Fatalf("item %s: line %d is %q", it.ID, it.Line, h)
+				}
+			}
+		}
+		if pe, ok := err1.(*Error); ok {
+			for i := 1; i < len(pe.Problems); i++ {
+				if pe.Problems[i].Line < pe.Problems[i-1].Line {
+					t.Fatalf("problems not sorted by line")
+				}
+			}
+		}
+	})
+}
+
+// canonicalOrder reorders doc's items the way the YAML form holds them:
+// each epic followed by its stories, then the epic-less stories.
+func canonicalOrder(doc *Document) *Document {
+	out := &Document{ID: doc.ID, Title: doc.Title}
+	for _, e := range doc.Items {
+		if e.Kind != KindEpic {
+			continue
+		}
+		out.Items = append(out.Items, e)
+		for _, s := range doc.Items {
+			if s.Kind == KindStory && s.Epic == e.ID {
+				out.Items = append(out.Items, s)
+			}
+		}
+	}
+	for _, s := range doc.Items {
+		if s.Kind == KindStory && s.Epic == "" {
+			out.Items = append(out.Items, s)
+		}
+	}
+	return out
+}
+
+// TestRenderYAMLRoundTrip: the YAML rendering of a document parses back
+// to the same model, and the Markdown and YAML renderings of one document
+// parse to the same model.
+func TestRenderYAMLRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		doc := canonicalOrder(genDocument(t))
+		src := RenderYAML(doc)
+		got, err := Parse("plan.yaml", src)
+		if err != nil {
+			t.Fatalf("Parse(RenderYAML(doc)): %v\n%s", err, src)
+		}
+		if d := cmp.Diff(doc, got, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
+			t.Fatalf("YAML round trip mismatch (-want +got):\n%s\n%s", d, src)
+		}
+		md, err := Parse("plan.md", Render(doc))
+		if err != nil {
+			t.Fatalf("Parse(Render(doc)): %v", err)
+		}
+		if d := cmp.Diff(md, got, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
+			t.Fatalf("Markdown and YAML forms differ (-md +yaml):\n%s", d)
+		}
+	})
+}

@@ -1,0 +1,169 @@
+package plan
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Render writes doc back as a Markdown planning document: front matter
+// with the document id (and title), then every item in order. A story
+// that follows its epic (or a sibling story of that epic) is written as
+// "### Story" under it; any other story as "## Story" with an "Epic:" line
+// when it has an epic. Parsing the result gives doc back (apart from
+// Line), provided descriptions do not themselves contain lines that the
+// format reads as structure (a level-2/3 item heading, an "Epic:" or
+// "Drift:" line, or an "Acceptance criteria:" label outside a code block).
+func Render(doc *Document) []byte {
+	var b bytes.Buffer
+	fm := yaml.Node{Kind: yaml.MappingNode}
+	add := func(k, v string) {
+		fm.Content = append(fm.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: k},
+			&yaml.Node{Kind: yaml.ScalarNode, Value: v, Tag: "!!str"})
+	}
+	if doc.ID != "" {
+		add("id", doc.ID)
+	}
+	if doc.Title != "" {
+		add("title", doc.Title)
+	}
+	if len(fm.Content) > 0 {
+		out, err := yaml.Marshal(&fm)
+		if err == nil {
+			b.WriteString("---\n")
+			b.Write(out)
+			b.WriteString("---\n")
+		}
+	}
+	if doc.Title != "" && !strings.ContainsAny(doc.Title, "\n\r") {
+		fmt.Fprintf(&b, "# %s\n", doc.Title)
+	}
+	epic := "" // the epic whose section we are in
+	for _, it := range doc.Items {
+		b.WriteByte('\n')
+		var marker []string
+		switch {
+		case it.Kind == KindEpic:
+			fmt.Fprintf(&b, "## Epic %s: %s\n", it.ID, it.Title)
+			epic = it.ID
+		case it.Epic != "" && it.Epic == epic:
+			fmt.Fprintf(&b, "### Story %s: %s\n", it.ID, it.Title)
+		default:
+			fmt.Fprintf(&b, "## Story %s: %s\n", it.ID, it.Title)
+			epic = ""
+			if it.Epic != "" {
+				marker = append(marker, "Epic: "+it.Epic)
+			}
+		}
+		if it.TakeDocument {
+			marker = append(marker, "Drift: "+DriftTakeDocument)
+		}
+		for _, m := range marker {
+			b.WriteString(m + "\n")
+		}
+		if it.Description != "" {
+			b.WriteByte('\n')
+			b.WriteString(it.Description)
+			b.WriteByte('\n')
+		}
+		if len(it.AcceptanceCriteria) > 0 {
+			b.WriteString("\nAcceptance criteria:\n")
+			for _, c := range it.AcceptanceCriteria {
+				b.WriteString("- " + strings.ReplaceAll(c, "\n", "\n  ") + "\n")
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+// RenderYAML writes doc in the YAML form: every epic under `epics:` with
+// the stories that belong to it nested under it, and the stories without
+// an epic under `stories:`. Parsing the result gives doc back (apart from
+// Line) when doc's items are in that order: each epic followed by its
+// stories, epic-less stories last.
+func RenderYAML(doc *Document) []byte {
+	str := func(v string) *yaml.Node {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+		if strings.Contains(v, "\n") {
+			n.Style = yaml.LiteralStyle
+		}
+		return n
+	}
+	key := func(m *yaml.Node, k string, v *yaml.Node) {
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
+	}
+	item := func(it Item) *yaml.Node {
+		m := &yaml.Node{Kind: yaml.MappingNode}
+		key(m, "id", str(it.ID))
+		key(m, "title", str(it.Title))
+		if it.Description != "" {
+			key(m, "description", str(it.Description))
+		}
+		if len(it.AcceptanceCriteria) > 0 {
+			l := &yaml.Node{Kind: yaml.SequenceNode}
+			for _, c := range it.AcceptanceCriteria {
+				l.Content = append(l.Content, str(c))
+			}
+			key(m, "acceptance_criteria", l)
+		}
+		if it.TakeDocument {
+			key(m, "drift", str(DriftTakeDocument))
+		}
+		return m
+	}
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	if doc.ID != "" {
+		key(root, "id", str(doc.ID))
+	}
+	if doc.Title != "" {
+		key(root, "title", str(doc.Title))
+	}
+	epics := &yaml.Node{Kind: yaml.SequenceNode}
+	stories := &yaml.Node{Kind: yaml.SequenceNode}
+	nested := map[string]*yaml.Node{}
+	for _, it := range doc.Items {
+		if it.Kind == KindEpic {
+			m := item(it)
+			epics.Content = append(epics.Content, m)
+			nested[it.ID] = m
+		}
+	}
+	for _, it := range doc.Items {
+		if it.Kind != KindStory {
+			continue
+		}
+		if e, ok := nested[it.Epic]; ok {
+			var l *yaml.Node
+			if n := len(e.Content); n >= 2 && e.Content[n-2].Value == "stories" {
+				l = e.Content[n-1]
+			} else {
+				l = &yaml.Node{Kind: yaml.SequenceNode}
+				key(e, "stories", l)
+			}
+			l.Content = append(l.Content, item(it))
+			continue
+		}
+		m := item(it)
+		if it.Epic != "" {
+			key(m, "epic", str(it.Epic))
+		}
+		stories.Content = append(stories.Content, m)
+	}
+	if len(epics.Content) > 0 {
+		key(root, "epics", epics)
+	}
+	if len(stories.Content) > 0 {
+		key(root, "stories", stories)
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil
+	}
+	_ = enc.Close()
+	return b.Bytes()
+}
