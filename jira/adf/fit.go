@@ -52,7 +52,11 @@ func fitBlocks(blocks []Node, ctx container) []Node {
 		case "bulletList", "orderedList":
 			l := Node{Type: b.Type, Attrs: b.Attrs}
 			for _, it := range b.Content {
-				l.Content = append(l.Content, fitListItem(it))
+				// An item without any content has nothing to keep, and
+				// Markdown cannot always say where it ends: drop it.
+				if it = fitListItem(it); !isEmptyItem(it) {
+					l.Content = append(l.Content, it)
+				}
 			}
 			if len(l.Content) == 0 {
 				continue
@@ -132,4 +136,26 @@ func tableAsParagraphs(t Node) []Node {
 		}
 	}
 	return out
+}
+
+// isEmptyItem reports whether a list item holds no content at all (only
+// empty paragraphs and lists of empty items).
+func isEmptyItem(it Node) bool {
+	for _, c := range it.Content {
+		switch c.Type {
+		case "paragraph":
+			if len(c.Content) > 0 {
+				return false
+			}
+		case "bulletList", "orderedList":
+			for _, sub := range c.Content {
+				if !isEmptyItem(sub) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -530,9 +530,6 @@ func normInline(ns []Node, mode inlineMode) []Node {
 	for len(out) > 0 && out[len(out)-1].Type == "hardBreak" {
 		out = out[:len(out)-1]
 	}
-	for len(out) > 0 && out[0].Type == "hardBreak" {
-		out = out[1:]
-	}
 	return out
 }
 
@@ -725,6 +722,12 @@ func renderInline(ns []Node, mode inlineMode, safe bool) string {
 	fixFlanking(toks, safe)
 	var sb strings.Builder
 	for _, t := range toks {
+		if mode == modeCell && t.kind == tRaw {
+			// GFM splits table rows on unescaped pipes before inline
+			// parsing, even inside code spans and link destinations.
+			sb.WriteString(strings.ReplaceAll(t.s, "|", "\\|"))
+			continue
+		}
 		sb.WriteString(t.s)
 	}
 	return sb.String()
@@ -930,7 +933,8 @@ func fixFlanking(toks []tok, safe bool) {
 				}
 				if i > 0 {
 					outer := lastRune(toks[i-1].s)
-					if (!isAlnum(inner) || safe || t.s == "_") && !isWS(outer) && !isASCIIPunct(outer) {
+					if outer == rune(t.s[0]) || safe && !isWS(outer) ||
+						(!isAlnum(inner) || t.s == "_") && !isWS(outer) && !isASCIIPunct(outer) {
 						setEnt(i - 1)
 					}
 				}
@@ -944,7 +948,8 @@ func fixFlanking(toks []tok, safe bool) {
 				}
 				if i+1 < len(toks) {
 					outer := firstRune(toks[i+1].s)
-					if (!isAlnum(inner) || safe || t.s == "_") && !isWS(outer) && !isASCIIPunct(outer) {
+					if outer == rune(t.s[0]) || lastRune(toks[i+1].s) == rune(t.s[0]) && toks[i+1].kind == tText || safe && !isWS(outer) ||
+						(!isAlnum(inner) || t.s == "_") && !isWS(outer) && !isASCIIPunct(outer) {
 						setEnt(i + 1)
 					}
 				}
