@@ -48,8 +48,7 @@ func (r resp) errs(t *testing.T) ([]any, map[string]any) {
 
 func start(t *testing.T, o jiratest.Options) *tc {
 	t.Helper()
-	s := jiratest.Start(t, o)
-	recordForContract(t, s)
+	s := startServer(t, o)
 	return &tc{t: t, srv: s, auth: s.AuthHeader(), hc: &http.Client{}}
 }
 

@@ -1,0 +1,479 @@
+// Package jiraspec checks HTTP requests and responses against the trimmed
+// Jira Cloud platform REST v3 OpenAPI description in
+// jira/testdata/openapi/jira-platform-v3-subset.json (Atlassian,
+// Apache-2.0), with github.com/getkin/kin-openapi's openapi3filter.
+//
+// The fake Jira's contract test wraps the fake in Middleware and demands
+// zero violations; the Jira client's tests wrap their transport in
+// Transport so every request the client sends (and every response it
+// reads) is checked too. ValidateRequest/ValidateResponse are the
+// one-call forms for a test.
+//
+// Beyond the spec, every JSON error response (status ≥ 400) must be Jira's
+// ErrorCollection, and a status the operation does not document is a
+// violation unless it is one Jira Cloud returns for any operation (401,
+// 403, 404, 429, 5xx), whose body must then also be an ErrorCollection.
+// Paths outside /rest/api/3 (the fake's /_mockjira/ admin endpoints) are
+// not checked.
+package jiraspec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+)
+
+// SpecFile is the trimmed spec's path relative to the jira module root.
+const SpecFile = "testdata/openapi/jira-platform-v3-subset.json"
+
+// Spec is a loaded spec with its router.
+type Spec struct {
+	doc    *openapi3.T
+	router routers.Router
+	errCol *openapi3.Schema
+	server *url.URL
+}
+
+var (
+	once    sync.Once
+	loaded  *Spec
+	loadErr error
+)
+
+// Load returns the trimmed spec (loaded once). The file is found next to
+// this package's source (../../testdata/openapi), else by walking up from
+// the working directory, else at $JIRASPEC_FILE.
+func Load() (*Spec, error) {
+	once.Do(func() { loaded, loadErr = load() })
+	return loaded, loadErr
+}
+
+func specPath() (string, error) {
+	if p := os.Getenv("JIRASPEC_FILE"); p != "" {
+		return p, nil
+	}
+	var cands []string
+	if _, file, _, ok := runtime.Caller(0); ok {
+		cands = append(cands, filepath.Join(filepath.Dir(file), "..", "..", SpecFile))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			cands = append(cands, filepath.Join(d, SpecFile), filepath.Join(d, "jira", SpecFile))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	for _, c := range cands {
+		if _, err := os.Stat(c); err == nil {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("jiraspec: %s not found (looked in %d places); set JIRASPEC_FILE", SpecFile, len(cands))
+}
+
+func load() (*Spec, error) {
+	p, err := specPath()
+	if err != nil {
+		return nil, err
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("jiraspec: load %s: %w", p, err)
+	}
+	relaxUntyped(doc)
+	router, err := legacy.NewRouter(doc, openapi3.DisableExamplesValidation())
+	if err != nil {
+		return nil, fmt.Errorf("jiraspec: router: %w", err)
+	}
+	srv, err := url.Parse(doc.Servers[0].URL)
+	if err != nil {
+		return nil, fmt.Errorf("jiraspec: server URL: %w", err)
+	}
+	ref := doc.Components.Schemas["ErrorCollection"]
+	if ref == nil || ref.Value == nil {
+		return nil, errors.New("jiraspec: the spec has no ErrorCollection schema")
+	}
+	return &Spec{doc: doc, router: router, errCol: ref.Value, server: srv}, nil
+}
+
+// relaxUntyped makes schemas without a type accept null. OpenAPI 3.0.3
+// says nullable only matters when type is given, so an untyped schema ({})
+// allows null — Jira returns "description": null in IssueBean.fields, which
+// is additionalProperties: {} — but kin-openapi rejects null unless
+// nullable is set.
+func relaxUntyped(doc *openapi3.T) {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(r *openapi3.SchemaRef)
+	walk = func(r *openapi3.SchemaRef) {
+		if r == nil || r.Value == nil || seen[r.Value] {
+			return
+		}
+		sc := r.Value
+		seen[sc] = true
+		if sc.Type == nil || len(*sc.Type) == 0 {
+			sc.Nullable = true
+		}
+		for _, p := range sc.Properties {
+			walk(p)
+		}
+		walk(sc.Items)
+		walk(sc.AdditionalProperties.Schema)
+		walk(sc.Not)
+		for _, l := range []openapi3.SchemaRefs{sc.AllOf, sc.AnyOf, sc.OneOf} {
+			for _, x := range l {
+				walk(x)
+			}
+		}
+	}
+	for _, r := range doc.Components.Schemas {
+		walk(r)
+	}
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.RequestBody != nil && op.RequestBody.Value != nil {
+				for _, mt := range op.RequestBody.Value.Content {
+					walk(mt.Schema)
+				}
+			}
+			for _, resp := range op.Responses.Map() {
+				if resp.Value == nil {
+					continue
+				}
+				for _, mt := range resp.Value.Content {
+					walk(mt.Schema)
+				}
+			}
+		}
+	}
+}
+
+// ErrNotInSpec is returned (wrapped) for a request whose path and method
+// the trimmed spec does not describe.
+var ErrNotInSpec = errors.New("operation not in the trimmed spec")
+
+func (s *Spec) route(req *http.Request) (*routers.Route, map[string]string, *http.Request, error) {
+	r2 := req.Clone(req.Context())
+	u := *req.URL
+	u.Scheme, u.Host = s.server.Scheme, s.server.Host
+	// A scoped-token base URL (/ex/jira/{cloudId}) is the same API.
+	if strings.HasPrefix(u.Path, "/ex/jira/") {
+		rest := strings.TrimPrefix(u.Path, "/ex/jira/")
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			u.Path, u.RawPath = rest[i:], ""
+		}
+	}
+	r2.URL = &u
+	r2.Host = u.Host
+	route, params, err := s.router.FindRoute(r2)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s %s: %w (%v)", req.Method, req.URL.Path, ErrNotInSpec, err)
+	}
+	return route, params, r2, nil
+}
+
+func opts() *openapi3filter.Options {
+	return &openapi3filter.Options{
+		AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+		MultiError:         true,
+	}
+}
+
+// CheckRequest validates a request (body given separately; req.Body is
+// not read).
+func (s *Spec) CheckRequest(req *http.Request, body []byte) error {
+	route, params, r2, err := s.route(req)
+	if err != nil {
+		return err
+	}
+	r2.Body = io.NopCloser(bytes.NewReader(body))
+	in := &openapi3filter.RequestValidationInput{Request: r2, PathParams: params, Route: route, Options: opts()}
+	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+		return fmt.Errorf("request %s %s: %w", req.Method, req.URL.Path, err)
+	}
+	return nil
+}
+
+// genericStatuses are statuses Jira Cloud may return from any operation.
+func genericStatus(code int) bool {
+	return code == 401 || code == 403 || code == 404 || code == 429 || code >= 500
+}
+
+// CheckResponse validates a response to req.
+func (s *Spec) CheckResponse(req *http.Request, reqBody []byte, status int, header http.Header, body []byte) error {
+	route, params, r2, err := s.route(req)
+	if err != nil {
+		return err
+	}
+	r2.Body = io.NopCloser(bytes.NewReader(reqBody))
+	documented := route.Operation.Responses.Status(status) != nil
+	if !documented && !genericStatus(status) {
+		return fmt.Errorf("response %s %s: status %d is not documented for this operation", req.Method, req.URL.Path, status)
+	}
+	// 204 No Content has no body (and so no Content-Type), whatever the
+	// spec's content map says.
+	if documented && !(status == http.StatusNoContent && len(body) == 0) {
+		o := opts()
+		o.IncludeResponseStatus = true
+		in := &openapi3filter.ResponseValidationInput{
+			RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r2, PathParams: params, Route: route, Options: o},
+			Status:                 status,
+			Header:                 header,
+			Body:                   io.NopCloser(bytes.NewReader(body)),
+			Options:                o,
+		}
+		if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+			return fmt.Errorf("response %d to %s %s: %w", status, req.Method, req.URL.Path, err)
+		}
+	}
+	if status >= 400 && len(bytes.TrimSpace(body)) > 0 {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return fmt.Errorf("response %d to %s %s: error body is not JSON: %v", status, req.Method, req.URL.Path, err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok || m["errorMessages"] == nil && m["errors"] == nil && m["issues"] == nil {
+			return fmt.Errorf("response %d to %s %s: error body is not an ErrorCollection: %s", status, req.Method, req.URL.Path, body)
+		}
+		if _, bulk := m["issues"]; !bulk {
+			if err := s.errCol.VisitJSON(v, openapi3.MultiErrors()); err != nil {
+				return fmt.Errorf("response %d to %s %s: error body is not an ErrorCollection: %w", status, req.Method, req.URL.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Violation is one request or response that does not match the spec.
+type Violation struct {
+	Method, Path string
+	Status       int // 0 for a request violation
+	Err          error
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%s %s (%d): %v", v.Method, v.Path, v.Status, v.Err)
+}
+
+// Log collects violations and counts checked exchanges; safe for
+// concurrent use.
+type Log struct {
+	mu         sync.Mutex
+	violations []Violation
+	checked    int
+	skipped    int
+}
+
+func (l *Log) add(v Violation) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.violations = append(l.violations, v)
+}
+
+// Violations returns what was recorded.
+func (l *Log) Violations() []Violation {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Violation(nil), l.violations...)
+}
+
+// Checked returns how many responses were validated, and how many were
+// skipped (admin paths, no response sent).
+func (l *Log) Checked() (checked, skipped int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.checked, l.skipped
+}
+
+func (l *Log) count(checked bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if checked {
+		l.checked++
+	} else {
+		l.skipped++
+	}
+}
+
+// TB is the part of testing.TB used here.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// AssertNone fails t with every recorded violation.
+func (l *Log) AssertNone(t TB) {
+	t.Helper()
+	for _, v := range l.Violations() {
+		t.Errorf("OpenAPI contract violation: %s", v)
+	}
+}
+
+func inScope(p string) bool {
+	if strings.HasPrefix(p, "/ex/jira/") {
+		rest := strings.TrimPrefix(p, "/ex/jira/")
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			p = rest[i:]
+		}
+	}
+	return strings.HasPrefix(p, "/rest/api/3/")
+}
+
+// capture is a ResponseWriter that passes through and keeps a copy.
+type capture struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (c *capture) WriteHeader(code int) {
+	if c.status == 0 {
+		c.status = code
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *capture) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	c.buf.Write(b)
+	return c.ResponseWriter.Write(b)
+}
+
+func (c *capture) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// Middleware validates every request and response passing through next
+// (server side) and records violations in log. Requests outside
+// /rest/api/3 and requests answered without a response (connection reset,
+// hang) are skipped. Request violations are recorded only when
+// checkRequests is true (a fake must also answer bad requests).
+func Middleware(next http.Handler, log *Log, checkRequests bool) (http.Handler, error) {
+	s, err := Load()
+	if err != nil {
+		return nil, err
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !inScope(r.URL.Path) {
+			log.count(false)
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		orig := r.Clone(r.Context())
+		if _, _, _, err := s.route(orig); err != nil {
+			// No contract for an operation the spec does not describe.
+			log.count(false)
+			next.ServeHTTP(w, r)
+			return
+		}
+		if checkRequests {
+			if err := s.CheckRequest(orig, body); err != nil {
+				log.add(Violation{Method: r.Method, Path: r.URL.Path, Err: err})
+			}
+		}
+		c := &capture{ResponseWriter: w}
+		next.ServeHTTP(c, r)
+		if c.status == 0 {
+			log.count(false)
+			return
+		}
+		log.count(true)
+		if err := s.CheckResponse(orig, body, c.status, w.Header(), c.buf.Bytes()); err != nil {
+			log.add(Violation{Method: r.Method, Path: r.URL.Path, Status: c.status, Err: err})
+		}
+	}), nil
+}
+
+// Transport is an http.RoundTripper that validates every request sent
+// through it and every response received (client side).
+type Transport struct {
+	Base http.RoundTripper // nil = http.DefaultTransport
+	Log  *Log
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if !inScope(req.URL.Path) {
+		return base.RoundTrip(req)
+	}
+	s, err := Load()
+	if err != nil {
+		return nil, err
+	}
+	var body []byte
+	if req.Body != nil {
+		body, err = io.ReadAll(req.Body)
+		_ = req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	if err := s.CheckRequest(req, body); err != nil {
+		t.Log.add(Violation{Method: req.Method, Path: req.URL.Path, Err: err})
+	}
+	res, err := base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(rb))
+	if err != nil {
+		return res, nil
+	}
+	t.Log.count(true)
+	if err := s.CheckResponse(req, body, res.StatusCode, res.Header, rb); err != nil {
+		t.Log.add(Violation{Method: req.Method, Path: req.URL.Path, Status: res.StatusCode, Err: err})
+	}
+	return res, nil
+}
+
+// ValidateRequest fails t if req (with body) does not match the spec.
+func ValidateRequest(t TB, req *http.Request, body []byte) {
+	t.Helper()
+	s, err := Load()
+	if err != nil {
+		t.Fatalf("%v", err)
+		return
+	}
+	if err := s.CheckRequest(req, body); err != nil {
+		t.Errorf("OpenAPI contract violation: %v", err)
+	}
+}
+
+// ValidateResponse fails t if the response to req does not match the spec.
+func ValidateResponse(t TB, req *http.Request, reqBody []byte, status int, header http.Header, body []byte) {
+	t.Helper()
+	s, err := Load()
+	if err != nil {
+		t.Fatalf("%v", err)
+		return
+	}
+	if err := s.CheckResponse(req, reqBody, status, header, body); err != nil {
+		t.Errorf("OpenAPI contract violation: %v", err)
+	}
+}
