@@ -1,0 +1,300 @@
+package core_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+var words = []string{"guest", "checkout", "receipt", "address", "card", "refund", "search", "basket", "login", "export", "audit", "mobile"}
+
+func drawText(t *rapid.T, label string, min, max int) string {
+	n := rapid.IntRange(min, max).Draw(t, label+"-len")
+	out := make([]string, n)
+	for i := range out {
+		out[i] = rapid.SampledFrom(words).Draw(t, label)
+	}
+	return strings.Join(out, " ")
+}
+
+// model is the document as the test holds it.
+type model struct {
+	items []docItem
+	next  int
+}
+
+func (m *model) epics() []string {
+	var out []string
+	for _, it := range m.items {
+		if it.kind == "epic" {
+			out = append(out, it.id)
+		}
+	}
+	return out
+}
+
+func (m *model) add(t *rapid.T) {
+	m.next++
+	it := docItem{title: strings.ToUpper(drawText(t, "title", 1, 1)[:1]) + drawText(t, "title", 1, 4), desc: drawText(t, "desc", 0, 6)}
+	if it.desc != "" {
+		it.desc = strings.ToUpper(it.desc[:1]) + it.desc[1:] + "."
+	}
+	for range rapid.IntRange(0, 2).Draw(t, "acs") {
+		it.ac = append(it.ac, drawText(t, "ac", 1, 3))
+	}
+	eps := m.epics()
+	if len(eps) == 0 || rapid.IntRange(0, 3).Draw(t, "kind") == 0 {
+		it.kind, it.id = "epic", fmt.Sprintf("e-%d", m.next)
+	} else {
+		it.kind, it.id = "story", fmt.Sprintf("s-%d", m.next)
+		if rapid.IntRange(0, 4).Draw(t, "loose") > 0 {
+			it.epic = rapid.SampledFrom(eps).Draw(t, "epic")
+		}
+	}
+	m.items = append(m.items, it)
+}
+
+func (m *model) edit(t *rapid.T) {
+	i := rapid.IntRange(0, len(m.items)-1).Draw(t, "edit-item")
+	it := &m.items[i]
+	switch rapid.IntRange(0, 3).Draw(t, "edit-what") {
+	case 0:
+		it.title = "Renamed " + drawText(t, "title", 1, 3)
+	case 1:
+		it.desc = "Changed " + drawText(t, "desc", 1, 4) + "."
+	case 2:
+		it.ac = append(slices.Clone(it.ac), drawText(t, "ac", 1, 2))
+	case 3:
+		if it.kind == "story" {
+			eps := append(m.epics(), "")
+			it.epic = rapid.SampledFrom(eps).Draw(t, "move-to")
+		}
+	}
+}
+
+func (m *model) doc(takeAll bool) string {
+	items := slices.Clone(m.items)
+	for i := range items {
+		items[i].take = takeAll
+	}
+	return markdown("prop", items...)
+}
+
+// TestPropertyNoDuplicatesAndConvergence drives random documents, random
+// edits in the tracker, random injected failures and random process deaths
+// through the service, with commits repeated under the same or new keys.
+// Invariants: the tracker never holds two items with one reference,
+// previews never write, replays never write; and after a final clean
+// preview + commit the tracker matches the document exactly.
+func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := newClock()
+		p := fakeprovider.New(fakeprovider.Options{Now: c.Now, SearchLag: rapid.Bool().Draw(rt, "search-lag")})
+		st := memstore.New(memstore.Options{Now: c.Now})
+		e := &env{ctx: t.Context(), p: p, st: st, clock: c, logs: &syncBuffer{}}
+		e.svc = e.service(p)
+		m := &model{}
+		for range rapid.IntRange(1, 6).Draw(rt, "initial") {
+			m.add(rt)
+		}
+		noDup := func(when string) {
+			seen := map[core.Reference]string{}
+			for _, w := range p.Items() {
+				if k, dup := seen[w.Reference]; dup {
+					rt.Fatalf("%s: %s and %s both hold reference %s", when, k, w.Key, w.Reference)
+				}
+				seen[w.Reference] = w.Key
+			}
+		}
+		restart := func() { // process death: a new service over the reopened store
+			e.st = st.Reopen(memstore.Options{Now: c.Now})
+			e.svc = e.service(p)
+			p.Settle() // by the time someone looks again, search has caught up
+		}
+
+		rounds := rapid.IntRange(1, 6).Draw(rt, "rounds")
+		for round := range rounds {
+			// The document evolves, and people edit the tracker.
+			for range rapid.IntRange(0, 3).Draw(rt, "doc-changes") {
+				if rapid.Bool().Draw(rt, "add-or-edit") {
+					m.add(rt)
+				} else {
+					m.edit(rt)
+				}
+			}
+			if items := p.Items(); len(items) > 0 {
+				for range rapid.IntRange(0, 2).Draw(rt, "person-edits") {
+					w := rapid.SampledFrom(items).Draw(rt, "person-edit")
+					if rapid.Bool().Draw(rt, "edit-or-status") {
+						_ = p.EditTitle(w.Key, "Person "+drawText(rt, "title", 1, 2))
+					} else {
+						_ = p.SetStatus(w.Key, rapid.SampledFrom([]core.Status{core.StatusTodo, core.StatusInProgress, core.StatusDone}).Draw(rt, "status"))
+					}
+				}
+			}
+
+			writes := p.Writes()
+			pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "prop.md", Data: []byte(m.doc(rapid.Bool().Draw(rt, "take")))})
+			if err != nil {
+				rt.Fatalf("round %d preview: %v", round, err)
+			}
+			if p.Writes() != writes {
+				rt.Fatalf("preview wrote")
+			}
+			toWrite := pre.Counts.Create + pre.Counts.Update
+
+			// Maybe the tracker changes between preview and commit.
+			staleEdit := false
+			if items := p.Items(); len(items) > 0 && rapid.IntRange(0, 5).Draw(rt, "stale") == 0 {
+				_ = p.SetStatus(rapid.SampledFrom(items).Draw(rt, "stale-item").Key, core.StatusDone)
+				staleEdit = true
+			}
+
+			// Scripted trouble.
+			crashy := false
+			switch rapid.IntRange(0, 6).Draw(rt, "fault") {
+			case 1:
+				p.FailItem(rapid.IntRange(1, toWrite+1).Draw(rt, "at"), fakeprovider.ItemFail, nil)
+			case 2:
+				p.FailItem(rapid.IntRange(1, toWrite+1).Draw(rt, "at"), fakeprovider.ItemLost, nil)
+			case 3:
+				p.FailItem(rapid.IntRange(1, toWrite+1).Draw(rt, "at"), rapid.SampledFrom([]fakeprovider.ItemFaultKind{fakeprovider.ItemCrashBefore, fakeprovider.ItemCrashAfter}).Draw(rt, "crash"), nil)
+				crashy = true
+			case 4:
+				p.FailCall(rapid.SampledFrom([]fakeprovider.Op{fakeprovider.OpCreate, fakeprovider.OpUpdate}).Draw(rt, "op"), rapid.IntRange(1, 3).Draw(rt, "call"),
+					core.Errorf(core.CodeJiraUnavailable, "Jira is unavailable"))
+			case 5:
+				p.CrashAt(fakeprovider.OpUpdate, rapid.IntRange(1, 3).Draw(rt, "call"), rapid.Bool().Draw(rt, "after"))
+				crashy = true
+			}
+
+			key := fmt.Sprintf("key-%d", round)
+			in := core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: key}
+			var res core.ImportCommitResult
+			crashed := false
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						if r != fakeprovider.ErrCrash {
+							panic(r)
+						}
+						crashed = true
+					}
+				}()
+				res, err = e.svc.ImportCommit(e.ctx, in)
+			}()
+			p.ClearFaults()
+			noDup(fmt.Sprintf("round %d commit", round))
+			if crashed {
+				if !crashy {
+					rt.Fatalf("unexpected crash")
+				}
+				restart()
+				writes := p.Writes()
+				_, err := e.svc.ImportCommit(e.ctx, in)
+				if core.ErrorCode(err) != core.CodeCommitInterrupted {
+					rt.Fatalf("same key after a death: %v; want COMMIT_INTERRUPTED", err)
+				}
+				if p.Writes() != writes {
+					rt.Fatalf("COMMIT_INTERRUPTED wrote")
+				}
+				continue
+			}
+			code := core.ErrorCode(err)
+			switch code {
+			case "", core.CodeCommitPartial, core.CodePreviewStale:
+			default:
+				rt.Fatalf("round %d commit: unexpected %v", round, err)
+			}
+			if code == core.CodePreviewStale && !staleEdit {
+				rt.Fatalf("stale without a change: %v", err)
+			}
+			if code == core.CodeCommitPartial {
+				for _, d := range err.(*core.Error).Details {
+					if d.Outcome == core.OutcomeUnknown {
+						p.Settle() // unknown outcomes are resolved by a later look
+					}
+				}
+			}
+			if rapid.IntRange(0, 2).Draw(rt, "restart") == 0 {
+				restart()
+			}
+			// Repeats: the same key replays, writing nothing; a new key on
+			// a consumed handle is refused.
+			if code != core.CodePreviewStale && rapid.Bool().Draw(rt, "repeat") {
+				writes := p.Writes()
+				again, err2 := e.svc.ImportCommit(e.ctx, in)
+				if core.ErrorCode(err2) != code || (err2 == nil && (!again.Replayed || again.Counts != res.Counts)) {
+					rt.Fatalf("repeat with the same key: %v / %+v; first was %v", err2, again.Counts, err)
+				}
+				in.IdempotencyKey = "other-" + key
+				if _, err3 := e.svc.ImportCommit(e.ctx, in); core.ErrorCode(err3) != core.CodePreviewNotFound {
+					rt.Fatalf("a new key on a consumed handle: %v", err3)
+				}
+				if p.Writes() != writes {
+					rt.Fatalf("repeats wrote")
+				}
+			}
+		}
+
+		// A final clean import, taking the document's version everywhere.
+		p.Settle()
+		final := m.doc(true)
+		pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "prop.md", Data: []byte(final)})
+		if err != nil {
+			rt.Fatalf("final preview: %v", err)
+		}
+		if _, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true}); err != nil {
+			rt.Fatalf("final commit: %v", err)
+		}
+		noDup("final")
+		checkMatches(rt, p, final)
+		again, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "prop.md", Data: []byte(m.doc(false))})
+		if err != nil || again.Counts.Unchanged != len(m.items) {
+			rt.Fatalf("after the final import, a preview plans %+v (%v); want all unchanged", again.Counts, err)
+		}
+	})
+}
+
+// checkMatches asserts the tracker holds exactly the document's items.
+func checkMatches(t *rapid.T, p *fakeprovider.Provider, src string) {
+	doc, err := plan.Parse("prop.md", []byte(src))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	byRef := map[core.Reference]core.WorkItem{}
+	for _, w := range p.Items() {
+		byRef[w.Reference] = w
+	}
+	if len(byRef) != len(doc.Items) {
+		t.Fatalf("tracker holds %d referenced items; the document %d", len(byRef), len(doc.Items))
+	}
+	for _, it := range doc.Items {
+		w, ok := byRef[core.NewReference(doc.ID, it.ID)]
+		if !ok {
+			t.Fatalf("%s is missing from the tracker", it.ID)
+		}
+		wantParent := ""
+		if it.Epic != "" {
+			wantParent = byRef[core.NewReference(doc.ID, it.Epic)].Key
+		}
+		ac := it.AcceptanceCriteria
+		if len(ac) == 0 {
+			ac = nil
+		}
+		if w.Title != it.Title || w.Description != it.Description || !slices.Equal(w.AcceptanceCriteria, ac) ||
+			string(w.Kind) != it.Kind || w.ParentKey != wantParent || w.EditedOutside {
+			t.Fatalf("%s differs:\ntracker  %q %q %q %s parent=%q edited=%v\ndocument %q %q %q %s parent=%q",
+				it.ID, w.Title, w.Description, w.AcceptanceCriteria, w.Kind, w.ParentKey, w.EditedOutside,
+				it.Title, it.Description, ac, it.Kind, wantParent)
+		}
+	}
+}
