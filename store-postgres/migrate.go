@@ -1,0 +1,128 @@
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/jackc/pgx/v5"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, n := range names {
+		base := path.Base(n)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number and '_'", base)
+		}
+		b, err := migrationFS.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// SchemaVersion is the schema version this build migrates to.
+func SchemaVersion() int {
+	ms, _ := migrations()
+	return len(ms)
+}
+
+// lockKey is the advisory lock key of a schema's migrations.
+func lockKey(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("devworkwire/migrate/" + schema))
+	return int64(h.Sum64())
+}
+
+// migrate creates the schema and applies pending migrations, holding a
+// session advisory lock for the schema so concurrent openers wait for one
+// another instead of racing.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return s.fault(err, "read the embedded migrations")
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return s.fault(err, "connect for migrations")
+	}
+	defer conn.Release()
+	key := lockKey(s.name)
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
+		return s.fault(err, "take the migration lock")
+	}
+	defer func() {
+		// Unlock on a fresh context: ctx may be done. If this fails the
+		// lock goes with the connection.
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, s.name).Scan(&exists); err != nil {
+		return s.fault(err, "look up schema "+s.name)
+	}
+	if !exists {
+		if _, err := conn.Exec(ctx, `CREATE SCHEMA `+s.schema); err != nil {
+			return s.fault(err, "create schema "+s.name)
+		}
+	}
+	if _, err := conn.Exec(ctx, s.q(`CREATE TABLE IF NOT EXISTS {schema}.schema_migrations (
+		version    integer     PRIMARY KEY,
+		name       text        NOT NULL,
+		applied_at timestamptz NOT NULL DEFAULT now())`)); err != nil {
+		return s.fault(err, "create the migrations table in schema "+s.name)
+	}
+	var cur int
+	if err := conn.QueryRow(ctx, s.q(`SELECT coalesce(max(version), 0) FROM {schema}.schema_migrations`)).Scan(&cur); err != nil {
+		return s.fault(err, "read the schema version")
+	}
+	if cur > len(ms) {
+		return core.Errorf(core.CodeConfigInvalid, "The Postgres state store schema %s has schema version %d, newer than this dwire understands (%d). Upgrade dwire, or use another schema (?schema=NAME).", s.name, cur, len(ms)).
+			WithDetails(core.Detail{Field: "store", Message: fmt.Sprintf("schema version %d is newer than %d", cur, len(ms))})
+	}
+	for _, m := range ms[cur:] {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, strings.ReplaceAll(m.sql, "{schema}", s.schema)); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, s.q(`INSERT INTO {schema}.schema_migrations (version, name) VALUES ($1, $2)`), m.version, m.name)
+			return err
+		})
+		if err != nil {
+			return s.fault(err, "apply migration "+m.name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storetest"
+	pgstore "github.com/devworkwire/devworkwire/store-postgres"
+	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
+)
+
+func open(t *testing.T, url, schema string) *pgstore.Store {
+	t.Helper()
+	s, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// 8 OS processes × 4 goroutines (each process with its own pool) race
+// StartRun on the same 200 handles in one schema.
+func TestProcessRace(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	s := open(t, url, schema)
+	storetest.ProcessRace(t, s, 8, 4, 200, envRaceURL+"="+url, envRaceSchema+"="+schema)
+}
+
+// Many processes' worth of pools opening a fresh schema at once: the
+// advisory lock makes the migrations run once.
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			s, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema, MaxConns: 2})
+			if err == nil {
+				err = s.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent Open: %v", err)
+		}
+	}
+	s := open(t, url, schema)
+	var n, max int
+	if err := s.Pool().QueryRow(t.Context(), fmt.Sprintf(`SELECT count(*), max(version) FROM %q.schema_migrations`, schema)).Scan(&n, &max); err != nil {
+		t.Fatal(err)
+	}
+	if n != pgstore.SchemaVersion() || max != pgstore.SchemaVersion() {
+		t.Fatalf("schema_migrations has %d rows up to %d, want %d", n, max, pgstore.SchemaVersion())
+	}
+}
+
+// Two schemas in one database are two independent stores.
+func TestSchemasAreIsolated(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := open(t, url, pgtest.Schema(t)), open(t, url, pgtest.Schema(t))
+	now := time.Now()
+	p := core.Preview{Handle: "same-handle", Kind: core.PreviewImport, Scope: "s", Plan: []byte("a"), CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	if err := a.SavePreview(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.LoadPreview(t.Context(), p.Handle); core.ErrorCode(err) != core.CodePreviewNotFound {
+		t.Fatalf("schema b sees schema a's preview: %v", err)
+	}
+	p.Plan = []byte("b")
+	if err := b.SavePreview(t.Context(), p); err != nil {
+		t.Fatalf("same handle in another schema: %v", err)
+	}
+	if got, err := a.LoadPreview(t.Context(), p.Handle); err != nil || string(got.Plan) != "a" {
+		t.Fatalf("schema a's preview = %q, %v", got.Plan, err)
+	}
+}
+
+func wantCode(t *testing.T, err error, code core.Code, retryable bool) *core.Error {
+	t.Helper()
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != code || ce.Retryable != retryable {
+		t.Fatalf("err = %v, want %s (retryable %v)", err, code, retryable)
+	}
+	return ce
+}
+
+func TestOpenErrors(t *testing.T) {
+	url := pgtest.URL(t)
+	t.Run("bad schema name", func(t *testing.T) {
+		for _, name := range []string{"Team", "1abc", "pg_catalog", "a-b", `x"; drop`, "information_schema"} {
+			_, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: name})
+			ce := wantCode(t, err, core.CodeConfigInvalid, false)
+			if len(ce.Details) == 0 || ce.Details[0].Field != "store" {
+				t.Fatalf("schema %q: details %+v do not name `store`", name, ce.Details)
+			}
+		}
+	})
+	t.Run("unparsable URL", func(t *testing.T) {
+		_, err := pgstore.Open(t.Context(), pgstore.Options{URL: "postgres://u:s3cret-not-real@host:notaport/db"})
+		ce := wantCode(t, err, core.CodeConfigInvalid, false)
+		if containsStr(ce.Error(), "s3cret-not-real") {
+			t.Fatalf("error leaks the password: %v", ce)
+		}
+	})
+	t.Run("wrong password", func(t *testing.T) {
+		if !isTCP(url) {
+			t.Skip("SKIPPED: the throwaway cluster trusts every local user; password checks need DWIRE_TEST_POSTGRES_URL")
+		}
+		bad := withPassword(t, url, "wrong-password-not-secret")
+		_, err := pgstore.Open(t.Context(), pgstore.Options{URL: bad, Schema: pgtest.Schema(t)})
+		ce := wantCode(t, err, core.CodeConfigInvalid, false)
+		if containsStr(ce.Error(), "wrong-password-not-secret") {
+			t.Fatalf("error leaks the password: %v", ce)
+		}
+	})
+	t.Run("unknown database", func(t *testing.T) {
+		_, err := pgstore.Open(t.Context(), pgstore.Options{URL: withDatabase(t, url, "no_such_db_dwire"), Schema: pgtest.Schema(t)})
+		wantCode(t, err, core.CodeConfigInvalid, false)
+	})
+	t.Run("unreachable: refused", func(t *testing.T) {
+		// A loopback port with nothing listening.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		_, err = pgstore.Open(t.Context(), pgstore.Options{URL: "postgres://u@" + addr + "/db?sslmode=disable", ConnectTimeout: 2 * time.Second})
+		wantCode(t, err, core.CodeInternal, true)
+	})
+	t.Run("unreachable: hangs", func(t *testing.T) {
+		// A loopback listener that accepts and never answers: Open gives
+		// up at the connect timeout instead of hanging.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		var conns []net.Conn
+		var mu sync.Mutex
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+		}()
+		defer func() {
+			mu.Lock()
+			for _, c := range conns {
+				c.Close()
+			}
+			mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		_, err = pgstore.Open(ctx, pgstore.Options{URL: "postgres://u@" + l.Addr().String() + "/db?sslmode=disable", ConnectTimeout: 300 * time.Millisecond})
+		wantCode(t, err, core.CodeInternal, true)
+		if ctx.Err() != nil {
+			t.Fatal("Open waited for the outer context instead of its connect timeout")
+		}
+	})
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	s := open(t, url, schema)
+	if _, err := s.Pool().Exec(t.Context(), fmt.Sprintf(`INSERT INTO %q.schema_migrations (version, name) VALUES ($1, 'future')`, schema), pgstore.SchemaVersion()+1); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema})
+	wantCode(t, err, core.CodeConfigInvalid, false)
+}
