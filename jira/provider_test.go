@@ -1,0 +1,334 @@
+package jira
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+func TestCheckAndDiscoveryErrors(t *testing.T) {
+	cases := []struct {
+		name  string
+		opts  jiratest.Options
+		setup func(*jiratest.Server)
+		mod   func(*Config)
+		want  core.Code
+		has   []string
+	}{
+		{name: "ok", want: ""},
+		{name: "reference field by id", mod: func(c *Config) { c.ReferenceField = "customfield_10050" }, want: ""},
+		{name: "reference field missing", opts: jiratest.Options{FieldName: "Something Else"}, want: core.CodeReferenceFieldMissing,
+			has: []string{`"DevWorkWire Reference"`, "Custom fields", "Short text"}},
+		{name: "reference field id unknown", mod: func(c *Config) { c.ReferenceField = "customfield_99999" }, want: core.CodeReferenceFieldMissing, has: []string{"customfield_99999"}},
+		{name: "reference field is not a text field", mod: func(c *Config) { c.ReferenceField = "Summary" }, want: core.CodeReferenceFieldMissing, has: []string{"not a single-line text field"}},
+		{name: "unknown project", mod: func(c *Config) { c.Project = "NOPE" }, want: core.CodeConfigInvalid, has: []string{"NOPE"}},
+		{name: "unknown issue type", mod: func(c *Config) { c.EpicType = "Initiative" }, want: core.CodeConfigInvalid, has: []string{"Initiative", "Epic, Story"}},
+		{name: "wrong token", mod: func(c *Config) { c.Token = "wrong-token-not-secret" }, want: core.CodeJiraUnauthorized, has: []string{"API token"}},
+		{name: "required field not filled", setup: func(s *jiratest.Server) { s.RequireField(s.ProjectKey(), jiratest.IssueTypeStoryID, "labels") }, want: core.CodeConfigInvalid, has: []string{"Story", "labels"}},
+		{name: "cannot browse", setup: func(s *jiratest.Server) {
+			s.SetPermissions(s.ProjectKey(), jiratest.Permissions{})
+		}, want: core.CodeConfigInvalid, has: []string{"DEMO"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startJira(t, tc.opts, tc.mod)
+			if tc.setup != nil {
+				tc.setup(f.srv)
+			}
+			err := f.p.Check(f.ctx)
+			if got := core.ErrorCode(err); got != tc.want {
+				t.Fatalf("Check: %v; want code %q", err, tc.want)
+			}
+			for _, h := range tc.has {
+				if !strings.Contains(err.Error(), h) {
+					t.Errorf("Check error %q does not mention %q", err, h)
+				}
+			}
+			f.assertNoSecrets(t, fmt.Sprint(err))
+		})
+	}
+}
+
+func TestDiscoveryIsCached(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	for i := 0; i < 3; i++ {
+		if _, err := f.p.Lookup(f.ctx, []core.Reference{"d/x"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.srv.CountRequests("GET", "/rest/api/3/field"); n != 1 {
+		t.Errorf("GET /field sent %d times; want once per Provider", n)
+	}
+}
+
+func TestPermissionDeniedNamesProjectAndAction(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	out, err := f.p.Create(f.ctx, f.specs("perm", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.SetPermissions(f.srv.ProjectKey(), jiratest.Permissions{Browse: true, Create: true})
+	err = f.p.AddComment(f.ctx, out[0].Key, "hello")
+	if core.ErrorCode(err) != core.CodeJiraPermissionDenied || !strings.Contains(err.Error(), "DEMO") || !strings.Contains(err.Error(), "comment") {
+		t.Errorf("comment without permission: %v; want JIRA_PERMISSION_DENIED naming project DEMO and the action", err)
+	}
+	err = f.p.Transition(f.ctx, out[0].Key, jiratest.TransitionDoneID)
+	if c := core.ErrorCode(err); c != core.CodeJiraPermissionDenied && c != core.CodeValidationFailed {
+		t.Errorf("transition without permission: %v", err)
+	}
+	f.assertNoSecrets(t, fmt.Sprint(err))
+}
+
+func TestCreateMapsPerElementErrors(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	specs := f.specs("elem", 4)
+	specs[1].Title = strings.Repeat("x", 300)
+	specs[3].ParentKey = "DEMO-999999"
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if len(out) != 4 {
+		t.Fatalf("%d outcomes", len(out))
+	}
+	for i, o := range out {
+		if o.Reference != specs[i].Reference {
+			t.Errorf("outcome %d is for %s; want %s", i, o.Reference, specs[i].Reference)
+		}
+	}
+	if out[0].Key == "" || out[2].Key == "" || out[0].Err != nil || out[2].Err != nil {
+		t.Errorf("valid items not created: %+v %+v", out[0], out[2])
+	}
+	for _, i := range []int{1, 3} {
+		e := core.AsError(out[i].Err)
+		if out[i].Key != "" || e == nil || e.Code != core.CodeValidationFailed || !strings.Contains(e.Message, string(specs[i].Reference)) {
+			t.Errorf("outcome %d = %+v; want VALIDATION_FAILED naming %s", i, out[i], specs[i].Reference)
+		}
+	}
+	if !strings.Contains(out[1].Err.Error(), "summary") || !strings.Contains(out[3].Err.Error(), "parent") {
+		t.Errorf("element errors do not name the field: %v / %v", out[1].Err, out[3].Err)
+	}
+	// The created issues are the right ones.
+	for _, i := range []int{0, 2} {
+		w, err := f.p.Get(f.ctx, out[i].Key)
+		if err != nil || w.Reference != specs[i].Reference || w.Title != specs[i].Title {
+			t.Errorf("Get(%s) = %+v, %v; want %s", out[i].Key, w, err, specs[i].Reference)
+		}
+	}
+}
+
+func TestCreateBatchesOf50AndLookupPages(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	specs := f.specs("many", 130)
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.srv.CountRequests("POST", "/rest/api/3/issue/bulk"); n != 3 {
+		t.Errorf("%d bulk requests for 130 items; want 3", n)
+	}
+	// A fresh Provider (no reconcile ids, no known keys) finds them all
+	// through search, over several pages, and ignores near matches.
+	near := f.specs("many", 1)[0]
+	near.Reference = "many/s-1.1"
+	if _, err := f.p.Create(f.ctx, []core.ItemSpec{near}); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := New(f.p.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := make([]core.Reference, 0, len(specs)+1)
+	for _, s := range specs {
+		refs = append(refs, s.Reference)
+	}
+	refs = append(refs, "many/s-404")
+	got, err := p2.Lookup(f.ctx, refs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(specs) {
+		t.Fatalf("Lookup found %d; want %d", len(got), len(specs))
+	}
+	for i, s := range specs {
+		if got[s.Reference].Key != out[i].Key {
+			t.Errorf("Lookup[%s] = %s; want %s", s.Reference, got[s.Reference].Key, out[i].Key)
+		}
+	}
+	if st := p2.Stats(); st.ByEndpoint[searchEndpoint] < 2 {
+		t.Errorf("lookup of 131 references used %d searches; want ≥ 2 (batches)", st.ByEndpoint[searchEndpoint])
+	}
+	assertNoDuplicates(t, f.srv)
+}
+
+func TestLookupKnownKeysUnderSearchLag(t *testing.T) {
+	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
+	specs := f.specs("lag", 2)
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := New(f.p.cfg) // knows no reconcile ids
+	refs := []core.Reference{specs[0].Reference, specs[1].Reference}
+	got, err := p2.Lookup(f.ctx, refs, nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("Lookup before search caught up = %v, %v; want nothing (search lags)", got, err)
+	}
+	got, err = p2.Lookup(f.ctx, refs, map[core.Reference]string{specs[0].Reference: out[0].Key, specs[1].Reference: out[1].Key})
+	if err != nil || got[specs[0].Reference].Key != out[0].Key || got[specs[1].Reference].Key != out[1].Key {
+		t.Fatalf("Lookup with known keys = %v, %v", got, err)
+	}
+	// The Provider that created them reconciles its own ids.
+	got, err = f.p.Lookup(f.ctx, refs, nil)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Lookup by the creating Provider = %v, %v; want both via reconcileIssues", got, err)
+	}
+}
+
+func TestJQLValuesStayValues(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	s := f.specs("inj", 1)[0]
+	s.Title = `Say "hi" \ back ~ OR AND ORDER BY`
+	out, err := f.p.Create(f.ctx, []core.ItemSpec{s})
+	if err != nil || out[0].Err != nil {
+		t.Fatal(err, out)
+	}
+	other := f.specs("other", 1)
+	if _, err := f.p.Create(f.ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{`"hi"`, `back\`, `~`, `OR project = OTHER`, `ORDER BY key`, "two\nlines", `" OR summary ~ "Story`, `\" OR 1=1`} {
+		items, _, err := f.p.Query(f.ctx, core.Filter{Document: "inj", Text: text, Limit: 10})
+		if err != nil {
+			t.Errorf("Query(text %q): %v", text, err)
+			continue
+		}
+		for _, w := range items {
+			if w.Reference.Document() != "inj" {
+				t.Errorf("Query(text %q) escaped its clause and returned %s", text, w.Reference)
+			}
+		}
+	}
+	for _, doc := range []string{`inj" OR project = "DEMO`, `inj\`, "inj\nOR", `~`} {
+		items, _, err := f.p.Query(f.ctx, core.Filter{Document: doc, Limit: 10})
+		if err != nil || len(items) != 0 {
+			t.Errorf("Query(document %q) = %d items, %v; want none", doc, len(items), err)
+		}
+	}
+	refs := []core.Reference{`inj/s-1" OR project = "DEMO`, `x\`, "a\nb", s.Reference}
+	got, err := f.p.Lookup(f.ctx, refs, nil)
+	if err != nil || len(got) != 1 || got[s.Reference].Key != out[0].Key {
+		t.Errorf("Lookup with hostile references = %v, %v; want only %s", got, err, s.Reference)
+	}
+	if _, _, err := f.p.Query(f.ctx, core.Filter{EpicKey: `DEMO-1" OR x`}); core.ErrorCode(err) != core.CodeWorkItemNotFound {
+		t.Errorf("Query with a malformed epic key: %v", err)
+	}
+}
+
+func TestDriftAndFingerprint(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	epicSpec := core.ItemSpec{Reference: "drift/e-1", Kind: core.KindEpic, Title: "Epic", Digest: "sha256:e"}
+	eo, err := f.p.Create(f.ctx, []core.ItemSpec{epicSpec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.specs("drift", 1)[0]
+	s.ParentKey = eo[0].Key
+	s.Description = "Some **bold** text, a [link](https://example.com) and a list:\n\n- one\n- two\n\n```go\nfmt.Println(1)\n```"
+	out, err := f.p.Create(f.ctx, []core.ItemSpec{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := out[0].Key
+	w, err := f.p.Get(f.ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.EditedOutside || w.LastWritten != s.Digest || w.ParentKey != eo[0].Key || w.Kind != core.KindStory {
+		t.Fatalf("fresh item: %+v", w)
+	}
+	if w.URL != f.srv.URL+"/browse/"+key {
+		t.Errorf("URL = %q", w.URL)
+	}
+	e, _ := f.p.Get(f.ctx, eo[0].Key)
+	if e.Kind != core.KindEpic || e.EditedOutside {
+		t.Errorf("epic: %+v", e)
+	}
+	desc := "Rewritten by a person."
+	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{DescriptionMarkdownText: &desc}); err != nil {
+		t.Fatal(err)
+	}
+	w2, _ := f.p.Get(f.ctx, key)
+	if !w2.EditedOutside || w2.LastWritten != s.Digest || w2.Fingerprint == w.Fingerprint {
+		t.Errorf("after a person's description edit: edited=%v last=%q fp same=%v", w2.EditedOutside, w2.LastWritten, w2.Fingerprint == w.Fingerprint)
+	}
+	// Removing the parent in an update leaves no drift.
+	s.ParentKey = ""
+	if err := f.p.Update(f.ctx, key, s); err != nil {
+		t.Fatal(err)
+	}
+	w3, _ := f.p.Get(f.ctx, key)
+	if w3.ParentKey != "" || w3.EditedOutside {
+		t.Errorf("after update without parent: parent=%q edited=%v", w3.ParentKey, w3.EditedOutside)
+	}
+	// A status change changes the fingerprint but is not drift.
+	if err := f.p.Transition(f.ctx, key, jiratest.TransitionDoneID); err != nil {
+		t.Fatal(err)
+	}
+	w4, _ := f.p.Get(f.ctx, key)
+	if w4.EditedOutside || w4.Fingerprint == w3.Fingerprint || w4.Status != core.StatusDone {
+		t.Errorf("after a transition: %+v", w4)
+	}
+	// An issue made by a person (no property) counts as edited outside.
+	seeded, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: "By hand", Reference: "drift/s-9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w5, _ := f.p.Get(f.ctx, seeded)
+	if !w5.EditedOutside || w5.LastWritten != "" {
+		t.Errorf("hand-made item: edited=%v last=%q", w5.EditedOutside, w5.LastWritten)
+	}
+}
+
+func TestSingleCreateAndScopedBaseURL(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, func(c *Config) { c.SingleCreate = true })
+	p, err := New(Config{BaseURL: f.srv.URL + "/ex/jira/11111111-2222", SiteURL: f.srv.URL, Email: f.srv.Email(), Token: f.srv.Token(), Project: f.srv.ProjectKey(), SingleCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Create(f.ctx, f.specs("single", 3))
+	if err != nil || len(out) != 3 {
+		t.Fatalf("Create: %v %v", out, err)
+	}
+	if n := f.srv.CountRequests("POST", "/rest/api/3/issue"); n != 3 {
+		t.Errorf("%d POST /issue; want 3", n)
+	}
+	if p.Scope() != f.srv.URL+"/DEMO" {
+		t.Errorf("Scope = %q", p.Scope())
+	}
+	w, err := p.Get(f.ctx, out[0].Key)
+	if err != nil || w.URL != f.srv.URL+"/browse/"+out[0].Key {
+		t.Errorf("Get = %+v, %v", w, err)
+	}
+}
+
+func TestRateLimitedServerIsHonoured(t *testing.T) {
+	f := startJira(t, jiratest.Options{RateLimit: 50, RateBurst: 3}, func(c *Config) { c.MaxAttempts = 6; c.MaxRetryWait = 10 * time.Second })
+	specs := f.specs("rl", 5)
+	if _, err := f.p.Create(f.ctx, specs); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if _, err := f.p.Lookup(f.ctx, []core.Reference{s.Reference}, nil); err != nil {
+			t.Fatalf("Lookup under rate limiting: %v", err)
+		}
+	}
+	assertNoDuplicates(t, f.srv)
+	if !strings.Contains(f.logs.String(), "jira request retry") {
+		t.Log("no retry was needed (machine slow enough); the limit was still honoured")
+	}
+}
