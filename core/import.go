@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/devworkwire/devworkwire/core/plan"
 )
@@ -17,7 +16,7 @@ import (
 // the commit executes: nothing is recomputed from the document.
 type importPlan struct {
 	Version int                 `json:"version"`
-	Result  ImportPreviewResult `json:"result"` // as shown to the caller
+	Result  ImportPreviewResult `json:"result"` // as shown to the caller, without the rows (they are the entries)
 	Entries []planEntry         `json:"entries"`
 }
 
@@ -29,8 +28,15 @@ type planEntry struct {
 	Key    string    `json:"key,omitempty"` // the tracker key, when the item exists
 	// Fingerprint is what the preview saw of the existing item; commit
 	// refuses the plan when the item changed since.
-	Fingerprint  string `json:"fingerprint,omitempty"`
-	TakeDocument bool   `json:"take_document,omitempty"`
+	Fingerprint   string   `json:"fingerprint,omitempty"`
+	TakeDocument  bool     `json:"take_document,omitempty"`
+	ChangedFields []string `json:"changed_fields,omitempty"`
+}
+
+// row is the entry as a preview row.
+func (e *planEntry) row() PlanItem {
+	return PlanItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
+		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument}
 }
 
 const importPlanVersion = 1
@@ -119,8 +125,9 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	}
 	// The handle and expiry are only known once stored; the stored copy of
 	// the result carries them too.
-	res.PreviewHandle, res.ExpiresAt = "", time.Time{}
-	p, err := s.savePreview(ctx, PreviewImport, importPlan{Version: importPlanVersion, Result: res, Entries: entries})
+	stored := res
+	stored.Items = nil
+	p, err := s.savePreview(ctx, PreviewImport, importPlan{Version: importPlanVersion, Result: stored, Entries: entries})
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
@@ -162,20 +169,17 @@ func classify(doc *plan.Document, found map[Reference]WorkItem) ([]planEntry, []
 			spec.ParentKey = found[parent].Key // "" when the epic is created by this plan
 		}
 		e := planEntry{Spec: spec, Parent: parent}
-		row := PlanItem{Reference: ref, Kind: kind, Title: it.Title, Parent: parent}
 		w, exists := found[ref]
 		switch {
 		case !exists:
 			e.Action = ActionCreate
 		default:
 			e.Key, e.Fingerprint = w.Key, w.Fingerprint
-			row.Key = w.Key
 			changed := changedFields(w, spec)
 			switch {
 			case w.EditedOutside && it.TakeDocument:
 				e.Action, e.TakeDocument = ActionUpdate, true
-				row.TakeDocument = true
-				row.ChangedFields = changed
+				e.ChangedFields = changed
 			case w.EditedOutside:
 				e.Action = ActionDrift
 				warnings = append(warnings, fmt.Sprintf("%s %s (%s) was edited in the tracker since DevWorkWire last wrote it, so it is left alone. To replace those edits with the document's version, add the line \"Drift: take-document\" to the item and preview again.",
@@ -184,7 +188,7 @@ func classify(doc *plan.Document, found map[Reference]WorkItem) ([]planEntry, []
 				e.Action = ActionUnchanged
 			default:
 				e.Action = ActionUpdate
-				row.ChangedFields = changed
+				e.ChangedFields = changed
 			}
 			if w.Kind != "" && w.Kind != kind {
 				warnings = append(warnings, fmt.Sprintf("%s %s is a %s in the document but %s is a %s in the tracker; its type is not changed.", kindLabel(kind), it.ID, kind, w.Key, w.Kind))
@@ -193,9 +197,8 @@ func classify(doc *plan.Document, found map[Reference]WorkItem) ([]planEntry, []
 		if it.TakeDocument && !(exists && w.EditedOutside) {
 			warnings = append(warnings, fmt.Sprintf("%s %s is marked \"Drift: take-document\" but has no outside edits to replace; the marker has no effect and can be removed.", kindLabel(kind), it.ID))
 		}
-		row.Action = e.Action
 		entries = append(entries, e)
-		rows = append(rows, row)
+		rows = append(rows, e.row())
 	}
 	return entries, rows, warnings
 }

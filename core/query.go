@@ -158,6 +158,10 @@ func (s *WorkItemService) Preview(ctx context.Context, handle string) (PreviewIn
 		}
 		r := pl.Result
 		r.PreviewHandle, r.ExpiresAt = p.Handle, utc(p.ExpiresAt)
+		r.Items = make([]PlanItem, len(pl.Entries))
+		for i := range pl.Entries {
+			r.Items[i] = pl.Entries[i].row()
+		}
 		info.Import = &r
 	case PreviewProgress:
 		var pl progressPlan

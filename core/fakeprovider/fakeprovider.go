@@ -59,6 +59,7 @@ type item struct {
 	w           core.WorkItem // stored fields (Key, Reference, Kind, Title, Description, AC, ParentKey, Status, Updated)
 	lastWritten string        // digest DevWorkWire stored with the item
 	writtenHash string        // hash of the content as DevWorkWire last wrote it
+	hash        string        // hash of the current content
 	rev         int
 	seq         int
 	searchable  bool
@@ -433,7 +434,7 @@ func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.Cr
 		})
 		it.searchable = !p.lag
 		it.lastWritten = s.Digest
-		it.writtenHash = contentHash(it.w)
+		it.writtenHash = it.hash
 		switch {
 		case itf != nil && itf.kind == ItemCrashAfter:
 			panic(ErrCrash)
@@ -470,8 +471,8 @@ func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) erro
 		it.w.Reference = s.Reference
 	}
 	it.lastWritten = s.Digest
-	it.writtenHash = contentHash(it.w)
 	p.touch(it)
+	it.writtenHash = it.hash
 	if f != nil && f.after {
 		panic(ErrCrash)
 	}
@@ -619,6 +620,7 @@ func (p *Provider) add(w core.WorkItem) *item {
 }
 
 func (p *Provider) touch(it *item) {
+	it.hash = contentHash(it.w)
 	it.rev++
 	it.w.Updated = p.now().UTC().Truncate(time.Second)
 }
@@ -644,7 +646,7 @@ func (p *Provider) view(it *item) core.WorkItem {
 	w.StatusName = statusNames[w.Status]
 	w.URL = p.url(w.Key)
 	w.LastWritten = it.lastWritten
-	w.EditedOutside = it.lastWritten == "" || contentHash(it.w) != it.writtenHash
+	w.EditedOutside = it.lastWritten == "" || it.hash != it.writtenHash
 	w.Fingerprint = fmt.Sprintf("%s@%d", w.Key, it.rev)
 	for _, b := range it.blockedBy {
 		if bi, ok := p.items[b]; ok {
