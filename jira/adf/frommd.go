@@ -13,6 +13,7 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // mdParser is goldmark's CommonMark parser with the GFM extensions (tables,
@@ -120,7 +121,7 @@ func (c *fromConv) block(n ast.Node) []Node {
 		if n.HasClosure() {
 			t += string(n.ClosureLine.Value(c.src))
 		}
-		t = strings.TrimRight(t, "\n")
+		t = strings.TrimLeft(strings.TrimRight(t, "\n"), " ")
 		if t == "" {
 			return nil
 		}
@@ -145,6 +146,12 @@ func (c *fromConv) block(n ast.Node) []Node {
 		}
 		return nil
 	}
+}
+
+// escapeURL percent-encodes a link destination the way CommonMark renderers
+// (and Atlassian's transformer) do; already-encoded input is left alone.
+func escapeURL(u string) string {
+	return string(util.URLEscape([]byte(u), false))
 }
 
 func codeBlock(body string, attrs map[string]any) Node {
@@ -315,12 +322,22 @@ func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 		switch n := n.(type) {
 		case *ast.Text:
 			v := n.Segment.Value(c.src)
-			if n.IsRaw() {
-				c.emit(out, string(v), marks)
-			} else {
-				c.emit(out, unescape(v), marks)
+			t := string(v)
+			if !n.IsRaw() {
+				t = unescape(v)
 			}
+			c.emit(out, t, marks)
 			if n.HardLineBreak() {
+				// Trailing spaces before a line break are not visible (and
+				// goldmark keeps some of them).
+				for len(*out) > 0 && (*out)[len(*out)-1].Type == "text" && !hasMark((*out)[len(*out)-1].Marks, "code") {
+					last := &(*out)[len(*out)-1]
+					last.Text = strings.TrimRight(last.Text, " \t")
+					if last.Text != "" {
+						break
+					}
+					*out = (*out)[:len(*out)-1]
+				}
 				*out = append(*out, Node{Type: "hardBreak"})
 			} else if n.SoftLineBreak() {
 				c.emit(out, "\n", marks)
@@ -355,7 +372,7 @@ func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 		case *east.Strikethrough:
 			c.inlines(n, withMark(marks, Mark{Type: "strike"}), out)
 		case *ast.Link:
-			lm := linkMark(unescape(n.Destination), unescape(n.Title))
+			lm := linkMark(escapeURL(unescape(n.Destination)), unescape(n.Title))
 			before := len(*out)
 			inner := withoutMark(marks, "link")
 			c.inlines(n, withMark(inner, lm), out)
@@ -365,12 +382,16 @@ func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 			}
 		case *ast.AutoLink:
 			url := string(n.URL(c.src))
+			if n.AutoLinkType == ast.AutoLinkEmail && !strings.HasPrefix(strings.ToLower(url), "mailto:") {
+				url = "mailto:" + url
+			}
+			url = escapeURL(url)
 			label := string(n.Label(c.src))
 			c.emit(out, label, withMark(withoutMark(marks, "link"), linkMark(url, "")))
 		case *ast.Image:
 			// ADF media needs an uploaded file; an image degrades to a link
 			// to its source whose text is the alt text.
-			url := unescape(n.Destination)
+			url := escapeURL(unescape(n.Destination))
 			var alt []Node
 			c.inlines(n, nil, &alt)
 			t := plainText(alt)
