@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/internal/jiraspec"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -56,6 +58,13 @@ func startJira(t *testing.T, o jiratest.Options, mod func(*Config)) *fixture {
 	if mod != nil {
 		mod(&cfg)
 	}
+	// Every request the Provider sends (and every answer it reads) is
+	// checked against Jira's OpenAPI description.
+	spec := &jiraspec.Log{}
+	client := newHTTPClient(cfg.RequestTimeout)
+	client.Transport = &jiraspec.Transport{Base: client.Transport, Log: spec}
+	cfg.HTTPClient = client
+	t.Cleanup(func() { checkSpec(t, spec) })
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -127,5 +136,70 @@ func checkRequests(t *testing.T, srv *jiratest.Server) {
 		if r.Path == "/rest/api/3/search" {
 			t.Errorf("request to the removed endpoint %s %s", r.Method, r.Path)
 		}
+	}
+}
+
+var (
+	specMu          sync.Mutex
+	specChecked     int
+	specRespReports = map[string]bool{}
+)
+
+// checkSpec fails t for every request the Provider sent that does not
+// match the OpenAPI description. Answers of the fake that do not match it
+// are the fake's business (its own contract test covers them); they are
+// logged once each.
+func checkSpec(t *testing.T, log *jiraspec.Log) {
+	t.Helper()
+	n, _ := log.Checked()
+	specMu.Lock()
+	specChecked += n
+	specMu.Unlock()
+	for _, v := range log.Violations() {
+		if v.Status == 0 {
+			t.Errorf("request violates the Jira OpenAPI description: %s", v)
+			continue
+		}
+		key := v.Method + " " + v.Path
+		specMu.Lock()
+		seen := specRespReports[key]
+		specRespReports[key] = true
+		specMu.Unlock()
+		if !seen {
+			t.Logf("note: the fake's answer does not match the OpenAPI description: %.300s", v.String())
+		}
+	}
+}
+
+// TestSpecCheckCatchesBadRequests proves the request check is live: a
+// search body with a field Jira does not know is flagged, a real one is not.
+func TestSpecCheckCatchesBadRequests(t *testing.T) {
+	srv := jiratest.Start(t, jiratest.Options{})
+	log := &jiraspec.Log{}
+	cfg := Config{BaseURL: srv.URL, Email: srv.Email(), Token: srv.Token(), Project: srv.ProjectKey(),
+		HTTPClient: &http.Client{Transport: &jiraspec.Transport{Log: log}}}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := p.Lookup(ctx, []core.Reference{"doc/s-1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	requestViolations := func() int {
+		n := 0
+		for _, v := range log.Violations() {
+			if v.Status == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	if n, _ := log.Checked(); n < 3 || requestViolations() != 0 {
+		t.Fatalf("checked %d exchanges, %d request violations; want ≥ 3 (field, createmeta, search) and none", n, requestViolations())
+	}
+	_, _ = p.do(ctx, call{method: "POST", path: "/rest/api/3/search/jql", body: map[string]any{"jql": "project = DEMO", "bogus": true}, endpoint: searchEndpoint, action: "test"}, nil)
+	if bad := requestViolations(); bad != 1 {
+		t.Errorf("a search body with an unknown property gave %d request violations; want 1", bad)
 	}
 }
