@@ -1,3 +1,11 @@
+// Command dwire puts a planning document into Jira exactly once, behind a
+// preview → confirm → commit gate. See `dwire --help`.
 package main
 
-func main() {}
+import (
+	"os"
+
+	"github.com/devworkwire/devworkwire/cli/internal/dwire"
+)
+
+func main() { os.Exit(dwire.Main()) }

@@ -1,0 +1,91 @@
+// Package dwire is the composition root of the dwire command: it builds
+// the production Factory (Jira adapter, state store, WorkItemService),
+// runs the command tree, and turns every outcome — including a panic — into
+// one exit code and, on failure, one `Error: CODE: message` block with a
+// run id on stderr.
+package dwire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/devworkwire/devworkwire/cli/internal/build"
+	"github.com/devworkwire/devworkwire/cli/internal/cmd"
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Main runs dwire with the process's arguments and streams and returns the
+// exit code: main is os.Exit(dwire.Main()).
+func Main() int {
+	ios := iostreams.System(os.Getenv)
+	f := NewFactory(ios, os.Getenv)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, f, os.Args[1:])
+}
+
+// Run executes the command line args with f and returns the exit code. A
+// panic anywhere in the command becomes INTERNAL_ERROR (exit 70) with a
+// run id, never a stack trace.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) (code int) {
+	if f.RunID == "" {
+		f.RunID = cmdutil.NewRunID()
+	}
+	if f.Version == "" {
+		f.Version = build.String()
+	}
+	ios := f.IOStreams
+	defer func() {
+		if r := recover(); r != nil {
+			// The panic value is not printed: it could hold data from a
+			// dependency. The run id ties the report to the logs.
+			e := core.Errorf(core.CodeInternal, "dwire stopped on an internal fault. Nothing more will be written by this run; if a commit was under way, run the same command again to see what is in Jira. Please report this with the run id.").WithRunID(f.RunID)
+			cmdutil.PrintError(ios, ios.ErrOut, e, f.JSON)
+			code = cmdutil.ExitInternal
+		}
+	}()
+
+	root := cmd.NewCmdRoot(f)
+	root.SetArgs(args)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	started := false
+	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
+
+	c, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	var ce *core.Error
+	if !started && !errors.As(err, &ce) {
+		// cobra's own errors (unknown command) happen before any command ran.
+		if c == nil {
+			c = root
+		}
+		err = cmd.UsageError(c, errors.New(strings.TrimSuffix(err.Error(), ".")))
+	}
+	if ctx.Err() != nil && !errors.As(err, &ce) {
+		err = core.Errorf(core.CodeInternal, "Interrupted. Run the same command again to see the current state.")
+	}
+	e, exit := cmdutil.ErrorOf(err, f.RunID)
+	if e != nil {
+		cmdutil.PrintError(ios, ios.ErrOut, e, f.JSON)
+		if f.Verbose && e.Err != nil && e.Code == core.CodeInternal {
+			// The cause of an internal error, for whoever debugs it; causes
+			// are errors made by this program and its adapters, which never
+			// carry the token.
+			fmt.Fprintf(ios.ErrOut, "  cause: %v\n", e.Err)
+		}
+	}
+	return exit
+}

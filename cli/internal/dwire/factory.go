@@ -1,0 +1,57 @@
+package dwire
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/devworkwire/devworkwire/cli/internal/build"
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira"
+)
+
+// NewFactory returns the production Factory: the Jira adapter, the store
+// opened by URL and core.NewWorkItemService.
+func NewFactory(ios *iostreams.IOStreams, getenv func(string) string) *cmdutil.Factory {
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = "."
+	}
+	return &cmdutil.Factory{
+		IOStreams:    ios,
+		Getenv:       getenv,
+		WorkDir:      wd,
+		Version:      build.String(),
+		RunID:        cmdutil.NewRunID(),
+		OpenProvider: openJira,
+		OpenStore:    openStore,
+		NewService:   newService,
+	}
+}
+
+func openJira(_ context.Context, cfg *config.Config, token string, log *slog.Logger) (core.WorkItemProvider, error) {
+	return jira.New(jira.Config{
+		BaseURL:                 cfg.APIURL,
+		SiteURL:                 cfg.Site,
+		Email:                   cfg.Email,
+		Token:                   token,
+		Project:                 cfg.Project,
+		ReferenceField:          cfg.ReferenceField,
+		EpicType:                cfg.EpicType,
+		StoryType:               cfg.StoryType,
+		AcceptanceCriteriaField: cfg.AcceptanceCriteriaField,
+		Logger:                  log,
+	})
+}
+
+func newService(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) cmdutil.Service {
+	return core.NewWorkItemService(core.ServiceOptions{
+		Provider:   p,
+		Store:      s,
+		Logger:     log,
+		PreviewTTL: cfg.PreviewTTL,
+	})
+}
