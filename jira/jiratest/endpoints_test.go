@@ -123,3 +123,433 @@ func TestNotFound(t *testing.T) {
 		t.Errorf("old search: %d", r.status)
 	}
 }
+
+func TestDiscovery(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	r := c.do("GET", "/rest/api/3/serverInfo", nil)
+	if r.status != 200 || r.json(t)["deploymentType"] != "Cloud" {
+		t.Errorf("serverInfo: %d %s", r.status, r.body)
+	}
+	r = c.do("GET", "/rest/api/3/project/DEMO", nil)
+	if m := r.json(t); r.status != 200 || m["key"] != "DEMO" || len(m["issueTypes"].([]any)) != 3 {
+		t.Errorf("project: %d %s", r.status, r.body)
+	}
+	if r := c.do("GET", "/rest/api/3/project/10000", nil); r.status != 200 {
+		t.Errorf("project by id: %d", r.status)
+	}
+	r = c.do("GET", "/rest/api/3/field", nil)
+	var found map[string]any
+	var list []any
+	if err := jsonUnmarshal(r.body, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range list {
+		m := f.(map[string]any)
+		if m["id"] == jiratest.DefaultFieldID {
+			found = m
+		}
+	}
+	if found == nil || found["name"] != jiratest.DefaultFieldName || found["schema"].(map[string]any)["custom"] != jiratest.TextFieldType {
+		t.Errorf("reference field: %v", found)
+	}
+	r = c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes", nil)
+	m := r.json(t)
+	if r.status != 200 || m["total"].(float64) != 3 || len(m["issueTypes"].([]any)) != 3 {
+		t.Errorf("createmeta types: %d %s", r.status, r.body)
+	}
+	r = c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes?startAt=1&maxResults=1", nil)
+	m = r.json(t)
+	if its := m["issueTypes"].([]any); len(its) != 1 || its[0].(map[string]any)["name"] != "Story" {
+		t.Errorf("createmeta paging: %s", r.body)
+	}
+	if r := c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes?maxResults=201", nil); r.status != 400 {
+		t.Errorf("maxResults 201: %d", r.status)
+	}
+	r = c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes/"+jiratest.IssueTypeStoryID, nil)
+	m = r.json(t)
+	ids := map[string]bool{}
+	for _, f := range m["fields"].([]any) {
+		fm := f.(map[string]any)
+		ids[fm["fieldId"].(string)] = fm["required"].(bool)
+	}
+	if !ids["summary"] || ids["description"] || !hasKey(ids, "parent") || !hasKey(ids, jiratest.DefaultFieldID) {
+		t.Errorf("createmeta fields: %v", ids)
+	}
+	if r := c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes/999", nil); r.status != 404 {
+		t.Errorf("unknown issue type: %d", r.status)
+	}
+	// A field made required shows as required and is enforced.
+	c.srv.RequireField("DEMO", jiratest.IssueTypeStoryID, jiratest.DefaultFieldID)
+	r = c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes/"+jiratest.IssueTypeStoryID, nil)
+	for _, f := range r.json(t)["fields"].([]any) {
+		if fm := f.(map[string]any); fm["fieldId"] == jiratest.DefaultFieldID && fm["required"] != true {
+			t.Errorf("required reference field not marked required")
+		}
+	}
+	r = c.do("POST", "/rest/api/3/issue", map[string]any{"fields": issueFields("Story", "No ref", "")})
+	if _, errs := r.errs(t); r.status != 400 || errs[jiratest.DefaultFieldID] == nil {
+		t.Errorf("missing required field: %d %s", r.status, r.body)
+	}
+}
+
+func hasKey(m map[string]bool, k string) bool { _, ok := m[k]; return ok }
+
+func TestCreateValidation(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	epic, _ := c.create(issueFields("Epic", "Epic", "d/e-1"))
+	story, _ := c.create(issueFields("Story", "Story", "d/s-1"))
+	with := func(k string, v any) map[string]any {
+		f := issueFields("Story", "A story", "d/s-2")
+		if v == nil {
+			delete(f, k)
+		} else {
+			f[k] = v
+		}
+		return f
+	}
+	long := strings.Repeat("x", 256)
+	cases := []struct {
+		name   string
+		fields map[string]any
+		field  string // key expected in errors
+		msg    string
+	}{
+		{"no project", with("project", nil), "project", "Specify a valid project ID or key"},
+		{"unknown project", with("project", map[string]any{"key": "NOPE"}), "project", "valid project is required"},
+		{"no issue type", with("issuetype", nil), "issuetype", "Specify an issue type"},
+		{"unknown issue type", with("issuetype", map[string]any{"name": "Bug"}), "issuetype", "Specify a valid issue type"},
+		{"unknown issue type id", with("issuetype", map[string]any{"id": "42"}), "issuetype", "Specify a valid issue type"},
+		{"no summary", with("summary", nil), "summary", "You must specify a summary of the issue."},
+		{"blank summary", with("summary", "   "), "summary", "You must specify a summary of the issue."},
+		{"long summary", with("summary", long), "summary", "Summary must be less than 255 characters."},
+		{"newline summary", with("summary", "a\nb"), "summary", "newline"},
+		{"unknown field", with("customfield_99999", "x"), "customfield_99999", "cannot be set"},
+		{"status not settable", with("status", map[string]any{"name": "Done"}), "status", "cannot be set"},
+		{"description as string", with("description", "plain text"), "description", "Atlassian Document"},
+		{"invalid ADF", with("description", map[string]any{"type": "doc", "version": 1, "content": []any{map[string]any{"type": "nope"}}}), "description", "Atlassian Document"},
+		{"missing parent", with("parent", map[string]any{"key": "DEMO-99"}), "parent", "Could not find issue"},
+		{"parent not an epic", with("parent", map[string]any{"key": story}), "parent", "appropriate hierarchy"},
+		{"reference not a string", with(jiratest.DefaultFieldID, 5), jiratest.DefaultFieldID, "string"},
+		{"reference too long", with(jiratest.DefaultFieldID, long), jiratest.DefaultFieldID, "255"},
+		{"label with space", with("labels", []string{"a b"}), "labels", "spaces"},
+	}
+	for _, cs := range cases {
+		r := c.do("POST", "/rest/api/3/issue", map[string]any{"fields": cs.fields})
+		if r.status != 400 {
+			t.Errorf("%s: status %d %s", cs.name, r.status, r.body)
+			continue
+		}
+		_, errs := r.errs(t)
+		if got, _ := errs[cs.field].(string); !strings.Contains(got, cs.msg) {
+			t.Errorf("%s: errors %v, want %s: %q", cs.name, errs, cs.field, cs.msg)
+		}
+	}
+	// An epic cannot have a parent.
+	f := issueFields("Epic", "Child epic", "")
+	f["parent"] = map[string]any{"key": epic}
+	if r := c.do("POST", "/rest/api/3/issue", map[string]any{"fields": f}); r.status != 400 {
+		t.Errorf("epic with parent: %d", r.status)
+	}
+	// Several problems at once; nothing is created on failure.
+	before := len(c.srv.Issues())
+	r := c.do("POST", "/rest/api/3/issue", map[string]any{"fields": map[string]any{"project": map[string]any{"key": "DEMO"}}})
+	if _, errs := r.errs(t); len(errs) < 2 {
+		t.Errorf("want several field errors, got %v", errs)
+	}
+	for name, body := range map[string]any{
+		"not JSON":   "{nope",
+		"bad props":  map[string]any{"fields": issueFields("Story", "x", ""), "properties": []any{map[string]any{"key": "", "value": 1}}},
+		"null prop":  map[string]any{"fields": issueFields("Story", "x", ""), "properties": []any{map[string]any{"key": "k"}}},
+		"huge prop":  map[string]any{"fields": issueFields("Story", "x", ""), "properties": []any{map[string]any{"key": "k", "value": strings.Repeat("x", 40000)}}},
+		"update ops": map[string]any{"fields": issueFields("Story", "x", ""), "update": map[string]any{"labels": []any{map[string]any{"add": "x"}}}},
+	} {
+		if r := c.do("POST", "/rest/api/3/issue", body); r.status != 400 {
+			t.Errorf("%s: %d %s", name, r.status, r.body)
+		} else {
+			r.errs(t)
+		}
+	}
+	if n := len(c.srv.Issues()); n != before {
+		t.Errorf("failed creates created issues: %d → %d", before, n)
+	}
+	// Parent by id, project by id, issue type by id all work.
+	epic2, epicID := c.create(issueFields("Epic", "E2", ""))
+	f = map[string]any{"project": map[string]any{"id": "10000"}, "issuetype": map[string]any{"id": jiratest.IssueTypeStoryID}, "summary": "By ids", "parent": map[string]any{"id": epicID}}
+	key, _ := c.create(f)
+	if sn, _ := c.srv.Issue(key); sn.Parent != epic2 || sn.IssueType != "Story" {
+		t.Errorf("by ids: %+v", sn)
+	}
+}
+
+func TestBulkCreate(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	epic, _ := c.create(issueFields("Epic", "Epic", "d/e-1"))
+	ok1 := issueFields("Story", "One", "d/s-1")
+	ok1["parent"] = map[string]any{"key": epic}
+	bad := issueFields("Story", strings.Repeat("y", 300), "d/s-2")
+	ok2 := issueFields("Story", "Two", "d/s-3")
+	r := c.do("POST", "/rest/api/3/issue/bulk", map[string]any{"issueUpdates": []any{
+		map[string]any{"fields": ok1, "properties": []any{map[string]any{"key": "devworkwire", "value": map[string]any{"digest": "x"}}}},
+		map[string]any{"fields": bad},
+		map[string]any{"fields": ok2},
+	}})
+	if r.status != 201 {
+		t.Fatalf("partial bulk: %d %s", r.status, r.body)
+	}
+	m := r.json(t)
+	issues := m["issues"].([]any)
+	errs := m["errors"].([]any)
+	if len(issues) != 2 || len(errs) != 1 {
+		t.Fatalf("bulk result: %s", r.body)
+	}
+	if e := errs[0].(map[string]any); e["failedElementNumber"].(float64) != 1 || e["status"].(float64) != 400 ||
+		e["elementErrors"].(map[string]any)["errors"].(map[string]any)["summary"] == nil {
+		t.Errorf("element error: %v", e)
+	}
+	if issues[0].(map[string]any)["key"] != "DEMO-2" || issues[1].(map[string]any)["key"] != "DEMO-3" {
+		t.Errorf("created keys: %v", issues)
+	}
+	if sn, _ := c.srv.Issue("DEMO-2"); sn.Parent != epic || string(sn.Properties["devworkwire"]) != `{"digest":"x"}` {
+		t.Errorf("bulk-created issue: %+v", sn)
+	}
+	// All fail → 400 with issues [].
+	r = c.do("POST", "/rest/api/3/issue/bulk", map[string]any{"issueUpdates": []any{map[string]any{"fields": bad}, map[string]any{"fields": map[string]any{}}}})
+	if r.status != 400 {
+		t.Fatalf("all-failed bulk: %d", r.status)
+	}
+	m = r.json(t)
+	if len(m["issues"].([]any)) != 0 || len(m["errors"].([]any)) != 2 || m["errors"].([]any)[1].(map[string]any)["failedElementNumber"].(float64) != 1 {
+		t.Errorf("all-failed body: %s", r.body)
+	}
+	// More than 50, or none.
+	var many []any
+	for i := 0; i < 51; i++ {
+		many = append(many, map[string]any{"fields": issueFields("Task", "t", "")})
+	}
+	if r := c.do("POST", "/rest/api/3/issue/bulk", map[string]any{"issueUpdates": many}); r.status != 400 {
+		t.Errorf("51 issues: %d", r.status)
+	}
+	if r := c.do("POST", "/rest/api/3/issue/bulk", map[string]any{"issueUpdates": many[:50]}); r.status != 201 || len(r.json(t)["issues"].([]any)) != 50 {
+		t.Errorf("50 issues: %d", r.status)
+	}
+	if r := c.do("POST", "/rest/api/3/issue/bulk", map[string]any{"issueUpdates": []any{}}); r.status != 400 {
+		t.Errorf("empty bulk: %d", r.status)
+	}
+}
+
+func TestEditValidation(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	epic, _ := c.create(issueFields("Epic", "Epic", "d/e-1"))
+	story, _ := c.create(issueFields("Story", "Story", "d/s-1"))
+	for name, fields := range map[string]map[string]any{
+		"issuetype":     {"issuetype": map[string]any{"name": "Task"}},
+		"project":       {"project": map[string]any{"key": "DEMO"}},
+		"unknown":       {"foo": 1},
+		"invalid ADF":   {"description": map[string]any{"type": "paragraph"}},
+		"empty summary": {"summary": ""},
+		"self parent":   {"parent": map[string]any{"key": story}},
+	} {
+		r := c.do("PUT", "/rest/api/3/issue/"+story, map[string]any{"fields": fields})
+		if r.status != 400 {
+			t.Errorf("%s: %d %s", name, r.status, r.body)
+		} else {
+			r.errs(t)
+		}
+	}
+	if r := c.do("PUT", "/rest/api/3/issue/DEMO-99", map[string]any{"fields": map[string]any{"summary": "x"}}); r.status != 404 {
+		t.Errorf("edit missing issue: %d", r.status)
+	}
+	// Set then clear parent and reference; returnIssue.
+	r := c.do("PUT", "/rest/api/3/issue/"+story+"?returnIssue=true", map[string]any{"fields": map[string]any{"parent": map[string]any{"key": epic}}})
+	if r.status != 200 || r.json(t)["fields"].(map[string]any)["parent"].(map[string]any)["key"] != epic {
+		t.Errorf("returnIssue: %d %s", r.status, r.body)
+	}
+	r = c.do("PUT", "/rest/api/3/issue/"+story, map[string]any{"fields": map[string]any{"parent": nil, jiratest.DefaultFieldID: nil, "description": nil}})
+	if sn, _ := c.srv.Issue(story); r.status != 204 || sn.Parent != "" || sn.Reference != "" {
+		t.Errorf("clear: %d %+v", r.status, sn)
+	}
+}
+
+func TestTransitions(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	key, _ := c.create(issueFields("Story", "S", ""))
+	r := c.do("GET", "/rest/api/3/issue/"+key+"/transitions", nil)
+	ts := r.json(t)["transitions"].([]any)
+	if len(ts) != 2 {
+		t.Fatalf("transitions from To Do: %s", r.body)
+	}
+	names := map[string]string{}
+	for _, x := range ts {
+		m := x.(map[string]any)
+		names[m["id"].(string)] = m["to"].(map[string]any)["statusCategory"].(map[string]any)["key"].(string)
+	}
+	if names[jiratest.TransitionInProgressID] != "indeterminate" || names[jiratest.TransitionDoneID] != "done" {
+		t.Errorf("transitions: %v", names)
+	}
+	before, _ := c.srv.Issue(key)
+	r = c.do("POST", "/rest/api/3/issue/"+key+"/transitions", map[string]any{"transition": map[string]any{"id": jiratest.TransitionDoneID}})
+	if r.status != 204 {
+		t.Fatalf("transition: %d %s", r.status, r.body)
+	}
+	sn, _ := c.srv.Issue(key)
+	if sn.Status != "Done" || sn.StatusCategory != "done" || sn.Updated.Before(before.Updated) {
+		t.Errorf("after transition: %+v", sn)
+	}
+	for name, body := range map[string]any{
+		"to current status": map[string]any{"transition": map[string]any{"id": jiratest.TransitionDoneID}},
+		"unknown id":        map[string]any{"transition": map[string]any{"id": "99"}},
+		"missing":           map[string]any{},
+		"with fields":       map[string]any{"transition": map[string]any{"id": "11"}, "fields": map[string]any{"resolution": map[string]any{"name": "Fixed"}}},
+	} {
+		r := c.do("POST", "/rest/api/3/issue/"+key+"/transitions", body)
+		if r.status != 400 {
+			t.Errorf("%s: %d", name, r.status)
+		} else {
+			r.errs(t)
+		}
+	}
+	if r := c.do("POST", "/rest/api/3/issue/DEMO-9/transitions", map[string]any{"transition": map[string]any{"id": "11"}}); r.status != 404 {
+		t.Errorf("missing issue: %d", r.status)
+	}
+}
+
+func TestCommentsAndProperties(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	key, _ := c.create(issueFields("Story", "S", ""))
+	r := c.do("POST", "/rest/api/3/issue/"+key+"/comment", map[string]any{"body": adf("Progress: done with searchable words")})
+	if r.status != 201 || r.json(t)["id"] == nil {
+		t.Fatalf("comment: %d %s", r.status, r.body)
+	}
+	for name, body := range map[string]any{
+		"no body":     map[string]any{},
+		"string body": map[string]any{"body": "plain"},
+		"invalid ADF": map[string]any{"body": map[string]any{"type": "doc"}},
+	} {
+		if r := c.do("POST", "/rest/api/3/issue/"+key+"/comment", body); r.status != 400 {
+			t.Errorf("%s: %d", name, r.status)
+		}
+	}
+	r = c.do("GET", "/rest/api/3/issue/"+key+"/comment", nil)
+	if m := r.json(t); m["total"].(float64) != 1 {
+		t.Errorf("comments: %s", r.body)
+	}
+	if got := keys(t, c.search(map[string]any{"jql": `comment ~ "searchable words"`, "fields": []string{"summary"}})); len(got) != 1 {
+		t.Errorf("comment search: %v", got)
+	}
+	// Properties.
+	p := "/rest/api/3/issue/" + key + "/properties/devworkwire"
+	if r := c.do("GET", p, nil); r.status != 404 {
+		t.Errorf("missing property: %d", r.status)
+	}
+	if r := c.do("PUT", p, map[string]any{"digest": "1"}); r.status != 201 {
+		t.Errorf("create property: %d", r.status)
+	}
+	if r := c.do("PUT", p, map[string]any{"digest": "2"}); r.status != 200 {
+		t.Errorf("update property: %d", r.status)
+	}
+	r = c.do("GET", p, nil)
+	if m := r.json(t); m["key"] != "devworkwire" || m["value"].(map[string]any)["digest"] != "2" {
+		t.Errorf("get property: %s", r.body)
+	}
+	r = c.do("GET", "/rest/api/3/issue/"+key+"/properties", nil)
+	if ks := r.json(t)["keys"].([]any); len(ks) != 1 {
+		t.Errorf("property keys: %s", r.body)
+	}
+	if r := c.do("PUT", p, `"`+strings.Repeat("x", 33000)+`"`); r.status != 400 {
+		t.Errorf("too-long property: %d", r.status)
+	}
+	if r := c.do("PUT", p, "not json"); r.status != 400 {
+		t.Errorf("non-JSON property: %d", r.status)
+	}
+	if r := c.do("DELETE", p, nil); r.status != 204 {
+		t.Errorf("delete property: %d", r.status)
+	}
+	if r := c.do("DELETE", p, nil); r.status != 404 {
+		t.Errorf("delete again: %d", r.status)
+	}
+}
+
+func TestPermissions(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	key, _ := c.create(issueFields("Story", "S", "d/s-1"))
+	c.srv.SetPermissions("DEMO", jiratest.Permissions{Browse: true})
+	checks := []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", "/rest/api/3/issue", map[string]any{"fields": issueFields("Story", "x", "")}},
+		{"PUT", "/rest/api/3/issue/" + key, map[string]any{"fields": map[string]any{"summary": "y"}}},
+		{"POST", "/rest/api/3/issue/" + key + "/transitions", map[string]any{"transition": map[string]any{"id": "21"}}},
+		{"POST", "/rest/api/3/issue/" + key + "/comment", map[string]any{"body": adf("x")}},
+		{"PUT", "/rest/api/3/issue/" + key + "/properties/p", map[string]any{"a": 1}},
+	}
+	for _, ch := range checks {
+		r := c.do(ch.method, ch.path, ch.body)
+		if r.status != 403 {
+			t.Errorf("%s %s without permission: %d", ch.method, ch.path, r.status)
+			continue
+		}
+		if msgs, _ := r.errs(t); len(msgs) == 0 {
+			t.Errorf("%s %s: 403 without message", ch.method, ch.path)
+		}
+	}
+	r := c.do("POST", "/rest/api/3/issue/bulk", map[string]any{"issueUpdates": []any{map[string]any{"fields": issueFields("Story", "x", "")}}})
+	if r.status != 400 || r.json(t)["errors"].([]any)[0].(map[string]any)["status"].(float64) != 403 {
+		t.Errorf("bulk without create permission: %d %s", r.status, r.body)
+	}
+	// No browse: the project and its issues do not exist.
+	c.srv.SetPermissions("DEMO", jiratest.Permissions{})
+	for _, p := range []string{"/rest/api/3/issue/" + key, "/rest/api/3/project/DEMO"} {
+		if r := c.do("GET", p, nil); r.status != 404 {
+			t.Errorf("GET %s without browse: %d", p, r.status)
+		}
+	}
+	if r := c.search(map[string]any{"jql": "project = DEMO"}); r.status != 400 {
+		t.Errorf("search in invisible project: %d", r.status)
+	}
+	if !c.srv.AddProject("OTHER", "Other") || c.srv.AddProject("OTHER", "") {
+		t.Error("AddProject")
+	}
+	o := issueFields("Task", "In other", "")
+	o["project"] = map[string]any{"key": "OTHER"}
+	c.create(o)
+	if got := keys(t, c.search(map[string]any{"jql": "issuetype = Task", "fields": []string{"summary"}})); len(got) != 1 || got[0] != "OTHER-1" {
+		t.Errorf("search across projects: %v", got)
+	}
+}
+
+func TestIssueLinks(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	a, _ := c.create(issueFields("Story", "Blocked one", ""))
+	b, _ := c.create(issueFields("Story", "Blocker", ""))
+	c.do("POST", "/rest/api/3/issue/"+b+"/transitions", map[string]any{"transition": map[string]any{"id": jiratest.TransitionInProgressID}})
+	if err := c.srv.Link(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.srv.Link(a, "DEMO-99"); err == nil {
+		t.Error("link to a missing issue accepted")
+	}
+	r := c.do("GET", "/rest/api/3/issue/"+a+"?fields=issuelinks", nil)
+	links := r.json(t)["fields"].(map[string]any)["issuelinks"].([]any)
+	if len(links) != 1 {
+		t.Fatalf("links: %s", r.body)
+	}
+	l := links[0].(map[string]any)
+	in := l["inwardIssue"].(map[string]any)
+	st := in["fields"].(map[string]any)["status"].(map[string]any)
+	if l["type"].(map[string]any)["inward"] != "is blocked by" || in["key"] != b || st["statusCategory"].(map[string]any)["key"] != "indeterminate" {
+		t.Errorf("link: %v", l)
+	}
+	r = c.do("GET", "/rest/api/3/issue/"+b+"?fields=issuelinks", nil)
+	if l := r.json(t)["fields"].(map[string]any)["issuelinks"].([]any)[0].(map[string]any); l["outwardIssue"].(map[string]any)["key"] != a {
+		t.Errorf("outward link: %v", l)
+	}
+}
+
+func TestScopedTokenBasePath(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	r := c.do("GET", "/ex/jira/11111111-2222-3333-4444-555555555555/rest/api/3/myself", nil)
+	if r.status != 200 {
+		t.Errorf("scoped base path: %d", r.status)
+	}
+}

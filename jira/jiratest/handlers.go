@@ -149,7 +149,7 @@ func (s *Server) fieldsJSON() []any {
 	n := strings.TrimPrefix(s.fieldID, "customfield_")
 	num, _ := strconv.Atoi(n)
 	out = append(out, map[string]any{
-		"id": s.fieldID, "key": s.fieldID, "name": s.fieldName, "untranslatedName": s.fieldName,
+		"id": s.fieldID, "key": s.fieldID, "name": s.fieldName,
 		"custom": true, "orderable": true, "navigable": true, "searchable": true,
 		"clauseNames": []string{"cf[" + n + "]", s.fieldName},
 		"schema":      map[string]any{"type": "string", "custom": TextFieldType, "customId": num},
@@ -235,6 +235,9 @@ func (s *Server) handleCreateMetaFields(w http.ResponseWriter, r *http.Request) 
 	base := s.base(r)
 	req := p.required[t.ID]
 	fm := func(id, name string, required bool, schema map[string]any, ops ...string) map[string]any {
+		if ops == nil {
+			ops = []string{}
+		}
 		return map[string]any{"fieldId": id, "key": id, "name": name, "required": required || req[id], "hasDefaultValue": false, "operations": ops, "schema": schema}
 	}
 	all := []any{
@@ -287,16 +290,21 @@ func (s *Server) handleBulkCreate(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		IssueUpdates []issueUpdate `json:"issueUpdates"`
 	}
+	// Request-level errors use the bulk response shape (CreatedIssues),
+	// as the spec documents for 400.
+	bulkErr := func(e *jiraError) {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"issues": []any{}, "errors": []any{map[string]any{"status": http.StatusBadRequest, "elementErrors": e}}})
+	}
 	if e := decodeBody(r, &in); e != nil {
-		writeErr(w, http.StatusBadRequest, e)
+		bulkErr(e)
 		return
 	}
 	if len(in.IssueUpdates) == 0 {
-		writeErr(w, http.StatusBadRequest, newErr("Nothing to create. Provide at least one issue in 'issueUpdates'."))
+		bulkErr(newErr("Nothing to create. Provide at least one issue in 'issueUpdates'."))
 		return
 	}
 	if len(in.IssueUpdates) > maxBulkIssues {
-		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The number of issues to create exceeds the limit of %d. You tried to create %d issues.", maxBulkIssues, len(in.IssueUpdates))))
+		bulkErr(newErr(fmt.Sprintf("The number of issues to create exceeds the limit of %d. You tried to create %d issues.", maxBulkIssues, len(in.IssueUpdates))))
 		return
 	}
 	s.mu.Lock()

@@ -149,3 +149,5 @@ func keys(t *testing.T, r resp) []string {
 	}
 	return out
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
