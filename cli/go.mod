@@ -3,25 +3,35 @@ module github.com/devworkwire/devworkwire/cli
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/devworkwire/devworkwire/core v0.0.0-00010101000000-000000000000
 	github.com/devworkwire/devworkwire/jira v0.0.0-00010101000000-000000000000
 	github.com/devworkwire/devworkwire/mcpserver v0.0.0-00010101000000-000000000000
 	github.com/devworkwire/devworkwire/store-postgres v0.0.0-00010101000000-000000000000
 	github.com/devworkwire/devworkwire/store-sqlite v0.0.0-00010101000000-000000000000
+	github.com/google/go-cmp v0.7.0
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/spf13/cobra v1.10.2
+	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/term v0.48.0
 )
 
 require (
-	github.com/creack/pty v1.1.24 // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/rogpeppe/go-internal v1.16.0 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	github.com/yuin/goldmark v1.8.7 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+	golang.org/x/tools v0.48.0 // indirect
 )
 
 replace (
