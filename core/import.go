@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/devworkwire/devworkwire/core/plan"
 )
@@ -40,6 +41,11 @@ func (e *planEntry) row() PlanItem {
 }
 
 const importPlanVersion = 1
+
+// unknownCreate marks, in the dedup index, a reference whose create had an
+// unknown outcome (no key is known): later previews warn about it until
+// the item is found.
+const unknownCreate = "unknown-create"
 
 // planError converts a parser error into the taxonomy.
 func planError(err error) error {
@@ -106,7 +112,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
-	entries, items, warnings := classify(doc, found)
+	entries, items, warnings := classify(doc, found, idx)
 	res := ImportPreviewResult{
 		ResultType: ResultPreview, RunID: o.runID, Document: doc.ID, Scope: scope,
 		Items: items, Warnings: warnings,
@@ -146,7 +152,7 @@ func knownKeys(idx map[Reference]IndexEntry) map[Reference]string {
 }
 
 // classify decides each item's action from what the tracker holds.
-func classify(doc *plan.Document, found map[Reference]WorkItem) ([]planEntry, []PlanItem, []string) {
+func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Reference]IndexEntry) ([]planEntry, []PlanItem, []string) {
 	entries := make([]planEntry, 0, len(doc.Items))
 	rows := make([]PlanItem, 0, len(doc.Items))
 	var warnings []string
@@ -173,6 +179,10 @@ func classify(doc *plan.Document, found map[Reference]WorkItem) ([]planEntry, []
 		switch {
 		case !exists:
 			e.Action = ActionCreate
+			if ie, ok := idx[ref]; ok && ie.Key == "" && ie.Digest == unknownCreate {
+				warnings = append(warnings, fmt.Sprintf("%s %s: an earlier create (%s) had an unknown outcome, and the tracker's search does not show the item yet. Search can lag behind writes: if that create went through, committing this plan makes a duplicate. Look for reference %s in the tracker first, or wait a few minutes and preview again.",
+					kindLabel(kind), it.ID, utc(ie.UpdatedAt).Format(time.RFC3339), ref))
+			}
 		default:
 			e.Key, e.Fingerprint = w.Key, w.Fingerprint
 			changed := changedFields(w, spec)
@@ -329,7 +339,8 @@ type execution struct {
 	outcome map[Reference]*ItemOutcome
 	done    int
 	total   int
-	stop    error // the failure that stopped the run
+	stop    error  // the failure that stopped the run
+	why     string // what stopped it, in a few words
 }
 
 func (x *execution) run(ctx context.Context, progress func(done, total int)) (ImportCommitResult, error) {
@@ -388,7 +399,7 @@ func (x *execution) phase(ctx context.Context, items []*planEntry, progress func
 	}
 	for start := 0; start < len(creates) && x.stop == nil; start += MaxBatch {
 		if err := ctx.Err(); err != nil {
-			x.stop = Wrap(err, CodeCommitPartial, "the commit was cancelled")
+			x.stop, x.why = Wrap(err, CodeCommitPartial, "the commit was cancelled"), "the commit was cancelled"
 			return
 		}
 		batch := creates[start:min(start+MaxBatch, len(creates))]
@@ -399,7 +410,7 @@ func (x *execution) phase(ctx context.Context, items []*planEntry, progress func
 			return
 		}
 		if err := ctx.Err(); err != nil {
-			x.stop = Wrap(err, CodeCommitPartial, "the commit was cancelled")
+			x.stop, x.why = Wrap(err, CodeCommitPartial, "the commit was cancelled"), "the commit was cancelled"
 			return
 		}
 		x.update(ctx, e, progress)
@@ -429,7 +440,11 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 	now := utc(x.s.now())
 	var index []IndexEntry
 	for i, e := range batch {
-		if oc, ok := byRef[e.Spec.Reference]; ok && oc.Err == nil && !oc.Unknown && oc.Key != "" {
+		oc, ok := byRef[e.Spec.Reference]
+		switch {
+		case ok && oc.Unknown:
+			index = append(index, IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Digest: unknownCreate, UpdatedAt: now})
+		case ok && oc.Err == nil && oc.Key != "":
 			index = append(index, IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Key: oc.Key, Digest: specs[i].Digest, UpdatedAt: now})
 		}
 	}
@@ -460,23 +475,32 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 		x.record(ctx, rec)
 		if rec.Outcome != OutcomeCommitted && x.stop == nil {
 			x.stop = Errorf(rec.Code, "%s", rec.Message)
+			if rec.Outcome == OutcomeUnknown {
+				x.why = fmt.Sprintf("the outcome of creating %s is unknown (%s)", e.Spec.Reference, rec.Code)
+			} else {
+				x.why = fmt.Sprintf("creating %s failed (%s: %s)", e.Spec.Reference, rec.Code, strings.TrimSuffix(rec.Message, "."))
+			}
 		}
 		x.report(progress)
 	}
 	if callErr != nil && x.stop == nil {
 		x.stop = callErr
+		x.why = fmt.Sprintf("the create request failed (%s: %s)", ErrorCode(callErr), strings.TrimSuffix(AsError(callErr).Message, "."))
 	}
 	if len(outs) < len(batch) && callErr == nil && x.stop == nil {
 		x.stop = Errorf(CodeInternal, "the tracker returned %d outcomes for %d items", len(outs), len(batch))
+		x.why = "the tracker did not report on every item"
 	}
 }
 
+// unknownMessage explains an unknown create outcome: the provider's own
+// explanation when it gives one.
 func unknownMessage(ref Reference, err error) string {
-	why := ""
-	if err != nil {
-		why = " (" + AsError(err).Message + ")"
+	var ce *Error
+	if errors.As(err, &ce) && ce.Code.Known() && ce.Message != "" {
+		return ce.Message
 	}
-	return fmt.Sprintf("The create of %s may or may not have happened%s, and a search for it found nothing. It was not retried, to avoid a duplicate: check the tracker, then run import.preview again.", ref, why)
+	return fmt.Sprintf("The create of %s may or may not have happened, and a search for it found nothing. It was not retried, to avoid a duplicate: check the tracker, then run import.preview again.", ref)
 }
 
 func (x *execution) update(ctx context.Context, e *planEntry, progress func(done, total int)) {
@@ -487,6 +511,7 @@ func (x *execution) update(ctx context.Context, e *planEntry, progress func(done
 		rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
 		x.record(ctx, rec)
 		x.stop = err
+		x.why = fmt.Sprintf("updating %s (%s) failed (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
 		x.report(progress)
 		return
 	}
@@ -570,8 +595,8 @@ func (x *execution) partial(ctx context.Context) error {
 		details = append(details, d)
 	}
 	cause := AsError(x.stop)
-	msg := fmt.Sprintf("The commit stopped at the first failure (%s: %s). %d item(s) committed, %d failed, %d unknown, %d untried (see details).",
-		cause.Code, strings.TrimSuffix(cause.Message, "."), committed, failed, unknown, untried)
+	msg := fmt.Sprintf("The commit stopped at the first failure: %s. %d item(s) committed, %d failed, %d unknown, %d untried (see details).",
+		x.why, committed, failed, unknown, untried)
 	if unknown > 0 {
 		msg += " Items with an unknown outcome were not retried, to avoid duplicates: check them in the tracker."
 	}

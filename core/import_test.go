@@ -437,6 +437,12 @@ func TestUnknownCreateIsReportedNotRetried(t *testing.T) {
 	if st := e.p.Stats(); st.ItemsCreated != 6 {
 		t.Errorf("%d create attempts; want 6 (no retry)", st.ItemsCreated)
 	}
+	// While search lags, a re-preview plans the create but warns.
+	lagging := e.preview(checkoutDoc())
+	if lagging.Counts != (core.Counts{Create: 1, Unchanged: 5}) || len(lagging.Warnings) != 1 ||
+		!strings.Contains(lagging.Warnings[0], "s-1") || !strings.Contains(lagging.Warnings[0], "duplicate") {
+		t.Errorf("lagging re-preview: %+v %q", lagging.Counts, lagging.Warnings)
+	}
 	// Once search has caught up, a re-preview finds it.
 	e.p.Settle()
 	again := e.preview(checkoutDoc())
