@@ -720,6 +720,13 @@ func renderInline(ns []Node, mode inlineMode, safe bool) string {
 	closeTo(0)
 	escapeText(toks, mode, safe)
 	fixFlanking(toks, safe)
+	for i := range toks {
+		// goldmark does not see "\\\\\n" (an escaped backslash, then a
+		// backslash line break) as a hard break; two spaces work there.
+		if toks[i].kind == tBreak && i > 0 && strings.HasSuffix(toks[i-1].s, "\\") {
+			toks[i].s = "  \n"
+		}
+	}
 	var sb strings.Builder
 	for _, t := range toks {
 		if mode == modeCell && t.kind == tRaw {
