@@ -94,6 +94,14 @@ func (p *Provider) createBatch(ctx context.Context, m *meta, batch []core.ItemSp
 			break
 		}
 		if !rateLimited {
+			// Items the error left undecided were refused as a whole
+			// (e.g. 401, 403): nothing was created for them.
+			e := core.AsError(err)
+			for _, i := range pending {
+				if outcomes[i].Key == "" && outcomes[i].Err == nil && !outcomes[i].Unknown {
+					outcomes[i].Err = e
+				}
+			}
 			return outcomes, err
 		}
 		// 429: Jira did nothing. Re-establish state by searching before

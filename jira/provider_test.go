@@ -332,3 +332,37 @@ func TestRateLimitedServerIsHonoured(t *testing.T) {
 		t.Log("no retry was needed (machine slow enough); the limit was still honoured")
 	}
 }
+
+func TestCreateRefusedAsAWhole(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	if err := f.p.Check(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.p.cfg
+	cfg.Token = "revoked-token-not-secret"
+	p2, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2.meta = f.p.meta // discovery happened before the token was revoked
+	specs := f.specs("auth", 3)
+	out, err := p2.Create(f.ctx, specs)
+	if core.ErrorCode(err) != core.CodeJiraUnauthorized {
+		t.Fatalf("Create with a revoked token: %v; want JIRA_UNAUTHORIZED", err)
+	}
+	if len(out) != 3 {
+		t.Fatalf("%d outcomes; want 3 (tried and refused)", len(out))
+	}
+	for _, o := range out {
+		if o.Key != "" || o.Unknown || core.ErrorCode(o.Err) != core.CodeJiraUnauthorized {
+			t.Errorf("outcome %+v; want refused with JIRA_UNAUTHORIZED", o)
+		}
+	}
+	if n := len(f.srv.Issues()); n != 0 {
+		t.Errorf("%d issues created", n)
+	}
+	f.assertNoSecrets(t, err.Error())
+	if strings.Contains(err.Error(), cfg.Token) || strings.Contains(f.logs.String(), cfg.Token) {
+		t.Errorf("the revoked token leaked: %v", err)
+	}
+}
