@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -71,6 +72,8 @@ type Server struct {
 	mux    http.Handler
 	closed chan struct{}
 	once   sync.Once
+
+	pending atomic.Int64
 
 	mu        sync.Mutex
 	projects  []*project
@@ -159,6 +162,10 @@ func Start(tb testing.TB, o Options) *Server {
 // listener (the caller owns that).
 func (s *Server) Close() { s.once.Do(func() { close(s.closed) }) }
 
+// Pending returns how many API requests are being handled right now
+// (including ones held by latency or a hang fault).
+func (s *Server) Pending() int { return int(s.pending.Load()) }
+
 // AuthHeader returns the Authorization header value for the configured user.
 func (s *Server) AuthHeader() string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(s.opts.Email+":"+s.opts.Token))
@@ -189,6 +196,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAdmin(w, r)
 		return
 	}
+	s.pending.Add(1)
+	defer s.pending.Add(-1)
 	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
 	if err != nil {
 		return
