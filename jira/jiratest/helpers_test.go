@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -151,3 +152,5 @@ func keys(t *testing.T, r resp) []string {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func writeFile(path string, b []byte) error { return os.WriteFile(path, b, 0o600) }
