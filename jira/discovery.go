@@ -26,6 +26,7 @@ type meta struct {
 	acADF       bool   // the AC field is a rich-text field (ADF in API v3)
 	epicTypeID  string
 	storyTypeID string
+	typeNames   []string // the two types' names as Jira spells them (for JQL)
 }
 
 type fieldDetails struct {
@@ -117,6 +118,7 @@ func (p *Provider) discover(ctx context.Context) (*meta, error) {
 		for _, t := range types.IssueTypes {
 			if strings.EqualFold(t.Name, want.name) {
 				*want.dst = t.ID
+				m.typeNames = append(m.typeNames, t.Name)
 				break
 			}
 		}

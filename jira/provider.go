@@ -240,7 +240,7 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		limit = defaultLimit
 	}
 	limit = min(limit, maxQueryLimit)
-	clauses := []string{p.projectClause(), "issuetype in " + jql.List([]string{m.epicTypeID, m.storyTypeID})}
+	clauses := []string{p.projectClause(), "issuetype in " + jql.List(m.typeNames)}
 	status := f.Status
 	if f.Ready {
 		if status != "" && status != core.StatusTodo {
