@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// TestProcess builds mockjira, runs it as a plain process, reads the URL
+// line, calls the API and stops it with SIGTERM.
+func TestProcess(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "mockjira")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	seed := filepath.Join(t.TempDir(), "seed.json")
+	if err := os.WriteFile(seed, []byte(`{"issues":[{"issuetype":"Epic","summary":"Seeded epic","reference":"doc/e-1"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-project", "PROC", "-seed", seed)
+	cmd.Env = append(os.Environ(), "MOCKJIRA_TOKEN=env-token-not-secret")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	var first string
+	select {
+	case first = <-lines:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no URL line; stderr:\n%s", stderr.String())
+	}
+	url, ok := strings.CutPrefix(first, "MOCKJIRA_URL=")
+	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") || strings.HasSuffix(url, ":0") {
+		t.Fatalf("first stdout line %q", first)
+	}
+	get := func(path, token string) (int, string) {
+		req, _ := http.NewRequest("GET", url+path, nil)
+		req.SetBasicAuth(jiratest.DefaultEmail, token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := get("/rest/api/3/myself", "env-token-not-secret"); code != 200 || !strings.Contains(body, jiratest.DefaultEmail) {
+		t.Fatalf("myself: %d %s", code, body)
+	}
+	if code, _ := get("/rest/api/3/myself", jiratest.DefaultToken); code != 401 {
+		t.Errorf("default token accepted although MOCKJIRA_TOKEN is set: %d", code)
+	}
+	if code, body := get("/rest/api/3/issue/PROC-1?fields=summary", "env-token-not-secret"); code != 200 || !strings.Contains(body, "Seeded epic") {
+		t.Errorf("seeded issue: %d %s", code, body)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\nstderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("mockjira did not exit after SIGTERM")
+	}
+	if strings.Contains(stderr.String(), "env-token-not-secret") {
+		t.Error("token in logs")
+	}
+	if !strings.Contains(stderr.String(), "shutting down") {
+		t.Errorf("stderr lacks shutdown log:\n%s", stderr.String())
+	}
+}
+
+func TestRunFlags(t *testing.T) {
+	env := func(string) string { return "" }
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"-nope"}, env, &out, &errb); code != 2 {
+		t.Errorf("unknown flag: exit %d", code)
+	}
+	if code := run(context.Background(), []string{"extra"}, env, &out, &errb); code != 2 {
+		t.Errorf("extra argument: exit %d", code)
+	}
+	if code := run(context.Background(), []string{"-seed", "/nonexistent/seed.json"}, env, &out, &errb); code != 2 || !strings.Contains(errb.String(), "seed file") {
+		t.Errorf("missing seed file: exit %d: %s", code, errb.String())
+	}
+	if code := run(context.Background(), []string{"-addr", "256.0.0.1:99999"}, env, &out, &errb); code != 1 {
+		t.Errorf("bad address: exit %d", code)
+	}
+	// In-process: runs until the context ends, exit 0.
+	ctx, cancel := context.WithCancel(context.Background())
+	out.Reset()
+	done := make(chan int, 1)
+	pr, pw := io.Pipe()
+	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-latency", "1ms", "-rate-limit", "1000"}, env, pw, io.Discard) }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "MOCKJIRA_URL=http://127.0.0.1:") {
+		t.Fatalf("first line %q %v", line, err)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d after cancel", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+}
