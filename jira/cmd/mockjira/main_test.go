@@ -127,7 +127,9 @@ func TestRunFlags(t *testing.T) {
 	out.Reset()
 	done := make(chan int, 1)
 	pr, pw := io.Pipe()
-	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-latency", "1ms", "-rate-limit", "1000"}, env, pw, io.Discard) }()
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-latency", "1ms", "-rate-limit", "1000"}, env, pw, io.Discard)
+	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "MOCKJIRA_URL=http://127.0.0.1:") {
 		t.Fatalf("first line %q %v", line, err)
