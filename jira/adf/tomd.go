@@ -1,6 +1,7 @@
 package adf
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -25,9 +26,14 @@ func ToMarkdown(d Doc) string {
 type mdWriter struct{}
 
 // blocks renders sibling blocks separated by blank lines.
-func (w *mdWriter) blocks(ns []Node) []string {
+func (w *mdWriter) blocks(ns []Node) []string { return w.blocksIn(ns, false) }
+
+// blocksIn renders sibling blocks. In a list item (item) a list right after
+// a paragraph follows it without a blank line, as people write nested lists.
+func (w *mdWriter) blocksIn(ns []Node, item bool) []string {
 	var out []string
 	lastList := "" // kind and marker of the previous block when it was a list
+	lastPara := false
 	for _, n := range ns {
 		var lines []string
 		kind := listKind(n.Type)
@@ -46,12 +52,26 @@ func (w *mdWriter) blocks(ns []Node) []string {
 		if len(lines) == 0 {
 			continue
 		}
-		if len(out) > 0 {
+		if len(out) > 0 && !(item && lastPara && canInterrupt(n)) {
 			out = append(out, "")
 		}
 		out = append(out, lines...)
+		lastPara = n.Type == "paragraph"
 	}
 	return out
+}
+
+// canInterrupt reports whether a list may start right below a paragraph
+// line (CommonMark: bullet lists, and ordered lists starting at 1).
+func canInterrupt(n Node) bool {
+	switch n.Type {
+	case "bulletList", "taskList":
+		return true
+	case "orderedList":
+		start, ok := attrInt(n.Attrs, "order")
+		return !ok || start == 1
+	}
+	return false
 }
 
 func listKind(t string) string {
@@ -119,9 +139,11 @@ func (w *mdWriter) block(n Node) []string {
 	case "mediaSingle", "mediaGroup":
 		var parts []Node
 		for _, m := range n.Content {
+			if len(parts) > 0 {
+				parts = append(parts, Node{Type: "text", Text: " "})
+			}
 			if m.Type == "media" {
 				parts = append(parts, mediaInline(m)...)
-				parts = append(parts, Node{Type: "text", Text: " "})
 			} else if m.Type == "caption" {
 				parts = append(parts, m.Content...)
 			}
@@ -310,7 +332,7 @@ func (w *mdWriter) list(n Node, avoid string) ([]string, string) {
 			}
 			continue
 		case "listItem":
-			body = w.blocks(it.Content)
+			body = w.blocksIn(it.Content, true)
 		default:
 			body = w.blocks([]Node{it})
 		}
@@ -576,10 +598,52 @@ const (
 )
 
 type tok struct {
-	kind tokKind
-	r    rune
-	s    string // rendered form
-	ent  bool   // text rune must be written as a character reference
+	kind   tokKind
+	r      rune
+	s      string // rendered form
+	ent    bool   // text rune must be written as a character reference
+	inLink bool   // text inside a link's brackets (no autolinking there)
+}
+
+var (
+	absoluteURI = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\x00-\x20<>|]*$`)
+	emailAddr   = regexp.MustCompile("^[a-zA-Z0-9.!#$%&'*+/=?^_`{}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$")
+)
+
+// autolinkable reports whether text node i can be written as an autolink
+// (<https://...>, <me@example.com>): the whole link is this one node, its
+// text is its address, and it has no title.
+func autolinkable(ns []Node, i int) bool {
+	n := ns[i]
+	var link *Mark
+	for j := range n.Marks {
+		switch n.Marks[j].Type {
+		case "link":
+			link = &n.Marks[j]
+		case "code":
+			return false
+		}
+	}
+	if link == nil || link.attrString("title") != "" {
+		return false
+	}
+	for _, j := range []int{i - 1, i + 1} {
+		if j >= 0 && j < len(ns) {
+			for _, m := range ns[j].Marks {
+				if m.Type == "link" && attrsEqual(m.Attrs, link.Attrs) {
+					return false
+				}
+			}
+		}
+	}
+	href := link.attrString("href")
+	if escapeURL(href) != href {
+		return false
+	}
+	if href == n.Text && absoluteURI.MatchString(href) {
+		return true
+	}
+	return href == "mailto:"+n.Text && emailAddr.MatchString(n.Text)
 }
 
 func markOpen(m Mark, safe bool) string {
@@ -606,9 +670,17 @@ func markClose(m Mark, safe bool) string {
 	return markOpen(m, safe)
 }
 
+var (
+	bareDest   = regexp.MustCompile(`^[^\x00-\x20\x7f<>()\\]+$`)
+	entityLike = regexp.MustCompile(`&[#A-Za-z0-9]+;`)
+)
+
 func linkDest(href string) string {
 	if href == "" {
 		return "<>"
+	}
+	if bareDest.MatchString(href) && !entityLike.MatchString(href) {
+		return href
 	}
 	var sb strings.Builder
 	sb.WriteByte('<')
@@ -681,16 +753,20 @@ func renderInline(ns []Node, mode inlineMode, safe bool) string {
 		}
 		stack = stack[:n]
 	}
-	for _, n := range ns {
+	for i, n := range ns {
 		if n.Type == "hardBreak" {
 			toks = append(toks, tok{kind: tBreak, s: "\\\n"})
 			continue
 		}
 		var want []Mark
 		code := false
+		auto := autolinkable(ns, i)
 		for _, m := range n.Marks {
 			if m.Type == "code" {
 				code = true
+				continue
+			}
+			if auto && m.Type == "link" {
 				continue
 			}
 			want = append(want, m)
@@ -713,8 +789,16 @@ func renderInline(ns []Node, mode inlineMode, safe bool) string {
 			toks = append(toks, tok{kind: tRaw, s: codeSpan(n.Text)})
 			continue
 		}
+		if auto {
+			toks = append(toks, tok{kind: tRaw, s: "<" + n.Text + ">"})
+			continue
+		}
+		inLink := false
+		for _, m := range stack {
+			inLink = inLink || m.Type == "link"
+		}
 		for _, r := range n.Text {
-			toks = append(toks, tok{kind: tText, r: r})
+			toks = append(toks, tok{kind: tText, r: r, inLink: inLink})
 		}
 	}
 	closeTo(0)
@@ -786,28 +870,36 @@ func escapeText(toks []tok, mode inlineMode, safe bool) {
 			}
 		case r == '\v' || r == '\f' || r == '\r' || r == 0:
 			s = entity(r)
-		case strings.ContainsRune("\\`*_[]<~|", r):
+		case !safe && r == '_' && i > 0 && i+1 < len(toks) && toks[i-1].kind == tText && toks[i+1].kind == tText &&
+			isAlnum(toks[i-1].r) && isAlnum(toks[i+1].r):
+			// snake_case: an intraword '_' can neither open nor close.
+		case r == '<':
+			// Only "<" + letter, '/', '!' or '?' can start a tag or an autolink.
+			if i+1 >= len(toks) || toks[i+1].kind != tText || isTagStart(toks[i+1].r) {
+				s = "\\" + s
+			}
+		case strings.ContainsRune("\\`*_[]~|", r):
 			s = "\\" + s
 		case r == '>' || r == '-' || r == '+' || r == '=':
 			if lineStart {
 				s = "\\" + s
 			}
 		case r == '#':
-			if lineStart || mode == modeATX || mode == modeSetext {
+			if lineStart || (mode == modeATX && closingHashes(toks[i:])) {
 				s = "\\" + s
 			}
 		case r == '.' || r == ')':
 			if lineDigits && len(line) > 0 {
 				s = "\\" + s
-			} else if r == '.' && endsWith(line, "www") {
+			} else if r == '.' && !t.inLink && endsWith(line, "www") {
 				s = "\\" + s
 			}
 		case r == ':':
-			if endsWith(line, "http") || endsWith(line, "https") || endsWith(line, "ftp") {
+			if !t.inLink && (endsWith(line, "http") || endsWith(line, "https") || endsWith(line, "ftp")) {
 				s = "\\" + s
 			}
 		case r == '@':
-			if len(line) > 0 && isEmailLocal(line[len(line)-1]) {
+			if !t.inLink && len(line) > 0 && isEmailLocal(line[len(line)-1]) {
 				s = "\\" + s
 			}
 		case r == '&':
@@ -823,8 +915,23 @@ func escapeText(toks []tok, mode inlineMode, safe bool) {
 		}
 		lineStart = false
 		line = append(line, r)
-		_ = safe
+
 	}
+}
+
+// closingHashes reports whether the text from here to the end is only '#'
+// and blanks: an ATX heading would read it as its closing sequence.
+func closingHashes(rest []tok) bool {
+	for _, t := range rest {
+		if t.kind != tText || (t.r != '#' && t.r != ' ' && t.r != '\t') {
+			return false
+		}
+	}
+	return true
+}
+
+func isTagStart(r rune) bool {
+	return r < utf8.RuneSelf && (unicode.IsLetter(r) || r == '/' || r == '!' || r == '?')
 }
 
 func isEmailLocal(r rune) bool {
