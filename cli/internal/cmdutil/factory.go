@@ -61,11 +61,12 @@ type Factory struct {
 	log     *slog.Logger
 }
 
-// Logger returns the logger: text on stderr, warnings and errors only,
-// everything with --verbose. It never receives the token.
+// Logger returns the logger: text on stderr; errors only by default (the
+// command itself reports outcomes), everything with --verbose. Log lines
+// carry the service's run_id. It never receives the token.
 func (f *Factory) Logger() *slog.Logger {
 	f.logOnce.Do(func() {
-		level := slog.LevelWarn
+		level := slog.LevelError
 		if f.Verbose {
 			level = slog.LevelDebug
 		}
@@ -73,7 +74,7 @@ func (f *Factory) Logger() *slog.Logger {
 		if f.IOStreams != nil {
 			w = f.IOStreams.ErrOut
 		}
-		f.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})).With("run_id", f.RunID)
+		f.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 	})
 	return f.log
 }
