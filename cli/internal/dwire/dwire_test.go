@@ -382,3 +382,26 @@ func keyOf(t *testing.T, h *harness, ref core.Reference) string {
 	t.Fatalf("no item %s", ref)
 	return ""
 }
+
+func TestReviewOfStalePreviewIsRefused(t *testing.T) {
+	h := newHarness(t)
+	h.run("y\n", true, "import", "plan.md").expect(t, 0)
+	// The document changes, a preview is made, then Jira changes under it.
+	b, _ := os.ReadFile(filepath.Join(h.dir, "plan.md"))
+	_ = os.WriteFile(filepath.Join(h.dir, "plan.md"), []byte(strings.Replace(string(b), "Save address for next time", "Save the address", 1)), 0o600)
+	r := h.run("", false, "import", "plan.md", "--dry-run", "--json")
+	var p core.ImportPreviewResult
+	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.Counts.Update != 1 {
+		t.Fatalf("preview = %+v %v", p, err)
+	}
+	if err := h.prov.EditTitle(keyOf(t, h, "checkout-v2/s-2"), "Changed in Jira meanwhile"); err != nil {
+		t.Fatal(err)
+	}
+	before := h.prov.Writes()
+	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 1, "Error: PREVIEW_STALE:")
+	if h.prov.Writes() != before {
+		t.Fatal("a stale plan was written")
+	}
+	// The new preview shows the item as drift, left alone.
+	h.run("", false, "import", "plan.md", "--dry-run").expect(t, 0, "drift", "1 drift (left alone)")
+}
