@@ -331,52 +331,89 @@ func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) e
 	return nil
 }
 
-// Transitions lists the workflow transitions available on the item now.
-func (p *Provider) Transitions(ctx context.Context, key string) ([]core.Transition, error) {
+// transitionJSON is one transition as Jira lists it.
+type transitionJSON struct {
+	ID   string     `json:"id"`
+	Name string     `json:"name"`
+	To   statusJSON `json:"to"`
+}
+
+func (p *Provider) listTransitions(ctx context.Context, key string) ([]transitionJSON, error) {
 	if err := p.checkKey(key); err != nil {
 		return nil, err
 	}
 	var resp struct {
-		Transitions []struct {
-			ID   string     `json:"id"`
-			Name string     `json:"name"`
-			To   statusJSON `json:"to"`
-		} `json:"transitions"`
+		Transitions []transitionJSON `json:"transitions"`
 	}
 	if _, err := p.do(ctx, call{method: "GET", path: issuePath(key) + "/transitions", endpoint: "GET /rest/api/3/issue/{key}/transitions", action: "list the transitions of issue " + key, key: key}, &resp); err != nil {
 		return nil, err
 	}
-	out := make([]core.Transition, 0, len(resp.Transitions))
-	for _, t := range resp.Transitions {
+	return resp.Transitions, nil
+}
+
+// Transitions lists the workflow transitions available on the item now.
+func (p *Provider) Transitions(ctx context.Context, key string) ([]core.Transition, error) {
+	ts, err := p.listTransitions(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]core.Transition, 0, len(ts))
+	for _, t := range ts {
 		out = append(out, core.Transition{ID: t.ID, Name: t.Name, To: mapCategory(t.To.StatusCategory.Key), ToName: t.To.Name})
 	}
 	return out, nil
 }
 
-// Transition moves the item through the transition with the given id. It
-// is retried only when Jira refused it with 429 (nothing was done); after
-// a 5xx or a dropped connection it reports JIRA_UNAVAILABLE without
-// resending, since the transition may have happened.
+// Transition moves the item through the transition with the given id.
+//
+// It first reads the transitions available now (an unavailable id is
+// VALIDATION_FAILED without sending anything) to learn the target status.
+// The POST is retried only when Jira refused it with 429 (nothing was
+// done). After a 5xx, a reset or a timeout the transition may or may not
+// have happened: the item's status is read back, and the call succeeds if
+// the item is in the target status, else fails with JIRA_UNAVAILABLE — it
+// is never resent blindly.
 func (p *Provider) Transition(ctx context.Context, key, transitionID string) error {
 	if err := p.checkKey(key); err != nil {
 		return err
 	}
-	if transitionID == "" || strings.Trim(transitionID, "0123456789") != "" {
-		return core.Errorf(core.CodeValidationFailed, "%q is not a Jira transition id. List the transitions of %s and use one of their ids.", transitionID, key).WithDetails(core.Detail{Key: key, Field: "transition"})
+	unavailable := func(cause error) error {
+		return core.Wrap(cause, core.CodeValidationFailed, "Transition %s is not available on %s now (its status may have changed). Run the progress preview again to see the current transitions.", transitionID, key).WithDetails(core.Detail{Key: key, Field: "transition"})
 	}
-	body := map[string]any{"transition": map[string]string{"id": transitionID}}
-	_, err := p.do(ctx, call{method: "POST", path: issuePath(key) + "/transitions", body: body, class: retryRejected, endpoint: "POST /rest/api/3/issue/{key}/transitions", action: "transition issue " + key, key: key}, nil)
+	ts, err := p.listTransitions(ctx, key)
 	if err != nil {
-		var u *uncertainError
-		if asUncertain(err, &u) {
-			return u.err
-		}
-		if core.ErrorCode(err) == core.CodeValidationFailed {
-			return core.Wrap(err, core.CodeValidationFailed, "Transition %s is not available on %s now (its status may have changed). Run the progress preview again to see the current transitions.", transitionID, key).WithDetails(core.Detail{Key: key, Field: "transition"})
-		}
 		return err
 	}
-	return nil
+	var target *statusJSON
+	for _, t := range ts {
+		if t.ID == transitionID {
+			target = &t.To
+			break
+		}
+	}
+	if target == nil {
+		return unavailable(nil)
+	}
+	body := map[string]any{"transition": map[string]string{"id": transitionID}}
+	_, err = p.do(ctx, call{method: "POST", path: issuePath(key) + "/transitions", body: body, class: retryRejected, endpoint: "POST /rest/api/3/issue/{key}/transitions", action: "transition issue " + key, key: key}, nil)
+	if err == nil {
+		return nil
+	}
+	var u *uncertainError
+	if asUncertain(err, &u) {
+		var is issue
+		q := url.Values{"fields": {"status"}}
+		if _, gerr := p.do(context.WithoutCancel(ctx), call{method: "GET", path: issuePath(key), query: q, endpoint: "GET /rest/api/3/issue/{key}", action: "read the status of issue " + key, key: key}, &is); gerr == nil && target.Name != "" && is.status().Name == target.Name {
+			p.log.Info("jira transition outcome resolved", "key", key, "applied", true)
+			return nil
+		}
+		p.log.Warn("jira transition outcome unknown", "key", key)
+		return u.err
+	}
+	if core.ErrorCode(err) == core.CodeValidationFailed {
+		return unavailable(err)
+	}
+	return err
 }
 
 // AddComment adds a Markdown comment, converted to ADF. Like Transition,
