@@ -24,15 +24,15 @@ type RecordedRequest struct {
 
 // Requests returns a copy of the request log, oldest first.
 func (s *Server) Requests() []RecordedRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
 	return append([]RecordedRequest(nil), s.requests...)
 }
 
 // ClearRequests empties the request log.
 func (s *Server) ClearRequests() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
 	s.requests = nil
 }
 

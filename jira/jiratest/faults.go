@@ -121,6 +121,7 @@ func (s *Server) applyFault(w *statusRecorder, r *http.Request, f *Fault) bool {
 		setRateHeaders(w.Header(), time.Duration(secs)*time.Second, 100, 0, s.now())
 		writeErr(w, http.StatusTooManyRequests, newErr("Rate limit exceeded."))
 	case FaultReset:
+		w.logNow()
 		resetConn(w)
 	case FaultHang:
 		select {
@@ -132,6 +133,7 @@ func (s *Server) applyFault(w *statusRecorder, r *http.Request, f *Fault) bool {
 		rec := httptest.NewRecorder()
 		s.mux.ServeHTTP(rec, r)
 		w.status = rec.Code
+		w.logNow()
 		resetConn(w)
 	default:
 		code, _ := strconv.Atoi(f.Kind)

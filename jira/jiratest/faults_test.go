@@ -106,6 +106,7 @@ func TestFaultReset(t *testing.T) {
 	if err == nil {
 		t.Fatal("reset: request succeeded")
 	}
+	waitFor(t, "the reset request to be logged", func() bool { return len(c.srv.Requests()) == 1 })
 	if n := len(c.srv.Issues()); n != 0 {
 		t.Errorf("reset applied the write: %d issues", n)
 	}
@@ -124,6 +125,7 @@ func TestFaultDropAfterApply(t *testing.T) {
 	if err == nil {
 		t.Fatal("drop-after-apply: the client got a response")
 	}
+	waitFor(t, "the dropped request to be logged", func() bool { return len(c.srv.Requests()) == 1 })
 	iss := c.srv.Issues()
 	if len(iss) != 1 || iss[0].Reference != "doc/s-1" {
 		t.Fatalf("the write must be applied: %+v", iss)

@@ -73,7 +73,9 @@ type Server struct {
 	closed chan struct{}
 	once   sync.Once
 
-	pending atomic.Int64
+	pending  atomic.Int64
+	logMu    sync.Mutex // guards requests (handlers log while holding mu)
+	requests []RecordedRequest
 
 	mu        sync.Mutex
 	projects  []*project
@@ -84,7 +86,6 @@ type Server struct {
 	nextID    int64
 	nextLink  int64
 	nextCmt   int64
-	requests  []RecordedRequest
 	faults    []*faultRule
 	latency   time.Duration
 	lag       time.Duration
@@ -205,13 +206,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	rec := &statusRecorder{ResponseWriter: w}
 	entry := RecordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body), At: s.now().UTC()}
-	defer func() {
+	// The entry is logged before the first response byte leaves (so a
+	// client that has its response can count it), or when the handler
+	// ends without a response (reset, hang, client gone).
+	logged := false
+	rec.logNow = func() {
+		if logged {
+			return
+		}
+		logged = true
 		entry.Status = rec.status
-		s.mu.Lock()
+		s.logMu.Lock()
 		s.requests = append(s.requests, entry)
-		s.mu.Unlock()
+		s.logMu.Unlock()
 		s.log.Debug("mockjira request", "method", r.Method, "path", r.URL.Path, "status", entry.Status, "fault", entry.Fault)
-	}()
+	}
+	defer rec.logNow()
 
 	s.mu.Lock()
 	lat := s.latency
@@ -240,22 +250,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(rec, r)
 }
 
-// statusRecorder remembers the status written through it.
+// statusRecorder remembers the status written through it and logs the
+// request just before the status goes out.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	logNow func()
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
 	if r.status == 0 {
 		r.status = code
+		r.logNow()
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
-		r.status = http.StatusOK
+		r.WriteHeader(http.StatusOK)
 	}
 	return r.ResponseWriter.Write(b)
 }
