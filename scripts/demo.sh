@@ -91,7 +91,7 @@ if [[ $rc -ne 0 ]]; then
 	fi
 fi
 
-say "dwire import $plan again — nothing changed, so nothing is written"
+say "dwire import $plan again — after a commit every item is unchanged, so nothing is written"
 "$bin/dwire" import "$plan" || true
 
 say "dwire ls — what is in the fake Jira now"
