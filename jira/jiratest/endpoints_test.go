@@ -553,3 +553,41 @@ func TestScopedTokenBasePath(t *testing.T) {
 		t.Errorf("scoped base path: %d", r.status)
 	}
 }
+
+func TestIssueTypesPerProjectAndDecoyField(t *testing.T) {
+	c := start(t, jiratest.Options{DuplicateFieldName: true})
+	if !c.srv.SetIssueTypes("DEMO", "Epic", "Story") || c.srv.SetIssueTypes("DEMO", "Bug") || c.srv.SetIssueTypes("NOPE", "Epic") {
+		t.Fatal("SetIssueTypes results")
+	}
+	r := c.do("POST", "/rest/api/3/issue", map[string]any{"fields": issueFields("Task", "A task", "")})
+	if _, errs := r.errs(t); r.status != 400 || errs["issuetype"] != "The issue type selected is invalid." {
+		t.Errorf("type not in project: %d %s", r.status, r.body)
+	}
+	r = c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes", nil)
+	if m := r.json(t); m["total"].(float64) != 2 {
+		t.Errorf("createmeta after SetIssueTypes: %s", r.body)
+	}
+	if r := c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes/"+jiratest.IssueTypeTaskID, nil); r.status != 404 {
+		t.Errorf("createmeta fields of a type not in the project: %d", r.status)
+	}
+	// Two fields share the reference field's name; only one is a textfield.
+	var list []map[string]any
+	if err := jsonUnmarshal(c.do("GET", "/rest/api/3/field", nil).body, &list); err != nil {
+		t.Fatal(err)
+	}
+	var same []string
+	for _, f := range list {
+		if f["name"] == jiratest.DefaultFieldName {
+			same = append(same, f["id"].(string)+"="+f["schema"].(map[string]any)["custom"].(string))
+		}
+	}
+	want := []string{jiratest.DefaultFieldID + "=" + jiratest.TextFieldType, jiratest.DecoyFieldID + "=" + jiratest.TextAreaFieldType}
+	if strings.Join(same, ",") != strings.Join(want, ",") {
+		t.Errorf("same-named fields: %v", same)
+	}
+	f := issueFields("Story", "Uses the decoy", "")
+	f[jiratest.DecoyFieldID] = "doc/s-1"
+	if r := c.do("POST", "/rest/api/3/issue", map[string]any{"fields": f}); r.status != 400 {
+		t.Errorf("setting the decoy field: %d", r.status)
+	}
+}

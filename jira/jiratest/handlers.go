@@ -127,8 +127,8 @@ func (s *Server) handleProject(w http.ResponseWriter, r *http.Request) {
 	out["isPrivate"] = false
 	out["lead"] = s.userJSON(base)
 	types := []any{}
-	for i := range issueTypes {
-		types = append(types, issueTypeJSON(base, &issueTypes[i]))
+	for _, t := range p.projectTypes() {
+		types = append(types, issueTypeJSON(base, t))
 	}
 	out["issueTypes"] = types
 	writeJSON(w, http.StatusOK, out)
@@ -154,6 +154,14 @@ func (s *Server) fieldsJSON() []any {
 		"clauseNames": []string{"cf[" + n + "]", s.fieldName},
 		"schema":      map[string]any{"type": "string", "custom": TextFieldType, "customId": num},
 	})
+	if s.opts.DuplicateFieldName && s.fieldID != DecoyFieldID {
+		out = append(out, map[string]any{
+			"id": DecoyFieldID, "key": DecoyFieldID, "name": s.fieldName,
+			"custom": true, "orderable": true, "navigable": true, "searchable": true,
+			"clauseNames": []string{"cf[10051]", s.fieldName},
+			"schema":      map[string]any{"type": "string", "custom": TextAreaFieldType, "customId": 10051},
+		})
+	}
 	return out
 }
 
@@ -208,8 +216,8 @@ func (s *Server) handleCreateMetaTypes(w http.ResponseWriter, r *http.Request) {
 	}
 	base := s.base(r)
 	all := []any{}
-	for i := range issueTypes {
-		all = append(all, issueTypeJSON(base, &issueTypes[i]))
+	for _, t := range p.projectTypes() {
+		all = append(all, issueTypeJSON(base, t))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"issueTypes": pageOf(all, start, max), "maxResults": max, "startAt": start, "total": len(all)})
 }
@@ -228,7 +236,7 @@ func (s *Server) handleCreateMetaFields(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	t := typeByID(r.PathValue("id"))
-	if t == nil {
+	if t == nil || !p.types[t.ID] {
 		writeErr(w, http.StatusNotFound, newErr("Issue type with id '"+r.PathValue("id")+"' does not exist or is not valid for project '"+p.Key+"'."))
 		return
 	}

@@ -88,6 +88,7 @@ type Permissions struct {
 var AllPermissions = Permissions{Browse: true, Create: true, Edit: true, Transition: true, Comment: true}
 
 type project struct {
+	types    map[string]bool // issue type ids available in the project
 	ID       int64
 	Key      string
 	Name     string
@@ -172,7 +173,10 @@ func (s *Server) indexed(iss *issue, now time.Time, reconcile bool) *issueState 
 }
 
 func (s *Server) addProjectLocked(key, name string) *project {
-	p := &project{ID: int64(10000 + len(s.projects)), Key: key, Name: name, perms: AllPermissions, required: map[string]map[string]bool{}}
+	p := &project{ID: int64(10000 + len(s.projects)), Key: key, Name: name, perms: AllPermissions, required: map[string]map[string]bool{}, types: map[string]bool{}}
+	for _, t := range issueTypes {
+		p.types[t.ID] = true
+	}
 	s.projects = append(s.projects, p)
 	return p
 }
@@ -251,5 +255,38 @@ func (s *Server) RequireField(projectKey, issueTypeID, fieldID string) bool {
 		pr.required[issueTypeID] = map[string]bool{}
 	}
 	pr.required[issueTypeID][fieldID] = true
+	return true
+}
+
+// projectTypes returns the issue types available in p, in id order.
+func (p *project) projectTypes() []*issueType {
+	var out []*issueType
+	for i := range issueTypes {
+		if p.types[issueTypes[i].ID] {
+			out = append(out, &issueTypes[i])
+		}
+	}
+	return out
+}
+
+// SetIssueTypes limits the issue types available in a project (by name:
+// Epic, Story, Task), as a Jira admin can with an issue type scheme. It
+// reports false for an unknown project or type.
+func (s *Server) SetIssueTypes(projectKey string, names ...string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.projectByKeyOrID(projectKey)
+	if p == nil {
+		return false
+	}
+	types := map[string]bool{}
+	for _, n := range names {
+		t := typeByName(n)
+		if t == nil {
+			return false
+		}
+		types[t.ID] = true
+	}
+	p.types = types
 	return true
 }

@@ -18,6 +18,7 @@ type SeedFile struct {
 	Token           string      `json:"token,omitempty"`
 	FieldName       string      `json:"field_name,omitempty"`
 	FieldID         string      `json:"field_id,omitempty"`
+	DuplicateField  bool        `json:"duplicate_field_name,omitempty"`
 	LatencyMS       int         `json:"latency_ms,omitempty"`
 	SearchLagMS     int         `json:"search_lag_ms,omitempty"`
 	RateLimitPerSec float64     `json:"rate_limit_per_sec,omitempty"`
@@ -51,7 +52,7 @@ func LoadSeedFile(path string) (SeedFile, error) {
 func (sf SeedFile) Options() Options {
 	return Options{
 		Project: sf.Project, ProjectName: sf.ProjectName, Email: sf.Email, Token: sf.Token,
-		FieldName: sf.FieldName, FieldID: sf.FieldID, BaseURL: sf.Site,
+		FieldName: sf.FieldName, FieldID: sf.FieldID, BaseURL: sf.Site, DuplicateFieldName: sf.DuplicateField,
 		Latency:   time.Duration(sf.LatencyMS) * time.Millisecond,
 		SearchLag: time.Duration(sf.SearchLagMS) * time.Millisecond,
 		RateLimit: sf.RateLimitPerSec,

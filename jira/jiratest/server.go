@@ -24,6 +24,10 @@ const (
 	DefaultToken       = "mockjira-token-not-secret"
 	DefaultFieldName   = "DevWorkWire Reference"
 	DefaultFieldID     = "customfield_10050"
+	// DecoyFieldID is the same-named multi-line field (Options.DuplicateFieldName).
+	DecoyFieldID = "customfield_10051"
+	// TextAreaFieldType is the schema.custom of a multi-line text custom field.
+	TextAreaFieldType = "com.atlassian.jira.plugin.system.customfieldtypes:textarea"
 	// TextFieldType is the schema.custom of a single-line text custom field.
 	TextFieldType = "com.atlassian.jira.plugin.system.customfieldtypes:textfield"
 
@@ -56,8 +60,13 @@ type Options struct {
 	RateLimit   float64 // requests per second (token bucket); 0 = off
 	RateBurst   int     // bucket size; default max(1, RateLimit)
 	BaseURL     string  // used in "self" links; default http://<Host of the request>
-	Now         func() time.Time
-	Logger      *slog.Logger // nil → discard
+	// DuplicateFieldName also lists a multi-line text field (DecoyFieldID)
+	// with the reference field's name, as real sites often have: a client
+	// must match the reference field by name and type, not name alone.
+	// The decoy is not on any create/edit screen.
+	DuplicateFieldName bool
+	Now                func() time.Time
+	Logger             *slog.Logger // nil → discard
 }
 
 // Server is a fake Jira Cloud site. It is an http.Handler; Start runs it

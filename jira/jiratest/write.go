@@ -108,9 +108,12 @@ func (s *Server) validateWrite(in issueUpdate, iss *issue) (*plannedWrite, int, 
 			} else {
 				t = typeByName(ref.Name)
 			}
-			if t == nil {
+			switch {
+			case t == nil:
 				e.Errors["issuetype"] = "Specify a valid issue type"
-			} else {
+			case pw.proj != nil && !pw.proj.types[t.ID]:
+				e.Errors["issuetype"] = "The issue type selected is invalid."
+			default:
 				pw.typeID = t.ID
 			}
 		}
