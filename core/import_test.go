@@ -610,3 +610,26 @@ func TestPreviewShowsAStoredPlan(t *testing.T) {
 	_, err = e.svc.Preview(e.ctx, pre.PreviewHandle)
 	wantErr(t, err, core.CodePreviewExpired, "1 minute ago")
 }
+
+func TestTamperedPlanIsAnInternalError(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	if !e.st.TamperPlan(pre.PreviewHandle, []byte(`{"version":1,"entries":[]}`)) {
+		t.Fatal("TamperPlan: no such handle")
+	}
+	e.p.ForbidWrites(t)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodeInternal)
+}
+
+func TestPreviewTTLOption(t *testing.T) {
+	e := newEnv(t)
+	e.svc = core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, PreviewTTL: 5 * time.Minute})
+	pre := e.preview(checkoutDoc())
+	if want := e.clock.Now().UTC().Truncate(time.Second).Add(5 * time.Minute); !pre.ExpiresAt.Equal(want) {
+		t.Errorf("expires_at %v; want %v", pre.ExpiresAt, want)
+	}
+	e.clock.Advance(5*time.Minute + 90*time.Second)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewExpired, "expired 1 minute ago", "valid for 5 minutes")
+}
