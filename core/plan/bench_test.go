@@ -63,3 +63,37 @@ func TestBigDocumentParses(t *testing.T) {
 		t.Fatalf("unexpected document: %d items, last %+v", len(doc.Items), doc.Items[len(doc.Items)-1])
 	}
 }
+
+// adversarialDocuments are inputs of about size bytes built to be slow for a
+// Markdown parser (deep nesting) or to produce a flood of problems.
+func adversarialDocuments(size int) map[string][]byte {
+	fill := func(unit string) []byte {
+		return []byte(strings.Repeat(unit, (size-1024)/len(unit)))
+	}
+	var nest strings.Builder
+	for i := 0; i < 63; i++ {
+		nest.WriteString(strings.Repeat("  ", i) + "- a\n")
+	}
+	var deep strings.Builder
+	deep.WriteString(nest.String())
+	return map[string][]byte{
+		"nested-lists":  append([]byte("## Story s-1: x\n"), fill(nest.String())...),
+		"quotes":        append([]byte("## Story s-1: x\n"), fill(strings.Repeat(">", 120)+"\n")...),
+		"deep-lines":    append([]byte(nest.String()), fill(strings.Repeat("  ", 63)+"b\n")...),
+		"duplicate-ids": fill("## Story s-1: x\nEpic: e-9\n"),
+		"markers":       append([]byte("## Story s-1: x\n"), fill("Epic: e-1\nDrift: take-document\n")...),
+		"criteria":      append([]byte("## Story s-1: x\nAcceptance criteria:\n"), fill("- a\n")...),
+	}
+}
+
+// BenchmarkParseAdversarial parses each adversarial document (about 5 MiB).
+func BenchmarkParseAdversarial(b *testing.B) {
+	for name, data := range adversarialDocuments(MaxSize) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				_, _ = Parse("adversarial.md", data)
+			}
+		})
+	}
+}

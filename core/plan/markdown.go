@@ -94,6 +94,12 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 		start += end + 1
 	}
 
+	for i, l := range d.lines {
+		if prefixWidth(l) > maxPrefix {
+			line := d.lineOffset + i + 1
+			return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d is indented or nested too deeply (more than %d columns of indentation and block quote or list markers); flatten that line", nameOrDoc(name), line, maxPrefix)}
+		}
+	}
 	root := mdParser.Parse(text.NewReader(body))
 	var (
 		cur      *mdItem // item whose section we are in; nil in the preamble or an unknown section
@@ -423,15 +429,14 @@ func (d *mdDoc) listItemText(s, e int) string {
 func (d *mdDoc) description(it *mdItem) string {
 	var keep []string
 	afterExclude := false
+	ex := it.exclude
+	sort.Slice(ex, func(i, j int) bool { return ex[i][0] < ex[j][0] })
+	k := 0 // ex[k] is the first range that does not end before l
 	for l := it.start; l <= it.end; l++ {
-		skip := false
-		for _, x := range it.exclude {
-			if l >= x[0] && l <= x[1] {
-				skip = true
-				break
-			}
+		for k < len(ex) && ex[k][1] < l {
+			k++
 		}
-		if skip {
+		if k < len(ex) && ex[k][0] <= l {
 			afterExclude = true
 			continue
 		}
@@ -511,4 +516,35 @@ func listMarkerEnd(line string) int {
 		i++
 	}
 	return i
+}
+
+// maxPrefix bounds the indentation and block quote and list markers at
+// the start of a line. Nesting makes the Markdown parser's cost grow
+// faster than linearly; this keeps any document under MaxSize parsing in
+// about a second.
+const maxPrefix = 128
+
+// prefixWidth returns the width in columns of the indentation, block quote
+// markers and list item markers at the start of line (a tab counts 4).
+func prefixWidth(line string) int {
+	w, i := 0, 0
+	for i < len(line) {
+		switch c := line[i]; {
+		case c == ' ' || c == '>':
+			w++
+			i++
+			continue
+		case c == '\t':
+			w += 4
+			i++
+			continue
+		}
+		n := listMarkerEnd(line[i:])
+		if n == 0 {
+			return w
+		}
+		w += n
+		i += n
+	}
+	return w
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestParseMarkdownBasic(t *testing.T) {
@@ -74,5 +75,108 @@ func TestReadFile(t *testing.T) {
 	b, err := ReadFile(ok)
 	if err != nil || string(b) != "## Story s-1: x\n" {
 		t.Fatalf("ReadFile = %q, %v", b, err)
+	}
+}
+
+// TestExamplesAgree: examples/plan.md and examples/plan.yaml are the same
+// plan in the two forms and must parse to the same model.
+func TestExamplesAgree(t *testing.T) {
+	parse := func(path string) *Document {
+		t.Helper()
+		data, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := Parse(path, data)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return doc
+	}
+	md := parse("../../examples/plan.md")
+	yml := parse("../../examples/plan.yaml")
+	if d := cmp.Diff(md, yml, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
+		t.Errorf("examples differ (-plan.md +plan.yaml):\n%s", d)
+	}
+	epics, stories, loose := 0, 0, 0
+	for _, it := range md.Items {
+		switch {
+		case it.Kind == KindEpic:
+			epics++
+		case it.Epic == "":
+			loose++
+		default:
+			stories++
+		}
+	}
+	if md.ID != "checkout-v2" || epics != 3 || stories != 7 || loose != 1 {
+		t.Errorf("example has id %q, %d epics, %d stories in epics, %d without; want checkout-v2, 3, 7, 1", md.ID, epics, stories, loose)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	var pe *Error
+	// Deep nesting on one line is refused before the Markdown parser sees it.
+	_, err := Parse("p.md", []byte("## Story s-1: x\n\n"+strings.Repeat("> ", 100)+"deep\n"))
+	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != 3 || !strings.Contains(pe.Message, "nested too deeply") {
+		t.Errorf("deep nesting: got %v", err)
+	}
+	// A flood of problems is capped, with one entry saying how many more.
+	_, err = Parse("p.md", []byte(strings.Repeat("## Story s-1: x\n", MaxProblems+6)))
+	if !errors.As(err, &pe) || len(pe.Problems) != MaxProblems+1 || !strings.HasPrefix(pe.Problems[MaxProblems].Message, "5 more problems are not listed") {
+		t.Errorf("problem cap: got %d problems", len(pe.Problems))
+	}
+	// Input over MaxSize is refused by Parse too.
+	_, err = Parse("p.md", make([]byte, MaxSize+1))
+	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || !strings.Contains(pe.Message, "the limit is 5 MiB") {
+		t.Errorf("size cap: got %v", err)
+	}
+	// Every adversarial document gives an answer (error or document).
+	for name, data := range adversarialDocuments(128 << 10) {
+		doc, err := Parse("p.md", data)
+		if (doc == nil) == (err == nil) {
+			t.Errorf("%s: doc=%v err=%v", name, doc != nil, err)
+		}
+	}
+}
+
+func TestLineEndingsAndBOM(t *testing.T) {
+	want, err := Parse("p.md", []byte("---\nid: d\n---\n## Epic e-1: A\nText\n\n### Story s-1: B\nAcceptance criteria:\n- c\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{
+		"crlf":   "---\r\nid: d\r\n---\r\n## Epic e-1: A\r\nText\r\n\r\n### Story s-1: B\r\nAcceptance criteria:\r\n- c\r\n",
+		"cr":     "---\rid: d\r---\r## Epic e-1: A\rText\r\r### Story s-1: B\rAcceptance criteria:\r- c\r",
+		"bom":    "\xef\xbb\xbf---\nid: d\n---\n## Epic e-1: A\nText\n\n### Story s-1: B\nAcceptance criteria:\n- c\n",
+		"no-eol": "---\nid: d\n---\n## Epic e-1: A\nText\n\n### Story s-1: B\nAcceptance criteria:\n- c",
+	} {
+		got, err := Parse("p.md", []byte(src))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", name, d)
+		}
+	}
+}
+
+func TestDocumentIDFromFileName(t *testing.T) {
+	for name, want := range map[string]string{
+		"plans/checkout-v2.md":  "checkout-v2",
+		"My Plan (v2).markdown": "My-Plan-v2",
+		"_draft.yml":            "draft",
+		"/tmp/x/Q3 roadmap.md":  "Q3-roadmap",
+		"日本.md":                 "",
+		".md":                   "",
+	} {
+		if got := idFromName(name); got != want {
+			t.Errorf("idFromName(%q) = %q, want %q", name, got, want)
+		}
+	}
+	doc, err := Parse("plans/Q3 roadmap.md", []byte("## Story s-1: x\n"))
+	if err != nil || doc.ID != "Q3-roadmap" {
+		t.Fatalf("Parse = %+v, %v", doc, err)
 	}
 }

@@ -44,6 +44,10 @@ func kindWord(kind string) string {
 	return "Story"
 }
 
+// MaxProblems is how many problems a VALIDATION_FAILED error lists; one
+// more entry says how many were left out.
+const MaxProblems = 1000
+
 // finish validates r and returns the Document or a VALIDATION_FAILED error
 // listing every problem.
 func (r *result) finish(name string) (*Document, error) {
@@ -153,6 +157,10 @@ func (r *result) finish(name string) (*Document, error) {
 	if len(r.problems) > 0 {
 		sort.SliceStable(r.problems, func(i, j int) bool { return r.problems[i].Line < r.problems[j].Line })
 		n := len(r.problems)
+		if n > MaxProblems {
+			more := n - MaxProblems
+			r.problems = append(r.problems[:MaxProblems:MaxProblems], Problem{Message: fmt.Sprintf("%d more problems are not listed; fix the ones above and run the preview again to see the rest", more)})
+		}
 		msg := fmt.Sprintf("%s has 1 problem; fix it and run the preview again: %s", describeDoc(name), r.problems[0].Message)
 		if n > 1 {
 			msg = fmt.Sprintf("%s has %d problems (each listed in details); fix them and run the preview again. The first: %s", describeDoc(name), n, r.problems[0].Message)
