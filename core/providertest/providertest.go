@@ -55,6 +55,7 @@ func Run(t *testing.T, h Harness) {
 		{"Check", testCheck},
 		{"CreateAndGet", testCreateAndGet},
 		{"CreateManyKeepsOrder", testCreateMany},
+		{"MarkdownRoundTrip", testMarkdown},
 		{"LookupByReference", testLookup},
 		{"LookupKnownKeyOfOtherReference", testLookupKnownMismatch},
 		{"Update", testUpdate},
@@ -348,6 +349,15 @@ func testUpdate(t *testing.T, s *suite) {
 	if after.Fingerprint == before.Fingerprint {
 		t.Errorf("Fingerprint unchanged (%q) after an update", after.Fingerprint)
 	}
+
+	// A story taken out of its epic: the parent is cleared.
+	loose := upd
+	loose.ParentKey = ""
+	loose.Digest = core.ContentDigest(loose.Kind, loose.Title, loose.Description, loose.AcceptanceCriteria, "")
+	if err := s.Provider.Update(s.ctx, sk, loose); err != nil {
+		t.Fatalf("Update without a parent: %v", err)
+	}
+	checkContent(t, s.get(t, sk), loose)
 }
 
 func testOutsideEdit(t *testing.T, s *suite) {
@@ -548,4 +558,13 @@ func testQueryReady(t *testing.T, s *suite) {
 
 	transitionTo(t, s, ks[1], core.StatusDone)
 	s.expectQuery(t, "ready after the blocker is done", core.Filter{Document: s.doc, Ready: true, Limit: 100}, ks[0], ks[2])
+}
+
+func testMarkdown(t *testing.T, s *suite) {
+	sp := s.spec(core.KindStory, "s-1", "Rich text", "", "")
+	sp.Description = "A paragraph with **bold**, *emphasis*, `code` and a [link](https://example.com/a).\n\n- first point\n- second point\n\n```go\nfmt.Println(\"hi\")\n```"
+	sp.AcceptanceCriteria = []string{"Criterion with **bold**", "Criterion with `code`"}
+	sp.Digest = core.ContentDigest(sp.Kind, sp.Title, sp.Description, sp.AcceptanceCriteria, "")
+	key := s.create(t, sp)[0]
+	checkContent(t, s.get(t, key), sp)
 }
