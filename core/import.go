@@ -72,7 +72,7 @@ func planError(err error) error {
 // item in the tracker (one provider call), classifies each item and stores
 // the plan under a new import handle. It writes nothing to the tracker.
 func (s *WorkItemService) ImportPreview(ctx context.Context, in ImportPreviewInput) (ImportPreviewResult, error) {
-	o := s.begin("import.preview")
+	ctx, o := s.begin(ctx, "import.preview")
 	res, err := s.importPreview(ctx, o, in)
 	if err != nil {
 		return ImportPreviewResult{}, o.fail(err)
@@ -240,7 +240,7 @@ func changedFields(w WorkItem, s ItemSpec) []string {
 
 // ImportCommit executes a stored import plan behind the gate.
 func (s *WorkItemService) ImportCommit(ctx context.Context, in CommitInput) (ImportCommitResult, error) {
-	o := s.begin("import.commit")
+	ctx, o := s.begin(ctx, "import.commit")
 	res, err := s.importCommit(ctx, o, in)
 	if err != nil {
 		return ImportCommitResult{}, o.fail(err)

@@ -633,3 +633,28 @@ func TestPreviewTTLOption(t *testing.T) {
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
 	wantErr(t, err, core.CodePreviewExpired, "expired 1 minute ago", "valid for 5 minutes")
 }
+
+// runIDSpy records the run id each Lookup was called under.
+type runIDSpy struct {
+	*fakeprovider.Provider
+	seen []string
+}
+
+func (r *runIDSpy) Lookup(ctx context.Context, refs []core.Reference, known map[core.Reference]string) (map[core.Reference]core.WorkItem, error) {
+	r.seen = append(r.seen, core.RunIDFrom(ctx))
+	return r.Provider.Lookup(ctx, refs, known)
+}
+
+func TestProviderCallsCarryTheRunID(t *testing.T) {
+	e := newEnv(t)
+	spy := &runIDSpy{Provider: e.p}
+	e.svc = e.service(spy)
+	pre := e.preview(checkoutDoc())
+	res := e.commit(pre.PreviewHandle, "")
+	if !slices.Equal(spy.seen, []string{pre.RunID, res.RunID}) {
+		t.Errorf("run ids seen by the provider %q; want the preview's and the commit's %q, %q", spy.seen, pre.RunID, res.RunID)
+	}
+	if core.RunIDFrom(e.ctx) != "" {
+		t.Error("RunIDFrom outside an operation")
+	}
+}

@@ -63,7 +63,7 @@ func itemRef(w WorkItem) ItemRef {
 // ProgressPreview plans a status change and/or a comment on one item and
 // stores the plan under a new progress handle. It writes nothing.
 func (s *WorkItemService) ProgressPreview(ctx context.Context, in ProgressPreviewInput) (ProgressPreviewResult, error) {
-	o := s.begin("progress.preview")
+	ctx, o := s.begin(ctx, "progress.preview")
 	res, err := s.progressPreview(ctx, o, in)
 	if err != nil {
 		return ProgressPreviewResult{}, o.fail(err)
@@ -134,7 +134,7 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 
 // ProgressCommit executes a stored progress plan behind the gate.
 func (s *WorkItemService) ProgressCommit(ctx context.Context, in CommitInput) (ProgressCommitResult, error) {
-	o := s.begin("progress.commit")
+	ctx, o := s.begin(ctx, "progress.commit")
 	res, err := s.progressCommit(ctx, o, in)
 	if err != nil {
 		return ProgressCommitResult{}, o.fail(err)

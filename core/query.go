@@ -10,7 +10,7 @@ import (
 // Get returns one work item by key or reference, self-sufficient: its
 // epic with title, and for an epic its stories. It writes nothing.
 func (s *WorkItemService) Get(ctx context.Context, in GetInput) (GetResult, error) {
-	o := s.begin("workitem.get")
+	ctx, o := s.begin(ctx, "workitem.get")
 	w, err := s.resolve(ctx, in.Item)
 	if err != nil {
 		return GetResult{}, o.fail(err)
@@ -68,7 +68,7 @@ func (s *WorkItemService) view(ctx context.Context, w WorkItem, epics map[string
 // Query returns up to limit work items matching the filter, and whether
 // more matched. It writes nothing.
 func (s *WorkItemService) Query(ctx context.Context, in QueryInput) (QueryResult, error) {
-	o := s.begin("workitem.query")
+	ctx, o := s.begin(ctx, "workitem.query")
 	res, err := s.query(ctx, o, in)
 	if err != nil {
 		return QueryResult{}, o.fail(err)
@@ -137,7 +137,7 @@ func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (Quer
 // reviews (and may then commit) a plan someone else made. It writes
 // nothing.
 func (s *WorkItemService) Preview(ctx context.Context, handle string) (PreviewInfo, error) {
-	o := s.begin("preview.show")
+	ctx, o := s.begin(ctx, "preview.show")
 	handle = strings.TrimSpace(handle)
 	p, err := s.st.LoadPreview(ctx, handle)
 	if err != nil {

@@ -88,11 +88,21 @@ type op struct {
 	start time.Time
 }
 
-func (s *WorkItemService) begin(name string) *op {
+func (s *WorkItemService) begin(ctx context.Context, name string) (context.Context, *op) {
 	id := newRunID()
 	o := &op{runID: id, name: name, log: s.log.With("run_id", id, "op", name), start: time.Now()}
 	o.log.Info("started", "scope", s.p.Scope())
-	return o
+	return context.WithValue(ctx, runIDKey{}, id), o
+}
+
+type runIDKey struct{}
+
+// RunIDFrom returns the run id of the service operation ctx belongs to, or
+// "" outside one. The service passes it to every provider and store call,
+// so adapters can put it on their own log lines (retries, for instance).
+func RunIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(runIDKey{}).(string)
+	return id
 }
 
 // fail turns err into a *Error carrying the run id, logs it and returns it.
