@@ -130,7 +130,11 @@ func (r *result) finish(name string) (*Document, error) {
 			it.Epic = ""
 			continue
 		case it.parent != "" && it.epicRef != "" && it.parent != it.epicRef:
-			r.addf(it.ID, "epic", it.epicRefLine, "Story %s sits under epic %s (line %d) but its Epic: line names %s; remove the Epic: line or move the story under epic %s", it.ID, it.parent, it.parentLine, it.epicRef, it.epicRef)
+			if r.format == formatYAML {
+				r.addf(it.ID, "epic", it.epicRefLine, "Story %s is listed under epic %s (line %d) but its `epic:` key names %s; remove the key or move the story to the stories of epic %s", it.ID, it.parent, it.parentLine, it.epicRef, it.epicRef)
+			} else {
+				r.addf(it.ID, "epic", it.epicRefLine, "Story %s sits under epic %s (line %d) but its Epic: line names %s; remove the Epic: line or move the story under epic %s", it.ID, it.parent, it.parentLine, it.epicRef, it.epicRef)
+			}
 			continue
 		case it.parent != "":
 			it.Epic = it.parent
