@@ -2,6 +2,8 @@ package core_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -656,5 +658,46 @@ func TestProviderCallsCarryTheRunID(t *testing.T) {
 	}
 	if core.RunIDFrom(e.ctx) != "" {
 		t.Error("RunIDFrom outside an operation")
+	}
+}
+
+func TestImportPreviewReadsThePath(t *testing.T) {
+	e := newEnv(t)
+	md := filepath.Join(t.TempDir(), "checkout-v2.md")
+	if err := os.WriteFile(md, []byte(checkoutDoc()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.p.ForbidWrites(t)
+	res, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: md})
+	if err != nil || res.Document != "checkout" || res.Counts.Create != 6 {
+		t.Fatalf("preview by path: %+v %v", res.Counts, err)
+	}
+}
+
+func TestYAMLAndMarkdownFormsImportAlike(t *testing.T) {
+	e := newEnv(t)
+	yml := `id: checkout
+epics:
+  - id: e-1
+    title: Guest checkout
+    description: About Guest checkout.
+    stories:
+      - id: s-1
+        title: Pay without an account
+        description: Story Pay without an account.
+        acceptance_criteria: [It works, It is tested]
+`
+	md := markdown("checkout", epic("e-1", "Guest checkout"), story("s-1", "Pay without an account", "e-1"))
+	e.p.ForbidWrites(t)
+	res, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "checkout.yaml", Data: []byte(yml)})
+	if err != nil || res.Counts.Create != 2 || res.Items[1].Parent != "checkout/e-1" {
+		t.Fatalf("yaml preview %+v %v", res.Items, err)
+	}
+	e.p.AllowWrites()
+	e.commit(res.PreviewHandle, "")
+	// The same content in Markdown is unchanged: the digest is of the
+	// content, not of the format.
+	if again := e.preview(md); again.Counts != (core.Counts{Unchanged: 2}) {
+		t.Errorf("markdown after yaml: %+v", again.Counts)
 	}
 }
