@@ -182,8 +182,18 @@ func startThrowaway() (string, error) {
 		return "", fmt.Errorf("start postgres: %v", err)
 	}
 	stop := func() {
-		_ = srv.Process.Signal(syscall.SIGINT) // fast shutdown
-		_ = srv.Wait()
+		// SIGINT is postgres's fast shutdown. Signal the whole process
+		// group: runuser does not pass SIGINT on to its child.
+		pgid := srv.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGINT)
+		done := make(chan struct{})
+		go func() { _ = srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-done
+		}
 		os.RemoveAll(dir)
 	}
 	url := fmt.Sprintf("postgres://%s@/postgres?host=%s&sslmode=disable", dbUser, dir)
