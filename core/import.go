@@ -27,6 +27,7 @@ type planEntry struct {
 	Parent Reference `json:"parent,omitempty"` // the epic's reference, for a story
 	Action Action    `json:"action"`
 	Key    string    `json:"key,omitempty"` // the tracker key, when the item exists
+	URL    string    `json:"url,omitempty"`
 	// Fingerprint is what the preview saw of the existing item; commit
 	// refuses the plan when the item changed since.
 	Fingerprint   string   `json:"fingerprint,omitempty"`
@@ -184,7 +185,7 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 					kindLabel(kind), it.ID, utc(ie.UpdatedAt).Format(time.RFC3339), ref))
 			}
 		default:
-			e.Key, e.Fingerprint = w.Key, w.Fingerprint
+			e.Key, e.URL, e.Fingerprint = w.Key, w.URL, w.Fingerprint
 			changed := changedFields(w, spec)
 			switch {
 			case w.EditedOutside && it.TakeDocument:
@@ -351,7 +352,7 @@ func (x *execution) run(ctx context.Context, progress func(done, total int)) (Im
 	for i := range x.pl.Entries {
 		e := &x.pl.Entries[i]
 		if e.Key != "" {
-			x.keys[e.Spec.Reference] = e.Key
+			x.keys[e.Spec.Reference], x.urls[e.Spec.Reference] = e.Key, e.URL
 			if e.Action == ActionUnchanged {
 				index = append(index, IndexEntry{Scope: scope, Reference: e.Spec.Reference, Key: e.Key, Digest: e.Spec.Digest, UpdatedAt: now})
 			}

@@ -701,3 +701,16 @@ epics:
 		t.Errorf("markdown after yaml: %+v", again.Counts)
 	}
 }
+
+func TestCommitResultLinksEveryItem(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	items := slices.Clone(checkoutItems)
+	items[1].title = "Changed"
+	res := e.importDoc(markdown("checkout", items...))
+	for _, it := range res.Items {
+		if it.Key == "" || !strings.HasSuffix(it.URL, "/browse/"+it.Key) {
+			t.Errorf("item %+v lacks its key or URL", it)
+		}
+	}
+}
