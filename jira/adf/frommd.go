@@ -411,10 +411,12 @@ func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 			}
 			c.emit(out, sb.String(), marks)
 		case *east.TaskCheckBox:
+			// Outside a task list the box stays text (goldmark consumed the
+			// blank after it).
 			if n.IsChecked {
-				c.emit(out, "[x]", marks)
+				c.emit(out, "[x] ", marks)
 			} else {
-				c.emit(out, "[ ]", marks)
+				c.emit(out, "[ ] ", marks)
 			}
 		default:
 			c.inlines(n, marks, out)

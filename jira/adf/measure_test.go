@@ -56,14 +56,17 @@ func adfText(ns []Node) string {
 	var walk func(ns []Node)
 	walk = func(ns []Node) {
 		for _, n := range ns {
-			if n.Type == "text" {
+			switch {
+			case n.Type == "text":
 				sb.WriteString(n.Text)
-			} else if n.Type != "hardBreak" && n.Attrs != nil {
+			case n.Type == "hardBreak":
+			case isInline(n.Type):
 				for _, a := range atomText(n) {
 					sb.WriteString(a.Text)
 				}
+			default:
+				walk(n.Content)
 			}
-			walk(n.Content)
 		}
 	}
 	walk(ns)

@@ -547,7 +547,23 @@ func normInline(ns []Node, mode inlineMode) []Node {
 			}
 		}
 	}
+	// Blanks before a hard break are not visible; FromMarkdown drops them.
 	out = mergeText(out)
+	var trimmed []Node
+	for _, n := range out {
+		if n.Type == "hardBreak" {
+			for len(trimmed) > 0 && trimmed[len(trimmed)-1].Type == "text" && !hasMark(trimmed[len(trimmed)-1].Marks, "code") {
+				last := &trimmed[len(trimmed)-1]
+				last.Text = strings.TrimRight(last.Text, " \t")
+				if last.Text != "" {
+					break
+				}
+				trimmed = trimmed[:len(trimmed)-1]
+			}
+		}
+		trimmed = append(trimmed, n)
+	}
+	out = mergeText(trimmed)
 	// Markdown cannot end a paragraph with a hard break.
 	for len(out) > 0 && out[len(out)-1].Type == "hardBreak" {
 		out = out[:len(out)-1]
@@ -564,18 +580,40 @@ func (w *mdWriter) inline(ns []Node, mode inlineMode) string {
 		return ""
 	}
 	s := renderInline(norm, mode, false)
-	if mode == modeATX || mode == modeCell || inlineRoundTrips(s, norm) {
+	if inlineRoundTrips(s, norm, mode) {
 		return s
 	}
-	return renderInline(norm, mode, true)
+	s = renderInline(norm, mode, true)
+	if inlineRoundTrips(s, norm, mode) {
+		return s
+	}
+	// Last resort, never reached by any input we know of: the text without
+	// its formatting, which Markdown always carries.
+	var plain []Node
+	for _, n := range norm {
+		n.Marks = nil
+		plain = append(plain, n)
+	}
+	return renderInline(mergeText(plain), mode, true)
 }
 
-func inlineRoundTrips(s string, want []Node) bool {
-	d, err := FromMarkdown(s)
-	if err != nil || len(d.Content) != 1 || d.Content[0].Type != "paragraph" {
-		return false
+func inlineRoundTrips(s string, want []Node, mode inlineMode) bool {
+	var got []Node
+	if mode == modeCell {
+		// A cell is checked inside a table: pipes are escaped there.
+		d, err := FromMarkdown("| h |\n| --- |\n| " + s + " |\n")
+		if err != nil || len(d.Content) != 1 || d.Content[0].Type != "table" || len(d.Content[0].Content) != 2 {
+			return false
+		}
+		cell := d.Content[0].Content[1].Content[0]
+		got = cell.Content[0].Content
+	} else {
+		d, err := FromMarkdown(s)
+		if err != nil || len(d.Content) != 1 || d.Content[0].Type != "paragraph" {
+			return false
+		}
+		got = d.Content[0].Content
 	}
-	got := d.Content[0].Content
 	if len(got) != len(want) {
 		return false
 	}
@@ -732,7 +770,7 @@ func codeSpan(t string) string {
 	}
 	fence := strings.Repeat("`", longest+1)
 	pad := strings.HasPrefix(t, "`") || strings.HasSuffix(t, "`") ||
-		(strings.HasPrefix(t, " ") && strings.HasSuffix(t, " ") && strings.Trim(t, " ") != "")
+		(strings.HasPrefix(t, " ") && strings.HasSuffix(t, " ") && strings.Trim(t, " \t") != "")
 	if pad {
 		return fence + " " + t + " " + fence
 	}
@@ -755,6 +793,8 @@ func renderInline(ns []Node, mode inlineMode, safe bool) string {
 	}
 	for i, n := range ns {
 		if n.Type == "hardBreak" {
+			// A break has no marks; delimiters must not span lines anyway.
+			closeTo(0)
 			toks = append(toks, tok{kind: tBreak, s: "\\\n"})
 			continue
 		}
@@ -804,6 +844,7 @@ func renderInline(ns []Node, mode inlineMode, safe bool) string {
 	closeTo(0)
 	escapeText(toks, mode, safe)
 	fixFlanking(toks, safe)
+	fixEmailAutolinks(toks)
 	for i := range toks {
 		// goldmark does not see "\\\\\n" (an escaped backslash, then a
 		// backslash line break) as a hard break; two spaces work there.
@@ -878,7 +919,11 @@ func escapeText(toks []tok, mode inlineMode, safe bool) {
 			if i+1 >= len(toks) || toks[i+1].kind != tText || isTagStart(toks[i+1].r) {
 				s = "\\" + s
 			}
-		case strings.ContainsRune("\\`*_[]~|", r):
+		case r == '`':
+			// A backslash does not escape inside a code span: "\\`" after a
+			// code span on the same line could close it. A reference cannot.
+			s = entity(r)
+		case strings.ContainsRune("\\*_[]~|", r):
 			s = "\\" + s
 		case r == '>' || r == '-' || r == '+' || r == '=':
 			if lineStart {
@@ -907,7 +952,10 @@ func escapeText(toks []tok, mode inlineMode, safe bool) {
 				s = "\\" + s
 			}
 		case r == '!':
-			// "![" is escaped through '['.
+			// "![" would start an image.
+			if i+1 < len(toks) && toks[i+1].kind == tRaw && strings.HasPrefix(toks[i+1].s, "[") {
+				s = "\\" + s
+			}
 		}
 		t.s = s
 		if !(r >= '0' && r <= '9') {
@@ -928,6 +976,36 @@ func closingHashes(rest []tok) bool {
 		}
 	}
 	return true
+}
+
+// fixEmailAutolinks stops GFM's e-mail autolinking from reading across
+// markup: an address's local part may contain '*', '_', '~' and '`', so
+// "~~a~~`b@c.de`" would turn into a link. For an '@' inside a code span or
+// link syntax, the nearest text character before it in the same run of
+// local-part characters is written as a character reference, whose ';'
+// ends the run. (An '@' in text is escaped with a backslash instead.)
+func fixEmailAutolinks(toks []tok) {
+	for i := range toks {
+		if toks[i].kind != tRaw || !strings.Contains(toks[i].s, "@") {
+			continue
+		}
+		// Is the '@' preceded, inside this token, only by local characters?
+		pre := toks[i].s[:strings.Index(toks[i].s, "@")]
+		if strings.IndexFunc(pre, func(r rune) bool { return !isEmailLocal(r) }) >= 0 {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			t := &toks[j]
+			if t.kind == tText && !t.ent && isAlnum(t.r) {
+				t.ent = true
+				t.s = entity(t.r)
+				break
+			}
+			if strings.IndexFunc(t.s, func(r rune) bool { return !isEmailLocal(r) }) >= 0 {
+				break
+			}
+		}
+	}
 }
 
 func isTagStart(r rune) bool {
@@ -1038,7 +1116,7 @@ func fixFlanking(toks []tok, safe bool) {
 		for i, t := range toks {
 			switch t.kind {
 			case tOpen:
-				if i+1 < len(toks) && toks[i+1].kind == tText && isWS(firstRune(toks[i+1].s)) {
+				if i+1 < len(toks) && toks[i+1].kind == tText && (isWS(firstRune(toks[i+1].s)) || firstRune(toks[i+1].s) == rune(t.s[0]) || strings.HasPrefix(toks[i+1].s, "\\")) {
 					setEnt(i + 1)
 				}
 				inner := rune(0)
@@ -1053,7 +1131,7 @@ func fixFlanking(toks []tok, safe bool) {
 					}
 				}
 			case tClose:
-				if i > 0 && toks[i-1].kind == tText && isWS(lastRune(toks[i-1].s)) {
+				if i > 0 && toks[i-1].kind == tText && (isWS(lastRune(toks[i-1].s)) || lastRune(toks[i-1].s) == rune(t.s[0])) {
 					setEnt(i - 1)
 				}
 				inner := rune(0)

@@ -1,0 +1,96 @@
+package adf
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/jira/internal/adfschema"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestToMarkdownJiraNodes renders documents shaped like Jira's (mentions,
+// emoji, dates, status, smart links, panels, expands, media, decisions,
+// layouts, extensions, unknown nodes) and compares with a golden file.
+func TestToMarkdownJiraNodes(t *testing.T) {
+	var sb strings.Builder
+	for i, s := range jiraDocs {
+		if err := adfschema.Validate([]byte(s)); err != nil && !strings.Contains(s, "unknownInline") {
+			t.Errorf("jiraDocs[%d] is not valid ADF: %v", i, err)
+		}
+		d, err := Parse([]byte(s))
+		if err != nil {
+			t.Fatalf("jiraDocs[%d]: %v", i, err)
+		}
+		md := ToMarkdown(d)
+		sb.WriteString("=== jiraDocs[" + itoa(i) + "]\n" + md)
+		// The Markdown converts back to valid ADF with the same text.
+		back := checkMarkdown(t, "jiraDocs["+itoa(i)+"]", md)
+		if ok, at := isSubsequence(adfText(d.Content), adfText(back.Content)); !ok {
+			t.Errorf("jiraDocs[%d]: text lost at rune %d:\n%s\n%s", i, at, adfText(d.Content), adfText(back.Content))
+		}
+	}
+	golden := "testdata/jira-docs.md.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got := sb.String(); got != string(want) {
+		t.Errorf("ToMarkdown output differs from %s (-want +got):\n%s", golden, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff is a minimal line diff for golden comparisons.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var sb strings.Builder
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			sb.WriteString("-" + a + "\n+" + b + "\n")
+		}
+	}
+	return sb.String()
+}
+
+func TestToMarkdownConstructs(t *testing.T) {
+	tests := []struct{ name, md, want string }{
+		{"readable prose", "Plain text, with punctuation: (a) 1+1=2; 50% off! snake_case a < b.\n", ""},
+		{"nested lists", "- a\n  - b\n    1. c\n", ""},
+		{"adjacent lists keep apart", "- a\n\n* b\n", ""},
+		{"ordered start", "3. a\n4. b\n", ""},
+		{"task list", "- [ ] a\n- [x] b\n", ""},
+		{"code block with backticks", "````md\n```\ninner\n```\n````\n", ""},
+		{"table", "| a | b |\n| --- | --- |\n| `x\\|y` | **z** |\n", ""},
+		{"quote", "> a\n>\n> - b\n", ""},
+		{"links", "[a](https://x.y/p?q=1&r=2) <https://x.y> [b](<u v> \"t\")\n", "[a](https://x.y/p?q=1&r=2) <https://x.y> [b](u%20v \"t\")\n"},
+		{"hard break", "a\\\nb\n", ""},
+		{"setext heading with break", "a\\\nb\n===\n", ""},
+		{"escapes", "\\# not heading\n\n1\\. not list\n\n\\- not list\n\n\\*not em\\*\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := checkMarkdown(t, tt.name, tt.md)
+			want := tt.want
+			if want == "" {
+				want = tt.md
+			}
+			if got := ToMarkdown(d); got != want {
+				t.Errorf("ToMarkdown(FromMarkdown(%q))\n got  %q\n want %q", tt.md, got, want)
+			}
+		})
+	}
+}
