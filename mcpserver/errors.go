@@ -65,15 +65,16 @@ func fail(ctx context.Context, err error) error {
 // JSON-RPC error: a service *core.Error, an argument the SDK rejected
 // before the handler ran, an unexpected error and a panic (recovered; the
 // server keeps running). It also logs every call with its run id.
-func errorMiddleware(logger *slog.Logger) mcp.Middleware {
+func errorMiddleware(logger *slog.Logger, checkArgs func(tool string, args json.RawMessage) *core.Error) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 			if method != "tools/call" {
 				return next(ctx, method, req)
 			}
 			tool := ""
+			var args json.RawMessage
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
-				tool = p.Name
+				tool, args = p.Name, p.Arguments
 			}
 			st := &callState{}
 			ctx = context.WithValue(ctx, callStateKey{}, st)
@@ -87,8 +88,13 @@ func errorMiddleware(logger *slog.Logger) mcp.Middleware {
 					res, err = nil, toWireError(e)
 				}
 			}()
-			res, err = next(ctx, method, req)
-			res, err = convert(tool, st, res, err)
+			if e := checkArgs(tool, args); e != nil {
+				st.err = e.WithRunID(newRunID())
+				res, err = nil, toWireError(st.err)
+			} else {
+				res, err = next(ctx, method, req)
+				res, err = convert(tool, st, res, err)
+			}
 			logCall(logger, tool, st, err, time.Since(start))
 			return res, err
 		}
@@ -115,8 +121,15 @@ func convert(tool string, st *callState, res mcp.Result, err error) (mcp.Result,
 		}
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) {
-			// A protocol error the SDK raised itself (unknown tool, bad
-			// params envelope): already on the error channel.
+			if wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
+				e := core.Errorf(core.CodeValidationFailed,
+					"There is no tool named %q. The tools are %s.", tool, strings.Join(toolNames, ", ")).
+					WithRunID(newRunID()).WithDetails(core.Detail{Field: "name", Message: "unknown tool"})
+				st.err = e
+				return nil, toWireError(e)
+			}
+			// Any other protocol error the SDK raised itself is already
+			// on the error channel.
 			return nil, err
 		}
 		e := core.Wrap(err, core.CodeInternal,

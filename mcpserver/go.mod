@@ -1,6 +1,6 @@
 module github.com/devworkwire/devworkwire/mcpserver
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/devworkwire/devworkwire/core v0.0.0-00010101000000-000000000000
@@ -9,6 +9,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	golang.org/x/text v0.44.0
 )
 
 require (
@@ -20,9 +21,8 @@ require (
 	github.com/yuin/goldmark v1.8.7 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
 

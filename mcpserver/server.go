@@ -64,6 +64,7 @@ type server struct {
 	workspace string
 	elicit    string
 	pending   *pendingConfirmations
+	args      *argValidator
 }
 
 // New returns an MCP server exposing svc as the six DevWorkWire tools.
@@ -81,13 +82,13 @@ func New(svc Service, o Options) *mcp.Server {
 		logger.Warn("unknown elicitation mode; using required", "elicitation", o.Elicitation)
 		mode = ElicitationRequired
 	}
-	s := &server{svc: svc, logger: logger, workspace: o.Workspace, elicit: mode, pending: newPendingConfirmations()}
+	s := &server{svc: svc, logger: logger, workspace: o.Workspace, elicit: mode, pending: newPendingConfirmations(), args: newArgValidator()}
 	ms := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "DevWorkWire", Version: version(o.Version)}, &mcp.ServerOptions{
 		Logger:       logger,
 		Instructions: instructions,
 	})
 	s.addTools(ms)
-	ms.AddReceivingMiddleware(errorMiddleware(logger))
+	ms.AddReceivingMiddleware(errorMiddleware(logger, s.args.check))
 	return ms
 }
 

@@ -276,17 +276,20 @@ func TestConfirmedMissingOrFalseIsConfirmationRequired(t *testing.T) {
 
 func TestArgumentValidationFailures(t *testing.T) {
 	cases := []struct {
-		tool string
-		args map[string]any
-		want string
+		tool   string
+		args   any
+		field  string
+		detail string
 	}{
-		{ToolWorkItemGet, map[string]any{}, "item"},
-		{ToolWorkItemGet, map[string]any{"item": 12}, "item"},
-		{ToolWorkItemQuery, map[string]any{"limit": 500}, "limit"},
-		{ToolWorkItemQuery, map[string]any{"status": "blocked"}, "status"},
-		{ToolProgressPreview, map[string]any{"item": "DEMO-1", "colour": "red"}, "colour"},
-		{ToolImportCommit, map[string]any{"confirmed": true}, "preview_handle"},
-		{ToolImportCommit, map[string]any{"preview_handle": "h", "confirmed": "yes"}, "confirmed"},
+		{ToolWorkItemGet, map[string]any{}, "item", "required, but missing"},
+		{ToolWorkItemGet, nil, "item", "required, but missing"},
+		{ToolWorkItemGet, map[string]any{"item": 12}, "item", "got number, want string"},
+		{ToolWorkItemQuery, map[string]any{"limit": 500}, "limit", "maximum: got 500, want 100"},
+		{ToolWorkItemQuery, map[string]any{"status": "blocked"}, "status", "todo"},
+		{ToolProgressPreview, map[string]any{"item": "DEMO-1", "colour": "red"}, "colour", "not an argument of this tool"},
+		{ToolImportCommit, map[string]any{"confirmed": true}, "preview_handle", "required, but missing"},
+		{ToolImportCommit, map[string]any{"preview_handle": "h", "confirmed": "yes"}, "confirmed", "want boolean"},
+		{ToolImportPreview, []any{"plans/a.md"}, "arguments", "must be an object"},
 	}
 	for _, proto := range protocols {
 		svc := &fakeService{}
@@ -294,8 +297,19 @@ func TestArgumentValidationFailures(t *testing.T) {
 		for _, tc := range cases {
 			_, err := c.call(t, tc.tool, tc.args)
 			data := wantCode(t, err, core.CodeValidationFailed)
-			if msg, _ := data["message"].(string); !strings.Contains(msg, tc.want) || !strings.Contains(msg, tc.tool) {
-				t.Errorf("%s %v: message %q should name %q and the tool", tc.tool, tc.args, msg, tc.want)
+			msg, _ := data["message"].(string)
+			if !strings.Contains(msg, tc.field) || !strings.Contains(msg, tc.tool) {
+				t.Errorf("%s %v: message %q should name %q and the tool", tc.tool, tc.args, msg, tc.field)
+			}
+			found := false
+			for _, d := range data["details"].([]any) {
+				dm := d.(map[string]any)
+				if dm["field"] == tc.field && strings.Contains(dm["message"].(string), tc.detail) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s %v: no detail {field: %s, message: ~%q} in %v", tc.tool, tc.args, tc.field, tc.detail, data["details"])
 			}
 		}
 		if n := len(svc.calls); n != 0 {
@@ -304,11 +318,25 @@ func TestArgumentValidationFailures(t *testing.T) {
 	}
 }
 
-func TestUnknownToolIsProtocolError(t *testing.T) {
+// TestSDKRejectionIsValidationFailed: should the SDK's own argument check
+// reject something the server's validator let through, the isError
+// result still becomes a VALIDATION_FAILED JSON-RPC error.
+func TestSDKRejectionIsValidationFailed(t *testing.T) {
+	st := &callState{}
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: `validating "arguments": bad`}}}
+	_, err := convert(ToolWorkItemGet, st, res, nil)
+	data := wantCode(t, err, core.CodeValidationFailed)
+	if !strings.Contains(data["message"].(string), "bad") {
+		t.Errorf("message: %v", data["message"])
+	}
+}
+
+func TestUnknownToolIsValidationFailed(t *testing.T) {
 	c := connect(t, &fakeService{}, Options{}, nil, "")
 	_, err := c.call(t, "import.delete", map[string]any{})
-	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
-		t.Fatalf("err = %v", err)
+	data := wantCode(t, err, core.CodeValidationFailed)
+	if msg := data["message"].(string); !strings.Contains(msg, `"import.delete"`) || !strings.Contains(msg, ToolImportPreview) {
+		t.Errorf("message %q", msg)
 	}
 }
 

@@ -20,6 +20,8 @@ const (
 	ToolWorkItemQuery   = "workitem.query"
 )
 
+var toolNames = []string{ToolImportPreview, ToolImportCommit, ToolProgressPreview, ToolProgressCommit, ToolWorkItemGet, ToolWorkItemQuery}
+
 const (
 	tierReadOnly = "Trust tier: read-only (no externally visible effect; safe to call autonomously). "
 	tierWrites   = "Trust tier: externally visible (confirm before executing, always). "
@@ -48,18 +50,18 @@ func writeAnnotations(title string) *mcp.ToolAnnotations {
 }
 
 func (s *server) addTools(ms *mcp.Server) {
-	addTool(ms, &mcp.Tool{Name: ToolImportPreview, Description: descImportPreview, Annotations: readOnlyAnnotations("Preview a planning document import")}, core.ResultPreview, s.importPreview)
-	addTool(ms, &mcp.Tool{Name: ToolImportCommit, Description: descImportCommit, Annotations: writeAnnotations("Commit a previewed import to Jira")}, core.ResultCommitted, s.importCommit)
-	addTool(ms, &mcp.Tool{Name: ToolProgressPreview, Description: descProgressPreview, Annotations: readOnlyAnnotations("Preview a progress update")}, core.ResultPreview, s.progressPreview)
-	addTool(ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, core.ResultCommitted, s.progressCommit)
-	addTool(ms, &mcp.Tool{Name: ToolWorkItemGet, Description: descGet, Annotations: readOnlyAnnotations("Get a work item")}, core.ResultPreview, s.get)
-	addTool(ms, &mcp.Tool{Name: ToolWorkItemQuery, Description: descQuery, Annotations: readOnlyAnnotations("Query work items")}, core.ResultPreview, s.query)
+	addTool(s, ms, &mcp.Tool{Name: ToolImportPreview, Description: descImportPreview, Annotations: readOnlyAnnotations("Preview a planning document import")}, core.ResultPreview, s.importPreview)
+	addTool(s, ms, &mcp.Tool{Name: ToolImportCommit, Description: descImportCommit, Annotations: writeAnnotations("Commit a previewed import to Jira")}, core.ResultCommitted, s.importCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolProgressPreview, Description: descProgressPreview, Annotations: readOnlyAnnotations("Preview a progress update")}, core.ResultPreview, s.progressPreview)
+	addTool(s, ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, core.ResultCommitted, s.progressCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemGet, Description: descGet, Annotations: readOnlyAnnotations("Get a work item")}, core.ResultPreview, s.get)
+	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemQuery, Description: descQuery, Annotations: readOnlyAnnotations("Query work items")}, core.ResultPreview, s.query)
 }
 
 // addTool registers a typed handler with explicit input and output
 // schemas generated from the core structs (see schemaFor), refined where
 // the struct tags cannot say enough.
-func addTool[In, Out any](ms *mcp.Server, t *mcp.Tool, resultType string, h mcp.ToolHandlerFor[In, Out]) {
+func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType string, h mcp.ToolHandlerFor[In, Out]) {
 	in := schemaFor[In]()
 	if p := in.Properties["confirmed"]; p != nil {
 		// confirmed is optional in the schema so that a missing flag
@@ -83,6 +85,7 @@ func addTool[In, Out any](ms *mcp.Server, t *mcp.Tool, resultType string, h mcp.
 		}
 	}
 	t.InputSchema, t.OutputSchema = in, out
+	s.args.add(t.Name, in)
 	mcp.AddTool(ms, t, h)
 }
 
