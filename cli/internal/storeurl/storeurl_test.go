@@ -1,0 +1,170 @@
+package storeurl_test
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/cli/internal/storeurl"
+	"github.com/devworkwire/devworkwire/core"
+	pgstore "github.com/devworkwire/devworkwire/store-postgres"
+	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
+	sqlitestore "github.com/devworkwire/devworkwire/store-sqlite"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+func TestParse(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", "/xdg/state")
+	tests := []struct {
+		raw  string
+		want storeurl.Target
+	}{
+		{"", storeurl.Target{Kind: "sqlite", Path: "/xdg/state/devworkwire/state.db"}},
+		{"sqlite:///var/lib/dwire/state.db", storeurl.Target{Kind: "sqlite", Path: "/var/lib/dwire/state.db"}},
+		{"sqlite://./rel/state.db", storeurl.Target{Kind: "sqlite", Path: "./rel/state.db"}},
+		{"sqlite://rel.db", storeurl.Target{Kind: "sqlite", Path: "rel.db"}},
+		{"sqlite:rel.db", storeurl.Target{Kind: "sqlite", Path: "rel.db"}},
+		{"SQLITE:///a%20b/state.db", storeurl.Target{Kind: "sqlite", Path: "/a b/state.db"}},
+		{"sqlite://~/s.db", storeurl.Target{Kind: "sqlite", Path: filepath.Join(home, "s.db")}},
+		{"/plain/abs.db", storeurl.Target{Kind: "sqlite", Path: "/plain/abs.db"}},
+		{"  relative/plain.db ", storeurl.Target{Kind: "sqlite", Path: "relative/plain.db"}},
+		{"postgres://u:p@db.example:5432/dw?sslmode=require", storeurl.Target{Kind: "postgres", URL: "postgres://u:p@db.example:5432/dw?sslmode=require"}},
+		{"postgresql://u@127.0.0.1/dw?schema=team_a&sslmode=disable", storeurl.Target{Kind: "postgres", URL: "postgresql://u@127.0.0.1/dw?sslmode=disable", Schema: "team_a"}},
+		{"postgres:///dw?host=/run/postgresql", storeurl.Target{Kind: "postgres", URL: "postgres:///dw?host=%2Frun%2Fpostgresql"}},
+	}
+	for _, tc := range tests {
+		got, err := storeurl.Parse(tc.raw)
+		if err != nil || got != tc.want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", tc.raw, got, err, tc.want)
+		}
+	}
+}
+
+func wantConfigInvalid(t *testing.T, err error, what string) *core.Error {
+	t.Helper()
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeConfigInvalid || ce.Retryable {
+		t.Fatalf("%s: err = %v, want CONFIG_INVALID", what, err)
+	}
+	if len(ce.Details) == 0 || ce.Details[0].Field != "store" {
+		t.Fatalf("%s: details %+v do not name the field `store`", what, ce.Details)
+	}
+	return ce
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, raw := range []string{
+		"mysql://u:hunter2-not-secret@h/db",
+		"http://example.com/state.db",
+		"postgres://u:hunter2-not-secret@/db", // no host
+		"postgres://u:hunter2-not-secret@h/db?schema=Bad-Name",
+		"postgres://u:hunter2-not-secret@h:port/db%zz",
+		"sqlite://",
+		"sqlite:///tmp/state.db?mode=ro",
+		"sqlite:///tmp/dir/",
+		"postgres:u@h/db",
+		"://nothing",
+	} {
+		_, err := storeurl.Parse(raw)
+		ce := wantConfigInvalid(t, err, raw)
+		if strings.Contains(ce.Error(), "hunter2") {
+			t.Errorf("Parse(%q) leaks the password: %v", raw, ce)
+		}
+	}
+}
+
+func TestDefaultURL(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "/x/state")
+	got, err := storeurl.DefaultURL()
+	if err != nil || got != "sqlite:///x/state/devworkwire/state.db" {
+		t.Fatalf("DefaultURL = %q, %v", got, err)
+	}
+}
+
+func TestOpenSQLite(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, raw := range []string{"sqlite://" + filepath.Join(dir, "abs.db"), "sqlite://./rel.db", "plain.db"} {
+		s, err := storeurl.Open(t.Context(), raw, storeurl.Options{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatalf("Open(%q): %v", raw, err)
+		}
+		if _, ok := s.(*sqlitestore.Store); !ok {
+			t.Fatalf("Open(%q) = %T, want *sqlitestore.Store", raw, s)
+		}
+		p := core.Preview{Handle: "h", Kind: core.PreviewImport, Plan: []byte("{}"), CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+		if err := s.SavePreview(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	for _, f := range []string{"abs.db", "rel.db", "plain.db"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("store file %s not created: %v", f, err)
+		}
+	}
+}
+
+func TestOpenDefault(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	s, err := storeurl.Open(t.Context(), "", storeurl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := s.(*sqlitestore.Store).Path(); got != filepath.Join(state, "devworkwire", "state.db") {
+		t.Fatalf("default store at %s", got)
+	}
+}
+
+func TestOpenPostgres(t *testing.T) {
+	base, schema := pgtest.URL(t), pgtest.Schema(t)
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	s, err := storeurl.Open(t.Context(), base+sep+"schema="+schema, storeurl.Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	ps, ok := s.(*pgstore.Store)
+	if !ok || ps.Schema() != schema {
+		t.Fatalf("Open = %T (schema %v), want *pgstore.Store in %s", s, ps, schema)
+	}
+	if _, err := s.LoadPreview(t.Context(), "nope"); core.ErrorCode(err) != core.CodePreviewNotFound {
+		t.Fatalf("LoadPreview on the opened store: %v", err)
+	}
+}
+
+func TestOpenUnreachablePostgres(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	_, err = storeurl.Open(t.Context(), "postgres://u:pw-not-secret@"+addr+"/db?sslmode=disable&connect_timeout=2", storeurl.Options{})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Code != core.CodeInternal || !ce.Retryable {
+		t.Fatalf("err = %v, want retryable INTERNAL_ERROR", err)
+	}
+	if strings.Contains(ce.Error(), "pw-not-secret") {
+		t.Fatalf("error leaks the password: %v", ce)
+	}
+}
+
+func TestOpenBadSQLitePath(t *testing.T) {
+	dir := t.TempDir()
+	_, err := storeurl.Open(t.Context(), "sqlite://"+dir, storeurl.Options{})
+	wantConfigInvalid(t, err, "a directory as the SQLite file")
+}
