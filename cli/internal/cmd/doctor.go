@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -100,22 +101,24 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 		add(failed("config", err))
 		skip("credentials", "needs a valid configuration")
 		skip("jira", "needs a valid configuration")
+		skip("reference field", "needs a valid configuration")
+		skip("issue types", "needs a valid configuration")
 		skip("store", "needs a valid configuration")
 	} else {
 		add(Check{Name: "config", OK: true, Detail: cfg.Path})
 		if _, err := cfg.Token(f.Getenv); err != nil {
 			add(failed("credentials", err))
 			skip("jira", "needs credentials")
+			skip("reference field", "needs credentials")
+			skip("issue types", "needs credentials")
 		} else {
 			add(Check{Name: "credentials", OK: true, Detail: fmt.Sprintf("%s is set (account %s)", cfg.TokenEnv, cfg.Email)})
 			p, _, err := f.Provider(ctx)
 			if err == nil {
 				err = p.Check(ctx)
 			}
-			if err != nil {
-				add(failed("jira", err))
-			} else {
-				add(Check{Name: "jira", OK: true, Detail: fmt.Sprintf("%s: project %s, issue types %s/%s, reference field %q", cfg.Site, cfg.Project, cfg.EpicType, cfg.StoryType, cfg.ReferenceField)})
+			for _, c := range jiraChecks(cfg, err) {
+				add(c)
 			}
 		}
 		st, err := f.OpenStore(ctx, cfg, f.Logger())
@@ -136,13 +139,13 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 		for _, c := range res.Checks {
 			switch {
 			case c.Skipped:
-				fmt.Fprintf(ios.Out, "- %-12s skipped: %s\n", c.Name, c.Detail)
+				fmt.Fprintf(ios.Out, "- %-16s skipped: %s\n", c.Name, c.Detail)
 			case c.OK:
-				fmt.Fprintf(ios.Out, "%s %-12s %s\n", cs.Green("✓"), c.Name, c.Detail)
+				fmt.Fprintf(ios.Out, "%s %-16s %s\n", cs.Green("✓"), c.Name, c.Detail)
 			default:
-				fmt.Fprintf(ios.Out, "%s %-12s %s: %s\n", cs.Red("✗"), c.Name, c.Code, c.Detail)
+				fmt.Fprintf(ios.Out, "%s %-16s %s: %s\n", cs.Red("✗"), c.Name, c.Code, c.Detail)
 				if c.Fix != "" {
-					fmt.Fprintf(ios.Out, "  %-12s fix: %s\n", "", c.Fix)
+					fmt.Fprintf(ios.Out, "  %-16s fix: %s\n", "", c.Fix)
 				}
 			}
 		}
@@ -164,4 +167,34 @@ func storeLabel(cfg *config.Config) string {
 		return redactURL(cfg.StoreURL) + " (from " + config.EnvStoreURL + ")"
 	}
 	return redactURL(cfg.StoreURL)
+}
+
+// jiraChecks splits the provider's one Check into the report's lines:
+// the account and project, the reference field, the issue types.
+func jiraChecks(cfg *config.Config, err error) []Check {
+	jiraOK := Check{Name: "jira", OK: true, Detail: fmt.Sprintf("%s: signed in as %s, project %s", cfg.Site, cfg.Email, cfg.Project)}
+	fieldOK := Check{Name: "reference field", OK: true, Detail: fmt.Sprintf("%q exists", cfg.ReferenceField)}
+	typesOK := Check{Name: "issue types", OK: true, Detail: fmt.Sprintf("%s and %s exist in %s", cfg.EpicType, cfg.StoryType, cfg.Project)}
+	if err == nil {
+		return []Check{jiraOK, fieldOK, typesOK}
+	}
+	e := core.AsError(err)
+	field := ""
+	for _, d := range e.Details {
+		if d.Field != "" {
+			field = d.Field
+			break
+		}
+	}
+	notChecked := func(name string) Check {
+		return Check{Name: name, Skipped: true, Detail: "not checked: Jira stopped at the problem above"}
+	}
+	switch {
+	case e.Code == core.CodeReferenceFieldMissing || strings.Contains(field, "reference_field"):
+		return []Check{jiraOK, failed("reference field", err), notChecked("issue types")}
+	case e.Code == core.CodeConfigInvalid && strings.Contains(field, "issue_type") || strings.Contains(field, "type"):
+		return []Check{jiraOK, fieldOK, failed("issue types", err)}
+	default:
+		return []Check{failed("jira", err), notChecked("reference field"), notChecked("issue types")}
+	}
 }

@@ -5,9 +5,12 @@ import (
 	"log/slog"
 
 	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/cli/internal/storeurl"
 	"github.com/devworkwire/devworkwire/core"
 )
 
+// openStore opens the store named by the configuration (field `store`, or
+// DWIRE_STORE_URL); "" is the default SQLite file in the user state folder.
 func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (core.Store, error) {
-	return nil, core.Errorf(core.CodeInternal, "The state store is not available in this build yet (waiting for cli/internal/storeurl).")
+	return storeurl.Open(ctx, cfg.StoreURL, storeurl.Options{Logger: log})
 }

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/devworkwire/devworkwire/cli/internal/dwire"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// testToken is the fake Jira's token in the scripts; a script fails if it
+// ever appears in dwire's output (see `no-token`).
+const testToken = "test-token-not-secret-5b1e"
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"dwire": func() { os.Exit(dwire.Main()) },
+	})
+}
+
+type jiraKey struct{}
+
+// TestScripts runs the CLI scenarios in testdata/script: the real dwire
+// binary (this test binary re-executed) against an in-process fake Jira
+// (jiratest) with a SQLite store in the script's work dir.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: false,
+		Setup: func(env *testscript.Env) error {
+			srv := jiratest.New(jiratest.Options{Token: testToken})
+			hs := httptest.NewServer(srv)
+			env.Defer(func() { hs.Close(); srv.Close() })
+			env.Values[jiraKey{}] = srv
+			env.Setenv("MOCKJIRA_URL", hs.URL)
+			env.Setenv("TEST_TOKEN", testToken)
+			env.Setenv("JIRA_API_TOKEN", testToken)
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
+			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
+			env.Setenv("NO_COLOR", "")
+			cfg := fmt.Sprintf("jira:\n  site: %s\n  project: DEMO\n  email: demo@example.com\nstore: sqlite://./state.db\n", hs.URL)
+			nofield := strings.Replace(cfg, "email: demo@example.com\n", "email: demo@example.com\n  reference_field: No Such Field\n", 1)
+			if err := os.WriteFile(filepath.Join(env.WorkDir, "nofield.yaml"), []byte(nofield), 0o600); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(env.WorkDir, ".devworkwire.yaml"), []byte(cfg), 0o600)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"jira-writes": cmdJiraWrites,
+			"jira-issues": cmdJiraIssues,
+			"jira-edit":   cmdJiraEdit,
+			"jira-fault":  cmdJiraFault,
+			"no-token":    cmdNoToken,
+			"exits":       cmdExits,
+		},
+	})
+}
+
+func server(ts *testscript.TestScript) *jiratest.Server {
+	return ts.Value(jiraKey{}).(*jiratest.Server)
+}
+
+// jira-writes N: the fake Jira received exactly N write requests.
+func cmdJiraWrites(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: jira-writes N")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := len(server(ts).Writes())
+	if (got == want) == neg {
+		ts.Fatalf("jira-writes: got %d write requests, want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// jira-issues N: the fake Jira holds exactly N issues.
+func cmdJiraIssues(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: jira-issues N")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := len(server(ts).Issues())
+	if (got == want) == neg {
+		ts.Fatalf("jira-issues: got %d issues, want %d", got, want)
+	}
+}
+
+// jira-edit KEY SUMMARY...: a person edits the issue's summary in Jira.
+func cmdJiraEdit(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: jira-edit KEY SUMMARY")
+	}
+	s := strings.Join(args[1:], " ")
+	ts.Check(server(ts).EditAsPerson(args[0], jiratest.PersonEdit{Summary: &s}))
+}
+
+// jira-fault METHOD PATH CALL KIND: script a fault.
+func cmdJiraFault(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 {
+		ts.Fatalf("usage: jira-fault METHOD PATH CALL KIND")
+	}
+	call, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	ts.Check(server(ts).AddFault(jiratest.Fault{Method: args[0], Path: args[1], Call: call, Kind: args[3]}))
+}
+
+// no-token: neither stdout nor stderr of the last command holds the token.
+func cmdNoToken(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range []string{"stdout", "stderr"} {
+		if strings.Contains(ts.ReadFile(f), testToken) {
+			ts.Fatalf("the token appeared in %s", f)
+		}
+	}
+}
+
+// exits N PROG ARGS...: run PROG and require exit code N (stdout and
+// stderr are then checked with the usual commands).
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit code %d, want %d", got, want)
+	}
+}

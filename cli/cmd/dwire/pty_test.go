@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// ptySession is dwire running on a real pseudo-terminal (stdin, stdout
+// and stderr all on it, the terminal its controlling tty), as a person
+// would run it.
+type ptySession struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	ptmx *os.File
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done chan struct{}
+}
+
+// ptyFixture is a fake Jira and a work dir with a config, a plan and a
+// SQLite store.
+type ptyFixture struct {
+	srv *jiratest.Server
+	dir string
+	env []string
+}
+
+func newPTYFixture(t *testing.T) *ptyFixture {
+	t.Helper()
+	if _, err := exec.LookPath("dwire"); err != nil {
+		t.Fatalf("dwire not on PATH (TestMain sets it up): %v", err)
+	}
+	srv := jiratest.New(jiratest.Options{Token: testToken})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { hs.Close(); srv.Close() })
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("jira:\n  site: %s\n  project: DEMO\n  email: demo@example.com\nstore: sqlite://./state.db\n", hs.URL)
+	must(t, os.WriteFile(filepath.Join(dir, ".devworkwire.yaml"), []byte(cfg), 0o600))
+	plan, err := os.ReadFile("../../internal/dwire/testdata/plan.md")
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "plan.md"), plan, 0o600))
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"XDG_STATE_HOME=" + filepath.Join(dir, ".state"),
+		"TERM=xterm",
+		"JIRA_API_TOKEN=" + testToken,
+	}
+	return &ptyFixture{srv: srv, dir: dir, env: env}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *ptyFixture) start(t *testing.T, extraEnv []string, args ...string) *ptySession {
+	t.Helper()
+	cmd := exec.Command("dwire", args...)
+	cmd.Dir = f.dir
+	cmd.Env = append(append([]string{}, f.env...), extraEnv...)
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 80})
+	must(t, err)
+	s := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
+	go s.pump()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		ptmx.Close()
+	})
+	return s
+}
+
+func (s *ptySession) pump() {
+	b := make([]byte, 4096)
+	for {
+		n, err := s.ptmx.Read(b)
+		s.mu.Lock()
+		s.buf.Write(b[:n])
+		s.mu.Unlock()
+		if err != nil {
+			close(s.done)
+			return
+		}
+	}
+}
+
+// output is what the terminal showed, without colour escapes.
+func (s *ptySession) output() string {
+	return iostreams.StripANSI(s.raw())
+}
+
+func (s *ptySession) raw() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// waitFor polls the terminal's output for text, up to a deadline.
+func (s *ptySession) waitFor(text string) {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Contains(s.output(), text) {
+			return
+		}
+		select {
+		case <-s.done:
+			if strings.Contains(s.output(), text) {
+				return
+			}
+			s.t.Fatalf("dwire ended without printing %q:\n%s", text, s.output())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	s.t.Fatalf("timed out waiting for %q:\n%s", text, s.output())
+}
+
+func (s *ptySession) send(keys string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.ptmx, keys); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// wait returns the exit code.
+func (s *ptySession) wait() int {
+	s.t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- s.cmd.Wait() }()
+	select {
+	case err := <-errc:
+		<-s.done
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		must(s.t, err)
+		return 0
+	case <-time.After(30 * time.Second):
+		s.t.Fatalf("dwire did not exit:\n%s", s.output())
+		return -1
+	}
+}
+
+const promptText = "[y/N] "
+
+func TestPTYEnterAloneWritesNothing(t *testing.T) {
+	f := newPTYFixture(t)
+	s := f.start(t, nil, "import", "plan.md")
+	s.waitFor(promptText)
+	s.send("\r")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit %d, want 0 (declined)\n%s", code, s.output())
+	}
+	if n := len(f.srv.Writes()); n != 0 {
+		t.Fatalf("Enter alone made %d write requests", n)
+	}
+	out := s.output()
+	for _, want := range []string{"Import preview of checkout-v2", "5 to create", "Skipped: not confirmed; nothing was written."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPTYYesCommits(t *testing.T) {
+	f := newPTYFixture(t)
+	s := f.start(t, nil, "import", "plan.md")
+	s.waitFor(promptText)
+	s.send("y\r")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, s.output())
+	}
+	if n := len(f.srv.Issues()); n != 5 {
+		t.Fatalf("%d issues in Jira after y, want 5\n%s", n, s.output())
+	}
+	out := s.output()
+	for _, want := range []string{"Committed: 5 created", "/browse/DEMO-1", "Committing ["} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(s.raw(), "\x1b[") {
+		t.Error("no colour on a terminal")
+	}
+	if strings.Contains(out, testToken) {
+		t.Fatal("token on the terminal")
+	}
+
+	// A second import finds everything unchanged and asks nothing.
+	before := len(f.srv.Writes())
+	s = f.start(t, nil, "import", "plan.md")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("second import exit %d\n%s", code, s.output())
+	}
+	if strings.Contains(s.output(), promptText) || len(f.srv.Writes()) != before {
+		t.Fatalf("second import asked or wrote:\n%s", s.output())
+	}
+	if !strings.Contains(s.output(), "5 unchanged") {
+		t.Fatalf("second import not unchanged:\n%s", s.output())
+	}
+
+	// A person edits an epic in Jira: the next preview shows drift and
+	// leaves it alone.
+	title := "Guest checkout (edited in Jira)"
+	must(t, f.srv.EditAsPerson("DEMO-1", jiratest.PersonEdit{Summary: &title}))
+	s = f.start(t, nil, "import", "plan.md", "--dry-run")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("drift preview exit %d\n%s", code, s.output())
+	}
+	for _, want := range []string{"drift      DEMO-1  Epic e-1: Guest checkout", "edited in Jira since the last import; left alone", "1 drift (left alone)"} {
+		if !strings.Contains(s.output(), want) {
+			t.Errorf("drift preview lacks %q:\n%s", want, s.output())
+		}
+	}
+}
+
+// A comment piped on stdin, with the confirmation asked on the terminal.
+func TestPTYProgressCommentFromStdin(t *testing.T) {
+	f := newPTYFixture(t)
+	s := f.start(t, nil, "import", "plan.md")
+	s.waitFor(promptText)
+	s.send("y\r")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("import exit %d\n%s", code, s.output())
+	}
+	before := len(f.srv.Writes())
+
+	cmd := exec.Command("dwire", "progress", "checkout-v2/s-1", "--status", "done", "--comment", "-")
+	cmd.Dir = f.dir
+	cmd.Env = f.env
+	ptmx, tty, err := pty.Open()
+	must(t, err)
+	defer ptmx.Close()
+	cmd.Stdin = strings.NewReader("Shipped in #42.\n")
+	cmd.Stdout, cmd.Stderr = tty, tty
+	// The terminal (fd 1 in the child) becomes its controlling tty.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 1}
+	must(t, cmd.Start())
+	tty.Close()
+	ps := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
+	go ps.pump()
+	ps.waitFor(promptText)
+	ps.send("y\r")
+	if code := ps.wait(); code != 0 {
+		t.Fatalf("progress exit %d\n%s", code, ps.output())
+	}
+	out := ps.output()
+	for _, want := range []string{"todo → done", "comment    Shipped in #42.", "Committed: DEMO-", "moved to done, comment added"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, out)
+		}
+	}
+	if len(f.srv.Writes()) <= before {
+		t.Fatal("progress wrote nothing")
+	}
+}
+
+func TestPTYCtrlCAtPromptWritesNothing(t *testing.T) {
+	f := newPTYFixture(t)
+	s := f.start(t, nil, "import", "plan.md")
+	s.waitFor(promptText)
+	s.send("\x03") // the terminal turns it into SIGINT for dwire
+	code := s.wait()
+	if n := len(f.srv.Writes()); n != 0 {
+		t.Fatalf("Ctrl-C at the prompt made %d write requests", n)
+	}
+	if code != 0 || !strings.Contains(s.output(), "Skipped: interrupted at the prompt; nothing was written.") {
+		t.Fatalf("exit %d:\n%s", code, s.output())
+	}
+}
+
+func TestPTYNoColorAndEOF(t *testing.T) {
+	f := newPTYFixture(t)
+	s := f.start(t, []string{"NO_COLOR=1"}, "import", "plan.md")
+	s.waitFor(promptText)
+	s.send("\x04") // Ctrl-D: end of input
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, s.output())
+	}
+	if strings.Contains(s.raw(), "\x1b[") {
+		t.Fatalf("colour despite NO_COLOR:\n%q", s.raw())
+	}
+	if n := len(f.srv.Writes()); n != 0 {
+		t.Fatalf("EOF made %d writes", n)
+	}
+}
+
+func TestPTYPartialCommitExit4(t *testing.T) {
+	f := newPTYFixture(t)
+	// Epics go first in one bulk request; the stories' request fails.
+	must(t, f.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issue/bulk", Call: 2, Kind: "500"}))
+	s := f.start(t, nil, "import", "plan.md")
+	s.waitFor(promptText)
+	s.send("y\r")
+	code := s.wait()
+	if code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", code, s.output())
+	}
+	if !strings.Contains(s.output(), "Error: COMMIT_PARTIAL:") || !strings.Contains(s.output(), "run_id: run_") {
+		t.Fatalf("no partial report:\n%s", s.output())
+	}
+}
