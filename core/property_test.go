@@ -102,6 +102,7 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 		e := &env{ctx: t.Context(), p: p, st: st, clock: c, logs: &syncBuffer{}}
 		e.svc = e.service(p)
 		m := &model{}
+		personEdited := map[string]bool{} // keys a person edited and DevWorkWire has not overwritten since
 		for range rapid.IntRange(1, 6).Draw(rt, "initial") {
 			m.add(rt)
 		}
@@ -135,6 +136,7 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 					w := rapid.SampledFrom(items).Draw(rt, "person-edit")
 					if rapid.Bool().Draw(rt, "edit-or-status") {
 						_ = p.EditTitle(w.Key, "Person "+drawText(rt, "title", 1, 2))
+						personEdited[w.Key] = true
 					} else {
 						_ = p.SetStatus(w.Key, rapid.SampledFrom([]core.Status{core.StatusTodo, core.StatusInProgress, core.StatusDone}).Draw(rt, "status"))
 					}
@@ -142,7 +144,8 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 			}
 
 			writes := p.Writes()
-			pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "prop.md", Data: []byte(m.doc(rapid.Bool().Draw(rt, "take")))})
+			take := rapid.Bool().Draw(rt, "take")
+			pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "prop.md", Data: []byte(m.doc(take))})
 			if err != nil {
 				rt.Fatalf("round %d preview: %v", round, err)
 			}
@@ -150,6 +153,23 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 				rt.Fatalf("preview wrote")
 			}
 			toWrite := pre.Counts.Create + pre.Counts.Update
+			// Items a person edited must come out of the commit untouched
+			// unless the document takes its version deliberately.
+			drifted := map[string]core.WorkItem{}
+			if !take {
+				for _, w := range p.Items() {
+					if personEdited[w.Key] {
+						drifted[w.Key] = w
+					}
+				}
+			}
+			untouched := func() {
+				for _, w := range p.Items() {
+					if d, ok := drifted[w.Key]; ok && (w.Title != d.Title || w.Description != d.Description || !slices.Equal(w.AcceptanceCriteria, d.AcceptanceCriteria) || w.ParentKey != d.ParentKey) {
+						rt.Fatalf("round %d: drifted item %s was overwritten", round, w.Key)
+					}
+				}
+			}
 
 			// Maybe the tracker changes between preview and commit.
 			staleEdit := false
@@ -193,6 +213,12 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 			}()
 			p.ClearFaults()
 			noDup(fmt.Sprintf("round %d commit", round))
+			untouched()
+			for _, w := range p.Items() {
+				if !w.EditedOutside {
+					delete(personEdited, w.Key)
+				}
+			}
 			if crashed {
 				if !crashy {
 					rt.Fatalf("unexpected crash")
