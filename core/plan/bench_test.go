@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark/text"
 )
 
 // bigDocument generates a Markdown document of n items, about 2% of them
@@ -29,12 +31,26 @@ func BenchmarkParse10k(b *testing.B) {
 	data := bigDocument(10000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	cpu := processCPU()
 	for b.Loop() {
 		doc, err := Parse("big.md", data)
 		if err != nil || len(doc.Items) != 10000 {
 			b.Fatalf("Parse: %v", err)
 		}
 	}
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkGoldmark10k is the baseline: goldmark's block parse alone of the
+// same document, without any of this package's work.
+func BenchmarkGoldmark10k(b *testing.B) {
+	data := bigDocument(10000)
+	b.ReportAllocs()
+	cpu := processCPU()
+	for b.Loop() {
+		mdParser.Parse(text.NewReader(data))
+	}
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkParse10kYAML is the same document in YAML form.
@@ -46,12 +62,14 @@ func BenchmarkParse10kYAML(b *testing.B) {
 	data := RenderYAML(doc)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	cpu := processCPU()
 	for b.Loop() {
 		d, err := Parse("big.yaml", data)
 		if err != nil || len(d.Items) != 10000 {
 			b.Fatalf("Parse: %v", err)
 		}
 	}
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 func TestBigDocumentParses(t *testing.T) {

@@ -302,8 +302,12 @@ func suggestHeading(level int, kind, rest string) string {
 // "Epic:" and "Drift:" marker lines and an "Acceptance criteria:" label.
 func (d *mdDoc) paragraph(r *result, it *mdItem, p *ast.Paragraph) {
 	lines := p.Lines()
+	if lines.Len() == 0 {
+		return
+	}
+	first := d.line(lines.At(0).Start)
 	for i := 0; i < lines.Len(); i++ {
-		line := d.line(lines.At(i).Start)
+		line := first + i // a paragraph's lines are consecutive
 		raw := d.text(line)
 		if isCriteriaLabel(raw) {
 			if i == lines.Len()-1 {
@@ -427,7 +431,7 @@ func (d *mdDoc) listItemText(s, e int) string {
 // description returns the item's section without marker lines and the
 // acceptance criteria, trimmed of leading and trailing blank lines.
 func (d *mdDoc) description(it *mdItem) string {
-	var keep []string
+	keep := make([]string, 0, max(it.end-it.start+1, 0))
 	afterExclude := false
 	ex := it.exclude
 	sort.Slice(ex, func(i, j int) bool { return ex[i][0] < ex[j][0] })
