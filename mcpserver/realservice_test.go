@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,11 +111,8 @@ func TestRealServiceGateRules(t *testing.T) {
 	// Progress handle to the import commit, and the other way round.
 	key := r.c.mustCall(t, ToolWorkItemGet, map[string]any{"item": "checkout/s-1"})["item"].(map[string]any)["key"].(string)
 	ph := r.c.mustCall(t, ToolProgressPreview, map[string]any{"item": key, "status": "in_progress"})["preview_handle"].(string)
-	_, data := wireError(t, errOf(r.c.call(t, ToolImportCommit, map[string]any{"preview_handle": ph, "confirmed": true})))
-	if data["code"] == "" {
-		t.Error("a progress handle was accepted by import.commit")
-	}
-	wireError(t, errOf(r.c.call(t, ToolProgressCommit, map[string]any{"preview_handle": h2, "confirmed": true})))
+	wantCode(t, errOf(r.c.call(t, ToolImportCommit, map[string]any{"preview_handle": ph, "confirmed": true})), core.CodePreviewNotFound)
+	wantCode(t, errOf(r.c.call(t, ToolProgressCommit, map[string]any{"preview_handle": h2, "confirmed": true})), core.CodePreviewNotFound)
 	if writes() != w {
 		t.Errorf("refusals wrote %d times", writes()-w)
 	}
@@ -272,14 +270,19 @@ func TestRealServiceCancellationStopsBetweenItems(t *testing.T) {
 
 func TestRealServiceElicitationShowsThePlan(t *testing.T) {
 	var question string
+	var answers atomic.Int32
 	r := newReal(t, Options{Elicitation: ElicitationRequired}, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			question = req.Params.Message
-			return &mcp.ElicitResult{Action: "decline"}, nil
+			if answers.Add(1) == 1 {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			return accept(), nil
 		},
 	}, nil)
 	h := r.preview(t)
-	wantCode(t, errOf(r.c.call(t, ToolImportCommit, map[string]any{"preview_handle": h, "confirmed": true})), core.CodeConfirmationRequired)
+	args := map[string]any{"preview_handle": h, "confirmed": true}
+	wantCode(t, errOf(r.c.call(t, ToolImportCommit, args)), core.CodeConfirmationRequired)
 	for _, want := range []string{fakeprovider.DefaultScope, `"checkout"`, "create 3", "Pay without an account", "Guest checkout"} {
 		if !strings.Contains(question, want) {
 			t.Errorf("question lacks %q:\n%s", want, question)
@@ -288,10 +291,10 @@ func TestRealServiceElicitationShowsThePlan(t *testing.T) {
 	if r.prov.Writes() != 0 {
 		t.Error("declined commit wrote")
 	}
-	// The declined handle is still unconsumed: a person can accept later.
-	m := r.c.mustCall(t, ToolImportPreview, map[string]any{"path": "plans/checkout.md"})
-	if m["counts"].(map[string]any)["create"] != 3.0 {
-		t.Errorf("after decline: %v", m["counts"])
+	// The declined handle stays unconsumed: asked again, the person accepts.
+	m := r.c.mustCall(t, ToolImportCommit, args)
+	if m["counts"].(map[string]any)["created"] != 3.0 || answers.Load() != 2 {
+		t.Errorf("after decline then accept: %v (asked %d times)", m["counts"], answers.Load())
 	}
 }
 
