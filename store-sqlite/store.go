@@ -100,7 +100,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if bt <= 0 {
 		bt = DefaultBusyTimeout
 	}
-	dsn := fmt.Sprintf("%s?_txlock=immediate&_busy_timeout=%d&_journal_mode=WAL&_synchronous=NORMAL&_foreign_keys=1", path, bt.Milliseconds())
+	dsn := fmt.Sprintf("%s?_txlock=immediate&_busy_timeout=%d&_journal_mode=WAL&_synchronous=FULL&_foreign_keys=1", path, bt.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, storeerr.Fault(err, what, "open "+path)
