@@ -132,7 +132,12 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 				continue
 			}
 			if !atx {
-				continue // a setext heading is description text
+				// A setext heading is description text, but its text lines
+				// may hold markers ("Epic: e-1" right above a "---" line).
+				if cur != nil && h.Lines().Len() > 0 {
+					d.paragraph(r, cur, n, line, h.Lines().Len())
+				}
+				continue
 			}
 			switch {
 			case level == 1:
@@ -216,8 +221,8 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 		if cur == nil {
 			continue
 		}
-		if p, ok := n.(*ast.Paragraph); ok {
-			d.paragraph(r, cur, p)
+		if p, ok := n.(*ast.Paragraph); ok && p.Lines().Len() > 0 {
+			d.paragraph(r, cur, p, d.line(p.Lines().At(0).Start), p.Lines().Len())
 		}
 	}
 	closeSection(d.lastLine() + 1)
@@ -298,19 +303,15 @@ func suggestHeading(level int, kind, rest string) string {
 	return fmt.Sprintf("%s %s %s: %s", hashes, kind, ex, rest)
 }
 
-// paragraph handles a top-level paragraph inside an item's section:
-// "Epic:" and "Drift:" marker lines and an "Acceptance criteria:" label.
-func (d *mdDoc) paragraph(r *result, it *mdItem, p *ast.Paragraph) {
-	lines := p.Lines()
-	if lines.Len() == 0 {
-		return
-	}
-	first := d.line(lines.At(0).Start)
-	for i := 0; i < lines.Len(); i++ {
+// paragraph handles the n lines, from line first, of a top-level
+// paragraph (or setext heading text) inside an item's section: "Epic:"
+// and "Drift:" marker lines and an "Acceptance criteria:" label.
+func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int) {
+	for i := 0; i < n; i++ {
 		line := first + i // a paragraph's lines are consecutive
 		raw := d.text(line)
 		if isCriteriaLabel(raw) {
-			if i == lines.Len()-1 {
+			if _, heading := p.(*ast.Heading); i == n-1 && !heading {
 				d.criteria(r, it, p, line, line)
 			} else {
 				it.exclude = append(it.exclude, [2]int{line, line})
@@ -454,13 +455,7 @@ func (d *mdDoc) description(it *mdItem) string {
 		}
 		keep = append(keep, t)
 	}
-	for len(keep) > 0 && strings.TrimSpace(keep[0]) == "" {
-		keep = keep[1:]
-	}
-	for len(keep) > 0 && strings.TrimSpace(keep[len(keep)-1]) == "" {
-		keep = keep[:len(keep)-1]
-	}
-	return strings.Join(keep, "\n")
+	return strings.Join(trimEdges(keep), "\n")
 }
 
 // parseATX reads an ATX heading line: its level and its text without the

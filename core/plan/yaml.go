@@ -366,17 +366,48 @@ func itemName(id string, line int) string {
 	return id
 }
 
-// trimBlankLines removes leading and trailing blank lines (and the final
-// newline a YAML block scalar keeps).
+// trimBlankLines removes leading and trailing blank lines and thematic
+// breaks (and the final newline a YAML block scalar keeps).
 func trimBlankLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+	return strings.Join(trimEdges(strings.Split(s, "\n")), "\n")
+}
+
+// trimEdges drops blank lines and thematic breaks ("---", "***", "___")
+// at the start and end of a description: they separate items in a
+// document and are not part of any item's text.
+func trimEdges(lines []string) []string {
+	for len(lines) > 0 && edgeLine(lines[0]) {
 		lines = lines[1:]
 	}
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+	for len(lines) > 0 && edgeLine(lines[len(lines)-1]) {
 		lines = lines[:len(lines)-1]
 	}
-	return strings.Join(lines, "\n")
+	return lines
+}
+
+func edgeLine(l string) bool {
+	t := strings.TrimSpace(l)
+	if t == "" {
+		return true
+	}
+	if strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") {
+		return false // indented code
+	}
+	c := t[0]
+	if c != '-' && c != '*' && c != '_' {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case c:
+			n++
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return n >= 3
 }
 
 // didYouMean suggests the known key closest to an unknown one, if any is
