@@ -1,6 +1,7 @@
 package jiratest
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -174,3 +175,38 @@ func TestTokenBucket(t *testing.T) {
 }
 
 func timeZero() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+func BenchmarkParseJQL(b *testing.B) {
+	q := `project = DEMO AND (cf[10050] ~ "\"checkout-v2/s-1\"" OR key in (DEMO-1, DEMO-2, "DEMO-3")) AND statusCategory != Done ORDER BY key`
+	for i := 0; i < b.N; i++ {
+		if _, err := parseJQL(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// FuzzJQL: no input may panic the lexer, parser, compiler or evaluator.
+func FuzzJQL(f *testing.F) {
+	for _, seed := range []string{
+		`project = DEMO`, `cf[10050] ~ "\"a/b\""`, `key in (DEMO-1, "DEMO-2")`, `summary ~ 'x\'y'`,
+		`NOT (a = b) OR c != d ORDER BY key DESC`, `"DevWorkWire Reference" ~ "\u0041"`, `parent is EMPTY`,
+		`updated >= -1d`, `text ~ "-x +y z*"`, `summary ~ "\\"`, `((((`, `a in (`, `cf[`, `!~`,
+	} {
+		f.Add(seed)
+	}
+	s := New(Options{})
+	if _, err := s.Seed(SeedIssue{IssueType: "Epic", Summary: "E", Reference: "doc/e-1"}); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := s.Seed(SeedIssue{IssueType: "Story", Summary: "S", Reference: "doc/s-1", Parent: "DEMO-1"}); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		tm := time.AfterFunc(2*time.Second, func() { panic(fmt.Sprintf("slow input %q", q)) })
+		defer tm.Stop()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_, _, _ = s.run(q, nil)
+		_, _ = parseTextQuery("summary", q)
+	})
+}

@@ -1,0 +1,70 @@
+package jiratest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// benchServer runs a fake without the contract middleware (to measure the
+// fake itself) and returns a function that POSTs JSON.
+func benchServer(b *testing.B) (*jiratest.Server, func(path string, body any) int) {
+	s := jiratest.New(jiratest.Options{})
+	ts := httptest.NewServer(s)
+	b.Cleanup(ts.Close)
+	s.URL = ts.URL
+	hc := ts.Client()
+	post := func(path string, body any) int {
+		j, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", ts.URL+path, bytes.NewReader(j))
+		req.Header.Set("Authorization", s.AuthHeader())
+		req.Header.Set("Content-Type", "application/json")
+		res, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var sink bytes.Buffer
+		_, _ = sink.ReadFrom(res.Body)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	return s, post
+}
+
+func BenchmarkBulkCreate50(b *testing.B) {
+	_, post := benchServer(b)
+	var ups []any
+	for i := 0; i < 50; i++ {
+		f := issueFields("Story", fmt.Sprintf("Story %d", i), fmt.Sprintf("doc/s-%d", i))
+		f["description"] = adf("A description with a few words in it.")
+		ups = append(ups, map[string]any{"fields": f, "properties": []any{map[string]any{"key": "devworkwire", "value": map[string]any{"digest": "d"}}}})
+	}
+	body := map[string]any{"issueUpdates": ups}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if code := post("/rest/api/3/issue/bulk", body); code != 201 {
+			b.Fatalf("status %d", code)
+		}
+	}
+}
+
+func BenchmarkSearchReferencePhrase5000(b *testing.B) {
+	s, post := benchServer(b)
+	for i := 0; i < 5000; i++ {
+		if _, err := s.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: fmt.Sprintf("Story %d", i), Reference: fmt.Sprintf("doc/s-%d", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	body := map[string]any{"jql": `project = DEMO AND cf[10050] ~ "\"doc/s-4321\""`, "fields": []string{"summary", jiratest.DefaultFieldID}, "properties": []string{"devworkwire"}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if code := post("/rest/api/3/search/jql", body); code != 200 {
+			b.Fatalf("status %d", code)
+		}
+	}
+}
