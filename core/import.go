@@ -368,7 +368,7 @@ func (x *execution) run(ctx context.Context, progress func(done, total int)) (Im
 		}
 	}
 	if len(index) > 0 {
-		if err := x.s.st.UpsertIndex(ctx, index); err != nil {
+		if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), index); err != nil {
 			x.o.log.Warn("could not refresh the dedup index", "code", ErrorCode(err))
 		}
 	}
@@ -450,8 +450,9 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 		}
 	}
 	if len(index) > 0 {
-		if err := x.s.st.UpsertIndex(ctx, index); err != nil {
+		if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), index); err != nil {
 			x.o.log.Error("could not record created items in the dedup index", "code", ErrorCode(err), "items", len(index))
+			x.storeFault(err, "recording created items in the dedup index")
 		}
 	}
 	for _, e := range batch {
@@ -516,18 +517,30 @@ func (x *execution) update(ctx context.Context, e *planEntry, progress func(done
 		x.report(progress)
 		return
 	}
-	if err := x.s.st.UpsertIndex(ctx, []IndexEntry{{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: sp.Digest, UpdatedAt: utc(x.s.now())}}); err != nil {
+	if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), []IndexEntry{{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: sp.Digest, UpdatedAt: utc(x.s.now())}}); err != nil {
 		x.o.log.Error("could not record an updated item in the dedup index", "code", ErrorCode(err), "key", e.Key)
+		x.storeFault(err, "recording "+string(e.Spec.Reference)+" in the dedup index")
 	}
 	rec.Outcome = OutcomeCommitted
 	x.record(ctx, rec)
 	x.report(progress)
 }
 
+// storeFault stops the run when the state store cannot keep its trail:
+// writing on without a record of what was written is how duplicates and
+// lost outcomes happen.
+func (x *execution) storeFault(err error, what string) {
+	if x.stop == nil {
+		x.stop = err
+		x.why = fmt.Sprintf("the state store failed while %s (%s), so no further writes were made", what, ErrorCode(err))
+	}
+}
+
 func (x *execution) record(ctx context.Context, rec ItemOutcome) {
 	x.outcome[rec.Reference] = &rec
 	if err := x.s.st.RecordOutcome(context.WithoutCancel(ctx), x.key, rec); err != nil {
 		x.o.log.Error("could not record an item outcome", "code", ErrorCode(err), "reference", rec.Reference, "outcome", rec.Outcome)
+		x.storeFault(err, "recording the outcome of "+string(rec.Reference))
 	}
 	x.o.log.Info("item written", "reference", rec.Reference, "action", rec.Action, "key", rec.Key, "outcome", rec.Outcome, "code", rec.Code)
 }

@@ -714,3 +714,28 @@ func TestCommitResultLinksEveryItem(t *testing.T) {
 		}
 	}
 }
+
+// flakyStore fails RecordOutcome from the n-th call on.
+type flakyStore struct {
+	core.Store
+	calls, failFrom int
+}
+
+func (f *flakyStore) RecordOutcome(ctx context.Context, key string, o core.ItemOutcome) error {
+	f.calls++
+	if f.calls >= f.failFrom {
+		return core.Errorf(core.CodeInternal, "the state store is read-only")
+	}
+	return f.Store.RecordOutcome(ctx, key, o)
+}
+
+func TestStoreFaultStopsTheCommit(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(bigDoc("f", 2, 60)) // epics, then stories in batches of 50
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: &flakyStore{Store: e.st, failFrom: 2}, Now: e.clock.Now})
+	_, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodeCommitPartial, "state store failed", "2 item(s) committed", "120 untried")
+	if n := len(e.p.Items()); n != 2 {
+		t.Errorf("%d items written after the store failed; want only the epic batch (2)", n)
+	}
+}
