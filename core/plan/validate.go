@@ -104,6 +104,9 @@ func (r *result) finish(name string) (*Document, error) {
 			}
 		case strings.ContainsAny(title, "\n\r"):
 			r.addf(it.ID, "title", it.Line, "%s %s has a title of several lines; a Jira summary is one line, so keep the title on one line and move the rest into the description", w, it.ID)
+		case strings.IndexFunc(title, isControl) >= 0:
+			c := title[strings.IndexFunc(title, isControl)]
+			r.addf(it.ID, "title", it.Line, "%s %s has a control character (U+%04X) in its title; remove it, Jira summaries are plain text", w, it.ID, c)
 		default:
 			if n := utf8.RuneCountInString(title); n > MaxTitleLength {
 				r.addf(it.ID, "title", it.Line, "%s %s has a title of %d characters; Jira allows at most %d in a summary. Shorten it and move the detail into the description", w, it.ID, n, MaxTitleLength)
@@ -285,3 +288,6 @@ func lineAt(data []byte, i int) int {
 	}
 	return bytes.Count(data[:i], []byte("\n")) + 1
 }
+
+// isControl reports a C0 control character other than tab, or DEL.
+func isControl(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }
