@@ -180,7 +180,8 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 
 			// Scripted trouble.
 			crashy := false
-			switch rapid.IntRange(0, 6).Draw(rt, "fault") {
+			svc := e.svc
+			switch rapid.IntRange(0, 7).Draw(rt, "fault") {
 			case 1:
 				p.FailItem(rapid.IntRange(1, toWrite+1).Draw(rt, "at"), fakeprovider.ItemFail, nil)
 			case 2:
@@ -194,6 +195,9 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 			case 5:
 				p.CrashAt(fakeprovider.OpUpdate, rapid.IntRange(1, 3).Draw(rt, "call"), rapid.Bool().Draw(rt, "after"))
 				crashy = true
+			case 6:
+				// The state store fails while the commit runs.
+				svc = core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: &flakyStore{Store: e.st, failFrom: rapid.IntRange(1, toWrite+1).Draw(rt, "store-fault")}, Now: c.Now})
 			}
 
 			key := fmt.Sprintf("key-%d", round)
@@ -209,7 +213,7 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 						crashed = true
 					}
 				}()
-				res, err = e.svc.ImportCommit(e.ctx, in)
+				res, err = svc.ImportCommit(e.ctx, in)
 			}()
 			p.ClearFaults()
 			noDup(fmt.Sprintf("round %d commit", round))
