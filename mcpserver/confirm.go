@@ -20,6 +20,10 @@ const confirmKey = "confirm_commit"
 // questionTTL bounds how long an asked question may be answered.
 const questionTTL = 15 * time.Minute
 
+// maxPending bounds the unanswered questions kept; past it the oldest are
+// forgotten (their answers are then refused, and the person is asked anew).
+const maxPending = 256
+
 // confirm decides whether a commit may go ahead without asking, must ask
 // the person first, or must be refused. It returns:
 //   - (nil, nil): call the service (which enforces the gate itself);
@@ -219,6 +223,15 @@ func (p *pendingConfirmations) add(q pendingQuestion) string {
 		if now.After(v.expires) {
 			delete(p.m, k)
 		}
+	}
+	for len(p.m) >= maxPending {
+		oldest, first := "", time.Time{}
+		for k, v := range p.m {
+			if oldest == "" || v.expires.Before(first) {
+				oldest, first = k, v.expires
+			}
+		}
+		delete(p.m, oldest)
 	}
 	p.m[nonce] = q
 	return nonce

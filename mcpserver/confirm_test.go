@@ -250,3 +250,24 @@ func TestDescribeBoundsLongPlans(t *testing.T) {
 		t.Errorf("describe: %s", s)
 	}
 }
+
+func TestPendingQuestionsAreBoundedAndSingleUse(t *testing.T) {
+	p := newPendingConfirmations()
+	first := p.add(pendingQuestion{tool: "t", handle: "h0"})
+	var last string
+	for i := 0; i < maxPending+10; i++ {
+		last = p.add(pendingQuestion{tool: "t", handle: "h"})
+	}
+	if len(p.m) > maxPending {
+		t.Errorf("%d pending questions kept", len(p.m))
+	}
+	if _, ok := p.take(first); ok {
+		t.Error("the oldest question survived the bound")
+	}
+	if q, ok := p.take(last); !ok || q.handle != "h" {
+		t.Error("the newest question was lost")
+	}
+	if _, ok := p.take(last); ok {
+		t.Error("a question was answerable twice")
+	}
+}

@@ -1,0 +1,51 @@
+package mcpserver_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ExampleNew serves the core service to an MCP client over in-memory
+// transports and lists the tools with their tier. `dwire mcp` does the
+// same over stdio with mcpserver.Serve.
+func ExampleNew() {
+	svc := core.NewWorkItemService(core.ServiceOptions{
+		Provider: fakeprovider.New(fakeprovider.Options{}),
+		Store:    memstore.New(memstore.Options{}),
+	})
+	server := mcpserver.New(svc, mcpserver.Options{Version: "v1.0.0"})
+
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := server.Connect(ctx, st, nil); err != nil {
+		log.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	fmt.Println(cs.InitializeResult().ServerInfo.Name, cs.InitializeResult().ServerInfo.Version)
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, t := range tools.Tools {
+		fmt.Println(t.Name, "read-only:", t.Annotations.ReadOnlyHint)
+	}
+	// Output:
+	// dwire v1.0.0
+	// import.commit read-only: false
+	// import.preview read-only: true
+	// progress.commit read-only: false
+	// progress.preview read-only: true
+	// workitem.get read-only: true
+	// workitem.query read-only: true
+}
