@@ -82,7 +82,7 @@ func errorMiddleware(logger *slog.Logger, checkArgs func(tool string, args json.
 			defer func() {
 				if r := recover(); r != nil {
 					e := core.Errorf(core.CodeInternal,
-						"Tool %s failed with an unexpected internal fault; nothing more was done after it. Re-run with the run id at hand and report it if it persists.", tool).
+						"Tool %s stopped on an unexpected internal fault. If it was a commit, items written before the fault stay written: run the matching preview again to see where things stand (the same idempotency key reports the interrupted commit). Report the run id if it persists.", tool).
 						WithRunID(newRunID())
 					logger.Error("tool panicked", "tool", tool, "run_id", e.RunID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 					res, err = nil, toWireError(e)
