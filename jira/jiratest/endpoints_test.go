@@ -1,6 +1,7 @@
 package jiratest_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -589,5 +590,32 @@ func TestIssueTypesPerProjectAndDecoyField(t *testing.T) {
 	f[jiratest.DecoyFieldID] = "doc/s-1"
 	if r := c.do("POST", "/rest/api/3/issue", map[string]any{"fields": f}); r.status != 400 {
 		t.Errorf("setting the decoy field: %d", r.status)
+	}
+}
+
+func TestContentType(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	req, _ := http.NewRequest("POST", c.srv.URL+"/rest/api/3/issue", strings.NewReader(`{"fields":{}}`))
+	req.Header.Set("Authorization", c.srv.AuthHeader())
+	req.Header.Set("Content-Type", "text/plain")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain body: %d, want 415", res.StatusCode)
+	}
+	// application/json with a charset is fine; so is an empty update list.
+	req, _ = http.NewRequest("POST", c.srv.URL+"/rest/api/3/issue", strings.NewReader(`{"fields":{"project":{"key":"DEMO"},"issuetype":{"name":"Task"},"summary":"x"},"update":{"labels":[]}}`))
+	req.Header.Set("Authorization", c.srv.AuthHeader())
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 201 {
+		t.Errorf("application/json; charset=utf-8: %d", res.StatusCode)
 	}
 }

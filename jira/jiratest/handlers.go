@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -71,6 +72,13 @@ func (s *Server) auth(next http.HandlerFunc) http.Handler {
 			w.Header().Set("WWW-Authenticate", `Basic realm="protected-area"`)
 			writeErr(w, http.StatusUnauthorized, newErr("Client must be authenticated to access this resource."))
 			return
+		}
+		if (r.Method == http.MethodPost || r.Method == http.MethodPut) && r.ContentLength != 0 {
+			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			if err != nil || mt != "application/json" {
+				writeErr(w, http.StatusUnsupportedMediaType, newErr("Unsupported Media Type: send the request body as application/json (Content-Type header)."))
+				return
+			}
 		}
 		next(w, r)
 	})

@@ -71,7 +71,7 @@ func (s *Server) validateWrite(in issueUpdate, iss *issue) (*plannedWrite, int, 
 	pw := &plannedWrite{custom: map[string]*string{}}
 	create := iss == nil
 	for k, v := range in.Update {
-		if len(v) > 0 && !isNull(v) {
+		if len(v) > 0 && !isNull(v) && string(bytes.TrimSpace(v)) != "[]" {
 			e.Errors[k] = fmt.Sprintf("mockjira does not model the 'update' operations form for field '%s'; set it with 'fields'.", k)
 		}
 	}

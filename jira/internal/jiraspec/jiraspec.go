@@ -12,7 +12,7 @@
 // Beyond the spec, every JSON error response (status ≥ 400) must be Jira's
 // ErrorCollection, and a status the operation does not document is a
 // violation unless it is one Jira Cloud returns for any operation (401,
-// 403, 404, 429, 5xx), whose body must then also be an ErrorCollection.
+// 403, 404, 415, 429, 5xx), whose body must then also be an ErrorCollection.
 // Paths outside /rest/api/3 (the fake's /_mockjira/ admin endpoints) are
 // not checked.
 package jiraspec
@@ -252,7 +252,7 @@ func (s *Spec) CheckRequest(req *http.Request, body []byte) error {
 
 // genericStatuses are statuses Jira Cloud may return from any operation.
 func genericStatus(code int) bool {
-	return code == 401 || code == 403 || code == 404 || code == 429 || code >= 500
+	return code == 401 || code == 403 || code == 404 || code == 415 || code == 429 || code >= 500
 }
 
 // CheckResponse validates a response to req.
