@@ -187,3 +187,13 @@ func TestNewerSchemaRefused(t *testing.T) {
 	_, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema})
 	wantCode(t, err, core.CodeConfigInvalid, false)
 }
+
+// A process killed (SIGKILL) in the middle of a run leaves every
+// acknowledged outcome behind.
+func TestProcessCrash(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	s := open(t, url, schema)
+	storetest.ProcessCrash(t, s, func(ctx context.Context) (core.Store, error) {
+		return pgstore.Open(ctx, pgstore.Options{URL: url, Schema: schema})
+	}, envRaceURL+"="+url, envRaceSchema+"="+schema)
+}

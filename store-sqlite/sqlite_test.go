@@ -193,3 +193,14 @@ func TestBusyIsRetryable(t *testing.T) {
 		t.Fatalf("write under a held lock: %v; want retryable INTERNAL_ERROR", err)
 	}
 }
+
+// A process killed (SIGKILL) in the middle of a run leaves every
+// acknowledged outcome behind, and the file stays sound.
+func TestProcessCrash(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crash.db")
+	s := open(t, path)
+	storetest.ProcessCrash(t, s, func(ctx context.Context) (core.Store, error) {
+		return sqlitestore.Open(ctx, sqlitestore.Options{Path: path})
+	}, envRacePath+"="+path)
+	wantIntegrityOK(t, s)
+}

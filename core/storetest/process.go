@@ -30,15 +30,23 @@ const (
 )
 
 // RunChildIfRequested must be called first in the TestMain of a package
-// that uses ProcessRace. In a child process started by ProcessRace it opens
+// that uses ProcessRace or ProcessCrash. In a child process started by
+// ProcessCrash it records outcomes until it is killed. In a child process
+// started by ProcessRace it opens
 // the store with open, says READY on stdout, waits until stdin closes (the
 // parent releases every child at once), races StartRun on the handles,
 // prints one JSON attempt per line and exits; otherwise it returns at once.
 func RunChildIfRequested(open func(ctx context.Context) (core.Store, error)) {
-	if os.Getenv(EnvChild) == "" {
+	var run func(func(ctx context.Context) (core.Store, error)) error
+	switch os.Getenv(EnvChild) {
+	case "":
 		return
+	case "crash":
+		run = runCrashChild
+	default:
+		run = runChild
 	}
-	if err := runChild(open); err != nil {
+	if err := run(open); err != nil {
 		fmt.Fprintln(os.Stderr, "storetest child:", err)
 		os.Exit(3)
 	}

@@ -1,0 +1,123 @@
+package storetest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+const (
+	envCrashHandle = "DWIRE_STORETEST_CRASH_HANDLE"
+	envCrashKey    = "DWIRE_STORETEST_CRASH_KEY"
+)
+
+// runCrashChild starts a run and records outcomes 0, 1, 2, … forever,
+// printing "recorded N" after RecordOutcome(N) returned.
+func runCrashChild(open func(ctx context.Context) (core.Store, error)) error {
+	ctx := context.Background()
+	s, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	h, key := os.Getenv(envCrashHandle), os.Getenv(envCrashKey)
+	now, err := time.Parse(time.RFC3339Nano, os.Getenv(envNow))
+	if err != nil {
+		return err
+	}
+	if _, started, err := s.StartRun(ctx, core.StartRunRequest{Key: key, Handle: h, RunID: "run-" + key, Now: now}); err != nil || !started {
+		return fmt.Errorf("StartRun: started=%v, %v", started, err)
+	}
+	for i := 0; ; i++ {
+		if err := s.RecordOutcome(ctx, key, outcome(i)); err != nil {
+			return err
+		}
+		fmt.Printf("recorded %d\n", i)
+	}
+}
+
+// ProcessCrash kills a process in the middle of a commit run: a child (the
+// test binary, with env added so it can open the same store) starts a run
+// on a preview saved through s and records outcomes until, after at least
+// 20 acknowledged ones, it gets SIGKILL. reopen then opens the store as a
+// restarted process would; the run must be in_progress with every
+// acknowledged outcome, in order (and at most the one in flight beyond
+// them), a repeat StartRun must return it, and it must still finish.
+func ProcessCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (core.Store, error), env ...string) {
+	t.Helper()
+	ctx := t.Context()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	h := fmt.Sprintf("crash-%d", time.Now().UnixNano())
+	key := "key-" + h
+	if err := s.SavePreview(ctx, core.Preview{Handle: h, Kind: core.PreviewImport, Scope: "crash", Plan: []byte("plan"), CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), EnvChild+"=crash", envCrashHandle+"="+h, envCrashKey+"="+key, envNow+"="+now.Format(time.RFC3339Nano))
+	cmd.Env = append(cmd.Env, env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := -1
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "recorded "))
+		if err != nil {
+			t.Fatalf("child said %q", sc.Text())
+		}
+		acked = n
+		if acked >= 19 {
+			break
+		}
+	}
+	if acked < 19 {
+		_ = cmd.Wait()
+		t.Fatalf("child stopped after %d outcomes; stderr:\n%s", acked+1, stderr.String())
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	s2, err := reopen(ctx)
+	if err != nil {
+		t.Fatalf("reopen after the crash: %v", err)
+	}
+	defer s2.Close()
+	r, found, err := s2.GetRun(ctx, key)
+	if err != nil || !found {
+		t.Fatalf("GetRun after the crash: found %v, %v", found, err)
+	}
+	if r.State != core.RunInProgress {
+		t.Fatalf("run state after the crash = %s, want in_progress", r.State)
+	}
+	if n := len(r.Outcomes); n < acked+1 || n > acked+2 {
+		t.Fatalf("%d outcomes survived; %d were acknowledged before the kill", n, acked+1)
+	}
+	for i, o := range r.Outcomes {
+		if o != outcome(i) {
+			t.Fatalf("outcome %d after the crash = %+v, want %+v", i, o, outcome(i))
+		}
+	}
+	again, started, err := s2.StartRun(ctx, core.StartRunRequest{Key: key, Handle: h, RunID: "other", Now: now})
+	if err != nil || started || again.ID != r.ID || len(again.Outcomes) != len(r.Outcomes) {
+		t.Fatalf("StartRun after the crash = %+v started %v, %v", again, started, err)
+	}
+	if err := s2.FinishRun(ctx, key, core.RunPartial, []byte("after crash"), now.Add(time.Minute)); err != nil {
+		t.Fatalf("FinishRun after the crash: %v", err)
+	}
+	t.Logf("killed the child after %d acknowledged outcomes; %d survived", acked+1, len(r.Outcomes))
+}
