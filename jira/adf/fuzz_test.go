@@ -37,7 +37,8 @@ func FuzzFromMarkdown(f *testing.F) {
 		if len(md) > 4096 {
 			return
 		}
-		checkMarkdown(t, "fuzz", md)
+		d := checkMarkdown(t, "fuzz", md)
+		checkNoTextLoss(t, "fuzz", md, d)
 	})
 }
 
