@@ -2,7 +2,10 @@ package adf
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
 )
 
 func TestFromMarkdownBasics(t *testing.T) {
@@ -58,5 +61,16 @@ func TestParseRejectsNonADF(t *testing.T) {
 	d, err := Parse([]byte("null"))
 	if err != nil || len(d.Content) != 0 {
 		t.Errorf("Parse(null) = %v, %v", d, err)
+	}
+	_, err = Parse([]byte(`{"type":"paragraph"}`))
+	if code := core.ErrorCode(err); code != core.CodeInternal || !strings.Contains(err.Error(), `"paragraph"`) {
+		t.Errorf("Parse(paragraph) error = %v (code %s)", err, code)
+	}
+	var viaJSON Doc
+	if err := json.Unmarshal([]byte(`{"type":"table"}`), &viaJSON); err == nil {
+		t.Error("json.Unmarshal into Doc accepted a non-doc")
+	}
+	if err := json.Unmarshal([]byte(`{"version":1,"type":"doc","content":[{"type":"rule"}]}`), &viaJSON); err != nil || len(viaJSON.Content) != 1 {
+		t.Errorf("json.Unmarshal into Doc = %v, %v", viaJSON, err)
 	}
 }

@@ -111,9 +111,18 @@ func unmarshalNumbers(b []byte, v any) error {
 // checks the envelope only; nodes it does not know are kept and rendered as
 // text by ToMarkdown.
 func Parse(data []byte) (Doc, error) {
+	var d Doc
+	err := d.UnmarshalJSON(data)
+	return d, err
+}
+
+// UnmarshalJSON reads a document as Parse does, so json.Unmarshal into a Doc
+// checks the envelope too.
+func (d *Doc) UnmarshalJSON(data []byte) error {
+	*d = Doc{}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return Doc{}, nil
+		return nil
 	}
 	var raw struct {
 		Type    string          `json:"type"`
@@ -121,14 +130,22 @@ func Parse(data []byte) (Doc, error) {
 		Content []Node          `json:"content"`
 	}
 	if err := unmarshalNumbers(trimmed, &raw); err != nil {
-		return Doc{}, core.Wrap(err, core.CodeValidationFailed,
-			"the document from Jira is not valid ADF JSON (%s); check the issue's description in Jira", shortJSONError(err))
+		return core.Wrap(err, core.CodeInternal,
+			"a rich-text field from Jira is not valid Atlassian Document Format JSON (%s); check the issue's description or comment in Jira", shortJSONError(err))
 	}
 	if raw.Type != "doc" {
-		return Doc{}, core.Errorf(core.CodeValidationFailed,
-			"the document from Jira has type %q, expected \"doc\"; it is not an Atlassian Document Format document", raw.Type)
+		return core.Errorf(core.CodeInternal,
+			"a rich-text field from Jira has type %q, expected \"doc\": it is not an Atlassian Document Format document", shortString(raw.Type))
 	}
-	return Doc{Content: raw.Content}, nil
+	d.Content = raw.Content
+	return nil
+}
+
+func shortString(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
 }
 
 func shortJSONError(err error) string {
