@@ -37,6 +37,7 @@ type ptySession struct {
 // SQLite store.
 type ptyFixture struct {
 	srv *jiratest.Server
+	url string
 	dir string
 	env []string
 }
@@ -62,7 +63,7 @@ func newPTYFixture(t *testing.T) *ptyFixture {
 		"TERM=xterm",
 		"JIRA_API_TOKEN=" + testToken,
 	}
-	return &ptyFixture{srv: srv, dir: dir, env: env}
+	return &ptyFixture{srv: srv, url: hs.URL, dir: dir, env: env}
 }
 
 func must(t *testing.T, err error) {
@@ -317,5 +318,71 @@ func TestPTYPartialCommitExit4(t *testing.T) {
 	}
 	if !strings.Contains(s.output(), "Error: COMMIT_PARTIAL:") || !strings.Contains(s.output(), "run_id: run_") {
 		t.Fatalf("no partial report:\n%s", s.output())
+	}
+}
+
+// Ctrl-C while the commit runs stops it between items, never in the
+// middle of a request: what was written is reported (COMMIT_PARTIAL, exit
+// 4), the rest is untried, and nothing is of unknown outcome.
+func TestPTYCtrlCDuringCommitStopsBetweenItems(t *testing.T) {
+	f := newPTYFixture(t)
+	// One epic and 55 stories: three create requests (1, 50, 5 items).
+	var b strings.Builder
+	b.WriteString("---\nid: big\n---\n# Big\n\n## Epic e-1: Everything\n")
+	for i := 1; i <= 55; i++ {
+		fmt.Fprintf(&b, "\n### Story s-%d: Story number %d\n", i, i)
+	}
+	must(t, os.WriteFile(filepath.Join(f.dir, "big.md"), []byte(b.String()), 0o600))
+	s := f.start(t, nil, "import", "big.md")
+	s.waitFor(promptText)
+	f.srv.SetLatency(400 * time.Millisecond)
+	s.send("y\r")
+	s.waitFor("Committing [") // the epic is in: the first story request is in flight
+	s.send("\x03")
+	code := s.wait()
+	out := s.output()
+	if code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", code, out)
+	}
+	for _, want := range []string{"Stopping after the write in flight", "Error: COMMIT_PARTIAL:", "untried"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "- unknown ") {
+		t.Errorf("an interrupt left an item of unknown outcome:\n%s", out)
+	}
+	if n := len(f.srv.Issues()); n == 0 || n >= 56 {
+		t.Fatalf("%d issues after an interrupted commit of 56", n)
+	}
+}
+
+// dwire init in a terminal asks for what it needs, checks it against
+// Jira, and writes the file.
+func TestPTYInitAsks(t *testing.T) {
+	f := newPTYFixture(t)
+	must(t, os.Remove(filepath.Join(f.dir, ".devworkwire.yaml")))
+	site := f.url
+	s := f.start(t, nil, "init")
+	s.waitFor("Jira site")
+	s.send(site + "\r")
+	s.waitFor("Project key")
+	s.send("DEMO\r")
+	s.waitFor("e-mail")
+	s.send("demo@example.com\r")
+	s.waitFor("Reference field")
+	s.send("\r") // the default
+	if code := s.wait(); code != 0 {
+		t.Fatalf("init exit %d\n%s", code, s.output())
+	}
+	b, err := os.ReadFile(filepath.Join(f.dir, ".devworkwire.yaml"))
+	must(t, err)
+	for _, want := range []string{"site: " + site, "project: DEMO", "email: demo@example.com"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("config lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), testToken) {
+		t.Fatal("token written to the config file")
 	}
 }

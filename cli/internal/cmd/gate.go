@@ -7,6 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
@@ -58,6 +62,35 @@ func ask(ctx context.Context, ios *iostreams.IOStreams, question string) (bool, 
 }
 
 var errNoPrompt = fmt.Errorf("no terminal to prompt on")
+
+// betweenItems makes an interrupt (Ctrl-C) during a commit stop it between
+// items instead of cutting a request to Jira in half, which would leave
+// that item's outcome unknown. It returns the context for the commit, the
+// progress callback to pass (wrapping bar, which may be nil) and a release
+// function. After the first interrupt a second one ends the process at
+// once (the run is then reported as COMMIT_INTERRUPTED on a retry).
+func betweenItems(ctx context.Context, ios *iostreams.IOStreams, bar func(done, total int)) (context.Context, func(done, total int), func()) {
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var stopping atomic.Bool
+	go func() {
+		select {
+		case <-ctx.Done():
+			stopping.Store(true)
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			fmt.Fprintln(ios.ErrOut, "\nStopping after the write in flight (press Ctrl-C again to quit at once)…")
+		case <-cctx.Done():
+		}
+	}()
+	progress := func(done, total int) {
+		if bar != nil {
+			bar(done, total)
+		}
+		if stopping.Load() && done < total {
+			cancel()
+		}
+	}
+	return cctx, progress, cancel
+}
 
 // progressFn returns a commit progress callback drawing a bar on stderr
 // when it is a terminal (nil otherwise) and a function ending the bar.

@@ -103,8 +103,10 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 
 func commitImport(ctx context.Context, f *cmdutil.Factory, svc cmdutil.Service, handle string) error {
 	ios := f.IOStreams
-	progress, done := progressFn(ios, "Committing")
-	r, err := svc.ImportCommit(ctx, core.CommitInput{
+	bar, done := progressFn(ios, "Committing")
+	cctx, progress, release := betweenItems(ctx, ios, bar)
+	defer release()
+	r, err := svc.ImportCommit(cctx, core.CommitInput{
 		PreviewHandle:  handle,
 		Confirmed:      true,
 		IdempotencyKey: newIdempotencyKey(),

@@ -127,7 +127,9 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 }
 
 func commitProgress(ctx context.Context, f *cmdutil.Factory, svc cmdutil.Service, handle string) error {
-	r, err := svc.ProgressCommit(ctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey()})
+	cctx, progress, release := betweenItems(ctx, f.IOStreams, nil)
+	defer release()
+	r, err := svc.ProgressCommit(cctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), Progress: progress})
 	if err != nil {
 		return err
 	}
