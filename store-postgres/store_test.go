@@ -47,5 +47,5 @@ func TestContract(t *testing.T) {
 	url := pgtest.URL(t)
 	storetest.Run(t, func(_ context.Context, t *testing.T) (storetest.Harness, error) {
 		return &harness{url: url, schema: pgtest.Schema(t)}, nil
-	})
+	}, storetest.Options{ModelChecks: 30})
 }

@@ -59,5 +59,5 @@ func (h *harness) Close() error {
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(_ context.Context, t *testing.T) (storetest.Harness, error) {
 		return &harness{path: filepath.Join(t.TempDir(), "state.db")}, nil
-	})
+	}, storetest.Options{ModelChecks: 30})
 }

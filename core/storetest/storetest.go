@@ -38,6 +38,9 @@ type Options struct {
 	// (defaults 32 and 200).
 	Goroutines int
 	Handles    int
+	// ModelChecks is the number of random call sequences checked against
+	// the model (default 100; the -rapid.checks flag overrides it).
+	ModelChecks int
 }
 
 // Epoch is the suite's starting time: microsecond precision, UTC.
@@ -54,6 +57,9 @@ func Run(t *testing.T, newHarness NewHarness, opts ...Options) {
 	}
 	if o.Handles == 0 {
 		o.Handles = 200
+	}
+	if o.ModelChecks == 0 {
+		o.ModelChecks = 100
 	}
 	tests := []struct {
 		name string
@@ -88,6 +94,7 @@ func Run(t *testing.T, newHarness NewHarness, opts ...Options) {
 		{"ConcurrentStartRun", func(t *testing.T, e *env) { testConcurrentStartRun(t, e, o.Goroutines, o.Handles) }},
 		{"ConcurrentSameKeyOtherHandles", testConcurrentSameKeyOtherHandles},
 		{"ConcurrentOutcomes", testConcurrentOutcomes},
+		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
