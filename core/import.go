@@ -542,7 +542,7 @@ func (x *execution) record(ctx context.Context, rec ItemOutcome) {
 		x.o.log.Error("could not record an item outcome", "code", ErrorCode(err), "reference", rec.Reference, "outcome", rec.Outcome)
 		x.storeFault(err, "recording the outcome of "+string(rec.Reference))
 	}
-	x.o.log.Info("item written", "reference", rec.Reference, "action", rec.Action, "key", rec.Key, "outcome", rec.Outcome, "code", rec.Code)
+	logItem(x.o, rec)
 }
 
 func (x *execution) result() (ImportCommitResult, error) {

@@ -253,7 +253,7 @@ func (s *WorkItemService) record(ctx context.Context, o *op, key string, rec Ite
 	if err := s.st.RecordOutcome(context.WithoutCancel(ctx), key, rec); err != nil {
 		o.log.Error("could not record an outcome", "code", ErrorCode(err), "reference", rec.Reference, "outcome", rec.Outcome)
 	}
-	o.log.Info("item written", "reference", rec.Reference, "action", rec.Action, "key", rec.Key, "outcome", rec.Outcome, "code", rec.Code)
+	logItem(o, rec)
 }
 
 func (s *WorkItemService) finishProgress(ctx context.Context, o *op, key string, state RunState, e *Error, details []Detail) {

@@ -329,3 +329,13 @@ func (s *WorkItemService) savePreview(ctx context.Context, kind PreviewKind, pla
 	}
 	return p, nil
 }
+
+// logItem logs one item's outcome: committed items at debug level (the
+// store keeps the full trail), failed and unknown ones as warnings.
+func logItem(o *op, rec ItemOutcome) {
+	level := slog.LevelDebug
+	if rec.Outcome != OutcomeCommitted {
+		level = slog.LevelWarn
+	}
+	o.log.Log(context.Background(), level, "item "+rec.Outcome, "reference", rec.Reference, "action", rec.Action, "key", rec.Key, "outcome", rec.Outcome, "code", rec.Code)
+}
