@@ -39,14 +39,28 @@ type mdDoc struct {
 	lineStarts []int    // byte offset of each body line
 	lines      []string // body lines without "\n"
 	lineOffset int      // lines before the body (front matter)
+	hint       int      // index of the line last returned by line
 }
 
-// line returns the 1-based document line of body offset off.
+// line returns the 1-based document line of body offset off. Offsets
+// mostly come in increasing order, so it first looks a few lines on from
+// the previous answer.
 func (d *mdDoc) line(off int) int {
-	i := sort.Search(len(d.lineStarts), func(i int) bool { return d.lineStarts[i] > off }) - 1
+	i := d.hint
+	if i < len(d.lineStarts) && d.lineStarts[i] <= off {
+		for k := 0; k < 8 && i+1 < len(d.lineStarts) && d.lineStarts[i+1] <= off; k++ {
+			i++
+		}
+		if i+1 < len(d.lineStarts) && d.lineStarts[i+1] <= off {
+			i = sort.Search(len(d.lineStarts), func(i int) bool { return d.lineStarts[i] > off }) - 1
+		}
+	} else {
+		i = sort.Search(len(d.lineStarts), func(i int) bool { return d.lineStarts[i] > off }) - 1
+	}
 	if i < 0 {
 		i = 0
 	}
+	d.hint = i
 	return d.lineOffset + i + 1
 }
 
