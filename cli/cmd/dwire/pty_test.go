@@ -335,7 +335,7 @@ func TestPTYCtrlCDuringCommitStopsBetweenItems(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(f.dir, "big.md"), []byte(b.String()), 0o600))
 	s := f.start(t, nil, "import", "big.md")
 	s.waitFor(promptText)
-	f.srv.SetLatency(400 * time.Millisecond)
+	f.srv.SetLatency(800 * time.Millisecond)
 	s.send("y\r")
 	s.waitFor("Committing [") // the epic is in: the first story request is in flight
 	s.send("\x03")
