@@ -299,13 +299,8 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 	} else {
 		w.Description, w.AcceptanceCriteria = splitAC(c.Description)
 	}
-	if u := is.str("updated"); u != "" {
-		for _, layout := range []string{"2006-01-02T15:04:05.000-0700", time.RFC3339Nano, "2006-01-02T15:04:05-0700"} {
-			if t, err := time.Parse(layout, u); err == nil {
-				w.Updated = t.UTC()
-				break
-			}
-		}
+	if t, ok := parseJiraTime(is.str("updated")); ok {
+		w.Updated = t
 	}
 	var links []linkJSON
 	_ = json.Unmarshal(is.Fields["issuelinks"], &links)
@@ -384,4 +379,14 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 	jd := m.content(raw, spec.ParentKey).digest()
 	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: jd}}}
 	return fields, props, nil
+}
+
+// parseJiraTime reads Jira's timestamp format (2006-01-02T15:04:05.000-0700).
+func parseJiraTime(v string) (time.Time, bool) {
+	for _, layout := range []string{"2006-01-02T15:04:05.000-0700", time.RFC3339Nano, "2006-01-02T15:04:05-0700"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
 }

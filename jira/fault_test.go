@@ -220,7 +220,7 @@ func TestFaultsEditTransitionComment(t *testing.T) {
 						want = ""
 					case idempotent && !every:
 						want = ""
-					case o.name == "transition" && fk.kind == jiratest.FaultDropAfterApply:
+					case o.name != "edit" && fk.kind == jiratest.FaultDropAfterApply:
 						// Applied; the status read back proves it.
 						want = ""
 					default:
@@ -243,8 +243,12 @@ func TestFaultsEditTransitionComment(t *testing.T) {
 						}
 					}
 					if o.writes != nil {
-						if n := o.writes(f, key); n > 1 {
+						n := o.writes(f, key)
+						if n > 1 {
 							t.Errorf("%s: %d comments; want at most 1", name, n)
+						}
+						if (err == nil) != (n == 1) {
+							t.Errorf("%s: err=%v but %d comments: the reported outcome must match Jira", name, err, n)
 						}
 					}
 					if err != nil && strings.Contains(err.Error(), "raw") {

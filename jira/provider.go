@@ -2,10 +2,13 @@ package jira
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/jira/internal/jql"
@@ -417,7 +420,11 @@ func (p *Provider) Transition(ctx context.Context, key, transitionID string) err
 }
 
 // AddComment adds a Markdown comment, converted to ADF. Like Transition,
-// it is never resent after a response that might mean it was applied.
+// it is resent only after a 429. After a 5xx, a reset or a timeout the
+// item's recent comments are read back: a comment with the same content,
+// created in the last few minutes by Jira's clock, means it was added;
+// otherwise the call fails with JIRA_UNAVAILABLE (and was not added, as far
+// as Jira shows).
 func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
 	if err := p.checkKey(key); err != nil {
 		return err
@@ -430,14 +437,53 @@ func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
 		return core.Wrap(err, core.CodeValidationFailed, "The comment for %s could not be converted to Jira's document format. Simplify its Markdown.", key).WithDetails(core.Detail{Key: key, Field: "comment"})
 	}
 	_, err = p.do(ctx, call{method: "POST", path: issuePath(key) + "/comment", body: map[string]any{"body": body}, class: retryRejected, endpoint: "POST /rest/api/3/issue/{key}/comment", action: "comment on issue " + key, key: key}, nil)
-	if err != nil {
-		var u *uncertainError
-		if asUncertain(err, &u) {
-			return u.err
-		}
-		return err
+	if err == nil {
+		return nil
 	}
-	return nil
+	var u *uncertainError
+	if asUncertain(err, &u) {
+		if p.commentLanded(context.WithoutCancel(ctx), key, fromADF(body)) {
+			p.log.Info("jira comment outcome resolved", "key", key, "applied", true)
+			return nil
+		}
+		p.log.Warn("jira comment outcome unknown", "key", key)
+		return u.err
+	}
+	return err
+}
+
+// recentComment bounds how old (by Jira's clock) a comment found after an
+// uncertain AddComment may be to count as the one just sent.
+const recentComment = 5 * time.Minute
+
+// commentLanded reports whether the issue has a recent comment whose
+// content equals want (canonical Markdown).
+func (p *Provider) commentLanded(ctx context.Context, key, want string) bool {
+	var resp struct {
+		Comments []struct {
+			Body    json.RawMessage `json:"body"`
+			Created string          `json:"created"`
+		} `json:"comments"`
+	}
+	q := url.Values{"orderBy": {"-created"}, "maxResults": {"100"}}
+	r, err := p.do(ctx, call{method: "GET", path: issuePath(key) + "/comment", query: q, endpoint: "GET /rest/api/3/issue/{key}/comment", action: "read the comments of issue " + key, key: key}, &resp)
+	if err != nil || r == nil {
+		return false
+	}
+	now, err := http.ParseTime(r.header.Get("Date"))
+	if err != nil {
+		return false // without Jira's clock, recency cannot be judged
+	}
+	for _, c := range resp.Comments {
+		created, ok := parseJiraTime(c.Created)
+		if !ok || now.Sub(created) > recentComment {
+			continue
+		}
+		if fromADF(c.Body) == want {
+			return true
+		}
+	}
+	return false
 }
 
 func asUncertain(err error, u **uncertainError) bool {
