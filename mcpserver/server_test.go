@@ -87,6 +87,13 @@ func TestToolsDescribeTierAndWrites(t *testing.T) {
 				t.Errorf("%s: description must state the externally visible tier and irreversible writes: %q", tl.Name, tl.Description)
 			}
 		}
+		// Inputs are closed (a misspelt argument is an error); results are
+		// open (a new result field is a minor change).
+		in, _ := json.Marshal(tl.InputSchema)
+		out, _ := json.Marshal(tl.OutputSchema)
+		if !strings.Contains(string(in), `"additionalProperties":false`) || strings.Contains(string(out), "additionalProperties") {
+			t.Errorf("%s: input schema must be closed and output schema open", tl.Name)
+		}
 		// snake_case, no nullable types anywhere in the schemas.
 		for _, s := range []any{tl.InputSchema, tl.OutputSchema} {
 			b, _ := json.Marshal(s)

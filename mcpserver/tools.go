@@ -76,6 +76,10 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 		p.Minimum, p.Maximum = ptr(1.0), ptr(float64(core.MaxQueryLimit))
 	}
 	out := schemaFor[Out]()
+	// Results may gain fields in a minor release (the versioning rules), so
+	// their objects stay open: a client validating strictly against an
+	// older schema must not reject a newer result.
+	openObjects(out)
 	if p := out.Properties["result_type"]; p != nil {
 		p.Enum = []any{resultType}
 		if resultType == core.ResultPreview {
@@ -119,6 +123,20 @@ func schemaFor[T any]() *jsonschema.Schema {
 	}
 	stripNull(s)
 	return s
+}
+
+// openObjects removes "additionalProperties": false from every object of s.
+func openObjects(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Type == "object" && s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
+		s.AdditionalProperties = nil
+	}
+	for _, p := range s.Properties {
+		openObjects(p)
+	}
+	openObjects(s.Items)
 }
 
 func stripNull(s *jsonschema.Schema) {
