@@ -180,3 +180,49 @@ func TestDocumentIDFromFileName(t *testing.T) {
 		t.Fatalf("Parse = %+v, %v", doc, err)
 	}
 }
+
+func TestParseErrorsTable(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, src string
+		code, want      string
+	}{
+		{"no name", "", "## Story s-1: x\n", CodeSourceParseFailed, "The document has no planning document extension; use .md or .markdown"},
+		{"yaml no id, no file name", ".yaml", "stories: [{id: s-1, title: x}]\n", CodeValidationFailed, "add a top-level `id:`"},
+		{"yaml id is a list", "p.yaml", "id: [a]\nstories: [{id: s-1, title: x}]\n", CodeValidationFailed, "The document id (line 1) is a list"},
+		{"yaml empty id", "p.yaml", "id: \"\"\nstories: [{id: s-1, title: x}]\n", CodeValidationFailed, "The document id is empty"},
+		{"front matter id is a mapping", "p.md", "---\nid: {a: b}\n---\n## Story s-1: x\n", CodeValidationFailed, "The document id in the front matter (line 2) is a mapping"},
+		{"yaml story with stories", "p.yaml", "id: d\nstories: [{id: s-1, title: x, stories: []}]\n", CodeValidationFailed, "stories cannot contain stories"},
+		{"yaml unknown key suggestion", "p.yaml", "id: d\nstory: []\n", CodeValidationFailed, `(did you mean "stories"?)`},
+		{"empty file", "p.md", "", CodeValidationFailed, "defines no epics or stories"},
+		{"empty yaml", "p.yml", "", CodeValidationFailed, "add an `epics:` list"},
+		{"front matter only dashes", "p.md", "---", CodeSourceParseFailed, "is never closed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(tc.file, []byte(tc.src))
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v, want *Error", err)
+			}
+			if pe.Code != tc.code || !strings.Contains(pe.Error(), tc.want) {
+				t.Errorf("got %q, want code %s containing %q", pe.Error(), tc.code, tc.want)
+			}
+			if !strings.HasPrefix(pe.Error(), pe.Code+": ") {
+				t.Errorf("Error() = %q, want it to start with the code", pe.Error())
+			}
+		})
+	}
+}
+
+func TestYAMLAliases(t *testing.T) {
+	src := "id: d\nx-title: &t Shared title\nstories:\n  - id: s-1\n    title: *t\n"
+	_, err := Parse("p.yaml", []byte(src))
+	var pe *Error
+	if !errors.As(err, &pe) || len(pe.Problems) != 1 || pe.Problems[0].Field != "x-title" {
+		t.Fatalf("want one unknown-key problem for x-title, got %v", err)
+	}
+	src = "id: d\nstories:\n  - id: s-1\n    title: &t Shared title\n  - id: s-2\n    title: *t\n"
+	doc, err := Parse("p.yaml", []byte(src))
+	if err != nil || doc.Items[1].Title != "Shared title" {
+		t.Fatalf("alias to a scalar: %+v, %v", doc, err)
+	}
+}
