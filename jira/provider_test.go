@@ -366,3 +366,39 @@ func TestCreateRefusedAsAWhole(t *testing.T) {
 		t.Errorf("the revoked token leaked: %v", err)
 	}
 }
+
+func TestQueryReadsEveryPageAndTruncates(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	if _, err := f.p.Create(f.ctx, f.specs("paged", 130)); err != nil {
+		t.Fatal(err)
+	}
+	before := f.p.Stats().ByEndpoint[searchEndpoint]
+	items, trunc, err := f.p.Query(f.ctx, core.Filter{Document: "paged", Limit: 100})
+	if err != nil || len(items) != 100 || !trunc {
+		t.Fatalf("Query(limit 100 of 130) = %d items, truncated=%v, %v; want 100, true", len(items), trunc, err)
+	}
+	if n := f.p.Stats().ByEndpoint[searchEndpoint] - before; n != 2 {
+		t.Errorf("Query used %d search requests; want 2 (the second page shows there is more)", n)
+	}
+	items, trunc, err = f.p.Query(f.ctx, core.Filter{Document: "paged", Status: core.StatusTodo, Limit: 100, Text: "Story"})
+	if err != nil || len(items) != 100 || !trunc {
+		t.Fatalf("Query with status and text = %d, %v, %v", len(items), trunc, err)
+	}
+	seen := map[string]bool{}
+	for _, w := range items {
+		if seen[w.Key] {
+			t.Fatalf("key %s returned twice across pages", w.Key)
+		}
+		seen[w.Key] = true
+	}
+	// The fake's search requests carried the page token.
+	tokens := 0
+	for _, r := range f.srv.Requests() {
+		if r.Path == "/rest/api/3/search/jql" && strings.Contains(r.Body, `"nextPageToken"`) {
+			tokens++
+		}
+	}
+	if tokens < 2 {
+		t.Errorf("%d search requests carried nextPageToken; want ≥ 2", tokens)
+	}
+}
