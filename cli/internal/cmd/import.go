@@ -68,20 +68,29 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	interactive := !o.DryRun && writes
 
 	// The preview: on stdout, unless stdout is reserved for the JSON result.
+	shown := p
+	if !writes {
+		shown.PreviewHandle = "" // nothing to commit: the handle is noise
+	}
 	switch {
 	case o.F.JSON && !interactive:
 		return printJSON(ios.Out, p)
 	case o.F.JSON:
-		render.ImportPreview(ios.ErrOut, p, opts(ios, true))
+		render.ImportPreview(ios.ErrOut, shown, opts(ios, true))
 	default:
-		render.ImportPreview(ios.Out, p, opts(ios, false))
+		render.ImportPreview(ios.Out, shown, opts(ios, false))
 	}
 	if o.DryRun {
 		fmt.Fprintln(ios.ErrOut, "Dry run: nothing was written.")
 		return nil
 	}
 	if !writes {
-		fmt.Fprintln(ios.ErrOut, "Nothing to write: Jira already matches the document.")
+		if p.Counts.Drift > 0 {
+			fmt.Fprintf(ios.ErrOut, "Nothing to write: %s edited in Jira %s left alone. To replace Jira's version, add \"Drift: take-document\" to the item and import again.\n",
+				plural(p.Counts.Drift, "item"), map[bool]string{true: "is", false: "are"}[p.Counts.Drift == 1])
+		} else {
+			fmt.Fprintln(ios.ErrOut, "Nothing to write: Jira already matches the document.")
+		}
 		return nil
 	}
 	if !ios.CanPrompt() {
