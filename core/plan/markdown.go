@@ -309,7 +309,8 @@ func suggestHeading(level int, kind, rest string) string {
 		ex = "s-1"
 	}
 	if tok, after, ok := strings.Cut(rest, " "); ok && ValidID(tok) && strings.ContainsAny(tok, "0123456789") {
-		return fmt.Sprintf("%s %s %s: %s", hashes, kind, tok, strings.TrimSpace(after))
+		after = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(after), "-–—|"))
+		return fmt.Sprintf("%s %s %s: %s", hashes, kind, tok, after)
 	}
 	if rest == "" {
 		rest = "<title>"
