@@ -206,7 +206,11 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 			id := strings.TrimSpace(idPart)
 			w := kindWord(kind)
 			if !found || id == "" {
-				r.addf("", "id", line, "Heading %q at line %d has no id: write %q, with an id that stays the same across edits", raw, line, suggestHeading(level, w, rest))
+				what := "has no id"
+				if tok, _, _ := strings.Cut(rest, " "); !found && ValidID(tok) && strings.ContainsAny(tok, "0123456789") {
+					what = "has no colon after the id"
+				}
+				r.addf("", "id", line, "Heading %q at line %d %s: write %q, with an id that stays the same across edits", raw, line, what, suggestHeading(level, w, rest))
 				if kind == KindEpic {
 					inEpic, broken, curEpic = true, true, nil
 				}
