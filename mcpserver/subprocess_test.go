@@ -407,3 +407,81 @@ func TestSubprocessGateOptions(t *testing.T) {
 	cs.Close()
 	p.finish(t)
 }
+
+// TestSubprocessRawStdio speaks raw newline-delimited JSON-RPC to the
+// binary: a panic and a non-object arguments value get contract errors,
+// and a line that is not JSON ends the session without anything but
+// JSON-RPC ever reaching stdout.
+func TestSubprocessRawStdio(t *testing.T) {
+	ws, _ := newWorkspace(t)
+	cmd := exec.Command(serverBinary(t), "-workspace", ws)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	recorded := &syncBuffer{}
+	lines := make(chan map[string]any, 16)
+	go func() {
+		dec := json.NewDecoder(io.TeeReader(out, recorded))
+		for {
+			var m map[string]any
+			if dec.Decode(&m) != nil {
+				close(lines)
+				return
+			}
+			lines <- m
+		}
+	}()
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"workitem.get","arguments":{"item":"PANIC-1"}}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"workitem.get","arguments":"DEMO-1"}}`)
+	got := map[float64]map[string]any{}
+	deadline := time.After(20 * time.Second)
+	for len(got) < 3 {
+		select {
+		case m, ok := <-lines:
+			if !ok {
+				t.Fatalf("stdout ended early; stderr:\n%s", stderr.String())
+			}
+			if id, ok := m["id"].(float64); ok {
+				got[id] = m
+			}
+		case <-deadline:
+			t.Fatalf("no answers to requests 1-3; got %v", got)
+		}
+	}
+	for id, code := range map[float64]string{2: "INTERNAL_ERROR", 3: "VALIDATION_FAILED"} {
+		e, _ := got[id]["error"].(map[string]any)
+		data, _ := e["data"].(map[string]any)
+		if data["code"] != code || e["code"] != float64(ErrorCode) {
+			t.Errorf("request %v: %v", id, got[id])
+		}
+	}
+	send("this is not JSON")
+	stdin.Close()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not stop after a malformed line")
+	}
+	assertJSONRPCOnly(t, []byte(recorded.String()))
+}
