@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/prompt"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
@@ -112,6 +111,3 @@ func warn(ios *iostreams.IOStreams, warnings []string) {
 func opts(ios *iostreams.IOStreams, stderr bool) render.Options {
 	return render.Options{Width: ios.Width(), CS: ios.ColorScheme(stderr)}
 }
-
-// Ensure the Service interface is satisfied by what tests pass around.
-var _ = cmdutil.ExitOK
