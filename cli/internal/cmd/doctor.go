@@ -9,6 +9,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/cli/internal/storeurl"
 	"github.com/devworkwire/devworkwire/core"
 )
 
@@ -161,7 +162,10 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 
 func storeLabel(cfg *config.Config) string {
 	if cfg.StoreURL == "" {
-		return "default SQLite file in the user state folder"
+		if u, err := storeurl.DefaultURL(); err == nil {
+			return u + " (default)"
+		}
+		return "the default SQLite file in the user state folder"
 	}
 	if cfg.StoreFromEnv {
 		return redactURL(cfg.StoreURL) + " (from " + config.EnvStoreURL + ")"
