@@ -405,3 +405,24 @@ func TestReviewOfStalePreviewIsRefused(t *testing.T) {
 	// The new preview shows the item as drift, left alone.
 	h.run("", false, "import", "plan.md", "--dry-run").expect(t, 0, "drift", "1 drift (left alone)")
 }
+
+func TestProgressAndReviewJSON(t *testing.T) {
+	h := newHarness(t)
+	h.run("y\n", true, "import", "plan.md").expect(t, 0)
+	r := h.run("y\n", true, "progress", "checkout-v2/s-2", "--status", "done", "--json")
+	r.expect(t, 0)
+	var c core.ProgressCommitResult
+	if err := json.Unmarshal([]byte(r.out), &c); err != nil || c.ResultType != "committed" || c.Status != core.StatusDone || !c.Transitioned {
+		t.Fatalf("progress --json = %+v %v\n%s", c, err, r.out)
+	}
+	if !strings.Contains(r.errOut, "Progress preview of") {
+		t.Error("with --json the progress preview belongs on stderr")
+	}
+	// Declining with --json prints the preview object: result_type preview.
+	r = h.run("\n", true, "progress", "checkout-v2/s-3", "--status", "in_progress", "--json")
+	r.expect(t, 0)
+	var p core.ProgressPreviewResult
+	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.ResultType != "preview" || p.TargetStatus != core.StatusInProgress {
+		t.Fatalf("declined progress --json = %+v %v\n%s", p, err, r.out)
+	}
+}
