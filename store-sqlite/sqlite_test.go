@@ -60,7 +60,12 @@ func TestDefaultPathPermissions(t *testing.T) {
 	if s.Path() != p {
 		t.Fatalf("opened %s, want the default %s", s.Path(), p)
 	}
-	for path, want := range map[string]os.FileMode{filepath.Dir(p): 0o700, p: 0o600} {
+	// A write creates the WAL and shared-memory files: SQLite gives them
+	// the database file's mode.
+	if err := s.UpsertIndex(t.Context(), []core.IndexEntry{{Scope: "s", Reference: "d/i", Key: "K-1"}}); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]os.FileMode{filepath.Dir(p): 0o700, p: 0o600, p + "-wal": 0o600, p + "-shm": 0o600} {
 		st, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)

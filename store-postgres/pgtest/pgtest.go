@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,15 +36,18 @@ const (
 )
 
 var (
+	mainRan    bool
+	findOnce   sync.Once
 	baseURL    string
 	unavailErr error
 	cleanup    func()
 )
 
-// Main wraps a test package's TestMain: it finds or starts a server, runs
-// m and stops what it started. Use it as os.Exit(pgtest.Main(m)).
+// Main wraps a test package's TestMain: it runs m and then stops the
+// throwaway server if a test started one. Use it as
+// os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
-	baseURL, unavailErr = find()
+	mainRan = true
 	code := m.Run()
 	if cleanup != nil {
 		cleanup()
@@ -51,13 +55,18 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// URL returns the server's base URL, or skips (fails, when
-// DWIRE_REQUIRE_POSTGRES=1) when there is none. Main must have run.
+// URL returns the server's base URL, finding or starting the server on
+// first use, or skips (fails, when DWIRE_REQUIRE_POSTGRES=1) when there is
+// none. The package's TestMain must call Main.
 func URL(t testing.TB) string {
 	t.Helper()
-	if baseURL == "" && unavailErr == nil {
-		unavailErr = errors.New("pgtest.Main was not called from TestMain")
-	}
+	findOnce.Do(func() {
+		if !mainRan {
+			unavailErr = errors.New("pgtest.Main was not called from TestMain")
+			return
+		}
+		baseURL, unavailErr = find()
+	})
 	if unavailErr != nil {
 		if os.Getenv(EnvRequire) == "1" {
 			t.Fatalf("PostgreSQL is required (%s=1) but not available: %v", EnvRequire, unavailErr)

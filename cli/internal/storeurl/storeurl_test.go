@@ -158,8 +158,8 @@ func TestOpenUnreachablePostgres(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Code != core.CodeInternal || !ce.Retryable {
 		t.Fatalf("err = %v, want retryable INTERNAL_ERROR", err)
 	}
-	if strings.Contains(ce.Error(), "pw-not-secret") {
-		t.Fatalf("error leaks the password: %v", ce)
+	if strings.Contains(ce.Error(), "pw-not-secret") || (ce.Err != nil && strings.Contains(ce.Err.Error(), "pw-not-secret")) {
+		t.Fatalf("error or its cause leaks the password: %v / %v", ce, ce.Err)
 	}
 }
 
