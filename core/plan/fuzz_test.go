@@ -88,6 +88,20 @@ func checkParse(t *testing.T, name string, data []byte) {
 			}
 		}
 	}
+	if strings.HasSuffix(name, ".md") {
+		// Every item's line is its heading.
+		norm, _ := checkText(name, data)
+		lines := strings.Split(string(norm), "\n")
+		for _, it := range doc.Items {
+			if it.Line > len(lines) {
+				t.Fatalf("item %s: line %d beyond the end (%d lines)", it.ID, it.Line, len(lines))
+			}
+			h := strings.TrimLeft(lines[it.Line-1], " ")
+			if !strings.HasPrefix(h, "##") || !strings.Contains(h, it.ID) {
+				t.Fatalf("item %s: line %d is %q, not its heading", it.ID, it.Line, h)
+			}
+		}
+	}
 	for _, it := range doc.Items {
 		if it.Epic != "" && ids[it.Epic] != KindEpic {
 			t.Fatalf("story %s names %q, not an epic of the document", it.ID, it.Epic)
