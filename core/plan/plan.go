@@ -17,6 +17,10 @@ const MaxSize = 5 << 20
 // MaxTitleLength is Jira's limit on an issue summary, in characters.
 const MaxTitleLength = 255
 
+// MaxDescriptionLength is Jira Cloud's limit on a multi-line text field
+// (jira.text.field.character.limit), in characters.
+const MaxDescriptionLength = 32767
+
 // The item kinds.
 const (
 	KindEpic  = "epic"

@@ -112,6 +112,9 @@ func (r *result) finish(name string) (*Document, error) {
 				r.addf(it.ID, "title", it.Line, "%s %s has a title of %d characters; Jira allows at most %d in a summary. Shorten it and move the detail into the description", w, it.ID, n, MaxTitleLength)
 			}
 		}
+		if n := utf8.RuneCountInString(it.Description); n > MaxDescriptionLength {
+			r.addf(it.ID, "description", it.Line, "%s %s has a description of %d characters; Jira allows at most %d in a text field. Shorten it, split the item, or link to a longer document", w, it.ID, n, MaxDescriptionLength)
+		}
 		for i, c := range it.AcceptanceCriteria {
 			if strings.TrimSpace(c) == "" {
 				line := it.Line
