@@ -403,6 +403,11 @@ func (s *Store) whyNotConsumed(ctx context.Context, tx pgx.Tx, req core.StartRun
 		}
 		return storeerr.PreviewConsumed(req.Handle, runID, consumed.UTC())
 	}
+	if ts(req.Now).Before(expires) {
+		// Neither consumed nor expired now: the row changed under the
+		// UPDATE (a consumer rolled back). Try again.
+		return errRetry
+	}
 	return storeerr.PreviewExpired(req.Handle, expires.UTC())
 }
 
