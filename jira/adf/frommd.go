@@ -49,8 +49,9 @@ func normalizeSource(s string) string {
 }
 
 type fromConv struct {
-	src []byte
-	ids int
+	src  []byte
+	ids  int
+	nest int // depth of list items and block quotes
 }
 
 func (c *fromConv) nextID() string {
@@ -108,10 +109,12 @@ func (c *fromConv) block(n ast.Node) []Node {
 				attrs = map[string]any{"language": lang}
 			}
 		}
-		return []Node{codeBlock(c.linesText(n), attrs)}
+		return []Node{c.codeBlock(c.linesText(n), attrs)}
 	case *ast.CodeBlock:
-		return []Node{codeBlock(c.linesText(n), nil)}
+		return []Node{c.codeBlock(c.linesText(n), nil)}
 	case *ast.Blockquote:
+		c.nest++
+		defer func() { c.nest-- }()
 		return []Node{{Type: "blockquote", Content: c.blocks(n)}}
 	case *ast.List:
 		return c.list(n)
@@ -152,6 +155,22 @@ func (c *fromConv) block(n ast.Node) []Node {
 // (and Atlassian's transformer) do; already-encoded input is left alone.
 func escapeURL(u string) string {
 	return string(util.URLEscape([]byte(u), false))
+}
+
+// codeBlock makes a code block. Inside list items and block quotes a line
+// of only blanks is read as an empty line, so it is made empty there (it
+// looks the same).
+func (c *fromConv) codeBlock(body string, attrs map[string]any) Node {
+	if c.nest > 0 {
+		lines := strings.Split(body, "\n")
+		for i, l := range lines {
+			if strings.Trim(l, " \t") == "" {
+				lines[i] = ""
+			}
+		}
+		body = strings.Join(lines, "\n")
+	}
+	return codeBlock(body, attrs)
 }
 
 func codeBlock(body string, attrs map[string]any) Node {
@@ -234,6 +253,8 @@ func (c *fromConv) list(l *ast.List) []Node {
 	if l.IsOrdered() {
 		out = Node{Type: "orderedList", Attrs: map[string]any{"order": l.Start}}
 	}
+	c.nest++
+	defer func() { c.nest-- }()
 	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
 		out.Content = append(out.Content, Node{Type: "listItem", Content: c.blocks(item)})
 	}
@@ -251,14 +272,8 @@ func (c *fromConv) taskList(l *ast.List) Node {
 		ti := Node{Type: "taskItem", Attrs: map[string]any{"localId": c.nextID(), "state": state}}
 		para := item.FirstChild()
 		para.RemoveChild(para, cb)
-		in := c.inlineContent(para)
-		if len(in) > 0 && in[0].Type == "text" && len(in[0].Marks) == 0 {
-			in[0].Text = strings.TrimLeft(in[0].Text, " \t")
-			if in[0].Text == "" {
-				in = in[1:]
-			}
-		}
-		ti.Content = in
+		// goldmark's check box consumed the blanks after it.
+		ti.Content = c.inlineContent(para)
 		tl.Content = append(tl.Content, ti)
 		for b := item.FirstChild().NextSibling(); b != nil; b = b.NextSibling() {
 			tl.Content = append(tl.Content, c.taskList(b.(*ast.List)))

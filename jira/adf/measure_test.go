@@ -113,7 +113,7 @@ func TestCorpusNoTextLoss(t *testing.T) {
 // normalizeADF makes two ADF documents comparable: localIds and empty attrs
 // dropped, marks sorted by type, adjacent text nodes with equal marks
 // merged, numbers compared by value, keys in a fixed order.
-func normalizeADF(t testing.TB, raw []byte) string {
+func normalizeADF(t fataler, raw []byte) string {
 	t.Helper()
 	d, err := Parse(raw)
 	if err != nil {

@@ -130,10 +130,7 @@ func TestPropertyADFToMarkdownIdentity(t *testing.T) {
 		if len(want.Content) == 0 {
 			return
 		}
-		if first := want.Content[0].Content[0]; hasMark(first.Marks, "link") && hasMark(first.Marks, "code") && strings.Contains(first.Text, "]") {
-			// Known limit: "[`]:x`](u)" at the start of a paragraph reads
-			// as a link reference definition, so ToMarkdown writes the
-			// text without its formatting (see the package documentation).
+		if hasKnownLimit(want.Content) {
 			return
 		}
 		md := ToMarkdown(d)
@@ -142,4 +139,23 @@ func TestPropertyADFToMarkdownIdentity(t *testing.T) {
 			t.Fatalf("ADF -> Markdown -> ADF changed the document\nadf:  %s\nwant: %s\nmd:   %q\nback: %s", d, want, md, back)
 		}
 	})
+}
+
+// hasKnownLimit reports whether a paragraph starts with a linked code span
+// containing "]": "[`]:x`](u)" at the start of a paragraph reads as a link
+// reference definition, so ToMarkdown writes that paragraph's text without
+// its formatting (see the package documentation).
+func hasKnownLimit(ns []Node) bool {
+	for _, n := range ns {
+		if (n.Type == "paragraph" || n.Type == "taskItem") && len(n.Content) > 0 {
+			first := n.Content[0]
+			if hasMark(first.Marks, "link") && hasMark(first.Marks, "code") && strings.Contains(first.Text, "]") {
+				return true
+			}
+		}
+		if hasKnownLimit(n.Content) {
+			return true
+		}
+	}
+	return false
 }

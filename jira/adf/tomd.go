@@ -248,7 +248,7 @@ func codeFence(body, lang string) []string {
 	}
 	n := 3
 	for _, line := range strings.Split(body, "\n") {
-		t := strings.TrimLeft(line, " ")
+		t := strings.TrimLeft(line, " \t")
 		run := 0
 		for run < len(t) && t[run] == fc {
 			run++
@@ -905,6 +905,10 @@ func escapeText(toks []tok, mode inlineMode, safe bool) {
 				lineStart, lineDigits, line = true, true, line[:0]
 				continue
 			}
+		case i == 1 && toks[0].s == "[" && (isWS(r) || r == 'x' || r == 'X') &&
+			i+1 < len(toks) && strings.HasPrefix(toks[i+1].s, "]("):
+			// "[ ](url)" or "[x](url)" first in a list item is a check box.
+			s = entity(r)
 		case r == ' ' || r == '\t':
 			if lineStart || trailingWS(toks, i) {
 				s = entity(r)
@@ -940,7 +944,7 @@ func escapeText(toks []tok, mode inlineMode, safe bool) {
 				s = "\\" + s
 			}
 		case r == ':':
-			if !t.inLink && (endsWith(line, "http") || endsWith(line, "https") || endsWith(line, "ftp")) {
+			if !t.inLink && nextText(toks, i, 2) == "//" && (endsWith(line, "http") || endsWith(line, "https") || endsWith(line, "ftp")) {
 				s = "\\" + s
 			}
 		case r == '@':
@@ -1006,6 +1010,15 @@ func fixEmailAutolinks(toks []tok) {
 			}
 		}
 	}
+}
+
+// nextText returns up to n runes of text following token i.
+func nextText(toks []tok, i, n int) string {
+	var rs []rune
+	for j := i + 1; j < len(toks) && len(rs) < n && toks[j].kind == tText; j++ {
+		rs = append(rs, toks[j].r)
+	}
+	return string(rs)
 }
 
 func isTagStart(r rune) bool {
