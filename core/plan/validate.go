@@ -31,9 +31,14 @@ type result struct {
 	title     string
 	items     []*rawItem
 	problems  []Problem
+	dropped   int // problems beyond MaxProblems
 }
 
 func (r *result) addf(item, field string, line int, format string, args ...any) {
+	if len(r.problems) >= MaxProblems {
+		r.dropped++ // counted, not formatted: a flood of problems stays cheap
+		return
+	}
 	r.problems = append(r.problems, Problem{Item: item, Field: field, Line: line, Message: fmt.Sprintf(format, args...)})
 }
 
@@ -44,8 +49,8 @@ func kindWord(kind string) string {
 	return "Story"
 }
 
-// MaxProblems is how many problems a VALIDATION_FAILED error lists; one
-// more entry says how many were left out.
+// MaxProblems is how many problems a VALIDATION_FAILED error lists (the
+// first found, in line order); one more entry says how many were left out.
 const MaxProblems = 1000
 
 // finish validates r and returns the Document or a VALIDATION_FAILED error
@@ -166,10 +171,9 @@ func (r *result) finish(name string) (*Document, error) {
 
 	if len(r.problems) > 0 {
 		sort.SliceStable(r.problems, func(i, j int) bool { return r.problems[i].Line < r.problems[j].Line })
-		n := len(r.problems)
-		if n > MaxProblems {
-			more := n - MaxProblems
-			r.problems = append(r.problems[:MaxProblems:MaxProblems], Problem{Message: fmt.Sprintf("%d more problems are not listed; fix the ones above and run the preview again to see the rest", more)})
+		n := len(r.problems) + r.dropped
+		if r.dropped > 0 {
+			r.problems = append(r.problems, Problem{Message: fmt.Sprintf("%d more problems are not listed; fix the ones above and run the preview again to see the rest", r.dropped)})
 		}
 		msg := fmt.Sprintf("%s has 1 problem; fix it and run the preview again: %s", describeDoc(name), r.problems[0].Message)
 		if n > 1 {
