@@ -29,6 +29,8 @@ func TestCheckAndDiscoveryErrors(t *testing.T) {
 		{name: "unknown issue type", mod: func(c *Config) { c.EpicType = "Initiative" }, want: core.CodeConfigInvalid, has: []string{"Initiative", "Epic, Story"}},
 		{name: "wrong token", mod: func(c *Config) { c.Token = "wrong-token-not-secret" }, want: core.CodeJiraUnauthorized, has: []string{"API token"}},
 		{name: "required field not filled", setup: func(s *jiratest.Server) { s.RequireField(s.ProjectKey(), jiratest.IssueTypeStoryID, "labels") }, want: core.CodeConfigInvalid, has: []string{"Story", "labels"}},
+		{name: "same-named multi-line decoy field", opts: jiratest.Options{DuplicateFieldName: true}, want: ""},
+		{name: "epic type not in the project", setup: func(s *jiratest.Server) { s.SetIssueTypes(s.ProjectKey(), "Story", "Task") }, want: core.CodeConfigInvalid, has: []string{`"Epic"`, "Story, Task"}},
 		{name: "cannot browse", setup: func(s *jiratest.Server) {
 			s.SetPermissions(s.ProjectKey(), jiratest.Permissions{})
 		}, want: core.CodeConfigInvalid, has: []string{"DEMO"}},
@@ -400,5 +402,19 @@ func TestQueryReadsEveryPageAndTruncates(t *testing.T) {
 	}
 	if tokens < 2 {
 		t.Errorf("%d search requests carried nextPageToken; want ≥ 2", tokens)
+	}
+}
+
+func TestDecoyFieldIsNotUsed(t *testing.T) {
+	f := startJira(t, jiratest.Options{DuplicateFieldName: true}, nil)
+	out, err := f.p.Create(f.ctx, f.specs("decoy", 1))
+	if err != nil || out[0].Err != nil {
+		t.Fatalf("Create with a same-named decoy field: %v %v", err, out)
+	}
+	if f.p.meta.refField != jiratest.DefaultFieldID {
+		t.Errorf("reference field = %s; want the text field %s, not the decoy %s", f.p.meta.refField, jiratest.DefaultFieldID, jiratest.DecoyFieldID)
+	}
+	if is, _ := f.srv.Issue(out[0].Key); is.Reference != "decoy/s-1" {
+		t.Errorf("the fake holds reference %q", is.Reference)
 	}
 }
