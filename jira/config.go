@@ -115,13 +115,17 @@ func New(cfg Config) (*Provider, error) {
 	if strings.TrimSpace(cfg.BaseURL) == "" {
 		return nil, field("jira.site", core.CodeConfigMissing, "The Jira site URL is not set. Set it to your site, e.g. https://your-team.atlassian.net.")
 	}
-	base, err := parseBase(cfg.BaseURL, "jira.site")
+	baseField := "jira.site"
+	if cfg.SiteURL != "" && strings.TrimRight(cfg.SiteURL, "/") != strings.TrimRight(cfg.BaseURL, "/") {
+		baseField = "jira.api_url"
+	}
+	base, err := parseBase(cfg.BaseURL, baseField)
 	if err != nil {
 		return nil, err
 	}
 	site := base.String()
 	if cfg.SiteURL != "" {
-		su, err := parseBase(cfg.SiteURL, "jira.site_url")
+		su, err := parseBase(cfg.SiteURL, "jira.site")
 		if err != nil {
 			return nil, err
 		}

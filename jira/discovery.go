@@ -114,7 +114,7 @@ func (p *Provider) discover(ctx context.Context) (*meta, error) {
 		name string
 		dst  *string
 		cfg  string
-	}{{p.cfg.EpicType, &m.epicTypeID, "jira.epic_type"}, {p.cfg.StoryType, &m.storyTypeID, "jira.story_type"}} {
+	}{{p.cfg.EpicType, &m.epicTypeID, "jira.issue_types.epic"}, {p.cfg.StoryType, &m.storyTypeID, "jira.issue_types.story"}} {
 		for _, t := range types.IssueTypes {
 			if strings.EqualFold(t.Name, want.name) {
 				*want.dst = t.ID
