@@ -130,9 +130,7 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 			return nil, err
 		}
 	}
-	if len(missing) > 0 {
-		p.log.Info("jira lookup read known keys by key", "count", len(missing))
-	}
+	p.log.Info("jira lookup", "references", len(uniq), "found", len(out), "read_by_known_key", len(missing))
 	return out, nil
 }
 
