@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/config"
@@ -424,5 +425,35 @@ func TestProgressAndReviewJSON(t *testing.T) {
 	var p core.ProgressPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.ResultType != "preview" || p.TargetStatus != core.StatusInProgress {
 		t.Fatalf("declined progress --json = %+v %v\n%s", p, err, r.out)
+	}
+}
+
+func TestReviewOfExpiredPreviewAndProgressReview(t *testing.T) {
+	h := newHarness(t)
+	now := time.Now()
+	h.newService = func(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) cmdutil.Service {
+		return core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: s, Logger: log, PreviewTTL: cfg.PreviewTTL, Now: func() time.Time { return now }})
+	}
+	r := h.run("", false, "import", "plan.md", "--dry-run", "--json")
+	var p core.ImportPreviewResult
+	if err := json.Unmarshal([]byte(r.out), &p); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(31 * time.Minute)
+	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 1, "Error: PREVIEW_EXPIRED:")
+	if h.prov.Writes() != 0 {
+		t.Fatal("an expired preview was written")
+	}
+
+	// A progress preview made elsewhere, reviewed and committed here.
+	h.run("y\n", true, "import", "plan.md").expect(t, 0)
+	r = h.run("\n", true, "progress", "checkout-v2/e-1", "--comment", "Kick-off done.", "--json")
+	var pp core.ProgressPreviewResult
+	if err := json.Unmarshal([]byte(r.out), &pp); err != nil || pp.PreviewHandle == "" {
+		t.Fatalf("progress preview: %v\n%s", err, r.out)
+	}
+	h.run("y\n", true, "review", pp.PreviewHandle).expect(t, 0, "Progress preview of", "Committed: ", "comment added")
+	if n := len(h.prov.Comments(keyOf(t, h, "checkout-v2/e-1"))); n != 1 {
+		t.Fatalf("%d comments after the reviewed commit", n)
 	}
 }
