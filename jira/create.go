@@ -87,6 +87,16 @@ func (p *Provider) createBatch(ctx context.Context, m *meta, batch []core.ItemSp
 		updates[i] = issueUpdate{Fields: fields, Properties: props}
 		pending = append(pending, i)
 	}
+	// fail gives every item still undecided the error e: none of them was
+	// created (they were refused, or never sent again after a 429).
+	fail := func(e error) {
+		ce := core.AsError(e)
+		for _, i := range pending {
+			if outcomes[i].Key == "" && outcomes[i].Err == nil && !outcomes[i].Unknown {
+				outcomes[i].Err = ce
+			}
+		}
+	}
 	start := timeNow()
 	for attempt := 1; len(pending) > 0; attempt++ {
 		rateLimited, err := p.sendCreate(ctx, m, batch, updates, pending, outcomes)
@@ -94,37 +104,36 @@ func (p *Provider) createBatch(ctx context.Context, m *meta, batch []core.ItemSp
 			break
 		}
 		if !rateLimited {
-			// Items the error left undecided were refused as a whole
-			// (e.g. 401, 403): nothing was created for them.
-			e := core.AsError(err)
-			for _, i := range pending {
-				if outcomes[i].Key == "" && outcomes[i].Err == nil && !outcomes[i].Unknown {
-					outcomes[i].Err = e
-				}
-			}
+			fail(err)
 			return outcomes, err
 		}
 		// 429: Jira did nothing. Re-establish state by searching before
 		// sending again (the seed's rule), then send what is missing.
-		wait := max(rateLimited429Wait(err), p.minSleep)
+		wait, hinted := rateLimited429Wait(err)
+		if !hinted {
+			wait = p.backoffStep(attempt)
+		}
+		wait = max(wait, p.minSleep)
 		if attempt >= p.cfg.MaxAttempts || timeNow().Add(wait).Sub(start) > p.cfg.MaxRetryWait {
 			e := core.AsError(err)
-			for _, i := range pending {
-				outcomes[i].Err = e
-			}
+			fail(e)
 			return outcomes, e
 		}
 		p.log.Info("jira create rate-limited; searching before sending again", "items", len(pending), "wait_ms", wait.Milliseconds())
 		if err := p.sleep(ctx, wait); err != nil {
-			return outcomes, ctxError(err, call{action: "create issues"})
+			e := ctxError(err, call{action: "create issues"})
+			fail(e)
+			return outcomes, e
 		}
 		found, serr := p.findCreated(ctx, m, batch, pending)
 		if serr != nil {
+			fail(serr)
 			return outcomes, serr
 		}
 		var still []int
 		for _, i := range pending {
 			if is, ok := found[batch[i].Reference]; ok {
+				p.recordCreated(batch[i].Reference, createdIssue{ID: is.ID, Key: is.Key})
 				outcomes[i].Key, outcomes[i].URL = is.Key, p.site+"/browse/"+is.Key
 				continue
 			}
@@ -137,18 +146,19 @@ func (p *Provider) createBatch(ctx context.Context, m *meta, batch []core.ItemSp
 
 // rateLimitedError carries the wait Jira asked for on a 429 create.
 type rateLimitedError struct {
-	err  *core.Error
-	wait time.Duration
+	err    *core.Error
+	wait   time.Duration
+	hinted bool // Jira sent Retry-After
 }
 
 func (e *rateLimitedError) Error() string { return e.err.Error() }
 func (e *rateLimitedError) Unwrap() error { return e.err }
 
-func rateLimited429Wait(err error) time.Duration {
+func rateLimited429Wait(err error) (time.Duration, bool) {
 	if r, ok := err.(*rateLimitedError); ok {
-		return r.wait
+		return r.wait, r.hinted
 	}
-	return 0
+	return 0, false
 }
 
 // sendCreate sends the pending items once and fills their outcomes. It
@@ -170,8 +180,8 @@ func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpe
 	case isUncertain(err):
 		return false, p.resolveUnknown(ctx, m, batch, pending, outcomes, err)
 	case resp != nil && resp.status == http.StatusTooManyRequests:
-		w, _ := retryAfter(resp.header, timeNow())
-		return true, &rateLimitedError{err: core.AsError(err), wait: w}
+		w, hinted := retryAfter(resp.header, timeNow())
+		return true, &rateLimitedError{err: core.AsError(err), wait: w, hinted: hinted}
 	case resp == nil && err != nil:
 		return false, err
 	}

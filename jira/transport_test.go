@@ -309,3 +309,43 @@ func TestNewValidatesConfig(t *testing.T) {
 		t.Errorf("Scope = %q", p.Scope())
 	}
 }
+
+// TestCreate429WithoutRetryAfter: the fake always sends Retry-After, so
+// this scripted Jira covers a 429 without it on a bulk create: backoff
+// (not a spin), a search for the references, then one more send.
+func TestCreate429WithoutRetryAfter(t *testing.T) {
+	var bulk, search atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/rest/api/3/issue/bulk":
+			if bulk.Add(1) == 1 {
+				w.WriteHeader(http.StatusTooManyRequests)
+				_, _ = w.Write([]byte(`{"errorMessages":["Rate limit exceeded."],"errors":{}}`))
+				return
+			}
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write([]byte(`{"issues":[{"id":"10001","key":"DEMO-1"}],"errors":[]}`))
+		case "/rest/api/3/search/jql":
+			search.Add(1)
+			_, _ = w.Write([]byte(`{"issues":[],"isLast":true}`))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	var logs bytes.Buffer
+	p, waits := newTestProvider(t, srv.URL, &logs, nil)
+	p.meta = &meta{refField: "customfield_10050", refClause: "cf[10050]", epicTypeID: "10000", storyTypeID: "10001", typeNames: []string{"Epic", "Story"}}
+	out, err := p.Create(context.Background(), []core.ItemSpec{{Reference: "d/s-1", Kind: core.KindStory, Title: "T", Digest: "sha256:x"}})
+	if err != nil || len(out) != 1 || out[0].Key != "DEMO-1" {
+		t.Fatalf("Create = %+v, %v; want DEMO-1", out, err)
+	}
+	if bulk.Load() != 2 || search.Load() != 1 {
+		t.Errorf("bulk sends %d, searches %d; want 2 and 1 (search before resending)", bulk.Load(), search.Load())
+	}
+	if len(*waits) != 1 || (*waits)[0] < p.minSleep {
+		t.Errorf("waits %v; want one backoff of at least %v", *waits, p.minSleep)
+	}
+	noSecrets(t, logs.String())
+}
