@@ -45,8 +45,9 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxAttempts bounds the attempts of a retryable request (default 5).
 	MaxAttempts int
-	// MaxRetryWait bounds the total time spent on one request including its
-	// retries (default 30s).
+	// MaxRetryWait bounds the time spent retrying one request (default
+	// 30s): no retry starts, and no wait is begun, that would end after it.
+	// One request thus takes at most MaxRetryWait + RequestTimeout.
 	MaxRetryWait time.Duration
 	// RequestTimeout bounds one attempt of one request, from sending to the
 	// end of the response body (default 30s). A hung request fails after it.

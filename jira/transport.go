@@ -95,12 +95,12 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 	target := u.String()
 
 	start := time.Now()
-	deadline := start.Add(max(p.cfg.MaxRetryWait, p.cfg.RequestTimeout))
+	deadline := start.Add(p.cfg.MaxRetryWait) // no retry starts after it
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return nil, ctxError(err, c)
 		}
-		resp, err := p.attempt(ctx, c, target, payload, deadline)
+		resp, err := p.attempt(ctx, c, target, payload)
 		p.count(c.endpoint, attempt > 1)
 		var (
 			final    error
@@ -170,8 +170,10 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 }
 
 // attempt sends one HTTP request and reads the whole response.
-func (p *Provider) attempt(ctx context.Context, c call, target string, payload []byte, deadline time.Time) (*response, error) {
-	actx, cancel := context.WithDeadline(ctx, minTime(time.Now().Add(p.cfg.RequestTimeout), deadline))
+func (p *Provider) attempt(ctx context.Context, c call, target string, payload []byte) (*response, error) {
+	// Each attempt gets the full request timeout: the retry budget decides
+	// whether an attempt starts, never how long it may take.
+	actx, cancel := context.WithTimeout(ctx, p.cfg.RequestTimeout)
 	defer cancel()
 	var body io.Reader
 	if payload != nil {
@@ -199,13 +201,6 @@ func (p *Provider) attempt(ctx context.Context, c call, target string, payload [
 		return nil, err
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: b}, nil
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // backoffStep is exponential backoff with full jitter: a random wait in
