@@ -28,7 +28,8 @@ func TestMain(m *testing.M) {
 type harness struct{ url, schema string }
 
 func (h *harness) Open(ctx context.Context, now func() time.Time) (core.Store, error) {
-	return pgstore.Open(ctx, pgstore.Options{URL: h.url, Schema: h.schema, Now: now})
+	// 32 connections: the suite's 32 racing goroutines each get their own.
+	return pgstore.Open(ctx, pgstore.Options{URL: h.url, Schema: h.schema, Now: now, MaxConns: 32})
 }
 
 func (h *harness) TamperPlan(ctx context.Context, handle string) error {
