@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -23,10 +24,12 @@ func TestMCPOverStdio(t *testing.T) {
 	must(t, err)
 	stdout, err := cmd.StdoutPipe()
 	must(t, err)
-	var stderr strings.Builder
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	must(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-waited })
 
 	lines := make(chan string, 16)
 	go func() {
@@ -79,6 +82,15 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatalf("unconfirmed commit = %s", b)
 	}
 	stdin.Close()
+	select {
+	case err := <-waited:
+		waited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("dwire mcp exited with %v after stdin closed\n%s", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("dwire mcp did not exit when stdin closed")
+	}
 	if len(f.srv.Writes()) != 0 {
 		t.Fatalf("%d writes over MCP without a confirmed commit", len(f.srv.Writes()))
 	}
@@ -88,4 +100,22 @@ func TestMCPOverStdio(t *testing.T) {
 	if !strings.Contains(stderr.String(), "run_id=") {
 		t.Fatalf("-v logged nothing to stderr:\n%s", stderr.String())
 	}
+}
+
+// lockedBuffer is a strings.Builder safe to read while a process writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
