@@ -92,12 +92,19 @@ type Config struct {
 	StoreURL                string // "" → the default SQLite file
 	StoreFromEnv            bool   // StoreURL came from DWIRE_STORE_URL
 	PreviewTTL              time.Duration
+
+	raw []byte // the file's bytes, to notice a token pasted anywhere in it
 }
 
 // Token returns the API token from the environment, or CREDENTIALS_MISSING
 // naming the variable to set.
 func (c *Config) Token(getenv func(string) string) (string, error) {
 	t := strings.TrimSpace(getenv(c.TokenEnv))
+	if len(t) >= 8 && bytes.Contains(c.raw, []byte(t)) {
+		return "", core.Errorf(core.CodeConfigInvalid,
+			"%s contains the API token held in %s. Remove it from the file (and revoke the token if the file was shared or committed); the token belongs in the environment only.",
+			c.Path, c.TokenEnv).WithDetails(core.Detail{Field: "jira", Message: "the token is written in the file"})
+	}
 	if t == "" {
 		return "", core.Errorf(core.CodeCredentialsMissing,
 			"The Jira API token is not set: export %s=<your token> (create one at https://id.atlassian.com/manage-profile/security/api-tokens). The token is read from the environment only, never from %s.",
@@ -203,7 +210,12 @@ func Parse(path string, data []byte, getenv func(string) string) (*Config, error
 	if err := dec.Decode(&f); err != nil {
 		return nil, decodeError(path, err)
 	}
-	return fromFile(path, f, getenv)
+	c, err := fromFile(path, f, getenv)
+	if err != nil {
+		return nil, err
+	}
+	c.raw = data
+	return c, nil
 }
 
 func yamlMsg(err error) string {

@@ -209,3 +209,16 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		}
 	}
 }
+
+func TestTokenPastedAnywhereIsRefused(t *testing.T) {
+	tok := "test-token-not-secret-abcdef"
+	y := "jira:\n  site: https://x.atlassian.net\n  project: PROJ\n  email: a@example.com\n  reference_field: " + tok + "\n"
+	c, err := Parse("/w/"+FileName, []byte(y), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Token(env(map[string]string{"JIRA_API_TOKEN": tok}))
+	if core.ErrorCode(err) != core.CodeConfigInvalid || strings.Contains(err.Error(), tok) {
+		t.Fatalf("Token() = %v", err)
+	}
+}
