@@ -279,7 +279,14 @@ func (m *meta) fieldsRequested() []string {
 func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 	st := is.status()
 	parent := is.parentKey()
-	c := m.content(is.Fields, parent)
+	epic := is.typeID() == m.epicTypeID
+	// An epic's parent (an initiative, on some plans) is not DevWorkWire's:
+	// it neither writes it nor counts it as drift.
+	digestParent := parent
+	if epic {
+		digestParent = ""
+	}
+	c := m.content(is.Fields, digestParent)
 	w := core.WorkItem{
 		Key:        is.Key,
 		Reference:  core.Reference(c.Reference),
@@ -290,7 +297,7 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 		StatusName: st.Name,
 		URL:        p.site + "/browse/" + is.Key,
 	}
-	if is.typeID() == m.epicTypeID {
+	if epic {
 		w.Kind = core.KindEpic
 	}
 	if m.acField != "" {
@@ -361,9 +368,12 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 		}
 		fields["issuetype"] = map[string]string{"id": tid}
 	}
-	if spec.ParentKey != "" {
+	switch {
+	case spec.ParentKey != "":
 		fields["parent"] = map[string]string{"key": spec.ParentKey}
-	} else if !create {
+	case !create && spec.Kind != core.KindEpic:
+		// The document says the story has no epic: clear it. An epic's
+		// parent is left alone.
 		fields["parent"] = nil
 	}
 	// The Jira-side digest is computed from exactly what is sent, through

@@ -260,6 +260,19 @@ func TestDriftAndFingerprint(t *testing.T) {
 	if e.Kind != core.KindEpic || e.EditedOutside {
 		t.Errorf("epic: %+v", e)
 	}
+	// Updating an epic never touches its parent (not DevWorkWire's).
+	epicSpec.Title = "Epic renamed"
+	if err := f.p.Update(f.ctx, eo[0].Key, epicSpec); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range f.srv.Requests() {
+		if r.Method == "PUT" && strings.HasSuffix(r.Path, "/"+eo[0].Key) && strings.Contains(r.Body, `"parent"`) {
+			t.Errorf("epic edit sent a parent: %s", r.Body)
+		}
+	}
+	if e, _ := f.p.Get(f.ctx, eo[0].Key); e.Title != "Epic renamed" || e.EditedOutside {
+		t.Errorf("epic after update: %+v", e)
+	}
 	desc := "Rewritten by a person."
 	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{DescriptionMarkdownText: &desc}); err != nil {
 		t.Fatal(err)
