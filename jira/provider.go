@@ -253,7 +253,8 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		if !status.Valid() {
 			return nil, false, core.Errorf(core.CodeValidationFailed, "%q is not a status; use todo, in_progress or done.", status).WithDetails(core.Detail{Field: "status"})
 		}
-		clauses = append(clauses, "statusCategory = "+jql.String(map[core.Status]string{core.StatusTodo: "new", core.StatusInProgress: "indeterminate", core.StatusDone: "done"}[status]))
+		// The category names are what Jira's JQL documentation uses.
+		clauses = append(clauses, "statusCategory = "+jql.String(map[core.Status]string{core.StatusTodo: "To Do", core.StatusInProgress: "In Progress", core.StatusDone: "Done"}[status]))
 	}
 	if f.EpicKey != "" {
 		if err := p.checkKey(f.EpicKey); err != nil {
