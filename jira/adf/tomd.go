@@ -579,13 +579,13 @@ func (w *mdWriter) inline(ns []Node, mode inlineMode) string {
 	if len(norm) == 0 {
 		return ""
 	}
-	s := renderInline(norm, mode, false)
-	if inlineRoundTrips(s, norm, mode) {
-		return s
-	}
-	s = renderInline(norm, mode, true)
-	if inlineRoundTrips(s, norm, mode) {
-		return s
+	// Most readable first: brackets as they are ("[WIP]" stays "[WIP]":
+	// without a definition it is not a link), then brackets escaped, then
+	// every emphasis delimiter fenced with character references.
+	for _, r := range []renderStyle{{}, {brackets: true}, {brackets: true, safe: true}} {
+		if s := renderInline(norm, mode, r); inlineRoundTrips(s, norm, mode) {
+			return s
+		}
 	}
 	// Last resort, never reached by any input we know of: the text without
 	// its formatting, which Markdown always carries.
@@ -594,7 +594,13 @@ func (w *mdWriter) inline(ns []Node, mode inlineMode) string {
 		n.Marks = nil
 		plain = append(plain, n)
 	}
-	return renderInline(mergeText(plain), mode, true)
+	return renderInline(mergeText(plain), mode, renderStyle{brackets: true, safe: true})
+}
+
+// renderStyle selects how cautiously inline content is written.
+type renderStyle struct {
+	brackets bool // escape '[' and ']' everywhere
+	safe     bool // '_' for em, references around every emphasis delimiter
 }
 
 func inlineRoundTrips(s string, want []Node, mode inlineMode) bool {
@@ -777,7 +783,8 @@ func codeSpan(t string) string {
 	return fence + t + fence
 }
 
-func renderInline(ns []Node, mode inlineMode, safe bool) string {
+func renderInline(ns []Node, mode inlineMode, style renderStyle) string {
+	safe := style.safe
 	var toks []tok
 	var stack []Mark
 	closeTo := func(n int) {
@@ -842,7 +849,7 @@ func renderInline(ns []Node, mode inlineMode, safe bool) string {
 		}
 	}
 	closeTo(0)
-	escapeText(toks, mode, safe)
+	escapeText(toks, mode, style)
 	fixFlanking(toks, safe)
 	fixEmailAutolinks(toks)
 	for i := range toks {
@@ -873,7 +880,8 @@ func isWS(r rune) bool {
 
 // escapeText renders every text token, escaping what Markdown would
 // otherwise read as syntax.
-func escapeText(toks []tok, mode inlineMode, safe bool) {
+func escapeText(toks []tok, mode inlineMode, style renderStyle) {
+	safe := style.safe
 	lineStart := true
 	lineDigits := true // only digits since the start of the line
 	var line []rune    // text of the current line so far (for look-behind)
@@ -927,6 +935,10 @@ func escapeText(toks []tok, mode inlineMode, safe bool) {
 			// A backslash does not escape inside a code span: "\\`" after a
 			// code span on the same line could close it. A reference cannot.
 			s = entity(r)
+		case (r == '[' || r == ']') && !style.brackets && !(i == 0 && leadingBoxOrLabel(toks)):
+			// Left as is; the round-trip check catches "[a](b)" and the like.
+			// A leading "[ ]" / "[x]" in a list item is a check box and a
+			// leading "[a]:" a link definition: those stay escaped.
 		case strings.ContainsRune("\\*_[]~|", r):
 			s = "\\" + s
 		case r == '>' || r == '-' || r == '+' || r == '=':
@@ -1010,6 +1022,19 @@ func fixEmailAutolinks(toks []tok) {
 			}
 		}
 	}
+}
+
+var boxOrLabel = regexp.MustCompile(`^\[([\s xX]\]|[^\]]*\]:)`)
+
+func leadingBoxOrLabel(toks []tok) bool {
+	var sb strings.Builder
+	for _, t := range toks {
+		if t.kind != tText || sb.Len() > 1000 {
+			break
+		}
+		sb.WriteRune(t.r)
+	}
+	return boxOrLabel.MatchString(sb.String())
 }
 
 // nextText returns up to n runes of text following token i.
