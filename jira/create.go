@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -219,6 +220,7 @@ func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpe
 		return false, p.resolveUnknown(ctx, m, batch, pending, outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a bulk create could not be read."))
 	}
 	failed := map[int]bool{}
+	var authFailed []int
 	for _, e := range br.Errors {
 		if e.FailedElementNumber < 0 || e.FailedElementNumber >= len(pending) {
 			continue
@@ -240,6 +242,18 @@ func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpe
 			details = []core.Detail{{Item: string(batch[i].Reference), Message: msg}}
 		}
 		outcomes[i].Err = core.Errorf(code, "Jira refused to create %s: %s", batch[i].Reference, msg).WithDetails(details...)
+		if code != core.CodeValidationFailed {
+			authFailed = append(authFailed, e.Status)
+		}
+	}
+	// Every element refused for lack of credentials or permission: that is
+	// the call failing as a whole, and the next batches would fare no better.
+	if len(authFailed) == len(pending) && len(pending) > 0 {
+		st := http.StatusForbidden
+		if slices.Contains(authFailed, http.StatusUnauthorized) {
+			st = http.StatusUnauthorized
+		}
+		return false, p.statusError(&response{status: st}, c)
 	}
 	// Created issues are listed in request order of the elements that
 	// succeeded.

@@ -431,3 +431,23 @@ func TestDecoyFieldIsNotUsed(t *testing.T) {
 		t.Errorf("the fake holds reference %q", is.Reference)
 	}
 }
+
+func TestCreateWithoutPermission(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	if err := f.p.Check(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.SetPermissions(f.srv.ProjectKey(), jiratest.Permissions{Browse: true})
+	out, err := f.p.Create(f.ctx, f.specs("noperm", 2))
+	if core.ErrorCode(err) != core.CodeJiraPermissionDenied || !strings.Contains(err.Error(), "create issues in project DEMO") || strings.Count(err.Error(), "DEMO") != 2 {
+		t.Fatalf("Create without the create permission: %v; want JIRA_PERMISSION_DENIED naming the action and project once", err)
+	}
+	for _, o := range out {
+		if o.Key != "" || o.Unknown || core.ErrorCode(o.Err) != core.CodeJiraPermissionDenied {
+			t.Errorf("outcome %+v", o)
+		}
+	}
+	if n := len(f.srv.Issues()); n != 0 {
+		t.Errorf("%d issues", n)
+	}
+}

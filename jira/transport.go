@@ -288,7 +288,11 @@ func (p *Provider) statusError(resp *response, c call) *core.Error {
 	case http.StatusUnauthorized:
 		return core.Errorf(core.CodeJiraUnauthorized, "Jira rejected the credentials of %s at %s. Check the e-mail and create a new API token at https://id.atlassian.com/manage-profile/security/api-tokens if the old one expired or was revoked.", p.cfg.Email, p.site)
 	case http.StatusForbidden:
-		return core.Errorf(core.CodeJiraPermissionDenied, "Your Jira account (%s) is not allowed to %s in project %s. Ask a Jira administrator of the project for that permission.", p.cfg.Email, c.action, p.cfg.Project)
+		what := c.action
+		if !strings.Contains(what, p.cfg.Project) {
+			what += " in project " + p.cfg.Project
+		}
+		return core.Errorf(core.CodeJiraPermissionDenied, "Your Jira account (%s) is not allowed to %s. Ask a Jira administrator of project %s for that permission.", p.cfg.Email, what, p.cfg.Project)
 	case http.StatusNotFound:
 		if c.key != "" {
 			return core.Errorf(core.CodeWorkItemNotFound, "Issue %s was not found in Jira (or your account cannot see it). Check the key.", c.key).WithDetails(core.Detail{Key: c.key, Message: "not found"})
