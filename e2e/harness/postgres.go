@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,43 +24,39 @@ func PostgresURL(ctx context.Context, dir string) (url string, stop func(), err 
 	if _, err := os.Stat(filepath.Join(bin, "initdb")); err != nil {
 		return "", nil, fmt.Errorf("harness: no DWIRE_TEST_POSTGRES_URL and no PostgreSQL 15 binaries at %s", bin)
 	}
-	data := filepath.Join(dir, "pgdata")
+	base, err := os.MkdirTemp(dir, "pg-")
+	if err != nil {
+		return "", nil, err
+	}
+	data := filepath.Join(base, "data")
 	port, err := freePort()
 	if err != nil {
 		return "", nil, err
 	}
 	asPG := func(name string, args ...string) *exec.Cmd {
-		if os.Geteuid() == 0 { // initdb refuses to run as root
+		if os.Geteuid() == 0 { // initdb and postgres refuse to run as root
 			return exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(bin, name)}, args...)...)
 		}
 		return exec.Command(filepath.Join(bin, name), args...)
 	}
-	if err := os.MkdirAll(data, 0o700); err != nil {
-		return "", nil, err
-	}
 	if os.Geteuid() == 0 {
-		_ = exec.Command("chown", "-R", "postgres", dir).Run()
+		_ = os.Chmod(dir, 0o755)
+		_ = exec.Command("chown", "-R", "postgres", base).Run()
 	}
 	if out, err := asPG("initdb", "-D", data, "-U", "postgres", "-A", "trust").CombinedOutput(); err != nil {
 		return "", nil, fmt.Errorf("harness: initdb: %v\n%s", err, out)
 	}
-	srv := asPG("postgres", "-D", data, "-p", strconv.Itoa(port), "-h", "127.0.0.1", "-k", dir)
-	if err := srv.Start(); err != nil {
-		return "", nil, err
+	opts := fmt.Sprintf("-p %d -h 127.0.0.1 -k %s", port, base)
+	if out, err := asPG("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(base, "log"), "-w", "-t", "60", "start").CombinedOutput(); err != nil {
+		return "", nil, fmt.Errorf("harness: start throwaway postgres: %v\n%s", err, out)
 	}
-	stop = func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }
+	stop = func() { _ = asPG("pg_ctl", "-D", data, "-m", "fast", "-w", "-t", "30", "stop").Run() }
 	url = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if err = ping(ctx, url); err == nil {
-			return url, stop, nil
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return "", nil, fmt.Errorf("harness: throwaway postgres did not start: %w", err)
-		}
-		time.Sleep(100 * time.Millisecond) // polling a server that is starting, with a deadline
+	if err := ping(ctx, url); err != nil {
+		stop()
+		return "", nil, fmt.Errorf("harness: throwaway postgres does not answer: %w", err)
 	}
+	return url, stop, nil
 }
 
 func ping(ctx context.Context, url string) error {

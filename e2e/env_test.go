@@ -1,0 +1,432 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/devworkwire/devworkwire/e2e/harness"
+)
+
+const (
+	token   = "e2e-token-not-secret-7f3a91"
+	email   = "demo@example.com"
+	project = "DEMO"
+)
+
+// basicAuth is the Authorization value dwire sends; like the token it must
+// never appear in any output.
+var basicAuth = base64.StdEncoding.EncodeToString([]byte(email + ":" + token))
+
+// env is one workspace (a folder with .devworkwire.yaml) pointed at its own
+// fake Jira. Every byte any process printed is kept and checked for the
+// token when the test ends.
+type env struct {
+	t     *testing.T
+	jira  *harness.MockJira
+	dir   string
+	extra []string // more environment variables
+
+	mu      sync.Mutex
+	outputs []string
+}
+
+type envOptions struct {
+	mock     harness.MockJiraOptions
+	storeURL string // "" = SQLite file in the workspace
+	ttl      string
+}
+
+func newEnv(t *testing.T, o envOptions) *env {
+	t.Helper()
+	ctx := context.Background()
+	o.mock.Token = token
+	if o.mock.Project == "" {
+		o.mock.Project = project
+	}
+	if o.mock.Email == "" {
+		o.mock.Email = email
+	}
+	j, err := harness.StartMockJira(ctx, bins, mode, o.mock)
+	if err != nil {
+		t.Fatalf("start mockjira (%s): %v", mode, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := j.Stop(ctx); err != nil {
+			t.Errorf("stop mockjira: %v", err)
+		}
+	})
+	e := &env{t: t, jira: j, dir: t.TempDir()}
+	store := "sqlite://./state.db"
+	if o.storeURL != "" {
+		e.extra = append(e.extra, "DWIRE_STORE_URL="+o.storeURL)
+	}
+	ttl := ""
+	if o.ttl != "" {
+		ttl = "preview_ttl: " + o.ttl + "\n"
+	}
+	cfg := fmt.Sprintf("jira:\n  site: %s\n  project: %s\n  email: %s\n  token_env: JIRA_API_TOKEN\nstore: %s\n%s", j.URL, o.mock.Project, email, store, ttl)
+	e.write(".devworkwire.yaml", cfg)
+	t.Cleanup(e.checkSecrets)
+	return e
+}
+
+func (e *env) write(name, content string) string {
+	e.t.Helper()
+	p := filepath.Join(e.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func (e *env) record(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.outputs = append(e.outputs, s)
+}
+
+// checkSecrets fails the test when the token or the Authorization value
+// appears in anything a process printed or mockjira logged.
+func (e *env) checkSecrets() {
+	e.mu.Lock()
+	outs := append([]string(nil), e.outputs...)
+	e.mu.Unlock()
+	outs = append(outs, e.jira.Logs())
+	for _, o := range outs {
+		for _, secret := range []string{token, basicAuth} {
+			if strings.Contains(o, secret) {
+				e.t.Errorf("a secret appeared in output:\n%s", o)
+			}
+		}
+		if strings.Contains(o, "goroutine ") && strings.Contains(o, "panic") {
+			e.t.Errorf("a stack trace appeared in output:\n%s", o)
+		}
+	}
+}
+
+func (e *env) cmd(args ...string) *exec.Cmd {
+	c := exec.Command(bins.Dwire, args...)
+	c.Dir = e.dir
+	c.Env = append(os.Environ(),
+		"JIRA_API_TOKEN="+token,
+		"HOME="+e.dir,
+		"XDG_STATE_HOME="+filepath.Join(e.dir, ".state"),
+		"NO_COLOR=1",
+		"DWIRE_CONFIG=",
+		"DWIRE_STORE_URL=",
+	)
+	c.Env = append(c.Env, e.extra...)
+	return c
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+	elapsed        time.Duration
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout\n%s\n--- stderr\n%s", r.code, r.stdout, r.stderr)
+}
+
+// dwire runs dwire without a terminal.
+func (e *env) dwire(args ...string) result {
+	e.t.Helper()
+	c := e.cmd(args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	start := time.Now()
+	err := runWithDeadline(c, 3*time.Minute)
+	r := result{stdout: out.String(), stderr: errb.String(), elapsed: time.Since(start)}
+	r.code = exitCode(e.t, err)
+	e.record(r.stdout + r.stderr)
+	return r
+}
+
+func runWithDeadline(c *exec.Cmd, d time.Duration) error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		_ = c.Process.Kill()
+		<-done
+		return fmt.Errorf("killed after %s", d)
+	}
+}
+
+func exitCode(t *testing.T, err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	t.Fatalf("run dwire: %v", err)
+	return -1
+}
+
+// dwireJSON runs dwire with --json and decodes stdout.
+func (e *env) dwireJSON(out any, args ...string) result {
+	e.t.Helper()
+	r := e.dwire(append(args, "--json")...)
+	if r.code == 0 && out != nil {
+		if err := json.Unmarshal([]byte(r.stdout), out); err != nil {
+			e.t.Fatalf("decode --json output: %v\n%s", err, r)
+		}
+	}
+	return r
+}
+
+// errorOf decodes the JSON error payload dwire --json prints on failure.
+func errorOf(t *testing.T, r result) map[string]any {
+	t.Helper()
+	for _, s := range []string{r.stdout, r.stderr} {
+		var m map[string]any
+		if json.Unmarshal([]byte(strings.TrimSpace(s)), &m) == nil && m["code"] != nil {
+			return m
+		}
+		var w struct {
+			Error map[string]any `json:"error"`
+		}
+		if json.Unmarshal([]byte(strings.TrimSpace(s)), &w) == nil && w.Error != nil {
+			return w.Error
+		}
+	}
+	t.Fatalf("no JSON error payload in output:\n%s", r)
+	return nil
+}
+
+// dwirePTY runs dwire on a pseudo-terminal, waits for the confirm prompt,
+// types answer and returns what the terminal showed.
+func (e *env) dwirePTY(answer string, args ...string) result {
+	e.t.Helper()
+	c := e.cmd(args...)
+	c.Env = append(c.Env, "TERM=dumb", "COLUMNS=80")
+	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: 80})
+	if err != nil {
+		e.t.Fatalf("start on a pty: %v", err)
+	}
+	defer f.Close()
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		b := make([]byte, 4096)
+		for {
+			n, err := f.Read(b)
+			mu.Lock()
+			buf.Write(b[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	exited := make(chan error, 1)
+	start := time.Now()
+	go func() { exited <- c.Wait() }()
+	shown := func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
+	var werr error
+	prompted := false
+	deadline := time.After(3 * time.Minute)
+wait:
+	for {
+		select {
+		case werr = <-exited:
+			break wait
+		case <-deadline:
+			_ = c.Process.Kill()
+			werr = <-exited
+			e.t.Errorf("dwire on a pty did not finish:\n%s", shown())
+			break wait
+		case <-time.After(20 * time.Millisecond): // poll the terminal for the prompt
+			if !prompted && strings.Contains(shown(), "[y/N]") {
+				prompted = true
+				if _, err := io.WriteString(f, answer); err != nil {
+					e.t.Fatalf("type at the prompt: %v", err)
+				}
+			}
+		}
+	}
+	select {
+	case <-readDone:
+	case <-time.After(5 * time.Second):
+	}
+	r := result{stdout: shown(), elapsed: time.Since(start)}
+	r.code = exitCode(e.t, werr)
+	e.record(r.stdout)
+	if !prompted && answer != "" {
+		e.t.Logf("no prompt was shown:\n%s", r.stdout)
+	}
+	return r
+}
+
+// mcp starts `dwire mcp` in the workspace and connects the SDK client.
+func (e *env) mcp() (*mcp.ClientSession, *exec.Cmd) {
+	e.t.Helper()
+	c := e.cmd("mcp")
+	var stderr syncWriter
+	c.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "dwire-e2e", Version: "1.0.0"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: c}, nil)
+	if err != nil {
+		e.t.Fatalf("connect to dwire mcp: %v\n%s", err, stderr.String())
+	}
+	e.t.Cleanup(func() {
+		_ = cs.Close()
+		e.record(stderr.String())
+	})
+	return cs, c
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// call calls a tool and decodes its structured result into out; on a
+// protocol error it returns the error's data.
+func (e *env) call(cs *mcp.ClientSession, name string, args any, out any) map[string]any {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		var we *jsonrpc.Error
+		if !errors.As(err, &we) {
+			e.t.Fatalf("%s: not a JSON-RPC error: %v", name, err)
+		}
+		e.record(we.Message + string(we.Data))
+		var data map[string]any
+		if err := json.Unmarshal(we.Data, &data); err != nil {
+			e.t.Fatalf("%s: error data is not JSON: %v (%s)", name, err, we.Data)
+		}
+		if !strings.HasPrefix(we.Message, fmt.Sprint(data["code"])) {
+			e.t.Errorf("%s: error message %q does not start with its code %v", name, we.Message, data["code"])
+		}
+		return data
+	}
+	if res.IsError {
+		e.t.Fatalf("%s: a failure came back as a success result (isError): %+v", name, res.Content)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	e.record(string(b))
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			e.t.Fatalf("%s: decode result: %v\n%s", name, err, b)
+		}
+	}
+	return nil
+}
+
+func (e *env) issues() []harness.Issue {
+	e.t.Helper()
+	is, err := e.jira.Issues(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return is
+}
+
+func (e *env) writes() int {
+	e.t.Helper()
+	n, err := e.jira.Writes(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// noDuplicates fails the test if two issues hold one reference.
+func (e *env) noDuplicates() {
+	e.t.Helper()
+	d, err := e.jira.Duplicates(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if len(d) > 0 {
+		e.t.Fatalf("DUPLICATES in the tracker: %v", d)
+	}
+}
+
+func newKey() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "e2e-" + hex.EncodeToString(b)
+}
+
+func kill(c *exec.Cmd) {
+	if c.Process != nil {
+		_ = c.Process.Signal(syscall.SIGKILL)
+	}
+}
+
+// issuesByRef indexes the tracker's issues by reference.
+func (e *env) issuesByRef() map[string]harness.Issue {
+	e.t.Helper()
+	m := map[string]harness.Issue{}
+	for _, i := range e.issues() {
+		if i.Reference != "" {
+			m[i.Reference] = i
+		}
+	}
+	return m
+}
+
+// matches fails the test unless the tracker holds exactly the document's
+// references, each once.
+func (e *env) matches(p planSpec) {
+	e.t.Helper()
+	e.noDuplicates()
+	got := e.issuesByRef()
+	for _, r := range p.refs() {
+		if _, ok := got[r]; !ok {
+			e.t.Errorf("reference %s is missing from the tracker", r)
+		}
+	}
+}
