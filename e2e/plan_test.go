@@ -51,4 +51,3 @@ func (p planSpec) refs() []string {
 	}
 	return r
 }
-
