@@ -169,3 +169,22 @@ func TestCustomField(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// FuzzQuoting: any value, quoted by String or Phrase and followed by more
+// JQL, reads back as exactly one literal holding the value.
+func FuzzQuoting(f *testing.F) {
+	for _, s := range []string{"", `"`, `\`, `\"`, "a\nb", "x ~ y OR z", `" OR project = X OR "`, "\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if v, rest := readLiteral(t, String(s)+" AND x"); v != string([]rune(s)) || rest != " AND x" {
+			t.Fatalf("String(%q) read back as %q, rest %q", s, v, rest)
+		}
+		if _, rest := readLiteral(t, Phrase(s)+" OR y"); rest != " OR y" {
+			t.Fatalf("Phrase(%q) did not end where it should: rest %q", s, rest)
+		}
+		if _, rest := readLiteral(t, Terms(s)+")"); rest != ")" {
+			t.Fatalf("Terms(%q) did not end where it should: rest %q", s, rest)
+		}
+	})
+}
