@@ -30,7 +30,22 @@ func FromMarkdown(md string) (Doc, error) {
 	src := []byte(normalizeSource(md))
 	root := mdParser.Parse(text.NewReader(src))
 	c := &fromConv{src: src}
-	return Doc{Content: fitDoc(c.blocks(root))}, nil
+	content := fitDoc(c.blocks(root))
+	ids := 0
+	assignIDs(content, &ids)
+	return Doc{Content: content}, nil
+}
+
+// assignIDs numbers task lists and items in document order ("dwire-1", ...),
+// after fitting, so the same document always gets the same ids.
+func assignIDs(ns []Node, next *int) {
+	for i := range ns {
+		if ns[i].Type == "taskList" || ns[i].Type == "taskItem" {
+			*next++
+			ns[i].Attrs["localId"] = "dwire-" + strconv.Itoa(*next)
+		}
+		assignIDs(ns[i].Content, next)
+	}
 }
 
 // normalizeSource makes the input well-formed for conversion: valid UTF-8,
@@ -50,13 +65,7 @@ func normalizeSource(s string) string {
 
 type fromConv struct {
 	src  []byte
-	ids  int
 	nest int // depth of list items and block quotes
-}
-
-func (c *fromConv) nextID() string {
-	c.ids++
-	return "dwire-" + strconv.Itoa(c.ids)
 }
 
 // unescape resolves backslash escapes and entity/numeric references the way
@@ -262,14 +271,14 @@ func (c *fromConv) list(l *ast.List) []Node {
 }
 
 func (c *fromConv) taskList(l *ast.List) Node {
-	tl := Node{Type: "taskList", Attrs: map[string]any{"localId": c.nextID()}}
+	tl := Node{Type: "taskList", Attrs: map[string]any{"localId": ""}}
 	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
 		cb := taskBox(item)
 		state := "TODO"
 		if cb.IsChecked {
 			state = "DONE"
 		}
-		ti := Node{Type: "taskItem", Attrs: map[string]any{"localId": c.nextID(), "state": state}}
+		ti := Node{Type: "taskItem", Attrs: map[string]any{"localId": "", "state": state}}
 		para := item.FirstChild()
 		para.RemoveChild(para, cb)
 		// goldmark's check box consumed the blanks after it.
