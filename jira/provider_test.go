@@ -203,7 +203,7 @@ func TestJQLValuesStayValues(t *testing.T) {
 	if _, err := f.p.Create(f.ctx, other); err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{`"hi"`, `back\`, `~`, `OR project = OTHER`, `ORDER BY key`, "two\nlines", `" OR summary ~ "Story`, `\" OR 1=1`} {
+	for _, text := range []string{`"hi"`, `back\`, `~`, `OR project = OTHER`, `ORDER BY key`, "two\nlines", `" OR summary ~ "Story`, `\" OR 1=1`, "don't", "it's \"quoted\""} {
 		items, _, err := f.p.Query(f.ctx, core.Filter{Document: "inj", Text: text, Limit: 10})
 		if err != nil {
 			t.Errorf("Query(text %q): %v", text, err)

@@ -24,8 +24,6 @@ func String(s string) string {
 		switch r {
 		case '"':
 			b.WriteString(`\"`)
-		case '\'':
-			b.WriteString(`\'`)
 		case '\\':
 			b.WriteString(`\\`)
 		case '\n':

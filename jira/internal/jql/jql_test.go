@@ -66,7 +66,7 @@ func TestStringQuotesAndEscapes(t *testing.T) {
 		`trailing\`:                           `"trailing\\"`,
 		"two\nlines":                          `"two\nlines"`,
 		"tab\there":                           `"tab\there"`,
-		"it's":                                `"it\'s"`,
+		"it's":                                `"it's"`,
 		"x ~ y":                               `"x ~ y"`,
 		"a OR b AND c":                        `"a OR b AND c"`,
 		`" OR project = OTHER OR summary ~ "`: `"\" OR project = OTHER OR summary ~ \""`,
