@@ -68,7 +68,7 @@
 // inlineCard/blockCard/embedCard → an autolink, panel → a block quote
 // starting with "**Info:**" (or the panel type), expand → its title in bold
 // and its content, media → a link to an external image or "[alt]" for an
-// attachment, decision items → "- [x]"/"- [ ]" items, layouts and bodied
+// attachment, decision items → "- **Decision:** ..." items, layouts and bodied
 // extensions → their content, other extensions → their text or "[key]",
 // marks Markdown lacks (underline, textColor, subsup, backgroundColor) → the
 // text without the mark, unknown nodes → their text.

@@ -310,8 +310,13 @@ func (w *mdWriter) list(n Node, avoid string) ([]string, string) {
 		switch it.Type {
 		case "taskItem", "blockTaskItem", "decisionItem":
 			box := "[ ] "
-			if it.attrString("state") == "DONE" || it.attrString("state") == "DECIDED" {
+			if it.attrString("state") == "DONE" {
 				box = "[x] "
+			}
+			if it.Type == "decisionItem" {
+				// A decision is not a check box: "- Decision: ...".
+				it = Node{Type: "decisionItem", Content: append([]Node{{Type: "text", Text: "Decision:", Marks: []Mark{{Type: "strong"}}}, {Type: "text", Text: " "}}, it.Content...)}
+				box = ""
 			}
 			first = marker + " " + box
 			if it.Type == "blockTaskItem" {
