@@ -274,3 +274,20 @@ func (p *Provider) Stats() Stats {
 	}
 	return s
 }
+
+// String describes the configuration without its token, so that printing
+// a Config (%v, %+v) never shows the secret.
+func (c Config) String() string {
+	tok := "(empty)"
+	if c.Token != "" {
+		tok = "[redacted]"
+	}
+	return fmt.Sprintf("jira.Config{BaseURL:%q SiteURL:%q Email:%q Token:%s Project:%q ReferenceField:%q EpicType:%q StoryType:%q AcceptanceCriteriaField:%q SingleCreate:%v}",
+		c.BaseURL, c.SiteURL, c.Email, tok, c.Project, c.ReferenceField, c.EpicType, c.StoryType, c.AcceptanceCriteriaField, c.SingleCreate)
+}
+
+// GoString is String for %#v.
+func (c Config) GoString() string { return c.String() }
+
+// LogValue logs the configuration without its token.
+func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -348,4 +349,19 @@ func TestCreate429WithoutRetryAfter(t *testing.T) {
 		t.Errorf("waits %v; want one backoff of at least %v", *waits, p.minSleep)
 	}
 	noSecrets(t, logs.String())
+}
+
+func TestConfigNeverPrintsToken(t *testing.T) {
+	c := Config{BaseURL: "https://x.atlassian.net", Email: "a@b.c", Token: testToken, Project: "DEMO"}
+	var logs bytes.Buffer
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("config", "cfg", c)
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("config", "cfg", c)
+	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), fmt.Sprintf("%v", &c), logs.String()} {
+		if strings.Contains(s, testToken) {
+			t.Errorf("token printed: %s", s)
+		}
+		if !strings.Contains(s, "redacted") {
+			t.Errorf("no redaction marker in %s", s)
+		}
+	}
 }
