@@ -291,3 +291,10 @@ func (c Config) GoString() string { return c.String() }
 
 // LogValue logs the configuration without its token.
 func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// String names the provider by its scope; printing a Provider never shows
+// its configuration's token.
+func (p *Provider) String() string { return "jira.Provider(" + p.Scope() + ")" }
+
+// GoString is String for %#v.
+func (p *Provider) GoString() string { return p.String() }

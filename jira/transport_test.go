@@ -356,6 +356,13 @@ func TestConfigNeverPrintsToken(t *testing.T) {
 	var logs bytes.Buffer
 	slog.New(slog.NewTextHandler(&logs, nil)).Info("config", "cfg", c)
 	slog.New(slog.NewJSONHandler(&logs, nil)).Info("config", "cfg", c)
+	p, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := fmt.Sprintf("%v %+v %#v %s", p, p, p, p); strings.Contains(s, testToken) {
+		t.Errorf("token printed with the provider: %s", s)
+	}
 	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), fmt.Sprintf("%v", &c), logs.String()} {
 		if strings.Contains(s, testToken) {
 			t.Errorf("token printed: %s", s)
