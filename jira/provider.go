@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/jira/internal/jql"
@@ -101,13 +102,19 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 	out := map[core.Reference]core.WorkItem{}
 	want := map[core.Reference]bool{}
 	var uniq []core.Reference
+	var searchable []core.Reference
 	for _, r := range refs {
 		if r != "" && !want[r] {
 			want[r] = true
 			uniq = append(uniq, r)
+			// Text search finds only words: a reference without a letter or
+			// digit cannot be searched for (only read by a known key).
+			if hasWord(string(r)) {
+				searchable = append(searchable, r)
+			}
 		}
 	}
-	for _, batch := range p.batches(m, uniq) {
+	for _, batch := range p.batches(m, searchable) {
 		if err := p.lookupBatch(ctx, m, batch, known, out); err != nil {
 			return nil, err
 		}
@@ -263,6 +270,9 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		clauses = append(clauses, "parent = "+jql.String(f.EpicKey))
 	}
 	if f.Document != "" {
+		if !hasWord(f.Document) {
+			return []core.WorkItem{}, false, nil // no reference can belong to it
+		}
 		clauses = append(clauses, m.refClause+" ~ "+jql.Phrase(f.Document))
 	}
 	if strings.TrimSpace(f.Text) != "" {
@@ -505,4 +515,10 @@ func itemErr(err error, ref core.Reference, key string) error {
 		}
 	}
 	return e
+}
+
+// hasWord reports whether s holds a letter or digit, something Jira's
+// text search can match.
+func hasWord(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }

@@ -221,7 +221,7 @@ func TestJQLValuesStayValues(t *testing.T) {
 			t.Errorf("Query(document %q) = %d items, %v; want none", doc, len(items), err)
 		}
 	}
-	refs := []core.Reference{`inj/s-1" OR project = "DEMO`, `x\`, "a\nb", s.Reference}
+	refs := []core.Reference{`inj/s-1" OR project = "DEMO`, `x\`, "a\nb", `\"/~`, s.Reference}
 	got, err := f.p.Lookup(f.ctx, refs, nil)
 	if err != nil || len(got) != 1 || got[s.Reference].Key != out[0].Key {
 		t.Errorf("Lookup with hostile references = %v, %v; want only %s", got, err, s.Reference)
