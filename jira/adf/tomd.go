@@ -587,6 +587,10 @@ func (w *mdWriter) inline(ns []Node, mode inlineMode) string {
 	// Most readable first: brackets as they are ("[WIP]" stays "[WIP]":
 	// without a definition it is not a link), then brackets escaped, then
 	// every emphasis delimiter fenced with character references.
+	if plainProse(norm) {
+		// Nothing Markdown could misread: no need to check.
+		return renderInline(norm, mode, renderStyle{})
+	}
 	for _, r := range []renderStyle{{}, {brackets: true}, {brackets: true, safe: true}} {
 		if s := renderInline(norm, mode, r); inlineRoundTrips(s, norm, mode) {
 			return s
@@ -600,6 +604,29 @@ func (w *mdWriter) inline(ns []Node, mode inlineMode) string {
 		plain = append(plain, n)
 	}
 	return renderInline(mergeText(plain), mode, renderStyle{brackets: true, safe: true})
+}
+
+// plainProse reports whether inline content is one unformatted line of
+// letters, digits, blanks and harmless punctuation that starts with a
+// letter or digit and ends without a blank: text that needs no escaping and
+// cannot be misread (no "www." or ':' for autolinks, no line starts).
+func plainProse(ns []Node) bool {
+	if len(ns) != 1 || ns[0].Type != "text" || len(ns[0].Marks) != 0 {
+		return false
+	}
+	t := ns[0].Text
+	if strings.Contains(t, "www.") || strings.HasSuffix(t, " ") {
+		return false
+	}
+	for i, r := range t {
+		switch {
+		case unicode.IsLetter(r), unicode.IsDigit(r) && i > 0:
+		case i > 0 && (r == ' ' || strings.ContainsRune(",.;?'\"%$/()", r)):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // renderStyle selects how cautiously inline content is written.
