@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/devworkwire/devworkwire/jira/internal/adfschema"
 )
 
 // genText is inline content that ends in a letter, so no block is empty
@@ -190,6 +192,12 @@ func TestPropertyBlocksADFToMarkdownIdentity(t *testing.T) {
 		back, err := FromMarkdown(md)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if err := adfschema.Validate(mustJSON(t, back)); err != nil {
+			t.Fatalf("invalid ADF from %q: %v", md, err)
+		}
+		if err := checkStructure(back); err != nil {
+			t.Fatalf("ADF from %q: %v", md, err)
 		}
 		w, g := normalizeADF(t, mustJSON(t, want)), normalizeADF(t, mustJSON(t, back))
 		if w != g {

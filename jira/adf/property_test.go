@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/devworkwire/devworkwire/jira/internal/adfschema"
 )
 
 // Pieces of text chosen to collide with Markdown syntax.
@@ -79,6 +81,9 @@ func TestPropertyADFToMarkdownToADF(t *testing.T) {
 		}
 		if ok, at := isSubsequence(adfText(d.Content), adfText(back.Content)); !ok {
 			t.Fatalf("text lost at rune %d\nadf:  %s\nmd:   %q\nback: %s", at, d, md, back)
+		}
+		if err := adfschema.Validate(mustJSON(t, back)); err != nil {
+			t.Fatalf("invalid ADF from %q: %v", md, err)
 		}
 		md2 := ToMarkdown(back)
 		back2, _ := FromMarkdown(md2)
