@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -125,20 +126,65 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 			missing = append(missing, r)
 		}
 	}
-	for _, r := range missing {
-		w, err := p.Get(ctx, known[r])
-		switch core.ErrorCode(err) {
-		case "":
-			if w.Reference == r {
-				out[r] = w
-			}
-		case core.CodeWorkItemNotFound:
-		default:
-			return nil, err
-		}
+	if err := p.readKnown(ctx, missing, known, out); err != nil {
+		return nil, err
 	}
 	p.log.Info("jira lookup", "references", len(uniq), "found", len(out), "read_by_known_key", len(missing))
 	return out, nil
+}
+
+// knownReaders is how many known keys Lookup reads at once: reads only,
+// few enough to stay polite to Jira's rate limits.
+const knownReaders = 4
+
+// readKnown reads items by the keys the dedup index knows (search has not
+// caught up with them) and keeps those whose reference still matches.
+func (p *Provider) readKnown(ctx context.Context, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	next := make(chan core.Reference)
+	for range min(knownReaders, len(refs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range next {
+				w, err := p.Get(ctx, known[r])
+				mu.Lock()
+				switch core.ErrorCode(err) {
+				case "":
+					if w.Reference == r {
+						out[r] = w
+					}
+				case core.CodeWorkItemNotFound:
+				default:
+					if firstErr == nil {
+						firstErr = err
+						cancel()
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, r := range refs {
+		select {
+		case next <- r:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return firstErr
 }
 
 // batches splits references into groups whose JQL stays short.

@@ -451,3 +451,37 @@ func TestCreateWithoutPermission(t *testing.T) {
 		t.Errorf("%d issues", n)
 	}
 }
+
+func TestLookupManyKnownKeysUnderSearchLag(t *testing.T) {
+	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
+	specs := f.specs("lagmany", 30)
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := New(f.p.cfg)
+	known := map[core.Reference]string{}
+	var refs []core.Reference
+	for i, s := range specs {
+		refs = append(refs, s.Reference)
+		known[s.Reference] = out[i].Key
+	}
+	known["lagmany/gone"] = "DEMO-99999" // deleted in Jira: skipped
+	refs = append(refs, "lagmany/gone")
+	known[specs[0].Reference], known[specs[1].Reference] = out[1].Key, out[0].Key // swapped: references do not match
+	got, err := p2.Lookup(f.ctx, refs, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 28 {
+		t.Errorf("found %d; want the 28 whose known key holds their reference", len(got))
+	}
+	for i, s := range specs[2:] {
+		if got[s.Reference].Key != out[i+2].Key {
+			t.Errorf("%s = %q; want %s", s.Reference, got[s.Reference].Key, out[i+2].Key)
+		}
+	}
+	if n := p2.Stats().ByEndpoint["GET /rest/api/3/issue/{key}"]; n != 31 {
+		t.Errorf("%d reads by key; want 31", n)
+	}
+}
