@@ -78,8 +78,8 @@
 // rendering (character references around emphasis) when needed. One known
 // limit: a link whose text starts with inline code containing "]:" at the
 // very start of a paragraph reads as a link reference definition in
-// Markdown; ToMarkdown then writes that paragraph's text without its
-// formatting, so text is kept but the link is not.
+// Markdown; ToMarkdown then leaves out that one link (text and other
+// formatting are kept).
 //
 // # Fidelity against Atlassian's transformer
 //

@@ -148,8 +148,8 @@ func TestPropertyADFToMarkdownIdentity(t *testing.T) {
 
 // hasKnownLimit reports whether a paragraph starts with a linked code span
 // containing "]": "[`]:x`](u)" at the start of a paragraph reads as a link
-// reference definition, so ToMarkdown writes that paragraph's text without
-// its formatting (see the package documentation).
+// reference definition, so ToMarkdown leaves that link out (see the package
+// documentation).
 func hasKnownLimit(ns []Node) bool {
 	for _, n := range ns {
 		if (n.Type == "paragraph" || n.Type == "taskItem") && len(n.Content) > 0 {
