@@ -7,9 +7,10 @@
 // Modelled:
 //   - Basic auth with one user (e-mail + API token); 401 otherwise. The
 //     scoped-token base path /ex/jira/{cloudId}/... is accepted too.
-//   - Projects with keys and per-project permissions (browse, create, edit,
-//     transition, comment): no browse = the project and its issues do not
-//     exist (404, absent from search); otherwise 403.
+//   - Projects with keys, per-project issue types (SetIssueTypes) and
+//     per-project permissions (browse, create, edit, transition, comment):
+//     no browse = the project and its issues do not exist (404, absent from
+//     search); otherwise 403. Request bodies must be application/json (415).
 //   - Issue types Epic (10000, hierarchy 1), Story (10001), Task (10002);
 //     parent links only from a story/task to an epic.
 //   - One workflow: To Do (new) → In Progress (indeterminate) → Done (done),
@@ -18,8 +19,11 @@
 //     (checked against the official ADF schema), labels, parent, status,
 //     created/updated/statuscategorychangedate, issuelinks ("is blocked by",
 //     with the linked issue's status and category), one single-line text
-//     custom field (the reference field, ≤ 255). Issue entity properties
-//     (≤ 32768 bytes), also settable in create/edit bodies.
+//     custom field (the reference field, ≤ 255; optionally a same-named
+//     multi-line decoy field, Options.DuplicateFieldName). Fields can be made
+//     required per issue type (RequireField). Issue entity properties
+//     (≤ 32768 bytes), also settable in create/edit bodies; they do not move
+//     `updated`, and an edit that changes no field does not either.
 //   - Endpoints: GET myself, serverInfo, project/{key}, field,
 //     issue/createmeta/{project}/issuetypes[/{id}]; POST issue, issue/bulk
 //     (≤ 50, per-element errors with failedElementNumber, 201 if any was
@@ -62,8 +66,16 @@
 //     number: 5xx, 503 with Retry-After, 429, connection reset, hang until the
 //     client gives up, and drop-after-apply (the write is applied, then the
 //     connection is reset without a response — the duplicate trap).
-//   - A request log and admin endpoints under /_mockjira/ (no auth):
-//     requests, issues, person-style edits (drift), links, faults, config.
+//   - A request log (each entry is logged before its response leaves, so a
+//     client holding a response can count it; requests that got no response
+//     are logged when the server gives up on them) and admin endpoints under
+//     /_mockjira/ (no auth): requests, issues, person-style edits (drift),
+//     links, faults, config, seeding. All of it is also Go API on *Server.
+//
+// The contract test (contract_test.go) runs every test of this package
+// behind jira/internal/jiraspec's middleware, which validates each response
+// against the trimmed OpenAPI spec in jira/testdata/openapi; any violation
+// fails the test that caused it.
 //
 // Not modelled: other endpoints (404 with a clear message), the `update`
 // operations form of create/edit (rejected with a message), JQL functions

@@ -4,6 +4,7 @@
 //	mockjira -addr 127.0.0.1:0 [-project KEY] [-email E] [-token T]
 //	         [-field-name NAME] [-latency 50ms] [-search-lag 0s]
 //	         [-rate-limit 0] [-seed file.json] [-faults file.json]
+//	         [-duplicate-field-name] [-v]
 //
 // The first line on stdout is MOCKJIRA_URL=http://HOST:PORT; logs go to
 // stderr. The token may also come from $MOCKJIRA_TOKEN. SIGTERM or SIGINT

@@ -37,6 +37,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	rateLimit := fl.Float64("rate-limit", 0, "requests per second (token bucket); 0 = off")
 	seed := fl.String("seed", "", "JSON seed file (site, project, user, issues, faults ...)")
 	faults := fl.String("faults", "", "JSON file with an array of faults")
+	dupField := fl.Bool("duplicate-field-name", false, "also list a multi-line decoy field with the reference field's name")
 	verbose := fl.Bool("v", false, "log every request")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -88,6 +89,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if set["rate-limit"] {
 		o.RateLimit = *rateLimit
+	}
+	if set["duplicate-field-name"] {
+		o.DuplicateFieldName = *dupField
 	}
 	o.Logger = log
 	srv := jiratest.New(o)
