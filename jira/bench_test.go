@@ -118,3 +118,45 @@ func BenchmarkImport1000(b *testing.B) { runImport1000(b, false) }
 
 // BenchmarkImport1000SingleCreate is the baseline: one POST /issue per item.
 func BenchmarkImport1000SingleCreate(b *testing.B) { runImport1000(b, true) }
+
+// BenchmarkLookupKnownUnderLag1000: right after an import, search has not
+// caught up; a fresh Provider with the dedup index's 1,000 keys reads them
+// by key (4 at a time) after 10 empty searches.
+func BenchmarkLookupKnownUnderLag1000(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		srv := jiratest.Start(b, jiratest.Options{SearchLag: time.Hour})
+		cfg := Config{BaseURL: srv.URL, Email: srv.Email(), Token: srv.Token(), Project: srv.ProjectKey()}
+		p, _ := New(cfg)
+		ctx := context.Background()
+		epics, stories := benchPlan("lag")
+		specs := append(epics, stories...)
+		out, err := p.Create(ctx, specs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		known := map[core.Reference]string{}
+		refs := make([]core.Reference, len(specs))
+		for j, s := range specs {
+			refs[j] = s.Reference
+			known[s.Reference] = out[j].Key
+		}
+		srv.SetLatency(50 * time.Millisecond)
+		p2, _ := New(cfg)
+		if err := p2.Check(ctx); err != nil {
+			b.Fatal(err)
+		}
+		before := p2.Stats().Requests
+		b.StartTimer()
+		t0 := time.Now()
+		got, err := p2.Lookup(ctx, refs, known)
+		el := time.Since(t0)
+		b.StopTimer()
+		if err != nil || len(got) != 1000 {
+			b.Fatalf("found %d, %v", len(got), err)
+		}
+		b.ReportMetric(float64(p2.Stats().Requests-before), "reqs")
+		b.ReportMetric(float64(el.Milliseconds()), "lookup-ms")
+		b.StartTimer()
+	}
+}
