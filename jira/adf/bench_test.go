@@ -1,6 +1,7 @@
 package adf
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -103,6 +104,23 @@ func TestStoryDescription(t *testing.T) {
 	want := "paragraph heading paragraph heading orderedList heading taskList heading table blockquote paragraph codeBlock rule heading bulletList heading bulletList paragraph"
 	if got := joinStrings(types); got != want {
 		t.Errorf("blocks = %s\nwant     %s", got, want)
+	}
+	// Reading it back gives the author's Markdown: every line except the
+	// table's (whose padding is normalised) comes back verbatim, in order.
+	back := strings.Split(ToMarkdown(d), "\n")
+	j := 0
+	for _, line := range strings.Split(storyDescription, "\n") {
+		if strings.HasPrefix(line, "|") {
+			continue
+		}
+		for j < len(back) && back[j] != line {
+			j++
+		}
+		if j == len(back) {
+			t.Errorf("ToMarkdown lost or changed the line %q:\n%s", line, ToMarkdown(d))
+			return
+		}
+		j++
 	}
 }
 
