@@ -400,7 +400,7 @@ func (x *execution) phase(ctx context.Context, items []*planEntry, progress func
 	}
 	for start := 0; start < len(creates) && x.stop == nil; start += MaxBatch {
 		if err := ctx.Err(); err != nil {
-			x.stop, x.why = Wrap(err, CodeCommitPartial, "the commit was cancelled"), "the commit was cancelled"
+			x.stop, x.why = Wrap(err, CodeInternal, "the commit was cancelled"), "the commit was cancelled"
 			return
 		}
 		batch := creates[start:min(start+MaxBatch, len(creates))]
@@ -411,7 +411,7 @@ func (x *execution) phase(ctx context.Context, items []*planEntry, progress func
 			return
 		}
 		if err := ctx.Err(); err != nil {
-			x.stop, x.why = Wrap(err, CodeCommitPartial, "the commit was cancelled"), "the commit was cancelled"
+			x.stop, x.why = Wrap(err, CodeInternal, "the commit was cancelled"), "the commit was cancelled"
 			return
 		}
 		x.update(ctx, e, progress)
@@ -476,7 +476,11 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 		}
 		x.record(ctx, rec)
 		if rec.Outcome != OutcomeCommitted && x.stop == nil {
-			x.stop = Errorf(rec.Code, "%s", rec.Message)
+			se := Errorf(rec.Code, "%s", rec.Message)
+			if ae := AsError(oc.Err); ae != nil && ae.Code == rec.Code {
+				se.Retryable = ae.Retryable // the item's own flag
+			}
+			x.stop = se
 			if rec.Outcome == OutcomeUnknown {
 				x.why = fmt.Sprintf("the outcome of creating %s is unknown (%s)", e.Spec.Reference, rec.Code)
 			} else {
@@ -609,20 +613,28 @@ func (x *execution) partial(ctx context.Context) error {
 		details = append(details, d)
 	}
 	cause := AsError(x.stop)
-	msg := fmt.Sprintf("The commit stopped at the first failure: %s. %d item(s) committed, %d failed, %d unknown, %d untried (see details).",
-		x.why, committed, failed, unknown, untried)
-	if unknown > 0 {
-		msg += " Items with an unknown outcome were not retried, to avoid duplicates: check them in the tracker."
-	}
-	msg += " Run import.preview again: committed items then show as unchanged and only the rest is planned."
-	e := Errorf(CodeCommitPartial, "%s", msg).WithDetails(details...)
-	e.Err = x.stop
-	e.RunID = x.o.runID
+	counts := fmt.Sprintf("%d item(s) committed, %d failed, %d unknown, %d untried (see details).", committed, failed, unknown, untried)
+	var e *Error
 	state := RunPartial
 	if committed == 0 && unknown == 0 {
+		// Nothing was written (and nothing may have been): this is not a
+		// partial commit but the failure itself, with its own code and
+		// retryable flag. The handle is used up either way.
 		state = RunFailed
+		e = Errorf(cause.Code, "Nothing was written: the commit stopped at the first failure: %s. %s Run import.preview again to get a new handle once the cause is dealt with.", x.why, counts).
+			WithDetails(details...)
+		e.Retryable = cause.Retryable
+	} else {
+		msg := fmt.Sprintf("The commit stopped at the first failure: %s. %s", x.why, counts)
+		if unknown > 0 {
+			msg += " Items with an unknown outcome were not retried, to avoid duplicates: check them in the tracker."
+		}
+		msg += " Run import.preview again: committed items then show as unchanged and only the rest is planned."
+		e = Errorf(CodeCommitPartial, "%s", msg).WithDetails(details...)
 	}
+	e.Err = x.stop
+	e.RunID = x.o.runID
 	x.s.finish(ctx, x.o, x.key, state, e)
-	x.o.log.Warn("commit stopped", "committed", committed, "failed", failed, "unknown", unknown, "untried", untried, "cause", cause.Code)
+	x.o.log.Warn("commit stopped", "committed", committed, "failed", failed, "unknown", unknown, "untried", untried, "cause", cause.Code, "code", e.Code)
 	return e
 }

@@ -409,8 +409,13 @@ func TestCommitPartialUntriedAfterEpicFailure(t *testing.T) {
 	e := newEnv(t)
 	pre := e.preview(checkoutDoc())
 	e.p.FailCall(fakeprovider.OpCreate, 1, core.Errorf(core.CodeJiraUnavailable, "Jira did not answer"))
-	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
-	ce := wantErr(t, err, core.CodeCommitPartial, "0 item(s) committed", "6 untried", "JIRA_UNAVAILABLE")
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "none"})
+	// Nothing was written: not COMMIT_PARTIAL but the failure's own code,
+	// with the same split in the details.
+	ce := wantErr(t, err, core.CodeJiraUnavailable, "Nothing was written", "0 item(s) committed", "6 untried", "JIRA_UNAVAILABLE", "import.preview again")
+	if !ce.Retryable || len(ce.Details) != 6 {
+		t.Errorf("retryable %v, %d details; want true and 6", ce.Retryable, len(ce.Details))
+	}
 	for _, d := range ce.Details {
 		if d.Outcome != core.OutcomeUntried {
 			t.Errorf("detail %+v; want untried", d)
@@ -418,6 +423,63 @@ func TestCommitPartialUntriedAfterEpicFailure(t *testing.T) {
 	}
 	if len(e.p.Items()) != 0 || e.p.Stats().Calls[fakeprovider.OpCreate] != 1 {
 		t.Error("the commit went on after the first failure")
+	}
+	if run, _, _ := e.st.GetRun(e.ctx, "none"); run.State != core.RunFailed {
+		t.Errorf("run state %s; want failed", run.State)
+	}
+	// The replay returns the same code.
+	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "none"})
+	wantErr(t, err, core.CodeJiraUnavailable, "replayed", "Nothing was written")
+}
+
+// A fail-fast stop before anything was written returns the failing item's
+// own code and retryable flag, never COMMIT_PARTIAL (exit 4 means "some of
+// your items are now in Jira").
+func TestNothingWrittenIsNotPartial(t *testing.T) {
+	cases := []struct {
+		name      string
+		err       *core.Error
+		retryable bool
+	}{
+		{"validation", core.Errorf(core.CodeValidationFailed, "Field 'summary' is too long"), false},
+		{"rate limited", core.Errorf(core.CodeJiraRateLimited, "Jira is rate limiting"), true},
+		{"permission", core.Errorf(core.CodeJiraPermissionDenied, "You may not create issues in DEMO"), false},
+		{"unavailable but flagged not retryable", &core.Error{Code: core.CodeJiraUnavailable, Message: "Jira refused this item for good"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			pre := e.preview(markdown("one", epic("e-1", "Guest checkout"), story("s-1", "Pay", "e-1"), story("s-2", "Save", "e-1")))
+			e.p.FailItem(1, fakeprovider.ItemFail, tc.err) // epic e-1, the only create of the first batch
+			_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+			ce, ok := err.(*core.Error)
+			if !ok || ce.Code != tc.err.Code || ce.Retryable != tc.retryable || !strings.Contains(ce.Message, "Nothing was written") || ce.RunID == "" {
+				t.Fatalf("err %#v; want %s retryable=%v", err, tc.err.Code, tc.retryable)
+			}
+			n := map[string]int{}
+			for _, d := range ce.Details {
+				n[d.Outcome]++
+			}
+			if n[core.OutcomeCommitted] != 0 || n[core.OutcomeFailed] != 1 || n[core.OutcomeUntried] != 2 || len(e.p.Items()) != 0 {
+				t.Errorf("details split %v", n)
+			}
+			if run, _, _ := e.st.GetRun(e.ctx, "k"); run.State != core.RunFailed {
+				t.Errorf("run state %s; want failed", run.State)
+			}
+		})
+	}
+}
+
+// An unknown create counts as possibly written: COMMIT_PARTIAL even when
+// nothing is known to be committed.
+func TestUnknownFirstCreateIsPartial(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(markdown("solo", epic("e-1", "Only epic")))
+	e.p.FailItem(1, fakeprovider.ItemLost, nil)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "u"})
+	wantErr(t, err, core.CodeCommitPartial, "0 item(s) committed", "1 unknown", "not retried")
+	if run, _, _ := e.st.GetRun(e.ctx, "u"); run.State != core.RunPartial {
+		t.Errorf("run state %s; want partial", run.State)
 	}
 }
 

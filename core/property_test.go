@@ -200,6 +200,7 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 				svc = core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: &flakyStore{Store: e.st, failFrom: rapid.IntRange(1, toWrite+1).Draw(rt, "store-fault")}, Now: c.Now})
 			}
 
+			itemsBefore := len(p.Items())
 			key := fmt.Sprintf("key-%d", round)
 			in := core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: key}
 			var res core.ImportCommitResult
@@ -241,8 +242,30 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 			code := core.ErrorCode(err)
 			switch code {
 			case "", core.CodeCommitPartial, core.CodePreviewStale:
+			case core.CodeValidationFailed, core.CodeJiraUnavailable, core.CodeInternal:
+				// A stop before anything was written carries the
+				// failure's own code, never COMMIT_PARTIAL.
+				for _, d := range err.(*core.Error).Details {
+					if d.Outcome == core.OutcomeCommitted || d.Outcome == core.OutcomeUnknown {
+						rt.Fatalf("round %d: %s with a written item: %+v", round, code, d)
+					}
+				}
+				if len(p.Items()) != itemsBefore {
+					rt.Fatalf("round %d: %s but the tracker went from %d to %d items", round, code, itemsBefore, len(p.Items()))
+				}
 			default:
 				rt.Fatalf("round %d commit: unexpected %v", round, err)
+			}
+			if code == core.CodeCommitPartial {
+				written := 0
+				for _, d := range err.(*core.Error).Details {
+					if d.Outcome == core.OutcomeCommitted || d.Outcome == core.OutcomeUnknown {
+						written++
+					}
+				}
+				if written == 0 {
+					rt.Fatalf("round %d: COMMIT_PARTIAL with nothing written: %v", round, err)
+				}
 			}
 			if code == core.CodePreviewStale && !staleEdit {
 				rt.Fatalf("stale without a change: %v", err)

@@ -168,9 +168,18 @@ func TestRealServiceCodesThroughMCP(t *testing.T) {
 		wantCode(t, errOf(r.c.call(t, ToolWorkItemQuery, map[string]any{})), code)
 	}
 
-	// COMMIT_PARTIAL with per-item details.
+	// A stop before anything was written carries the failure's own code
+	// (not COMMIT_PARTIAL), with per-item details.
 	h := r.preview(t)
 	r.prov.FailItem(1, fakeprovider.ItemFail, core.Errorf(core.CodeJiraUnavailable, "503"))
+	d = wantCode(t, errOf(r.c.call(t, ToolImportCommit, map[string]any{"preview_handle": h, "confirmed": true})), core.CodeJiraUnavailable)
+	if len(d["details"].([]any)) != 3 || d["retryable"] != true {
+		t.Errorf("nothing-written details: %v, retryable %v", d["details"], d["retryable"])
+	}
+	// COMMIT_PARTIAL (something was written) with per-item details: the
+	// epic goes in, the first story fails.
+	h = r.preview(t)
+	r.prov.FailItem(2, fakeprovider.ItemFail, core.Errorf(core.CodeJiraUnavailable, "503"))
 	d = wantCode(t, errOf(r.c.call(t, ToolImportCommit, map[string]any{"preview_handle": h, "confirmed": true})), core.CodeCommitPartial)
 	if len(d["details"].([]any)) != 3 {
 		t.Errorf("partial details: %v", d["details"])
