@@ -289,6 +289,10 @@ func (p *Provider) recordCreated(ref core.Reference, ci createdIssue) {
 // the Create.
 func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.ItemSpec, pending []int, outcomes []core.CreateOutcome, cause error) error {
 	cerr := core.AsError(cause)
+	reason := uncertainReason(cause)
+	if reason == "" {
+		reason = "Jira's answer could not be read"
+	}
 	p.log.Warn("jira create outcome unknown; searching for the references", "items", len(pending), "code", cerr.Code)
 	found, serr := p.findCreated(context.WithoutCancel(ctx), m, batch, pending)
 	unknown := 0
@@ -300,7 +304,7 @@ func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.Ite
 		}
 		unknown++
 		outcomes[i].Unknown = true
-		outcomes[i].Err = core.Wrap(cause, core.CodeJiraUnavailable, "The create of %s may or may not have happened (%s) and a search for its reference did not find it. It was not sent again: check Jira for an issue with reference %s before importing again.", batch[i].Reference, cerr.Message, batch[i].Reference).WithDetails(core.Detail{Item: string(batch[i].Reference), Outcome: core.OutcomeUnknown})
+		outcomes[i].Err = core.Wrap(cause, core.CodeJiraUnavailable, "The create of %s may or may not have happened (%s), and a search for its reference did not find it. It was not sent again: check Jira for an issue with reference %s before importing again.", batch[i].Reference, reason, batch[i].Reference).WithDetails(core.Detail{Item: string(batch[i].Reference), Outcome: core.OutcomeUnknown})
 	}
 	p.mu.Lock()
 	p.stats.Unknown += unknown
@@ -311,7 +315,7 @@ func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.Ite
 		// go ahead.
 		return nil
 	}
-	return core.Wrap(cause, cerr.Code, "%s %d item(s) could not be confirmed in Jira and were not created again; the rest were not sent.", cerr.Message, unknown)
+	return core.Wrap(cause, cerr.Code, "%s %d item(s) of the batch could not be confirmed in Jira and were not sent again (check Jira for them before importing again); later items were not sent.", cerr.Message, unknown)
 }
 
 // findCreated searches for the pending items' references.

@@ -61,11 +61,21 @@ const maxBody = 32 << 20
 // uncertainError marks a write that was sent and may or may not have been
 // applied: a transport error after sending, a timeout, or a 5xx.
 type uncertainError struct {
-	err *core.Error
+	err    *core.Error
+	reason string // short: "Jira answered HTTP 503", "connection reset", …
 }
 
 func (e *uncertainError) Error() string { return e.err.Error() }
 func (e *uncertainError) Unwrap() error { return e.err }
+
+// uncertainReason is the short reason of an uncertain write, or "".
+func uncertainReason(err error) string {
+	var u *uncertainError
+	if errors.As(err, &u) {
+		return u.reason
+	}
+	return ""
+}
 
 // isUncertain reports whether err says a write may have been applied.
 func isUncertain(err error) bool {
@@ -113,14 +123,15 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 			if ctx.Err() != nil {
 				// The caller gave up. A write may still have been applied.
 				if c.class != retryIdempotent {
-					return nil, &uncertainError{ctxError(ctx.Err(), c)}
+					return nil, &uncertainError{ctxError(ctx.Err(), c), "the request was cancelled"}
 				}
 				return nil, ctxError(ctx.Err(), c)
 			}
 			p.log.Warn("jira request failed", "endpoint", c.endpoint, "attempt", attempt, "error_kind", transportKind(err))
 			e := core.Wrap(err, core.CodeJiraUnavailable, "Jira did not answer the request to %s (%s). Check your network connection and https://status.atlassian.com, then try again.", c.action, transportKind(err))
 			if c.class != retryIdempotent {
-				return nil, &uncertainError{e}
+				p.log.Warn("jira write outcome unknown", "endpoint", c.endpoint, "error_kind", transportKind(err))
+				return nil, &uncertainError{e, transportKind(err)}
 			}
 			final, canRetry = e, true
 		case resp.status >= 200 && resp.status < 300:
@@ -139,7 +150,8 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 			wait, hint = retryAfter(resp.header, time.Now())
 			e := core.Errorf(core.CodeJiraUnavailable, "Jira answered HTTP %d to the request to %s. It is probably having trouble: check https://status.atlassian.com and try again later.", resp.status, c.action)
 			if c.class != retryIdempotent {
-				return resp, &uncertainError{e}
+				p.log.Warn("jira write outcome unknown", "endpoint", c.endpoint, "status", resp.status)
+				return resp, &uncertainError{e, fmt.Sprintf("Jira answered HTTP %d", resp.status)}
 			}
 			final, canRetry = e, true
 		default:
