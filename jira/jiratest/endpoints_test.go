@@ -131,6 +131,18 @@ func TestDiscovery(t *testing.T) {
 	if r.status != 200 || r.json(t)["deploymentType"] != "Cloud" {
 		t.Errorf("serverInfo: %d %s", r.status, r.body)
 	}
+	// Like Jira: serverInfo answers anonymous calls (so it proves nothing
+	// about credentials), but a wrong token is still refused.
+	auth := c.auth
+	c.auth = ""
+	if r := c.do("GET", "/rest/api/3/serverInfo", nil); r.status != 200 {
+		t.Errorf("anonymous serverInfo: %d", r.status)
+	}
+	c.auth = "Basic ZGVtb0BleGFtcGxlLmNvbTp3cm9uZw=="
+	if r := c.do("GET", "/rest/api/3/serverInfo", nil); r.status != 401 {
+		t.Errorf("serverInfo with a wrong token: %d", r.status)
+	}
+	c.auth = auth
 	r = c.do("GET", "/rest/api/3/project/DEMO", nil)
 	if m := r.json(t); r.status != 200 || m["key"] != "DEMO" || len(m["issueTypes"].([]any)) != 3 {
 		t.Errorf("project: %d %s", r.status, r.body)

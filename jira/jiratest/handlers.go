@@ -16,7 +16,9 @@ func (s *Server) routes() {
 	m := http.NewServeMux()
 	h := func(pattern string, f http.HandlerFunc) { m.Handle(pattern, s.auth(f)) }
 	h("GET /rest/api/3/myself", s.handleMyself)
-	h("GET /rest/api/3/serverInfo", s.handleServerInfo)
+	// serverInfo needs no permission in Jira Cloud: anonymous calls work,
+	// so it cannot be used to check credentials (a wrong token still 401s).
+	m.Handle("GET /rest/api/3/serverInfo", s.authOr(s.handleServerInfo, true))
 	h("GET /rest/api/3/project/{key}", s.handleProject)
 	h("GET /rest/api/3/field", s.handleFields)
 	// createmeta paths overlap {key}/properties/{prop} in ServeMux terms,
@@ -59,9 +61,13 @@ func (s *Server) routes() {
 
 // auth checks Basic auth like Jira Cloud (401 for a missing or wrong
 // e-mail/token pair).
-func (s *Server) auth(next http.HandlerFunc) http.Handler {
+func (s *Server) auth(next http.HandlerFunc) http.Handler { return s.authOr(next, false) }
+
+// authOr is auth; with anonymous, a request without an Authorization
+// header is let through too.
+func (s *Server) authOr(next http.HandlerFunc, anonymous bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ok := false
+		ok := anonymous && r.Header.Get("Authorization") == ""
 		if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Basic ") {
 			if raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "Basic ")); err == nil {
 				email, token, _ := strings.Cut(string(raw), ":")

@@ -352,3 +352,19 @@ func TestSearchLagAndReconcile(t *testing.T) {
 		t.Errorf("seeded key %s", seeded)
 	}
 }
+
+func TestSearchStopWordsInReferences(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	for _, ref := range []string{"the-plan/s-1", "a-plan/s-1", "plan/s-1", "plan/s-1/x"} {
+		if _, err := c.srv.Seed(jiratest.SeedIssue{IssueType: "Task", Summary: "T", Reference: ref}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Stop words vanish from phrases, so the phrase for "the-plan/s-1"
+	// finds four different references: only an exact comparison in the
+	// client tells them apart.
+	got := keys(t, c.search(map[string]any{"jql": `cf[10050] ~ "\"the-plan/s-1\"" ORDER BY key`, "fields": []string{"summary"}}))
+	if want := []string{"DEMO-1", "DEMO-2", "DEMO-3", "DEMO-4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
