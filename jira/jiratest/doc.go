@@ -16,7 +16,8 @@
 //   - One workflow: To Do (new) → In Progress (indeterminate) → Done (done),
 //     global transitions 11/21/31 between all of them.
 //   - Fields: summary (≤ 255, no newlines), description and comments as ADF
-//     (checked against the official ADF schema), labels, parent, status,
+//     (checked against the official ADF schema; the stored ADF JSON may not
+//     exceed Jira's 32,767-character text limit), labels, parent, status,
 //     created/updated/statuscategorychangedate, issuelinks ("is blocked by",
 //     with the linked issue's status and category), one single-line text
 //     custom field (the reference field, ≤ 255; optionally a same-named

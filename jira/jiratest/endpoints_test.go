@@ -245,6 +245,7 @@ func TestCreateValidation(t *testing.T) {
 		{"reference not a string", with(jiratest.DefaultFieldID, 5), jiratest.DefaultFieldID, "string"},
 		{"reference too long", with(jiratest.DefaultFieldID, long), jiratest.DefaultFieldID, "255"},
 		{"label with space", with("labels", []string{"a b"}), "labels", "spaces"},
+		{"description too long", with("description", adf(strings.Repeat("word ", 6600))), "description", "32,767"},
 	}
 	for _, cs := range cases {
 		r := c.do("POST", "/rest/api/3/issue", map[string]any{"fields": cs.fields})
@@ -437,6 +438,7 @@ func TestCommentsAndProperties(t *testing.T) {
 		"no body":     map[string]any{},
 		"string body": map[string]any{"body": "plain"},
 		"invalid ADF": map[string]any{"body": map[string]any{"type": "doc"}},
+		"too long":    map[string]any{"body": adf(strings.Repeat("word ", 6600))},
 	} {
 		if r := c.do("POST", "/rest/api/3/issue/"+key+"/comment", body); r.status != 400 {
 			t.Errorf("%s: %d", name, r.status)

@@ -518,8 +518,13 @@ func (s *Server) handleAddComment(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, fieldErr("comment", msgADF))
 		return
 	}
+	body := compact(in.Body)
+	if utf8.RuneCount(body) > maxTextLength {
+		writeErr(w, http.StatusBadRequest, fieldErr("comment", msgTooLong))
+		return
+	}
 	s.nextCmt++
-	c := comment{ID: s.nextCmt, Body: compact(in.Body), Created: s.now()}
+	c := comment{ID: s.nextCmt, Body: body, Created: s.now()}
 	iss.comments = append(iss.comments, c)
 	st := iss.cur.clone()
 	st.CommentText = append(st.CommentText, adfText(c.Body))

@@ -33,6 +33,8 @@ const (
 	maxPropValue   = 32768
 	maxPropKey     = 255
 	maxBulkIssues  = 50
+	maxTextLength  = 32767 // Jira's limit for a multi-line text value (the stored ADF JSON)
+	msgTooLong     = "The entered text is too long. It exceeds the allowed limit of 32,767 characters."
 	msgNoPermIssue = "Issue does not exist or you do not have permission to see it."
 )
 
@@ -158,6 +160,10 @@ func (s *Server) validateWrite(in issueUpdate, iss *issue) (*plannedWrite, int, 
 				continue
 			}
 			d := compact(raw)
+			if utf8.RuneCount(d) > maxTextLength {
+				e.Errors["description"] = msgTooLong
+				continue
+			}
 			pw.description = &d
 		case "parent":
 			if isNull(raw) {
