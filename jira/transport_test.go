@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -370,5 +371,28 @@ func TestConfigNeverPrintsToken(t *testing.T) {
 		if !strings.Contains(s, "redacted") {
 			t.Errorf("no redaction marker in %s", s)
 		}
+	}
+}
+
+func TestConnectionsAreReused(t *testing.T) {
+	h := &scripted{steps: []func(http.ResponseWriter){ok(`[]`)}}
+	srv := httptest.NewUnstartedServer(h)
+	var conns atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	var logs bytes.Buffer
+	p, _ := newTestProvider(t, srv.URL, &logs, nil)
+	for i := 0; i < 10; i++ {
+		if err := getField(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("10 sequential requests opened %d connections; want 1 (keep-alive)", n)
 	}
 }
