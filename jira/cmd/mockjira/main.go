@@ -115,15 +115,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "mockjira: listen on %s: %v\n", *addr, err)
 		return 1
 	}
+	// "self" links follow the Host the client used (or the seed's site);
+	// the printed URL names loopback when listening on all interfaces.
 	url := "http://" + ln.Addr().String()
-	srv.URL = url
-	if o.BaseURL != "" {
-		srv.URL = o.BaseURL
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
+		if tcp.IP.IsUnspecified() {
+			url = "http://" + net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
+		}
+		if !tcp.IP.IsLoopback() {
+			log.Warn("listening on a non-loopback address", "addr", ln.Addr().String())
+		}
 	}
 	fmt.Fprintf(stdout, "MOCKJIRA_URL=%s\n", url)
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		log.Warn("listening on a non-loopback address", "addr", ln.Addr().String())
-	}
 	log.Info("mockjira listening", "url", url, "project", srv.ProjectKey(), "email", srv.Email(), "field", srv.FieldName())
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}

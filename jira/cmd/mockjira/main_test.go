@@ -144,3 +144,33 @@ func TestRunFlags(t *testing.T) {
 		t.Fatal("run did not return after cancel")
 	}
 }
+
+func TestRunAllInterfacesPrintsLoopback(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"-addr", "0.0.0.0:0"}, func(string) string { return "" }, pw, &errb) }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "MOCKJIRA_URL=http://127.0.0.1:") {
+		t.Fatalf("first line %q %v", line, err)
+	}
+	url := strings.TrimSpace(strings.TrimPrefix(line, "MOCKJIRA_URL="))
+	req, _ := http.NewRequest("GET", url+"/rest/api/3/myself", nil)
+	req.SetBasicAuth(jiratest.DefaultEmail, jiratest.DefaultToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	// self links follow the Host header, not the listen address.
+	if !strings.Contains(string(b), `"self":"`+url+`/rest/api/3/user`) {
+		t.Errorf("self link does not use the request host: %s", b)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
