@@ -21,6 +21,7 @@ type faultKind struct {
 var faultKinds = []faultKind{
 	{"429 Retry-After 1", jiratest.FaultRateLimited, "1"},
 	{"429 Retry-After 0", jiratest.FaultRateLimited, "0"},
+	{"429 without Retry-After", jiratest.FaultRateLimited, jiratest.RetryAfterNone},
 	{"500", jiratest.FaultHTTP500, ""},
 	{"503 Retry-After 1", jiratest.FaultHTTP503, "1"},
 	{"reset", jiratest.FaultReset, ""},

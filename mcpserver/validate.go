@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -18,43 +19,75 @@ import (
 // schemas before the SDK does, so that a bad argument is reported as
 // VALIDATION_FAILED with one detail per offending field ("limit: maximum:
 // got 500, want 100") instead of the SDK's single opaque string.
+//
+// Schemas are compiled lazily, once, on the first check: starting a server
+// (or a dwire command that never validates a tool call) does not pay for
+// compiling them.
 type argValidator struct {
+	raw     map[string][]byte // tool → its input schema as JSON
+	once    sync.Once
 	schemas map[string]*sjs.Schema
+	err     error // a schema that did not compile (a programming error)
 	printer *message.Printer
 }
 
 func newArgValidator() *argValidator {
-	return &argValidator{schemas: map[string]*sjs.Schema{}, printer: message.NewPrinter(language.English)}
+	return &argValidator{raw: map[string][]byte{}, printer: message.NewPrinter(language.English)}
 }
 
+// add records tool's input schema; it is compiled on first use. Call it
+// before the first check (the server registers every tool at start).
 func (v *argValidator) add(tool string, s *jsonschema.Schema) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		panic("mcpserver: input schema of " + tool + ": " + err.Error())
 	}
+	v.raw[tool] = b
+}
+
+// compile compiles every recorded schema, once.
+func (v *argValidator) compile() error {
+	v.once.Do(func() {
+		v.schemas = make(map[string]*sjs.Schema, len(v.raw))
+		for tool, b := range v.raw {
+			sch, err := compileSchema(tool, b)
+			if err != nil {
+				v.err = err
+				return
+			}
+			v.schemas[tool] = sch
+		}
+	})
+	return v.err
+}
+
+func compileSchema(tool string, b []byte) (*sjs.Schema, error) {
 	doc, err := sjs.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
-		panic("mcpserver: input schema of " + tool + ": " + err.Error())
+		return nil, fmt.Errorf("mcpserver: input schema of %s: %w", tool, err)
 	}
 	c := sjs.NewCompiler()
 	url := "urn:dwire:tool:" + tool
 	if err := c.AddResource(url, doc); err != nil {
-		panic("mcpserver: input schema of " + tool + ": " + err.Error())
+		return nil, fmt.Errorf("mcpserver: input schema of %s: %w", tool, err)
 	}
 	sch, err := c.Compile(url)
 	if err != nil {
-		panic("mcpserver: input schema of " + tool + ": " + err.Error())
+		return nil, fmt.Errorf("mcpserver: input schema of %s: %w", tool, err)
 	}
-	v.schemas[tool] = sch
+	return sch, nil
 }
 
 // check returns nil when args are valid for tool (or tool is unknown: the
 // SDK reports that).
 func (v *argValidator) check(tool string, args json.RawMessage) *core.Error {
-	sch, ok := v.schemas[tool]
-	if !ok {
+	if _, ok := v.raw[tool]; !ok {
 		return nil
 	}
+	if err := v.compile(); err != nil {
+		return core.Wrap(err, core.CodeInternal, "The input schema of %s could not be compiled, so its arguments cannot be checked. Report this with the server log.", tool)
+	}
+	sch := v.schemas[tool]
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage("{}")
 	}

@@ -21,13 +21,20 @@ const (
 	FaultDropAfterApply = "drop-after-apply" // the request IS applied, then the connection is reset without a response
 )
 
+// RetryAfterNone as Fault.RetryAfter omits the Retry-After header ("-" is
+// accepted as a synonym).
+const RetryAfterNone = "none"
+
 // Fault scripts a failure for matching requests.
 type Fault struct {
 	Method     string `json:"method,omitempty"`      // "" = any method
 	Path       string `json:"path"`                  // exact path, or a path.Match pattern ("/rest/api/3/issue/*")
 	Call       int    `json:"call,omitempty"`        // 1-based count of matching calls; 0 = every call
 	Kind       string `json:"kind"`                  // one of the Fault* kinds, or any other 5xx status code
-	RetryAfter string `json:"retry_after,omitempty"` // Retry-After for 503/429 (default "1")
+	// RetryAfter is the Retry-After header of a 503/429 fault: seconds or an
+	// HTTP date (default "1"); RetryAfterNone ("none" or "-") omits the
+	// header, as Jira sometimes does.
+	RetryAfter string `json:"retry_after,omitempty"`
 }
 
 type faultRule struct {
@@ -111,13 +118,19 @@ func (s *Server) applyFault(w *statusRecorder, r *http.Request, f *Fault) bool {
 	if ra == "" {
 		ra = "1"
 	}
+	omit := ra == RetryAfterNone || ra == "-"
 	switch f.Kind {
 	case FaultHTTP503:
-		w.Header().Set("Retry-After", ra)
+		if !omit {
+			w.Header().Set("Retry-After", ra)
+		}
 		writeErr(w, http.StatusServiceUnavailable, newErr("Service Unavailable: the server is temporarily unable to handle the request (mockjira fault)."))
 	case FaultRateLimited:
-		w.Header().Set("Retry-After", ra)
-		secs, _ := strconv.Atoi(ra)
+		secs := 0
+		if !omit {
+			w.Header().Set("Retry-After", ra)
+			secs, _ = strconv.Atoi(ra)
+		}
 		setRateHeaders(w.Header(), time.Duration(secs)*time.Second, 100, 0, s.now())
 		writeErr(w, http.StatusTooManyRequests, newErr("Rate limit exceeded."))
 	case FaultReset:

@@ -99,6 +99,33 @@ func TestFaultStatusCodes(t *testing.T) {
 	}
 }
 
+// TestFaultRetryAfterNone: retry_after "none" (or "-") omits Retry-After
+// on 429 and 503, keeping the X-RateLimit-* headers of a 429.
+func TestFaultRetryAfterNone(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	for _, f := range []jiratest.Fault{
+		{Method: "GET", Path: "/rest/api/3/myself", Call: 1, Kind: jiratest.FaultRateLimited, RetryAfter: jiratest.RetryAfterNone},
+		{Method: "GET", Path: "/rest/api/3/myself", Call: 2, Kind: jiratest.FaultHTTP503, RetryAfter: "-"},
+		{Method: "GET", Path: "/rest/api/3/myself", Call: 3, Kind: jiratest.FaultRateLimited},
+	} {
+		if err := c.srv.AddFault(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := c.do("GET", "/rest/api/3/myself", nil)
+	if _, has := r.header["Retry-After"]; r.status != 429 || has || r.header.Get("X-RateLimit-Limit") == "" || r.header.Get("X-RateLimit-Remaining") != "0" {
+		t.Errorf("429 without Retry-After: status %d, headers %v", r.status, r.header)
+	}
+	r = c.do("GET", "/rest/api/3/myself", nil)
+	if _, has := r.header["Retry-After"]; r.status != 503 || has {
+		t.Errorf("503 without Retry-After: status %d, headers %v", r.status, r.header)
+	}
+	r = c.do("GET", "/rest/api/3/myself", nil)
+	if r.status != 429 || r.header.Get("Retry-After") != "1" {
+		t.Errorf("429 default: status %d, Retry-After %q; want 1", r.status, r.header.Get("Retry-After"))
+	}
+}
+
 func TestFaultReset(t *testing.T) {
 	c := start(t, jiratest.Options{})
 	c.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issue", Call: 1, Kind: jiratest.FaultReset})
