@@ -27,10 +27,10 @@ const RetryAfterNone = "none"
 
 // Fault scripts a failure for matching requests.
 type Fault struct {
-	Method     string `json:"method,omitempty"`      // "" = any method
-	Path       string `json:"path"`                  // exact path, or a path.Match pattern ("/rest/api/3/issue/*")
-	Call       int    `json:"call,omitempty"`        // 1-based count of matching calls; 0 = every call
-	Kind       string `json:"kind"`                  // one of the Fault* kinds, or any other 5xx status code
+	Method string `json:"method,omitempty"` // "" = any method
+	Path   string `json:"path"`             // exact path, or a path.Match pattern ("/rest/api/3/issue/*")
+	Call   int    `json:"call,omitempty"`   // 1-based count of matching calls; 0 = every call
+	Kind   string `json:"kind"`             // one of the Fault* kinds, or any other 5xx status code
 	// RetryAfter is the Retry-After header of a 503/429 fault: seconds or an
 	// HTTP date (default "1"); RetryAfterNone ("none" or "-") omits the
 	// header, as Jira sometimes does.
