@@ -263,6 +263,14 @@ func (s *WorkItemService) importCommit(ctx context.Context, o *op, in CommitInpu
 	if err := json.Unmarshal(g.preview.Plan, &pl); err != nil || pl.Version != importPlanVersion {
 		return ImportCommitResult{}, Errorf(CodeInternal, "The stored plan of preview %q cannot be read. Run import.preview again.", g.preview.Handle)
 	}
+	// The stale check and the run hold the document's commit lock: a
+	// concurrent commit of another preview of this document checks only
+	// after this one finished, and sees what it wrote.
+	unlock, err := s.commitLock(ctx, o, PreviewImport, "import|"+pl.Result.Scope+"|"+pl.Result.Document, "document "+pl.Result.Document)
+	if err != nil {
+		return ImportCommitResult{}, err
+	}
+	defer unlock()
 	if err := s.checkStale(ctx, &pl); err != nil {
 		return ImportCommitResult{}, s.whyStale(ctx, g, err)
 	}

@@ -113,6 +113,34 @@ type Store interface {
 	// returns how many it deleted. Runs are kept.
 	PruneExpired(ctx context.Context, before time.Time) (int, error)
 
+	// AcquireLock takes the named lock for owner, with a lease measured on
+	// the store's clock, without waiting:
+	//   - free, or held by another owner whose lease has run out → taken;
+	//   - held by owner → its lease is renewed (now + lease);
+	//   - held by another owner with a live lease → an INTERNAL_ERROR with
+	//     Retryable set whose cause is a *LockHeldError (errors.As) naming
+	//     the holder and when its lease ends. Nothing changes.
+	// release gives the lock up if owner still holds it; once the lease ran
+	// out and someone else took it, release changes nothing and returns an
+	// INTERNAL_ERROR. Of any number of concurrent calls by different owners
+	// (goroutines, processes, machines) on one free name, exactly one takes
+	// it. The lease is what frees a lock whose holder died (SIGKILL): the
+	// holder renews it while it works. The service holds one per document
+	// while it commits.
+	AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (release func(context.Context) error, err error)
+
 	// Close releases the store.
 	Close() error
+}
+
+// LockHeldError is the cause of the error Store.AcquireLock returns while
+// another owner holds the lock.
+type LockHeldError struct {
+	Name    string
+	Owner   string    // the holder
+	Expires time.Time // when its lease ends unless renewed
+}
+
+func (e *LockHeldError) Error() string {
+	return "lock " + e.Name + " is held by " + e.Owner + " until " + e.Expires.UTC().Format(time.RFC3339)
 }

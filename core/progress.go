@@ -156,7 +156,13 @@ func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitIn
 	if err := json.Unmarshal(g.preview.Plan, &pl); err != nil || pl.Version != progressPlanVersion {
 		return ProgressCommitResult{}, Errorf(CodeInternal, "The stored plan of preview %q cannot be read. Run progress.preview again.", g.preview.Handle)
 	}
-	// Stale check: one re-read of the item before the first write.
+	// Stale check, under the item's commit lock: one re-read of the item
+	// before the first write.
+	unlock, err := s.commitLock(ctx, o, PreviewProgress, "progress|"+g.preview.Scope+"|"+pl.Key, pl.Key)
+	if err != nil {
+		return ProgressCommitResult{}, err
+	}
+	defer unlock()
 	w, err := s.p.Get(ctx, pl.Key)
 	if ErrorCode(err) == CodeWorkItemNotFound {
 		return ProgressCommitResult{}, s.whyStale(ctx, g, Errorf(CodePreviewStale, "%s is no longer in the tracker. Nothing was written. Run progress.preview again.", pl.Key).

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -18,10 +19,28 @@ type ServiceOptions struct {
 	Logger     *slog.Logger     // nil → discard
 	Now        func() time.Time // nil → time.Now
 	PreviewTTL time.Duration    // 0 → DefaultPreviewTTL
+	// SearchLagWindow is how long after a create with an unknown outcome
+	// the item is still presumed to exist though search cannot find it
+	// (0 → DefaultSearchLagWindow). Within it, such an item is never
+	// created again; after it, a still-missing item is taken as absent.
+	SearchLagWindow time.Duration
+	// CommitLockLease is the lease of the per-document commit lock, renewed
+	// while the commit runs; a lock whose holder died lapses after it
+	// (0 → DefaultCommitLockLease).
+	CommitLockLease time.Duration
+	// CommitLockWait bounds how long a commit waits for another commit of
+	// the same document to finish (0 → DefaultCommitLockWait).
+	CommitLockWait time.Duration
 }
 
-// DefaultPreviewTTL is how long a preview handle can be committed.
-const DefaultPreviewTTL = 30 * time.Minute
+// Defaults of ServiceOptions.
+const (
+	// DefaultPreviewTTL is how long a preview handle can be committed.
+	DefaultPreviewTTL      = 30 * time.Minute
+	DefaultSearchLagWindow = 10 * time.Minute
+	DefaultCommitLockLease = 2 * time.Minute
+	DefaultCommitLockWait  = 30 * time.Second
+)
 
 // WorkItemService is the one service both front doors wrap. It enforces
 // the preview → confirm → commit gate: previews and reads never write to
@@ -30,16 +49,20 @@ const DefaultPreviewTTL = 30 * time.Minute
 // plan the tracker no longer matches, executes exactly the stored plan,
 // and is idempotent by key.
 type WorkItemService struct {
-	p   WorkItemProvider
-	st  Store
-	log *slog.Logger
-	now func() time.Time
-	ttl time.Duration
+	p         WorkItemProvider
+	st        Store
+	log       *slog.Logger
+	now       func() time.Time
+	ttl       time.Duration
+	lagWindow time.Duration
+	lockLease time.Duration
+	lockWait  time.Duration
 }
 
 // NewWorkItemService returns a service over a provider and a store.
 func NewWorkItemService(o ServiceOptions) *WorkItemService {
-	s := &WorkItemService{p: o.Provider, st: o.Store, log: o.Logger, now: o.Now, ttl: o.PreviewTTL}
+	s := &WorkItemService{p: o.Provider, st: o.Store, log: o.Logger, now: o.Now, ttl: o.PreviewTTL,
+		lagWindow: o.SearchLagWindow, lockLease: o.CommitLockLease, lockWait: o.CommitLockWait}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -48,6 +71,15 @@ func NewWorkItemService(o ServiceOptions) *WorkItemService {
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultPreviewTTL
+	}
+	if s.lagWindow <= 0 {
+		s.lagWindow = DefaultSearchLagWindow
+	}
+	if s.lockLease <= 0 {
+		s.lockLease = DefaultCommitLockLease
+	}
+	if s.lockWait <= 0 {
+		s.lockWait = DefaultCommitLockWait
 	}
 	return s
 }
@@ -338,4 +370,65 @@ func logItem(o *op, rec ItemOutcome) {
 		level = slog.LevelWarn
 	}
 	o.log.Log(context.Background(), level, "item "+rec.Outcome, "reference", rec.Reference, "action", rec.Action, "key", rec.Key, "outcome", rec.Outcome, "code", rec.Code)
+}
+
+// commitLock takes the lock that serialises commits of one document (or,
+// for progress, one item), so two previews of it committed at the same
+// moment cannot both pass the stale check: the second one checks only once
+// the first has finished, and then sees what it wrote. It waits up to
+// lockWait for a busy lock (polling the store), renews the lease while held,
+// and returns the function that releases it.
+func (s *WorkItemService) commitLock(ctx context.Context, o *op, kind PreviewKind, name, what string) (unlock func(), err error) {
+	deadline := time.Now().Add(s.lockWait)
+	pause := 20 * time.Millisecond
+	var release func(context.Context) error
+	for {
+		release, err = s.st.AcquireLock(ctx, name, o.runID, s.lockLease)
+		if err == nil {
+			break
+		}
+		var held *LockHeldError
+		if !errors.As(err, &held) {
+			return nil, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, Errorf(CodePreviewStale, "Another commit of %s (run %s) is writing to the tracker right now, and did not finish within %s. This preview was made before that commit's writes, so it cannot be trusted to match the tracker. Nothing was written. Once that commit is done (if its process died, its lock lapses by %s), run %s again and commit the new handle.",
+				what, held.Owner, ago(s.lockWait), held.Expires.UTC().Truncate(time.Second).Format(time.RFC3339), previewTool(kind)).
+				WithDetails(Detail{Item: what, Message: fmt.Sprintf("commit lock held by run %s until %s", held.Owner, held.Expires.UTC().Truncate(time.Second).Format(time.RFC3339))})
+		}
+		o.log.Info("waiting for another commit of the same document", "lock", name, "holder", held.Owner)
+		t := time.NewTimer(min(pause, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, Wrap(ctx.Err(), CodeInternal, "The commit was cancelled while it waited for another commit of %s to finish. Nothing was written.", what)
+		case <-t.C:
+		}
+		pause = min(2*pause, 500*time.Millisecond)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // renew the lease while the commit runs
+		defer close(done)
+		tick := time.NewTicker(max(s.lockLease/3, time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := s.st.AcquireLock(context.WithoutCancel(ctx), name, o.runID, s.lockLease); err != nil {
+					o.log.Error("could not renew the commit lock", "lock", name, "code", ErrorCode(err))
+				}
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		<-done
+		if err := release(context.WithoutCancel(ctx)); err != nil {
+			o.log.Warn("could not release the commit lock; it lapses with its lease", "lock", name, "code", ErrorCode(err))
+		}
+	}, nil
 }

@@ -33,6 +33,14 @@ func TestProcessRace(t *testing.T) {
 	storetest.ProcessRace(t, s, 8, 4, 200, envRaceURL+"="+url, envRaceSchema+"="+schema)
 }
 
+// 8 OS processes × 4 goroutines (each process with its own pool) race
+// AcquireLock on the same 50 lock names in one schema.
+func TestProcessLockRace(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	s := open(t, url, schema)
+	storetest.ProcessLockRace(t, s, 8, 4, 50, envRaceURL+"="+url, envRaceSchema+"="+schema)
+}
+
 // Many processes' worth of pools opening a fresh schema at once: the
 // advisory lock makes the migrations run once.
 func TestConcurrentOpenMigratesOnce(t *testing.T) {

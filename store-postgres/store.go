@@ -35,8 +35,8 @@ type Options struct {
 	// Schema holds the tables ("" means DefaultSchema). It is created when
 	// missing. Teams sharing a database use one schema each.
 	Schema string
-	// Now is the clock used to prune expired previews on open; nil means
-	// time.Now.
+	// Now is the clock used to prune expired previews on open and to
+	// measure lock leases; nil means time.Now.
 	Now func() time.Time
 	// Logger receives one line per open (nil discards).
 	Logger *slog.Logger
@@ -51,9 +51,10 @@ type Options struct {
 // use by goroutines, processes and machines.
 type Store struct {
 	pool   *pgxpool.Pool
-	schema string // quoted
-	name   string // unquoted, for messages
-	where  string // host:port/db, for messages (never the password)
+	schema string           // quoted
+	name   string           // unquoted, for messages
+	where  string           // host:port/db, for messages (never the password)
+	now    func() time.Time // lock leases
 	closed atomic.Bool
 }
 
@@ -110,7 +111,11 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, connectError(err, where, cfg.ConnConfig.ConnectTimeout)
 	}
-	s := &Store{pool: pool, schema: pgx.Identifier{schema}.Sanitize(), name: schema, where: where}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	s := &Store{pool: pool, schema: pgx.Identifier{schema}.Sanitize(), name: schema, where: where, now: now}
 	pingCtx, cancel := context.WithTimeout(ctx, cfg.ConnConfig.ConnectTimeout)
 	err = pool.Ping(pingCtx)
 	cancel()
@@ -121,10 +126,6 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
-	}
-	now := o.Now
-	if now == nil {
-		now = time.Now
 	}
 	n, err := s.PruneExpired(ctx, now())
 	if err != nil {
@@ -603,6 +604,68 @@ func (s *Store) PruneExpired(ctx context.Context, before time.Time) (int, error)
 		return 0, s.fault(err, "prune expired previews")
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// AcquireLock implements core.Store: a row in locks (name, owner,
+// expires_at) taken by one conditional upsert. Concurrent upserts of one
+// name serialise on the row; each re-checks the condition on the latest
+// version, so exactly one takes a free or lapsed lock. Being a row, not a
+// session advisory lock, it does not depend on which pooled connection
+// takes or releases it, and it outlives a dead holder only until its lease
+// ends.
+func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
+	if err := storeerr.CheckLock(name, owner, lease); err != nil {
+		return nil, err
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	op := "take lock " + name
+	for range 5 {
+		now := ts(s.now())
+		var got string
+		err := s.pool.QueryRow(ctx, s.q(`INSERT INTO {schema}.locks AS l (name, owner, expires_at) VALUES ($1, $2, $4)
+			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+			WHERE l.owner = excluded.owner OR l.expires_at <= $3
+			RETURNING owner`), name, owner, now, now.Add(lease)).Scan(&got)
+		if err == nil {
+			return s.releaser(name, owner), nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return nil, s.fault(err, op)
+		}
+		var (
+			holder  string
+			expires time.Time
+		)
+		err = s.pool.QueryRow(ctx, s.q(`SELECT owner, expires_at FROM {schema}.locks WHERE name = $1`), name).Scan(&holder, &expires)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue // released meanwhile: try again
+		}
+		if err != nil {
+			return nil, s.fault(err, op)
+		}
+		if holder != owner && now.Before(expires) {
+			return nil, storeerr.LockHeld(name, holder, expires.UTC())
+		}
+	}
+	return nil, core.Errorf(core.CodeInternal, "Could not %s: it kept changing hands. Try again.", op)
+}
+
+func (s *Store) releaser(name, owner string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if err := s.check(); err != nil {
+			return err
+		}
+		tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM {schema}.locks WHERE name = $1 AND owner = $2`), name, owner)
+		if err != nil {
+			return s.fault(err, "release lock "+name)
+		}
+		if tag.RowsAffected() == 0 {
+			return storeerr.LockLost(name, owner)
+		}
+		return nil
+	}
 }
 
 // Close implements core.Store.

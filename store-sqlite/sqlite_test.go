@@ -42,6 +42,15 @@ func TestProcessRace(t *testing.T) {
 	wantIntegrityOK(t, s)
 }
 
+// 8 OS processes × 4 goroutines race AcquireLock on the same 50 lock
+// names in one file: each lock is taken by exactly one owner.
+func TestProcessLockRace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "locks.db")
+	s := open(t, path)
+	storetest.ProcessLockRace(t, s, 8, 4, 50, envRacePath+"="+path)
+	wantIntegrityOK(t, s)
+}
+
 func TestDefaultPathPermissions(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "xdg-state")
 	t.Setenv("XDG_STATE_HOME", state)

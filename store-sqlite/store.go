@@ -32,8 +32,8 @@ type Options struct {
 	// Path of the database file; "" means DefaultPath(). Missing parent
 	// directories are created with mode 0700, a new file with mode 0600.
 	Path string
-	// Now is the clock used to prune expired previews on open; nil means
-	// time.Now.
+	// Now is the clock used to prune expired previews on open and to
+	// measure lock leases; nil means time.Now.
 	Now func() time.Time
 	// Logger receives one line per open (nil discards).
 	Logger *slog.Logger
@@ -47,6 +47,7 @@ type Options struct {
 type Store struct {
 	db     *sql.DB
 	path   string
+	now    func() time.Time // lock leases
 	closed atomic.Bool
 	// wmu serialises this process's write transactions, so goroutines
 	// queue here instead of in SQLite's busy handler (which sleeps).
@@ -107,14 +108,14 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	}
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
-	s := &Store{db: db, path: path}
-	if err := s.migrate(ctx); err != nil {
-		_ = db.Close()
-		return nil, err
-	}
 	now := o.Now
 	if now == nil {
 		now = time.Now
+	}
+	s := &Store{db: db, path: path, now: now}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
 	}
 	n, err := s.PruneExpired(ctx, now())
 	if err != nil {
@@ -559,6 +560,51 @@ func (s *Store) PruneExpired(ctx context.Context, before time.Time) (int, error)
 		return err
 	})
 	return int(n), err
+}
+
+// AcquireLock implements core.Store: a row in locks (name, owner,
+// expires_at), read and written in one BEGIN IMMEDIATE transaction, so
+// processes sharing the file cannot both take it.
+func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
+	if err := storeerr.CheckLock(name, owner, lease); err != nil {
+		return nil, err
+	}
+	now := micros(s.now())
+	err := s.write(ctx, "take lock "+name, func(tx *sql.Tx) error {
+		var (
+			holder  string
+			expires int64
+		)
+		err := tx.QueryRowContext(ctx, `SELECT owner, expires_at FROM locks WHERE name = ?`, name).Scan(&holder, &expires)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		case holder != owner && now < expires:
+			return storeerr.LockHeld(name, holder, fromMicros(expires))
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO locks (name, owner, expires_at) VALUES (?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`,
+			name, owner, now+lease.Microseconds())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		return s.write(ctx, "release lock "+name, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, `DELETE FROM locks WHERE name = ? AND owner = ?`, name, owner)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 0 {
+				return storeerr.LockLost(name, owner)
+			}
+			return nil
+		})
+	}, nil
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok"

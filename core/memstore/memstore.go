@@ -16,13 +16,14 @@ import (
 // Options configure a Store.
 type Options struct {
 	// Now is the clock used to prune expired previews when the store is
-	// (re)opened; nil means time.Now.
+	// (re)opened and to measure lock leases; nil means time.Now.
 	Now func() time.Time
 }
 
 // Store is an in-memory core.Store. It is safe for concurrent use.
 type Store struct {
 	d      *data
+	now    func() time.Time // lock leases
 	closed atomic.Bool
 }
 
@@ -33,6 +34,12 @@ type data struct {
 	previews map[string]*preview
 	runs     map[string]*core.Run
 	index    map[indexKey]core.IndexEntry
+	locks    map[string]lockRow
+}
+
+type lockRow struct {
+	owner   string
+	expires time.Time
 }
 
 type preview struct {
@@ -51,6 +58,7 @@ func New(opts Options) *Store {
 		previews: map[string]*preview{},
 		runs:     map[string]*core.Run{},
 		index:    map[indexKey]core.IndexEntry{},
+		locks:    map[string]lockRow{},
 	}
 	return open(d, opts)
 }
@@ -65,7 +73,7 @@ func open(d *data, opts Options) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Store{d: d}
+	s := &Store{d: d, now: now}
 	_, _ = s.PruneExpired(context.Background(), now())
 	return s
 }
@@ -279,6 +287,35 @@ func (s *Store) PruneExpired(_ context.Context, before time.Time) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// AcquireLock implements core.Store.
+func (s *Store) AcquireLock(_ context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
+	if err := storeerr.CheckLock(name, owner, lease); err != nil {
+		return nil, err
+	}
+	d, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer d.mu.Unlock()
+	now := ts(s.now())
+	if l, ok := d.locks[name]; ok && l.owner != owner && now.Before(l.expires) {
+		return nil, storeerr.LockHeld(name, l.owner, l.expires)
+	}
+	d.locks[name] = lockRow{owner: owner, expires: ts(now.Add(lease))}
+	return func(context.Context) error {
+		d, err := s.lock()
+		if err != nil {
+			return err
+		}
+		defer d.mu.Unlock()
+		if l, ok := d.locks[name]; !ok || l.owner != owner {
+			return storeerr.LockLost(name, owner)
+		}
+		delete(d.locks, name)
+		return nil
+	}, nil
 }
 
 // Close implements core.Store. Later calls fail with INTERNAL_ERROR; the

@@ -91,3 +91,31 @@ func Closed(what string) *core.Error {
 func Fault(cause error, what, op string) *core.Error {
 	return core.Wrap(cause, core.CodeInternal, "The %s state store failed to %s. Check that the store is reachable and not full, then try again.", what, op)
 }
+
+// CheckLock validates AcquireLock's arguments.
+func CheckLock(name, owner string, lease time.Duration) error {
+	switch {
+	case name == "" || len(name) > 1000:
+		return core.Errorf(core.CodeInternal, "Cannot take a lock with a name of %d bytes (1 to 1000). This is a bug in the caller.", len(name))
+	case owner == "" || len(owner) > 200:
+		return core.Errorf(core.CodeInternal, "Cannot take lock %q for an owner of %d bytes (1 to 200). This is a bug in the caller.", name, len(owner))
+	case lease <= 0:
+		return core.Errorf(core.CodeInternal, "Cannot take lock %q with a lease of %s: the lease must be positive. This is a bug in the caller.", name, lease)
+	}
+	return nil
+}
+
+// LockHeld: AcquireLock on a lock another owner holds. The cause is a
+// *core.LockHeldError.
+func LockHeld(name, owner string, expires time.Time) *core.Error {
+	e := core.Wrap(&core.LockHeldError{Name: name, Owner: owner, Expires: expires.UTC()}, core.CodeInternal,
+		"The lock %q is held by %s until %s (unless renewed). Try again once it is released.", name, owner, expires.UTC().Format(time.RFC3339))
+	e.Retryable = true
+	return e
+}
+
+// LockLost: release by an owner whose lease ran out and whose lock was
+// taken by someone else (or is gone).
+func LockLost(name, owner string) *core.Error {
+	return core.Errorf(core.CodeInternal, "The lock %q is no longer held by %s: its lease ran out before it was released (another owner may have taken it).", name, owner)
+}

@@ -20,13 +20,16 @@ const (
 )
 
 // runCrashChild starts a run and records outcomes 0, 1, 2, … forever,
-// printing "recorded N" after RecordOutcome(N) returned.
+// printing "recorded N" after RecordOutcome(N) returned and then waiting
+// for the parent's go-ahead (a byte on stdin), so it is never more than one
+// outcome ahead of what the parent has read (a pipe buffers ~64 KiB).
 func runCrashChild(open func(ctx context.Context) (core.Store, error)) error {
 	ctx := context.Background()
 	s, err := open(ctx)
 	if err != nil {
 		return err
 	}
+	stdin := bufio.NewReader(os.Stdin)
 	h, key := os.Getenv(envCrashHandle), os.Getenv(envCrashKey)
 	now, err := time.Parse(time.RFC3339Nano, os.Getenv(envNow))
 	if err != nil {
@@ -40,6 +43,9 @@ func runCrashChild(open func(ctx context.Context) (core.Store, error)) error {
 			return err
 		}
 		fmt.Printf("recorded %d\n", i)
+		if _, err := stdin.ReadByte(); err != nil {
+			return err
+		}
 	}
 }
 
@@ -68,6 +74,10 @@ func ProcessCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (
 	if err != nil {
 		t.Fatal(err)
 	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +89,11 @@ func ProcessCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (
 			t.Fatalf("child said %q", sc.Text())
 		}
 		acked = n
+		// The go-ahead for the next outcome: after the 20th, the kill
+		// follows at once, likely while that next one is being written.
+		if _, err := in.Write([]byte{'\n'}); err != nil {
+			t.Fatalf("go-ahead to the child: %v", err)
+		}
 		if acked >= 19 {
 			break
 		}

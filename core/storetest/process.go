@@ -43,6 +43,8 @@ func RunChildIfRequested(open func(ctx context.Context) (core.Store, error)) {
 		return
 	case "crash":
 		run = runCrashChild
+	case childLock:
+		run = runLockChild
 	default:
 		run = runChild
 	}
@@ -54,6 +56,19 @@ func RunChildIfRequested(open func(ctx context.Context) (core.Store, error)) {
 }
 
 func runChild(open func(ctx context.Context) (core.Store, error)) error {
+	return runRaceChild(open, func(ctx context.Context, s core.Store, proc, id int, handles []string, now time.Time) []any {
+		var out []any
+		for _, a := range raceOnce(ctx, s, fmt.Sprint("p", proc), id, handles, now) {
+			out = append(out, a)
+		}
+		return out
+	})
+}
+
+// runRaceChild opens the store, says READY, waits for the start signal
+// (stdin closing), runs race in every goroutine and prints the results as
+// JSON lines.
+func runRaceChild(open func(ctx context.Context) (core.Store, error), race func(ctx context.Context, s core.Store, proc, id int, handles []string, now time.Time) []any) error {
 	ctx := context.Background()
 	b, err := os.ReadFile(os.Getenv(envHandlesFile))
 	if err != nil {
@@ -82,11 +97,11 @@ func runChild(open func(ctx context.Context) (core.Store, error)) error {
 	var (
 		mu  sync.Mutex
 		wg  sync.WaitGroup
-		all []attempt
+		all []any
 	)
 	for g := range gs {
 		wg.Go(func() {
-			res := raceOnce(ctx, s, fmt.Sprint("p", proc), proc*gs+g, handles, now)
+			res := race(ctx, s, proc, proc*gs+g, handles, now)
 			mu.Lock()
 			all = append(all, res...)
 			mu.Unlock()
@@ -120,6 +135,26 @@ func ProcessRace(t *testing.T, s core.Store, procs, goroutines, handles int, env
 			t.Fatalf("SavePreview: %v", err)
 		}
 	}
+	var all []attempt
+	for _, line := range spawnRace(t, "1", hs, procs, goroutines, clock.Now(), env) {
+		var a attempt
+		if err := json.Unmarshal(line, &a); err != nil {
+			t.Fatalf("child output %q: %v", line, err)
+		}
+		all = append(all, a)
+	}
+	if want := procs * goroutines * handles; len(all) != want {
+		t.Fatalf("%d attempts reported, want %d", len(all), want)
+	}
+	checkRace(t, s, hs, all)
+	t.Logf("%d processes × %d goroutines raced on %d handles: each started exactly once", procs, goroutines, handles)
+}
+
+// spawnRace starts procs children in mode, releases them at once and
+// returns their JSON lines.
+func spawnRace(t *testing.T, mode string, hs []string, procs, goroutines int, now time.Time, env []string) []json.RawMessage {
+	t.Helper()
+	ctx := t.Context()
 	file := filepath.Join(t.TempDir(), "handles")
 	if err := os.WriteFile(file, []byte(strings.Join(hs, "\n")), 0o600); err != nil {
 		t.Fatal(err)
@@ -133,9 +168,9 @@ func ProcessRace(t *testing.T, s core.Store, procs, goroutines, handles int, env
 	children := make([]*child, procs)
 	for p := range children {
 		c := &child{cmd: exec.CommandContext(ctx, os.Args[0], "-test.run=^$")}
-		c.cmd.Env = append(os.Environ(), EnvChild+"=1", envHandlesFile+"="+file,
+		c.cmd.Env = append(os.Environ(), EnvChild+"="+mode, envHandlesFile+"="+file,
 			envProcess+"="+strconv.Itoa(p), envGoroutines+"="+strconv.Itoa(goroutines),
-			envNow+"="+clock.Now().Format(time.RFC3339Nano))
+			envNow+"="+now.Format(time.RFC3339Nano))
 		c.cmd.Env = append(c.cmd.Env, env...)
 		c.cmd.Stderr = &c.stderr
 		var err error
@@ -162,11 +197,11 @@ func ProcessRace(t *testing.T, s core.Store, procs, goroutines, handles int, env
 	for _, c := range children {
 		_ = c.stdin.Close() // go
 	}
-	var all []attempt
+	var all []json.RawMessage
 	for p, c := range children {
 		dec := json.NewDecoder(c.out)
 		for {
-			var a attempt
+			var a json.RawMessage
 			if err := dec.Decode(&a); err == io.EOF {
 				break
 			} else if err != nil {
@@ -178,9 +213,5 @@ func ProcessRace(t *testing.T, s core.Store, procs, goroutines, handles int, env
 			t.Fatalf("child %d: %v; stderr:\n%s", p, err, c.stderr.String())
 		}
 	}
-	if want := procs * goroutines * handles; len(all) != want {
-		t.Fatalf("%d attempts reported, want %d", len(all), want)
-	}
-	checkRace(t, s, hs, all)
-	t.Logf("%d processes × %d goroutines raced on %d handles: each started exactly once", procs, goroutines, handles)
+	return all
 }

@@ -94,6 +94,11 @@ func Run(t *testing.T, newHarness NewHarness, opts ...Options) {
 		{"ConcurrentStartRun", func(t *testing.T, e *env) { testConcurrentStartRun(t, e, o.Goroutines, o.Handles) }},
 		{"ConcurrentSameKeyOtherHandles", testConcurrentSameKeyOtherHandles},
 		{"ConcurrentOutcomes", testConcurrentOutcomes},
+		{"LockExclusive", testLockExclusive},
+		{"LockLeaseExpiry", testLockLeaseExpiry},
+		{"LockSurvivesReopen", testLockSurvivesReopen},
+		{"LockInvalid", testLockInvalid},
+		{"ConcurrentLocks", testConcurrentLocks},
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,263 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// childLock is the EnvChild value of a ProcessLockRace child.
+const childLock = "lock"
+
+// lockAttempt is one AcquireLock call's result in a race.
+type lockAttempt struct {
+	Name   string `json:"name"`
+	Owner  string `json:"owner"`
+	Won    bool   `json:"won"`
+	Holder string `json:"holder,omitempty"` // the owner the error named
+	Code   string `json:"code,omitempty"`
+	Err    string `json:"err,omitempty"`
+}
+
+// acquire calls AcquireLock and returns the release func (nil when it did
+// not win).
+func acquire(ctx context.Context, s core.Store, name, owner string, lease time.Duration) (func(context.Context) error, lockAttempt) {
+	release, err := s.AcquireLock(ctx, name, owner, lease)
+	a := lockAttempt{Name: name, Owner: owner, Won: err == nil}
+	if err != nil {
+		a.Code, a.Err = string(core.ErrorCode(err)), err.Error()
+		var held *core.LockHeldError
+		if errors.As(err, &held) {
+			a.Holder = held.Owner
+		}
+	}
+	return release, a
+}
+
+// lockRaceOnce tries every name once, in a random order, never releasing.
+func lockRaceOnce(ctx context.Context, s core.Store, owner string, names []string) []lockAttempt {
+	order := append([]string(nil), names...)
+	rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	out := make([]lockAttempt, 0, len(order))
+	for _, n := range order {
+		_, a := acquire(ctx, s, n, owner, time.Hour)
+		out = append(out, a)
+	}
+	return out
+}
+
+// checkLockRace verifies that every name was won exactly once, that every
+// loser was told who holds it, and that the store agrees afterwards.
+func checkLockRace(t *testing.T, s core.Store, names []string, attempts []lockAttempt) {
+	t.Helper()
+	winners := map[string]string{}
+	for _, a := range attempts {
+		if a.Won {
+			if w, dup := winners[a.Name]; dup {
+				t.Fatalf("lock %s taken twice: by %s and by %s", a.Name, w, a.Owner)
+			}
+			winners[a.Name] = a.Owner
+		}
+	}
+	if len(winners) != len(names) {
+		t.Fatalf("%d of %d locks were taken", len(winners), len(names))
+	}
+	for _, a := range attempts {
+		if !a.Won && (a.Code != string(core.CodeInternal) || a.Holder != winners[a.Name]) {
+			t.Fatalf("loser on %s (winner %s) got %+v", a.Name, winners[a.Name], a)
+		}
+	}
+	for _, n := range names {
+		_, a := acquire(t.Context(), s, n, "checker", time.Hour)
+		if a.Won || a.Holder != winners[n] {
+			t.Fatalf("after the race, lock %s: %+v; want held by %s", n, a, winners[n])
+		}
+	}
+}
+
+func runLockChild(open func(ctx context.Context) (core.Store, error)) error {
+	return runRaceChild(open, func(ctx context.Context, s core.Store, proc, id int, names []string, _ time.Time) []any {
+		var out []any
+		for _, a := range lockRaceOnce(ctx, s, fmt.Sprintf("p%d-g%d", proc, id), names) {
+			out = append(out, a)
+		}
+		return out
+	})
+}
+
+// ProcessLockRace starts procs copies of the test binary (each with
+// goroutines racers; env is added to their environment so they open the
+// same underlying store, and RunChildIfRequested must be called in
+// TestMain) that race AcquireLock on every one of locks names at once. It
+// checks that every lock was taken by exactly one owner, that the losers
+// were told who holds it, and that s agrees.
+func ProcessLockRace(t *testing.T, s core.Store, procs, goroutines, locks int, env ...string) {
+	t.Helper()
+	names := make([]string, locks)
+	for i := range names {
+		names[i] = fmt.Sprintf("proc-lock-%d-%d", time.Now().UnixNano(), i)
+	}
+	var all []lockAttempt
+	for _, line := range spawnRace(t, childLock, names, procs, goroutines, time.Now(), env) {
+		var a lockAttempt
+		if err := json.Unmarshal(line, &a); err != nil {
+			t.Fatalf("child output %q: %v", line, err)
+		}
+		all = append(all, a)
+	}
+	if want := procs * goroutines * locks; len(all) != want {
+		t.Fatalf("%d attempts reported, want %d", len(all), want)
+	}
+	checkLockRace(t, s, names, all)
+	t.Logf("%d processes × %d goroutines raced on %d locks: each taken exactly once", procs, goroutines, locks)
+}
+
+func (e *env) acquire(name, owner string, lease time.Duration) func(context.Context) error {
+	e.t.Helper()
+	release, err := e.s.AcquireLock(e.t.Context(), name, owner, lease)
+	if err != nil {
+		e.t.Fatalf("AcquireLock(%s, %s): %v", name, owner, err)
+	}
+	if release == nil {
+		e.t.Fatalf("AcquireLock(%s, %s): nil release func", name, owner)
+	}
+	return release
+}
+
+// wantHeld asserts that owner cannot take name because holder has it
+// until expires.
+func (e *env) wantHeld(name, owner, holder string, expires time.Time) {
+	e.t.Helper()
+	release, err := e.s.AcquireLock(e.t.Context(), name, owner, time.Minute)
+	ce := wantCode(e.t, err, core.CodeInternal, fmt.Sprintf("AcquireLock(%s, %s) while %s holds it", name, owner, holder))
+	if release != nil {
+		e.t.Fatalf("AcquireLock(%s, %s) failed but returned a release func", name, owner)
+	}
+	if !ce.Retryable {
+		e.t.Fatalf("lock-held error is not retryable: %v", err)
+	}
+	var held *core.LockHeldError
+	if !errors.As(err, &held) {
+		e.t.Fatalf("lock-held error %v has no *core.LockHeldError cause", err)
+	}
+	if held.Name != name || held.Owner != holder || !held.Expires.Equal(expires) {
+		e.t.Fatalf("lock-held cause %+v; want %s held by %s until %s", held, name, holder, expires)
+	}
+}
+
+func testLockExclusive(t *testing.T, e *env) {
+	ctx := t.Context()
+	t0 := e.clock.Now()
+	relA := e.acquire("scope/doc", "a", time.Minute)
+	e.wantHeld("scope/doc", "b", "a", t0.Add(time.Minute))
+	// Names are independent.
+	relOther := e.acquire("scope/other-doc", "b", time.Minute)
+	// The holder renews its lease by acquiring again.
+	e.clock.Advance(30 * time.Second)
+	relA2 := e.acquire("scope/doc", "a", time.Minute)
+	e.wantHeld("scope/doc", "b", "a", t0.Add(90*time.Second))
+	if err := relA2(ctx); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	// Released: another owner takes it at once.
+	relB := e.acquire("scope/doc", "b", time.Minute)
+	e.wantHeld("scope/doc", "c", "b", e.clock.Now().Add(time.Minute))
+	// A stale release func of the former holder changes nothing.
+	wantCode(t, relA(ctx), core.CodeInternal, "release by a former holder")
+	e.wantHeld("scope/doc", "c", "b", e.clock.Now().Add(time.Minute))
+	if err := relB(ctx); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	wantCode(t, relB(ctx), core.CodeInternal, "a second release")
+	if err := relOther(ctx); err != nil {
+		t.Fatalf("release other: %v", err)
+	}
+	e.acquire("scope/doc", "c", time.Minute)
+}
+
+func testLockLeaseExpiry(t *testing.T, e *env) {
+	ctx := t.Context()
+	t0 := e.clock.Now()
+	relA := e.acquire("lease", "a", time.Minute)
+	e.clock.Advance(59 * time.Second)
+	e.wantHeld("lease", "b", "a", t0.Add(time.Minute))
+	// A lease ends at now >= expiry: the holder is presumed dead.
+	e.clock.Advance(time.Second)
+	relB := e.acquire("lease", "b", time.Minute)
+	wantCode(t, relA(ctx), core.CodeInternal, "release after the lease was taken over")
+	e.wantHeld("lease", "a", "b", e.clock.Now().Add(time.Minute))
+	// b renews before its lease ends, so it keeps the lock past the first
+	// expiry.
+	e.clock.Advance(50 * time.Second)
+	e.acquire("lease", "b", time.Minute)
+	e.clock.Advance(50 * time.Second)
+	e.wantHeld("lease", "c", "b", e.clock.Now().Add(10*time.Second))
+	if err := relB(ctx); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+}
+
+func testLockSurvivesReopen(t *testing.T, e *env) {
+	// The holder's process dies without releasing (SIGKILL): the lock
+	// stays until its lease ends, then another owner takes it.
+	t0 := e.clock.Now()
+	e.acquire("crashed", "dead", 2*time.Minute)
+	e.reopen()
+	e.wantHeld("crashed", "alive", "dead", t0.Add(2*time.Minute))
+	e.clock.Advance(2 * time.Minute)
+	e.acquire("crashed", "alive", time.Minute)
+}
+
+func testLockInvalid(t *testing.T, e *env) {
+	ctx := t.Context()
+	for _, c := range []struct {
+		name, owner string
+		lease       time.Duration
+	}{{"", "o", time.Minute}, {"n", "", time.Minute}, {"n", "o", 0}, {"n", "o", -time.Second}} {
+		release, err := e.s.AcquireLock(ctx, c.name, c.owner, c.lease)
+		wantCode(t, err, core.CodeInternal, fmt.Sprintf("AcquireLock(%q, %q, %s)", c.name, c.owner, c.lease))
+		if release != nil {
+			t.Fatalf("AcquireLock(%q, %q, %s) failed with a release func", c.name, c.owner, c.lease)
+		}
+	}
+	e.acquire("n", "o", time.Minute) // nothing was taken by the refused calls
+	if err := e.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.s.AcquireLock(ctx, "n2", "o", time.Minute)
+	wantCode(t, err, core.CodeInternal, "AcquireLock on a closed store")
+}
+
+func testConcurrentLocks(t *testing.T, e *env) {
+	// 16 goroutines race for 20 locks at once: each lock has one winner.
+	const goroutines, locks = 16, 20
+	names := make([]string, locks)
+	for i := range names {
+		names[i] = fmt.Sprintf("race-%d", i)
+	}
+	var (
+		mu  sync.Mutex
+		all []lockAttempt
+		wg  sync.WaitGroup
+	)
+	start := make(chan struct{})
+	for g := range goroutines {
+		wg.Go(func() {
+			<-start
+			res := lockRaceOnce(t.Context(), e.s, fmt.Sprint("g", g), names)
+			mu.Lock()
+			all = append(all, res...)
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	checkLockRace(t, e.s, names, all)
+}
