@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/devworkwire/devworkwire/e2e/harness"
+)
+
+// Options are the driver's settings (its flags).
+type Options struct {
+	Latency      time.Duration
+	Sizes        []int
+	SkipBaseline bool
+	// BaselineMax is the largest size the one-create-per-item baseline is
+	// run for; larger sizes get an extrapolation, clearly labelled.
+	BaselineMax int
+	Quick       bool // fast smoke run: few cold-start runs, no store benchmarks
+	ColdRuns    int  // runs of `dwire version` and of MCP initialize+tools/list
+	StoreBench  bool // run the store benchmarks (go test -bench)
+	OutMD       string
+	OutJSON     string
+	Log         io.Writer // progress lines
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchharness:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := Run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "benchharness:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (Options, error) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		return Options{}, err
+	}
+	fs := flag.NewFlagSet("benchharness", flag.ContinueOnError)
+	o := Options{Log: os.Stderr}
+	var sizes string
+	fs.DurationVar(&o.Latency, "latency", 50*time.Millisecond, "mockjira's latency per request")
+	fs.StringVar(&sizes, "sizes", "", "comma-separated document sizes in items (default 100,1000,10000; with -quick 20)")
+	fs.BoolVar(&o.SkipBaseline, "skip-baseline", false, "do not run the one-create-per-item baseline")
+	fs.IntVar(&o.BaselineMax, "baseline-max", 1000, "largest size the baseline runs for (larger sizes are extrapolated)")
+	fs.BoolVar(&o.Quick, "quick", false, "fast smoke run: small default size, 3 cold-start runs, no store benchmarks")
+	fs.IntVar(&o.ColdRuns, "cold-runs", 0, "runs of the CLI and MCP cold-start measurements (default 31; with -quick 3)")
+	storeBench := fs.Bool("store-bench", true, "run the store benchmarks (always off with -quick)")
+	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
+	fs.StringVar(&o.OutJSON, "out-json", filepath.Join(root, "docs", "benchmarks.json"), "JSON results to write")
+	if err := fs.Parse(args); err != nil {
+		return Options{}, err
+	}
+	if sizes == "" {
+		sizes = "100,1000,10000"
+		if o.Quick {
+			sizes = "20"
+		}
+	}
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 2 {
+			return Options{}, fmt.Errorf("-sizes: %q is not a size of at least 2 items", s)
+		}
+		o.Sizes = append(o.Sizes, n)
+	}
+	if o.ColdRuns <= 0 {
+		o.ColdRuns = 31
+		if o.Quick {
+			o.ColdRuns = 3
+		}
+	}
+	o.StoreBench = *storeBench && !o.Quick
+	return o, nil
+}
+
+// Run builds the binaries, measures everything and writes both reports.
+func Run(ctx context.Context, o Options) (*Results, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	res := &Results{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Settings: settings(o)}
+	tmp, err := os.MkdirTemp("", "dwire-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	logf(o, "building dwire and mockjira")
+	bins, err := harness.Build(filepath.Join(tmp, "bin"))
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{o: o, bins: bins, tmp: tmp}
+	for _, n := range o.Sizes {
+		sr, err := b.size(ctx, n)
+		if err != nil {
+			return nil, fmt.Errorf("size %d: %w", n, err)
+		}
+		res.Sizes = append(res.Sizes, sr)
+	}
+	extrapolate(res.Sizes)
+	logf(o, "CLI cold start (%d runs)", o.ColdRuns)
+	if res.ColdStart, err = b.coldStart(ctx); err != nil {
+		return nil, err
+	}
+	logf(o, "MCP initialize + tools/list (%d runs)", o.ColdRuns)
+	if res.MCP, err = b.mcpStart(ctx); err != nil {
+		return nil, err
+	}
+	if o.StoreBench {
+		res.Stores = storeBenchmarks(ctx, o)
+	} else {
+		res.Stores = []StoreResult{{Store: "sqlite", Note: "not run (-quick or -store-bench=false)"}, {Store: "postgres", Note: "not run (-quick or -store-bench=false)"}}
+	}
+	res.Targets = targets(res)
+	if err := writeReports(res, o); err != nil {
+		return nil, err
+	}
+	logf(o, "wrote %s and %s", o.OutMD, o.OutJSON)
+	return res, nil
+}
+
+func logf(o Options, format string, args ...any) {
+	fmt.Fprintf(o.Log, "bench: "+format+"\n", args...)
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestQuickRun runs the whole driver in -quick mode on a 20-item document
+// at zero latency and checks both reports: the harness keeps working as
+// the code under it changes. It asserts counts, never times.
+func TestQuickRun(t *testing.T) {
+	dir := t.TempDir()
+	o, err := parseFlags([]string{"-quick", "-sizes", "20", "-latency", "0",
+		"-out-md", filepath.Join(dir, "b.md"), "-out-json", filepath.Join(dir, "b.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Log = testWriter{t}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sizes) != 1 {
+		t.Fatalf("%d sizes measured, want 1", len(res.Sizes))
+	}
+	s := res.Sizes[0]
+	if s.Items != 20 || s.Epics != 1 || s.Edited != 2 {
+		t.Errorf("size: %d items, %d epics, %d edited; want 20, 1, 2", s.Items, s.Epics, s.Edited)
+	}
+	// 1 epic batch + 1 story batch + 1 search page.
+	if s.MinCommitRequests != 3 {
+		t.Errorf("minimum commit requests %d, want 3", s.MinCommitRequests)
+	}
+	if s.Commit.Requests == 0 || s.Commit.ByEndpoint["POST /rest/api/3/issue/bulk"] == 0 {
+		t.Errorf("commit used no bulk create: %+v", s.Commit.ByEndpoint)
+	}
+	if s.Preview.Requests == 0 || s.Preview.Writes != 0 || s.Preview.MaxRSSMB <= 0 {
+		t.Errorf("preview: %+v", s.Preview)
+	}
+	if s.Unchanged.Writes != 0 {
+		t.Errorf("unchanged re-import wrote %d requests", s.Unchanged.Writes)
+	}
+	if s.Baseline == nil || s.Baseline.ByEndpoint["POST /rest/api/3/issue"] != 20 {
+		t.Errorf("baseline did not create one issue per request: %+v", s.Baseline)
+	}
+	if res.ColdStart.Runs != 3 || res.MCP.Runs != 3 || res.ColdStart.MedianMS <= 0 {
+		t.Errorf("cold start %+v, mcp %+v", res.ColdStart, res.MCP)
+	}
+	md, err := os.ReadFile(o.OutMD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Targets", "## Machine", "-quick smoke run", "| 20 |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("benchmarks.md lacks %q", want)
+		}
+	}
+	var back Results
+	b, err := os.ReadFile(o.OutJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Sizes) != 1 || len(back.Targets) == 0 {
+		t.Errorf("benchmarks.json does not round-trip: %v", err)
+	}
+	if strings.Contains(string(md)+string(b), benchToken) {
+		t.Error("the token appears in a report")
+	}
+}
+
+func TestDocumentShape(t *testing.T) {
+	for _, n := range []int{2, 100, 1000} {
+		doc := string(document(n, nil))
+		epics := strings.Count(doc, "\n## Epic ")
+		stories := strings.Count(doc, "\n## Story ")
+		if epics != epicsFor(n) || epics+stories != n {
+			t.Errorf("n=%d: %d epics, %d stories", n, epics, stories)
+		}
+	}
+	edited := string(document(100, func(i int) bool { return i%10 == 0 }))
+	if got := strings.Count(edited, "(edited)"); got != 10 {
+		t.Errorf("%d edited items, want 10", got)
+	}
+}
+
+func TestParseFlagsRejectsBadSizes(t *testing.T) {
+	for _, s := range []string{"x", "1", "10,,20"} {
+		if _, err := parseFlags([]string{"-sizes", s}); err == nil {
+			t.Errorf("-sizes %q accepted", s)
+		}
+	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
