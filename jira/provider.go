@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,20 +127,166 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 			missing = append(missing, r)
 		}
 	}
-	if err := p.readKnown(ctx, missing, known, out); err != nil {
+	if err := p.readKnown(ctx, m, missing, known, out); err != nil {
 		return nil, err
 	}
 	p.log.Info("jira lookup", "references", len(uniq), "found", len(out), "read_by_known_key", len(missing))
 	return out, nil
 }
 
-// knownReaders is how many known keys Lookup reads at once: reads only,
-// few enough to stay polite to Jira's rate limits.
-const knownReaders = 4
+// bulkFetchMax is Jira's limit of issues per POST /issue/bulkfetch.
+const bulkFetchMax = 100
+
+const bulkFetchEndpoint = "POST /rest/api/3/issue/bulkfetch"
+
+type bulkFetchRequest struct {
+	IssueIdsOrKeys []string `json:"issueIdsOrKeys"`
+	Fields         []string `json:"fields"`
+	Properties     []string `json:"properties"`
+}
+
+type bulkFetchResponse struct {
+	Issues      []issue `json:"issues"`
+	IssueErrors []struct {
+		ID           string `json:"id"`
+		ErrorMessage string `json:"errorMessage"`
+	} `json:"issueErrors"`
+}
 
 // readKnown reads items by the keys the dedup index knows (search has not
-// caught up with them) and keeps those whose reference still matches.
-func (p *Provider) readKnown(ctx context.Context, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+// caught up with them) with POST /issue/bulkfetch, 100 keys a request and
+// knownReaders requests at once, and keeps those whose reference still
+// matches. Bulk fetch reads the issues themselves, not the search index,
+// so it is not subject to search lag. Keys Jira does not return are
+// deleted or invisible (skipped); keys it reports in issueErrors are read
+// one by one. If the site has no bulk fetch (404), every key is read one
+// by one.
+func (p *Provider) readKnown(ctx context.Context, m *meta, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	byKey := map[string][]core.Reference{}
+	var keys []string
+	for _, r := range refs {
+		k := strings.ToUpper(known[r])
+		if !issueKeyRE.MatchString(k) {
+			continue // not an issue key: nothing to read (as Get would say)
+		}
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], r)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var batches [][]string
+	for len(keys) > 0 {
+		n := min(bulkFetchMax, len(keys))
+		batches = append(batches, keys[:n])
+		keys = keys[n:]
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		retry    []core.Reference // to read one by one
+		wg       sync.WaitGroup
+	)
+	next := make(chan []string)
+	for range min(knownReaders, len(batches)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for batch := range next {
+				var resp bulkFetchResponse
+				req := bulkFetchRequest{IssueIdsOrKeys: batch, Fields: m.fieldsRequested(), Properties: []string{PropertyKey}}
+				r, err := p.do(ctx, call{method: "POST", path: "/rest/api/3/issue/bulkfetch", body: req, class: retryIdempotent, endpoint: bulkFetchEndpoint, action: "read work items by their known keys"}, &resp)
+				mu.Lock()
+				switch {
+				case err != nil && r != nil && r.status == http.StatusNotFound:
+					// No bulk fetch on this site: read the batch by key.
+					for _, k := range batch {
+						retry = append(retry, byKey[k]...)
+					}
+				case err != nil:
+					if firstErr == nil {
+						firstErr = err
+						cancel()
+					}
+				default:
+					missed := p.matchFetched(m, batch, byKey, resp.Issues, out)
+					if len(resp.IssueErrors) > 0 {
+						p.logFor(ctx).Warn("jira bulk fetch could not return some issues; reading them one by one", "issue_errors", len(resp.IssueErrors))
+						retry = append(retry, missed...)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, b := range batches {
+		select {
+		case next <- b:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return p.readByKey(ctx, retry, known, out)
+}
+
+// matchFetched keeps each fetched issue whose reference is the one the
+// index holds for its key; an issue returned under another key (moved) is
+// kept when it holds a reference whose known key Jira did not return. It
+// returns the references not found.
+func (p *Provider) matchFetched(m *meta, batch []string, byKey map[string][]core.Reference, issues []issue, out map[core.Reference]core.WorkItem) []core.Reference {
+	returned := map[string]bool{}
+	for _, is := range issues {
+		returned[strings.ToUpper(is.Key)] = true
+	}
+	inBatch := map[core.Reference]string{}
+	for _, k := range batch {
+		for _, r := range byKey[k] {
+			inBatch[r] = k
+		}
+	}
+	for _, is := range issues {
+		w := p.workItem(m, is)
+		k := strings.ToUpper(is.Key)
+		if slices.Contains(byKey[k], w.Reference) {
+			out[w.Reference] = w
+			continue
+		}
+		if want, ok := inBatch[w.Reference]; ok && !returned[want] {
+			if _, done := out[w.Reference]; !done {
+				out[w.Reference] = w
+			}
+		}
+	}
+	var missed []core.Reference
+	for _, k := range batch {
+		for _, r := range byKey[k] {
+			if _, ok := out[r]; !ok && !returned[k] {
+				missed = append(missed, r)
+			}
+		}
+	}
+	return missed
+}
+
+// knownReaders is how many read requests for known keys Lookup has in
+// flight at once: reads only, few enough to stay polite to Jira's rate
+// limits.
+const knownReaders = 4
+
+// readByKey reads items one GET at a time (knownReaders at once) and keeps
+// those whose reference still matches. It is readKnown's fallback when
+// bulk fetch is unavailable or could not return some issues.
+func (p *Provider) readByKey(ctx context.Context, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
 	if len(refs) == 0 {
 		return nil
 	}

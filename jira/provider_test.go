@@ -1,8 +1,14 @@
 package jira
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -481,7 +487,116 @@ func TestLookupManyKnownKeysUnderSearchLag(t *testing.T) {
 			t.Errorf("%s = %q; want %s", s.Reference, got[s.Reference].Key, out[i+2].Key)
 		}
 	}
-	if n := p2.Stats().ByEndpoint["GET /rest/api/3/issue/{key}"]; n != 31 {
-		t.Errorf("%d reads by key; want 31", n)
+	if st := p2.Stats(); st.ByEndpoint[bulkFetchEndpoint] != 1 || st.ByEndpoint["GET /rest/api/3/issue/{key}"] != 0 {
+		t.Errorf("reads: %d bulk fetches, %d reads by key; want 1 bulk fetch (31 keys) and none by key", st.ByEndpoint[bulkFetchEndpoint], st.ByEndpoint["GET /rest/api/3/issue/{key}"])
+	}
+}
+
+// TestLookupKnownKeysBatches: 250 known keys under search lag take 3 bulk
+// fetches (100 keys each at most), and each request names at most 100.
+func TestLookupKnownKeysBatches(t *testing.T) {
+	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
+	specs := f.specs("batch", 250)
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := New(f.p.cfg)
+	known := map[core.Reference]string{}
+	var refs []core.Reference
+	for i, s := range specs {
+		refs = append(refs, s.Reference)
+		known[s.Reference] = strings.ToLower(out[i].Key) // keys in any case
+	}
+	f.srv.ClearRequests()
+	got, err := p2.Lookup(f.ctx, refs, known)
+	if err != nil || len(got) != 250 {
+		t.Fatalf("Lookup = %d found, %v; want 250", len(got), err)
+	}
+	if n := p2.Stats().ByEndpoint[bulkFetchEndpoint]; n != 3 {
+		t.Errorf("%d bulk fetches for 250 keys; want 3", n)
+	}
+	for _, r := range f.srv.Requests() {
+		if r.Path != "/rest/api/3/issue/bulkfetch" {
+			continue
+		}
+		var body struct {
+			IssueIdsOrKeys []string `json:"issueIdsOrKeys"`
+			Properties     []string `json:"properties"`
+		}
+		if err := json.Unmarshal([]byte(r.Body), &body); err != nil || len(body.IssueIdsOrKeys) > 100 || len(body.IssueIdsOrKeys) == 0 || !slices.Equal(body.Properties, []string{PropertyKey}) {
+			t.Errorf("bulk fetch body %.200s: %v", r.Body, err)
+		}
+	}
+}
+
+// TestLookupKnownKeysFallbacks: a site without bulk fetch (404) and a bulk
+// fetch that reports issueErrors both end in reads by key for what is
+// missing, and every reference is still found.
+func TestLookupKnownKeysFallbacks(t *testing.T) {
+	for _, mode := range []string{"404", "issueErrors"} {
+		t.Run(mode, func(t *testing.T) {
+			fake := jiratest.New(jiratest.Options{SearchLag: time.Hour})
+			fetches := 0
+			var mu sync.Mutex
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/rest/api/3/issue/bulkfetch" {
+					fake.ServeHTTP(w, r)
+					return
+				}
+				mu.Lock()
+				fetches++
+				mu.Unlock()
+				if mode == "404" {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(404)
+					_, _ = w.Write([]byte(`{"errorMessages":["Not found"],"errors":{}}`))
+					return
+				}
+				rec := httptest.NewRecorder()
+				fake.ServeHTTP(rec, r)
+				var resp struct {
+					Issues      []json.RawMessage `json:"issues"`
+					IssueErrors []any             `json:"issueErrors"`
+				}
+				_ = json.Unmarshal(rec.Body.Bytes(), &resp)
+				half := len(resp.Issues) / 2
+				for range resp.Issues[half:] {
+					resp.IssueErrors = append(resp.IssueErrors, map[string]string{"id": "1", "errorMessage": "Retry later"})
+				}
+				resp.Issues = resp.Issues[:half]
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(resp)
+			}))
+			defer ts.Close()
+			defer fake.Close()
+			fake.URL = ts.URL
+			cfg := Config{BaseURL: ts.URL, Email: fake.Email(), Token: fake.Token(), Project: fake.ProjectKey()}
+			p, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			specs := (&fixture{}).specs("fb", 10)
+			out, err := p.Create(ctx, specs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p2, _ := New(cfg)
+			known := map[core.Reference]string{}
+			var refs []core.Reference
+			for i, s := range specs {
+				refs = append(refs, s.Reference)
+				known[s.Reference] = out[i].Key
+			}
+			got, err := p2.Lookup(ctx, refs, known)
+			if err != nil || len(got) != 10 {
+				t.Fatalf("Lookup = %d found, %v; want 10", len(got), err)
+			}
+			wantGets := map[string]int{"404": 10, "issueErrors": 5}[mode]
+			if n := p2.Stats().ByEndpoint["GET /rest/api/3/issue/{key}"]; n != wantGets || fetches != 1 {
+				t.Errorf("%d bulk fetches, %d reads by key; want 1 and %d", fetches, n, wantGets)
+			}
+		})
 	}
 }

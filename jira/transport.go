@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -367,4 +368,13 @@ func (p *Provider) clean(s string) string {
 		s = string(r[:200]) + "…"
 	}
 	return s
+}
+
+// logFor returns the logger for a request made on behalf of ctx: with the
+// service's run id (core.RunIDFrom) when there is one.
+func (p *Provider) logFor(ctx context.Context) *slog.Logger {
+	if id := core.RunIDFrom(ctx); id != "" {
+		return p.log.With("run_id", id)
+	}
+	return p.log
 }

@@ -26,7 +26,14 @@
 //     (≤ 32768 bytes), also settable in create/edit bodies; they do not move
 //     `updated`, and an edit that changes no field does not either.
 //   - Endpoints: GET myself, serverInfo, project/{key}, field,
-//     issue/createmeta/{project}/issuetypes[/{id}]; POST issue, issue/bulk
+//     issue/createmeta/{project}/issuetypes[/{id}], mypermissions (the five
+//     modelled project permissions in a project or the global context; an
+//     existing project the user cannot browse answers 200 with
+//     BROWSE_PROJECTS false); POST issue/bulkfetch (≤ 100 ids or keys, the
+//     issues' current state, not subject to search lag, ascending id,
+//     unknown or unbrowsable issues left out, fields/properties selected as
+//     in search with default *navigable; issueErrors is always empty);
+//     POST issue, issue/bulk
 //     (≤ 50, per-element errors with failedElementNumber, 201 if any was
 //     created, 400 if none); GET/PUT issue/{key} (fields= and properties=
 //     selection); GET/POST issue/{key}/transitions; GET/POST

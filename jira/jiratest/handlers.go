@@ -28,6 +28,8 @@ func (s *Server) routes() {
 	cm.Handle("GET /rest/api/3/issue/createmeta/{project}/issuetypes/{id}", s.auth(s.handleCreateMetaFields))
 	h("POST /rest/api/3/issue", s.handleCreate)
 	h("POST /rest/api/3/issue/bulk", s.handleBulkCreate)
+	h("POST /rest/api/3/issue/bulkfetch", s.handleBulkFetch)
+	h("GET /rest/api/3/mypermissions", s.handleMyPermissions)
 	h("GET /rest/api/3/issue/{key}", s.handleGetIssue)
 	h("PUT /rest/api/3/issue/{key}", s.handleEditIssue)
 	h("GET /rest/api/3/issue/{key}/transitions", s.handleGetTransitions)

@@ -21,6 +21,7 @@ OPERATIONS = {
     "/rest/api/3/issue/createmeta/{projectIdOrKey}/issuetypes/{issueTypeId}": ["get"],
     "/rest/api/3/issue": ["post"],
     "/rest/api/3/issue/bulk": ["post"],
+    "/rest/api/3/issue/bulkfetch": ["post"],
     "/rest/api/3/issue/{issueIdOrKey}": ["get", "put"],
     "/rest/api/3/issue/{issueIdOrKey}/transitions": ["get", "post"],
     "/rest/api/3/issue/{issueIdOrKey}/comment": ["get", "post"],
@@ -28,6 +29,7 @@ OPERATIONS = {
     "/rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}": ["get", "put", "delete"],
     "/rest/api/3/search/jql": ["get", "post"],
     "/rest/api/3/search/approximate-count": ["post"],
+    "/rest/api/3/mypermissions": ["get"],
 }
 
 

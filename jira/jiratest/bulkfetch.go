@@ -1,0 +1,163 @@
+package jiratest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// maxBulkFetch is Jira's limit of issues per POST /issue/bulkfetch.
+const maxBulkFetch = 100
+
+// bulkFetchRequest is BulkFetchIssueRequestBean.
+type bulkFetchRequest struct {
+	IssueIdsOrKeys *[]string `json:"issueIdsOrKeys"`
+	Fields         []string  `json:"fields,omitempty"`
+	Properties     []string  `json:"properties,omitempty"`
+	Expand         []string  `json:"expand,omitempty"`
+	FieldsByKeys   bool      `json:"fieldsByKeys,omitempty"`
+}
+
+// handleBulkFetch is POST /rest/api/3/issue/bulkfetch: up to 100 issues by
+// id or key, read from the issues themselves (not the search index, so
+// never subject to search lag), in ascending id order. Issues that do not
+// exist or sit in a project the user cannot browse are left out silently,
+// as Jira does; fields and properties are selected as in search, except
+// that the default field selection is *navigable.
+func (s *Server) handleBulkFetch(w http.ResponseWriter, r *http.Request) {
+	var req bulkFetchRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeErr(w, http.StatusBadRequest, newErr("Invalid request payload. Refer to the REST API documentation and try again: "+strings.TrimPrefix(err.Error(), "json: ")))
+		return
+	}
+	if req.IssueIdsOrKeys == nil || len(*req.IssueIdsOrKeys) == 0 {
+		writeErr(w, http.StatusBadRequest, fieldErr("issueIdsOrKeys", "Provide at least one issue id or key."))
+		return
+	}
+	if n := len(*req.IssueIdsOrKeys); n > maxBulkFetch {
+		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The number of issues requested (%d) exceeds the limit of %d.", n, maxBulkFetch)))
+		return
+	}
+	ps := parsePropSel(req.Properties)
+	if n := len(ps.keys); n > maxSearchProps {
+		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("You can request at most %d issue properties; you requested %d.", maxSearchProps, n)))
+		return
+	}
+	for _, e := range req.Expand {
+		switch e {
+		case "renderedFields", "names", "schema", "transitions", "operations", "editmeta", "changelog", "versionedRepresentations":
+		default:
+			writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The expand value '%s' is not valid.", e)))
+			return
+		}
+	}
+	fs := parseFieldSel(req.Fields, "*navigable")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var hits []*issue
+	seen := map[int64]bool{}
+	for _, k := range *req.IssueIdsOrKeys {
+		iss := s.issueByKeyOrID(strings.TrimSpace(k))
+		if iss == nil || !iss.Proj.perms.Browse || seen[iss.ID] {
+			continue
+		}
+		seen[iss.ID] = true
+		hits = append(hits, iss)
+	}
+	slices.SortFunc(hits, func(a, b *issue) int { return cmpInt(a.ID, b.ID) })
+	base := s.base(r)
+	out := make([]any, 0, len(hits))
+	for _, iss := range hits {
+		out = append(out, s.renderIssue(base, iss, iss.cur, fs, ps))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"issues": out, "issueErrors": []any{}})
+}
+
+// permissionInfo describes the project permissions mypermissions answers.
+var permissionInfo = []struct {
+	key, id, name, description string
+	has                        func(Permissions) bool
+}{
+	{"BROWSE_PROJECTS", "10", "Browse Projects", "Ability to browse projects and the issues within them.", func(p Permissions) bool { return p.Browse }},
+	{"CREATE_ISSUES", "11", "Create Issues", "Ability to create issues.", func(p Permissions) bool { return p.Create }},
+	{"EDIT_ISSUES", "12", "Edit Issues", "Ability to edit issues.", func(p Permissions) bool { return p.Edit }},
+	{"TRANSITION_ISSUES", "46", "Transition Issues", "Ability to transition issues.", func(p Permissions) bool { return p.Transition }},
+	{"ADD_COMMENTS", "15", "Add Comments", "Ability to comment on issues.", func(p Permissions) bool { return p.Comment }},
+}
+
+// handleMyPermissions is GET /rest/api/3/mypermissions for the modelled
+// project permissions, in the context of one project (projectKey or
+// projectId) or globally (granted if granted in any project). A project
+// that does not exist is 404. For a project that exists but that the user
+// cannot browse, the fake answers 200 with every permission the user lacks
+// there (BROWSE_PROJECTS false), so a client can name what is missing.
+func (s *Server) handleMyPermissions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var keys []string
+	for _, v := range q["permissions"] {
+		for _, k := range strings.Split(v, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		writeErr(w, http.StatusBadRequest, newErr("The 'permissions' query parameter is required: a comma-separated list of permission keys."))
+		return
+	}
+	idx := map[string]int{}
+	for i, p := range permissionInfo {
+		idx[p.key] = i
+	}
+	for _, k := range keys {
+		if _, ok := idx[k]; !ok {
+			writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The permission key '%s' is not valid (mockjira models %s).", k, modelledPermissionKeys())))
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var perms []Permissions
+	switch pk, pid := q.Get("projectKey"), q.Get("projectId"); {
+	case pid != "" || pk != "":
+		ref := pid
+		if ref == "" {
+			ref = pk
+		}
+		p := s.projectByKeyOrID(ref)
+		if p == nil {
+			writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("No project could be found with key '%s'.", ref)))
+			return
+		}
+		perms = []Permissions{p.perms}
+	case q.Get("issueKey") != "" || q.Get("issueId") != "":
+		writeErr(w, http.StatusBadRequest, newErr("mockjira models mypermissions in a project or the global context only; use projectKey or projectId."))
+		return
+	default:
+		for _, p := range s.projects {
+			perms = append(perms, p.perms)
+		}
+	}
+	out := map[string]any{}
+	for _, k := range keys {
+		pi := permissionInfo[idx[k]]
+		has := false
+		for _, p := range perms {
+			has = has || pi.has(p)
+		}
+		out[k] = map[string]any{"id": pi.id, "key": pi.key, "name": pi.name, "type": "PROJECT", "description": pi.description, "havePermission": has}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"permissions": out})
+}
+
+func modelledPermissionKeys() string {
+	ks := make([]string, len(permissionInfo))
+	for i, p := range permissionInfo {
+		ks[i] = p.key
+	}
+	return strings.Join(ks, ", ")
+}
