@@ -88,6 +88,8 @@ type Phase struct {
 	RequestRatio float64  `json:"request_ratio,omitempty"` // Requests / MinRequests
 	WallRatio    *float64 `json:"wall_ratio,omitempty"`    // WallMS / (MinRequests × latency); absent at zero latency
 	Counts       any      `json:"counts,omitempty"`
+	// MockJiraCPUMS is the fake Jira's own CPU time during the phase.
+	MockJiraCPUMS float64 `json:"mockjira_cpu_ms"`
 }
 
 // PreviewPhase is the CLI preview (a subprocess).
@@ -282,7 +284,7 @@ func (b *bench) ratios(p *Phase) {
 }
 
 func merge(a, b Phase) Phase {
-	out := Phase{Requests: a.Requests + b.Requests, Writes: a.Writes + b.Writes, WallMS: a.WallMS + b.WallMS, ByEndpoint: map[string]int{}}
+	out := Phase{Requests: a.Requests + b.Requests, Writes: a.Writes + b.Writes, WallMS: a.WallMS + b.WallMS, MockJiraCPUMS: a.MockJiraCPUMS + b.MockJiraCPUMS, ByEndpoint: map[string]int{}}
 	for _, m := range []map[string]int{a.ByEndpoint, b.ByEndpoint} {
 		for k, v := range m {
 			out.ByEndpoint[k] += v
@@ -321,7 +323,8 @@ func endpoint(r harness.Request) string {
 }
 
 // collect reads and clears the request log.
-func collect(ctx context.Context, mj *harness.MockJira) (Phase, error) {
+func collect(ctx context.Context, mj *harness.MockJira, cpu0 time.Duration) (Phase, error) {
+	cpu := mockjiraCPU() - cpu0
 	rs, err := mj.Requests(ctx)
 	if err != nil {
 		return Phase{}, err
@@ -329,7 +332,7 @@ func collect(ctx context.Context, mj *harness.MockJira) (Phase, error) {
 	if err := mj.ClearRequests(ctx); err != nil {
 		return Phase{}, err
 	}
-	p := Phase{ByEndpoint: map[string]int{}}
+	p := Phase{ByEndpoint: map[string]int{}, MockJiraCPUMS: ms(cpu)}
 	for _, r := range rs {
 		if !strings.HasPrefix(r.Path, "/rest/") {
 			continue
@@ -361,6 +364,7 @@ func (b *bench) cliPreview(ctx context.Context, mj *harness.MockJira, dir string
 		return PreviewPhase{}, err
 	}
 	cmd := dwireCmd(ctx, b.bins, ws, "import", "bench.md", "--dry-run", "--json")
+	cpu0 := mockjiraCPU()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -376,7 +380,7 @@ func (b *bench) cliPreview(ctx context.Context, mj *harness.MockJira, dir string
 	if res.Counts.Create != n {
 		return PreviewPhase{}, fmt.Errorf("preview of an empty tracker plans %d creates, want %d", res.Counts.Create, n)
 	}
-	p, err := collect(ctx, mj)
+	p, err := collect(ctx, mj, cpu0)
 	if err != nil {
 		return PreviewPhase{}, err
 	}
@@ -439,13 +443,14 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 	if err := mj.ClearRequests(ctx); err != nil {
 		return pre, com, counts, err
 	}
+	cpu0 := mockjiraCPU()
 	t0 := time.Now()
 	pr, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: name, Data: doc})
 	if err != nil {
 		return pre, com, counts, err
 	}
 	pw := time.Since(t0)
-	if pre, err = collect(ctx, mj); err != nil {
+	if pre, err = collect(ctx, mj, cpu0); err != nil {
 		return pre, com, counts, err
 	}
 	pre.WallMS = ms(pw)
@@ -457,13 +462,14 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 		counts.Unchanged = pr.Counts.Unchanged
 		return pre, Phase{ByEndpoint: map[string]int{}}, counts, nil
 	}
+	cpu0 = mockjiraCPU()
 	t1 := time.Now()
 	cr, err := svc.ImportCommit(ctx, core.CommitInput{PreviewHandle: pr.PreviewHandle, Confirmed: true})
 	if err != nil {
 		return pre, com, counts, err
 	}
 	cw := time.Since(t1)
-	if com, err = collect(ctx, mj); err != nil {
+	if com, err = collect(ctx, mj, cpu0); err != nil {
 		return pre, com, counts, err
 	}
 	com.WallMS = ms(cw)

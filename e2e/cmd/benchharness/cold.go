@@ -237,3 +237,42 @@ type Settings struct {
 func settings(o Options) Settings {
 	return Settings{LatencyMS: ms(o.Latency), Sizes: o.Sizes, SkipBaseline: o.SkipBaseline, BaselineMax: o.BaselineMax, Quick: o.Quick, ColdRuns: o.ColdRuns, PageSize: pageSize, CreateBatch: createBatch}
 }
+
+// mockjiraCPU returns the CPU time (user + system) used so far by this
+// process's mockjira children, read from /proc; 0 where there is no /proc.
+// The fake's own work (a linear scan per search) shares the machine with
+// the client, so the reports show it next to wall times.
+func mockjiraCPU() time.Duration {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	self := os.Getpid()
+	var total time.Duration
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || closing < open || s[open+1:closing] != "mockjira" {
+			continue
+		}
+		f := strings.Fields(s[closing+1:])
+		// f[0] state, f[1] ppid, ... f[11] utime, f[12] stime (clock ticks).
+		if len(f) < 13 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(f[1]); ppid != self {
+			continue
+		}
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(ut+st) * (time.Second / 100) // USER_HZ is 100 on Linux
+	}
+	return total
+}

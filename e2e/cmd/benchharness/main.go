@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,6 +30,7 @@ type Options struct {
 	StoreBench  bool // run the store benchmarks (go test -bench)
 	OutMD       string
 	OutJSON     string
+	CPUProfile  string    // write a CPU profile of the driver process (the in-process commits)
 	Log         io.Writer // progress lines
 }
 
@@ -62,6 +64,7 @@ func parseFlags(args []string) (Options, error) {
 	fs.IntVar(&o.ColdRuns, "cold-runs", 0, "runs of the CLI and MCP cold-start measurements (default 31; with -quick 3)")
 	storeBench := fs.Bool("store-bench", true, "run the store benchmarks (always off with -quick)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
 	fs.StringVar(&o.OutJSON, "out-json", filepath.Join(root, "docs", "benchmarks.json"), "JSON results to write")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, err
@@ -106,6 +109,17 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		return nil, err
 	}
 	b := &bench{o: o, bins: bins, tmp: tmp}
+	if o.CPUProfile != "" {
+		f, err := os.Create(o.CPUProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, n := range o.Sizes {
 		sr, err := b.size(ctx, n)
 		if err != nil {
