@@ -25,10 +25,14 @@ type ImportPreviewInput struct {
 
 // Counts are item counts by action.
 type Counts struct {
-	Create    int `json:"create"`
+	Create    int `json:"create"` // items the commit will create (blocked ones excluded)
 	Update    int `json:"update"`
 	Unchanged int `json:"unchanged"`
 	Drift     int `json:"drift"`
+	// Blocked counts rows with action create that the commit will NOT
+	// create: an earlier create of the item had an unknown outcome and
+	// search cannot see it yet (see PlanItem.BlockedReason).
+	Blocked int `json:"blocked,omitempty"`
 }
 
 // PlanItem is one row of an import preview.
@@ -45,6 +49,14 @@ type PlanItem struct {
 	// TakeDocument is true when the document deliberately overrides a
 	// drifted item (the item is then an update that replaces Jira's edits).
 	TakeDocument bool `json:"take_document,omitempty"`
+	// BlockedReason is set on a create the commit will not make: an
+	// earlier create of this item had an unknown outcome (UnknownSince) and
+	// the tracker's search still does not show it, so creating it again
+	// could make a duplicate. A preview after RetryAfter takes a
+	// still-missing item as absent and plans a normal create.
+	BlockedReason string    `json:"blocked_reason,omitempty"`
+	UnknownSince  time.Time `json:"unknown_since,omitzero"`
+	RetryAfter    time.Time `json:"retry_after,omitzero"`
 }
 
 // ImportPreviewResult is the stored plan, as shown to the caller.
@@ -82,7 +94,7 @@ type CommittedItem struct {
 	Action    Action    `json:"action"`
 	Key       string    `json:"key,omitempty"`
 	URL       string    `json:"url,omitempty"`
-	Outcome   string    `json:"outcome"` // committed | skipped (unchanged or drift)
+	Outcome   string    `json:"outcome"` // committed | skipped (unchanged or drift) | unknown (a blocked create, not made)
 }
 
 // CommitCounts are the counts of a finished import commit.
@@ -91,6 +103,9 @@ type CommitCounts struct {
 	Updated   int `json:"updated"`
 	Unchanged int `json:"unchanged"`
 	Drift     int `json:"drift"` // drifted items left untouched
+	// Unknown counts blocked creates that were not made (their earlier
+	// create's outcome is still unknown).
+	Unknown int `json:"unknown,omitempty"`
 }
 
 // ImportCommitResult is the result of a committed import.

@@ -33,20 +33,39 @@ type planEntry struct {
 	Fingerprint   string   `json:"fingerprint,omitempty"`
 	TakeDocument  bool     `json:"take_document,omitempty"`
 	ChangedFields []string `json:"changed_fields,omitempty"`
+	// Blocked marks a create the commit must not make: an earlier create
+	// had an unknown outcome at UnknownSince, within the search-lag window.
+	Blocked      bool      `json:"blocked,omitempty"`
+	UnknownSince time.Time `json:"unknown_since,omitzero"`
+	RetryAfter   time.Time `json:"retry_after,omitzero"`
 }
 
 // row is the entry as a preview row.
 func (e *planEntry) row() PlanItem {
-	return PlanItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
+	r := PlanItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
 		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument}
+	if e.Blocked {
+		r.UnknownSince, r.RetryAfter = e.UnknownSince, e.RetryAfter
+		r.BlockedReason = fmt.Sprintf("not created by this plan: an earlier create (%s) had an unknown outcome and the tracker's search does not show the item yet; creating it again could make a duplicate. Look for reference %s in the tracker; a preview after %s finds it or, if it is still missing, plans it as a normal create.",
+			e.UnknownSince.Format(time.RFC3339), e.Spec.Reference, e.RetryAfter.Format(time.RFC3339))
+	}
+	return r
 }
 
 const importPlanVersion = 1
 
 // unknownCreate marks, in the dedup index, a reference whose create had an
-// unknown outcome (no key is known): later previews warn about it until
-// the item is found.
+// unknown outcome (no key is known). Within the search-lag window after it,
+// a preview that does not find the item plans no create for it (blocked),
+// and a commit refuses to create it; once the item is found the marker is
+// replaced by its key; after the window a still-missing item is taken as
+// absent.
 const unknownCreate = "unknown-create"
+
+// unknownMarker reports whether ie marks an unknown create.
+func unknownMarker(ie IndexEntry, ok bool) bool {
+	return ok && ie.Key == "" && ie.Digest == unknownCreate
+}
 
 // planError converts a parser error into the taxonomy.
 func planError(err error) error {
@@ -113,20 +132,23 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
-	entries, items, warnings := classify(doc, found, idx)
+	s.resolveMarkers(ctx, o, scope, idx, found)
+	entries, items, warnings := classify(doc, found, idx, utc(s.now()), s.lagWindow)
 	res := ImportPreviewResult{
 		ResultType: ResultPreview, RunID: o.runID, Document: doc.ID, Scope: scope,
 		Items: items, Warnings: warnings,
 	}
 	for _, it := range items {
-		switch it.Action {
-		case ActionCreate:
+		switch {
+		case it.BlockedReason != "":
+			res.Counts.Blocked++
+		case it.Action == ActionCreate:
 			res.Counts.Create++
-		case ActionUpdate:
+		case it.Action == ActionUpdate:
 			res.Counts.Update++
-		case ActionUnchanged:
+		case it.Action == ActionUnchanged:
 			res.Counts.Unchanged++
-		case ActionDrift:
+		case it.Action == ActionDrift:
 			res.Counts.Drift++
 		}
 	}
@@ -142,6 +164,28 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	return res, nil
 }
 
+// resolveMarkers replaces the unknown-create markers of items the tracker
+// now shows with their keys (and updates idx to match).
+func (s *WorkItemService) resolveMarkers(ctx context.Context, o *op, scope string, idx map[Reference]IndexEntry, found map[Reference]WorkItem) {
+	var entries []IndexEntry
+	now := utc(s.now())
+	for ref, ie := range idx {
+		if w, ok := found[ref]; ok && unknownMarker(ie, true) {
+			e := IndexEntry{Scope: scope, Reference: ref, Key: w.Key, Digest: w.LastWritten, UpdatedAt: now}
+			entries = append(entries, e)
+			idx[ref] = e
+		}
+	}
+	if len(entries) == 0 {
+		return
+	}
+	if err := s.st.UpsertIndex(context.WithoutCancel(ctx), entries); err != nil {
+		o.log.Warn("could not record found items in the dedup index", "code", ErrorCode(err), "items", len(entries))
+		return
+	}
+	o.log.Info("items of unknown create outcome found", "items", len(entries))
+}
+
 func knownKeys(idx map[Reference]IndexEntry) map[Reference]string {
 	known := make(map[Reference]string, len(idx))
 	for r, e := range idx {
@@ -153,10 +197,21 @@ func knownKeys(idx map[Reference]IndexEntry) map[Reference]string {
 }
 
 // classify decides each item's action from what the tracker holds.
-func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Reference]IndexEntry) ([]planEntry, []PlanItem, []string) {
+func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Reference]IndexEntry, now time.Time, window time.Duration) ([]planEntry, []PlanItem, []string) {
 	entries := make([]planEntry, 0, len(doc.Items))
 	rows := make([]PlanItem, 0, len(doc.Items))
 	var warnings []string
+	// held: items not in the tracker whose earlier create's outcome is
+	// unknown, within the search-lag window: not created by this plan.
+	held := map[Reference]bool{}
+	for _, it := range doc.Items {
+		ref := NewReference(doc.ID, it.ID)
+		if ie, ok := idx[ref]; unknownMarker(ie, ok) && now.Before(utc(ie.UpdatedAt).Add(window)) {
+			if _, exists := found[ref]; !exists {
+				held[ref] = true
+			}
+		}
+	}
 	for _, it := range doc.Items {
 		ref := NewReference(doc.ID, it.ID)
 		kind := Kind(it.Kind)
@@ -180,9 +235,16 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 		switch {
 		case !exists:
 			e.Action = ActionCreate
-			if ie, ok := idx[ref]; ok && ie.Key == "" && ie.Digest == unknownCreate {
-				warnings = append(warnings, fmt.Sprintf("%s %s: an earlier create (%s) had an unknown outcome, and the tracker's search does not show the item yet. Search can lag behind writes: if that create went through, committing this plan makes a duplicate. Look for reference %s in the tracker first, or wait a few minutes and preview again.",
-					kindLabel(kind), it.ID, utc(ie.UpdatedAt).Format(time.RFC3339), ref))
+			if ie, ok := idx[ref]; unknownMarker(ie, ok) {
+				since, until := utc(ie.UpdatedAt), utc(ie.UpdatedAt).Add(window)
+				if now.Before(until) {
+					e.Blocked, e.UnknownSince, e.RetryAfter = true, since, until
+					warnings = append(warnings, fmt.Sprintf("%s %s will NOT be created by this plan: an earlier create (%s) had an unknown outcome, and the tracker's search does not show the item yet (search can lag behind writes; if that create went through, creating it again makes a duplicate). Look for reference %s in the tracker; a preview after %s finds it, or plans it as a normal create if it is still missing.",
+						kindLabel(kind), it.ID, since.Format(time.RFC3339), ref, until.Format(time.RFC3339)))
+				} else {
+					warnings = append(warnings, fmt.Sprintf("%s %s: an earlier create (%s) had an unknown outcome, and %s later the tracker's search still does not show the item, so it is taken as absent and planned as a create. If it does exist in the tracker (search for reference %s), do not commit this plan.",
+						kindLabel(kind), it.ID, since.Format(time.RFC3339), ago(now.Sub(since)), ref))
+				}
 			}
 		default:
 			e.Key, e.URL, e.Fingerprint = w.Key, w.URL, w.Fingerprint
@@ -195,11 +257,16 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 				e.Action = ActionDrift
 				warnings = append(warnings, fmt.Sprintf("%s %s (%s) was edited in the tracker since DevWorkWire last wrote it, so it is left alone. To replace those edits with the document's version, add the line \"Drift: take-document\" to the item and preview again.",
 					kindLabel(kind), it.ID, w.Key))
-			case w.LastWritten == spec.Digest && w.ParentKey == spec.ParentKey:
+			case w.LastWritten == spec.Digest && w.ParentKey == spec.ParentKey && (parent == "" || spec.ParentKey != "" || held[parent]):
+				// (A story whose epic this plan creates is an update: it
+				// gets the new epic's key as parent.)
 				e.Action = ActionUnchanged
 			default:
 				e.Action = ActionUpdate
 				e.ChangedFields = changed
+				if parent != "" && spec.ParentKey == "" && !held[parent] && !slices.Contains(changed, "parent") {
+					e.ChangedFields = append(e.ChangedFields, "parent")
+				}
 			}
 			if w.Kind != "" && w.Kind != kind {
 				warnings = append(warnings, fmt.Sprintf("%s %s is a %s in the document but %s is a %s in the tracker; its type is not changed.", kindLabel(kind), it.ID, kind, w.Key, w.Kind))
@@ -306,6 +373,7 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 	if err != nil {
 		return err
 	}
+	at := utc(s.now())
 	known := knownKeys(idx)
 	for _, e := range pl.Entries {
 		if e.Key != "" {
@@ -320,7 +388,12 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 	for _, e := range pl.Entries {
 		w, exists := now[e.Spec.Reference]
 		ref := string(e.Spec.Reference)
+		ie, inIdx := idx[e.Spec.Reference]
 		switch {
+		case e.Blocked:
+			// The plan does not create it, whatever the tracker shows now.
+		case e.Key == "" && !exists && unknownMarker(ie, inIdx) && at.Before(utc(ie.UpdatedAt).Add(s.lagWindow)):
+			details = append(details, Detail{Item: ref, Message: fmt.Sprintf("a create of %s had an unknown outcome at %s (after this preview) and search does not show it yet; the plan would create it again", ref, utc(ie.UpdatedAt).Format(time.RFC3339))})
 		case e.Key == "" && exists:
 			details = append(details, Detail{Item: ref, Key: w.Key, Message: fmt.Sprintf("%s now exists in the tracker as %s; the plan would create it again", ref, w.Key)})
 		case e.Key != "" && !exists:
@@ -353,7 +426,7 @@ type execution struct {
 }
 
 func (x *execution) run(ctx context.Context, progress func(done, total int)) (ImportCommitResult, error) {
-	var epics, stories []*planEntry
+	var epics, stories, blocked []*planEntry
 	var index []IndexEntry
 	scope := x.pl.Result.Scope
 	now := utc(x.s.now())
@@ -368,6 +441,10 @@ func (x *execution) run(ctx context.Context, progress func(done, total int)) (Im
 		if e.Action != ActionCreate && e.Action != ActionUpdate {
 			continue
 		}
+		if e.Blocked {
+			blocked = append(blocked, e)
+			continue
+		}
 		x.total++
 		if e.Spec.Kind == KindEpic {
 			epics = append(epics, e)
@@ -379,6 +456,11 @@ func (x *execution) run(ctx context.Context, progress func(done, total int)) (Im
 		if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), index); err != nil {
 			x.o.log.Warn("could not refresh the dedup index", "code", ErrorCode(err))
 		}
+	}
+	for _, e := range blocked {
+		// Reported, never created: the earlier create's outcome is unknown.
+		x.record(ctx, ItemOutcome{Reference: e.Spec.Reference, Action: ActionCreate, Outcome: OutcomeUnknown,
+			Message: fmt.Sprintf("not created: an earlier create (%s) had an unknown outcome and search does not show the item yet", e.UnknownSince.Format(time.RFC3339))})
 	}
 	for _, phase := range [][]*planEntry{epics, stories} {
 		if x.stop != nil {
@@ -439,6 +521,19 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 	for i, e := range batch {
 		specs[i] = x.spec(e)
 	}
+	// Write ahead: until the outcomes are known, every item of the batch
+	// is an unknown create. If the process dies during the request, a later
+	// preview then holds these items back for the search-lag window instead
+	// of creating them again while search cannot see them.
+	ahead := make([]IndexEntry, len(batch))
+	for i, e := range batch {
+		ahead[i] = IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Digest: unknownCreate, UpdatedAt: utc(x.s.now())}
+	}
+	if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), ahead); err != nil {
+		x.o.log.Error("could not mark the items about to be created in the dedup index", "code", ErrorCode(err), "items", len(ahead))
+		x.storeFault(err, "marking the items about to be created in the dedup index")
+		return
+	}
 	outs, callErr := x.s.p.Create(ctx, specs)
 	byRef := make(map[Reference]CreateOutcome, len(outs))
 	for _, oc := range outs {
@@ -455,6 +550,11 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 			index = append(index, IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Digest: unknownCreate, UpdatedAt: now})
 		case ok && oc.Err == nil && oc.Key != "":
 			index = append(index, IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Key: oc.Key, Digest: specs[i].Digest, UpdatedAt: now})
+		default:
+			// Refused, or not tried: certainly not created. Clear the
+			// write-ahead marker (an entry without key or digest means
+			// nothing).
+			index = append(index, IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, UpdatedAt: now})
 		}
 	}
 	if len(index) > 0 {
@@ -568,17 +668,20 @@ func (x *execution) result() (ImportCommitResult, error) {
 	}
 	for _, e := range x.pl.Entries {
 		ci := CommittedItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: x.keys[e.Spec.Reference], URL: x.urls[e.Spec.Reference]}
-		switch e.Action {
-		case ActionCreate:
+		switch {
+		case e.Blocked:
+			ci.Outcome = OutcomeUnknown
+			r.Counts.Unknown++
+		case e.Action == ActionCreate:
 			ci.Outcome = OutcomeCommitted
 			r.Counts.Created++
-		case ActionUpdate:
+		case e.Action == ActionUpdate:
 			ci.Outcome = OutcomeCommitted
 			r.Counts.Updated++
-		case ActionUnchanged:
+		case e.Action == ActionUnchanged:
 			ci.Outcome = "skipped"
 			r.Counts.Unchanged++
-		case ActionDrift:
+		case e.Action == ActionDrift:
 			ci.Outcome = "skipped"
 			r.Counts.Drift++
 		}
@@ -594,7 +697,7 @@ func (x *execution) partial(ctx context.Context) error {
 	var committed, failed, unknown, untried int
 	var details []Detail
 	for _, e := range x.pl.Entries {
-		if e.Action != ActionCreate && e.Action != ActionUpdate {
+		if (e.Action != ActionCreate && e.Action != ActionUpdate) || e.Blocked {
 			continue
 		}
 		ref := e.Spec.Reference

@@ -359,13 +359,21 @@ func TestCommitInterruptedThenRepreviewConverges(t *testing.T) {
 	if e.p.Writes() != writes {
 		t.Error("COMMIT_INTERRUPTED wrote")
 	}
-	// A re-preview finds everything written (the whole second batch was
-	// created before the death) and plans only the rest.
+	// A re-preview finds everything written and plans the third batch;
+	// the rest of the batch in flight at the death is held back (its
+	// items were marked as unknown creates before the request, and search
+	// may simply not show them yet) until the search-lag window is over.
 	again := e.preview(bigDoc("d", 2, 60))
-	if again.Counts != (core.Counts{Create: 120 - 53, Unchanged: 2 + 53}) {
+	if again.Counts != (core.Counts{Create: 20, Unchanged: 2 + 53, Blocked: 50 - 3}) {
 		t.Errorf("re-preview counts %+v", again.Counts)
 	}
 	e.commit(again.PreviewHandle, "")
+	e.clock.Advance(core.DefaultSearchLagWindow)
+	last := e.preview(bigDoc("d", 2, 60))
+	if last.Counts != (core.Counts{Create: 47, Unchanged: 75}) {
+		t.Errorf("after the window: %+v", last.Counts)
+	}
+	e.commit(last.PreviewHandle, "")
 	if got := e.byRef(); len(got) != 122 {
 		t.Errorf("%d items; want 122, no duplicates", len(got))
 	}
@@ -501,17 +509,102 @@ func TestUnknownCreateIsReportedNotRetried(t *testing.T) {
 	if st := e.p.Stats(); st.ItemsCreated != 6 {
 		t.Errorf("%d create attempts; want 6 (no retry)", st.ItemsCreated)
 	}
-	// While search lags, a re-preview plans the create but warns.
+	// While search lags, a re-preview does not plan the create: the row is
+	// blocked, says since when and when it can be retried.
 	lagging := e.preview(checkoutDoc())
-	if lagging.Counts != (core.Counts{Create: 1, Unchanged: 5}) || len(lagging.Warnings) != 1 ||
-		!strings.Contains(lagging.Warnings[0], "s-1") || !strings.Contains(lagging.Warnings[0], "duplicate") {
+	if lagging.Counts != (core.Counts{Blocked: 1, Unchanged: 5}) || len(lagging.Warnings) != 1 ||
+		!strings.Contains(lagging.Warnings[0], "s-1 will NOT be created") || !strings.Contains(lagging.Warnings[0], "duplicate") {
 		t.Errorf("lagging re-preview: %+v %q", lagging.Counts, lagging.Warnings)
 	}
-	// Once search has caught up, a re-preview finds it.
+	since := e.clock.Now().UTC().Truncate(time.Second)
+	var row core.PlanItem
+	for _, it := range lagging.Items {
+		if it.Reference == "checkout/s-1" {
+			row = it
+		}
+	}
+	if row.Action != core.ActionCreate || !row.UnknownSince.Equal(since) || !row.RetryAfter.Equal(since.Add(core.DefaultSearchLagWindow)) ||
+		!strings.Contains(row.BlockedReason, "not created by this plan") {
+		t.Errorf("blocked row %+v", row)
+	}
+	// Committing that plan does not create it again: it is reported as
+	// unknown, and the tracker still holds one item per reference.
+	writes := e.p.Writes()
+	res := e.commit(lagging.PreviewHandle, "")
+	if res.Counts != (core.CommitCounts{Unchanged: 5, Unknown: 1}) || e.p.Writes() != writes {
+		t.Errorf("commit of the lagging plan: %+v, %d writes", res.Counts, e.p.Writes()-writes)
+	}
+	for _, it := range res.Items {
+		if it.Reference == "checkout/s-1" && it.Outcome != core.OutcomeUnknown {
+			t.Errorf("blocked item's outcome %q", it.Outcome)
+		}
+	}
+	e.byRef()
+	// Still within the window, still blocked.
+	e.clock.Advance(core.DefaultSearchLagWindow - time.Second)
+	if again := e.preview(checkoutDoc()); again.Counts.Blocked != 1 {
+		t.Errorf("just inside the window: %+v", again.Counts)
+	}
+	// Once search has caught up, a re-preview finds it, and the marker is
+	// replaced by the real key.
 	e.p.Settle()
 	again := e.preview(checkoutDoc())
 	if again.Counts != (core.Counts{Unchanged: 6}) {
 		t.Errorf("re-preview counts %+v", again.Counts)
+	}
+	idx, err := e.st.LookupIndex(e.ctx, fakeprovider.DefaultScope, []core.Reference{"checkout/s-1"})
+	if ie := idx["checkout/s-1"]; err != nil || ie.Key == "" || ie.Key != e.byRef()["checkout/s-1"].Key {
+		t.Errorf("index entry after the item was found: %+v, %v", ie, err)
+	}
+	e.byRef()
+}
+
+// After the search-lag window, an item whose create had an unknown outcome
+// and that search still does not show is taken as absent: a normal create,
+// with a warning.
+func TestUnknownCreateAfterTheLagWindowIsPlannedAsCreate(t *testing.T) {
+	e := newEnv(t, fakeprovider.Options{SearchLag: true})
+	e.svc = core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, SearchLagWindow: 3 * time.Minute})
+	pre := e.preview(markdown("w", epic("e-1", "Only")))
+	e.p.FailItem(1, fakeprovider.ItemLost, nil)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodeCommitPartial, "1 unknown")
+	e.p.Delete(e.p.Items()[0].Key) // it really is gone (say, a person deleted it)
+	e.clock.Advance(2 * time.Minute)
+	if got := e.preview(markdown("w", epic("e-1", "Only"))); got.Counts != (core.Counts{Blocked: 1}) {
+		t.Errorf("inside the 3-minute window: %+v", got.Counts)
+	}
+	e.clock.Advance(time.Minute)
+	got := e.preview(markdown("w", epic("e-1", "Only")))
+	if got.Counts != (core.Counts{Create: 1}) || got.Items[0].BlockedReason != "" || len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "taken as absent") {
+		t.Fatalf("after the window: %+v %q", got.Counts, got.Warnings)
+	}
+	if res := e.commit(got.PreviewHandle, ""); res.Counts.Created != 1 {
+		t.Errorf("commit after the window: %+v", res.Counts)
+	}
+	e.byRef()
+}
+
+// A plan made before another commit's create of one of its items had an
+// unknown outcome must not create that item: PREVIEW_STALE, no writes.
+func TestUnknownCreateSinceThePreviewMakesItStale(t *testing.T) {
+	e := newEnv(t, fakeprovider.Options{SearchLag: true})
+	planA := e.preview(checkoutDoc())
+	planB := e.preview(checkoutDoc())
+	e.p.FailItem(3, fakeprovider.ItemLost, nil) // s-1
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: planB.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodeCommitPartial, "1 unknown")
+	writes := e.p.Writes()
+	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: planA.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodePreviewStale, "Nothing was written")
+	found := false
+	for _, d := range ce.Details {
+		if d.Item == "checkout/s-1" && strings.Contains(d.Message, "unknown outcome") {
+			found = true
+		}
+	}
+	if !found || e.p.Writes() != writes {
+		t.Errorf("details %+v, %d writes", ce.Details, e.p.Writes()-writes)
 	}
 	e.byRef()
 }

@@ -134,6 +134,9 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 	}
 	line := func(it core.PlanItem, tree, cont string) {
 		act := pad(string(it.Action), actionW)
+		if it.BlockedReason != "" {
+			act = pad("held", actionW) // a create this plan does not make
+		}
 		key := pad(it.Key, keyW)
 		label := Truncate(itemLabel(it.Kind, it.Reference, it.Title), width-lead-utf8.RuneCountInString(tree))
 		fmt.Fprintf(w, "  %s%s%s%s\n", actionColor(cs, it.Action, act), key, tree, label)
@@ -172,6 +175,10 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 
 func notes(it core.PlanItem) []string {
 	var n []string
+	if it.BlockedReason != "" {
+		n = append(n, "not created: an earlier create's outcome is unknown and Jira search does not show it yet",
+			"preview again after "+FormatTime(it.RetryAfter))
+	}
 	switch {
 	case it.Action == core.ActionUpdate && it.TakeDocument:
 		n = append(n, "takes the document's version over edits made in Jira")
@@ -197,6 +204,9 @@ func CountsLine(c core.Counts) string {
 	if c.Drift > 0 {
 		parts = append(parts, fmt.Sprintf("%d drift (left alone)", c.Drift))
 	}
+	if c.Blocked > 0 {
+		parts = append(parts, fmt.Sprintf("%d held back", c.Blocked))
+	}
 	return strings.Join(parts, " · ")
 }
 
@@ -212,6 +222,9 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 	head := fmt.Sprintf("Committed: %d created, %d updated, %d unchanged", c.Created, c.Updated, c.Unchanged)
 	if c.Drift > 0 {
 		head += fmt.Sprintf(", %d drift left alone", c.Drift)
+	}
+	if c.Unknown > 0 {
+		head += fmt.Sprintf(", %d not created (an earlier create's outcome is unknown)", c.Unknown)
 	}
 	fmt.Fprintln(w, cs.Green(head)+".")
 	if r.Replayed {
@@ -235,6 +248,9 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 }
 
 func outcomeWord(it core.CommittedItem) string {
+	if it.Outcome == core.OutcomeUnknown {
+		return "unknown"
+	}
 	switch it.Action {
 	case core.ActionCreate:
 		return "created"
