@@ -50,6 +50,8 @@ type bulkResponse struct {
 // permission, unknown outcome, rate limit that did not clear) stops: the
 // error is returned with the outcomes known so far.
 func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.CreateOutcome, error) {
+	ctx, done := p.observe(ctx, "Create")
+	defer done()
 	m, err := p.ensureMeta(ctx)
 	if err != nil {
 		return nil, err
@@ -67,7 +69,7 @@ func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.Cr
 			return out, err
 		}
 	}
-	p.log.Info("jira create finished", "items", len(specs), "outcomes", len(out))
+	p.logFor(ctx).Info("jira create finished", "items", len(specs), "outcomes", len(out))
 	return out, nil
 }
 
@@ -99,7 +101,16 @@ func (p *Provider) createBatch(ctx context.Context, m *meta, batch []core.ItemSp
 		}
 	}
 	start := timeNow()
+	// Sends after a 429 are retries of the create: they count towards the
+	// call's retry summary.
+	endpoint := "POST /rest/api/3/issue/bulk"
+	if p.cfg.SingleCreate {
+		endpoint = "POST /rest/api/3/issue"
+	}
+	sends, waited := 0, time.Duration(0)
+	defer func() { tallyFrom(ctx).record(endpoint, sends, waited) }()
 	for attempt := 1; len(pending) > 0; attempt++ {
+		sends = attempt
 		rateLimited, err := p.sendCreate(ctx, m, batch, updates, pending, outcomes)
 		if err == nil {
 			break
@@ -120,7 +131,8 @@ func (p *Provider) createBatch(ctx context.Context, m *meta, batch []core.ItemSp
 			fail(e)
 			return outcomes, e
 		}
-		p.log.Info("jira create rate-limited; searching before sending again", "items", len(pending), "wait_ms", wait.Milliseconds())
+		p.logFor(ctx).Info("jira create rate-limited; searching before sending again", "items", len(pending), "wait_ms", wait.Milliseconds())
+		waited += wait
 		if err := p.sleep(ctx, wait); err != nil {
 			e := ctxError(err, call{action: "create issues"})
 			fail(e)
@@ -293,7 +305,7 @@ func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.Ite
 	if reason == "" {
 		reason = "Jira's answer could not be read"
 	}
-	p.log.Warn("jira create outcome unknown; searching for the references", "items", len(pending), "code", cerr.Code)
+	p.logFor(ctx).Warn("jira create outcome unknown; searching for the references", "items", len(pending), "code", cerr.Code)
 	found, serr := p.findCreated(context.WithoutCancel(ctx), m, batch, pending)
 	unknown := 0
 	for _, i := range pending {
@@ -309,7 +321,7 @@ func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.Ite
 	p.mu.Lock()
 	p.stats.Unknown += unknown
 	p.mu.Unlock()
-	p.log.Warn("jira create outcome resolved", "found", len(pending)-unknown, "unknown", unknown)
+	p.logFor(ctx).Warn("jira create outcome resolved", "found", len(pending)-unknown, "unknown", unknown)
 	if unknown == 0 && serr == nil {
 		// Every item was found: the batch is settled and the next ones may
 		// go ahead.

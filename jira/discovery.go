@@ -76,7 +76,7 @@ func (p *Provider) ensureMeta(ctx context.Context) (*meta, error) {
 		return nil, err
 	}
 	p.meta = m
-	p.log.Info("jira discovery", "reference_field", m.refField, "ac_field", m.acField, "epic_type", m.epicTypeID, "story_type", m.storyTypeID)
+	p.logFor(ctx).Info("jira discovery", "reference_field", m.refField, "ac_field", m.acField, "epic_type", m.epicTypeID, "story_type", m.storyTypeID)
 	return m, nil
 }
 

@@ -3,6 +3,7 @@ package jira
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -32,10 +33,16 @@ const (
 
 var issueKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*-[1-9][0-9]*$`)
 
-// Check verifies credentials, the project, the issue types and the
-// reference field. Discovery runs again (it is cheap and Check is explicit).
+// Check verifies credentials, the project permissions DevWorkWire needs,
+// the project, the issue types and the reference field. Discovery runs
+// again (it is cheap and Check is explicit).
 func (p *Provider) Check(ctx context.Context) error {
+	ctx, done := p.observe(ctx, "Check")
+	defer done()
 	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/myself", endpoint: "GET /rest/api/3/myself", action: "read your Jira account"}, nil); err != nil {
+		return err
+	}
+	if err := p.checkPermissions(ctx); err != nil {
 		return err
 	}
 	m, err := p.discover(ctx)
@@ -46,6 +53,60 @@ func (p *Provider) Check(ctx context.Context) error {
 	p.meta = m
 	p.metaMu.Unlock()
 	return nil
+}
+
+// requiredPermissions are the project permissions DevWorkWire uses, with
+// what each is needed for.
+var requiredPermissions = []struct{ key, name, use string }{
+	{"BROWSE_PROJECTS", "Browse Projects", "find and read work items"},
+	{"CREATE_ISSUES", "Create Issues", "create work items on import"},
+	{"EDIT_ISSUES", "Edit Issues", "update work items on re-import"},
+	{"TRANSITION_ISSUES", "Transition Issues", "change a work item's status"},
+	{"ADD_COMMENTS", "Add Comments", "comment on work items"},
+}
+
+const permissionsEndpoint = "GET /rest/api/3/mypermissions"
+
+// checkPermissions asks Jira which of requiredPermissions the account has
+// in the project and reports the missing ones as JIRA_PERMISSION_DENIED,
+// naming each permission and the project.
+func (p *Provider) checkPermissions(ctx context.Context) error {
+	keys := make([]string, len(requiredPermissions))
+	for i, rp := range requiredPermissions {
+		keys[i] = rp.key
+	}
+	var resp struct {
+		Permissions map[string]struct {
+			HavePermission *bool `json:"havePermission"`
+		} `json:"permissions"`
+	}
+	q := url.Values{"projectKey": {p.cfg.Project}, "permissions": {strings.Join(keys, ",")}}
+	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/mypermissions", query: q, endpoint: permissionsEndpoint, action: "read your permissions in project " + p.cfg.Project}, &resp); err != nil {
+		return err
+	}
+	var missing []string
+	var details []core.Detail
+	for _, rp := range requiredPermissions {
+		got, ok := resp.Permissions[rp.key]
+		if ok && got.HavePermission != nil && *got.HavePermission {
+			continue
+		}
+		missing = append(missing, fmt.Sprintf("%s (%s: to %s)", rp.key, rp.name, rp.use))
+		details = append(details, core.Detail{Field: rp.key, Message: fmt.Sprintf("missing in project %s: needed to %s", p.cfg.Project, rp.use)})
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	p.logFor(ctx).Warn("jira permissions missing", "project", p.cfg.Project, "missing", len(missing))
+	return core.Errorf(core.CodeJiraPermissionDenied, "Your Jira account (%s) lacks %s in project %s: %s. Ask a Jira administrator of project %s to grant them (Project settings → Permissions).",
+		p.cfg.Email, plural(len(missing), "this permission", "these permissions"), p.cfg.Project, strings.Join(missing, "; "), p.cfg.Project).WithDetails(details...)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 type searchRequest struct {
@@ -97,6 +158,8 @@ func (p *Provider) projectClause() string { return "project = " + jql.String(p.c
 // the reference field, batched, compared exactly; known keys missing from
 // search (eventual consistency) are read by key.
 func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[core.Reference]string) (map[core.Reference]core.WorkItem, error) {
+	ctx, done := p.observe(ctx, "Lookup")
+	defer done()
 	m, err := p.ensureMeta(ctx)
 	if err != nil {
 		return nil, err
@@ -130,7 +193,7 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 	if err := p.readKnown(ctx, m, missing, known, out); err != nil {
 		return nil, err
 	}
-	p.log.Info("jira lookup", "references", len(uniq), "found", len(out), "read_by_known_key", len(missing))
+	p.logFor(ctx).Info("jira lookup", "references", len(uniq), "found", len(out), "read_by_known_key", len(missing))
 	return out, nil
 }
 
@@ -388,7 +451,7 @@ func (p *Provider) lookupBatch(ctx context.Context, m *meta, batch []core.Refere
 			// Two issues hold one reference (made outside DevWorkWire or
 			// before it existed): keep the one the index knows, else the
 			// oldest, and say so.
-			p.log.Warn("jira reference held by more than one issue", "reference", string(w.Reference), "keys", prev.Key+","+w.Key)
+			p.logFor(ctx).Warn("jira reference held by more than one issue", "reference", string(w.Reference), "keys", prev.Key+","+w.Key)
 			if known[w.Reference] != w.Key && (known[w.Reference] == prev.Key || keyNumber(prev.Key) < keyNumber(w.Key)) {
 				return true
 			}
@@ -415,6 +478,8 @@ func issuePath(key string) string { return "/rest/api/3/issue/" + url.PathEscape
 
 // Get returns one item by key.
 func (p *Provider) Get(ctx context.Context, key string) (core.WorkItem, error) {
+	ctx, done := p.observe(ctx, "Get")
+	defer done()
 	if err := p.checkKey(key); err != nil {
 		return core.WorkItem{}, err
 	}
@@ -432,6 +497,8 @@ func (p *Provider) Get(ctx context.Context, key string) (core.WorkItem, error) {
 
 // Query returns up to f.Limit items matching f, and whether more matched.
 func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, bool, error) {
+	ctx, done := p.observe(ctx, "Query")
+	defer done()
 	m, err := p.ensureMeta(ctx)
 	if err != nil {
 		return nil, false, err
@@ -513,6 +580,8 @@ type editRequest struct {
 
 // Update rewrites the item's content and its stored digest in one request.
 func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) error {
+	ctx, done := p.observe(ctx, "Update")
+	defer done()
 	if err := p.checkKey(key); err != nil {
 		return err
 	}
@@ -532,7 +601,7 @@ func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) e
 		}
 		return itemErr(err, spec.Reference, key)
 	}
-	p.log.Debug("jira issue edited", "key", key, "reference", string(spec.Reference))
+	p.logFor(ctx).Debug("jira issue edited", "key", key, "reference", string(spec.Reference))
 	return nil
 }
 
@@ -558,6 +627,8 @@ func (p *Provider) listTransitions(ctx context.Context, key string) ([]transitio
 
 // Transitions lists the workflow transitions available on the item now.
 func (p *Provider) Transitions(ctx context.Context, key string) ([]core.Transition, error) {
+	ctx, done := p.observe(ctx, "Transitions")
+	defer done()
 	ts, err := p.listTransitions(ctx, key)
 	if err != nil {
 		return nil, err
@@ -579,6 +650,8 @@ func (p *Provider) Transitions(ctx context.Context, key string) ([]core.Transiti
 // the item is in the target status, else fails with JIRA_UNAVAILABLE — it
 // is never resent blindly.
 func (p *Provider) Transition(ctx context.Context, key, transitionID string) error {
+	ctx, done := p.observe(ctx, "Transition")
+	defer done()
 	if err := p.checkKey(key); err != nil {
 		return err
 	}
@@ -609,10 +682,10 @@ func (p *Provider) Transition(ctx context.Context, key, transitionID string) err
 		var is issue
 		q := url.Values{"fields": {"status"}}
 		if _, gerr := p.do(context.WithoutCancel(ctx), call{method: "GET", path: issuePath(key), query: q, endpoint: "GET /rest/api/3/issue/{key}", action: "read the status of issue " + key, key: key}, &is); gerr == nil && target.Name != "" && is.status().Name == target.Name {
-			p.log.Info("jira transition outcome resolved", "key", key, "applied", true)
+			p.logFor(ctx).Info("jira transition outcome resolved", "key", key, "applied", true)
 			return nil
 		}
-		p.log.Warn("jira transition outcome unknown", "key", key)
+		p.logFor(ctx).Warn("jira transition outcome unknown", "key", key)
 		return u.err
 	}
 	if core.ErrorCode(err) == core.CodeValidationFailed {
@@ -628,6 +701,8 @@ func (p *Provider) Transition(ctx context.Context, key, transitionID string) err
 // otherwise the call fails with JIRA_UNAVAILABLE (and was not added, as far
 // as Jira shows).
 func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
+	ctx, done := p.observe(ctx, "AddComment")
+	defer done()
 	if err := p.checkKey(key); err != nil {
 		return err
 	}
@@ -645,10 +720,10 @@ func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
 	var u *uncertainError
 	if asUncertain(err, &u) {
 		if p.commentLanded(context.WithoutCancel(ctx), key, fromADF(body)) {
-			p.log.Info("jira comment outcome resolved", "key", key, "applied", true)
+			p.logFor(ctx).Info("jira comment outcome resolved", "key", key, "applied", true)
 			return nil
 		}
-		p.log.Warn("jira comment outcome unknown", "key", key)
+		p.logFor(ctx).Warn("jira comment outcome unknown", "key", key)
 		return u.err
 	}
 	return err

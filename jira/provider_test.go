@@ -18,12 +18,14 @@ import (
 
 func TestCheckAndDiscoveryErrors(t *testing.T) {
 	cases := []struct {
-		name  string
-		opts  jiratest.Options
-		setup func(*jiratest.Server)
-		mod   func(*Config)
-		want  core.Code
-		has   []string
+		name    string
+		opts    jiratest.Options
+		setup   func(*jiratest.Server)
+		mod     func(*Config)
+		want    core.Code
+		has     []string
+		hasNot  []string
+		details []string // the detail fields, in order, when set
 	}{
 		{name: "ok", want: ""},
 		{name: "reference field by id", mod: func(c *Config) { c.ReferenceField = "customfield_10050" }, want: ""},
@@ -39,7 +41,13 @@ func TestCheckAndDiscoveryErrors(t *testing.T) {
 		{name: "epic type not in the project", setup: func(s *jiratest.Server) { s.SetIssueTypes(s.ProjectKey(), "Story", "Task") }, want: core.CodeConfigInvalid, has: []string{`"Epic"`, "Story, Task"}},
 		{name: "cannot browse", setup: func(s *jiratest.Server) {
 			s.SetPermissions(s.ProjectKey(), jiratest.Permissions{})
-		}, want: core.CodeConfigInvalid, has: []string{"DEMO"}},
+		}, want: core.CodeJiraPermissionDenied, has: []string{"DEMO", "BROWSE_PROJECTS", "CREATE_ISSUES", "ADD_COMMENTS", "administrator"}},
+		{name: "cannot transition or comment", setup: func(s *jiratest.Server) {
+			s.SetPermissions(s.ProjectKey(), jiratest.Permissions{Browse: true, Create: true, Edit: true})
+		}, want: core.CodeJiraPermissionDenied, has: []string{"project DEMO", "TRANSITION_ISSUES", "ADD_COMMENTS", "these permissions"}, hasNot: []string{"CREATE_ISSUES", "EDIT_ISSUES", "BROWSE_PROJECTS"}},
+		{name: "cannot edit", setup: func(s *jiratest.Server) {
+			s.SetPermissions(s.ProjectKey(), jiratest.Permissions{Browse: true, Create: true, Transition: true, Comment: true})
+		}, want: core.CodeJiraPermissionDenied, has: []string{"EDIT_ISSUES (Edit Issues", "project DEMO", "this permission"}, details: []string{"EDIT_ISSUES"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +62,20 @@ func TestCheckAndDiscoveryErrors(t *testing.T) {
 			for _, h := range tc.has {
 				if !strings.Contains(err.Error(), h) {
 					t.Errorf("Check error %q does not mention %q", err, h)
+				}
+			}
+			for _, h := range tc.hasNot {
+				if strings.Contains(err.Error(), h) {
+					t.Errorf("Check error %q mentions %q, which the account has", err, h)
+				}
+			}
+			if tc.details != nil {
+				var fields []string
+				for _, d := range core.AsError(err).Details {
+					fields = append(fields, d.Field)
+				}
+				if !slices.Equal(fields, tc.details) {
+					t.Errorf("details %v; want fields %v", core.AsError(err).Details, tc.details)
 				}
 			}
 			f.assertNoSecrets(t, fmt.Sprint(err))

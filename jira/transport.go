@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -107,7 +106,11 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 
 	start := time.Now()
 	deadline := start.Add(p.cfg.MaxRetryWait) // no retry starts after it
+	log := p.logFor(ctx)
+	attempts, waited := 0, time.Duration(0)
+	defer func() { tallyFrom(ctx).record(c.endpoint, attempts, waited) }()
 	for attempt := 1; ; attempt++ {
+		attempts = attempt
 		if err := ctx.Err(); err != nil {
 			return nil, ctxError(err, c)
 		}
@@ -128,15 +131,15 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 				}
 				return nil, ctxError(ctx.Err(), c)
 			}
-			p.log.Warn("jira request failed", "endpoint", c.endpoint, "attempt", attempt, "error_kind", transportKind(err))
+			log.Warn("jira request failed", "endpoint", c.endpoint, "attempt", attempt, "error_kind", transportKind(err))
 			e := core.Wrap(err, core.CodeJiraUnavailable, "Jira did not answer the request to %s (%s). Check your network connection and https://status.atlassian.com, then try again.", c.action, transportKind(err))
 			if c.class != retryIdempotent {
-				p.log.Warn("jira write outcome unknown", "endpoint", c.endpoint, "error_kind", transportKind(err))
+				log.Warn("jira write outcome unknown", "endpoint", c.endpoint, "error_kind", transportKind(err))
 				return nil, &uncertainError{e, transportKind(err)}
 			}
 			final, canRetry = e, true
 		case resp.status >= 200 && resp.status < 300:
-			p.log.Debug("jira request", "endpoint", c.endpoint, "status", resp.status, "attempt", attempt, "duration_ms", time.Since(start).Milliseconds())
+			log.Debug("jira request", "endpoint", c.endpoint, "status", resp.status, "attempt", attempt, "duration_ms", time.Since(start).Milliseconds())
 			if out != nil && len(resp.body) > 0 {
 				if err := json.Unmarshal(resp.body, out); err != nil {
 					return resp, core.Wrap(err, core.CodeInternal, "Jira's answer to the request to %s was not the JSON expected. Check that the site URL points at Jira Cloud.", c.action)
@@ -151,16 +154,16 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 			wait, hint = retryAfter(resp.header, time.Now())
 			e := core.Errorf(core.CodeJiraUnavailable, "Jira answered HTTP %d to the request to %s. It is probably having trouble: check https://status.atlassian.com and try again later.", resp.status, c.action)
 			if c.class != retryIdempotent {
-				p.log.Warn("jira write outcome unknown", "endpoint", c.endpoint, "status", resp.status)
+				log.Warn("jira write outcome unknown", "endpoint", c.endpoint, "status", resp.status)
 				return resp, &uncertainError{e, fmt.Sprintf("Jira answered HTTP %d", resp.status)}
 			}
 			final, canRetry = e, true
 		default:
-			p.log.Debug("jira request", "endpoint", c.endpoint, "status", resp.status, "attempt", attempt)
+			log.Debug("jira request", "endpoint", c.endpoint, "status", resp.status, "attempt", attempt)
 			return resp, p.statusError(resp, c)
 		}
 		if !canRetry || attempt >= p.cfg.MaxAttempts {
-			p.log.Warn("jira request gave up", "endpoint", c.endpoint, "attempts", attempt, "code", core.ErrorCode(final))
+			log.Warn("jira request gave up", "endpoint", c.endpoint, "attempts", attempt, "code", core.ErrorCode(final))
 			return resp, final
 		}
 		if !hint {
@@ -168,14 +171,15 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 		}
 		wait = max(wait, p.minSleep)
 		if time.Now().Add(wait).After(deadline) {
-			p.log.Warn("jira request gave up", "endpoint", c.endpoint, "attempts", attempt, "code", core.ErrorCode(final), "reason", "retry time budget exhausted", "wanted_wait_ms", wait.Milliseconds())
+			log.Warn("jira request gave up", "endpoint", c.endpoint, "attempts", attempt, "code", core.ErrorCode(final), "reason", "retry time budget exhausted", "wanted_wait_ms", wait.Milliseconds())
 			return resp, final
 		}
 		status := 0
 		if resp != nil {
 			status = resp.status
 		}
-		p.log.Info("jira request retry", "endpoint", c.endpoint, "attempt", attempt, "status", status, "wait_ms", wait.Milliseconds(), "retry_after", hint)
+		log.Info("jira request retry", "endpoint", c.endpoint, "attempt", attempt, "status", status, "wait_ms", wait.Milliseconds(), "retry_after", hint)
+		waited += wait
 		if err := p.sleep(ctx, wait); err != nil {
 			return nil, ctxError(err, c)
 		}
@@ -368,13 +372,4 @@ func (p *Provider) clean(s string) string {
 		s = string(r[:200]) + "…"
 	}
 	return s
-}
-
-// logFor returns the logger for a request made on behalf of ctx: with the
-// service's run id (core.RunIDFrom) when there is one.
-func (p *Provider) logFor(ctx context.Context) *slog.Logger {
-	if id := core.RunIDFrom(ctx); id != "" {
-		return p.log.With("run_id", id)
-	}
-	return p.log
 }
