@@ -24,3 +24,19 @@ func BenchmarkSaveLoadConsume(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLockCycle: AcquireLock + release cycles per second, one client
+// and 16 concurrent clients on one pool.
+func BenchmarkLockCycle(b *testing.B) {
+	url := pgtest.URL(b)
+	for _, clients := range []int{1, 16} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			s, err := pgstore.Open(b.Context(), pgstore.Options{URL: url, Schema: pgtest.Schema(b), MaxConns: 16})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			storetest.BenchLockCycle(b, s, clients)
+		})
+	}
+}

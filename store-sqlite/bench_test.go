@@ -23,3 +23,18 @@ func BenchmarkSaveLoadConsume(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLockCycle: AcquireLock + release cycles per second, one client
+// and 16 concurrent clients on one file.
+func BenchmarkLockCycle(b *testing.B) {
+	for _, clients := range []int{1, 16} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			s, err := sqlitestore.Open(b.Context(), sqlitestore.Options{Path: filepath.Join(b.TempDir(), "bench.db")})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			storetest.BenchLockCycle(b, s, clients)
+		})
+	}
+}

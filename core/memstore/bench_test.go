@@ -16,3 +16,12 @@ func BenchmarkSaveLoadConsume(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLockCycle: AcquireLock + release cycles per second.
+func BenchmarkLockCycle(b *testing.B) {
+	for _, clients := range []int{1, 16} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			storetest.BenchLockCycle(b, New(Options{}), clients)
+		})
+	}
+}
