@@ -4,6 +4,8 @@
 // store, so restarts and crashes are part of the contract. Clocks are
 // injected (Clock); nothing sleeps.
 //
-// The package also holds the multi-process race helper (ProcessRace,
-// RunChildIfRequested) used by the stores whose data outlives a process.
+// The package also holds the multi-process race helpers (ProcessRace for
+// StartRun, ProcessLockRace for AcquireLock, ProcessCrash, and
+// RunChildIfRequested) used by the stores whose data outlives a process,
+// and the benchmarks BenchSaveLoadConsume and BenchLockCycle.
 package storetest
