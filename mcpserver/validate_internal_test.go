@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"log/slog"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestArgValidatorCompilesLazily: registering schemas compiles nothing;
@@ -41,5 +43,33 @@ func TestArgValidatorBadSchemaIsInternal(t *testing.T) {
 	err := v.check("bad", json.RawMessage(`{}`))
 	if core.ErrorCode(err) != core.CodeInternal {
 		t.Fatalf("bad schema: %v; want INTERNAL", err)
+	}
+}
+
+// BenchmarkNewServer is what building the server costs now that the tool
+// schemas are compiled on first use.
+func BenchmarkNewServer(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		_ = New(&fakeService{}, Options{})
+	}
+}
+
+// BenchmarkCompileToolSchemas is the work moved from server construction
+// to the first tool call: compiling every tool's input schema.
+func BenchmarkCompileToolSchemas(b *testing.B) {
+	s := &server{svc: &fakeService{}, logger: slog.New(slog.DiscardHandler), pending: newPendingConfirmations(), args: newArgValidator()}
+	s.addTools(mcp.NewServer(&mcp.Implementation{Name: ServerName}, nil))
+	if len(s.args.raw) != len(toolNames) {
+		b.Fatalf("%d schemas registered; want %d", len(s.args.raw), len(toolNames))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for tool, raw := range s.args.raw {
+			if _, err := compileSchema(tool, raw); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
