@@ -396,6 +396,24 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case p == "/faults" && r.Method == http.MethodDelete:
 		s.ClearFaults()
 		w.WriteHeader(http.StatusNoContent)
+	case p == "/permissions" && r.Method == http.MethodPost:
+		// {"project": "DEMO", "browse": true, "create": true, "edit": false, …};
+		// a permission left out is not granted.
+		var in struct {
+			Project                                   string
+			Browse, Create, Edit, Transition, Comment bool
+		}
+		if !decode(&in) {
+			return
+		}
+		if in.Project == "" {
+			in.Project = s.opts.Project
+		}
+		if !s.SetPermissions(in.Project, Permissions{Browse: in.Browse, Create: in.Create, Edit: in.Edit, Transition: in.Transition, Comment: in.Comment}) {
+			bad(fmt.Errorf("project %q does not exist", in.Project))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 	case p == "/config" && r.Method == http.MethodPost:
 		var c Config
 		if !decode(&c) {

@@ -108,6 +108,18 @@ func TestAdminEndpoints(t *testing.T) {
 	if got := keys(t, c.search(map[string]any{"jql": "issuetype = Task", "fields": []string{"summary"}})); len(got) != 0 {
 		t.Errorf("search lag from config not applied: %v", got)
 	}
+	// Permissions.
+	if r := admin.do("POST", "/_mockjira/permissions", map[string]any{"project": "DEMO", "browse": true, "create": true}); r.status != 204 {
+		t.Errorf("permissions: %d %s", r.status, r.body)
+	}
+	pr := c.do("GET", "/rest/api/3/mypermissions?projectKey=DEMO&permissions=CREATE_ISSUES,EDIT_ISSUES", nil).json(t)["permissions"].(map[string]any)
+	if pr["CREATE_ISSUES"].(map[string]any)["havePermission"] != true || pr["EDIT_ISSUES"].(map[string]any)["havePermission"] != false {
+		t.Errorf("permissions after admin change: %v", pr)
+	}
+	if r := admin.do("POST", "/_mockjira/permissions", map[string]any{"project": "NOPE", "browse": true}); r.status != 400 {
+		t.Errorf("permissions of an unknown project: %d", r.status)
+	}
+	admin.do("POST", "/_mockjira/permissions", map[string]any{"browse": true, "create": true, "edit": true, "transition": true, "comment": true})
 	// Seed through the admin API.
 	r = admin.do("POST", "/_mockjira/issues", map[string]any{"issuetype": "Story", "summary": "Seeded", "reference": "doc/s-9", "parent": key})
 	if r.status != 201 || r.json(t)["parent"] != key {

@@ -78,7 +78,8 @@
 //     client holding a response can count it; requests that got no response
 //     are logged when the server gives up on them) and admin endpoints under
 //     /_mockjira/ (no auth): requests, issues, person-style edits (drift),
-//     links, faults, config, seeding. All of it is also Go API on *Server.
+//     links, faults, config, permissions, seeding. All of it is also Go API
+//     on *Server.
 //
 // The contract test (contract_test.go) runs every test of this package
 // behind jira/internal/jiraspec's middleware, which validates each response
