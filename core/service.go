@@ -29,7 +29,9 @@ type ServiceOptions struct {
 	// (0 → DefaultCommitLockLease).
 	CommitLockLease time.Duration
 	// CommitLockWait bounds how long a commit waits for another commit of
-	// the same document to finish (0 → DefaultCommitLockWait).
+	// the same document to finish (0 → DefaultCommitLockWait). Longer than
+	// the lease, so a waiting commit outlasts the lock of a holder that
+	// died and goes ahead on its own.
 	CommitLockWait time.Duration
 }
 
@@ -38,8 +40,8 @@ const (
 	// DefaultPreviewTTL is how long a preview handle can be committed.
 	DefaultPreviewTTL      = 30 * time.Minute
 	DefaultSearchLagWindow = 10 * time.Minute
-	DefaultCommitLockLease = 2 * time.Minute
-	DefaultCommitLockWait  = 30 * time.Second
+	DefaultCommitLockLease = 30 * time.Second
+	DefaultCommitLockWait  = 45 * time.Second
 )
 
 // WorkItemService is the one service both front doors wrap. It enforces
