@@ -19,6 +19,7 @@ type lockSpy struct {
 	*memstore.Store
 	mu       sync.Mutex
 	held     bool // every AcquireLock is refused (a stuck holder)
+	heldFor  int  // the next heldFor AcquireLock calls are refused (a holder whose lease then lapses)
 	refused  chan struct{}
 	renewals map[string]int // owner → successful acquisitions
 	once     sync.Once
@@ -30,7 +31,10 @@ func newLockSpy(st *memstore.Store) *lockSpy {
 
 func (s *lockSpy) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
 	s.mu.Lock()
-	held := s.held
+	held := s.held || s.heldFor > 0
+	if s.heldFor > 0 {
+		s.heldFor--
+	}
 	s.mu.Unlock()
 	var (
 		release func(context.Context) error
@@ -227,5 +231,22 @@ func TestCommitLockLeaseIsRenewed(t *testing.T) {
 	close(renewed)
 	if err := <-errc; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A commit behind a holder that died waits (polling) until the holder's
+// lease lapses, then goes ahead: no error.
+func TestCommitWaitsForALapsingLock(t *testing.T) {
+	e := newEnv(t)
+	spy := newLockSpy(e.st)
+	spy.heldFor = 3
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: spy, Now: e.clock.Now})
+	pre := e.preview(checkoutDoc())
+	res, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	if err != nil || res.Counts.Created != 6 {
+		t.Fatalf("commit behind a lapsing lock: %+v, %v", res.Counts, err)
+	}
+	if spy.heldFor != 0 {
+		t.Errorf("%d refusals left; the commit did not wait them out", spy.heldFor)
 	}
 }
