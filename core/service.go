@@ -295,7 +295,7 @@ func (s *WorkItemService) existingRun(kind PreviewKind, handle string, run Run) 
 			WithDetails(Detail{Field: "idempotency_key", Message: "used with " + run.Handle})
 	}
 	if run.State == RunInProgress {
-		e := Errorf(CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) did not finish: the process probably died mid-commit. %d item outcome(s) were recorded (see details). Run %s again: items already written are found and not written twice.",
+		e := Errorf(CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) did not finish: the process probably died mid-commit. %d item outcome(s) were recorded (see details). Run %s again: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed).",
 			run.Key, run.ID, utc(run.StartedAt).Format(time.RFC3339), len(run.Outcomes), previewTool(kind))
 		for _, oc := range run.Outcomes {
 			e.Details = append(e.Details, Detail{Item: string(oc.Reference), Key: oc.Key, Outcome: oc.Outcome, Code: oc.Code, Message: oc.Message})
