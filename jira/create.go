@@ -56,6 +56,9 @@ func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.Cr
 	if err != nil {
 		return nil, err
 	}
+	if err := p.ensureCreatable(ctx, m); err != nil {
+		return nil, err
+	}
 	out := make([]core.CreateOutcome, 0, len(specs))
 	size := core.MaxBatch
 	if p.cfg.SingleCreate {

@@ -27,6 +27,11 @@ type meta struct {
 	epicTypeID  string
 	storyTypeID string
 	typeNames   []string // the two types' names as Jira spells them (for JQL)
+	// createPending is set while the create fields of both issue types
+	// have not been checked yet (guarded by Provider.metaMu). The check
+	// costs a request per type and matters only for creates, so a Provider
+	// that only reads and updates (an unchanged re-import) skips it.
+	createPending bool
 }
 
 type fieldDetails struct {
@@ -71,7 +76,7 @@ func (p *Provider) ensureMeta(ctx context.Context) (*meta, error) {
 	if p.meta != nil {
 		return p.meta, nil
 	}
-	m, err := p.discover(ctx)
+	m, err := p.discoverSite(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,12 +85,54 @@ func (p *Provider) ensureMeta(ctx context.Context) (*meta, error) {
 	return m, nil
 }
 
+// discover learns everything, the create fields of both issue types
+// included (Check).
 func (p *Provider) discover(ctx context.Context) (*meta, error) {
+	m, err := p.discoverSite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkCreatable(ctx, m); err != nil {
+		return nil, err
+	}
+	m.createPending = false
+	return m, nil
+}
+
+// ensureCreatable checks the create fields of both issue types once per
+// discovery: before the first create, and when a lookup finds a reference
+// missing (so a preview that will plan a create reports a create screen
+// DevWorkWire cannot fill before anything is committed).
+func (p *Provider) ensureCreatable(ctx context.Context, m *meta) error {
+	p.metaMu.Lock()
+	defer p.metaMu.Unlock()
+	if !m.createPending {
+		return nil
+	}
+	if err := p.checkCreatable(ctx, m); err != nil {
+		return err
+	}
+	m.createPending = false
+	return nil
+}
+
+func (p *Provider) checkCreatable(ctx context.Context, m *meta) error {
+	for _, t := range []struct{ id, name string }{{m.epicTypeID, p.cfg.EpicType}, {m.storyTypeID, p.cfg.StoryType}} {
+		if err := p.checkCreateFields(ctx, m, t.id, t.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// discoverSite finds the reference and acceptance-criteria fields and the
+// issue types.
+func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 	var fields []fieldDetails
 	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/field", endpoint: "GET /rest/api/3/field", action: "list the Jira fields"}, &fields); err != nil {
 		return nil, err
 	}
-	m := &meta{}
+	m := &meta{createPending: true}
 	ref, err := p.findRefField(fields)
 	if err != nil {
 		return nil, err
@@ -128,11 +175,6 @@ func (p *Provider) discover(ctx context.Context) (*meta, error) {
 				names = append(names, t.Name)
 			}
 			return nil, field(want.cfg, core.CodeConfigInvalid, fmt.Sprintf("Project %s has no issue type %q. Available types: %s. Set %s to one of them, or add the type to the project's issue type scheme in Jira.", p.cfg.Project, want.name, strings.Join(names, ", "), want.cfg))
-		}
-	}
-	for _, t := range []struct{ id, name string }{{m.epicTypeID, p.cfg.EpicType}, {m.storyTypeID, p.cfg.StoryType}} {
-		if err := p.checkCreateFields(ctx, m, t.id, t.name); err != nil {
-			return nil, err
 		}
 	}
 	return m, nil

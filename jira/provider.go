@@ -179,10 +179,8 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 			}
 		}
 	}
-	for _, batch := range p.batches(m, searchable) {
-		if err := p.lookupBatch(ctx, m, batch, known, out); err != nil {
-			return nil, err
-		}
+	if err := p.lookupBatches(ctx, m, p.batches(m, searchable), known, out); err != nil {
+		return nil, err
 	}
 	var missing []core.Reference
 	for _, r := range uniq {
@@ -192,6 +190,14 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 	}
 	if err := p.readKnown(ctx, m, missing, known, out); err != nil {
 		return nil, err
+	}
+	if len(out) < len(uniq) {
+		// Something will probably be created: check now that it can be,
+		// so the preview (not the commit) reports a create screen
+		// DevWorkWire cannot fill.
+		if err := p.ensureCreatable(ctx, m); err != nil {
+			return nil, err
+		}
 	}
 	p.logFor(ctx).Info("jira lookup", "references", len(uniq), "found", len(out), "read_by_known_key", len(missing))
 	return out, nil
@@ -435,6 +441,70 @@ func (p *Provider) reconcileIDs(refs []core.Reference) []int64 {
 		}
 	}
 	return ids
+}
+
+// lookupReaders is how many lookup searches run at once: reads only, few
+// enough to stay polite to Jira's rate limits. Round trips, not requests,
+// are what a large preview waits for.
+const lookupReaders = 4
+
+// lookupBatches runs the lookup searches, lookupReaders at a time. Batches
+// hold disjoint references and a batch keeps only its own references, so
+// each fills its own map and the maps are merged in batch order. The first
+// failure cancels the searches not yet finished and is returned.
+func (p *Provider) lookupBatches(ctx context.Context, m *meta, batches [][]core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	if len(batches) <= 1 {
+		for _, batch := range batches {
+			if err := p.lookupBatch(ctx, m, batch, known, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]map[core.Reference]core.WorkItem, len(batches))
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	sem := make(chan struct{}, lookupReaders)
+	for i, batch := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
+			res := map[core.Reference]core.WorkItem{}
+			if err := p.lookupBatch(ctx, m, batch, known, res); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+				cancel()
+				return
+			}
+			results[i] = res
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, res := range results {
+		for r, w := range res {
+			out[r] = w
+		}
+	}
+	return nil
 }
 
 func (p *Provider) lookupBatch(ctx context.Context, m *meta, batch []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {

@@ -1,0 +1,92 @@
+package jira
+
+import (
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// TestLookupSkipsCreateFieldsWhenAllFound: a Provider whose lookup finds
+// every reference (an unchanged re-import) does not read the create
+// fields of the issue types; one that finds a reference missing does, so
+// a preview that will plan a create still reports an unfillable create
+// screen before the commit.
+func TestLookupSkipsCreateFieldsWhenAllFound(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	specs := f.specs("perf", 3)
+	if _, err := f.p.Create(f.ctx, specs); err != nil {
+		t.Fatal(err)
+	}
+	refs := []core.Reference{specs[0].Reference, specs[1].Reference, specs[2].Reference}
+	const createFields = "/rest/api/3/issue/createmeta/*/issuetypes/*"
+
+	fresh := func() *Provider {
+		p, err := New(f.p.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	f.srv.ClearRequests()
+	got, err := fresh().Lookup(f.ctx, refs, nil)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("Lookup = %d found, %v; want 3", len(got), err)
+	}
+	if n := f.srv.CountRequests("GET", createFields); n != 0 {
+		t.Errorf("lookup finding every reference read create fields %d times; want 0", n)
+	}
+
+	f.srv.ClearRequests()
+	got, err = fresh().Lookup(f.ctx, append(refs, "perf/new"), nil)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("Lookup = %d found, %v; want 3", len(got), err)
+	}
+	if n := f.srv.CountRequests("GET", createFields); n != 2 {
+		t.Errorf("lookup with a missing reference read create fields %d times; want 2 (epic, story)", n)
+	}
+
+	f.srv.RequireField(f.srv.ProjectKey(), jiratest.IssueTypeStoryID, "labels")
+	if _, err := fresh().Lookup(f.ctx, append(refs, "perf/new"), nil); core.ErrorCode(err) != core.CodeConfigInvalid {
+		t.Errorf("Lookup with a missing reference and a required unfilled field = %v; want CONFIG_INVALID", err)
+	}
+	if _, err := fresh().Lookup(f.ctx, refs, nil); err != nil {
+		t.Errorf("Lookup finding every reference = %v; want no error (nothing will be created)", err)
+	}
+	if _, err := fresh().Create(f.ctx, f.specs("perf2", 1)); core.ErrorCode(err) != core.CodeConfigInvalid {
+		t.Errorf("Create with a required unfilled field = %v; want CONFIG_INVALID before any write", err)
+	}
+}
+
+// TestLookupBatchesConcurrently: references spread over several search
+// batches are all found, each batch searched once.
+func TestLookupBatchesConcurrently(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	specs := f.specs("conc", 450)
+	if _, err := f.p.Create(f.ctx, specs); err != nil {
+		t.Fatal(err)
+	}
+	refs := make([]core.Reference, 0, len(specs)+5)
+	for _, s := range specs {
+		refs = append(refs, s.Reference)
+	}
+	for i := range 5 {
+		refs = append(refs, core.NewReference("conc", "missing-"+itoa(i)))
+	}
+	f.srv.ClearRequests()
+	got, err := f.p.Lookup(f.ctx, refs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(specs) {
+		t.Fatalf("found %d of %d", len(got), len(specs))
+	}
+	for _, s := range specs {
+		if got[s.Reference].Reference != s.Reference {
+			t.Fatalf("%s not found", s.Reference)
+		}
+	}
+	if n := f.srv.CountRequests("POST", "/rest/api/3/search/jql"); n != 5 {
+		t.Errorf("%d searches for 455 references; want 5", n)
+	}
+}
