@@ -210,7 +210,7 @@ func (b *bench) size(ctx context.Context, n int) (SizeResult, error) {
 	case b.o.SkipBaseline:
 		sr.BaselineNote = "not run (-skip-baseline)"
 	case n > b.o.BaselineMax:
-		sr.BaselineNote = fmt.Sprintf("not run: %d sequential creates would take about %s at this latency; the numbers shown are extrapolated", n, (time.Duration(n) * b.o.Latency).Round(time.Second))
+		sr.BaselineNote = fmt.Sprintf("not run (%d sequential creates would take over %s at this latency)", n, (time.Duration(n) * b.o.Latency).Round(time.Second))
 	default:
 		logf(b.o, "%d items: baseline (one create request per item)", n)
 		mj2, err := b.startJira(ctx)
@@ -262,7 +262,7 @@ func extrapolate(rs []SizeResult) {
 		r.Extrapolated = &Extrapolated{
 			Requests: req,
 			WallMS:   perItem * float64(r.Items),
-			Basis:    fmt.Sprintf("extrapolated linearly from the %d-item baseline (%.1f ms per item); not measured", ref.Items, perItem),
+			Basis:    fmt.Sprintf("≈ values extrapolated linearly from the %d-item baseline (%.1f ms per item), not measured", ref.Items, perItem),
 		}
 		if r.Commit.WallMS > 0 {
 			r.SpeedupWall = r.Extrapolated.WallMS / r.Commit.WallMS
