@@ -40,7 +40,7 @@ func (c faultCase) String() string {
 }
 
 // faultStats counts the scenario for the report.
-var faultStats struct{ runs, faults, succeeded, refused, cli atomic.Int64 }
+var faultStats struct{ runs, faults, succeeded, refused, cli, held atomic.Int64 }
 
 // TestFaultWritePaths injects every fault kind on every write path —
 // bulk create, edit (PUT issue), transition, comment — through real
@@ -49,13 +49,14 @@ var faultStats struct{ runs, faults, succeeded, refused, cli atomic.Int64 }
 // a re-preview + commit after the fault converges to the document with
 // zero duplicates (zero duplicate comments).
 func TestFaultWritePaths(t *testing.T) {
+	t.Parallel() // mostly waiting on hangs; runs beside the crash loop
 	t.Run("bulk-create", func(t *testing.T) { t.Parallel(); faultCreate(t) })
 	t.Run("edit", func(t *testing.T) { t.Parallel(); faultEdit(t) })
 	t.Run("transition", func(t *testing.T) { t.Parallel(); faultTransition(t) })
 	t.Run("comment", func(t *testing.T) { t.Parallel(); faultComment(t) })
 	t.Cleanup(func() {
-		t.Logf("fault scenario: %d faulted runs (%d through the CLI), %d faults injected, %d resolved to success, %d refused with the expected code; duplicates found: 0",
-			faultStats.runs.Load(), faultStats.cli.Load(), faultStats.faults.Load(), faultStats.succeeded.Load(), faultStats.refused.Load())
+		t.Logf("fault scenario: %d faulted runs (%d through the CLI), %d faults injected, %d resolved to success, %d refused with the expected code; %d creates with an unknown outcome held back by the next preview (absent from the tracker); duplicates found: 0",
+			faultStats.runs.Load(), faultStats.cli.Load(), faultStats.faults.Load(), faultStats.succeeded.Load(), faultStats.refused.Load(), faultStats.held.Load())
 	})
 }
 
@@ -171,9 +172,18 @@ func faultCreate(t *testing.T) {
 			if pv.Counts.Create != 6 {
 				t.Fatalf("preview = %+v, want 6 creates", pv.Counts)
 			}
-			scRunFaulted(t, e, "POST", bulk, c, scMCPCommit(e, cs, "import.commit", pv.PreviewHandle))
+			o := scRunFaulted(t, e, "POST", bulk, c, scMCPCommit(e, cs, "import.commit", pv.PreviewHandle))
 			e.noDuplicates()
-			e.scConverge(cs, path, p)
+			// Creates whose outcome stayed unknown are held back by the
+			// next preview (creating them again could duplicate them; the
+			// hold ends after the search-lag window, 10 minutes); the rest
+			// converges.
+			var want map[string]bool
+			if o.errData != nil {
+				want = unknownRefs(o.errData)
+			}
+			held := e.scConverge(cs, path, p, want)
+			faultStats.held.Add(int64(len(held)))
 		})
 	}
 
@@ -203,7 +213,12 @@ func faultCreate(t *testing.T) {
 				t.Errorf("dwire import with %s: exit %d, want %d\n%s", c, r.code, c.exit, r.stdout)
 			}
 			e.noDuplicates()
-			e.scConverge(cs, path, p)
+			// The CLI printed the unknown items; the preview names them.
+			held := e.scConverge(cs, path, p, e.scPreview(cs, path).held())
+			faultStats.held.Add(int64(len(held)))
+			if c.want == "COMMIT_PARTIAL" && len(held) == 0 {
+				t.Errorf("a create whose response was lost left nothing held back: %s", r.stdout)
+			}
 		})
 	}
 }
@@ -225,7 +240,7 @@ func faultEdit(t *testing.T) {
 	cs, _ := e.mcp()
 	p := planSpec{id: "edit", epics: 1, stories: 3, titles: map[string]string{}}
 	path := e.write("edit.md", p.markdown())
-	e.scConverge(cs, path, p)
+	e.scConverge(cs, path, p, nil)
 	const put = "/rest/api/3/issue/*"
 	// A fail-fast stop with nothing known to be written returns the
 	// failure's own code (COMMIT_PARTIAL only when something was written
@@ -257,7 +272,7 @@ func faultEdit(t *testing.T) {
 				t.Fatalf("preview = %+v, want 3 updates", pv.Counts)
 			}
 			scRunFaulted(t, e, "PUT", put, c, scMCPCommit(e, cs, "import.commit", pv.PreviewHandle))
-			e.scConverge(cs, path, p)
+			e.scConverge(cs, path, p, nil)
 		})
 	}
 }
@@ -284,7 +299,7 @@ func faultTransition(t *testing.T) {
 	cs, _ := e.mcp()
 	p := planSpec{id: "moves", epics: 1, stories: 2}
 	path := e.write("moves.md", p.markdown())
-	e.scConverge(cs, path, p)
+	e.scConverge(cs, path, p, nil)
 	key := e.issuesByRef()["moves/s-1"].Key
 	const tr = "/rest/api/3/issue/*/transitions"
 	cases := []faultCase{
@@ -350,7 +365,7 @@ func faultComment(t *testing.T) {
 	cs, _ := e.mcp()
 	p := planSpec{id: "notes", epics: 1, stories: 1}
 	path := e.write("notes.md", p.markdown())
-	e.scConverge(cs, path, p)
+	e.scConverge(cs, path, p, nil)
 	key := e.issuesByRef()["notes/s-1"].Key
 	const cm = "/rest/api/3/issue/*/comment"
 	cases := []faultCase{
