@@ -154,7 +154,12 @@ func TestTeamConcurrentCommits(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cli[d] = e.reviewOnSignal(handles[d], ready, release)
+			// Odd handles give the agent the head start instead.
+			var lag time.Duration
+			if d%2 == 1 {
+				lag = time.Duration(mrand.Int64N(int64(80 * time.Millisecond)))
+			}
+			cli[d] = e.reviewOnSignal(handles[d], ready, release, lag)
 		}()
 	}
 	timeout := time.After(2 * time.Minute)
@@ -172,8 +177,11 @@ func TestTeamConcurrentCommits(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-release
-			// A random head start for the person, so either side can win.
-			<-time.After(time.Duration(mrand.Int64N(int64(80 * time.Millisecond))))
+			// A random head start for the person on even handles, so
+			// either side can win.
+			if d%2 == 0 {
+				<-time.After(time.Duration(mrand.Int64N(int64(80 * time.Millisecond))))
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			agent[d] = e.scCall(ctx, sessions[d], "import.commit", map[string]any{"preview_handle": handles[d], "confirmed": true, "idempotency_key": newKey()})
@@ -240,8 +248,8 @@ func TestTeamConcurrentCommits(t *testing.T) {
 }
 
 // reviewOnSignal runs `dwire review <handle>` on a pseudo-terminal, says
-// on ready when the prompt shows, and answers y when release closes.
-func (e *env) reviewOnSignal(handle string, ready chan<- struct{}, release <-chan struct{}) result {
+// on ready when the prompt shows, and answers y lag after release closes.
+func (e *env) reviewOnSignal(handle string, ready chan<- struct{}, release <-chan struct{}, lag time.Duration) result {
 	c := e.cmd("review", handle)
 	c.Env = append(c.Env, "TERM=dumb", "COLUMNS=80")
 	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: 80})
@@ -288,6 +296,7 @@ wait:
 				prompted = true
 				ready <- struct{}{}
 				<-release
+				<-time.After(lag) // the other side's head start
 				if _, err := io.WriteString(f, "y\r"); err != nil {
 					e.t.Errorf("type at the prompt: %v", err)
 				}
