@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -31,6 +32,7 @@ type Options struct {
 	OutMD       string
 	OutJSON     string
 	CPUProfile  string    // write a CPU profile of the driver process (the in-process commits)
+	Render      string    // only rewrite OutMD from this results JSON (no measuring)
 	Log         io.Writer // progress lines
 }
 
@@ -42,6 +44,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.Render != "" {
+		if err := render(o); err != nil {
+			fmt.Fprintln(os.Stderr, "benchharness:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if _, err := Run(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchharness:", err)
 		os.Exit(1)
@@ -65,6 +74,7 @@ func parseFlags(args []string) (Options, error) {
 	storeBench := fs.Bool("store-bench", true, "run the store benchmarks (always off with -quick)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
+	fs.StringVar(&o.Render, "render", "", "measure nothing: rewrite the Markdown report from this benchmarks.json (same numbers, current wording)")
 	fs.StringVar(&o.OutJSON, "out-json", filepath.Join(root, "docs", "benchmarks.json"), "JSON results to write")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, err
@@ -151,4 +161,17 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 
 func logf(o Options, format string, args ...any) {
 	fmt.Fprintf(o.Log, "bench: "+format+"\n", args...)
+}
+
+// render rewrites the Markdown report from a results file.
+func render(o Options) error {
+	b, err := os.ReadFile(o.Render)
+	if err != nil {
+		return err
+	}
+	var r Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%s: %w", o.Render, err)
+	}
+	return os.WriteFile(o.OutMD, []byte(markdown(&r)), 0o644)
 }

@@ -70,6 +70,14 @@ func TestQuickRun(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Sizes) != 1 || len(back.Targets) == 0 {
 		t.Errorf("benchmarks.json does not round-trip: %v", err)
 	}
+	// -render rewrites the same page from the JSON alone.
+	o.Render, o.OutMD = o.OutJSON, filepath.Join(dir, "rendered.md")
+	if err := render(o); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := os.ReadFile(o.OutMD); err != nil || string(again) != string(md) {
+		t.Errorf("-render from benchmarks.json differs from the page the run wrote (%v)", err)
+	}
 	if strings.Contains(string(md)+string(b), benchToken) {
 		t.Error("the token appears in a report")
 	}

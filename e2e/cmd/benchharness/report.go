@@ -240,7 +240,7 @@ func markdown(r *Results) string {
 			w("| %s | clients=%d | %.0f | %.0f | %s |\n", s.Store, x.Clients, x.NsPerOp, x.OpsPerSec, s.Note)
 		}
 	}
-	w("\n_Run took place at latency %s; rerun with `go run ./e2e/cmd/benchharness -h` for the flags._\n", time.Duration(lat*float64(time.Millisecond)))
+	w("\n## Running it\n\n`make bench` (about 7 minutes on this machine) rewrites both files. Flags of `go run ./e2e/cmd/benchharness`: `-latency` (default 50ms; this run: %s), `-sizes` (default 100,1000,10000), `-skip-baseline`, `-baseline-max` (default 1000), `-quick` (smoke run: 20 items, 3 cold-start runs, no store benchmarks), `-cold-runs`, `-store-bench=false`, `-cpuprofile FILE`, `-out-md`/`-out-json`, and `-render benchmarks.json` to rewrite this page from a results file without measuring. `DWIRE_TEST_POSTGRES_URL` picks the PostgreSQL server for the store benchmark. Compare runs through benchmarks.json: request counts are exact and repeatable; times depend on the machine's load.\n", time.Duration(lat*float64(time.Millisecond)))
 	return b.String()
 }
 
