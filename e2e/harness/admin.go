@@ -42,7 +42,8 @@ func (r Request) IsWrite() bool {
 	case http.MethodGet, http.MethodHead:
 		return false
 	case http.MethodPost:
-		return !strings.HasPrefix(r.Path, "/rest/api/3/search")
+		// Searches and bulk fetches are POSTs that only read.
+		return !strings.HasPrefix(r.Path, "/rest/api/3/search") && r.Path != "/rest/api/3/issue/bulkfetch"
 	}
 	return true
 }
