@@ -333,15 +333,20 @@ func (s *WorkItemService) importCommit(ctx context.Context, o *op, in CommitInpu
 	// The stale check and the run hold the document's commit lock: a
 	// concurrent commit of another preview of this document checks only
 	// after this one finished, and sees what it wrote.
-	unlock, err := s.commitLock(ctx, o, PreviewImport, "import|"+pl.Result.Scope+"|"+pl.Result.Document, "document "+pl.Result.Document)
+	// Its owner is the key and handle: a retry of a commit killed between
+	// taking the lock and starting its run takes the lock over at once.
+	unlock, err := s.commitLock(ctx, o, PreviewImport, "import|"+pl.Result.Scope+"|"+pl.Result.Document, lockOwner(g.key, g.preview.Handle), "document "+pl.Result.Document)
 	if err != nil {
 		return ImportCommitResult{}, err
 	}
-	defer unlock()
+	// A commit that did not start its run leaves the lock to a concurrent
+	// commit of the same key that did (the same owner).
+	started := false
+	defer func() { unlock(!started && s.keepSharedLock(ctx, o, g.key)) }()
 	if err := s.checkStale(ctx, &pl); err != nil {
 		return ImportCommitResult{}, s.whyStale(ctx, g, err)
 	}
-	started, err := s.startRun(ctx, o, PreviewImport, g)
+	started, err = s.startRun(ctx, o, PreviewImport, g)
 	if err != nil {
 		return ImportCommitResult{}, err
 	}

@@ -352,7 +352,7 @@ func TestCommitInterruptedThenRepreviewConverges(t *testing.T) {
 	e.svc = e.service(e.p)
 	writes := e.p.Writes()
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "dying"})
-	ce := wantErr(t, err, core.CodeCommitInterrupted, `"dying"`, "did not finish", "52 item outcome(s)", "import.preview again")
+	ce := wantErr(t, err, core.CodeCommitInterrupted, `"dying"`, "did not finish", "52 item outcome(s)", "import.preview again", "document locked for up to 30 seconds after the crash")
 	if len(ce.Details) != 52 || ce.Details[0].Outcome != core.OutcomeCommitted || ce.Details[0].Key == "" {
 		t.Errorf("details: %d, first %+v; want the 52 recorded outcomes (2 epics + the first story batch)", len(ce.Details), ce.Details[0])
 	}

@@ -250,3 +250,99 @@ func TestCommitWaitsForALapsingLock(t *testing.T) {
 		t.Errorf("%d refusals left; the commit did not wait them out", spy.heldFor)
 	}
 }
+
+// deadProcessStore never releases a lock: the process holding it was
+// killed (SIGKILL runs no deferred code), so the lock stays until its
+// lease lapses.
+type deadProcessStore struct{ *memstore.Store }
+
+func (s deadProcessStore) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
+	if _, err := s.Store.AcquireLock(ctx, name, owner, lease); err != nil {
+		return nil, err
+	}
+	return func(context.Context) error { return nil }, nil
+}
+
+// A process killed after taking the document's commit lock and before
+// starting its run (here: during the stale check's re-read) leaves a lock
+// and no run. A retry with the same idempotency key and handle is the
+// lock's owner: it takes the lock over at once and commits, instead of
+// waiting out the lease and failing with PREVIEW_STALE. Any other commit
+// of the document still waits for the lease.
+func TestRetryTakesOverTheLockOfACommitKilledBeforeItsRun(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	other := e.preview(checkoutDoc())
+	dying := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: deadProcessStore{e.st}, Now: e.clock.Now})
+	e.p.CrashAt(fakeprovider.OpLookup, 1, false) // the stale check's re-read
+	crash(t, func() {
+		_, _ = dying.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+	})
+	if _, found, _ := e.st.GetRun(e.ctx, "k"); found {
+		t.Fatal("the killed commit started its run; the scenario needs a kill before StartRun")
+	}
+	lock := "import|" + fakeprovider.DefaultScope + "|checkout"
+	if _, err := e.st.AcquireLock(e.ctx, lock, "probe", time.Minute); err == nil {
+		t.Fatal("the killed commit left no lock; the scenario needs one")
+	}
+	// A new process. Its lock wait is short, so a commit that has to wait
+	// for the dead holder fails fast instead of after 45 s.
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, CommitLockWait: 50 * time.Millisecond})
+	_, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: other.PreviewHandle, Confirmed: true, IdempotencyKey: "k2"})
+	wantErr(t, err, core.CodePreviewStale, "Another commit of document checkout", "idempotency key k,", pre.PreviewHandle, "Nothing was written")
+	if e.p.Writes() != 0 {
+		t.Fatalf("%d writes behind the dead commit's lock", e.p.Writes())
+	}
+	res, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+	if err != nil || res.Counts.Created != 6 || res.Replayed {
+		t.Fatalf("retry with the same key and handle: %+v, %v; want 6 created", res.Counts, err)
+	}
+	if got := e.byRef(); len(got) != 6 {
+		t.Errorf("%d items; want 6", len(got))
+	}
+	// The retry released the lock when its run finished.
+	release, err := e.st.AcquireLock(e.ctx, lock, "after", time.Minute)
+	if err != nil {
+		t.Fatalf("the commit lock was not released: %v", err)
+	}
+	_ = release(e.ctx)
+}
+
+// Concurrent commits of one handle under one key share the lock's owner:
+// exactly one executes, nothing is duplicated, and the lock is free
+// afterwards (a call that did not start the run never releases the lock
+// of the one that did while it writes).
+func TestConcurrentCommitsOfOneKeyShareTheLock(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(bigDoc("c", 2, 10))
+	type res struct {
+		r   core.ImportCommitResult
+		err error
+	}
+	out := make(chan res, 4)
+	for range 4 {
+		go func() {
+			r, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "same"})
+			out <- res{r, err}
+		}()
+	}
+	executed := 0
+	for range 4 {
+		r := <-out
+		switch c := core.ErrorCode(r.err); {
+		case r.err == nil && !r.r.Replayed:
+			executed++
+		case r.err == nil, c == core.CodeCommitInterrupted, c == core.CodePreviewStale:
+		default:
+			t.Errorf("commit: %v", r.err)
+		}
+	}
+	if executed != 1 || len(e.p.Items()) != 22 {
+		t.Errorf("%d commits executed, %d items; want 1 and 22", executed, len(e.p.Items()))
+	}
+	release, err := e.st.AcquireLock(e.ctx, "import|"+fakeprovider.DefaultScope+"|c", "after", time.Minute)
+	if err != nil {
+		t.Fatalf("the commit lock was not released: %v", err)
+	}
+	_ = release(e.ctx)
+}

@@ -158,11 +158,14 @@ func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitIn
 	}
 	// Stale check, under the item's commit lock: one re-read of the item
 	// before the first write.
-	unlock, err := s.commitLock(ctx, o, PreviewProgress, "progress|"+g.preview.Scope+"|"+pl.Key, pl.Key)
+	unlock, err := s.commitLock(ctx, o, PreviewProgress, "progress|"+g.preview.Scope+"|"+pl.Key, lockOwner(g.key, g.preview.Handle), pl.Key)
 	if err != nil {
 		return ProgressCommitResult{}, err
 	}
-	defer unlock()
+	// A commit that did not start its run leaves the lock to a concurrent
+	// commit of the same key that did (the same owner).
+	started := false
+	defer func() { unlock(!started && s.keepSharedLock(ctx, o, g.key)) }()
 	w, err := s.p.Get(ctx, pl.Key)
 	if ErrorCode(err) == CodeWorkItemNotFound {
 		return ProgressCommitResult{}, s.whyStale(ctx, g, Errorf(CodePreviewStale, "%s is no longer in the tracker. Nothing was written. Run progress.preview again.", pl.Key).
@@ -179,7 +182,7 @@ func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitIn
 		return ProgressCommitResult{}, s.whyStale(ctx, g, Errorf(CodePreviewStale, "%s, so the stored plan no longer matches it. Nothing was written. Run progress.preview again.", msg).
 			WithDetails(Detail{Item: string(pl.Reference), Key: pl.Key, Message: msg}))
 	}
-	started, err := s.startRun(ctx, o, PreviewProgress, g)
+	started, err = s.startRun(ctx, o, PreviewProgress, g)
 	if err != nil {
 		return ProgressCommitResult{}, err
 	}

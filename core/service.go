@@ -295,8 +295,8 @@ func (s *WorkItemService) existingRun(kind PreviewKind, handle string, run Run) 
 			WithDetails(Detail{Field: "idempotency_key", Message: "used with " + run.Handle})
 	}
 	if run.State == RunInProgress {
-		e := Errorf(CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) did not finish: the process probably died mid-commit. %d item outcome(s) were recorded (see details). Run %s again: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed).",
-			run.Key, run.ID, utc(run.StartedAt).Format(time.RFC3339), len(run.Outcomes), previewTool(kind))
+		e := Errorf(CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) did not finish: the process probably died mid-commit. %d item outcome(s) were recorded (see details). Run %s again: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed). The dead commit's lock may keep the %s locked for up to %s after the crash; a commit of the new preview waits for it.",
+			run.Key, run.ID, utc(run.StartedAt).Format(time.RFC3339), len(run.Outcomes), previewTool(kind), lockedWhat(kind), ago(s.lockLease))
 		for _, oc := range run.Outcomes {
 			e.Details = append(e.Details, Detail{Item: string(oc.Reference), Key: oc.Key, Outcome: oc.Outcome, Code: oc.Code, Message: oc.Message})
 		}
@@ -380,12 +380,21 @@ func logItem(o *op, rec ItemOutcome) {
 // the first has finished, and then sees what it wrote. It waits up to
 // lockWait for a busy lock (polling the store), renews the lease while held,
 // and returns the function that releases it.
-func (s *WorkItemService) commitLock(ctx context.Context, o *op, kind PreviewKind, name, what string) (unlock func(), err error) {
+//
+// The lock's owner is the commit's idempotency key and handle (lockOwner),
+// not its run id: a process killed after taking the lock and before
+// starting its run leaves the lock behind with no run, and a retry with
+// the same key and handle takes that lock over at once (the store's locks
+// are re-entrant by owner) instead of waiting out the lease and failing.
+// unlock(keep) releases the lock unless keep is set: a commit that found
+// its key's run started by a concurrent call of the same key and handle
+// leaves the lock to that call.
+func (s *WorkItemService) commitLock(ctx context.Context, o *op, kind PreviewKind, name, owner, what string) (unlock func(keep bool), err error) {
 	deadline := time.Now().Add(s.lockWait)
 	pause := 20 * time.Millisecond
 	var release func(context.Context) error
 	for {
-		release, err = s.st.AcquireLock(ctx, name, o.runID, s.lockLease)
+		release, err = s.st.AcquireLock(ctx, name, owner, s.lockLease)
 		if err == nil {
 			break
 		}
@@ -395,9 +404,9 @@ func (s *WorkItemService) commitLock(ctx context.Context, o *op, kind PreviewKin
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return nil, Errorf(CodePreviewStale, "Another commit of %s (run %s) is writing to the tracker right now, and did not finish within %s. This preview was made before that commit's writes, so it cannot be trusted to match the tracker. Nothing was written. Once that commit is done (if its process died, its lock lapses by %s), run %s again and commit the new handle.",
-				what, held.Owner, ago(s.lockWait), held.Expires.UTC().Truncate(time.Second).Format(time.RFC3339), previewTool(kind)).
-				WithDetails(Detail{Item: what, Message: fmt.Sprintf("commit lock held by run %s until %s", held.Owner, held.Expires.UTC().Truncate(time.Second).Format(time.RFC3339))})
+			return nil, Errorf(CodePreviewStale, "Another commit of %s (%s) is writing to the tracker right now, and did not finish within %s. This preview was made before that commit's writes, so it cannot be trusted to match the tracker. Nothing was written. Once that commit is done (if its process died, its lock lapses by %s), run %s again and commit the new handle.",
+				what, describeHolder(held.Owner), ago(s.lockWait), held.Expires.UTC().Truncate(time.Second).Format(time.RFC3339), previewTool(kind)).
+				WithDetails(Detail{Item: what, Message: fmt.Sprintf("commit lock held by %s until %s", describeHolder(held.Owner), held.Expires.UTC().Truncate(time.Second).Format(time.RFC3339))})
 		}
 		o.log.Info("waiting for another commit of the same document", "lock", name, "holder", held.Owner)
 		t := time.NewTimer(min(pause, left))
@@ -420,17 +429,50 @@ func (s *WorkItemService) commitLock(ctx context.Context, o *op, kind PreviewKin
 			case <-stop:
 				return
 			case <-tick.C:
-				if _, err := s.st.AcquireLock(context.WithoutCancel(ctx), name, o.runID, s.lockLease); err != nil {
+				if _, err := s.st.AcquireLock(context.WithoutCancel(ctx), name, owner, s.lockLease); err != nil {
 					o.log.Error("could not renew the commit lock", "lock", name, "code", ErrorCode(err))
 				}
 			}
 		}
 	}()
-	return func() {
+	return func(keep bool) {
 		close(stop)
 		<-done
+		if keep {
+			o.log.Info("commit lock left to the concurrent commit with the same idempotency key", "lock", name)
+			return
+		}
 		if err := release(context.WithoutCancel(ctx)); err != nil {
 			o.log.Warn("could not release the commit lock; it lapses with its lease", "lock", name, "code", ErrorCode(err))
 		}
 	}, nil
+}
+
+// lockOwner is the owner of a commit's lock: its idempotency key and
+// handle. A retry of the same commit (same key, same handle) is the same
+// owner, so it takes over a lock its killed predecessor left behind.
+func lockOwner(key, handle string) string { return key + "|" + handle }
+
+// describeHolder names a commit lock's holder for people.
+func describeHolder(owner string) string {
+	if key, handle, ok := strings.Cut(owner, "|"); ok {
+		return fmt.Sprintf("idempotency key %s, preview %s", key, handle)
+	}
+	return "holder " + owner
+}
+
+// keepSharedLock reports whether a commit that did not start its run must
+// leave the commit lock alone: a run under its key (the same owner) is in
+// progress, started by a concurrent call of the same key and handle, which
+// holds the lock for its writes.
+func (s *WorkItemService) keepSharedLock(ctx context.Context, o *op, key string) bool {
+	run, found, err := s.st.GetRun(context.WithoutCancel(ctx), key)
+	return err == nil && found && run.State == RunInProgress && run.ID != o.runID
+}
+
+func lockedWhat(k PreviewKind) string {
+	if k == PreviewProgress {
+		return "item"
+	}
+	return "document"
 }

@@ -215,6 +215,25 @@ func testLockSurvivesReopen(t *testing.T, e *env) {
 	e.acquire("crashed", "alive", time.Minute)
 }
 
+func testLockSameOwnerReacquires(t *testing.T, e *env) {
+	// A process that took a lock dies (SIGKILL) and a new process acting
+	// for the same owner (the service uses the commit's idempotency key)
+	// takes it over at once, within the dead holder's lease: the lock is
+	// re-entrant by owner, across processes. Other owners still wait.
+	ctx := t.Context()
+	t0 := e.clock.Now()
+	e.acquire("same-owner", "idk_1 imp_1", 2*time.Minute)
+	e.reopen()
+	e.clock.Advance(10 * time.Second)
+	rel := e.acquire("same-owner", "idk_1 imp_1", time.Minute)
+	// The lease now runs from the re-acquisition.
+	e.wantHeld("same-owner", "idk_2 imp_2", "idk_1 imp_1", t0.Add(70*time.Second))
+	if err := rel(ctx); err != nil {
+		t.Fatalf("release after re-acquiring: %v", err)
+	}
+	e.acquire("same-owner", "idk_2 imp_2", time.Minute)
+}
+
 func testLockInvalid(t *testing.T, e *env) {
 	ctx := t.Context()
 	for _, c := range []struct {

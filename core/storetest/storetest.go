@@ -97,6 +97,7 @@ func Run(t *testing.T, newHarness NewHarness, opts ...Options) {
 		{"LockExclusive", testLockExclusive},
 		{"LockLeaseExpiry", testLockLeaseExpiry},
 		{"LockSurvivesReopen", testLockSurvivesReopen},
+		{"LockSameOwnerReacquires", testLockSameOwnerReacquires},
 		{"LockInvalid", testLockInvalid},
 		{"ConcurrentLocks", testConcurrentLocks},
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
