@@ -627,10 +627,19 @@ func (x *execution) update(ctx context.Context, e *planEntry, progress func(done
 	rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionUpdate, Key: e.Key}
 	if err := x.s.p.Update(ctx, e.Key, sp); err != nil {
 		ae := AsError(err)
-		rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
+		if writeMayHaveApplied(err) {
+			// The request may have reached the tracker and been applied
+			// (e.g. the connection dropped after it was sent): not "failed".
+			rec.Outcome, rec.Code = OutcomeUnknown, ae.Code
+			rec.Message = fmt.Sprintf("The update of %s (%s) may or may not have been applied (%s: %s). It was not sent again: run import.preview again, which shows whether the item now matches the document.",
+				e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
+			x.why = fmt.Sprintf("the outcome of updating %s (%s) is unknown (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
+		} else {
+			rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
+			x.why = fmt.Sprintf("updating %s (%s) failed (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
+		}
 		x.record(ctx, rec)
 		x.stop = err
-		x.why = fmt.Sprintf("updating %s (%s) failed (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
 		x.report(progress)
 		return
 	}
@@ -742,8 +751,11 @@ func (x *execution) partial(ctx context.Context) error {
 		e.Retryable = cause.Retryable
 	} else {
 		msg := fmt.Sprintf("The commit stopped at the first failure: %s. %s", x.why, counts)
+		if committed == 0 {
+			msg += " Nothing is known to have been written, but the items with an unknown outcome may have been written."
+		}
 		if unknown > 0 {
-			msg += " Items with an unknown outcome were not retried, to avoid duplicates: check them in the tracker."
+			msg += " Items with an unknown outcome were not retried (a create sent twice makes a duplicate): check them in the tracker."
 		}
 		msg += " Run import.preview again: committed items then show as unchanged and only the rest is planned."
 		e = Errorf(CodeCommitPartial, "%s", msg).WithDetails(details...)

@@ -894,3 +894,54 @@ func TestStoreFaultStopsTheCommit(t *testing.T) {
 		t.Errorf("%d items written after the store failed; want only the epic batch (2)", n)
 	}
 }
+
+// An update whose answer was lost (the PUT may have been applied: the
+// e2e fault test saw drop-after-apply on every call) is reported as
+// unknown and the commit as COMMIT_PARTIAL, never "Nothing was written";
+// a refused update (4xx, 429) still returns its own code with "Nothing was
+// written".
+func TestUpdateOfUnclearOutcomeIsUnknown(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	items := slices.Clone(checkoutItems)
+	items[1].title = "Pay as a guest"
+	items[2].title = "Save the address"
+	doc := markdown("checkout", items...)
+
+	e.p.LoseResponse(fakeprovider.OpUpdate, 0, nil) // applied every time, the answer always lost
+	pre := e.preview(doc)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "lost"})
+	ce := wantErr(t, err, core.CodeCommitPartial, "0 item(s) committed, 0 failed, 1 unknown, 1 untried", "outcome of updating checkout/s-1", "may have been written")
+	if strings.Contains(ce.Message, "Nothing was written") {
+		t.Errorf("message %q claims nothing was written", ce.Message)
+	}
+	if len(ce.Details) != 2 || ce.Details[0].Outcome != core.OutcomeUnknown || ce.Details[0].Code != core.CodeJiraUnavailable ||
+		!strings.Contains(ce.Details[0].Message, "may or may not have been applied") || ce.Details[1].Outcome != core.OutcomeUntried {
+		t.Errorf("details %+v", ce.Details)
+	}
+	if run, _, _ := e.st.GetRun(e.ctx, "lost"); run.State != core.RunPartial {
+		t.Errorf("run state %s; want partial", run.State)
+	}
+	e.p.ClearFaults()
+	// The edit was applied: a re-preview shows s-1 unchanged, plans s-2.
+	again := e.preview(doc)
+	if again.Counts != (core.Counts{Update: 1, Unchanged: 5}) {
+		t.Errorf("re-preview counts %+v; want the applied update unchanged", again.Counts)
+	}
+
+	// Refusals: nothing written, the failure's own code.
+	for _, c := range []*core.Error{
+		core.Errorf(core.CodeJiraRateLimited, "Jira is rate limiting."),
+		core.Errorf(core.CodeJiraPermissionDenied, "You may not edit issues in DEMO."),
+		core.Errorf(core.CodeValidationFailed, "Field 'summary' is too long."),
+		core.Errorf(core.CodeWorkItemNotFound, "DEMO-2 does not exist."),
+	} {
+		pre := e.preview(doc)
+		e.p.FailCall(fakeprovider.OpUpdate, 1, c)
+		_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "r-" + string(c.Code)})
+		ce := wantErr(t, err, c.Code, "Nothing was written")
+		if len(ce.Details) != 1 || ce.Details[0].Outcome != core.OutcomeFailed {
+			t.Errorf("%s: details %+v", c.Code, ce.Details)
+		}
+	}
+}

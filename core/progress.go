@@ -196,18 +196,42 @@ func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitIn
 		ref = Reference(pl.Key)
 	}
 	var details []Detail
-	stop := func(action string, err error) error {
+	// stop ends the run at a failed write; sent says the request was sent
+	// (a failure before sending is never unclear).
+	stop := func(action string, err error, sent bool) error {
 		ae := AsError(err)
-		s.record(ctx, o, g.key, ItemOutcome{Reference: ref, Action: Action(action), Key: pl.Key, Outcome: OutcomeFailed, Code: ae.Code, Message: ae.Message})
-		details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeFailed, Code: ae.Code, Message: action + ": " + ae.Message})
+		// A write whose answer was lost may have been applied: unknown,
+		// and the commit is partial ("may have been written").
+		unclear := sent && writeMayHaveApplied(err)
+		outcome, msg := OutcomeFailed, ae.Message
+		if unclear {
+			outcome, msg = OutcomeUnknown, "may or may not have been applied ("+string(ae.Code)+"): "+ae.Message
+		}
+		s.record(ctx, o, g.key, ItemOutcome{Reference: ref, Action: Action(action), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: msg})
+		details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: action + ": " + msg})
 		if action == "transition" && pl.Comment != "" {
 			details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeUntried, Message: "comment: not attempted"})
 		}
+		cause := fmt.Sprintf("%s: %s", ae.Code, strings.TrimSuffix(ae.Message, "."))
 		var e *Error
-		if res.Transitioned {
+		switch {
+		case res.Transitioned && unclear:
+			e = Errorf(CodeCommitPartial, "%s moved to %s, but the comment may or may not have been added (%s). It was not sent again: check %s's comments in the tracker before adding it again (sending it twice adds it twice).", pl.Key, pl.Target, cause, pl.Key)
+			s.finishProgress(ctx, o, g.key, RunPartial, e, details)
+		case res.Transitioned:
 			e = Errorf(CodeCommitPartial, "%s moved to %s, but adding the comment failed (%s: %s). Run progress.preview again with only the comment.", pl.Key, pl.Target, ae.Code, ae.Message)
 			s.finishProgress(ctx, o, g.key, RunPartial, e, details)
-		} else {
+		case unclear && action == "transition":
+			untried := ""
+			if pl.Comment != "" {
+				untried = " The comment was not attempted."
+			}
+			e = Errorf(CodeCommitPartial, "The move of %s to %s may or may not have happened (%s); it may have been written. It was not sent again.%s Check %s's status in the tracker, then run progress.preview again.", pl.Key, pl.Target, cause, untried, pl.Key)
+			s.finishProgress(ctx, o, g.key, RunPartial, e, details)
+		case unclear:
+			e = Errorf(CodeCommitPartial, "The comment on %s may or may not have been added (%s); it may have been written. It was not sent again: check %s's comments in the tracker before adding it again (sending it twice adds it twice).", pl.Key, cause, pl.Key)
+			s.finishProgress(ctx, o, g.key, RunPartial, e, details)
+		default:
 			e = Errorf(ae.Code, "Nothing was written to %s: the %s failed. %s", pl.Key, action, ae.Message)
 			e.Retryable = ae.Retryable
 			s.finishProgress(ctx, o, g.key, RunFailed, e, details)
@@ -217,10 +241,10 @@ func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitIn
 	}
 	if pl.TransitionID != "" {
 		if err := ctx.Err(); err != nil {
-			return ProgressCommitResult{}, stop("transition", Wrap(err, CodeInternal, "the commit was cancelled"))
+			return ProgressCommitResult{}, stop("transition", Wrap(err, CodeInternal, "the commit was cancelled"), false)
 		}
 		if err := s.p.Transition(ctx, pl.Key, pl.TransitionID); err != nil {
-			return ProgressCommitResult{}, stop("transition", err)
+			return ProgressCommitResult{}, stop("transition", err, true)
 		}
 		res.Transitioned, res.Status = true, pl.Target
 		s.record(ctx, o, g.key, ItemOutcome{Reference: ref, Action: "transition", Key: pl.Key, Outcome: OutcomeCommitted, Message: "moved to " + string(pl.Target)})
@@ -231,10 +255,10 @@ func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitIn
 	}
 	if pl.Comment != "" {
 		if err := ctx.Err(); err != nil {
-			return ProgressCommitResult{}, stop("comment", Wrap(err, CodeInternal, "the commit was cancelled"))
+			return ProgressCommitResult{}, stop("comment", Wrap(err, CodeInternal, "the commit was cancelled"), false)
 		}
 		if err := s.p.AddComment(ctx, pl.Key, pl.Comment); err != nil {
-			return ProgressCommitResult{}, stop("comment", err)
+			return ProgressCommitResult{}, stop("comment", err, true)
 		}
 		res.CommentAdded = true
 		s.record(ctx, o, g.key, ItemOutcome{Reference: ref, Action: "comment", Key: pl.Key, Outcome: OutcomeCommitted, Message: "comment added"})

@@ -150,9 +150,9 @@ func TestProgressCommitFailures(t *testing.T) {
 		t.Errorf("details %+v", ce.Details)
 	}
 
-	// The comment fails after the transition: partial.
+	// The comment is refused after the transition: partial.
 	pre = progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "c"})
-	e.p.FailCall(fakeprovider.OpComment, 1, core.Errorf(core.CodeJiraUnavailable, "Jira is unavailable."))
+	e.p.FailCall(fakeprovider.OpComment, 1, core.Errorf(core.CodeJiraPermissionDenied, "You may not comment on issues in DEMO."))
 	_, err = e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "half"})
 	ce = wantErr(t, err, core.CodeCommitPartial, "moved to done", "comment failed")
 	if len(ce.Details) != 2 || ce.Details[0].Outcome != core.OutcomeCommitted || ce.Details[1].Outcome != core.OutcomeFailed {
@@ -160,6 +160,78 @@ func TestProgressCommitFailures(t *testing.T) {
 	}
 	if run, _, _ := e.st.GetRun(e.ctx, "half"); run.State != core.RunPartial || len(run.Outcomes) != 2 {
 		t.Errorf("run %+v", run)
+	}
+}
+
+// A transition or comment whose answer was lost (JIRA_UNAVAILABLE: it may
+// have been applied) is reported as unknown and the commit as
+// COMMIT_PARTIAL, never "Nothing was written"; a refusal (4xx, 429) still
+// writes nothing.
+func TestProgressWriteOfUnclearOutcomeIsUnknown(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-3"].Key
+	commit := func(in core.ProgressPreviewInput, k string) error {
+		t.Helper()
+		pre := progressPreview(t, e, in)
+		_, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: k})
+		return err
+	}
+	wantRun := func(k string, state core.RunState, outcomes ...string) {
+		t.Helper()
+		run, _, _ := e.st.GetRun(e.ctx, k)
+		var got []string
+		for _, o := range run.Outcomes {
+			got = append(got, o.Outcome)
+		}
+		if run.State != state || strings.Join(got, ",") != strings.Join(outcomes, ",") {
+			t.Errorf("run %s: state %s, outcomes %v; want %s, %v", k, run.State, got, state, outcomes)
+		}
+	}
+
+	// The transition was applied, its answer lost.
+	e.p.LoseResponse(fakeprovider.OpTransition, 1, nil)
+	err := commit(core.ProgressPreviewInput{Item: key, Status: core.StatusInProgress, Comment: "started"}, "t")
+	ce := wantErr(t, err, core.CodeCommitPartial, "may or may not have happened", "may have been written", "comment was not attempted", "Check "+key+"'s status")
+	if strings.Contains(ce.Message, "Nothing was written") || len(ce.Details) != 2 || ce.Details[0].Outcome != core.OutcomeUnknown || ce.Details[0].Code != core.CodeJiraUnavailable || ce.Details[1].Outcome != core.OutcomeUntried {
+		t.Errorf("message %q, details %+v", ce.Message, ce.Details)
+	}
+	wantRun("t", core.RunPartial, core.OutcomeUnknown)
+	if w, _ := e.p.Get(e.ctx, key); w.Status != core.StatusInProgress || len(e.p.Comments(key)) != 0 {
+		t.Fatalf("tracker: status %s, %d comments; want in_progress, 0", w.Status, len(e.p.Comments(key)))
+	}
+
+	// The comment alone, applied, its answer lost.
+	e.p.LoseResponse(fakeprovider.OpComment, 1, nil)
+	err = commit(core.ProgressPreviewInput{Item: key, Comment: "note"}, "c")
+	ce = wantErr(t, err, core.CodeCommitPartial, "may or may not have been added", "may have been written", "before adding it again")
+	if len(ce.Details) != 1 || ce.Details[0].Outcome != core.OutcomeUnknown {
+		t.Errorf("details %+v", ce.Details)
+	}
+	wantRun("c", core.RunPartial, core.OutcomeUnknown)
+
+	// After a transition, the comment's answer lost.
+	e.p.LoseResponse(fakeprovider.OpComment, 1, nil)
+	err = commit(core.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "finished"}, "tc")
+	ce = wantErr(t, err, core.CodeCommitPartial, "moved to done", "may or may not have been added")
+	if len(ce.Details) != 2 || ce.Details[0].Outcome != core.OutcomeCommitted || ce.Details[1].Outcome != core.OutcomeUnknown {
+		t.Errorf("details %+v", ce.Details)
+	}
+	wantRun("tc", core.RunPartial, core.OutcomeCommitted, core.OutcomeUnknown)
+
+	// Refusals write nothing: the tracker's own code, "Nothing was written".
+	for _, c := range []*core.Error{
+		core.Errorf(core.CodeJiraRateLimited, "Jira is rate limiting."),
+		core.Errorf(core.CodeValidationFailed, "The transition is no longer available."),
+		core.Errorf(core.CodeWorkItemNotFound, "Gone."),
+	} {
+		e.p.FailCall(fakeprovider.OpTransition, 1, c)
+		err = commit(core.ProgressPreviewInput{Item: key, Status: core.StatusTodo}, "r-"+string(c.Code))
+		ce = wantErr(t, err, c.Code, "Nothing was written")
+		if len(ce.Details) != 1 || ce.Details[0].Outcome != core.OutcomeFailed {
+			t.Errorf("%s: details %+v", c.Code, ce.Details)
+		}
+		wantRun("r-"+string(c.Code), core.RunFailed, core.OutcomeFailed)
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"time"
 )
@@ -475,4 +477,44 @@ func lockedWhat(k PreviewKind) string {
 		return "item"
 	}
 	return "document"
+}
+
+// writeMayHaveApplied reports whether a tracker write (Update, Transition,
+// AddComment) that returned err may nonetheless have taken effect, so its
+// outcome is unknown rather than failed. The provider port does not say,
+// so the rule goes by the error:
+//   - JIRA_UNAVAILABLE (a 5xx, a timeout, a dropped connection, after the
+//     adapter's retries; also when flagged not retryable): the request may
+//     have reached the tracker and been applied → true;
+//   - an INTERNAL_ERROR caused by, or an error outside the taxonomy that
+//     is, a network failure, a deadline or a cut-off response → true;
+//   - every other code — JIRA_RATE_LIMITED (429: the tracker did nothing),
+//     JIRA_PERMISSION_DENIED, JIRA_UNAUTHORIZED, VALIDATION_FAILED,
+//     WORK_ITEM_NOT_FOUND (4xx answers: refused), INTERNAL_ERROR otherwise
+//     → false: nothing was written.
+func writeMayHaveApplied(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ce *Error
+	if errors.As(err, &ce) {
+		switch ce.Code {
+		case CodeJiraUnavailable:
+			return true
+		case CodeInternal:
+			return transportFailure(ce.Err)
+		}
+		return false
+	}
+	return transportFailure(err)
+}
+
+// transportFailure reports an error of the connection rather than an
+// answer: the request may have been delivered.
+func transportFailure(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF)
 }

@@ -73,6 +73,7 @@ type fault struct {
 	err   error
 	crash bool // panic with ErrCrash
 	after bool // crash after applying the call
+	lost  bool // apply the call, then return err (the response was lost)
 }
 
 // ItemFaultKind is what happens to one scripted item create.
@@ -152,6 +153,24 @@ func (p *Provider) FailCall(op Op, n int, err error) {
 		at = p.calls[op] + n
 	}
 	p.faults = append(p.faults, fault{op: op, at: at, err: err})
+}
+
+// LoseResponse makes the n-th call of op from now on (1-based; 0 = every
+// call from now on) take effect and then return err, as when the tracker
+// applied a write but its answer never arrived (the connection dropped).
+// err defaults to a retryable JIRA_UNAVAILABLE. For the writes Update,
+// Transition and AddComment.
+func (p *Provider) LoseResponse(op Op, n int, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	at := 0
+	if n > 0 {
+		at = p.calls[op] + n
+	}
+	if err == nil {
+		err = core.Errorf(core.CodeJiraUnavailable, "Jira did not answer the request (scripted: applied, response lost).")
+	}
+	p.faults = append(p.faults, fault{op: op, at: at, err: err, lost: true})
 }
 
 // CrashAt makes the n-th call of op from now on (1-based) panic with
@@ -473,10 +492,7 @@ func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) erro
 	it.lastWritten = s.Digest
 	p.touch(it)
 	it.writtenHash = it.hash
-	if f != nil && f.after {
-		panic(ErrCrash)
-	}
-	return nil
+	return p.after(f)
 }
 
 var workflow = []core.Transition{
@@ -527,10 +543,7 @@ func (p *Provider) Transition(ctx context.Context, key, id string) error {
 	}
 	it.w.Status = p.transitions(it)[i].To
 	p.touch(it)
-	if f != nil && f.after {
-		panic(ErrCrash)
-	}
-	return nil
+	return p.after(f)
 }
 
 // AddComment implements core.WorkItemProvider.
@@ -546,13 +559,24 @@ func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
 		return notFound(key)
 	}
 	it.comments = append(it.comments, markdown)
-	if f != nil && f.after {
+	return p.after(f)
+}
+
+// ---- internals (p.mu held) ----------------------------------------------
+
+// after applies a fault scheduled for after a write took effect: a crash,
+// or a lost response.
+func (p *Provider) after(f *fault) error {
+	switch {
+	case f == nil:
+		return nil
+	case f.lost:
+		return f.err
+	case f.after:
 		panic(ErrCrash)
 	}
 	return nil
 }
-
-// ---- internals (p.mu held) ----------------------------------------------
 
 // enter counts a call and applies scripted faults. It returns the fault
 // to apply after the call (crash-after), if any.
@@ -570,6 +594,9 @@ func (p *Provider) enter(ctx context.Context, op Op) (*fault, error) {
 	for i, f := range p.faults {
 		if f.op != op || (f.at != 0 && f.at != n) {
 			continue
+		}
+		if f.lost {
+			return &p.faults[i], nil
 		}
 		if f.crash {
 			if f.after {

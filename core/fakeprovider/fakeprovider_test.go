@@ -133,3 +133,39 @@ func TestCrashAndCallFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// LoseResponse applies the write and then returns the error: the tracker
+// changed though the caller was told it failed.
+func TestLoseResponseAppliesTheWrite(t *testing.T) {
+	ctx := context.Background()
+	p := fakeprovider.New(fakeprovider.Options{})
+	outs, err := p.Create(ctx, []core.ItemSpec{{Reference: "d/e-1", Kind: core.KindEpic, Title: "Old", Digest: "d1"}})
+	if err != nil || len(outs) != 1 || outs[0].Key == "" {
+		t.Fatalf("create: %+v, %v", outs, err)
+	}
+	key := outs[0].Key
+	p.LoseResponse(fakeprovider.OpUpdate, 1, nil)
+	err = p.Update(ctx, key, core.ItemSpec{Reference: "d/e-1", Kind: core.KindEpic, Title: "New", Digest: "d2"})
+	if core.ErrorCode(err) != core.CodeJiraUnavailable || !core.AsError(err).Retryable {
+		t.Fatalf("update with a lost response: %v; want a retryable JIRA_UNAVAILABLE", err)
+	}
+	if w, _ := p.Get(ctx, key); w.Title != "New" {
+		t.Errorf("title %q: the update was not applied", w.Title)
+	}
+	p.LoseResponse(fakeprovider.OpComment, 0, nil)
+	for range 2 {
+		if err := p.AddComment(ctx, key, "note"); core.ErrorCode(err) != core.CodeJiraUnavailable {
+			t.Fatalf("comment with a lost response: %v", err)
+		}
+	}
+	if n := len(p.Comments(key)); n != 2 {
+		t.Errorf("%d comments; want 2 (applied every time)", n)
+	}
+	p.LoseResponse(fakeprovider.OpTransition, 1, nil)
+	if err := p.Transition(ctx, key, "31"); core.ErrorCode(err) != core.CodeJiraUnavailable {
+		t.Fatalf("transition with a lost response: %v", err)
+	}
+	if w, _ := p.Get(ctx, key); w.Status != core.StatusDone {
+		t.Errorf("status %s: the transition was not applied", w.Status)
+	}
+}
