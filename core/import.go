@@ -708,7 +708,7 @@ func (x *execution) result() (ImportCommitResult, error) {
 // partial builds the fail-fast error: every planned write split into
 // committed / failed / unknown / untried.
 func (x *execution) partial(ctx context.Context) error {
-	var committed, failed, unknown, untried int
+	var committed, failed, unknown, unknownCreates, untried int
 	var details []Detail
 	for _, e := range x.pl.Entries {
 		if (e.Action != ActionCreate && e.Action != ActionUpdate) || e.Blocked {
@@ -732,6 +732,9 @@ func (x *execution) partial(ctx context.Context) error {
 			failed++
 		case OutcomeUnknown:
 			unknown++
+			if e.Action == ActionCreate {
+				unknownCreates++
+			}
 		default:
 			untried++
 		}
@@ -754,8 +757,11 @@ func (x *execution) partial(ctx context.Context) error {
 		if committed == 0 {
 			msg += " Nothing is known to have been written, but the items with an unknown outcome may have been written."
 		}
-		if unknown > 0 {
-			msg += " Items with an unknown outcome were not retried (a create sent twice makes a duplicate): check them in the tracker."
+		switch {
+		case unknownCreates > 0:
+			msg += " Items with an unknown outcome were not retried, to avoid duplicates: check them in the tracker."
+		case unknown > 0:
+			msg += " Items with an unknown outcome were not sent again: check them in the tracker (a new preview shows whether they match the document)."
 		}
 		msg += " Run import.preview again: committed items then show as unchanged and only the rest is planned."
 		e = Errorf(CodeCommitPartial, "%s", msg).WithDetails(details...)

@@ -911,7 +911,7 @@ func TestUpdateOfUnclearOutcomeIsUnknown(t *testing.T) {
 	e.p.LoseResponse(fakeprovider.OpUpdate, 0, nil) // applied every time, the answer always lost
 	pre := e.preview(doc)
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "lost"})
-	ce := wantErr(t, err, core.CodeCommitPartial, "0 item(s) committed, 0 failed, 1 unknown, 1 untried", "outcome of updating checkout/s-1", "may have been written")
+	ce := wantErr(t, err, core.CodeCommitPartial, "0 item(s) committed, 0 failed, 1 unknown, 1 untried", "outcome of updating checkout/s-1", "may have been written", "were not sent again")
 	if strings.Contains(ce.Message, "Nothing was written") {
 		t.Errorf("message %q claims nothing was written", ce.Message)
 	}
