@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -289,7 +290,12 @@ func TestRetryTakesOverTheLockOfACommitKilledBeforeItsRun(t *testing.T) {
 	// for the dead holder fails fast instead of after 45 s.
 	svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, CommitLockWait: 50 * time.Millisecond})
 	_, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: other.PreviewHandle, Confirmed: true, IdempotencyKey: "k2"})
-	wantErr(t, err, core.CodePreviewStale, "Another commit of document checkout", "idempotency key k,", pre.PreviewHandle, "Nothing was written")
+	ce := wantErr(t, err, core.CodePreviewStale, "Another commit of document checkout", "idempotency key k,", pre.PreviewHandle, "Nothing was written")
+	// The detail keeps the shape "commit lock held by run … until <time>"
+	// that callers parse to wait the lock out.
+	if len(ce.Details) != 1 || !strings.HasPrefix(ce.Details[0].Message, "commit lock held by run of idempotency key k, preview "+pre.PreviewHandle+" until 2026-") {
+		t.Errorf("details %+v", ce.Details)
+	}
 	if e.p.Writes() != 0 {
 		t.Fatalf("%d writes behind the dead commit's lock", e.p.Writes())
 	}

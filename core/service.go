@@ -408,7 +408,7 @@ func (s *WorkItemService) commitLock(ctx context.Context, o *op, kind PreviewKin
 		if left <= 0 {
 			return nil, Errorf(CodePreviewStale, "Another commit of %s (%s) is writing to the tracker right now, and did not finish within %s. This preview was made before that commit's writes, so it cannot be trusted to match the tracker. Nothing was written. Once that commit is done (if its process died, its lock lapses by %s), run %s again and commit the new handle.",
 				what, describeHolder(held.Owner), ago(s.lockWait), held.Expires.UTC().Truncate(time.Second).Format(time.RFC3339), previewTool(kind)).
-				WithDetails(Detail{Item: what, Message: fmt.Sprintf("commit lock held by %s until %s", describeHolder(held.Owner), held.Expires.UTC().Truncate(time.Second).Format(time.RFC3339))})
+				WithDetails(Detail{Item: what, Message: fmt.Sprintf("commit lock held by run of %s until %s", describeHolder(held.Owner), held.Expires.UTC().Truncate(time.Second).Format(time.RFC3339))})
 		}
 		o.log.Info("waiting for another commit of the same document", "lock", name, "holder", held.Owner)
 		t := time.NewTimer(min(pause, left))
@@ -460,7 +460,7 @@ func describeHolder(owner string) string {
 	if key, handle, ok := strings.Cut(owner, "|"); ok {
 		return fmt.Sprintf("idempotency key %s, preview %s", key, handle)
 	}
-	return "holder " + owner
+	return owner
 }
 
 // keepSharedLock reports whether a commit that did not start its run must
