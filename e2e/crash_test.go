@@ -14,10 +14,9 @@ import (
 // commit again with the same idempotency key and handle:
 //   - the run started and did not finish → COMMIT_INTERRUPTED, zero writes;
 //   - it finished before the kill → the stored result, replayed, zero writes;
-//   - it was killed holding the document's commit lock before its run
-//     started → PREVIEW_STALE naming the lock and when it lapses, zero
-//     writes;
-//   - it never took the lock → a fresh commit.
+//   - it was killed before its run started (with or without the
+//     document's commit lock, which is owned by the key and handle and
+//     taken over by the retry) → a fresh commit.
 //
 // Then a re-preview + commit with a new key (once a killed run's lock
 // lease lapsed) makes the tracker match the document — except creates
@@ -114,12 +113,11 @@ func TestCrashCommit(t *testing.T) {
 				}
 			case locked:
 				// Killed after taking the document's commit lock and
-				// before starting the run: nothing was written, the lock
-				// lapses with its lease.
+				// before starting the run: the lock is owned by this key
+				// and handle, so the retry must take it over, not wait
+				// it out.
 				r.outcome = "locked"
-				if r.finishedBeforeKill {
-					t.Errorf("run %d: the commit had finished, yet its lock is still held: %v", i, o2.errData)
-				}
+				t.Errorf("run %d: a retry with the same key and handle was refused by its own commit lock: %v", i, o2.errData)
 			case o2.errData != nil:
 				t.Errorf("run %d (killed after %s): the same key and handle got %v", i, r.delay, o2.errData)
 				r.outcome = "unexpected " + o2.code()
@@ -165,7 +163,7 @@ func TestCrashCommit(t *testing.T) {
 		}
 	}
 	elapsed := time.Since(start)
-	t.Logf("crash scenario: %d runs (kill loop %s, every document converged after %s); outcomes of the same key + handle after SIGKILL: %d COMMIT_INTERRUPTED, %d PREVIEW_STALE naming the killed process's commit lock (killed before its run started), %d replayed (finished before the kill), %d fresh (killed before taking the lock), other: %v; %d creates held back after an unknown outcome (absent from the tracker); duplicates found: 0",
+	t.Logf("crash scenario: %d runs (kill loop %s, every document converged after %s); outcomes of the same key + handle after SIGKILL: %d COMMIT_INTERRUPTED, %d refused by their own commit lock (must be 0), %d replayed (finished before the kill), %d fresh (killed before the run started), other: %v; %d creates held back after an unknown outcome (absent from the tracker); duplicates found: 0",
 		runs, loop.Round(time.Millisecond), elapsed.Round(time.Millisecond), outcomes["interrupted"], outcomes["locked"], outcomes["replayed"], outcomes["fresh"], others(outcomes), held)
 	if outcomes["interrupted"] == 0 {
 		t.Errorf("no kill landed inside a commit in %d runs (outcomes %v): the scenario did not test an interrupted run", runs, outcomes)

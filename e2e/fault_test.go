@@ -242,24 +242,25 @@ func faultEdit(t *testing.T) {
 	path := e.write("edit.md", p.markdown())
 	e.scConverge(cs, path, p, nil)
 	const put = "/rest/api/3/issue/*"
-	// A fail-fast stop with nothing known to be written returns the
-	// failure's own code (COMMIT_PARTIAL only when something was written
-	// or may have been: see TestFaultWritePaths/bulk-create).
+	// A PUT that Jira refused (429) returns the failure's own code; a PUT
+	// whose outcome is unclear (5xx, reset, hang, lost answer after the
+	// retries) may have been applied, so the item is "unknown" and the
+	// commit COMMIT_PARTIAL, never "nothing was written".
 	cases := []faultCase{
 		{kind: "429", call: 1, retryAfter: "1"},
 		{kind: "429", call: 0, retryAfter: "1", want: "JIRA_RATE_LIMITED", detail: "JIRA_RATE_LIMITED"},
 		{kind: "500", call: 1},
-		{kind: "500", call: 0, want: "JIRA_UNAVAILABLE", detail: "JIRA_UNAVAILABLE"},
+		{kind: "500", call: 0, want: "COMMIT_PARTIAL", detail: "JIRA_UNAVAILABLE"},
 		{kind: "503", call: 2, retryAfter: "1"},
-		{kind: "503", call: 0, retryAfter: "1", want: "JIRA_UNAVAILABLE", detail: "JIRA_UNAVAILABLE"},
+		{kind: "503", call: 0, retryAfter: "1", want: "COMMIT_PARTIAL", detail: "JIRA_UNAVAILABLE"},
 		{kind: "reset", call: 1},
-		{kind: "reset", call: 0, want: "JIRA_UNAVAILABLE", detail: "JIRA_UNAVAILABLE"},
-		{kind: "hang", call: 1, want: "JIRA_UNAVAILABLE", detail: "JIRA_UNAVAILABLE"},
+		{kind: "reset", call: 0, want: "COMMIT_PARTIAL", detail: "JIRA_UNAVAILABLE"},
+		{kind: "hang", call: 1, want: "COMMIT_PARTIAL", detail: "JIRA_UNAVAILABLE"},
 		{kind: "drop-after-apply", call: 1},
 		// Every PUT is applied and its answer lost: retried (PUT is
 		// idempotent) until the budget ends; the re-preview then finds the
 		// item already as the document says.
-		{kind: "drop-after-apply", call: 0, want: "JIRA_UNAVAILABLE", detail: "JIRA_UNAVAILABLE"},
+		{kind: "drop-after-apply", call: 0, want: "COMMIT_PARTIAL", detail: "JIRA_UNAVAILABLE"},
 	}
 	for i, c := range cases {
 		t.Run(c.String(), func(t *testing.T) {
@@ -305,10 +306,10 @@ func faultTransition(t *testing.T) {
 	cases := []faultCase{
 		{kind: "429", call: 1, retryAfter: "1"},
 		{kind: "429", call: 0, retryAfter: "1", want: "JIRA_RATE_LIMITED"},
-		{kind: "500", call: 1, want: "JIRA_UNAVAILABLE"},
-		{kind: "503", call: 0, retryAfter: "1", want: "JIRA_UNAVAILABLE"},
-		{kind: "reset", call: 1, want: "JIRA_UNAVAILABLE"},
-		{kind: "hang", call: 1, want: "JIRA_UNAVAILABLE"},
+		{kind: "500", call: 1, want: "COMMIT_PARTIAL"},
+		{kind: "503", call: 0, retryAfter: "1", want: "COMMIT_PARTIAL"},
+		{kind: "reset", call: 1, want: "COMMIT_PARTIAL"},
+		{kind: "hang", call: 1, want: "COMMIT_PARTIAL"},
 		{kind: "drop-after-apply", call: 1},
 	}
 	order := []string{"in_progress", "done", "todo"}
@@ -334,9 +335,10 @@ func faultTransition(t *testing.T) {
 		})
 	}
 
-	// On a terminal: a transition Jira refuses with 500 → exit 3.
+	// On a terminal: a transition answered with 500 every time may or may
+	// not have happened → its outcome is unknown → COMMIT_PARTIAL, exit 4.
 	t.Run("cli-500-call-every", func(t *testing.T) {
-		c := faultCase{kind: "500", call: 0, want: "JIRA_UNAVAILABLE"}
+		c := faultCase{kind: "500", call: 0, want: "COMMIT_PARTIAL"}
 		var r result
 		scRunFaulted(t, e, "POST", tr, c, func() scOutcome {
 			r = e.dwirePTY("y\r", "progress", "moves/s-2", "--status", "done")
@@ -347,8 +349,8 @@ func faultTransition(t *testing.T) {
 			return o
 		})
 		faultStats.cli.Add(1)
-		if r.code != 3 {
-			t.Errorf("dwire progress with %s: exit %d, want 3\n%s", c, r.code, r.stdout)
+		if r.code != 4 {
+			t.Errorf("dwire progress with %s: exit %d, want 4\n%s", c, r.code, r.stdout)
 		}
 		if st := e.issuesByRef()["moves/s-2"].StatusCategory; st != "new" {
 			t.Errorf("moves/s-2 is %s after a refused transition", st)
@@ -371,10 +373,10 @@ func faultComment(t *testing.T) {
 	cases := []faultCase{
 		{kind: "429", call: 1, retryAfter: "1"},
 		{kind: "429", call: 0, retryAfter: "1", want: "JIRA_RATE_LIMITED"},
-		{kind: "500", call: 1, want: "JIRA_UNAVAILABLE"},
-		{kind: "503", call: 0, retryAfter: "1", want: "JIRA_UNAVAILABLE"},
-		{kind: "reset", call: 1, want: "JIRA_UNAVAILABLE"},
-		{kind: "hang", call: 1, want: "JIRA_UNAVAILABLE"},
+		{kind: "500", call: 1, want: "COMMIT_PARTIAL"},
+		{kind: "503", call: 0, retryAfter: "1", want: "COMMIT_PARTIAL"},
+		{kind: "reset", call: 1, want: "COMMIT_PARTIAL"},
+		{kind: "hang", call: 1, want: "COMMIT_PARTIAL"},
 		{kind: "drop-after-apply", call: 1},
 		{kind: "drop-after-apply", call: 0},
 	}
