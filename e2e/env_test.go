@@ -230,11 +230,19 @@ func errorOf(t *testing.T, r result) map[string]any {
 // types answer and returns what the terminal showed.
 func (e *env) dwirePTY(answer string, args ...string) result {
 	e.t.Helper()
+	return e.ptyRun(args, answer, nil)
+}
+
+// ptyRun runs dwire with args on a pseudo-terminal. When the confirm
+// prompt shows, it calls beforeAnswer (if not nil) and types answer. It
+// reports problems with Errorf, so it may run in a goroutine.
+func (e *env) ptyRun(args []string, answer string, beforeAnswer func()) result {
 	c := e.cmd(args...)
 	c.Env = append(c.Env, "TERM=dumb", "COLUMNS=80")
 	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: 80})
 	if err != nil {
-		e.t.Fatalf("start on a pty: %v", err)
+		e.t.Errorf("start on a pty: %v", err)
+		return result{code: -1}
 	}
 	defer f.Close()
 	var mu sync.Mutex
@@ -268,13 +276,16 @@ wait:
 		case <-deadline:
 			_ = c.Process.Kill()
 			werr = <-exited
-			e.t.Errorf("dwire on a pty did not finish:\n%s", shown())
+			e.t.Errorf("dwire %v on a pty did not finish:\n%s", args, shown())
 			break wait
-		case <-time.After(20 * time.Millisecond): // poll the terminal for the prompt
+		case <-time.After(10 * time.Millisecond): // poll the terminal for the prompt
 			if !prompted && strings.Contains(shown(), "[y/N]") {
 				prompted = true
+				if beforeAnswer != nil {
+					beforeAnswer()
+				}
 				if _, err := io.WriteString(f, answer); err != nil {
-					e.t.Fatalf("type at the prompt: %v", err)
+					e.t.Errorf("type at the prompt: %v", err)
 				}
 			}
 		}
@@ -283,8 +294,16 @@ wait:
 	case <-readDone:
 	case <-time.After(5 * time.Second):
 	}
-	r := result{stdout: shown(), elapsed: time.Since(start)}
-	r.code = exitCode(e.t, werr)
+	r := result{stdout: shown(), elapsed: time.Since(start), code: -1}
+	var ee *exec.ExitError
+	switch {
+	case werr == nil:
+		r.code = 0
+	case errors.As(werr, &ee):
+		r.code = ee.ExitCode()
+	default:
+		e.t.Errorf("dwire %v on a pty: %v", args, werr)
+	}
 	e.record(r.stdout)
 	if !prompted && answer != "" {
 		e.t.Logf("no prompt was shown:\n%s", r.stdout)

@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	mrand "math/rand/v2"
 	"os"
 	"strings"
@@ -14,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -250,70 +247,9 @@ func TestTeamConcurrentCommits(t *testing.T) {
 // reviewOnSignal runs `dwire review <handle>` on a pseudo-terminal, says
 // on ready when the prompt shows, and answers y lag after release closes.
 func (e *env) reviewOnSignal(handle string, ready chan<- struct{}, release <-chan struct{}, lag time.Duration) result {
-	c := e.cmd("review", handle)
-	c.Env = append(c.Env, "TERM=dumb", "COLUMNS=80")
-	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: 80})
-	if err != nil {
-		e.t.Errorf("start on a pty: %v", err)
-		return result{code: -1}
-	}
-	defer f.Close()
-	var mu sync.Mutex
-	var buf bytes.Buffer
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		b := make([]byte, 4096)
-		for {
-			n, err := f.Read(b)
-			mu.Lock()
-			buf.Write(b[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	shown := func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
-	exited := make(chan error, 1)
-	start := time.Now()
-	go func() { exited <- c.Wait() }()
-	var werr error
-	prompted := false
-	deadline := time.After(3 * time.Minute)
-wait:
-	for {
-		select {
-		case werr = <-exited:
-			break wait
-		case <-deadline:
-			_ = c.Process.Kill()
-			werr = <-exited
-			e.t.Errorf("dwire review on a pty did not finish:\n%s", shown())
-			break wait
-		case <-time.After(10 * time.Millisecond): // poll the terminal for the prompt
-			if !prompted && strings.Contains(shown(), "[y/N]") {
-				prompted = true
-				ready <- struct{}{}
-				<-release
-				<-time.After(lag) // the other side's head start
-				if _, err := io.WriteString(f, "y\r"); err != nil {
-					e.t.Errorf("type at the prompt: %v", err)
-				}
-			}
-		}
-	}
-	select {
-	case <-readDone:
-	case <-time.After(5 * time.Second):
-	}
-	r := result{stdout: shown(), elapsed: time.Since(start)}
-	r.code = -1
-	if werr == nil {
-		r.code = 0
-	} else if ee, ok := werr.(interface{ ExitCode() int }); ok {
-		r.code = ee.ExitCode()
-	}
-	e.record(r.stdout)
-	return r
+	return e.ptyRun([]string{"review", handle}, "y\r", func() {
+		ready <- struct{}{}
+		<-release
+		<-time.After(lag) // the other side's head start
+	})
 }
