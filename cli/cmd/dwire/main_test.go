@@ -59,6 +59,7 @@ func TestScripts(t *testing.T) {
 			"jira-issues": cmdJiraIssues,
 			"jira-edit":   cmdJiraEdit,
 			"jira-fault":  cmdJiraFault,
+			"jira-perms":  cmdJiraPerms,
 			"no-token":    cmdNoToken,
 			"exits":       cmdExits,
 		},
@@ -112,6 +113,34 @@ func cmdJiraFault(ts *testscript.TestScript, neg bool, args []string) {
 	call, err := strconv.Atoi(args[2])
 	ts.Check(err)
 	ts.Check(server(ts).AddFault(jiratest.Fault{Method: args[0], Path: args[1], Call: call, Kind: args[3]}))
+}
+
+// jira-perms PROJECT [browse] [create] [edit] [transition] [comment]: the
+// account holds exactly the named permissions in the project.
+func cmdJiraPerms(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: jira-perms PROJECT [browse] [create] [edit] [transition] [comment]")
+	}
+	var p jiratest.Permissions
+	for _, a := range args[1:] {
+		switch a {
+		case "browse":
+			p.Browse = true
+		case "create":
+			p.Create = true
+		case "edit":
+			p.Edit = true
+		case "transition":
+			p.Transition = true
+		case "comment":
+			p.Comment = true
+		default:
+			ts.Fatalf("jira-perms: unknown permission %q", a)
+		}
+	}
+	if !server(ts).SetPermissions(args[0], p) {
+		ts.Fatalf("jira-perms: no project %s", args[0])
+	}
 }
 
 // no-token: neither stdout nor stderr of the last command holds the token.

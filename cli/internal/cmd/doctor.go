@@ -74,7 +74,7 @@ func fixFor(c core.Code) string {
 	case core.CodeJiraUnauthorized:
 		return "check jira.email and create a new API token"
 	case core.CodeJiraPermissionDenied:
-		return "ask a Jira admin for Browse and Create permission in the project"
+		return "ask a Jira administrator of the project for the permissions named above (Project settings → Permissions)"
 	case core.CodeJiraUnavailable, core.CodeJiraRateLimited:
 		return "check the site URL and your network, then try again"
 	}
@@ -199,6 +199,56 @@ func jiraChecks(cfg *config.Config, err error) []Check {
 	case e.Code == core.CodeConfigInvalid && strings.Contains(field, "issue_type") || strings.Contains(field, "type"):
 		return []Check{jiraOK, fieldOK, failed("issue types", err)}
 	default:
-		return []Check{failed("jira", err), notChecked("reference field"), notChecked("issue types")}
+		c := failed("jira", err)
+		if e.Code == core.CodeJiraPermissionDenied {
+			c.Fix = PermissionFix(e, cfg.Project)
+		}
+		return []Check{c, notChecked("reference field"), notChecked("issue types")}
 	}
+}
+
+// permissionNames are the Jira names of the permission keys the Jira
+// adapter reports missing (one error detail per key, in Detail.Field).
+var permissionNames = map[string]string{
+	"BROWSE_PROJECTS":   "Browse Projects",
+	"CREATE_ISSUES":     "Create Issues",
+	"EDIT_ISSUES":       "Edit Issues",
+	"TRANSITION_ISSUES": "Transition Issues",
+	"ADD_COMMENTS":      "Add Comments",
+}
+
+// PermissionFix says what to ask for when Jira refused with
+// JIRA_PERMISSION_DENIED: the permissions the error's details list as
+// missing (by their Jira names) and the project. Without details it falls
+// back to the permissions named in the message.
+func PermissionFix(e *core.Error, project string) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, d := range e.Details {
+		k := strings.TrimSpace(d.Field)
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		if n, ok := permissionNames[k]; ok {
+			names = append(names, n)
+		} else {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("ask a Jira administrator of project %s for the permissions named above (Project settings → Permissions)", project)
+	}
+	return fmt.Sprintf("ask a Jira administrator of project %s to grant you %s (Project settings → Permissions)", project, joinAnd(names))
+}
+
+// joinAnd joins names as "a", "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

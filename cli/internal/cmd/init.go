@@ -168,6 +168,9 @@ func initRun(ctx context.Context, o *InitOptions) error {
 		if e.Code == core.CodeReferenceFieldMissing {
 			e.Message = strings.TrimRight(e.Message, ". ") + ". To create it: " + ReferenceFieldHowTo + ". Then run dwire init again."
 		}
+		if e.Code == core.CodeJiraPermissionDenied {
+			e.Message = strings.TrimRight(e.Message, ". ") + ". Fix: " + PermissionFix(e, cfg.Project) + ", then run dwire init again."
+		}
 		fmt.Fprintf(ios.ErrOut, "Nothing was written to %s.\n", path)
 		return e
 	}
