@@ -1,6 +1,6 @@
 // Package config loads, validates and writes .devworkwire.yaml: the Jira
 // site and project, the reference field, issue type names, the state store
-// and the preview TTL. The file never holds the API token: it names the
+// the preview TTL and the search lag window. The file never holds the API token: it names the
 // environment variable that does. Every problem is a core.Error
 // (CONFIG_MISSING, CONFIG_INVALID naming the field and the fix,
 // CREDENTIALS_MISSING).
@@ -45,6 +45,11 @@ const (
 	DefaultPreviewTTL     = 30 * time.Minute
 	MinPreviewTTL         = time.Minute
 	MaxPreviewTTL         = 24 * time.Hour
+	// DefaultSearchLagWindow is how long an item whose create had an
+	// unknown outcome is held back while Jira search may lag
+	// (core.DefaultSearchLagWindow).
+	DefaultSearchLagWindow = 10 * time.Minute
+	MaxSearchLagWindow     = 24 * time.Hour
 )
 
 // File is the on-disk shape of .devworkwire.yaml (see
@@ -53,6 +58,8 @@ type File struct {
 	Jira       JiraFile `yaml:"jira"`
 	Store      string   `yaml:"store,omitempty"`
 	PreviewTTL string   `yaml:"preview_ttl,omitempty"`
+	// SearchLagWindow is a Go duration, 0s to 24h (default 10m).
+	SearchLagWindow string `yaml:"search_lag_window,omitempty"`
 }
 
 // JiraFile is the `jira` section.
@@ -92,6 +99,10 @@ type Config struct {
 	StoreURL                string // "" → the default SQLite file
 	StoreFromEnv            bool   // StoreURL came from DWIRE_STORE_URL
 	PreviewTTL              time.Duration
+	// SearchLagWindow is how long an item whose create had an unknown
+	// outcome is held back (not created again) while Jira search may not
+	// show it yet; 0 holds nothing back.
+	SearchLagWindow time.Duration
 
 	raw []byte // the file's bytes, to notice a token pasted anywhere in it
 }
@@ -261,7 +272,7 @@ func decodeError(path string, err error) *core.Error {
 			case "IssueTypes":
 				field = "jira.issue_types." + field
 			}
-			e := invalid(field, "unknown field (line %s). Check the spelling against docs/configuration.md; known top-level fields are jira, store and preview_ttl.", m[1])
+			e := invalid(field, "unknown field (line %s). Check the spelling against docs/configuration.md; known top-level fields are jira, store, preview_ttl and search_lag_window.", m[1])
 			e.Details[0].Line = atoi(m[1])
 			return e
 		}
@@ -375,6 +386,19 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 			return nil, invalid("preview_ttl", "%s is out of range. Use a value from 1m to 24h (default 30m).", s)
 		}
 		c.PreviewTTL = d
+	}
+
+	// search_lag_window
+	c.SearchLagWindow = DefaultSearchLagWindow
+	if s := strings.TrimSpace(f.SearchLagWindow); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, invalid("search_lag_window", "%q is not a duration. Use a Go duration such as 10m or 1h.", s)
+		}
+		if d < 0 || d > MaxSearchLagWindow {
+			return nil, invalid("search_lag_window", "%s is out of range. Use a value from 0s to 24h (default 10m).", s)
+		}
+		c.SearchLagWindow = d
 	}
 	return c, nil
 }

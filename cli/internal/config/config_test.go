@@ -30,8 +30,26 @@ func TestParseDefaults(t *testing.T) {
 	if c.Site != "https://example.atlassian.net" || c.APIURL != c.Site || c.Project != "PROJ" ||
 		c.TokenEnv != "JIRA_API_TOKEN" || c.ReferenceField != "DevWorkWire Reference" ||
 		c.EpicType != "Epic" || c.StoryType != "Story" || c.PreviewTTL != 30*time.Minute ||
-		c.StoreURL != "" || c.Dir != "/w" {
+		c.StoreURL != "" || c.Dir != "/w" || c.SearchLagWindow != 10*time.Minute {
 		t.Fatalf("defaults not applied: %+v", c)
+	}
+}
+
+func TestParseSearchLagWindow(t *testing.T) {
+	for in, want := range map[string]time.Duration{"0s": 0, "0": 0, "90s": 90 * time.Second, "24h": 24 * time.Hour} {
+		c, err := Parse("/w/.devworkwire.yaml", []byte(good+"search_lag_window: "+in+"\n"), env(nil))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if c.SearchLagWindow != want {
+			t.Errorf("search_lag_window %s → %v, want %v", in, c.SearchLagWindow, want)
+		}
+	}
+	_, err := Parse("/w/.devworkwire.yaml", []byte(good+"search_lag_window: 25h\n"), env(nil))
+	e := core.AsError(err)
+	if e == nil || e.Code != core.CodeConfigInvalid || len(e.Details) != 1 || e.Details[0].Field != "search_lag_window" ||
+		!strings.Contains(e.Message, "0s to 24h") {
+		t.Fatalf("25h: got %v, want CONFIG_INVALID naming search_lag_window and the range", err)
 	}
 }
 
@@ -59,6 +77,9 @@ func TestParseInvalid(t *testing.T) {
 		{"unknown issue type field", good + "  issue_types:\n    bug: Bug\n", nil, core.CodeConfigInvalid, "jira.issue_types.bug", ""},
 		{"bad ttl", good + "preview_ttl: soon\n", nil, core.CodeConfigInvalid, "preview_ttl", ""},
 		{"ttl too long", good + "preview_ttl: 48h\n", nil, core.CodeConfigInvalid, "preview_ttl", ""},
+		{"bad lag window", good + "search_lag_window: later\n", nil, core.CodeConfigInvalid, "search_lag_window", ""},
+		{"lag window too long", good + "search_lag_window: 25h\n", nil, core.CodeConfigInvalid, "search_lag_window", ""},
+		{"negative lag window", good + "search_lag_window: -1m\n", nil, core.CodeConfigInvalid, "search_lag_window", ""},
 		{"bad field id", good + "  reference_field: customfield_abc\n", nil, core.CodeConfigInvalid, "jira.reference_field", ""},
 	}
 	for _, tt := range tests {
@@ -194,6 +215,11 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		{"jira:\n  site: http://x.example.com\n  project: PROJ\n  email: a@b.c\n", false},
 		{good + "  token_env: has space\n", false},
 		{good + "preview_ttl: soon\n", false},
+		{good + "search_lag_window: 0s\n", true},
+		{good + "search_lag_window: 24h\n", true},
+		{good + "search_lag_window: 15m\n", true},
+		{good + "search_lag_window: later\n", false},
+		{good + "search_lag_window: -1m\n", false},
 	}
 	for _, tc := range cases {
 		var v any

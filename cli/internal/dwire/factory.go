@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/devworkwire/devworkwire/cli/internal/build"
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
@@ -47,11 +48,26 @@ func openJira(_ context.Context, cfg *config.Config, token string, log *slog.Log
 	})
 }
 
+// newService builds the service for the CLI commands and `dwire mcp`
+// alike (both go through Factory.Service).
 func newService(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) cmdutil.Service {
-	return core.NewWorkItemService(core.ServiceOptions{
-		Provider:   p,
-		Store:      s,
-		Logger:     log,
-		PreviewTTL: cfg.PreviewTTL,
-	})
+	return core.NewWorkItemService(serviceOptions(p, s, cfg, log))
+}
+
+// serviceOptions maps the configuration onto core.ServiceOptions.
+func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) core.ServiceOptions {
+	lag := cfg.SearchLagWindow
+	if lag == 0 {
+		// search_lag_window: 0s means "hold nothing back", but core reads a
+		// zero SearchLagWindow as "use the default"; one nanosecond is the
+		// smallest window core honours as given.
+		lag = time.Nanosecond
+	}
+	return core.ServiceOptions{
+		Provider:        p,
+		Store:           s,
+		Logger:          log,
+		PreviewTTL:      cfg.PreviewTTL,
+		SearchLagWindow: lag,
+	}
 }
