@@ -68,3 +68,30 @@ func BenchmarkSearchReferencePhrase5000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearch100RefsIn10000Issues is the adapter's reference lookup at
+// scale: one search for 100 references (a disjunction of cf[N] ~ "phrase"
+// clauses within the project) over 10,000 issues.
+func BenchmarkSearch100RefsIn10000Issues(b *testing.B) {
+	s, post := benchServer(b)
+	for i := 0; i < 10000; i++ {
+		if _, err := s.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: fmt.Sprintf("Story %d", i), Reference: fmt.Sprintf("doc/s-%d", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	jql := "project = DEMO AND ("
+	for i := 0; i < 100; i++ {
+		if i > 0 {
+			jql += " OR "
+		}
+		jql += fmt.Sprintf(`cf[10050] ~ "\"doc/s-%d\""`, i*97)
+	}
+	jql += ")"
+	body := map[string]any{"jql": jql, "maxResults": 100, "fields": []string{"summary", jiratest.DefaultFieldID}, "properties": []string{"devworkwire"}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if code := post("/rest/api/3/search/jql", body); code != 200 {
+			b.Fatalf("status %d", code)
+		}
+	}
+}

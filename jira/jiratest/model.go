@@ -120,10 +120,16 @@ type issueState struct {
 	CommentText   []string
 	Updated       time.Time
 	StatusChanged time.Time
+
+	// docs caches textDocs per field: the state is immutable once recorded,
+	// so the cache never goes stale (clone starts an empty one). Unexported,
+	// so stateEqual's JSON comparison ignores it.
+	docs map[string][][]string
 }
 
 func (st *issueState) clone() *issueState {
 	c := *st
+	c.docs = nil
 	c.Custom = maps.Clone(st.Custom)
 	c.Labels = slices.Clone(st.Labels)
 	c.CommentText = slices.Clone(st.CommentText)
@@ -151,6 +157,7 @@ type issue struct {
 func (s *Server) setState(iss *issue, st *issueState) {
 	iss.cur = st
 	iss.hist = append(iss.hist, stamped{s.now(), st})
+	s.indexRef(iss, st)
 	if len(iss.hist) > 32 {
 		iss.hist = slices.Clone(iss.hist[len(iss.hist)-32:])
 	}

@@ -356,8 +356,21 @@ func (s *Server) evalClause(c *clause, iss *issue, st *issueState) bool {
 	return false
 }
 
-// textDocs returns the analysed token lists a text clause searches.
+// textDocs returns the analysed token lists a text clause searches, cached
+// on the (immutable) state.
 func (s *Server) textDocs(field string, st *issueState) [][]string {
+	if d, ok := st.docs[field]; ok {
+		return d
+	}
+	d := s.analyzeDocs(field, st)
+	if st.docs == nil {
+		st.docs = map[string][][]string{}
+	}
+	st.docs[field] = d
+	return d
+}
+
+func (s *Server) analyzeDocs(field string, st *issueState) [][]string {
 	var out [][]string
 	add := func(text string) {
 		if text != "" {
@@ -506,7 +519,11 @@ func (s *Server) run(jql string, reconcile map[int64]bool) ([]*issue, []*issueSt
 	now := s.now()
 	var hits []*issue
 	var states []*issueState
-	for _, iss := range s.issues {
+	pool := s.issues
+	if cand, ok := s.candidates(q.where); ok && !s.noIndex {
+		pool = cand
+	}
+	for _, iss := range pool {
 		if !iss.Proj.perms.Browse {
 			continue
 		}

@@ -101,6 +101,8 @@ type Server struct {
 	bucket    *tokenBucket
 	fieldID   string
 	fieldName string
+	refIndex  map[string]map[*issue]struct{} // reference-field token → issues (index.go)
+	noIndex   bool                           // tests: always scan every issue
 }
 
 // New returns a Server with one project (Options.Project) whose user has
