@@ -5,56 +5,24 @@ import (
 	"embed"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/migrations"
 	"github.com/jackc/pgx/v5"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, n := range names {
-		base := path.Base(n)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number and '_'", base)
-		}
-		b, err := migrationFS.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
-		}
-	}
-	return ms, nil
+// loadMigrations returns the embedded migrations in version order.
+func loadMigrations() ([]migrations.Migration, error) {
+	return migrations.Load(migrationFS, "migrations")
 }
 
 // SchemaVersion is the schema version this build migrates to.
 func SchemaVersion() int {
-	ms, _ := migrations()
+	ms, _ := loadMigrations()
 	return len(ms)
 }
 
@@ -69,7 +37,7 @@ func lockKey(schema string) int64 {
 // session advisory lock for the schema so concurrent openers wait for one
 // another instead of racing.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := loadMigrations()
 	if err != nil {
 		return s.fault(err, "read the embedded migrations")
 	}
@@ -114,14 +82,14 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for _, m := range ms[cur:] {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, strings.ReplaceAll(m.sql, "{schema}", s.schema)); err != nil {
+			if _, err := tx.Exec(ctx, strings.ReplaceAll(m.SQL, "{schema}", s.schema)); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, s.q(`INSERT INTO {schema}.schema_migrations (version, name) VALUES ($1, $2)`), m.version, m.name)
+			_, err := tx.Exec(ctx, s.q(`INSERT INTO {schema}.schema_migrations (version, name) VALUES ($1, $2)`), m.Version, m.Name)
 			return err
 		})
 		if err != nil {
-			return s.fault(err, "apply migration "+m.name)
+			return s.fault(err, "apply migration "+m.Name)
 		}
 	}
 	return nil
