@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -85,5 +86,32 @@ func TestNoCommandHasAYesFlag(t *testing.T) {
 func TestRedactURL(t *testing.T) {
 	if got := redactURL("postgres://u:secret@db/x"); got != "postgres://u:xxxxx@db/x" {
 		t.Fatalf("redactURL = %q", got)
+	}
+}
+
+// TestJiraChecksPlaceEachFailure: a failure is reported on the line it is
+// about; a permission detail naming an issue *type* permission is not an
+// issue-type problem.
+func TestJiraChecksPlaceEachFailure(t *testing.T) {
+	cfg := &config.Config{Site: "https://x.atlassian.net", Email: "a@b.c", Project: "DEMO", ReferenceField: "Ref", EpicType: "Epic", StoryType: "Story"}
+	for _, c := range []struct {
+		name   string
+		err    error
+		failed string
+	}{
+		{"missing type", core.Errorf(core.CodeConfigInvalid, "no type").WithDetails(core.Detail{Field: "jira.issue_types.epic"}), "issue types"},
+		{"missing field", core.Errorf(core.CodeReferenceFieldMissing, "no field").WithDetails(core.Detail{Field: "jira.reference_field"}), "reference field"},
+		{"permission with a type-like detail", core.Errorf(core.CodeJiraPermissionDenied, "denied").WithDetails(core.Detail{Field: "ISSUE_TYPE_ADMIN"}), "jira"},
+		{"unavailable", core.Errorf(core.CodeJiraUnavailable, "down"), "jira"},
+	} {
+		var got []string
+		for _, ch := range jiraChecks(cfg, c.err) {
+			if !ch.OK && !ch.Skipped {
+				got = append(got, ch.Name)
+			}
+		}
+		if len(got) != 1 || got[0] != c.failed {
+			t.Errorf("%s: failed lines %v, want [%s]", c.name, got, c.failed)
+		}
 	}
 }

@@ -196,7 +196,7 @@ func jiraChecks(cfg *config.Config, err error) []Check {
 	switch {
 	case e.Code == core.CodeReferenceFieldMissing || strings.Contains(field, "reference_field"):
 		return []Check{jiraOK, failed("reference field", err), notChecked("issue types")}
-	case e.Code == core.CodeConfigInvalid && strings.Contains(field, "issue_type") || strings.Contains(field, "type"):
+	case e.Code == core.CodeConfigInvalid && strings.Contains(field, "issue_type"):
 		return []Check{jiraOK, fieldOK, failed("issue types", err)}
 	default:
 		c := failed("jira", err)
