@@ -101,7 +101,7 @@ func TestJiraChecksPlaceEachFailure(t *testing.T) {
 	}{
 		{"missing type", core.Errorf(core.CodeConfigInvalid, "no type").WithDetails(core.Detail{Field: "jira.issue_types.epic"}), "issue types"},
 		{"missing field", core.Errorf(core.CodeReferenceFieldMissing, "no field").WithDetails(core.Detail{Field: "jira.reference_field"}), "reference field"},
-		{"permission with a type-like detail", core.Errorf(core.CodeJiraPermissionDenied, "denied").WithDetails(core.Detail{Field: "ISSUE_TYPE_ADMIN"}), "jira"},
+		{"Jira error about a type field", core.Errorf(core.CodeJiraUnavailable, "down").WithDetails(core.Detail{Field: "issuetype"}), "jira"},
 		{"unavailable", core.Errorf(core.CodeJiraUnavailable, "down"), "jira"},
 	} {
 		var got []string
