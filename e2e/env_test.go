@@ -315,7 +315,7 @@ wait:
 func (e *env) mcp() (*mcp.ClientSession, *exec.Cmd) {
 	e.t.Helper()
 	c := e.cmd("mcp")
-	var stderr syncWriter
+	var stderr harness.SyncBuffer
 	c.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "dwire-e2e", Version: "1.0.0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -329,23 +329,6 @@ func (e *env) mcp() (*mcp.ClientSession, *exec.Cmd) {
 		e.record(stderr.String())
 	})
 	return cs, c
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }
 
 // call calls a tool and decodes its structured result into out; on a

@@ -13,6 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	_ "modernc.org/sqlite"
+
+	"github.com/devworkwire/devworkwire/e2e/harness"
 )
 
 type commitJSON struct {
@@ -194,7 +196,7 @@ func TestIndependentMCPClient(t *testing.T) {
 			p := planSpec{id: "indep", epics: 1, stories: 2}
 			e.write("plan.md", p.markdown())
 			cmd := e.cmd("mcp")
-			var stderr syncWriter
+			var stderr harness.SyncBuffer
 			c, err := mcpgoclient.NewStdioMCPClientWithOptions(bins.Dwire, cmd.Env, []string{"mcp"},
 				transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 					return e.cmd(args...), nil

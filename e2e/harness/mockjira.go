@@ -127,19 +127,21 @@ func StartMockJira(ctx context.Context, bin Binaries, mode Mode, o MockJiraOptio
 	return startProcess(ctx, bin, o)
 }
 
-// syncBuffer is a goroutine-safe buffer for a child's stderr.
-type syncBuffer struct {
+// SyncBuffer is a goroutine-safe buffer for a child process's output.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
@@ -148,7 +150,7 @@ func (s *syncBuffer) String() string {
 func startProcess(ctx context.Context, bin Binaries, o MockJiraOptions) (*MockJira, error) {
 	cmd := exec.Command(bin.MockJira, o.args()...)
 	cmd.Env = append(os.Environ(), "MOCKJIRA_TOKEN="+o.Token)
-	stderr := &syncBuffer{}
+	stderr := &SyncBuffer{}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
