@@ -292,6 +292,22 @@ func (e *env) scPreviewProgress(cs *mcp.ClientSession, args map[string]any) stri
 
 var scStatusCategory = map[string]string{"todo": "new", "in_progress": "indeterminate", "done": "done"}
 
+// progressFaults are the faults run on a progress write (transition or
+// comment): Jira refused it (429) → its own code; its outcome is unclear
+// (5xx, reset, hang) → "unknown" → COMMIT_PARTIAL; the answer was lost
+// after Jira applied it → the adapter reads it back and succeeds.
+func progressFaults() []faultCase {
+	return []faultCase{
+		{kind: "429", call: 1, retryAfter: "1"},
+		{kind: "429", call: 0, retryAfter: "1", want: "JIRA_RATE_LIMITED"},
+		{kind: "500", call: 1, want: "COMMIT_PARTIAL"},
+		{kind: "503", call: 0, retryAfter: "1", want: "COMMIT_PARTIAL"},
+		{kind: "reset", call: 1, want: "COMMIT_PARTIAL"},
+		{kind: "hang", call: 1, want: "COMMIT_PARTIAL"},
+		{kind: "drop-after-apply", call: 1},
+	}
+}
+
 // Transition: each case moves one story to the next status. Jira may have
 // applied a transition whose response was lost: the adapter reads the
 // status back instead of resending.
@@ -303,15 +319,7 @@ func faultTransition(t *testing.T) {
 	e.scConverge(cs, path, p, nil)
 	key := e.issuesByRef()["moves/s-1"].Key
 	const tr = "/rest/api/3/issue/*/transitions"
-	cases := []faultCase{
-		{kind: "429", call: 1, retryAfter: "1"},
-		{kind: "429", call: 0, retryAfter: "1", want: "JIRA_RATE_LIMITED"},
-		{kind: "500", call: 1, want: "COMMIT_PARTIAL"},
-		{kind: "503", call: 0, retryAfter: "1", want: "COMMIT_PARTIAL"},
-		{kind: "reset", call: 1, want: "COMMIT_PARTIAL"},
-		{kind: "hang", call: 1, want: "COMMIT_PARTIAL"},
-		{kind: "drop-after-apply", call: 1},
-	}
+	cases := progressFaults()
 	order := []string{"in_progress", "done", "todo"}
 	for i, c := range cases {
 		t.Run(c.String(), func(t *testing.T) {
@@ -370,16 +378,7 @@ func faultComment(t *testing.T) {
 	e.scConverge(cs, path, p, nil)
 	key := e.issuesByRef()["notes/s-1"].Key
 	const cm = "/rest/api/3/issue/*/comment"
-	cases := []faultCase{
-		{kind: "429", call: 1, retryAfter: "1"},
-		{kind: "429", call: 0, retryAfter: "1", want: "JIRA_RATE_LIMITED"},
-		{kind: "500", call: 1, want: "COMMIT_PARTIAL"},
-		{kind: "503", call: 0, retryAfter: "1", want: "COMMIT_PARTIAL"},
-		{kind: "reset", call: 1, want: "COMMIT_PARTIAL"},
-		{kind: "hang", call: 1, want: "COMMIT_PARTIAL"},
-		{kind: "drop-after-apply", call: 1},
-		{kind: "drop-after-apply", call: 0},
-	}
+	cases := append(progressFaults(), faultCase{kind: "drop-after-apply", call: 0})
 	for i, c := range cases {
 		t.Run(c.String(), func(t *testing.T) {
 			marker := fmt.Sprintf("fault-note-%d-%s", i, strings.ReplaceAll(c.kind, "-", ""))
