@@ -191,3 +191,30 @@ func AsError(err error) *Error {
 	}
 	return Wrap(err, CodeInternal, "An unexpected internal error occurred. Re-run with the run id at hand and report it if it persists.")
 }
+
+// outcomeUnknown marks the error of a tracker write whose request was sent
+// but whose answer never arrived (a dropped connection, a timeout, a 5xx):
+// the write may have been applied. Providers say so explicitly; core does
+// not guess it from the error's shape.
+type outcomeUnknown struct{ err error }
+
+func (u *outcomeUnknown) Error() string { return u.err.Error() }
+func (u *outcomeUnknown) Unwrap() error { return u.err }
+
+// MarkOutcomeUnknown marks err as the error of a write that was sent and may
+// or may not have been applied. Providers return it from Update,
+// Transition and AddComment (creates report Unknown in their outcomes).
+// A nil err stays nil.
+func MarkOutcomeUnknown(err error) error {
+	if err == nil || IsOutcomeUnknown(err) {
+		return err
+	}
+	return &outcomeUnknown{err: err}
+}
+
+// IsOutcomeUnknown reports whether err was marked by MarkOutcomeUnknown: the
+// write may have taken effect, so its outcome is unknown, not failed.
+func IsOutcomeUnknown(err error) bool {
+	var u *outcomeUnknown
+	return errors.As(err, &u)
+}

@@ -667,7 +667,7 @@ func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) e
 	if err != nil {
 		var u *uncertainError
 		if ok := asUncertain(err, &u); ok {
-			return u.err
+			return core.MarkOutcomeUnknown(u.err)
 		}
 		return itemErr(err, spec.Reference, key)
 	}
@@ -756,7 +756,7 @@ func (p *Provider) Transition(ctx context.Context, key, transitionID string) err
 			return nil
 		}
 		p.logFor(ctx).Warn("jira transition outcome unknown", "key", key)
-		return u.err
+		return core.MarkOutcomeUnknown(u.err)
 	}
 	if core.ErrorCode(err) == core.CodeValidationFailed {
 		return unavailable(err)
@@ -794,7 +794,7 @@ func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
 			return nil
 		}
 		p.logFor(ctx).Warn("jira comment outcome unknown", "key", key)
-		return u.err
+		return core.MarkOutcomeUnknown(u.err)
 	}
 	return err
 }

@@ -571,7 +571,7 @@ func (p *Provider) after(f *fault) error {
 	case f == nil:
 		return nil
 	case f.lost:
-		return f.err
+		return core.MarkOutcomeUnknown(f.err)
 	case f.after:
 		panic(ErrCrash)
 	}
