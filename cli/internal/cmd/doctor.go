@@ -9,13 +9,24 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/storeurl"
 	"github.com/devworkwire/devworkwire/core"
 )
 
 // DoctorOptions are the dependencies of `dwire doctor`.
 type DoctorOptions struct {
-	F *cmdutil.Factory
+	IO    *iostreams.IOStreams
+	JSON  bool
+	RunID string
+	// Getenv reads the environment (the token).
+	Getenv func(string) string
+	// Config loads the configuration.
+	Config func() (*config.Config, error)
+	// Provider opens the tracker of the configuration.
+	Provider func(ctx context.Context) (core.WorkItemProvider, *config.Config, error)
+	// OpenStore opens the state store of cfg.
+	OpenStore func(ctx context.Context, cfg *config.Config) (core.Store, error)
 }
 
 // Check is one line of the doctor's report (also its --json form).
@@ -38,7 +49,7 @@ type DoctorResult struct {
 
 // NewCmdDoctor parses `dwire doctor`.
 func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
-	o := &DoctorOptions{F: f}
+	o := &DoctorOptions{IO: f.IOStreams, Getenv: f.Getenv, Config: f.Config, Provider: f.Provider, OpenStore: f.OpenStateStore}
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the configuration, credentials, Jira project, reference field and store",
@@ -48,6 +59,7 @@ state store — and say for each what is wrong and how to fix it. Writes
 nothing anywhere.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			o.JSON, o.RunID = f.JSON, f.RunID
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
@@ -85,9 +97,8 @@ func fixFor(c core.Code) string {
 const ReferenceFieldHowTo = `in Jira: Settings → Work items (Issues) → Custom fields → Create custom field → "Short text (plain text only)", name it "DevWorkWire Reference", and add it to the Epic and Story screens of your project; or set jira.reference_field to an existing text field`
 
 func doctorRun(ctx context.Context, o *DoctorOptions) error {
-	f := o.F
-	ios := f.IOStreams
-	res := DoctorResult{ResultType: core.ResultPreview, RunID: f.RunID}
+	ios := o.IO
+	res := DoctorResult{ResultType: core.ResultPreview, RunID: o.RunID}
 	var first core.Code
 	add := func(c Check) {
 		res.Checks = append(res.Checks, c)
@@ -97,7 +108,7 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 	}
 	skip := func(name, why string) { add(Check{Name: name, Skipped: true, Detail: why}) }
 
-	cfg, err := f.Config()
+	cfg, err := o.Config()
 	if err != nil {
 		add(failed("config", err))
 		skip("credentials", "needs a valid configuration")
@@ -107,14 +118,14 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 		skip("store", "needs a valid configuration")
 	} else {
 		add(Check{Name: "config", OK: true, Detail: cfg.Path})
-		if _, err := cfg.Token(f.Getenv); err != nil {
+		if _, err := cfg.Token(o.Getenv); err != nil {
 			add(failed("credentials", err))
 			skip("jira", "needs credentials")
 			skip("reference field", "needs credentials")
 			skip("issue types", "needs credentials")
 		} else {
 			add(Check{Name: "credentials", OK: true, Detail: fmt.Sprintf("%s is set (account %s)", cfg.TokenEnv, cfg.Email)})
-			p, _, err := f.Provider(ctx)
+			p, _, err := o.Provider(ctx)
 			if err == nil {
 				err = p.Check(ctx)
 			}
@@ -122,7 +133,7 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 				add(c)
 			}
 		}
-		st, err := f.OpenStore(ctx, cfg, f.Logger())
+		st, err := o.OpenStore(ctx, cfg)
 		if err != nil {
 			add(failed("store", err))
 		} else {
@@ -131,7 +142,7 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 		}
 	}
 	res.OK = first == ""
-	if f.JSON {
+	if o.JSON {
 		if err := printJSON(ios.Out, res); err != nil {
 			return err
 		}
@@ -152,8 +163,8 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 		}
 	}
 	if first != "" {
-		if !f.JSON {
-			fmt.Fprintf(ios.ErrOut, "Error: %s: doctor found a problem (see above).\n  run_id: %s\n", first, f.RunID)
+		if !o.JSON {
+			fmt.Fprintf(ios.ErrOut, "Error: %s: doctor found a problem (see above).\n  run_id: %s\n", first, o.RunID)
 		}
 		return &cmdutil.ErrSilent{Code: first}
 	}

@@ -8,20 +8,26 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
 // ImportOptions are the dependencies and flags of `dwire import`.
 type ImportOptions struct {
-	F      *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Service cmdutil.OpenServiceFunc
+	JSON    bool
+	// WorkDir anchors a relative document path.
+	WorkDir string
+
 	Path   string
 	DryRun bool
 }
 
 // NewCmdImport parses `dwire import <doc> [--dry-run]`.
 func NewCmdImport(f *cmdutil.Factory, runF func(context.Context, *ImportOptions) error) *cobra.Command {
-	o := &ImportOptions{F: f}
+	o := &ImportOptions{IO: f.IOStreams, Service: f.OpenService, WorkDir: f.WorkDir}
 	c := &cobra.Command{
 		Use:   "import <document>",
 		Short: "Preview a planning document's import into Jira, confirm, and commit it",
@@ -36,7 +42,7 @@ ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.`,
 		Example: "  dwire import plan.md\n  dwire import plan.md --dry-run --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Path = args[0]
+			o.Path, o.JSON = args[0], f.JSON
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
@@ -48,12 +54,12 @@ ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.`,
 }
 
 func importRun(ctx context.Context, o *ImportOptions) error {
-	ios := o.F.IOStreams
+	ios := o.IO
 	path := o.Path
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(o.F.WorkDir, path)
+		path = filepath.Join(o.WorkDir, path)
 	}
-	svc, _, closeFn, err := o.F.Service(ctx)
+	svc, closeFn, err := o.Service(ctx)
 	if err != nil {
 		return err
 	}
@@ -73,12 +79,12 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 		shown.PreviewHandle = "" // nothing to commit: the handle is noise
 	}
 	switch {
-	case o.F.JSON && !interactive:
+	case o.JSON && !interactive:
 		return printJSON(ios.Out, p)
-	case o.F.JSON:
-		render.ImportPreview(ios.ErrOut, shown, opts(ios, true))
+	case o.JSON:
+		render.ImportPreview(ios.ErrOut, shown, viewOpts(ios, true))
 	default:
-		render.ImportPreview(ios.Out, shown, opts(ios, false))
+		render.ImportPreview(ios.Out, shown, viewOpts(ios, false))
 	}
 	if o.DryRun {
 		fmt.Fprintln(ios.ErrOut, "Dry run: nothing was written.")
@@ -102,39 +108,10 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 		return confirmRequired(p.RunID, p.PreviewHandle, "Writing to Jira")
 	}
 	if !ok {
-		if o.F.JSON {
+		if o.JSON {
 			return printJSON(ios.Out, p)
 		}
 		return nil
 	}
-	return commitImport(ctx, o.F, svc, p.PreviewHandle)
-}
-
-func commitImport(ctx context.Context, f *cmdutil.Factory, svc cmdutil.Service, handle string) error {
-	ios := f.IOStreams
-	bar, done := progressFn(ios, "Committing")
-	cctx, progress, release := betweenItems(ctx, ios, bar)
-	defer release()
-	r, err := svc.ImportCommit(cctx, core.CommitInput{
-		PreviewHandle:  handle,
-		Confirmed:      true,
-		IdempotencyKey: newIdempotencyKey(),
-		Progress:       progress,
-	})
-	done()
-	if err != nil {
-		return err
-	}
-	if f.JSON {
-		return printJSON(ios.Out, r)
-	}
-	render.ImportCommit(ios.Out, r, opts(ios, false))
-	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return committer{IO: ios, JSON: o.JSON, Svc: svc}.importCommit(ctx, p.PreviewHandle)
 }

@@ -14,13 +14,23 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/prompt"
 	"github.com/devworkwire/devworkwire/core"
 )
 
 // InitOptions are the dependencies and flags of `dwire init`.
 type InitOptions struct {
-	F              *cmdutil.Factory
+	IO *iostreams.IOStreams
+	// Getenv reads the environment (the token, JIRA_EMAIL).
+	Getenv func(string) string
+	// WorkDir is where the file is written unless ConfigPath says otherwise.
+	WorkDir    string
+	ConfigPath string // --config
+	JSON       bool
+	// OpenProvider opens the tracker for cfg with the token, to check it.
+	OpenProvider func(ctx context.Context, cfg *config.Config, token string) (core.WorkItemProvider, error)
+
 	Site           string
 	APIURL         string
 	Project        string
@@ -41,7 +51,7 @@ type InitResult struct {
 
 // NewCmdInit parses `dwire init`.
 func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
-	o := &InitOptions{F: f}
+	o := &InitOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, OpenProvider: f.OpenTracker}
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Create .devworkwire.yaml: ask for the Jira site, project, e-mail and field, and check them",
@@ -54,6 +64,7 @@ the variable named with --token-env) and is never written to the file.`,
 		Example: "  export JIRA_API_TOKEN=…\n  dwire init\n  dwire init --site https://acme.atlassian.net --project PROJ --email me@acme.com",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			o.ConfigPath, o.JSON = f.ConfigPath, f.JSON
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
@@ -73,13 +84,12 @@ the variable named with --token-env) and is never written to the file.`,
 }
 
 func initRun(ctx context.Context, o *InitOptions) error {
-	f := o.F
-	ios := f.IOStreams
-	path := f.ConfigPath
+	ios := o.IO
+	path := o.ConfigPath
 	if path == "" {
-		path = filepath.Join(f.WorkDir, config.FileName)
+		path = filepath.Join(o.WorkDir, config.FileName)
 	} else if !filepath.IsAbs(path) {
-		path = filepath.Join(f.WorkDir, path)
+		path = filepath.Join(o.WorkDir, path)
 	}
 	interactive := ios.CanPrompt()
 	var rd *bufio.Reader
@@ -125,7 +135,7 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	}{
 		{&o.Site, "--site", "Jira site (e.g. https://your-team.atlassian.net)", "", true},
 		{&o.Project, "--project", "Project key (PROJ in PROJ-12)", "", true},
-		{&o.Email, "--email", "Your Atlassian account e-mail", f.Getenv(config.DefaultEmailEnv), false},
+		{&o.Email, "--email", "Your Atlassian account e-mail", o.Getenv(config.DefaultEmailEnv), false},
 		{&o.ReferenceField, "--reference-field", "Reference field (id or name)", config.DefaultReferenceField, false},
 	}
 	for _, s := range steps {
@@ -150,16 +160,16 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Parse(path, data, f.Getenv)
+	cfg, err := config.Parse(path, data, o.Getenv)
 	if err != nil {
 		return err
 	}
-	tok, err := cfg.Token(f.Getenv)
+	tok, err := cfg.Token(o.Getenv)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(ios.ErrOut, "Checking %s (project %s) …\n", cfg.Site, cfg.Project)
-	p, err := f.OpenProvider(ctx, cfg, tok, f.Logger())
+	p, err := o.OpenProvider(ctx, cfg, tok)
 	if err == nil {
 		err = p.Check(ctx)
 	}
@@ -177,7 +187,7 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return core.Wrap(err, core.CodeConfigInvalid, "Could not write %s: check that the folder exists and is writable.", path)
 	}
-	if f.JSON {
+	if o.JSON {
 		return printJSON(ios.Out, InitResult{Path: path, Site: cfg.Site, Project: cfg.Project, Checked: true})
 	}
 	fmt.Fprintf(ios.Out, "Wrote %s (checked against %s, project %s).\n", path, cfg.Site, cfg.Project)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -18,7 +19,10 @@ const MaxComment = 32 << 10
 
 // ProgressOptions are the dependencies and flags of `dwire progress`.
 type ProgressOptions struct {
-	F       *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Service cmdutil.OpenServiceFunc
+	JSON    bool
+
 	Item    string
 	Status  string
 	Comment string
@@ -28,7 +32,7 @@ type ProgressOptions struct {
 
 // NewCmdProgress parses `dwire progress <key|ref> [--status S] [--comment TEXT|-]`.
 func NewCmdProgress(f *cmdutil.Factory, runF func(context.Context, *ProgressOptions) error) *cobra.Command {
-	o := &ProgressOptions{F: f}
+	o := &ProgressOptions{IO: f.IOStreams, Service: f.OpenService}
 	c := &cobra.Command{
 		Use:   "progress <key|reference>",
 		Short: "Report progress on a work item: move its status and/or add a comment",
@@ -41,7 +45,7 @@ on the terminal.`,
 		Example: "  dwire progress PROJ-12 --status in_progress\n  dwire progress checkout-v2/s-1 --status done --comment \"Shipped in #42\"\n  git log -1 --format=%B | dwire progress PROJ-12 --comment -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Item = args[0]
+			o.Item, o.JSON = args[0], f.JSON
 			o.CommentSet = c.Flags().Changed("comment")
 			if runF != nil {
 				return runF(c.Context(), o)
@@ -57,24 +61,8 @@ on the terminal.`,
 	return c
 }
 
-func invalidFlag(flag, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	return core.Errorf(core.CodeValidationFailed, "%s", msg).WithDetails(core.Detail{Field: flag, Message: msg})
-}
-
-// parseStatus accepts the three statuses (and in-progress for convenience).
-func parseStatus(s string) (core.Status, error) {
-	switch v := core.Status(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")); {
-	case s == "":
-		return "", nil
-	case v.Valid():
-		return v, nil
-	}
-	return "", invalidFlag("--status", "--status %q is not a status. Use todo, in_progress or done.", s)
-}
-
 func progressRun(ctx context.Context, o *ProgressOptions) error {
-	ios := o.F.IOStreams
+	ios := o.IO
 	st, err := parseStatus(o.Status)
 	if err != nil {
 		return err
@@ -98,7 +86,7 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 		return invalidFlag("--status", "Nothing to report: give --status todo|in_progress|done, --comment TEXT, or both.")
 	}
 
-	svc, _, closeFn, err := o.F.Service(ctx)
+	svc, closeFn, err := o.Service(ctx)
 	if err != nil {
 		return err
 	}
@@ -108,34 +96,20 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 		return err
 	}
 	warn(ios, p.Warnings)
-	if o.F.JSON {
-		render.ProgressPreview(ios.ErrOut, p, opts(ios, true))
+	if o.JSON {
+		render.ProgressPreview(ios.ErrOut, p, viewOpts(ios, true))
 	} else {
-		render.ProgressPreview(ios.Out, p, opts(ios, false))
+		render.ProgressPreview(ios.Out, p, viewOpts(ios, false))
 	}
 	ok, err := ask(ctx, ios, fmt.Sprintf("Write this to %s in Jira?", p.Item.Key))
 	if err != nil {
 		return confirmRequired(p.RunID, p.PreviewHandle, "Reporting progress")
 	}
 	if !ok {
-		if o.F.JSON {
+		if o.JSON {
 			return printJSON(ios.Out, p)
 		}
 		return nil
 	}
-	return commitProgress(ctx, o.F, svc, p.PreviewHandle)
-}
-
-func commitProgress(ctx context.Context, f *cmdutil.Factory, svc cmdutil.Service, handle string) error {
-	cctx, progress, release := betweenItems(ctx, f.IOStreams, nil)
-	defer release()
-	r, err := svc.ProgressCommit(cctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), Progress: progress})
-	if err != nil {
-		return err
-	}
-	if f.JSON {
-		return printJSON(f.IOStreams.Out, r)
-	}
-	render.ProgressCommit(f.IOStreams.Out, r, opts(f.IOStreams, false))
-	return nil
+	return committer{IO: ios, JSON: o.JSON, Svc: svc}.progressCommit(ctx, p.PreviewHandle)
 }

@@ -8,19 +8,23 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
 // ReviewOptions are the dependencies and flags of `dwire review`.
 type ReviewOptions struct {
-	F      *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Service cmdutil.OpenServiceFunc
+	JSON    bool
+
 	Handle string
 }
 
 // NewCmdReview parses `dwire review <handle>`.
 func NewCmdReview(f *cmdutil.Factory, runF func(context.Context, *ReviewOptions) error) *cobra.Command {
-	o := &ReviewOptions{F: f}
+	o := &ReviewOptions{IO: f.IOStreams, Service: f.OpenService}
 	return &cobra.Command{
 		Use:   "review <preview-handle>",
 		Short: "Review a stored preview (made by you, a teammate or an agent), confirm, and commit it",
@@ -31,7 +35,7 @@ flow: the person who confirms sees what will be written.`,
 		Example: "  dwire review pv_3f9c…",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Handle = strings.TrimSpace(args[0])
+			o.Handle, o.JSON = strings.TrimSpace(args[0]), f.JSON
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
@@ -41,8 +45,8 @@ flow: the person who confirms sees what will be written.`,
 }
 
 func reviewRun(ctx context.Context, o *ReviewOptions) error {
-	ios := o.F.IOStreams
-	svc, _, closeFn, err := o.F.Service(ctx)
+	ios := o.IO
+	svc, closeFn, err := o.Service(ctx)
 	if err != nil {
 		return err
 	}
@@ -51,9 +55,9 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	w, ro := ios.Out, opts(ios, false)
-	if o.F.JSON {
-		w, ro = ios.ErrOut, opts(ios, true)
+	w, ro := ios.Out, viewOpts(ios, false)
+	if o.JSON {
+		w, ro = ios.ErrOut, viewOpts(ios, true)
 	}
 	var runID, question, what string
 	switch {
@@ -64,7 +68,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		runID, what = p.RunID, "Writing to Jira"
 		if !render.Writes(p.Counts) {
 			fmt.Fprintln(ios.ErrOut, "Nothing to write: this preview changes nothing in Jira.")
-			if o.F.JSON {
+			if o.JSON {
 				return printJSON(ios.Out, info)
 			}
 			return nil
@@ -81,7 +85,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	}
 	if info.ConsumedBy != "" {
 		fmt.Fprintf(ios.ErrOut, "Skipped: this preview was already committed (run %s); nothing was written.\n", info.ConsumedBy)
-		if o.F.JSON {
+		if o.JSON {
 			return printJSON(ios.Out, info)
 		}
 		return nil
@@ -94,13 +98,14 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return confirmRequired(runID, o.Handle, what)
 	}
 	if !ok {
-		if o.F.JSON {
+		if o.JSON {
 			return printJSON(ios.Out, info)
 		}
 		return nil
 	}
+	c := committer{IO: ios, JSON: o.JSON, Svc: svc}
 	if info.Kind == core.PreviewImport {
-		return commitImport(ctx, o.F, svc, o.Handle)
+		return c.importCommit(ctx, o.Handle)
 	}
-	return commitProgress(ctx, o.F, svc, o.Handle)
+	return c.progressCommit(ctx, o.Handle)
 }

@@ -128,3 +128,32 @@ func (f *Factory) Service(ctx context.Context) (Service, *config.Config, func(),
 	}
 	return f.NewService(p, st, cfg, f.Logger()), cfg, func() { _ = st.Close() }, nil
 }
+
+// OpenServiceFunc opens the service for one command; the returned function
+// releases the store. Commands that need only the service hold one of
+// these instead of the whole Factory.
+type OpenServiceFunc func(ctx context.Context) (Service, func(), error)
+
+// OpenService is Service without the configuration.
+func (f *Factory) OpenService(ctx context.Context) (Service, func(), error) {
+	svc, _, closeFn, err := f.Service(ctx)
+	return svc, closeFn, err
+}
+
+// OpenTracker opens the tracker for cfg with the given token and the
+// invocation's logger (for `dwire init`, which checks a configuration it
+// has not written yet).
+func (f *Factory) OpenTracker(ctx context.Context, cfg *config.Config, token string) (core.WorkItemProvider, error) {
+	if f.OpenProvider == nil {
+		return nil, errors.New("cmdutil: no tracker wired")
+	}
+	return f.OpenProvider(ctx, cfg, token, f.Logger())
+}
+
+// OpenStateStore opens the state store of cfg with the invocation's logger.
+func (f *Factory) OpenStateStore(ctx context.Context, cfg *config.Config) (core.Store, error) {
+	if f.OpenStore == nil {
+		return nil, errors.New("cmdutil: no store wired")
+	}
+	return f.OpenStore(ctx, cfg, f.Logger())
+}

@@ -7,13 +7,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
 // ListOptions are the dependencies and flags of `dwire ls`.
 type ListOptions struct {
-	F        *cmdutil.Factory
+	IO      *iostreams.IOStreams
+	Service cmdutil.OpenServiceFunc
+	JSON    bool
+
 	Ready    bool
 	Status   string
 	Epic     string
@@ -24,7 +28,7 @@ type ListOptions struct {
 
 // NewCmdList parses `dwire ls`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	o := &ListOptions{F: f}
+	o := &ListOptions{IO: f.IOStreams, Service: f.OpenService}
 	c := &cobra.Command{
 		Use:     "ls",
 		Aliases: []string{"list"},
@@ -35,6 +39,7 @@ The list is bounded by --limit (1–100); when more match, it says so.`,
 		Example: "  dwire ls --ready\n  dwire ls --epic checkout-v2/e-1 --status todo\n  dwire ls --document checkout-v2 --json",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			o.JSON = f.JSON
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
@@ -52,7 +57,7 @@ The list is bounded by --limit (1–100); when more match, it says so.`,
 }
 
 func listRun(ctx context.Context, o *ListOptions) error {
-	ios := o.F.IOStreams
+	ios := o.IO
 	st, err := parseStatus(o.Status)
 	if err != nil {
 		return err
@@ -60,7 +65,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	if o.Limit < 1 || o.Limit > core.MaxQueryLimit {
 		return invalidFlag("--limit", "--limit %d is out of range. Use 1 to %d.", o.Limit, core.MaxQueryLimit)
 	}
-	svc, _, closeFn, err := o.F.Service(ctx)
+	svc, closeFn, err := o.Service(ctx)
 	if err != nil {
 		return err
 	}
@@ -69,53 +74,12 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.F.JSON {
+	if o.JSON {
 		return printJSON(ios.Out, r)
 	}
-	render.List(ios.Out, r, opts(ios, false))
+	render.List(ios.Out, r, viewOpts(ios, false))
 	if r.Truncated {
 		fmt.Fprintf(ios.ErrOut, "Showing the first %d; more items match. Narrow the filter or raise --limit (up to %d).\n", r.Returned, core.MaxQueryLimit)
 	}
-	return nil
-}
-
-// ShowOptions are the dependencies and flags of `dwire show`.
-type ShowOptions struct {
-	F    *cmdutil.Factory
-	Item string
-}
-
-// NewCmdShow parses `dwire show <key|ref>`.
-func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cobra.Command {
-	o := &ShowOptions{F: f}
-	return &cobra.Command{
-		Use:     "show <key|reference>",
-		Short:   "Show one work item in full (read-only)",
-		Example: "  dwire show PROJ-12\n  dwire show checkout-v2/s-1 --json",
-		Args:    cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			o.Item = args[0]
-			if runF != nil {
-				return runF(c.Context(), o)
-			}
-			return showRun(c.Context(), o)
-		},
-	}
-}
-
-func showRun(ctx context.Context, o *ShowOptions) error {
-	svc, _, closeFn, err := o.F.Service(ctx)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	r, err := svc.Get(ctx, core.GetInput{Item: o.Item})
-	if err != nil {
-		return err
-	}
-	if o.F.JSON {
-		return printJSON(o.F.IOStreams.Out, r)
-	}
-	render.Item(o.F.IOStreams.Out, r.Item, opts(o.F.IOStreams, false))
 	return nil
 }

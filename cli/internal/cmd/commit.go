@@ -4,26 +4,25 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"sync/atomic"
 	"syscall"
 
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
-	"github.com/devworkwire/devworkwire/cli/internal/prompt"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// printJSON writes v as indented JSON on w.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+// committer commits a confirmed preview and prints the result: what
+// `dwire import`, `dwire progress` and `dwire review` share after the
+// person said yes.
+type committer struct {
+	IO   *iostreams.IOStreams
+	JSON bool
+	Svc  cmdutil.Service
 }
 
 // newIdempotencyKey returns the key of one confirmed commit: the CLI uses
@@ -34,33 +33,42 @@ func newIdempotencyKey() string {
 	return "idk_cli_" + hex.EncodeToString(b[:])
 }
 
-// confirmRequired is the refusal when nobody can be asked.
-func confirmRequired(runID, handle, what string) error {
-	return core.Errorf(core.CodeConfirmationRequired,
-		"%s needs your confirmation, but this is not an interactive terminal, so nobody can be asked. Nothing was written. Run the command in a terminal, or review the preview there with `dwire review %s` before it expires. There is no flag that skips this.",
-		what, handle).WithRunID(runID)
+func (c committer) importCommit(ctx context.Context, handle string) error {
+	ios := c.IO
+	bar, done := progressFn(ios, "Committing")
+	cctx, progress, release := betweenItems(ctx, ios, bar)
+	defer release()
+	r, err := c.Svc.ImportCommit(cctx, core.CommitInput{
+		PreviewHandle:  handle,
+		Confirmed:      true,
+		IdempotencyKey: newIdempotencyKey(),
+		Progress:       progress,
+	})
+	done()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(ios.Out, r)
+	}
+	render.ImportCommit(ios.Out, r, viewOpts(ios, false))
+	return nil
 }
 
-// ask runs the confirm prompt. It returns true only for y/yes; it prints
-// the "Skipped:" line itself for every other answer.
-func ask(ctx context.Context, ios *iostreams.IOStreams, question string) (bool, error) {
-	in, closeIn, ok := ios.PromptIn()
-	if !ok {
-		return false, errNoPrompt
+func (c committer) progressCommit(ctx context.Context, handle string) error {
+	ios := c.IO
+	cctx, progress, release := betweenItems(ctx, ios, nil)
+	defer release()
+	r, err := c.Svc.ProgressCommit(cctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), Progress: progress})
+	if err != nil {
+		return err
 	}
-	defer closeIn()
-	switch prompt.Confirm(ctx, in, ios.ErrOut, question) {
-	case prompt.Yes:
-		return true, nil
-	case prompt.Interrupted:
-		fmt.Fprintln(ios.ErrOut, "Skipped: interrupted at the prompt; nothing was written.")
-	default:
-		fmt.Fprintln(ios.ErrOut, "Skipped: not confirmed; nothing was written.")
+	if c.JSON {
+		return printJSON(ios.Out, r)
 	}
-	return false, nil
+	render.ProgressCommit(ios.Out, r, viewOpts(ios, false))
+	return nil
 }
-
-var errNoPrompt = fmt.Errorf("no terminal to prompt on")
 
 // betweenItems makes an interrupt (Ctrl-C) during a commit stop it between
 // items instead of cutting a request to Jira in half, which would leave
@@ -99,15 +107,4 @@ func progressFn(ios *iostreams.IOStreams, label string) (func(done, total int), 
 	}
 	bar := render.NewBar(ios.ErrOut, ios.Width(), label)
 	return bar.Update, bar.Done
-}
-
-func warn(ios *iostreams.IOStreams, warnings []string) {
-	cs := ios.ColorScheme(true)
-	for _, w := range warnings {
-		fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Yellow("Warning:"), w)
-	}
-}
-
-func opts(ios *iostreams.IOStreams, stderr bool) render.Options {
-	return render.Options{Width: ios.Width(), CS: ios.ColorScheme(stderr)}
 }

@@ -1,0 +1,38 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/cli/internal/prompt"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// confirmRequired is the refusal when nobody can be asked.
+func confirmRequired(runID, handle, what string) error {
+	return core.Errorf(core.CodeConfirmationRequired,
+		"%s needs your confirmation, but this is not an interactive terminal, so nobody can be asked. Nothing was written. Run the command in a terminal, or review the preview there with `dwire review %s` before it expires. There is no flag that skips this.",
+		what, handle).WithRunID(runID)
+}
+
+// ask runs the confirm prompt. It returns true only for y/yes; it prints
+// the "Skipped:" line itself for every other answer.
+func ask(ctx context.Context, ios *iostreams.IOStreams, question string) (bool, error) {
+	in, closeIn, ok := ios.PromptIn()
+	if !ok {
+		return false, errNoPrompt
+	}
+	defer closeIn()
+	switch prompt.Confirm(ctx, in, ios.ErrOut, question) {
+	case prompt.Yes:
+		return true, nil
+	case prompt.Interrupted:
+		fmt.Fprintln(ios.ErrOut, "Skipped: interrupted at the prompt; nothing was written.")
+	default:
+		fmt.Fprintln(ios.ErrOut, "Skipped: not confirmed; nothing was written.")
+	}
+	return false, nil
+}
+
+var errNoPrompt = fmt.Errorf("no terminal to prompt on")

@@ -1,0 +1,56 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/cli/internal/render"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// ShowOptions are the dependencies and flags of `dwire show`.
+type ShowOptions struct {
+	IO      *iostreams.IOStreams
+	Service cmdutil.OpenServiceFunc
+	JSON    bool
+
+	Item string
+}
+
+// NewCmdShow parses `dwire show <key|ref>`.
+func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cobra.Command {
+	o := &ShowOptions{IO: f.IOStreams, Service: f.OpenService}
+	return &cobra.Command{
+		Use:     "show <key|reference>",
+		Short:   "Show one work item in full (read-only)",
+		Example: "  dwire show PROJ-12\n  dwire show checkout-v2/s-1 --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Item, o.JSON = args[0], f.JSON
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return showRun(c.Context(), o)
+		},
+	}
+}
+
+func showRun(ctx context.Context, o *ShowOptions) error {
+	svc, closeFn, err := o.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	r, err := svc.Get(ctx, core.GetInput{Item: o.Item})
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(o.IO.Out, r)
+	}
+	render.Item(o.IO.Out, r.Item, viewOpts(o.IO, false))
+	return nil
+}
