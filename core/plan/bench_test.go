@@ -59,7 +59,7 @@ func BenchmarkParse10kYAML(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	data := RenderYAML(doc)
+	data := renderYAML(doc)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	cpu := processCPU()

@@ -86,25 +86,38 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // ValidID reports whether id is a valid item or document id.
 func ValidID(id string) bool { return idPattern.MatchString(id) }
 
-// ReadFile reads a planning document from disk. A missing path or a
-// directory is SOURCE_NOT_FOUND; a file over MaxSize is SOURCE_PARSE_FAILED
-// and is not read into memory.
+// ReadFile reads a planning document from disk. A missing path, a
+// directory or any other file that is not a regular file (a named pipe, a
+// socket, a device) is SOURCE_NOT_FOUND; a file over MaxSize is
+// SOURCE_PARSE_FAILED and is not read into memory.
+//
+// ReadFile never blocks on what it opens: the file is opened without
+// waiting (O_NONBLOCK on Unix, so a FIFO opens at once even with no writer)
+// and the opened file itself is checked to be regular before any byte is
+// read, so swapping the path for a pipe between a check and the read
+// cannot make it hang either.
 func ReadFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
-		return nil, notFound(path, err)
-	}
-	if fi.IsDir() {
-		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s is a directory, not a planning document; give the path of a .md, .markdown, .yaml or .yml file", path)}
-	}
-	if fi.Mode().IsRegular() && fi.Size() > MaxSize {
-		return nil, tooLarge(path, fi.Size())
-	}
-	f, err := os.Open(path)
-	if err != nil {
+		// Opening a socket fails (ENXIO on Unix); say what the path is.
+		if fi, serr := os.Stat(path); serr == nil {
+			if perr := checkRegular(path, fi); perr != nil {
+				return nil, perr
+			}
+		}
 		return nil, notFound(path, err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check that the file is readable", path, describeIOError(err))}
+	}
+	if perr := checkRegular(path, fi); perr != nil {
+		return nil, perr
+	}
+	if fi.Size() > MaxSize {
+		return nil, tooLarge(path, fi.Size())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
 		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check that the file is readable", path, describeIOError(err))}
@@ -113,6 +126,32 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, tooLarge(path, -1)
 	}
 	return data, nil
+}
+
+// checkRegular refuses anything but a regular file, naming what path is.
+func checkRegular(path string, fi fs.FileInfo) *Error {
+	m := fi.Mode()
+	var what string
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s is a directory, not a planning document; give the path of a .md, .markdown, .yaml or .yml file", path)}
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	default:
+		what = "not a regular file"
+	}
+	if what != "not a regular file" {
+		what += ", not a regular file"
+	}
+	return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s is %s, so it is not read (reading it could wait forever); save the plan as a regular .md, .markdown, .yaml or .yml file and give its path", path, what)}
 }
 
 func notFound(path string, err error) *Error {

@@ -226,3 +226,43 @@ func TestYAMLAliases(t *testing.T) {
 		t.Fatalf("alias to a scalar: %+v, %v", doc, err)
 	}
 }
+
+// TestYAMLDuplicateKeys: the YAML parser keeps the last of two equal keys;
+// the plan parser refuses them (issue 14), at the earliest second
+// occurrence, naming the key and both lines.
+func TestYAMLDuplicateKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		line      int
+		want      string
+	}{
+		{"top-level list", "id: d\nstories:\n  - id: s-1\n    title: a\nstories:\n  - id: s-2\n    title: b\n", 5, `the key "stories" is given twice in the same mapping (lines 2 and 5)`},
+		{"item key", "id: d\nstories:\n  - id: s-1\n    title: a\n    title: b\n", 5, `the key "title" is given twice in the same mapping (lines 4 and 5)`},
+		{"earliest wins over an outer one", "stories:\n  - id: s-1\n    id: s-2\n    title: a\nstories: []\n", 3, `the key "id" is given twice in the same mapping (lines 2 and 3)`},
+		{"flow mapping", "id: d\nstories: [{id: s-1, title: a, id: s-2}]\n", 2, `the key "id" is given twice in the same mapping (lines 2 and 2)`},
+		{"front matter", "---\ntitle: a\nid: d\ntitle: b\n---\n## Story s-1: x\n", 4, `the key "title" is given twice in the same mapping of the front matter (lines 2 and 4)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "p.yaml"
+			if strings.HasPrefix(tc.src, "---") {
+				name = "p.md"
+			}
+			_, err := Parse(name, []byte(tc.src))
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != tc.line || !strings.Contains(pe.Message, tc.want) {
+				t.Fatalf("got %v (line %d), want SOURCE_PARSE_FAILED at line %d containing %q", err, lineOf(pe), tc.line, tc.want)
+			}
+		})
+	}
+	// Equal values under different mappings are no duplicate.
+	if _, err := Parse("p.yaml", []byte("id: d\nstories:\n  - id: s-1\n    title: a\n  - id: s-2\n    title: a\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lineOf(pe *Error) int {
+	if pe == nil {
+		return -1
+	}
+	return pe.Line
+}

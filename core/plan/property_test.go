@@ -96,10 +96,10 @@ func genDocument(t *rapid.T) *Document {
 func TestRenderRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := genDocument(t)
-		src := Render(doc)
+		src := renderMarkdown(doc)
 		got, err := Parse("plan.md", src)
 		if err != nil {
-			t.Fatalf("Parse(Render(doc)): %v\n%s", err, src)
+			t.Fatalf("Parse(renderMarkdown(doc)): %v\n%s", err, src)
 		}
 		if d := cmp.Diff(doc, got, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
 			t.Fatalf("round trip mismatch (-want +got):\n%s\n%s", d, src)
@@ -186,17 +186,17 @@ func canonicalOrder(doc *Document) *Document {
 func TestRenderYAMLRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := canonicalOrder(genDocument(t))
-		src := RenderYAML(doc)
+		src := renderYAML(doc)
 		got, err := Parse("plan.yaml", src)
 		if err != nil {
-			t.Fatalf("Parse(RenderYAML(doc)): %v\n%s", err, src)
+			t.Fatalf("Parse(renderYAML(doc)): %v\n%s", err, src)
 		}
 		if d := cmp.Diff(doc, got, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
 			t.Fatalf("YAML round trip mismatch (-want +got):\n%s\n%s", d, src)
 		}
-		md, err := Parse("plan.md", Render(doc))
+		md, err := Parse("plan.md", renderMarkdown(doc))
 		if err != nil {
-			t.Fatalf("Parse(Render(doc)): %v", err)
+			t.Fatalf("Parse(renderMarkdown(doc)): %v", err)
 		}
 		if d := cmp.Diff(md, got, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
 			t.Fatalf("Markdown and YAML forms differ (-md +yaml):\n%s", d)

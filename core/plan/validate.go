@@ -141,6 +141,20 @@ func (r *result) finish(name string) (*Document, error) {
 			it.Epic = ""
 			continue
 		case it.parent != "" && it.epicRef != "" && it.parent != it.epicRef:
+			// Never suggest moving the story under an epic that does not
+			// exist (or is a story): say what the reference is first.
+			if target, ok := byID[it.epicRef]; !ok || target.kind != KindEpic {
+				what := "which is not defined in this document"
+				if ok {
+					what = fmt.Sprintf("which is a story (line %d), not an epic", target.line)
+				}
+				if r.format == formatYAML {
+					r.addf(it.ID, "epic", it.epicRefLine, "Story %s references epic %s, %s; the story is listed under epic %s (line %d), so remove the `epic:` key or correct it", it.ID, it.epicRef, what, it.parent, it.parentLine)
+				} else {
+					r.addf(it.ID, "epic", it.epicRefLine, "Story %s references epic %s, %s; the story sits under epic %s (line %d), so remove the Epic: line or correct it", it.ID, it.epicRef, what, it.parent, it.parentLine)
+				}
+				continue
+			}
 			if r.format == formatYAML {
 				r.addf(it.ID, "epic", it.epicRefLine, "Story %s is listed under epic %s (line %d) but its `epic:` key names %s; remove the key or move the story to the stories of epic %s", it.ID, it.parent, it.parentLine, it.epicRef, it.epicRef)
 			} else {
@@ -165,7 +179,7 @@ func (r *result) finish(name string) (*Document, error) {
 				r.addf(it.ID, "epic", it.epicRefLine, "Story %s references epic %s, which is not defined in this document; add \"## Epic %s: <title>\" or correct the Epic: line", it.ID, it.Epic, it.Epic)
 			}
 		case target.kind != KindEpic:
-			r.addf(it.ID, "epic", it.epicRefLine, "Story %s names %s as its epic, but %s is a story (line %d); name an epic instead", it.ID, it.Epic, it.Epic, target.line)
+			r.addf(it.ID, "epic", it.epicRefLine, "Story %s references epic %s, which is a story (line %d), not an epic; name an epic instead", it.ID, it.Epic, target.line)
 		}
 	}
 

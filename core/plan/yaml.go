@@ -33,7 +33,51 @@ func decodeYAML(name string, src []byte, lineOffset int, what string) (*yaml.Nod
 	} else if !errors.Is(err, io.EOF) {
 		return nil, yamlError(name, err, lineOffset, what)
 	}
+	if perr := duplicateKey(name, &root, lineOffset, what); perr != nil {
+		return nil, perr
+	}
 	return &root, nil
+}
+
+// duplicateKey refuses a mapping that holds a key twice. The YAML parser
+// accepts it and keeps the last value, which would silently drop the
+// first (a second `stories:` list, a second `title:`); YAML itself
+// requires keys to be unique, so this is invalid YAML, reported at the
+// second occurrence with both lines.
+func duplicateKey(name string, root *yaml.Node, lineOffset int, what string) *Error {
+	var key string
+	first, second := 0, 0 // lines of the earliest second occurrence found
+	stack := []*yaml.Node{root}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Kind == yaml.MappingNode {
+			seen := make(map[string]int, len(n.Content)/2)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Kind != yaml.ScalarNode {
+					continue
+				}
+				if prev, dup := seen[k.Value]; dup {
+					if second == 0 || k.Line < second {
+						key, first, second = k.Value, prev, k.Line
+					}
+					continue
+				}
+				seen[k.Value] = k.Line
+			}
+		}
+		stack = append(stack, n.Content...)
+	}
+	if second == 0 {
+		return nil
+	}
+	line := lineOffset + second
+	where := ""
+	if what != "document" {
+		where = " of the " + what
+	}
+	return &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d: the key %q is given twice in the same mapping%s (lines %d and %d); YAML allows each key once and would keep only the last value, silently dropping the first. Remove one of them or merge their values", nameOrDoc(name), line, key, where, lineOffset+first, line)}
 }
 
 func yamlError(name string, err error, lineOffset int, what string) *Error {

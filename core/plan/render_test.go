@@ -8,15 +8,16 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// Render writes doc back as a Markdown planning document: front matter
-// with the document id (and title), then every item in order. A story
+// renderMarkdown (a test helper for the round-trip properties) writes
+// doc back as a Markdown planning document: front matter with the
+// document id (and title), then every item in order. A story
 // that follows its epic (or a sibling story of that epic) is written as
 // "### Story" under it; any other story as "## Story" with an "Epic:" line
 // when it has an epic. Parsing the result gives doc back (apart from
 // Line), provided descriptions do not themselves contain lines that the
 // format reads as structure (a level-2/3 item heading, an "Epic:" or
 // "Drift:" line, or an "Acceptance criteria:" label outside a code block).
-func Render(doc *Document) []byte {
+func renderMarkdown(doc *Document) []byte {
 	var b bytes.Buffer
 	fm := yaml.Node{Kind: yaml.MappingNode}
 	add := func(k, v string) {
@@ -79,12 +80,12 @@ func Render(doc *Document) []byte {
 	return b.Bytes()
 }
 
-// RenderYAML writes doc in the YAML form: every epic under `epics:` with
+// renderYAML writes doc in the YAML form: every epic under `epics:` with
 // the stories that belong to it nested under it, and the stories without
 // an epic under `stories:`. Parsing the result gives doc back (apart from
 // Line) when doc's items are in that order: each epic followed by its
 // stories, epic-less stories last.
-func RenderYAML(doc *Document) []byte {
+func renderYAML(doc *Document) []byte {
 	str := func(v string) *yaml.Node {
 		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
 		if strings.Contains(v, "\n") {
