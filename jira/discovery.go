@@ -182,7 +182,13 @@ func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 
 func (p *Provider) findRefField(fields []fieldDetails) (fieldDetails, error) {
 	want := p.cfg.ReferenceField
-	howTo := fmt.Sprintf("Create it in Jira: Settings (cog) → Work items (Issues) → Custom fields → Create custom field → \"Short text (plain text only)\", name it %q, and add it to the screens of project %s's Epic and Story issue types. Or set jira.reference_field to the id (customfield_NNNNN) of an existing short-text field.", DefaultReferenceField, p.cfg.Project)
+	// The field to create carries the configured name (an id cannot be
+	// chosen, so then the default name).
+	name := want
+	if name == "" || strings.HasPrefix(name, "customfield_") {
+		name = DefaultReferenceField
+	}
+	howTo := fmt.Sprintf("Create it in Jira: Settings (cog) → Work items (Issues) → Custom fields → Create custom field → \"Short text (plain text only)\", name it %q, and add it to the screens of project %s's Epic and Story issue types. Or set jira.reference_field to the id (customfield_NNNNN) of an existing short-text field.", name, p.cfg.Project)
 	for _, f := range fields {
 		if f.ID == want {
 			if f.Schema.Custom != textFieldType {

@@ -31,6 +31,8 @@ func TestCheckAndDiscoveryErrors(t *testing.T) {
 		{name: "reference field by id", mod: func(c *Config) { c.ReferenceField = "customfield_10050" }, want: ""},
 		{name: "reference field missing", opts: jiratest.Options{FieldName: "Something Else"}, want: core.CodeReferenceFieldMissing,
 			has: []string{`"DevWorkWire Reference"`, "Custom fields", "Short text"}},
+		{name: "configured reference field missing: the steps name it", mod: func(c *Config) { c.ReferenceField = "Nope Field" }, want: core.CodeReferenceFieldMissing,
+			has: []string{`name it "Nope Field"`}, hasNot: []string{"DevWorkWire Reference"}},
 		{name: "reference field id unknown", mod: func(c *Config) { c.ReferenceField = "customfield_99999" }, want: core.CodeReferenceFieldMissing, has: []string{"customfield_99999"}},
 		{name: "reference field is not a text field", mod: func(c *Config) { c.ReferenceField = "Summary" }, want: core.CodeReferenceFieldMissing, has: []string{"not a single-line text field"}},
 		{name: "unknown project", mod: func(c *Config) { c.Project = "NOPE" }, want: core.CodeConfigInvalid, has: []string{"NOPE"}},

@@ -386,3 +386,30 @@ func TestPTYInitAsks(t *testing.T) {
 		t.Fatal("token written to the config file")
 	}
 }
+
+// Ctrl-C during a read (`dwire ls` while Jira hangs) is the person
+// stopping it: exit 130, one quiet line, no INTERNAL_ERROR (issue 19 #5).
+func TestPTYCtrlCDuringReadExits130(t *testing.T) {
+	f := newPTYFixture(t)
+	f.srv.SetLatency(time.Hour) // Jira hangs
+	s := f.start(t, nil, "ls")
+	deadline := time.Now().Add(20 * time.Second)
+	for f.srv.Pending() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("dwire ls never reached Jira:\n%s", s.output())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.send("\x03")
+	code := s.wait()
+	out := s.output()
+	if code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, out)
+	}
+	if strings.Contains(out, "INTERNAL_ERROR") || strings.Contains(out, "Error:") {
+		t.Fatalf("an interrupted read was reported as an error:\n%s", out)
+	}
+	if !strings.Contains(out, "Interrupted; nothing was written.") {
+		t.Fatalf("no word about the interruption:\n%s", out)
+	}
+}

@@ -82,7 +82,7 @@ func fixFor(c core.Code) string {
 	case core.CodeCredentialsMissing:
 		return "export the token variable named above"
 	case core.CodeReferenceFieldMissing:
-		return ReferenceFieldHowTo
+		return "create the field as described above (or name an existing short-text field in jira.reference_field), then run `dwire doctor` again"
 	case core.CodeJiraUnauthorized:
 		return "check jira.email and create a new API token"
 	case core.CodeJiraPermissionDenied:
@@ -92,9 +92,6 @@ func fixFor(c core.Code) string {
 	}
 	return ""
 }
-
-// ReferenceFieldHowTo says how to create the reference field in Jira.
-const ReferenceFieldHowTo = `in Jira: Settings → Work items (Issues) → Custom fields → Create custom field → "Short text (plain text only)", name it "DevWorkWire Reference", and add it to the Epic and Story screens of your project; or set jira.reference_field to an existing text field`
 
 func doctorRun(ctx context.Context, o *DoctorOptions) error {
 	ios := o.IO

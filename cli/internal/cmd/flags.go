@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/core"
 )
 
+// invalidFlag is a usage error about one flag's value: VALIDATION_FAILED
+// naming the flag, before any operation ran (so without a run id).
 func invalidFlag(flag, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	return core.Errorf(core.CodeValidationFailed, "%s", msg).WithDetails(core.Detail{Field: flag, Message: msg})
+	return &cmdutil.UsageError{Err: core.Errorf(core.CodeValidationFailed, "%s", msg).WithDetails(core.Detail{Field: flag, Message: msg})}
 }
 
 // parseStatus accepts the three statuses (and in-progress for convenience).

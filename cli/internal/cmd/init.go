@@ -176,7 +176,9 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	if err != nil {
 		e := core.AsError(err)
 		if e.Code == core.CodeReferenceFieldMissing {
-			e.Message = strings.TrimRight(e.Message, ". ") + ". To create it: " + ReferenceFieldHowTo + ". Then run dwire init again."
+			// The tracker's message already says how to create the field
+			// (with the configured name); add only the next step.
+			e.Message = strings.TrimRight(e.Message, ". ") + ". Then run dwire init again."
 		}
 		if e.Code == core.CodeJiraPermissionDenied {
 			e.Message = strings.TrimRight(e.Message, ". ") + ". Fix: " + PermissionFix(e, cfg.Project) + ", then run dwire init again."

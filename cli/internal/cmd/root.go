@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,7 +26,8 @@ the plan you saw. There is no flag that skips the confirmation.
 
 Exit codes: 0 success or declined, 1 nothing written (validation or the
 gate refused), 2 configuration or credentials, 3 Jira error, 4 partial
-commit (some items were written), 70 internal error.`,
+commit (some items were written), 70 internal error, 130 interrupted
+(nothing written).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       f.Version,
@@ -61,13 +64,44 @@ commit (some items were written), 70 internal error.`,
 	return root
 }
 
-// UsageError turns a flag or argument error into VALIDATION_FAILED (exit
-// 1) with a pointer to --help.
+// UsageError turns a flag, argument or command error into a
+// cmdutil.UsageError: VALIDATION_FAILED (exit 1), said once, with a
+// pointer to --help and no run id.
 func UsageError(c *cobra.Command, err error) error {
-	msg := err.Error()
-	if strings.Contains(msg, "--yes") || strings.Contains(msg, "-y") && strings.Contains(msg, "shorthand") {
+	msg := strings.TrimSuffix(strings.TrimSpace(err.Error()), ".")
+	help := fmt.Sprintf(" See `%s --help`.", c.CommandPath())
+	switch m := unknownCommandRE.FindStringSubmatch(msg); {
+	case m != nil:
+		msg = fmt.Sprintf("unknown command %q", m[1])
+		if s := c.Root().SuggestionsFor(m[1]); len(s) > 0 {
+			msg += fmt.Sprintf(". Did you mean %q?", s[0])
+			help = ""
+		}
+	case strings.Contains(msg, "--yes") || strings.Contains(msg, "-y") && strings.Contains(msg, "shorthand"):
 		msg += ". There is no --yes: dwire always asks before it writes to Jira"
+	default:
+		if m := argCountRE.FindStringSubmatch(msg); m != nil {
+			msg = fmt.Sprintf("`%s` takes %s, got %s (usage: %s)", c.CommandPath(), args(m[1]), m[2], c.UseLine())
+		}
 	}
-	return core.Errorf(core.CodeValidationFailed, "%s. See `%s --help`.", msg, c.CommandPath()).
+	if help != "" {
+		msg += "."
+	}
+	e := core.Errorf(core.CodeValidationFailed, "%s%s", msg, help).
 		WithDetails(core.Detail{Field: "arguments", Message: msg})
+	return &cmdutil.UsageError{Err: e}
+}
+
+var (
+	// cobra: unknown command "imprt" for "dwire"\n\nDid you mean this?\n\timport
+	unknownCommandRE = regexp.MustCompile(`^unknown command "([^"]*)" for`)
+	// cobra: accepts 1 arg(s), received 0
+	argCountRE = regexp.MustCompile(`^accepts (\d+) arg\(s\), received (\d+)$`)
+)
+
+func args(n string) string {
+	if n == "1" {
+		return "1 argument"
+	}
+	return n + " arguments"
 }

@@ -27,17 +27,32 @@ type ErrSilent struct{ Code core.Code }
 
 func (e *ErrSilent) Error() string { return "silent: " + string(e.Code) }
 
-// ErrorOf returns err as a *core.Error with a run id, and the exit code.
+// UsageError is a command line dwire could not take (an unknown command
+// or flag, a missing argument): VALIDATION_FAILED, exit 1, and no run id,
+// since no operation ran.
+type UsageError struct{ Err *core.Error }
+
+func (u *UsageError) Error() string { return u.Err.Error() }
+
+// Unwrap returns the *core.Error.
+func (u *UsageError) Unwrap() error { return u.Err }
+
+// ErrorOf returns err as a *core.Error with a run id (none for a usage
+// error), and the exit code.
 func ErrorOf(err error, runID string) (*core.Error, int) {
 	var s *ErrSilent
 	if errors.As(err, &s) {
 		return nil, ExitCode(s.Code)
 	}
+	var u *UsageError
+	if errors.As(err, &u) {
+		return u.Err, ExitRefused
+	}
 	e := core.AsError(err)
 	if e.RunID == "" {
 		e.RunID = runID
 	}
-	return e, ExitCode(e.Code)
+	return e, exitOf(e)
 }
 
 // PrintError writes the error on w: `Error: CODE: message`, one line per
@@ -52,6 +67,9 @@ func PrintError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error, asJSON boo
 	cs := io_.ColorScheme(true)
 	fmt.Fprintf(w, "%s %s: %s\n", cs.Red("Error:"), e.Code, e.Message)
 	for _, d := range e.Details {
+		if saidIn(e.Message, d) {
+			continue
+		}
 		fmt.Fprintf(w, "  - %s\n", DetailLine(d))
 	}
 	if e.Retryable {
@@ -60,6 +78,22 @@ func PrintError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error, asJSON boo
 	if e.RunID != "" {
 		fmt.Fprintf(w, "  run_id: %s\n", e.RunID)
 	}
+}
+
+// saidIn reports whether the message already says everything detail d
+// says (its text, and its line when it has one), so that printing it again
+// as a detail line would only repeat it. In --json the details stay whole.
+func saidIn(msg string, d core.Detail) bool {
+	if d.Message == "" || d.Key != "" || d.Outcome != "" || d.Code != "" {
+		return false
+	}
+	if !strings.Contains(msg, strings.TrimRight(d.Message, ". ")) {
+		return false
+	}
+	if d.Item != "" && !strings.Contains(msg, d.Item) {
+		return false
+	}
+	return d.Line == 0 || strings.Contains(msg, fmt.Sprintf("line %d", d.Line))
 }
 
 func retryHint(c core.Code) string {

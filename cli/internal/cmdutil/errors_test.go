@@ -48,3 +48,24 @@ func TestPrintErrorJSONAndUncoded(t *testing.T) {
 		t.Fatalf("payload = %v", m)
 	}
 }
+
+// A detail that only repeats the message is not printed again (issue 19
+// #7); JSON keeps it; a usage error has no run id.
+func TestPrintErrorSaysEachThingOnce(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	msg := "--limit 500 is out of range. Use 1 to 100."
+	e := core.Errorf(core.CodeValidationFailed, "%s", msg).WithDetails(core.Detail{Field: "--limit", Message: msg})
+	got, code := ErrorOf(&UsageError{Err: e}, "run_x")
+	if code != ExitRefused || got.RunID != "" {
+		t.Fatalf("usage error → %+v exit %d", got, code)
+	}
+	PrintError(ios, errOut, got, false)
+	if want := "Error: VALIDATION_FAILED: " + msg + "\n"; errOut.String() != want {
+		t.Fatalf("got:\n%q\nwant:\n%q", errOut.String(), want)
+	}
+	errOut.Reset()
+	PrintError(ios, errOut, got, true)
+	if !strings.Contains(errOut.String(), `"field":"--limit"`) {
+		t.Fatalf("JSON lost the detail: %s", errOut)
+	}
+}

@@ -14,6 +14,10 @@ const (
 	ExitTracker  = 3  // tracker error (auth, permission, rate limit, unavailable)
 	ExitPartial  = 4  // partial commit: some items were written
 	ExitInternal = 70 // internal error
+	// ExitInterrupted: the person interrupted a read or a wait (Ctrl-C,
+	// SIGTERM); nothing was written. (Ctrl-C at the confirm prompt is a
+	// "no": exit 0.)
+	ExitInterrupted = 130
 )
 
 // ExitCode maps an error code to the process exit code.
@@ -37,4 +41,19 @@ func ExitCode(c core.Code) int {
 	default:
 		return ExitInternal
 	}
+}
+
+// exitOf is ExitCode for one error, with one refinement: a commit that
+// stopped and whose details show items written (COMMIT_INTERRUPTED with
+// committed outcomes) is a partial commit, exit 4, since "some of your items
+// are now in Jira" must be told apart from "nothing happened".
+func exitOf(e *core.Error) int {
+	if e.Code == core.CodeCommitInterrupted {
+		for _, d := range e.Details {
+			if d.Outcome == core.OutcomeCommitted {
+				return ExitPartial
+			}
+		}
+	}
+	return ExitCode(e.Code)
 }

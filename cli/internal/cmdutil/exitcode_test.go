@@ -30,3 +30,19 @@ func TestExitCodeCoversEveryCode(t *testing.T) {
 		t.Error("empty code must be 0 and unknown codes 70")
 	}
 }
+
+// A commit that stopped with items written is exit 4 whatever its code
+// (COMMIT_INTERRUPTED with committed outcomes); without writes it stays 1.
+func TestExitOfStoppedCommitWithWrites(t *testing.T) {
+	e := core.Errorf(core.CodeCommitInterrupted, "stopped").WithDetails(core.Detail{Item: "d/e-1", Outcome: core.OutcomeCommitted})
+	if _, code := ErrorOf(e, "run_x"); code != ExitPartial {
+		t.Errorf("interrupted with writes: exit %d, want %d", code, ExitPartial)
+	}
+	e = core.Errorf(core.CodeCommitInterrupted, "stopped").WithDetails(core.Detail{Item: "d/e-1", Outcome: core.OutcomeUntried})
+	if _, code := ErrorOf(e, "run_x"); code != ExitRefused {
+		t.Errorf("interrupted without writes: exit %d, want %d", code, ExitRefused)
+	}
+	if ExitInterrupted != 130 {
+		t.Errorf("ExitInterrupted = %d", ExitInterrupted)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -73,11 +74,18 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) (code int) {
 			c = root
 		}
 		err = cmd.UsageError(c, errors.New(strings.TrimSuffix(err.Error(), ".")))
-	}
-	if ctx.Err() != nil && !errors.As(err, &ce) {
-		err = core.Errorf(core.CodeInternal, "Interrupted. Run the same command again to see the current state.")
+		// Flags were not parsed, but the payload is still wanted as JSON.
+		f.JSON = f.JSON || slices.Contains(args, "--json")
 	}
 	e, exit := cmdutil.ErrorOf(err, f.RunID)
+	if ctx.Err() != nil && exit != cmdutil.ExitPartial {
+		// Interrupted (Ctrl-C, SIGTERM) during a read or a wait: nothing
+		// was written, and what broke off is no fault to report. A commit
+		// is not cut off this way: it stops between items and reports
+		// what was written (exit 4).
+		fmt.Fprintln(ios.ErrOut, "Interrupted; nothing was written.")
+		return cmdutil.ExitInterrupted
+	}
 	if e != nil {
 		cmdutil.PrintError(ios, ios.ErrOut, e, f.JSON)
 		if f.Verbose && e.Err != nil && e.Code == core.CodeInternal {
