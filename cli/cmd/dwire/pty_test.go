@@ -413,3 +413,33 @@ func TestPTYCtrlCDuringReadExits130(t *testing.T) {
 		t.Fatalf("no word about the interruption:\n%s", out)
 	}
 }
+
+// On an 80-column terminal, Error: blocks and doctor's report are wrapped
+// between words at 80 columns (the terminal would cut them mid-word); issue
+// 19 #9.
+func TestPTYMessagesWrapAtTheTerminalWidth(t *testing.T) {
+	f := newPTYFixture(t)
+	f.srv.SetPermissions("DEMO", jiratest.Permissions{Browse: true})
+	for _, args := range [][]string{
+		{"doctor"},
+		{"review", "imp_00000000000000000000000000000000"},
+		{"import", "missing-document-with-a-long-name.md"},
+	} {
+		s := f.start(t, nil, args...)
+		code := s.wait()
+		out := strings.ReplaceAll(s.output(), "\r\n", "\n")
+		if code == 0 {
+			t.Fatalf("%v: exit 0\n%s", args, out)
+		}
+		lines := strings.Split(out, "\n")
+		if len(lines) < 3 {
+			t.Fatalf("%v: too little output to show wrapping:\n%s", args, out)
+		}
+		for _, l := range lines {
+			// A word longer than a line (a path) gets a line of its own.
+			if n := len([]rune(l)); n > 80 && len(strings.Fields(l)) > 1 {
+				t.Errorf("%v: a %d-column line on an 80-column terminal:\n%s", args, n, l)
+			}
+		}
+	}
+}

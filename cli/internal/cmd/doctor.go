@@ -10,6 +10,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/cli/internal/storeurl"
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -52,7 +53,7 @@ func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions)
 	o := &DoctorOptions{IO: f.IOStreams, Getenv: f.Getenv, Config: f.Config, Provider: f.Provider, OpenStore: f.OpenStateStore}
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the configuration, credentials, Jira project, reference field and store",
+		Short: "Check config, credentials, Jira project, reference field and store",
 		Long: `Check everything dwire needs, in order — configuration file, credentials,
 Jira (credentials accepted, project, issue types, reference field) and the
 state store — and say for each what is wrong and how to fix it. Writes
@@ -145,16 +146,22 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 		}
 	} else {
 		cs := ios.ColorScheme(false)
+		// On a terminal each line is wrapped at its width, continuing under
+		// the detail column; piped, each check stays one line.
+		wrap := func(s string) string { return s }
+		if ios.IsStdoutTTY() {
+			wrap = func(s string) string { return render.Wrap(s, ios.Width(), strings.Repeat(" ", 19)) }
+		}
 		for _, c := range res.Checks {
 			switch {
 			case c.Skipped:
-				fmt.Fprintf(ios.Out, "- %-16s skipped: %s\n", c.Name, c.Detail)
+				fmt.Fprintln(ios.Out, wrap(fmt.Sprintf("- %-16s skipped: %s", c.Name, c.Detail)))
 			case c.OK:
-				fmt.Fprintf(ios.Out, "%s %-16s %s\n", cs.Green("✓"), c.Name, c.Detail)
+				fmt.Fprintf(ios.Out, "%s%s\n", cs.Green("✓"), strings.TrimPrefix(wrap(fmt.Sprintf("✓ %-16s %s", c.Name, c.Detail)), "✓"))
 			default:
-				fmt.Fprintf(ios.Out, "%s %-16s %s: %s\n", cs.Red("✗"), c.Name, c.Code, c.Detail)
+				fmt.Fprintf(ios.Out, "%s%s\n", cs.Red("✗"), strings.TrimPrefix(wrap(fmt.Sprintf("✗ %-16s %s: %s", c.Name, c.Code, c.Detail)), "✗"))
 				if c.Fix != "" {
-					fmt.Fprintf(ios.Out, "  %-16s fix: %s\n", "", c.Fix)
+					fmt.Fprintln(ios.Out, wrap(fmt.Sprintf("  %-16s fix: %s", "", c.Fix)))
 				}
 			}
 		}

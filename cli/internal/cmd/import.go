@@ -30,7 +30,7 @@ func NewCmdImport(f *cmdutil.Factory, runF func(context.Context, *ImportOptions)
 	o := &ImportOptions{IO: f.IOStreams, Service: f.OpenService, WorkDir: f.WorkDir}
 	c := &cobra.Command{
 		Use:   "import <document>",
-		Short: "Preview a planning document's import into Jira, confirm, and commit it",
+		Short: "Preview a document's import into Jira, confirm, and commit it",
 		Long: `Validate a planning document (Markdown or YAML), show what importing it
 would do in Jira (create / update / unchanged / drift for every epic and
 story), ask for confirmation — the answer defaults to no — and then write

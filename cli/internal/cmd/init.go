@@ -54,14 +54,14 @@ func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) err
 	o := &InitOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, OpenProvider: f.OpenTracker}
 	c := &cobra.Command{
 		Use:   "init",
-		Short: "Create .devworkwire.yaml: ask for the Jira site, project, e-mail and field, and check them",
+		Short: "Create .devworkwire.yaml, checked against Jira",
 		Long: `Write .devworkwire.yaml in the current folder (or at --config). In a
 terminal it asks for anything not given as a flag. Before writing, it
 checks the credentials, the project, the issue types and the reference
 field against Jira, and says exactly how to create the field if it is
 missing. The API token is read from the environment (JIRA_API_TOKEN, or
 the variable named with --token-env) and is never written to the file.`,
-		Example: "  export JIRA_API_TOKEN=…\n  dwire init\n  dwire init --site https://acme.atlassian.net --project PROJ --email me@acme.com",
+		Example: "  export JIRA_API_TOKEN=…\n  dwire init\n  dwire init --site https://acme.atlassian.net --project PROJ \\\n      --email me@acme.com",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.ConfigPath, o.JSON = f.ConfigPath, f.JSON

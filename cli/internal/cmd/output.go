@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
@@ -21,7 +22,11 @@ func printJSON(w io.Writer, v any) error {
 func warn(ios *iostreams.IOStreams, warnings []string) {
 	cs := ios.ColorScheme(true)
 	for _, w := range warnings {
-		fmt.Fprintf(ios.ErrOut, "%s %s\n", cs.Yellow("Warning:"), w)
+		line := "Warning: " + w
+		if ios.IsStderrTTY() {
+			line = render.Wrap(line, ios.Width(), "  ")
+		}
+		fmt.Fprintf(ios.ErrOut, "%s%s\n", cs.Yellow("Warning:"), strings.TrimPrefix(line, "Warning:"))
 	}
 }
 

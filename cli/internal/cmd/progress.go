@@ -35,7 +35,7 @@ func NewCmdProgress(f *cmdutil.Factory, runF func(context.Context, *ProgressOpti
 	o := &ProgressOptions{IO: f.IOStreams, Service: f.OpenService}
 	c := &cobra.Command{
 		Use:   "progress <key|reference>",
-		Short: "Report progress on a work item: move its status and/or add a comment",
+		Short: "Report progress on a work item: move its status, add a comment",
 		Long: `Preview a status change and/or a comment on one work item (a Jira key
 such as PROJ-12, or a reference such as checkout-v2/s-1), ask for
 confirmation — the answer defaults to no — and then write it.

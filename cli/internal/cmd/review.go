@@ -27,12 +27,12 @@ func NewCmdReview(f *cmdutil.Factory, runF func(context.Context, *ReviewOptions)
 	o := &ReviewOptions{IO: f.IOStreams, Service: f.OpenService}
 	return &cobra.Command{
 		Use:   "review <preview-handle>",
-		Short: "Review a stored preview (made by you, a teammate or an agent), confirm, and commit it",
+		Short: "Review a stored preview (e.g. an agent's), confirm and commit it",
 		Long: `Show a preview stored under its handle — for example one an agent made
 with import.preview on a shared store — ask for confirmation (the answer
 defaults to no) and commit exactly that plan. This is the team's review
 flow: the person who confirms sees what will be written.`,
-		Example: "  dwire review pv_3f9c…",
+		Example: "  dwire review imp_3f9c…\n  dwire review prg_81d0…",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Handle, o.JSON = strings.TrimSpace(args[0]), f.JSON

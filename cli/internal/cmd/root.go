@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
@@ -34,9 +35,10 @@ commit (some items were written), 70 internal error, 130 interrupted
 	}
 	root.SetVersionTemplate("dwire version {{.Version}}\n")
 	pf := root.PersistentFlags()
-	pf.StringVar(&f.ConfigPath, "config", "", "configuration file (default: .devworkwire.yaml from here upward, or $DWIRE_CONFIG)")
+	pf.StringVar(&f.ConfigPath, "config", "", "configuration file (default: $DWIRE_CONFIG, or .devworkwire.yaml from here upward)")
 	pf.BoolVar(&f.JSON, "json", false, "print the result as JSON (the same objects the MCP tools return)")
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "log details to stderr")
+	root.SetUsageTemplate(wrappedFlags(root.UsageTemplate()))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return UsageError(c, err) })
 
 	root.AddCommand(
@@ -50,6 +52,8 @@ commit (some items were written), 70 internal error, 130 interrupted
 		NewCmdMCP(f, nil),
 		NewCmdVersion(f),
 	)
+	root.InitDefaultCompletionCmd()
+	fitHelp(root)
 	for _, c := range root.Commands() {
 		if c.Args != nil {
 			args := c.Args
@@ -62,6 +66,40 @@ commit (some items were written), 70 internal error, 130 interrupted
 		}
 	}
 	return root
+}
+
+// helpWidth is the width help text is laid out for (issue 19 #9: help
+// fits 80 columns whatever the terminal).
+const helpWidth = 80
+
+// wrappedFlags makes a cobra usage template lay out flag descriptions
+// within helpWidth columns.
+func wrappedFlags(tmpl string) string {
+	w := fmt.Sprintf("(.LocalFlags.FlagUsagesWrapped %d)", helpWidth)
+	tmpl = strings.ReplaceAll(tmpl, ".LocalFlags.FlagUsages", w)
+	return strings.ReplaceAll(tmpl, ".InheritedFlags.FlagUsages", fmt.Sprintf("(.InheritedFlags.FlagUsagesWrapped %d)", helpWidth))
+}
+
+// fitHelp re-wraps the long descriptions of c and its sub-commands (cobra's
+// own completion commands among them) at helpWidth columns.
+func fitHelp(c *cobra.Command) {
+	if strings.Contains(c.Long, "\n") || len(c.Long) > helpWidth {
+		var lines []string
+		for _, l := range strings.Split(c.Long, "\n") {
+			if len([]rune(l)) > helpWidth {
+				l = wrapHelpLine(l)
+			}
+			lines = append(lines, l)
+		}
+		c.Long = strings.Join(lines, "\n")
+	}
+	for _, s := range c.Commands() {
+		fitHelp(s)
+	}
+}
+
+func wrapHelpLine(l string) string {
+	return render.Wrap(l, helpWidth, "")
 }
 
 // UsageError turns a flag, argument or command error into a

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
@@ -65,12 +66,19 @@ func PrintError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error, asJSON boo
 		return
 	}
 	cs := io_.ColorScheme(true)
-	fmt.Fprintf(w, "%s %s: %s\n", cs.Red("Error:"), e.Code, e.Message)
+	// On a terminal, lines are wrapped at its width between words (the
+	// terminal would cut them anywhere); piped, each stays one line.
+	wrap := func(s, indent string) string { return s }
+	if io_.IsStderrTTY() {
+		wrap = func(s, indent string) string { return render.Wrap(s, io_.Width(), indent) }
+	}
+	head := wrap(fmt.Sprintf("Error: %s: %s", e.Code, e.Message), "  ")
+	fmt.Fprintf(w, "%s%s\n", cs.Red("Error:"), strings.TrimPrefix(head, "Error:"))
 	for _, d := range e.Details {
 		if saidIn(e.Message, d) {
 			continue
 		}
-		fmt.Fprintf(w, "  - %s\n", DetailLine(d))
+		fmt.Fprintf(w, "  - %s\n", wrap(DetailLine(d), "    "))
 	}
 	if e.Retryable {
 		fmt.Fprintf(w, "  This can succeed if tried again%s.\n", retryHint(e.Code))

@@ -1,0 +1,52 @@
+package render
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Wrap breaks text into lines of at most width columns, at spaces only
+// (never inside a word; a word longer than a line gets a line of its
+// own). Lines after the first start with indent. Existing line breaks are
+// kept; each source line is wrapped on its own, continuing its own leading
+// spaces.
+func Wrap(text string, width int, indent string) string {
+	if width < 20 {
+		width = 20
+	}
+	var b strings.Builder
+	for li, src := range strings.Split(text, "\n") {
+		if li > 0 {
+			b.WriteString("\n")
+			b.WriteString(indent)
+		}
+		lead := indent
+		if li == 0 {
+			lead = ""
+		}
+		col := utf8.RuneCountInString(lead)
+		trimmed := strings.TrimLeft(src, " ")
+		own := src[:len(src)-len(trimmed)]
+		b.WriteString(own)
+		col += len(own)
+		cont := indent + own
+		start := col
+		for i, w := range strings.Fields(trimmed) {
+			n := utf8.RuneCountInString(w)
+			switch {
+			case i == 0:
+			case col+1+n > width && col > start:
+				b.WriteString("\n")
+				b.WriteString(cont)
+				col = utf8.RuneCountInString(cont)
+				start = col
+			default:
+				b.WriteString(" ")
+				col++
+			}
+			b.WriteString(w)
+			col += n
+		}
+	}
+	return b.String()
+}
