@@ -9,11 +9,13 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// confirmRequired is the refusal when nobody can be asked.
+// confirmRequired is the refusal when nobody can be asked. Its details
+// carry the handle (field preview_handle), so a script that got only the
+// error (with --json, on stderr) can still hand the preview to a person.
 func confirmRequired(runID, handle, what string) error {
 	return core.Errorf(core.CodeConfirmationRequired,
 		"%s needs your confirmation, but this is not an interactive terminal, so nobody can be asked. Nothing was written. Run the command in a terminal, or review the preview there with `dwire review %s` before it expires. There is no flag that skips this.",
-		what, handle).WithRunID(runID)
+		what, handle).WithRunID(runID).WithDetails(core.Detail{Field: "preview_handle", Message: handle})
 }
 
 // ask runs the confirm prompt. It returns true only for y/yes; it prints

@@ -40,9 +40,13 @@ type Check struct {
 	Skipped bool      `json:"skipped,omitempty"`
 }
 
+// ResultDoctor is the result_type of `dwire doctor --json`: not a preview
+// (nothing can be committed from it) and not a commit.
+const ResultDoctor = "doctor"
+
 // DoctorResult is the doctor's report.
 type DoctorResult struct {
-	ResultType string  `json:"result_type"` // "preview": doctor writes nothing
+	ResultType string  `json:"result_type"` // "doctor": a report of its own kind (it writes nothing)
 	RunID      string  `json:"run_id"`
 	OK         bool    `json:"ok"`
 	Checks     []Check `json:"checks"`
@@ -96,7 +100,7 @@ func fixFor(c core.Code) string {
 
 func doctorRun(ctx context.Context, o *DoctorOptions) error {
 	ios := o.IO
-	res := DoctorResult{ResultType: core.ResultPreview, RunID: o.RunID}
+	res := DoctorResult{ResultType: ResultDoctor, RunID: o.RunID}
 	var first core.Code
 	add := func(c Check) {
 		res.Checks = append(res.Checks, c)

@@ -28,6 +28,8 @@ type ProgressOptions struct {
 	Comment string
 	// CommentSet is true when --comment was given (even empty).
 	CommentSet bool
+	// DryRun stops after the preview.
+	DryRun bool
 }
 
 // NewCmdProgress parses `dwire progress <key|ref> [--status S] [--comment TEXT|-]`.
@@ -41,7 +43,9 @@ such as PROJ-12, or a reference such as checkout-v2/s-1), ask for
 confirmation — the answer defaults to no — and then write it.
 
 --comment - reads the comment from stdin; the confirmation is then asked
-on the terminal.`,
+on the terminal. With --dry-run the command stops after the preview (with
+--json it prints the preview object, whose preview_handle a person can
+commit with dwire review).`,
 		Example: "  dwire progress PROJ-12 --status in_progress\n  dwire progress checkout-v2/s-1 --status done --comment \"Shipped in #42\"\n  git log -1 --format=%B | dwire progress PROJ-12 --comment -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -55,6 +59,7 @@ on the terminal.`,
 	}
 	c.Flags().StringVar(&o.Status, "status", "", "target status: todo, in_progress or done")
 	c.Flags().StringVar(&o.Comment, "comment", "", "Markdown comment to add (- reads it from stdin)")
+	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
 	_ = c.RegisterFlagCompletionFunc("status", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"todo", "in_progress", "done"}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -96,10 +101,17 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 		return err
 	}
 	warn(ios, p.Warnings)
-	if o.JSON {
+	switch {
+	case o.JSON && o.DryRun:
+		return printJSON(ios.Out, p)
+	case o.JSON:
 		render.ProgressPreview(ios.ErrOut, p, viewOpts(ios, true))
-	} else {
+	default:
 		render.ProgressPreview(ios.Out, p, viewOpts(ios, false))
+	}
+	if o.DryRun {
+		fmt.Fprintln(ios.ErrOut, "Dry run: nothing was written.")
+		return nil
 	}
 	ok, err := ask(ctx, ios, fmt.Sprintf("Write this to %s in Jira?", p.Item.Key))
 	if err != nil {

@@ -60,22 +60,25 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		w, ro = ios.ErrOut, viewOpts(ios, true)
 	}
 	var runID, question, what string
+	var shown any // the preview object itself, for --json
 	switch {
 	case info.Kind == core.PreviewImport && info.Import != nil:
 		p := info.Import
+		shown = p
 		warn(ios, p.Warnings)
 		render.ImportPreview(w, *p, ro)
 		runID, what = p.RunID, "Writing to Jira"
 		if !render.Writes(p.Counts) {
 			fmt.Fprintln(ios.ErrOut, "Nothing to write: this preview changes nothing in Jira.")
 			if o.JSON {
-				return printJSON(ios.Out, info)
+				return printJSON(ios.Out, shown)
 			}
 			return nil
 		}
 		question = fmt.Sprintf("Write %s to Jira (%d to create, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), p.Counts.Create, p.Counts.Update)
 	case info.Kind == core.PreviewProgress && info.Progress != nil:
 		p := info.Progress
+		shown = p
 		warn(ios, p.Warnings)
 		render.ProgressPreview(w, *p, ro)
 		runID, what = p.RunID, "Reporting progress"
@@ -86,7 +89,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	if info.ConsumedBy != "" {
 		fmt.Fprintf(ios.ErrOut, "Skipped: this preview was already committed (run %s); nothing was written.\n", info.ConsumedBy)
 		if o.JSON {
-			return printJSON(ios.Out, info)
+			return printJSON(ios.Out, shown)
 		}
 		return nil
 	}
@@ -99,7 +102,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	}
 	if !ok {
 		if o.JSON {
-			return printJSON(ios.Out, info)
+			return printJSON(ios.Out, shown)
 		}
 		return nil
 	}
