@@ -443,3 +443,49 @@ func TestPTYMessagesWrapAtTheTerminalWidth(t *testing.T) {
 		}
 	}
 }
+
+// visibleLines is what a terminal shows of out: for each line, the text
+// after its last carriage return (what was drawn over the line last).
+func visibleLines(out string) []string {
+	var v []string
+	for _, l := range strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n") {
+		v = append(v, l[strings.LastIndex(l, "\r")+1:])
+	}
+	return v
+}
+
+// The progress bar ends where a failed commit stopped, not at N/N; with
+// -v, log lines never share the bar's line (issue 19 #14).
+func TestPTYBarStopsWhereTheCommitStopped(t *testing.T) {
+	f := newPTYFixture(t)
+	must(t, f.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issue/bulk", Call: 2, Kind: "500"}))
+	s := f.start(t, nil, "import", "plan.md", "-v")
+	s.waitFor(promptText)
+	s.send("y\r")
+	if code := s.wait(); code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", code, s.output())
+	}
+	out := s.output()
+	committed := strings.Count(out, "  - committed ")
+	if committed == 0 || committed >= 5 {
+		t.Fatalf("%d committed items in the report:\n%s", committed, out)
+	}
+	var bars []string
+	for _, l := range visibleLines(out) {
+		if strings.Contains(l, "Committing [") {
+			bars = append(bars, l)
+			if strings.Contains(l, "level=") {
+				t.Errorf("a log line shares the bar's line: %q", l)
+			}
+		}
+	}
+	if len(bars) == 0 {
+		t.Fatalf("no bar:\n%s", out)
+	}
+	if last, want := bars[len(bars)-1], fmt.Sprintf(" %d/5 stopped", committed); !strings.HasSuffix(last, want) {
+		t.Fatalf("the bar ends as %q, want it to end with %q\n%s", last, want, out)
+	}
+	if !strings.Contains(out, "level=") {
+		t.Fatal("-v logged nothing: the log-line check proves nothing")
+	}
+}

@@ -44,10 +44,11 @@ func (c committer) importCommit(ctx context.Context, handle string) error {
 		IdempotencyKey: newIdempotencyKey(),
 		Progress:       progress,
 	})
-	done()
 	if err != nil {
+		done(committedIn(err))
 		return err
 	}
+	done(-1)
 	if c.JSON {
 		return printJSON(ios.Out, r)
 	}
@@ -100,11 +101,34 @@ func betweenItems(ctx context.Context, ios *iostreams.IOStreams, bar func(done, 
 }
 
 // progressFn returns a commit progress callback drawing a bar on stderr
-// when it is a terminal (nil otherwise) and a function ending the bar.
-func progressFn(ios *iostreams.IOStreams, label string) (func(done, total int), func()) {
+// when it is a terminal (nil otherwise) and a function ending the bar:
+// end(-1) after a commit that finished, end(n) after one that stopped with
+// n items written (the bar is redrawn there: the items of a failed request
+// were counted as they were reported). While the bar is drawn, log lines
+// (-v) clear its line first.
+func progressFn(ios *iostreams.IOStreams, label string) (update func(done, total int), end func(stoppedAt int)) {
 	if !ios.IsStderrTTY() {
-		return nil, func() {}
+		return nil, func(int) {}
 	}
 	bar := render.NewBar(ios.ErrOut, ios.Width(), label)
-	return bar.Update, bar.Done
+	unset := ios.SetStatusLine(bar.Around)
+	return bar.Update, func(stoppedAt int) {
+		unset()
+		if stoppedAt >= 0 {
+			bar.Stop(stoppedAt)
+			return
+		}
+		bar.Done()
+	}
+}
+
+// committedIn counts the items an error's details report as written.
+func committedIn(err error) int {
+	n := 0
+	for _, d := range core.AsError(err).Details {
+		if d.Outcome == core.OutcomeCommitted {
+			n++
+		}
+	}
+	return n
 }

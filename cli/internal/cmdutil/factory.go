@@ -72,7 +72,7 @@ func (f *Factory) Logger() *slog.Logger {
 		}
 		var w io.Writer = io.Discard
 		if f.IOStreams != nil {
-			w = f.IOStreams.ErrOut
+			w = f.IOStreams.LogWriter()
 		}
 		f.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 	})

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"golang.org/x/term"
 )
@@ -29,6 +30,41 @@ type IOStreams struct {
 	// ttyIn opens the controlling terminal for a prompt when stdin is
 	// taken by data (e.g. `--comment -`). nil → not available.
 	ttyIn func() (io.ReadCloser, error)
+
+	mu sync.Mutex
+	// around, while a status line (progress bar) is drawn on stderr, runs
+	// a write with that line cleared and redraws it after.
+	around func(write func())
+}
+
+// SetStatusLine registers a line drawn in place on stderr (a progress
+// bar): while it is set, LogWriter's writes go through around, which
+// clears the line, writes, and redraws it. The returned function unsets it.
+func (s *IOStreams) SetStatusLine(around func(write func())) (unset func()) {
+	s.mu.Lock()
+	s.around = around
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.around = nil
+		s.mu.Unlock()
+	}
+}
+
+// LogWriter is stderr for log lines: they never break into a status line.
+func (s *IOStreams) LogWriter() io.Writer { return logWriter{s} }
+
+type logWriter struct{ s *IOStreams }
+
+func (w logWriter) Write(p []byte) (n int, err error) {
+	w.s.mu.Lock()
+	around := w.s.around
+	w.s.mu.Unlock()
+	if around == nil {
+		return w.s.ErrOut.Write(p)
+	}
+	around(func() { n, err = w.s.ErrOut.Write(p) })
+	return n, err
 }
 
 // fder is a stream with a file descriptor.

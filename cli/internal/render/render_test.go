@@ -162,3 +162,29 @@ func TestBar(t *testing.T) {
 		}
 	}
 }
+
+// A commit that stops is drawn where it stopped, marked so; output around
+// the bar never shares its line (issue 19 #14).
+func TestBarStopAndAround(t *testing.T) {
+	var b bytes.Buffer
+	bar := NewBar(&b, 60, "Committing")
+	bar.Update(1, 3)
+	bar.Update(3, 3) // the items of a failed request were counted
+	bar.Around(func() { b.WriteString("log line\n") })
+	bar.Stop(1)
+	out := b.String()
+	lines := strings.Split(out, "\n")
+	visible := func(l string) string { return l[strings.LastIndex(l, "\r")+1:] }
+	if v := visible(lines[0]); v != "log line" {
+		t.Errorf("the log line shares the bar's line: %q", lines[0])
+	}
+	last := visible(lines[len(lines)-2])
+	if !strings.Contains(last, " 1/3 stopped") || !strings.HasSuffix(out, "\n") {
+		t.Errorf("the bar does not end where the commit stopped: %q", last)
+	}
+	for _, seg := range strings.Split(out, "\r") {
+		if l := len(strings.TrimSuffix(strings.TrimSuffix(seg, "\n"), "log line")); l > 60 {
+			t.Errorf("wider than 60: %q", seg)
+		}
+	}
+}
