@@ -21,7 +21,6 @@ type Bar struct {
 	total int
 }
 
-
 // NewBar returns a bar that draws label and done/total on w.
 func NewBar(w io.Writer, width int, label string) *Bar {
 	if width < 40 {
