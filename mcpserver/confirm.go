@@ -30,11 +30,11 @@ const maxPending = 256
 //   - (result, nil): a result carrying the elicitation request (multi
 //     round-trip: the client, or for legacy clients the SDK on our behalf,
 //     asks the person and calls again with the answer);
-//   - (nil, err): refused, recorded through fail.
+//   - (nil, err): refused.
 //
 // Asking is on top of, never instead of, preview_handle + confirmed: true:
 // the service still checks both.
-func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, tool string, kind core.PreviewKind, in core.CommitInput) (*mcp.CallToolResult, error) {
+func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, svc Service, tool string, kind core.PreviewKind, in core.CommitInput) (*mcp.CallToolResult, error) {
 	if s.elicit == ElicitationOff || !in.Confirmed {
 		// Without confirmed: true the service refuses with
 		// CONFIRMATION_REQUIRED; there is nothing to ask the person yet.
@@ -43,9 +43,9 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, tool str
 	if req != nil && req.Params != nil && (req.Params.InputResponses != nil || req.Params.RequestState != "") {
 		return nil, s.checkAnswer(ctx, req, tool, in)
 	}
-	info, err := s.svc.Preview(ctx, in.PreviewHandle)
+	info, err := svc.Preview(ctx, in.PreviewHandle)
 	if err != nil {
-		return nil, fail(ctx, err)
+		return nil, err
 	}
 	if info.Kind != kind || info.ConsumedBy != "" {
 		// The service refuses a handle of the other kind, and a consumed
@@ -55,14 +55,16 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, tool str
 	}
 	if !clientCanElicit(req) {
 		if s.elicit == ElicitationRequired {
-			return nil, fail(ctx, core.Errorf(core.CodeConfirmationRequired,
+			return nil, core.Errorf(core.CodeConfirmationRequired,
 				"This server requires a person to confirm every commit through MCP elicitation (elicitation: required), and this client does not support elicitation. Nothing was written. Use a client that supports elicitation, or have a person commit the plan with `dwire review %s`.",
-				in.PreviewHandle))
+				in.PreviewHandle)
 		}
 		return nil, nil
 	}
 	nonce := s.pending.add(pendingQuestion{tool: tool, handle: in.PreviewHandle, key: in.IdempotencyKey})
-	stateFrom(ctx).asked = true
+	if l := logOf(ctx); l != nil {
+		l.asked = true
+	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{confirmKey: &mcp.ElicitParams{
 			Mode:    "form",
@@ -82,18 +84,21 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, tool str
 // checkAnswer accepts the person's answer only for a question this server
 // asked, for this very commit, once.
 func (s *server) checkAnswer(ctx context.Context, req *mcp.CallToolRequest, tool string, in core.CommitInput) error {
-	st := stateFrom(ctx)
+	st := logOf(ctx)
+	if st == nil {
+		st = &callLog{}
+	}
 	st.answered = true
 	q, ok := s.pending.take(req.Params.RequestState)
 	if !ok || q.tool != tool || q.handle != in.PreviewHandle || q.key != in.IdempotencyKey {
-		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
+		return core.Errorf(core.CodeConfirmationRequired,
 			"The confirmation sent with this %s call does not answer a question this server asked for this preview (it is unknown, expired, already used or for another plan). Nothing was written. Call %s again without inputResponses so the person can be asked.",
-			tool, tool))
+			tool, tool)
 	}
 	resp, _ := req.Params.InputResponses[confirmKey].(*mcp.ElicitResult)
 	if resp == nil {
-		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
-			"The client did not return the person's answer to the confirmation question. Nothing was written. Call %s again so the person can be asked.", tool))
+		return core.Errorf(core.CodeConfirmationRequired,
+			"The client did not return the person's answer to the confirmation question. Nothing was written. Call %s again so the person can be asked.", tool)
 	}
 	switch resp.Action {
 	case "accept":
@@ -101,14 +106,14 @@ func (s *server) checkAnswer(ctx context.Context, req *mcp.CallToolRequest, tool
 			st.accepted = true
 			return nil
 		}
-		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
-			"The person submitted the confirmation without ticking \"Write these changes to Jira\". Nothing was written. Ask them again if they want to go ahead."))
+		return core.Errorf(core.CodeConfirmationRequired,
+			"The person submitted the confirmation without ticking \"Write these changes to Jira\". Nothing was written. Ask them again if they want to go ahead.")
 	case "decline":
-		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
-			"The person declined to write this plan to Jira. Nothing was written. Do not retry unless they ask you to."))
+		return core.Errorf(core.CodeConfirmationRequired,
+			"The person declined to write this plan to Jira. Nothing was written. Do not retry unless they ask you to.")
 	default:
-		return fail(ctx, core.Errorf(core.CodeConfirmationRequired,
-			"The person dismissed the confirmation question without answering (%s). Nothing was written. Ask them before calling %s again.", orDefault(resp.Action, "no action"), tool))
+		return core.Errorf(core.CodeConfirmationRequired,
+			"The person dismissed the confirmation question without answering (%s). Nothing was written. Ask them before calling %s again.", orDefault(resp.Action, "no action"), tool)
 	}
 }
 

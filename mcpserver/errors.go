@@ -31,141 +31,119 @@ func toWireError(e *core.Error) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: ErrorCode, Message: e.Error(), Data: data}
 }
 
-// callState is shared between the receiving middleware and the tool
-// handlers of one tools/call: the handler records the *core.Error it
-// failed with (the SDK would otherwise flatten it into an isError result)
-// and whether it asked the person to confirm.
-type callState struct {
-	err      *core.Error
+// wire turns a tool failure into the JSON-RPC error the handler returns
+// (go-sdk passes a *jsonrpc.Error through unchanged). An error without a
+// code is INTERNAL_ERROR; every error gets a run id. The call's log line
+// records the code and run id.
+func wire(ctx context.Context, err error) *jsonrpc.Error {
+	e := core.AsError(err)
+	if e.RunID == "" {
+		e = e.WithRunID(newRunID())
+	}
+	if l := logOf(ctx); l != nil {
+		l.err = e
+	}
+	return toWireError(e)
+}
+
+// callLog is what one tools/call's log line says; the handler fills it in
+// through the context.
+type callLog struct {
 	runID    string
+	err      *core.Error
 	asked    bool // the handler returned an elicitation input request
 	answered bool // the handler was called again with the person's answer
 	accepted bool // the person accepted
-	progress int  // progress notifications sent
 }
 
-type callStateKey struct{}
+type callLogKey struct{}
 
-func stateFrom(ctx context.Context) *callState {
-	if s, ok := ctx.Value(callStateKey{}).(*callState); ok {
-		return s
+func logOf(ctx context.Context) *callLog {
+	l, _ := ctx.Value(callLogKey{}).(*callLog)
+	return l
+}
+
+// noteRunID records the run id of a successful call for its log line.
+func noteRunID(ctx context.Context, id string) {
+	if l := logOf(ctx); l != nil {
+		l.runID = id
 	}
-	return &callState{} // handler called outside the middleware (not expected)
 }
 
-// fail records err for the middleware and returns it; every tool handler
-// returns its failures through fail.
-func fail(ctx context.Context, err error) error {
-	e := core.AsError(err)
-	stateFrom(ctx).err = e
-	return e
-}
-
-// errorMiddleware is the one place where a tool failure becomes a
-// JSON-RPC error: a service *core.Error, an argument the SDK rejected
-// before the handler ran, an unexpected error and a panic (recovered; the
-// server keeps running). It also logs every call with its run id.
-func errorMiddleware(logger *slog.Logger, checkArgs func(tool string, args json.RawMessage) *core.Error) mcp.Middleware {
+// callMiddleware wraps every tools/call: it accepts the deprecated dotted
+// names, refuses unknown tools in the contract's shape, makes a panic an
+// INTERNAL_ERROR (the server keeps running), ends the call when the
+// server stops, and writes the call's one log line.
+func callMiddleware(s *server) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 			if method != "tools/call" {
 				return next(ctx, method, req)
 			}
-			tool := ""
-			var args json.RawMessage
-			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
-				tool, args = p.Name, p.Arguments
-			}
-			st := &callState{}
-			ctx = context.WithValue(ctx, callStateKey{}, st)
 			start := time.Now()
+			p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
+			tool, alias := "", ""
+			if p != nil {
+				tool = p.Name
+				if to, ok := deprecatedNames[tool]; ok {
+					alias, tool, p.Name = tool, to, to
+				}
+			}
+			l := &callLog{}
+			ctx = context.WithValue(ctx, callLogKey{}, l)
+			logCtx := ctx
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			defer s.cancelOnStop(cancel)()
 			defer func() {
 				if r := recover(); r != nil {
 					e := core.Errorf(core.CodeInternal,
 						"Tool %s stopped on an unexpected internal fault. If it was a commit, items written before the fault stay written: run the matching preview again to see where things stand (the same idempotency key reports the interrupted commit). Report the run id if it persists.", tool).
 						WithRunID(newRunID())
-					logger.Error("tool panicked", "tool", tool, "run_id", e.RunID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					s.logger.Error("tool panicked", "tool", tool, "run_id", e.RunID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					l.err = e
 					res, err = nil, toWireError(e)
 				}
+				logCall(logCtx, s.logger, tool, alias, l, err, time.Since(start))
 			}()
-			if e := checkArgs(tool, args); e != nil {
-				st.err = e.WithRunID(newRunID())
-				res, err = nil, toWireError(st.err)
-			} else {
-				res, err = next(ctx, method, req)
-				res, err = convert(tool, st, res, err)
-			}
-			logCall(logger, tool, st, err, time.Since(start))
-			return res, err
-		}
-	}
-}
-
-func convert(tool string, st *callState, res mcp.Result, err error) (mcp.Result, error) {
-	if st.err != nil {
-		e := st.err
-		if e.RunID == "" {
-			e.RunID = newRunID()
-		}
-		return nil, toWireError(e)
-	}
-	if err != nil {
-		if st.asked && !st.answered {
-			// The SDK could not put our confirmation question to the
-			// client (legacy clients are asked by the SDK on our behalf).
-			e := core.Errorf(core.CodeConfirmationRequired,
-				"The person could not be asked to confirm this commit (%s). Nothing was written. Commit from a client that can show the question, or have a person run `dwire review <preview_handle>`.",
-				oneLine(err.Error())).WithRunID(newRunID())
-			st.err = e
-			return nil, toWireError(e)
-		}
-		var wire *jsonrpc.Error
-		if errors.As(err, &wire) {
-			if wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
+			if !knownTool(tool) {
 				e := core.Errorf(core.CodeValidationFailed,
 					"There is no tool named %q. The tools are %s.", tool, strings.Join(toolNames, ", ")).
 					WithRunID(newRunID()).WithDetails(core.Detail{Field: "name", Message: "unknown tool"})
-				st.err = e
+				l.err = e
 				return nil, toWireError(e)
 			}
-			// Any other protocol error the SDK raised itself is already
-			// on the error channel.
-			return nil, err
+			res, err = next(ctx, method, req)
+			var we *jsonrpc.Error
+			if err == nil || (errors.As(err, &we) && we.Code == ErrorCode) {
+				return res, err // a result, or our handler's own error
+			}
+			// An error the SDK raised around our handler.
+			if l.asked && !l.answered {
+				// It could not put our confirmation question to the client
+				// (legacy clients are asked by the SDK on our behalf).
+				return nil, wire(ctx, core.Errorf(core.CodeConfirmationRequired,
+					"The person could not be asked to confirm this commit (%s). Nothing was written. Commit from a client that can show the question, or have a person run `dwire review <preview_handle>`.",
+					oneLine(err.Error())))
+			}
+			if we != nil {
+				return nil, err // a protocol error, already on the error channel
+			}
+			return nil, wire(ctx, core.Wrap(err, core.CodeInternal,
+				"Tool %s failed with an unexpected internal error. Re-run with the run id at hand and report it if it persists.", tool))
 		}
-		e := core.Wrap(err, core.CodeInternal,
-			"Tool %s failed with an unexpected internal error. Re-run with the run id at hand and report it if it persists.", tool).
-			WithRunID(newRunID())
-		st.err = e
-		return nil, toWireError(e)
 	}
-	if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
-		// Our handlers never return isError results (their errors go
-		// through fail), so this is the SDK rejecting the arguments
-		// against the input schema before the handler ran.
-		e := core.Errorf(core.CodeValidationFailed,
-			"The arguments to %s do not match its input schema: %s. Check the tool's inputSchema and call it again.",
-			tool, oneLine(strings.TrimPrefix(resultText(r), "validating \"arguments\": "))).WithRunID(newRunID())
-		e.Details = []core.Detail{{Field: "arguments", Message: oneLine(resultText(r))}}
-		st.err = e
-		return nil, toWireError(e)
-	}
-	return res, nil
 }
 
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			if b.Len() > 0 {
-				b.WriteString("; ")
-			}
-			b.WriteString(t.Text)
+var errServerStopping = errors.New("the MCP server is stopping")
+
+func knownTool(name string) bool {
+	for _, n := range toolNames {
+		if n == name {
+			return true
 		}
 	}
-	if b.Len() == 0 {
-		return "invalid arguments"
-	}
-	return b.String()
+	return false
 }
 
 // oneLine collapses whitespace so a multi-line SDK message reads as one
@@ -179,25 +157,36 @@ func oneLine(s string) string {
 	return s
 }
 
-func logCall(logger *slog.Logger, tool string, st *callState, err error, d time.Duration) {
-	attrs := []any{"tool", tool, "duration_ms", d.Milliseconds()}
-	if st.err != nil {
-		attrs = append(attrs, "run_id", st.err.RunID, "code", string(st.err.Code))
-		if st.err.Err != nil {
-			attrs = append(attrs, "cause", st.err.Err.Error())
-		}
-		logger.Warn("tool failed", attrs...)
-		return
+// logCall writes the one log line of a tool call: tool, outcome or code,
+// run id, duration.
+func logCall(ctx context.Context, logger *slog.Logger, tool, alias string, l *callLog, err error, d time.Duration) {
+	attrs := []any{"tool", tool}
+	if alias != "" {
+		attrs = append(attrs, "deprecated_name", alias)
 	}
-	if err != nil {
-		logger.Warn("tool failed", append(attrs, "error", err.Error())...)
-		return
+	switch {
+	case l.err != nil:
+		attrs = append(attrs, "outcome", "error", "code", string(l.err.Code), "run_id", l.err.RunID)
+	case err != nil:
+		attrs = append(attrs, "outcome", "error", "error", oneLine(err.Error()))
+	case l.asked && !l.answered:
+		attrs = append(attrs, "outcome", "asked_person", "run_id", l.runID)
+	default:
+		attrs = append(attrs, "outcome", "ok", "run_id", l.runID)
 	}
-	if st.runID != "" {
-		attrs = append(attrs, "run_id", st.runID)
+	if l.asked || l.answered {
+		attrs = append(attrs, "asked_person", true, "person_accepted", l.accepted)
 	}
-	if st.asked || st.answered {
-		attrs = append(attrs, "asked_person", true, "person_accepted", st.accepted)
+	attrs = append(attrs, "duration_ms", d.Milliseconds())
+	if l.err != nil && l.err.Err != nil {
+		attrs = append(attrs, "cause", oneLine(l.err.Err.Error()))
 	}
-	logger.Info("tool call", attrs...)
+	msg, level := "tool call", slog.LevelInfo
+	if alias != "" {
+		msg = "tool call under a deprecated name (use " + tool + ")"
+	}
+	if l.err != nil || err != nil {
+		level = slog.LevelWarn
+	}
+	logger.Log(ctx, level, msg, attrs...)
 }

@@ -42,10 +42,10 @@ func ExampleNew() {
 	}
 	// Output:
 	// dwire v1.0.0
-	// import.commit read-only: false
-	// import.preview read-only: true
-	// progress.commit read-only: false
-	// progress.preview read-only: true
-	// workitem.get read-only: true
-	// workitem.query read-only: true
+	// import_commit read-only: false
+	// import_preview read-only: true
+	// progress_commit read-only: false
+	// progress_preview read-only: true
+	// workitem_get read-only: true
+	// workitem_query read-only: true
 }

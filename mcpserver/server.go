@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"sync"
+	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,35 +43,88 @@ const (
 // ServerName is serverInfo.name.
 const ServerName = "dwire"
 
+// OpenFunc returns the service a tool call runs on and the workspace
+// (the folder holding .devworkwire.yaml) import_preview reads documents
+// from. The server calls it at the start of every tool call, after the
+// arguments were checked, so an OpenFunc that failed (no configuration
+// yet, no token) is simply tried again on the next call; it may cache
+// what it opened. Its error reaches the agent on the JSON-RPC error
+// channel (CONFIG_MISSING, CONFIG_INVALID, CREDENTIALS_MISSING, …).
+type OpenFunc func(ctx context.Context) (svc Service, workspace string, err error)
+
 // Options configure the server.
 type Options struct {
 	// Version is serverInfo.version, the package version set at build
 	// time. Empty or "(devel)" is replaced by "0.0.0-unknown".
 	Version string
-	// Logger receives one line per tool call (with run_id) and SDK
-	// diagnostics. It must not write to the protocol stream (stdout).
-	// nil discards logs.
+	// Logger receives one line per tool call (tool, outcome or code,
+	// run_id, duration) at Info or Warn, and SDK diagnostics at Debug or
+	// above Info. It must not write to the protocol stream (stdout). nil
+	// discards logs.
 	Logger *slog.Logger
-	// Workspace is the folder holding .devworkwire.yaml; import.preview
+	// Workspace is the folder holding .devworkwire.yaml; import_preview
 	// reads only documents inside it (after resolving symlinks). Empty
-	// means the current working directory.
+	// means the current working directory. Ignored when Open is set.
 	Workspace string
+	// Open, when set, supplies the service and the workspace per tool call
+	// instead of the svc given to New and Workspace: `dwire mcp` starts
+	// with no configuration or token and reports their absence per call.
+	Open OpenFunc
 	// Elicitation is "off", "when-available" (default when empty) or
 	// "required". An unknown value is treated as "required" (fail closed).
 	Elicitation string
 }
 
 type server struct {
-	svc       Service
-	logger    *slog.Logger
-	workspace string
-	elicit    string
-	pending   *pendingConfirmations
-	args      *argValidator
+	logger   *slog.Logger
+	open     OpenFunc
+	elicit   string
+	pending  *pendingConfirmations
+	args     *argValidator
+	stopOnce sync.Once
+	stopping chan struct{} // closed when Serve's context ends
 }
 
-// New returns an MCP server exposing svc as the six DevWorkWire tools.
+// backend is what one tool call runs on.
+type backend struct {
+	svc       Service
+	workspace string
+}
+
+func (s *server) backend(ctx context.Context) (backend, error) {
+	svc, ws, err := s.open(ctx)
+	if err != nil {
+		return backend{}, err
+	}
+	return backend{svc: svc, workspace: ws}, nil
+}
+
+// stop cancels every running tool call (their contexts end with
+// errServerStopping).
+func (s *server) stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
+
+// cancelOnStop calls cancel when the server stops; the returned func ends
+// the watch.
+func (s *server) cancelOnStop(cancel context.CancelCauseFunc) func() {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-s.stopping:
+			cancel(errServerStopping)
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
+
+// New returns an MCP server exposing svc as the six DevWorkWire tools
+// (svc may be nil when o.Open is set).
 func New(svc Service, o Options) *mcp.Server {
+	_, ms := newServer(svc, o)
+	return ms
+}
+
+func newServer(svc Service, o Options) (*server, *mcp.Server) {
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -82,31 +138,93 @@ func New(svc Service, o Options) *mcp.Server {
 		logger.Warn("unknown elicitation mode; using required", "elicitation", o.Elicitation)
 		mode = ElicitationRequired
 	}
-	s := &server{svc: svc, logger: logger, workspace: o.Workspace, elicit: mode, pending: newPendingConfirmations(), args: newArgValidator()}
+	open := o.Open
+	if open == nil {
+		ws := o.Workspace
+		open = func(context.Context) (Service, string, error) { return svc, ws, nil }
+	}
+	s := &server{logger: logger, open: open, elicit: mode, pending: newPendingConfirmations(), args: newArgValidator(), stopping: make(chan struct{})}
 	ms := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "DevWorkWire", Version: version(o.Version)}, &mcp.ServerOptions{
-		Logger:       logger,
+		Logger:       sdkLogger(logger),
 		Instructions: instructions,
 	})
 	s.addTools(ms)
-	ms.AddReceivingMiddleware(errorMiddleware(logger, s.args.check))
-	return ms
+	ms.AddReceivingMiddleware(callMiddleware(s))
+	return s, ms
 }
 
+// stopGrace bounds how long Serve waits, once its context ended, for the
+// running tool calls to return after they were cancelled.
+const stopGrace = 5 * time.Second
+
 // Serve runs the server over the given streams (stdio: os.Stdin,
-// os.Stdout) until the client disconnects or ctx is done. Only JSON-RPC
-// messages are written to out.
+// os.Stdout) until the client closes in or ctx is done, and returns nil
+// in both cases. Only JSON-RPC messages are written to out.
+//
+// Every request read before in ends is answered before Serve returns. When
+// ctx ends (SIGTERM, SIGINT), running tool calls are cancelled (a commit
+// stops between items, reported as such), answered if they return within
+// a few seconds, and Serve returns.
 func Serve(ctx context.Context, svc Service, o Options, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
-	err := New(svc, o).Run(ctx, t)
-	if err == io.EOF {
+	s, ms := newServer(svc, o)
+	t := &drainTransport{inner: &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	ss, err := ms.Connect(context.WithoutCancel(ctx), t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err := <-ended:
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+		// Cancel the running calls, let their answers out, then close.
+		s.stop()
+		grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace)
+		defer cancel()
+		if c := t.conn(); c != nil && !c.waitAnswered(grace) {
+			s.logger.Warn("stopping without waiting any longer for running tool calls", "waited", stopGrace.String())
+		}
+		closed := make(chan struct{})
+		go func() { _ = ss.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-grace.Done():
+		}
 		return nil
 	}
-	return err
 }
 
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// sdkLogger passes the SDK's own diagnostics (session connected, run
+// start, …) to logger only at Debug, so the default log is one line per
+// tool call; the SDK's warnings and errors always pass.
+func sdkLogger(logger *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{Handler: logger.Handler(), min: slog.LevelWarn})
+}
+
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.Handler.Enabled(ctx, l) && (l >= h.min || h.Handler.Enabled(ctx, slog.LevelDebug))
+}
+
+func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(a), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
+}
 
 func version(v string) string {
 	if v != "" && v != "(devel)" {
@@ -129,5 +247,5 @@ func newRunID() string {
 }
 
 const instructions = `DevWorkWire puts a planning document (epics, stories, acceptance criteria) into Jira exactly once, behind a preview -> confirm -> commit gate.
-Previews and reads write nothing. To write: call import.preview or progress.preview, show the plan to the person, and only after they agree call the matching commit tool with the preview_handle and confirmed: true. Commits write to Jira irreversibly.
+Previews and reads write nothing. To write: call import_preview or progress_preview, show the plan to the person, and only after they agree call the matching commit tool with the preview_handle and confirmed: true. Commits write to Jira irreversibly.
 Failures are JSON-RPC errors whose data is {code, message, details, retryable, run_id}; branch on data.code.`

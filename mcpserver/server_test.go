@@ -14,6 +14,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -325,16 +326,34 @@ func TestArgumentValidationFailures(t *testing.T) {
 	}
 }
 
-// TestSDKRejectionIsValidationFailed: should the SDK's own argument check
-// reject something the server's validator let through, the isError
-// result still becomes a VALIDATION_FAILED JSON-RPC error.
-func TestSDKRejectionIsValidationFailed(t *testing.T) {
-	st := &callState{}
-	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: `validating "arguments": bad`}}}
-	_, err := convert(ToolWorkItemGet, st, res, nil)
+// TestUndecodableArgumentsAreValidationFailed: arguments that pass the
+// schema check but cannot be decoded into the tool's Go input (the step
+// where the SDK's own decoding used to reject them) are VALIDATION_FAILED
+// with the reason, and the service is not called.
+func TestUndecodableArgumentsAreValidationFailed(t *testing.T) {
+	svc := &fakeService{}
+	s, ms := newServer(svc, Options{})
+	_ = ms
+	// A schema that admits anything, so only decoding can fail.
+	s.args.add(ToolWorkItemGet, &jsonschema.Schema{})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := ms.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolWorkItemGet, Arguments: map[string]any{"item": 12}})
 	data := wantCode(t, err, core.CodeValidationFailed)
-	if !strings.Contains(data["message"].(string), "bad") {
-		t.Errorf("message: %v", data["message"])
+	if msg := data["message"].(string); !strings.Contains(msg, "could not be read") || !strings.Contains(msg, ToolWorkItemGet) {
+		t.Errorf("message: %v", msg)
+	}
+	if len(svc.calls) != 0 {
+		t.Errorf("service called: %v", svc.calls)
 	}
 }
 

@@ -355,7 +355,7 @@ func TestSubprocessEveryTool(t *testing.T) {
 			cs.Close()
 			p.finish(t)
 			logs := p.stderr.String()
-			if !strings.Contains(logs, `"run_id":"run_`) || !strings.Contains(logs, `"tool":"import.commit"`) {
+			if !strings.Contains(logs, `"run_id":"run_`) || !strings.Contains(logs, `"tool":"import_commit"`) {
 				t.Errorf("stderr lacks per-call logs with run ids:\n%s", trunc([]byte(logs)))
 			}
 		})

@@ -2,7 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -10,17 +13,31 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Tool names (dotted namespace.verb, lowercase).
+// Tool names: lowercase namespace_verb. Every name matches
+// ^[a-zA-Z0-9_-]{1,64}$, which Claude Desktop / claude.ai and OpenAI's tool
+// API require (a host that rejects one name hides the whole server).
 const (
-	ToolImportPreview   = "import.preview"
-	ToolImportCommit    = "import.commit"
-	ToolProgressPreview = "progress.preview"
-	ToolProgressCommit  = "progress.commit"
-	ToolWorkItemGet     = "workitem.get"
-	ToolWorkItemQuery   = "workitem.query"
+	ToolImportPreview   = "import_preview"
+	ToolImportCommit    = "import_commit"
+	ToolProgressPreview = "progress_preview"
+	ToolProgressCommit  = "progress_commit"
+	ToolWorkItemGet     = "workitem_get"
+	ToolWorkItemQuery   = "workitem_query"
 )
 
 var toolNames = []string{ToolImportPreview, ToolImportCommit, ToolProgressPreview, ToolProgressCommit, ToolWorkItemGet, ToolWorkItemQuery}
+
+// deprecatedNames are the dotted names of the first releases. A tools/call
+// with one of them still works for this minor series (logged as
+// deprecated); tools/list does not list them.
+var deprecatedNames = map[string]string{
+	"import.preview":   ToolImportPreview,
+	"import.commit":    ToolImportCommit,
+	"progress.preview": ToolProgressPreview,
+	"progress.commit":  ToolProgressCommit,
+	"workitem.get":     ToolWorkItemGet,
+	"workitem.query":   ToolWorkItemQuery,
+}
 
 const (
 	tierReadOnly = "Trust tier: read-only (no externally visible effect; safe to call autonomously). "
@@ -28,10 +45,10 @@ const (
 )
 
 var (
-	descImportPreview   = tierReadOnly + "Writes nothing to Jira: reads the planning document (Markdown .md or YAML .yaml/.yml, a path inside the workspace) and the matching Jira items, and returns the plan (per item: create, update, unchanged or drift), which it keeps in the local state store (30 minutes by default) under a preview_handle that import.commit needs. Drifted items (edited in Jira since DevWorkWire wrote them) are shown and left alone."
-	descImportCommit    = tierWrites + "Writes to Jira irreversibly: creates and updates the work items of a stored import plan, exactly as import.preview showed it (epics before stories; stops at the first failure: COMMIT_PARTIAL once something was written, else the failure's own code). Requires the preview_handle from import.preview and confirmed: true, which you may only send after the person agreed to that plan. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes."
-	descProgressPreview = tierReadOnly + "Writes nothing to Jira: checks a status change and/or comment for one work item (a Jira key such as PROJ-12 or a reference such as checkout-v2/s-1) and returns what progress.commit would do, keeping that plan in the local state store under a preview_handle."
-	descProgressCommit  = tierWrites + "Writes to Jira irreversibly: applies a stored progress plan (transitions the item's status and/or adds the comment) exactly as progress.preview showed it. Requires the preview_handle from progress.preview and confirmed: true, which you may only send after the person agreed. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes."
+	descImportPreview   = tierReadOnly + "Writes nothing to Jira: reads the planning document (Markdown .md or YAML .yaml/.yml, a path inside the workspace) and the matching Jira items, and returns the plan (per item: create, update, unchanged or drift), which it keeps in the local state store (30 minutes by default) under a preview_handle that import_commit needs. Drifted items (edited in Jira since DevWorkWire wrote them) are shown and left alone."
+	descImportCommit    = tierWrites + "Writes to Jira irreversibly: creates and updates the work items of a stored import plan, exactly as import_preview showed it (epics before stories; stops at the first failure: COMMIT_PARTIAL once something was written, else the failure's own code). Requires the preview_handle from import_preview and confirmed: true, which you may only send after the person agreed to that plan. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes."
+	descProgressPreview = tierReadOnly + "Writes nothing to Jira: checks a status change and/or comment for one work item (a Jira key such as PROJ-12 or a reference such as checkout-v2/s-1) and returns what progress_commit would do, keeping that plan in the local state store under a preview_handle."
+	descProgressCommit  = tierWrites + "Writes to Jira irreversibly: applies a stored progress plan (transitions the item's status and/or adds the comment) exactly as progress_preview showed it. Requires the preview_handle from progress_preview and confirmed: true, which you may only send after the person agreed. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes."
 	descGet             = tierReadOnly + "Writes nothing: returns one work item by Jira key (PROJ-12) or reference (checkout-v2/s-1): title, description, acceptance criteria, epic, status, blockers and, for an epic, its stories."
 	descQuery           = tierReadOnly + "Writes nothing: lists work items matching the filters (status, epic, document, free text, ready = todo with every blocker done), at most limit (1-100, default 25). Every item is self-sufficient (title, acceptance criteria, epic, status); truncated: true means more matched, so narrow the filter."
 )
@@ -58,10 +75,19 @@ func (s *server) addTools(ms *mcp.Server) {
 	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemQuery, Description: descQuery, Annotations: readOnlyAnnotations("Query work items")}, core.ResultPreview, s.query)
 }
 
-// addTool registers a typed handler with explicit input and output
-// schemas generated from the core structs (see schemaFor), refined where
-// the struct tags cannot say enough.
-func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType string, h mcp.ToolHandlerFor[In, Out]) {
+// toolFunc is one tool's behaviour: typed arguments in, a typed result
+// (or an elicitation request, or an error) out, over the service of this
+// call.
+type toolFunc[In, Out any] func(ctx context.Context, req *mcp.CallToolRequest, b backend, in In) (*mcp.CallToolResult, Out, error)
+
+// addTool registers a tool with explicit input and output schemas
+// generated from the core structs (see schemaFor), refined where the
+// struct tags cannot say enough. The handler does what the SDK's typed
+// AddTool would, in the contract's terms: it checks the arguments against
+// the input schema (VALIDATION_FAILED with one detail per field), opens
+// the service, calls f, checks the result against the output schema, and
+// returns every failure as the JSON-RPC error itself.
+func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType string, f toolFunc[In, Out]) {
 	in := schemaFor[In]()
 	if p := in.Properties["confirmed"]; p != nil {
 		// confirmed is optional in the schema so that a missing flag
@@ -90,7 +116,91 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 	}
 	t.InputSchema, t.OutputSchema = in, out
 	s.args.add(t.Name, in)
-	mcp.AddTool(ms, t, h)
+	check := newResultCheck(t.Name, out)
+	name := t.Name
+	ms.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var raw json.RawMessage
+		if req != nil && req.Params != nil {
+			raw = req.Params.Arguments
+		}
+		if e := s.args.check(name, raw); e != nil {
+			return nil, wire(ctx, e)
+		}
+		var args In
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &args); err != nil {
+				return nil, wire(ctx, core.Errorf(core.CodeValidationFailed,
+					"The arguments to %s could not be read: %s. Check the tool's inputSchema and call it again.", name, oneLine(err.Error())).
+					WithDetails(core.Detail{Field: "arguments", Message: oneLine(err.Error())}))
+			}
+		}
+		b, err := s.backend(ctx)
+		if err != nil {
+			return nil, wire(ctx, err)
+		}
+		res, result, err := f(ctx, req, b, args)
+		if err != nil {
+			return nil, wire(ctx, cancelled(ctx, name, err))
+		}
+		if res != nil {
+			return res, nil // an elicitation request (multi round-trip)
+		}
+		body, err := check.encode(result)
+		if err != nil {
+			return nil, wire(ctx, err)
+		}
+		return &mcp.CallToolResult{StructuredContent: body, Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
+	})
+}
+
+// cancelled explains an uncoded failure of a call whose context ended:
+// the client cancelled it, or the server is stopping.
+func cancelled(ctx context.Context, tool string, err error) error {
+	var ce *core.Error
+	if ctx.Err() == nil || errors.As(err, &ce) {
+		return err
+	}
+	why := "the client cancelled it"
+	if errors.Is(context.Cause(ctx), errServerStopping) {
+		why = "the MCP server is stopping"
+	}
+	return core.Wrap(err, core.CodeInternal,
+		"%s stopped before it finished because %s. A preview or read wrote nothing; a commit stops between items and its idempotency key reports what was written. Call it again when ready.", tool, why)
+}
+
+// resultCheck encodes a tool's result and validates it against the
+// advertised output schema (resolved on first use), so a result that
+// breaks the contract is never passed on as a success.
+type resultCheck struct {
+	tool     string
+	schema   *jsonschema.Schema
+	once     sync.Once
+	resolved *jsonschema.Resolved
+	err      error
+}
+
+func newResultCheck(tool string, s *jsonschema.Schema) *resultCheck {
+	return &resultCheck{tool: tool, schema: s}
+}
+
+func (c *resultCheck) encode(v any) (json.RawMessage, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, core.Wrap(err, core.CodeInternal, "The result of %s could not be encoded. Report this with the run id.", c.tool)
+	}
+	c.once.Do(func() { c.resolved, c.err = c.schema.Resolve(nil) })
+	if c.err != nil {
+		return nil, core.Wrap(c.err, core.CodeInternal, "The output schema of %s does not resolve. Report this with the server log.", c.tool)
+	}
+	var inst any
+	if err := json.Unmarshal(body, &inst); err != nil {
+		return nil, core.Wrap(err, core.CodeInternal, "The result of %s is not valid JSON. Report this with the run id.", c.tool)
+	}
+	if err := c.resolved.Validate(inst); err != nil {
+		return nil, core.Wrap(err, core.CodeInternal,
+			"The result of %s does not match its advertised output schema, so it is not passed on. Nothing more was written by this call; report this with the run id.", c.tool)
+	}
+	return body, nil
 }
 
 func remove(list []string, v string) []string {
@@ -169,79 +279,72 @@ func stripNull(s *jsonschema.Schema) {
 	}
 }
 
-func (s *server) importPreview(ctx context.Context, _ *mcp.CallToolRequest, in core.ImportPreviewInput) (*mcp.CallToolResult, core.ImportPreviewResult, error) {
-	path, data, err := s.readDocument(in.Path)
+func (s *server) importPreview(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.ImportPreviewInput) (*mcp.CallToolResult, importPreviewResult, error) {
+	path, data, err := readDocument(b.workspace, in.Path)
 	if err != nil {
-		return nil, core.ImportPreviewResult{}, fail(ctx, err)
+		return nil, importPreviewResult{}, err
 	}
-	res, err := s.svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path, Data: data})
+	res, err := b.svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path, Data: data})
 	if err != nil {
-		return nil, res, fail(ctx, err)
+		return nil, importPreviewResult{}, err
 	}
-	stateFrom(ctx).runID = res.RunID
-	if res.Items == nil {
-		res.Items = []core.PlanItem{}
-	}
-	return nil, res, nil
+	noteRunID(ctx, res.RunID)
+	return nil, boundPreview(res), nil
 }
 
-func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, in core.CommitInput) (*mcp.CallToolResult, core.ImportCommitResult, error) {
-	var zero core.ImportCommitResult
-	ask, err := s.confirm(ctx, req, ToolImportCommit, core.PreviewImport, in)
+func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, importCommitResult, error) {
+	ask, err := s.confirm(ctx, req, b.svc, ToolImportCommit, core.PreviewImport, in)
 	if err != nil || ask != nil {
-		return ask, zero, err
+		return ask, importCommitResult{}, err
 	}
 	in.Progress = progressFunc(ctx, req)
-	res, err := s.svc.ImportCommit(ctx, in)
+	res, err := b.svc.ImportCommit(ctx, in)
 	if err != nil {
-		return nil, zero, fail(ctx, err)
+		return nil, importCommitResult{}, err
 	}
-	stateFrom(ctx).runID = res.RunID
-	if res.Items == nil {
-		res.Items = []core.CommittedItem{}
+	noteRunID(ctx, res.RunID)
+	return nil, boundCommit(res), nil
+}
+
+func (s *server) progressPreview(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.ProgressPreviewInput) (*mcp.CallToolResult, core.ProgressPreviewResult, error) {
+	res, err := b.svc.ProgressPreview(ctx, in)
+	if err != nil {
+		return nil, res, err
 	}
+	noteRunID(ctx, res.RunID)
 	return nil, res, nil
 }
 
-func (s *server) progressPreview(ctx context.Context, _ *mcp.CallToolRequest, in core.ProgressPreviewInput) (*mcp.CallToolResult, core.ProgressPreviewResult, error) {
-	res, err := s.svc.ProgressPreview(ctx, in)
-	if err != nil {
-		return nil, res, fail(ctx, err)
-	}
-	stateFrom(ctx).runID = res.RunID
-	return nil, res, nil
-}
-
-func (s *server) progressCommit(ctx context.Context, req *mcp.CallToolRequest, in core.CommitInput) (*mcp.CallToolResult, core.ProgressCommitResult, error) {
+func (s *server) progressCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, core.ProgressCommitResult, error) {
 	var zero core.ProgressCommitResult
-	ask, err := s.confirm(ctx, req, ToolProgressCommit, core.PreviewProgress, in)
+	ask, err := s.confirm(ctx, req, b.svc, ToolProgressCommit, core.PreviewProgress, in)
 	if err != nil || ask != nil {
 		return ask, zero, err
 	}
 	in.Progress = progressFunc(ctx, req)
-	res, err := s.svc.ProgressCommit(ctx, in)
+	res, err := b.svc.ProgressCommit(ctx, in)
 	if err != nil {
-		return nil, zero, fail(ctx, err)
+		return nil, zero, err
 	}
-	stateFrom(ctx).runID = res.RunID
+	noteRunID(ctx, res.RunID)
 	return nil, res, nil
 }
 
-func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, in core.GetInput) (*mcp.CallToolResult, core.GetResult, error) {
-	res, err := s.svc.Get(ctx, in)
+func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.GetInput) (*mcp.CallToolResult, getResult, error) {
+	res, err := b.svc.Get(ctx, in)
 	if err != nil {
-		return nil, res, fail(ctx, err)
+		return nil, getResult{}, err
 	}
-	stateFrom(ctx).runID = res.RunID
-	return nil, res, nil
+	noteRunID(ctx, res.RunID)
+	return nil, boundGet(res), nil
 }
 
-func (s *server) query(ctx context.Context, _ *mcp.CallToolRequest, in core.QueryInput) (*mcp.CallToolResult, core.QueryResult, error) {
-	res, err := s.svc.Query(ctx, in)
+func (s *server) query(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.QueryInput) (*mcp.CallToolResult, core.QueryResult, error) {
+	res, err := b.svc.Query(ctx, in)
 	if err != nil {
-		return nil, res, fail(ctx, err)
+		return nil, res, err
 	}
-	stateFrom(ctx).runID = res.RunID
+	noteRunID(ctx, res.RunID)
 	if res.Items == nil {
 		res.Items = []core.ItemView{}
 	}
@@ -258,9 +361,7 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(done, tota
 	if token == nil {
 		return nil
 	}
-	st := stateFrom(ctx)
 	return func(done, total int) {
-		st.progress++
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 			ProgressToken: token,
 			Progress:      float64(done),

@@ -2,12 +2,10 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"log/slog"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestArgValidatorCompilesLazily: registering schemas compiles nothing;
@@ -58,8 +56,7 @@ func BenchmarkNewServer(b *testing.B) {
 // BenchmarkCompileToolSchemas is the work moved from server construction
 // to the first tool call: compiling every tool's input schema.
 func BenchmarkCompileToolSchemas(b *testing.B) {
-	s := &server{svc: &fakeService{}, logger: slog.New(slog.DiscardHandler), pending: newPendingConfirmations(), args: newArgValidator()}
-	s.addTools(mcp.NewServer(&mcp.Implementation{Name: ServerName}, nil))
+	s, _ := newServer(&fakeService{}, Options{})
 	if len(s.args.raw) != len(toolNames) {
 		b.Fatalf("%d schemas registered; want %d", len(s.args.raw), len(toolNames))
 	}

@@ -8,14 +8,14 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/plan"
 )
 
-// readDocument resolves p inside the workspace and reads it with the
-// parser's size cap. Relative paths are relative to the workspace. The
-// path and every symlink on it are resolved first; a document that
-// resolves outside the workspace is SOURCE_NOT_FOUND, saying why.
-func (s *server) readDocument(p string) (string, []byte, error) {
+// readDocument resolves p inside the workspace and reads it with
+// core.ReadDocument (the parser's size cap). Relative paths are relative
+// to the workspace. The path and every symlink on it are resolved first; a
+// document that resolves outside the workspace is SOURCE_NOT_FOUND, saying
+// why.
+func readDocument(workspace, p string) (string, []byte, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", nil, core.Errorf(core.CodeSourceNotFound,
 			"No document path was given; pass path, the planning document's path relative to the workspace (e.g. plans/checkout-v2.md).").
@@ -25,7 +25,7 @@ func (s *server) readDocument(p string) (string, []byte, error) {
 		return "", nil, core.Errorf(core.CodeSourceNotFound, "The document path contains a NUL byte; pass a plain file path.").
 			WithDetails(core.Detail{Field: "path", Message: "contains a NUL byte"})
 	}
-	ws, err := s.workspaceDir()
+	ws, err := workspaceDir(workspace)
 	if err != nil {
 		return "", nil, err
 	}
@@ -52,16 +52,15 @@ func (s *server) readDocument(p string) (string, []byte, error) {
 			"%s %s. The MCP server reads only documents inside the workspace (the folder holding .devworkwire.yaml); move or copy the document into it.", p, why).
 			WithDetails(core.Detail{Field: "path", Message: "outside the workspace"})
 	}
-	data, err := plan.ReadFile(resolved)
+	data, err := core.ReadDocument(resolved)
 	if err != nil {
-		return "", nil, fromPlanError(err)
+		return "", nil, err
 	}
 	return resolved, data, nil
 }
 
 // workspaceDir is the workspace, absolute and with symlinks resolved.
-func (s *server) workspaceDir() (string, error) {
-	ws := s.workspace
+func workspaceDir(ws string) (string, error) {
 	if ws == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -94,21 +93,4 @@ func reason(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// fromPlanError translates the parser's error (same code strings) into a
-// core error, keeping every problem as a detail.
-func fromPlanError(err error) error {
-	var pe *plan.Error
-	if !errors.As(err, &pe) {
-		return core.AsError(err)
-	}
-	e := core.Errorf(core.Code(pe.Code), "%s", pe.Message)
-	if !e.Code.Known() {
-		e = core.Wrap(err, core.CodeSourceParseFailed, "%s", pe.Message)
-	}
-	for _, p := range pe.Problems {
-		e.Details = append(e.Details, core.Detail{Item: p.Item, Field: p.Field, Line: p.Line, Message: p.Message})
-	}
-	return e
 }

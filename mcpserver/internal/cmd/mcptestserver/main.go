@@ -3,8 +3,9 @@
 // core/memstore as the state store. The mcpserver tests run it as a
 // subprocess over stdio. It is not shipped; `dwire mcp` is the product.
 //
-// Test hooks: workitem.get of PANIC-1 panics inside the service call;
-// -fail-create N makes the N-th item create fail (JIRA_UNAVAILABLE).
+// Test hooks: workitem_get of PANIC-1 panics inside the service call;
+// workitem_get of BLOCK-1 logs "blocking" and waits until its context
+// ends; -fail-create N makes the N-th item create fail (JIRA_UNAVAILABLE).
 package main
 
 import (
@@ -26,8 +27,13 @@ import (
 type panicky struct{ *core.WorkItemService }
 
 func (p panicky) Get(ctx context.Context, in core.GetInput) (core.GetResult, error) {
-	if in.Item == "PANIC-1" {
+	switch in.Item {
+	case "PANIC-1":
 		panic("mcptestserver: deliberate panic for PANIC-1")
+	case "BLOCK-1":
+		fmt.Fprintln(os.Stderr, "mcptestserver: blocking")
+		<-ctx.Done()
+		return core.GetResult{}, ctx.Err()
 	}
 	return p.WorkItemService.Get(ctx, in)
 }

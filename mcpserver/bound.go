@@ -1,0 +1,89 @@
+package mcpserver
+
+import (
+	"slices"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// MaxRows bounds the rows one MCP result carries: the items of a preview
+// or a commit, and the children of an epic. A 100,000-item plan would
+// otherwise be a 20 MB JSON-RPC line, more than the server itself accepts
+// and far more than any model's context. The counts stay complete, the
+// full plan stays in the store, and the commit executes all of it; the CLI
+// keeps showing everything.
+const MaxRows = 200
+
+// importPreviewResult is import_preview's result: the core preview with
+// at most MaxRows items.
+type importPreviewResult struct {
+	core.ImportPreviewResult
+	RowsTruncated bool `json:"rows_truncated" jsonschema:"true when items lists only some of the plan's items (changes first, in document order); counts always cover the whole plan, and the commit executes the whole stored plan"`
+	RowsTotal     int  `json:"rows_total" jsonschema:"the number of items in the whole plan"`
+}
+
+// importCommitResult is import_commit's result with at most MaxRows items.
+type importCommitResult struct {
+	core.ImportCommitResult
+	RowsTruncated bool `json:"rows_truncated" jsonschema:"true when items lists only some of the committed plan's items (writes first, in order); counts always cover the whole commit"`
+	RowsTotal     int  `json:"rows_total" jsonschema:"the number of items in the whole commit"`
+}
+
+// getResult is workitem_get's result with at most MaxRows children.
+type getResult struct {
+	core.GetResult
+	ChildrenTruncated bool `json:"children_truncated" jsonschema:"true when item.children lists only the first of the epic's stories; narrow with workitem_query (epic) to see the others"`
+	ChildrenTotal     int  `json:"children_total" jsonschema:"the number of the epic's stories (0 for a story)"`
+}
+
+func boundPreview(r core.ImportPreviewResult) importPreviewResult {
+	total := len(r.Items)
+	r.Items = firstRows(r.Items, func(it core.PlanItem) bool { return it.Action != core.ActionUnchanged })
+	return importPreviewResult{ImportPreviewResult: r, RowsTruncated: len(r.Items) < total, RowsTotal: total}
+}
+
+func boundCommit(r core.ImportCommitResult) importCommitResult {
+	total := len(r.Items)
+	r.Items = firstRows(r.Items, func(it core.CommittedItem) bool { return it.Outcome != "skipped" })
+	return importCommitResult{ImportCommitResult: r, RowsTruncated: len(r.Items) < total, RowsTotal: total}
+}
+
+func boundGet(r core.GetResult) getResult {
+	total := len(r.Item.Children)
+	if total > MaxRows {
+		r.Item.Children = slices.Clip(r.Item.Children[:MaxRows])
+	}
+	return getResult{GetResult: r, ChildrenTruncated: len(r.Item.Children) < total, ChildrenTotal: total}
+}
+
+// firstRows returns at most MaxRows of rows, never nil: every row that
+// matters (a change) before the others, each group in its original order,
+// and the chosen rows in their original order.
+func firstRows[T any](rows []T, matters func(T) bool) []T {
+	if rows == nil {
+		return []T{}
+	}
+	if len(rows) <= MaxRows {
+		return rows
+	}
+	keep := make([]bool, len(rows))
+	n := 0
+	for pass := 0; pass < 2 && n < MaxRows; pass++ {
+		for i, r := range rows {
+			if n == MaxRows {
+				break
+			}
+			if !keep[i] && (pass == 1 || matters(r)) {
+				keep[i] = true
+				n++
+			}
+		}
+	}
+	out := make([]T, 0, MaxRows)
+	for i, r := range rows {
+		if keep[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

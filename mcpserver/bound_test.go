@@ -1,0 +1,156 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func writeFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// bigPlan is a document of epics×stories items (plus the epics).
+func bigPlan(id string, epics, stories int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\nid: %s\n---\n# Big\n\n", id)
+	n := 0
+	for e := 1; e <= epics; e++ {
+		fmt.Fprintf(&b, "## Epic e-%d: Epic %d\n\n", e, e)
+		for s := 0; s < stories; s++ {
+			n++
+			fmt.Fprintf(&b, "### Story s-%d: Story %d\n\n", n, n)
+		}
+	}
+	return b.String()
+}
+
+// TestPreviewRowsAreBounded: a preview of many items carries MaxRows rows,
+// rows_truncated: true, the whole plan's counts and rows_total; changed
+// rows come before unchanged ones; the commit still executes every item.
+func TestPreviewRowsAreBounded(t *testing.T) {
+	items := make([]core.PlanItem, 0, 1000)
+	for i := 0; i < 1000; i++ {
+		a := core.ActionUnchanged
+		if i%100 == 99 {
+			a = core.ActionUpdate // 10 updates, late in the document
+		}
+		items = append(items, core.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: a, Key: fmt.Sprintf("DEMO-%d", i+1)})
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "p.md", "# P\n")
+	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+		r := sampleImportPreview()
+		r.Items, r.Counts = items, core.Counts{Update: 10, Unchanged: 990}
+		return r, nil
+	}}
+	c := connect(t, svc, Options{Workspace: dir}, nil, "")
+	m := c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})
+	rows := m["items"].([]any)
+	if len(rows) != MaxRows || m["rows_truncated"] != true || m["rows_total"] != 1000.0 {
+		t.Fatalf("rows %d, rows_truncated %v, rows_total %v", len(rows), m["rows_truncated"], m["rows_total"])
+	}
+	if cnt := m["counts"].(map[string]any); cnt["unchanged"] != 990.0 || cnt["update"] != 10.0 {
+		t.Errorf("counts are not the whole plan's: %v", cnt)
+	}
+	updates, last := 0, -1
+	for _, r := range rows {
+		row := r.(map[string]any)
+		if row["action"] == "update" {
+			updates++
+		}
+		var i int
+		fmt.Sscanf(row["reference"].(string), "big/s-%d", &i)
+		if i <= last {
+			t.Fatalf("rows are not in document order: %d after %d", i, last)
+		}
+		last = i
+	}
+	if updates != 10 {
+		t.Errorf("%d of the 10 updates shown; changes must come first", updates)
+	}
+
+	// A small plan is shown whole.
+	svc.importPreview = nil
+	m = c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})
+	if len(m["items"].([]any)) != 4 || m["rows_truncated"] != false || m["rows_total"] != 4.0 {
+		t.Errorf("small plan: %v", m)
+	}
+}
+
+func TestEpicChildrenAreBounded(t *testing.T) {
+	svc := &fakeService{get: func(context.Context, core.GetInput) (core.GetResult, error) {
+		v := sampleView()
+		v.Kind, v.Epic = core.KindEpic, nil
+		for i := 0; i < 5000; i++ {
+			v.Children = append(v.Children, core.ItemRef{Key: fmt.Sprintf("DEMO-%d", i+10), Title: "Child"})
+		}
+		return core.GetResult{ResultType: core.ResultPreview, RunID: "run-g", Item: v}, nil
+	}}
+	c := connect(t, svc, Options{}, nil, "")
+	m := c.mustCall(t, ToolWorkItemGet, map[string]any{"item": "DEMO-1"})
+	kids := m["item"].(map[string]any)["children"].([]any)
+	if len(kids) != MaxRows || m["children_truncated"] != true || m["children_total"] != 5000.0 {
+		t.Fatalf("children %d, truncated %v, total %v", len(kids), m["children_truncated"], m["children_total"])
+	}
+	if kids[0].(map[string]any)["key"] != "DEMO-10" {
+		t.Errorf("first child %v", kids[0])
+	}
+}
+
+// TestHundredThousandItemPreviewResultSize previews a 100,000-item
+// document through the real service and measures the JSON-RPC result the
+// agent receives (it was one 20.5 MB line): it must stay under 1 MB, and
+// the stored plan must still hold every item.
+func TestHundredThousandItemPreviewResultSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("previews 100,000 items")
+	}
+	ws := t.TempDir()
+	writeFile(t, ws, "big.md", bigPlan("big", 1000, 99)) // 1,000 epics + 99,000 stories
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: fakeprovider.New(fakeprovider.Options{}), Store: memstore.New(memstore.Options{})})
+	c := connect(t, svc, Options{Workspace: ws}, nil, "")
+	res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolImportPreview, Arguments: map[string]any{"path": "big.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "result": res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("MCP result of a 100,000-item import_preview: %d bytes (%.1f KB)", len(line), float64(len(line))/1024)
+	if len(line) >= 1<<20 {
+		t.Errorf("result is %d bytes, want < 1 MB", len(line))
+	}
+	var m struct {
+		Handle string         `json:"preview_handle"`
+		Counts map[string]int `json:"counts"`
+		Total  int            `json:"rows_total"`
+		Items  []any          `json:"items"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Counts["create"] != 100000 || m.Total != 100000 || len(m.Items) != MaxRows {
+		t.Errorf("counts %v, rows_total %d, rows %d", m.Counts, m.Total, len(m.Items))
+	}
+	info, err := svc.Preview(context.Background(), m.Handle)
+	if err != nil || info.Import == nil || len(info.Import.Items) != 100000 {
+		t.Fatalf("stored plan: %v (%v)", info.Import != nil, err)
+	}
+}
