@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -176,10 +177,15 @@ const (
 
 // Preview is a stored plan under its handle.
 type Preview struct {
-	Handle    string
-	Kind      PreviewKind
-	Scope     string // the tracker scope it was made for (site + project)
-	Plan      []byte // the plan, stored and returned byte-for-byte
+	Handle string
+	Kind   PreviewKind
+	Scope  string // the tracker scope it was made for (site + project)
+	Plan   []byte // the plan, stored and returned byte-for-byte
+	// Digest is the stored plan's digest (PlanDigest of Plan), computed by
+	// SavePreview and returned by LoadPreview. A confirmer who was shown
+	// this plan commits with StartRunRequest.PlanDigest set to it. On
+	// SavePreview it may be empty; if set it must equal PlanDigest(Plan).
+	Digest    string
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	// ConsumedAt is set (non-zero) once a run started on this handle;
@@ -227,6 +233,30 @@ type StartRunRequest struct {
 	Handle string
 	RunID  string
 	Now    time.Time
+	// PlanDigest, when set, is the digest of the plan the confirmer was
+	// shown (Preview.Digest as loaded then). StartRun refuses, in the same
+	// atomic step that would consume the handle, when the stored plan's
+	// digest differs: PREVIEW_STALE whose cause is a *PlanChangedError,
+	// and the handle stays unconsumed. Empty skips the check.
+	PlanDigest string
+}
+
+// Lock is a named lock held through Store.AcquireLock.
+type Lock struct {
+	Name  string
+	Owner string
+	// Generation is the lock's fencing token: it increases every time the
+	// lock passes to an owner that did not hold it (a fresh acquisition,
+	// or a takeover after the holder's lease ran out) and stays the same
+	// when the holder renews, even after its lease lapsed as long as
+	// nobody took the lock meanwhile. Store.Fence checks it.
+	Generation int64
+	// Expires is when the lease ends unless renewed (on the store's clock).
+	Expires time.Time
+	// Release gives the lock up if Owner still holds it at Generation;
+	// otherwise it changes nothing and returns an INTERNAL_ERROR whose
+	// cause is a *LockLostError.
+	Release func(context.Context) error
 }
 
 // IndexEntry is one row of the dedup index: a reference within a scope and

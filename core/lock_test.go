@@ -30,7 +30,7 @@ func newLockSpy(st *memstore.Store) *lockSpy {
 	return &lockSpy{Store: st, refused: make(chan struct{}), renewals: map[string]int{}}
 }
 
-func (s *lockSpy) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
+func (s *lockSpy) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (core.Lock, error) {
 	s.mu.Lock()
 	held := s.held || s.heldFor > 0
 	if s.heldFor > 0 {
@@ -38,13 +38,13 @@ func (s *lockSpy) AcquireLock(ctx context.Context, name, owner string, lease tim
 	}
 	s.mu.Unlock()
 	var (
-		release func(context.Context) error
-		err     error
+		lk  core.Lock
+		err error
 	)
 	if held {
 		err = storeerr.LockHeld(name, "run_dead", time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC))
 	} else {
-		release, err = s.Store.AcquireLock(ctx, name, owner, lease)
+		lk, err = s.Store.AcquireLock(ctx, name, owner, lease)
 	}
 	var lh *core.LockHeldError
 	if errors.As(err, &lh) {
@@ -55,7 +55,7 @@ func (s *lockSpy) AcquireLock(ctx context.Context, name, owner string, lease tim
 		s.renewals[owner]++
 		s.mu.Unlock()
 	}
-	return release, err
+	return lk, err
 }
 
 // gatedProvider holds the first commit's creates until release is closed.
@@ -149,11 +149,11 @@ func TestConcurrentCommitsOfTwoPreviewsOfOneDocument(t *testing.T) {
 		t.Errorf("%d references, %d items; want 6 and 6 (no duplicates)", len(got), len(e.p.Items()))
 	}
 	// The lock is free again.
-	release, err := e.st.AcquireLock(e.ctx, "import|"+fakeprovider.DefaultScope+"|checkout", "after", time.Minute)
+	lk, err := e.st.AcquireLock(e.ctx, "import|"+fakeprovider.DefaultScope+"|checkout", "after", time.Minute)
 	if err != nil {
 		t.Fatalf("the commit lock was not released: %v", err)
 	}
-	_ = release(e.ctx)
+	_ = lk.Release(e.ctx)
 }
 
 // A commit lock held by a dead process (until its lease lapses): the
@@ -257,11 +257,13 @@ func TestCommitWaitsForALapsingLock(t *testing.T) {
 // lease lapses.
 type deadProcessStore struct{ *memstore.Store }
 
-func (s deadProcessStore) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
-	if _, err := s.Store.AcquireLock(ctx, name, owner, lease); err != nil {
-		return nil, err
+func (s deadProcessStore) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (core.Lock, error) {
+	lk, err := s.Store.AcquireLock(ctx, name, owner, lease)
+	if err != nil {
+		return core.Lock{}, err
 	}
-	return func(context.Context) error { return nil }, nil
+	lk.Release = func(context.Context) error { return nil }
+	return lk, nil
 }
 
 // A process killed after taking the document's commit lock and before
@@ -307,11 +309,11 @@ func TestRetryTakesOverTheLockOfACommitKilledBeforeItsRun(t *testing.T) {
 		t.Errorf("%d items; want 6", len(got))
 	}
 	// The retry released the lock when its run finished.
-	release, err := e.st.AcquireLock(e.ctx, lock, "after", time.Minute)
+	lk, err := e.st.AcquireLock(e.ctx, lock, "after", time.Minute)
 	if err != nil {
 		t.Fatalf("the commit lock was not released: %v", err)
 	}
-	_ = release(e.ctx)
+	_ = lk.Release(e.ctx)
 }
 
 // Concurrent commits of one handle under one key share the lock's owner:
@@ -346,9 +348,9 @@ func TestConcurrentCommitsOfOneKeyShareTheLock(t *testing.T) {
 	if executed != 1 || len(e.p.Items()) != 22 {
 		t.Errorf("%d commits executed, %d items; want 1 and 22", executed, len(e.p.Items()))
 	}
-	release, err := e.st.AcquireLock(e.ctx, "import|"+fakeprovider.DefaultScope+"|c", "after", time.Minute)
+	lk, err := e.st.AcquireLock(e.ctx, "import|"+fakeprovider.DefaultScope+"|c", "after", time.Minute)
 	if err != nil {
 		t.Fatalf("the commit lock was not released: %v", err)
 	}
-	_ = release(e.ctx)
+	_ = lk.Release(e.ctx)
 }

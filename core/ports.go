@@ -2,6 +2,9 @@ package core
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"time"
 )
 
@@ -64,16 +67,31 @@ type WorkItemProvider interface {
 	AddComment(ctx context.Context, key, markdown string) error
 }
 
-// Store is the state-store port: previews, commit runs and the dedup
-// index. Implementations: core/memstore (tests), SQLite, Postgres; all pass
-// core/storetest. Every method may return INTERNAL_ERROR for a store fault.
+// Store is the state-store port: previews, commit runs, the dedup index
+// and the commit locks. Implementations: core/memstore (tests), SQLite,
+// Postgres; all pass core/storetest. Every method may return
+// INTERNAL_ERROR for a store fault.
+//
+// Clocks. Preview and run times come from the caller (req.Now, the now
+// arguments). Lock leases are measured on the store's own clock instead:
+// Postgres uses the database server's now(), because the machines sharing
+// one Postgres store each have their own clock, and a skew between them
+// would shorten or lengthen every lease by that much (a host running 30 s
+// ahead would take over a live 30 s lease at once); one clock for all
+// holders makes "the lease ran out" mean the same to everyone. SQLite and
+// the in-memory store are used by processes of one machine, so the process
+// clock is that one clock; both accept an injected clock for tests (as
+// Postgres does, for tests only).
 type Store interface {
 	// SavePreview stores a new preview. The plan is kept byte-for-byte
-	// together with a digest that LoadPreview checks.
+	// together with its digest (PlanDigest), which LoadPreview checks and
+	// returns as Preview.Digest. p.Digest may be empty; a non-empty one
+	// that does not match the plan is refused (INTERNAL_ERROR).
 	SavePreview(ctx context.Context, p Preview) error
 
 	// LoadPreview returns a preview as stored, including expired or
-	// consumed ones (the caller decides what to do with them).
+	// consumed ones (the caller decides what to do with them), with
+	// Digest set.
 	// Errors: PREVIEW_NOT_FOUND (unknown or pruned handle); INTERNAL_ERROR
 	// when the stored plan no longer matches its digest (tampered).
 	LoadPreview(ctx context.Context, handle string) (Preview, error)
@@ -82,12 +100,15 @@ type Store interface {
 	//   - a run with req.Key exists for req.Handle → that run, started=false
 	//     (the caller replays a finished run or reports COMMIT_INTERRUPTED);
 	//   - a run with req.Key exists for another handle → IDEMPOTENCY_KEY_REUSED;
-	//   - the handle is unknown → PREVIEW_NOT_FOUND; expired at req.Now →
-	//     PREVIEW_EXPIRED; already consumed by another key →
-	//     PREVIEW_NOT_FOUND (details name the consuming run);
+	//   - the handle is unknown → PREVIEW_NOT_FOUND; already consumed by
+	//     another key → PREVIEW_NOT_FOUND (details name the consuming run);
+	//     expired at req.Now → PREVIEW_EXPIRED;
+	//   - req.PlanDigest is set and differs from the stored plan's digest →
+	//     PREVIEW_STALE whose cause is a *PlanChangedError (errors.As);
 	//   - otherwise the handle is consumed and a run in_progress is created →
 	//     that run, started=true.
-	// Of any number of concurrent calls on one handle, exactly one starts.
+	// Every refusal leaves the handle unconsumed. Of any number of
+	// concurrent calls on one handle, exactly one starts.
 	StartRun(ctx context.Context, req StartRunRequest) (run Run, started bool, err error)
 
 	// RecordOutcome appends one item's outcome to the run with this
@@ -114,23 +135,45 @@ type Store interface {
 	PruneExpired(ctx context.Context, before time.Time) (int, error)
 
 	// AcquireLock takes the named lock for owner, with a lease measured on
-	// the store's clock, without waiting:
-	//   - free, or held by another owner whose lease has run out → taken;
-	//   - held by owner → its lease is renewed (now + lease);
+	// the store's clock (see the clocks note above), without waiting:
+	//   - free (never taken, or released), or held by another owner whose
+	//     lease has run out → taken, with the next Generation;
+	//   - held by owner (its lease live or lapsed, but nobody took it
+	//     meanwhile) → its lease is renewed (now + lease), Generation kept;
 	//   - held by another owner with a live lease → an INTERNAL_ERROR with
 	//     Retryable set whose cause is a *LockHeldError (errors.As) naming
 	//     the holder and when its lease ends. Nothing changes.
-	// release gives the lock up if owner still holds it; once the lease ran
-	// out and someone else took it, release changes nothing and returns an
-	// INTERNAL_ERROR. Of any number of concurrent calls by different owners
-	// (goroutines, processes, machines) on one free name, exactly one takes
-	// it. The lease is what frees a lock whose holder died (SIGKILL): the
-	// holder renews it while it works. The service holds one per document
-	// while it commits.
-	AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (release func(context.Context) error, err error)
+	// Generations of one name only ever increase (a released lock keeps
+	// its counter). Lock.Release gives the lock up if owner still holds it
+	// at that generation; once the lease ran out and someone else took it,
+	// Release changes nothing and returns an INTERNAL_ERROR whose cause is
+	// a *LockLostError. Of any number of concurrent calls by different
+	// owners (goroutines, processes, machines) on one free name, exactly
+	// one takes it. The lease is what frees a lock whose holder died
+	// (SIGKILL): the holder renews it while it works. The service holds
+	// one per document while it commits.
+	AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (Lock, error)
+
+	// Fence is the fencing step before a batch of writes: in one atomic
+	// store step it verifies that the lock name is still held by owner at
+	// generation (a lapsed lease nobody took over still counts) and
+	// upserts markers into the dedup index, as UpsertIndex would (markers
+	// may be empty: verification only). The step is ordered against
+	// AcquireLock: an owner taking the lock over after a successful Fence
+	// sees its markers; a Fence after the takeover fails. On failure
+	// nothing is written and the error is an INTERNAL_ERROR whose cause is
+	// a *LockLostError naming the current holder (errors.As).
+	Fence(ctx context.Context, name, owner string, generation int64, markers []IndexEntry) error
 
 	// Close releases the store.
 	Close() error
+}
+
+// PlanDigest is the digest every store keeps with a preview's plan:
+// "sha256:" and the hex SHA-256 of the plan bytes.
+func PlanDigest(plan []byte) string {
+	sum := sha256.Sum256(plan)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // LockHeldError is the cause of the error Store.AcquireLock returns while
@@ -143,4 +186,38 @@ type LockHeldError struct {
 
 func (e *LockHeldError) Error() string {
 	return "lock " + e.Name + " is held by " + e.Owner + " until " + e.Expires.UTC().Format(time.RFC3339)
+}
+
+// LockLostError is the cause of the error Store.Fence and Lock.Release
+// return when Owner no longer holds the lock at Generation: another owner
+// took it over after the lease ran out (Holder, HolderGeneration), or it
+// was released (Holder empty).
+type LockLostError struct {
+	Name             string
+	Owner            string // who asked
+	Generation       int64  // the generation it asked for
+	Holder           string // the current holder; "" when the lock is free
+	HolderGeneration int64  // the lock's current generation (0: never taken)
+}
+
+func (e *LockLostError) Error() string {
+	s := fmt.Sprintf("lock %s is no longer held by %s at generation %d: ", e.Name, e.Owner, e.Generation)
+	if e.Holder == "" {
+		return s + fmt.Sprintf("it is free (generation %d)", e.HolderGeneration)
+	}
+	return s + fmt.Sprintf("%s holds it at generation %d", e.Holder, e.HolderGeneration)
+}
+
+// PlanChangedError is the cause of the PREVIEW_STALE error StartRun
+// returns when the stored plan's digest is not the one the confirmer saw
+// (StartRunRequest.PlanDigest): someone rewrote the stored plan after it
+// was shown.
+type PlanChangedError struct {
+	Handle string
+	Want   string // the digest the confirmer saw
+	Stored string // the stored plan's digest
+}
+
+func (e *PlanChangedError) Error() string {
+	return "the stored plan of preview " + e.Handle + " has digest " + e.Stored + ", not the confirmed " + e.Want
 }

@@ -394,9 +394,9 @@ func logItem(o *op, rec ItemOutcome) {
 func (s *WorkItemService) commitLock(ctx context.Context, o *op, kind PreviewKind, name, owner, what string) (unlock func(keep bool), err error) {
 	deadline := time.Now().Add(s.lockWait)
 	pause := 20 * time.Millisecond
-	var release func(context.Context) error
+	var lk Lock
 	for {
-		release, err = s.st.AcquireLock(ctx, name, owner, s.lockLease)
+		lk, err = s.st.AcquireLock(ctx, name, owner, s.lockLease)
 		if err == nil {
 			break
 		}
@@ -444,7 +444,7 @@ func (s *WorkItemService) commitLock(ctx context.Context, o *op, kind PreviewKin
 			o.log.Info("commit lock left to the concurrent commit with the same idempotency key", "lock", name)
 			return
 		}
-		if err := release(context.WithoutCancel(ctx)); err != nil {
+		if err := lk.Release(context.WithoutCancel(ctx)); err != nil {
 			o.log.Warn("could not release the commit lock; it lapses with its lease", "lock", name, "code", ErrorCode(err))
 		}
 	}, nil

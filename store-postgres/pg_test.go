@@ -41,6 +41,15 @@ func TestProcessLockRace(t *testing.T) {
 	storetest.ProcessLockRace(t, s, 8, 4, 50, envRaceURL+"="+url, envRaceSchema+"="+schema)
 }
 
+// 4 OS processes × 4 goroutines race Fence by a lock's lapsed holder
+// against takeovers, on the server's clock: no fence lands after the
+// takeover, and the taker-over sees every fence that landed before it.
+func TestProcessFenceRace(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	s := open(t, url, schema)
+	storetest.ProcessFenceRace(t, s, 4, 4, envRaceURL+"="+url, envRaceSchema+"="+schema)
+}
+
 // Many processes' worth of pools opening a fresh schema at once: the
 // advisory lock makes the migrations run once.
 func TestConcurrentOpenMigratesOnce(t *testing.T) {
@@ -204,4 +213,41 @@ func TestProcessCrash(t *testing.T) {
 	storetest.ProcessCrash(t, s, func(ctx context.Context) (core.Store, error) {
 		return pgstore.Open(ctx, pgstore.Options{URL: url, Schema: schema})
 	}, envRaceURL+"="+url, envRaceSchema+"="+schema)
+}
+
+// Lock leases are measured on the server's now(), not on the process
+// clock (Options.Now), so machines with skewed clocks agree on them.
+func TestLeaseOnServerClock(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	skewed := func() time.Time { return time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC) } // a host far behind
+	s, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema, Now: skewed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var before, after time.Time
+	if err := s.Pool().QueryRow(t.Context(), `SELECT now()`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := s.AcquireLock(t.Context(), "server-clock", "a", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Pool().QueryRow(t.Context(), `SELECT now()`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if lk.Expires.Before(before.Add(time.Hour)) || lk.Expires.After(after.Add(time.Hour)) {
+		t.Fatalf("lease ends %s; want the server's now() + 1h, between %s and %s", lk.Expires, before.Add(time.Hour), after.Add(time.Hour))
+	}
+	// A host far ahead does not take the live lease over either.
+	ahead, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema, Now: func() time.Time { return time.Now().Add(48 * time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ahead.Close()
+	_, err = ahead.AcquireLock(t.Context(), "server-clock", "b", time.Hour)
+	var held *core.LockHeldError
+	if !errors.As(err, &held) || held.Owner != "a" {
+		t.Fatalf("AcquireLock from a host 48 h ahead: %v; want held by a", err)
+	}
 }

@@ -2,8 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -35,9 +33,14 @@ type Options struct {
 	// Schema holds the tables ("" means DefaultSchema). It is created when
 	// missing. Teams sharing a database use one schema each.
 	Schema string
-	// Now is the clock used to prune expired previews on open and to
-	// measure lock leases; nil means time.Now.
+	// Now is the clock used to prune expired previews on open; nil means
+	// time.Now.
 	Now func() time.Time
+	// LeaseClock, for tests only, replaces the database server's now() as
+	// the clock lock leases are measured on. Leave it nil: the machines
+	// sharing a database each have their own clock, and only the server's
+	// is the same for all of them (see core.Store).
+	LeaseClock func() time.Time
 	// Logger receives one line per open (nil discards).
 	Logger *slog.Logger
 	// ConnectTimeout bounds each connection attempt (0 means
@@ -50,12 +53,12 @@ type Options struct {
 // Store is a core.Store in a PostgreSQL schema. It is safe for concurrent
 // use by goroutines, processes and machines.
 type Store struct {
-	pool   *pgxpool.Pool
-	schema string           // quoted
-	name   string           // unquoted, for messages
-	where  string           // host:port/db, for messages (never the password)
-	now    func() time.Time // lock leases
-	closed atomic.Bool
+	pool       *pgxpool.Pool
+	schema     string           // quoted
+	name       string           // unquoted, for messages
+	where      string           // host:port/db, for messages (never the password)
+	leaseClock func() time.Time // nil: the server's now()
+	closed     atomic.Bool
 }
 
 var _ core.Store = (*Store)(nil)
@@ -115,7 +118,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Store{pool: pool, schema: pgx.Identifier{schema}.Sanitize(), name: schema, where: where, now: now}
+	s := &Store{pool: pool, schema: pgx.Identifier{schema}.Sanitize(), name: schema, where: where, leaseClock: o.LeaseClock}
 	pingCtx, cancel := context.WithTimeout(ctx, cfg.ConnConfig.ConnectTimeout)
 	err = pool.Ping(pingCtx)
 	cancel()
@@ -220,11 +223,6 @@ func (s *Store) tx(ctx context.Context, op string, fn func(tx pgx.Tx) error) err
 	return s.fault(pgx.BeginFunc(ctx, s.pool, fn), op)
 }
 
-func digest(plan []byte) string {
-	sum := sha256.Sum256(plan)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 // ts truncates to the microseconds Postgres keeps (it would round).
 func ts(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
@@ -261,7 +259,7 @@ func (s *Store) SavePreview(ctx context.Context, p core.Preview) error {
 	}
 	tag, err := s.pool.Exec(ctx, s.q(`INSERT INTO {schema}.previews (handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (handle) DO NOTHING`),
-		p.Handle, string(p.Kind), p.Scope, plan, digest(plan), ts(p.CreatedAt), ts(p.ExpiresAt), nullTS(p.ConsumedAt), consumedBy)
+		p.Handle, string(p.Kind), p.Scope, plan, core.PlanDigest(plan), ts(p.CreatedAt), ts(p.ExpiresAt), nullTS(p.ConsumedAt), consumedBy)
 	if err != nil {
 		return s.fault(err, "save preview "+p.Handle)
 	}
@@ -274,6 +272,7 @@ func (s *Store) SavePreview(ctx context.Context, p core.Preview) error {
 type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
 // LoadPreview implements core.Store.
@@ -300,10 +299,10 @@ func (s *Store) LoadPreview(ctx context.Context, handle string) (core.Preview, e
 	if p.Plan == nil {
 		p.Plan = []byte{}
 	}
-	if digest(p.Plan) != dig {
+	if core.PlanDigest(p.Plan) != dig {
 		return core.Preview{}, storeerr.PreviewTampered(handle)
 	}
-	p.Kind = core.PreviewKind(kind)
+	p.Kind, p.Digest = core.PreviewKind(kind), dig
 	p.CreatedAt, p.ExpiresAt, p.ConsumedAt = created.UTC(), expires.UTC(), fromNullTS(consumed)
 	if consumedBy != nil {
 		p.ConsumedBy = *consumedBy
@@ -344,7 +343,7 @@ func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Ru
 				return nil
 			}
 			tag, err := tx.Exec(ctx, s.q(`UPDATE {schema}.previews SET consumed_at = $1, consumed_by = $2
-				WHERE handle = $3 AND consumed_at IS NULL AND expires_at > $1`), now, req.Key, req.Handle)
+				WHERE handle = $3 AND consumed_at IS NULL AND expires_at > $1 AND ($4 = '' OR plan_digest = $4)`), now, req.Key, req.Handle, req.PlanDigest)
 			if err != nil {
 				return err
 			}
@@ -380,9 +379,10 @@ func (s *Store) whyNotConsumed(ctx context.Context, tx pgx.Tx, req core.StartRun
 		expires    time.Time
 		consumed   *time.Time
 		consumedBy *string
+		dig        string
 	)
-	err := tx.QueryRow(ctx, s.q(`SELECT expires_at, consumed_at, consumed_by FROM {schema}.previews WHERE handle = $1`), req.Handle).
-		Scan(&expires, &consumed, &consumedBy)
+	err := tx.QueryRow(ctx, s.q(`SELECT expires_at, consumed_at, consumed_by, plan_digest FROM {schema}.previews WHERE handle = $1`), req.Handle).
+		Scan(&expires, &consumed, &consumedBy, &dig)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return storeerr.PreviewNotFound(req.Handle)
 	}
@@ -404,12 +404,15 @@ func (s *Store) whyNotConsumed(ctx context.Context, tx pgx.Tx, req core.StartRun
 		}
 		return storeerr.PreviewConsumed(req.Handle, runID, consumed.UTC())
 	}
-	if ts(req.Now).Before(expires) {
-		// Neither consumed nor expired now: the row changed under the
-		// UPDATE (a consumer rolled back). Try again.
-		return errRetry
+	if !ts(req.Now).Before(expires) {
+		return storeerr.PreviewExpired(req.Handle, expires.UTC())
 	}
-	return storeerr.PreviewExpired(req.Handle, expires.UTC())
+	if req.PlanDigest != "" && req.PlanDigest != dig {
+		return storeerr.PlanChanged(req.Handle, req.PlanDigest, dig)
+	}
+	// Neither consumed nor expired nor changed now: the row changed under
+	// the UPDATE (a consumer rolled back). Try again.
+	return errRetry
 }
 
 // getRun reads a run and its outcomes in one statement (one snapshot).
@@ -530,6 +533,13 @@ func (s *Store) UpsertIndex(ctx context.Context, entries []core.IndexEntry) erro
 	if err := s.check(); err != nil {
 		return err
 	}
+	return s.fault(s.upsertIndex(ctx, s.pool, entries), "update the dedup index")
+}
+
+func (s *Store) upsertIndex(ctx context.Context, q querier, entries []core.IndexEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
 	// ON CONFLICT cannot touch one row twice in a statement: keep the last
 	// entry of each (scope, reference).
 	type k struct {
@@ -550,11 +560,11 @@ func (s *Store) UpsertIndex(ctx context.Context, entries []core.IndexEntry) erro
 		scopes, refs, keys, digests = append(scopes, e.Scope), append(refs, string(e.Reference)), append(keys, e.Key), append(digests, e.Digest)
 		times = append(times, ts(e.UpdatedAt))
 	}
-	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {schema}.dedup_index (scope, reference, issue_key, digest, updated_at)
+	_, err := q.Exec(ctx, s.q(`INSERT INTO {schema}.dedup_index (scope, reference, issue_key, digest, updated_at)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
 		ON CONFLICT (scope, reference) DO UPDATE SET issue_key = excluded.issue_key, digest = excluded.digest, updated_at = excluded.updated_at`),
 		scopes, refs, keys, digests, times)
-	return s.fault(err, "update the dedup index")
+	return err
 }
 
 // LookupIndex implements core.Store.
@@ -606,66 +616,114 @@ func (s *Store) PruneExpired(ctx context.Context, before time.Time) (int, error)
 	return int(tag.RowsAffected()), nil
 }
 
+// leaseNow is the lease clock's reading for a statement: nil means the
+// statement uses the server's now().
+func (s *Store) leaseNow() *time.Time {
+	if s.leaseClock == nil {
+		return nil
+	}
+	t := ts(s.leaseClock())
+	return &t
+}
+
 // AcquireLock implements core.Store: a row in locks (name, owner,
-// expires_at) taken by one conditional upsert. Concurrent upserts of one
-// name serialise on the row; each re-checks the condition on the latest
-// version, so exactly one takes a free or lapsed lock. Being a row, not a
+// expires_at, generation) taken by one conditional upsert. Concurrent
+// upserts of one name serialise on the row; each re-checks the condition
+// on the latest version, so exactly one takes a free or lapsed lock. The
+// lease is measured on the server's now() (Options.LeaseClock in tests),
+// so hosts with skewed clocks agree on when it ends. Being a row, not a
 // session advisory lock, it does not depend on which pooled connection
 // takes or releases it, and it outlives a dead holder only until its lease
-// ends.
-func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
+// ends. A released lock keeps its row (owner ”) so its generation keeps
+// counting.
+func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (core.Lock, error) {
 	if err := storeerr.CheckLock(name, owner, lease); err != nil {
-		return nil, err
+		return core.Lock{}, err
 	}
 	if err := s.check(); err != nil {
-		return nil, err
+		return core.Lock{}, err
 	}
 	op := "take lock " + name
 	for range 5 {
-		now := ts(s.now())
-		var got string
-		err := s.pool.QueryRow(ctx, s.q(`INSERT INTO {schema}.locks AS l (name, owner, expires_at) VALUES ($1, $2, $4)
-			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-			WHERE l.owner = excluded.owner OR l.expires_at <= $3
-			RETURNING owner`), name, owner, now, now.Add(lease)).Scan(&got)
-		if err == nil {
-			return s.releaser(name, owner), nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return nil, s.fault(err, op)
-		}
+		now := s.leaseNow()
 		var (
-			holder  string
+			gen     int64
 			expires time.Time
 		)
-		err = s.pool.QueryRow(ctx, s.q(`SELECT owner, expires_at FROM {schema}.locks WHERE name = $1`), name).Scan(&holder, &expires)
+		err := s.pool.QueryRow(ctx, s.q(`INSERT INTO {schema}.locks AS l (name, owner, expires_at, generation)
+			VALUES ($1, $2, coalesce($3::timestamptz, now()) + $4::bigint * interval '1 microsecond', 1)
+			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
+				generation = CASE WHEN l.owner = excluded.owner THEN l.generation ELSE l.generation + 1 END
+			WHERE l.owner = excluded.owner OR l.owner = '' OR l.expires_at <= coalesce($3::timestamptz, now())
+			RETURNING generation, expires_at`), name, owner, now, lease.Microseconds()).Scan(&gen, &expires)
+		if err == nil {
+			return core.Lock{Name: name, Owner: owner, Generation: gen, Expires: expires.UTC(), Release: s.releaser(name, owner, gen)}, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return core.Lock{}, s.fault(err, op)
+		}
+		var (
+			holder string
+			live   bool
+		)
+		err = s.pool.QueryRow(ctx, s.q(`SELECT owner, expires_at, expires_at > coalesce($2::timestamptz, now()) FROM {schema}.locks WHERE name = $1`), name, now).
+			Scan(&holder, &expires, &live)
 		if errors.Is(err, pgx.ErrNoRows) {
-			continue // released meanwhile: try again
+			continue // gone meanwhile: try again
 		}
 		if err != nil {
-			return nil, s.fault(err, op)
+			return core.Lock{}, s.fault(err, op)
 		}
-		if holder != owner && now.Before(expires) {
-			return nil, storeerr.LockHeld(name, holder, expires.UTC())
+		if holder != owner && holder != "" && live {
+			return core.Lock{}, storeerr.LockHeld(name, holder, expires.UTC())
 		}
 	}
-	return nil, core.Errorf(core.CodeInternal, "Could not %s: it kept changing hands. Try again.", op)
+	return core.Lock{}, core.Errorf(core.CodeInternal, "Could not %s: it kept changing hands. Try again.", op)
 }
 
-func (s *Store) releaser(name, owner string) func(context.Context) error {
+// checkHolder locks the lock row (FOR UPDATE: a concurrent takeover waits
+// for tx) and fails with LockLost unless owner holds name at gen.
+func (s *Store) checkHolder(ctx context.Context, tx pgx.Tx, name, owner string, gen int64) error {
+	var (
+		holder string
+		cur    int64
+	)
+	err := tx.QueryRow(ctx, s.q(`SELECT owner, generation FROM {schema}.locks WHERE name = $1 FOR UPDATE`), name).Scan(&holder, &cur)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	if holder != owner || cur != gen {
+		return storeerr.LockLost(name, owner, gen, holder, cur)
+	}
+	return nil
+}
+
+func (s *Store) releaser(name, owner string, gen int64) func(context.Context) error {
 	return func(ctx context.Context) error {
-		if err := s.check(); err != nil {
+		return s.tx(ctx, "release lock "+name, func(tx pgx.Tx) error {
+			if err := s.checkHolder(ctx, tx, name, owner, gen); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, s.q(`UPDATE {schema}.locks SET owner = '', expires_at = 'epoch' WHERE name = $1`), name)
+			return err
+		})
+	}
+}
+
+// Fence implements core.Store: one transaction that locks the lock row,
+// checks the holder and upserts the markers. A takeover's upsert waits for
+// the row lock, so it either commits before (and the check fails) or
+// after the markers (and the taker-over sees them).
+func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
+	if err := storeerr.CheckFence(name, owner, generation); err != nil {
+		return err
+	}
+	return s.tx(ctx, "fence lock "+name, func(tx pgx.Tx) error {
+		if err := s.checkHolder(ctx, tx, name, owner, generation); err != nil {
 			return err
 		}
-		tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM {schema}.locks WHERE name = $1 AND owner = $2`), name, owner)
-		if err != nil {
-			return s.fault(err, "release lock "+name)
-		}
-		if tag.RowsAffected() == 0 {
-			return storeerr.LockLost(name, owner)
-		}
-		return nil
-	}
+		return s.upsertIndex(ctx, tx, markers)
+	})
 }
 
 // Close implements core.Store.

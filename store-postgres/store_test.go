@@ -29,7 +29,9 @@ type harness struct{ url, schema string }
 
 func (h *harness) Open(ctx context.Context, now func() time.Time) (core.Store, error) {
 	// 32 connections: the suite's 32 racing goroutines each get their own.
-	return pgstore.Open(ctx, pgstore.Options{URL: h.url, Schema: h.schema, Now: now, MaxConns: 32})
+	// The suite's clock also measures lock leases (in production the
+	// server's now() does).
+	return pgstore.Open(ctx, pgstore.Options{URL: h.url, Schema: h.schema, Now: now, LeaseClock: now, MaxConns: 32})
 }
 
 func (h *harness) TamperPlan(ctx context.Context, handle string) error {

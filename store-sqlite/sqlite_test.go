@@ -51,6 +51,16 @@ func TestProcessLockRace(t *testing.T) {
 	wantIntegrityOK(t, s)
 }
 
+// 4 OS processes × 4 goroutines race Fence by a lock's lapsed holder
+// against takeovers: no fence lands after the takeover, and the
+// taker-over sees every fence that landed before it.
+func TestProcessFenceRace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fence.db")
+	s := open(t, path)
+	storetest.ProcessFenceRace(t, s, 4, 4, envRacePath+"="+path)
+	wantIntegrityOK(t, s)
+}
+
 func TestDefaultPathPermissions(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "xdg-state")
 	t.Setenv("XDG_STATE_HOME", state)

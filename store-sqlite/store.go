@@ -2,9 +2,7 @@ package sqlitestore
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -226,11 +224,6 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error)
 	return s.fault(tx.Commit(), op)
 }
 
-func digest(plan []byte) string {
-	sum := sha256.Sum256(plan)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 // micros and fromMicros convert times to the stored form.
 func micros(t time.Time) int64 { return t.UTC().Truncate(time.Microsecond).UnixMicro() }
 
@@ -262,7 +255,7 @@ func (s *Store) SavePreview(ctx context.Context, p core.Preview) error {
 	return s.write(ctx, "save preview "+p.Handle, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO previews (handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (handle) DO NOTHING`,
-			p.Handle, string(p.Kind), p.Scope, plan, digest(plan), micros(p.CreatedAt), micros(p.ExpiresAt),
+			p.Handle, string(p.Kind), p.Scope, plan, core.PlanDigest(plan), micros(p.CreatedAt), micros(p.ExpiresAt),
 			nullMicros(p.ConsumedAt), sql.NullString{String: p.ConsumedBy, Valid: p.ConsumedBy != ""})
 		if err != nil {
 			return err
@@ -310,10 +303,10 @@ func loadPreview(ctx context.Context, q queryer, handle string) (core.Preview, e
 	if p.Plan == nil {
 		p.Plan = []byte{}
 	}
-	if digest(p.Plan) != dig {
+	if core.PlanDigest(p.Plan) != dig {
 		return core.Preview{}, storeerr.PreviewTampered(handle)
 	}
-	p.Kind = core.PreviewKind(kind)
+	p.Kind, p.Digest = core.PreviewKind(kind), dig
 	p.CreatedAt, p.ExpiresAt = fromMicros(created), fromMicros(expires)
 	p.ConsumedAt, p.ConsumedBy = fromNullMicros(consumed), consumedBy.String
 	return p, nil
@@ -341,9 +334,10 @@ func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Ru
 			expires    int64
 			consumed   sql.NullInt64
 			consumedBy sql.NullString
+			dig        string
 		)
-		err = tx.QueryRowContext(ctx, `SELECT expires_at, consumed_at, consumed_by FROM previews WHERE handle = ?`, req.Handle).
-			Scan(&expires, &consumed, &consumedBy)
+		err = tx.QueryRowContext(ctx, `SELECT expires_at, consumed_at, consumed_by, plan_digest FROM previews WHERE handle = ?`, req.Handle).
+			Scan(&expires, &consumed, &consumedBy, &dig)
 		if errors.Is(err, sql.ErrNoRows) {
 			return storeerr.PreviewNotFound(req.Handle)
 		}
@@ -360,6 +354,9 @@ func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Ru
 		}
 		if now >= expires {
 			return storeerr.PreviewExpired(req.Handle, fromMicros(expires))
+		}
+		if req.PlanDigest != "" && req.PlanDigest != dig {
+			return storeerr.PlanChanged(req.Handle, req.PlanDigest, dig)
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE previews SET consumed_at = ?, consumed_by = ? WHERE handle = ? AND consumed_at IS NULL`, now, req.Key, req.Handle)
 		if err != nil {
@@ -495,20 +492,25 @@ func (s *Store) UpsertIndex(ctx context.Context, entries []core.IndexEntry) erro
 	if len(entries) == 0 {
 		return nil
 	}
-	return s.write(ctx, "update the dedup index", func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO dedup_index (scope, reference, issue_key, digest, updated_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (scope, reference) DO UPDATE SET issue_key = excluded.issue_key, digest = excluded.digest, updated_at = excluded.updated_at`)
-		if err != nil {
+	return s.write(ctx, "update the dedup index", func(tx *sql.Tx) error { return upsertIndex(ctx, tx, entries) })
+}
+
+func upsertIndex(ctx context.Context, tx *sql.Tx, entries []core.IndexEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT INTO dedup_index (scope, reference, issue_key, digest, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (scope, reference) DO UPDATE SET issue_key = excluded.issue_key, digest = excluded.digest, updated_at = excluded.updated_at`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, e := range entries {
+		if _, err := st.ExecContext(ctx, e.Scope, string(e.Reference), e.Key, e.Digest, micros(e.UpdatedAt)); err != nil {
 			return err
 		}
-		defer st.Close()
-		for _, e := range entries {
-			if _, err := st.ExecContext(ctx, e.Scope, string(e.Reference), e.Key, e.Digest, micros(e.UpdatedAt)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // LookupIndex implements core.Store.
@@ -563,48 +565,85 @@ func (s *Store) PruneExpired(ctx context.Context, before time.Time) (int, error)
 }
 
 // AcquireLock implements core.Store: a row in locks (name, owner,
-// expires_at), read and written in one BEGIN IMMEDIATE transaction, so
-// processes sharing the file cannot both take it.
-func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
+// expires_at, generation), read and written in one BEGIN IMMEDIATE
+// transaction, so processes sharing the file cannot both take it. The
+// lease is measured on the process clock (Options.Now): every process
+// sharing the file runs on the same machine. A released lock keeps its
+// row (owner ”) so its generation keeps counting.
+func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (core.Lock, error) {
 	if err := storeerr.CheckLock(name, owner, lease); err != nil {
-		return nil, err
+		return core.Lock{}, err
 	}
 	now := micros(s.now())
+	var gen int64
 	err := s.write(ctx, "take lock "+name, func(tx *sql.Tx) error {
-		var (
-			holder  string
-			expires int64
-		)
-		err := tx.QueryRowContext(ctx, `SELECT owner, expires_at FROM locks WHERE name = ?`, name).Scan(&holder, &expires)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
+		holder, expires, cur, err := lockRow(ctx, tx, name)
+		if err != nil {
 			return err
-		case holder != owner && now < expires:
+		}
+		switch {
+		case holder == owner:
+			gen = cur
+		case holder == "" || now >= expires:
+			gen = cur + 1
+		default:
 			return storeerr.LockHeld(name, holder, fromMicros(expires))
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO locks (name, owner, expires_at) VALUES (?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`,
-			name, owner, now+lease.Microseconds())
+		_, err = tx.ExecContext(ctx, `INSERT INTO locks (name, owner, expires_at, generation) VALUES (?, ?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, generation = excluded.generation`,
+			name, owner, now+lease.Microseconds(), gen)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return core.Lock{}, err
 	}
-	return func(ctx context.Context) error {
+	release := func(ctx context.Context) error {
 		return s.write(ctx, "release lock "+name, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, `DELETE FROM locks WHERE name = ? AND owner = ?`, name, owner)
-			if err != nil {
+			if err := checkHolder(ctx, tx, name, owner, gen); err != nil {
 				return err
 			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n == 0 {
-				return storeerr.LockLost(name, owner)
-			}
-			return nil
+			_, err := tx.ExecContext(ctx, `UPDATE locks SET owner = '', expires_at = 0 WHERE name = ?`, name)
+			return err
 		})
-	}, nil
+	}
+	return core.Lock{Name: name, Owner: owner, Generation: gen, Expires: fromMicros(now + lease.Microseconds()), Release: release}, nil
+}
+
+// lockRow reads a lock inside tx; a lock never taken is free at
+// generation 0.
+func lockRow(ctx context.Context, tx *sql.Tx, name string) (owner string, expires, gen int64, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT owner, expires_at, generation FROM locks WHERE name = ?`, name).Scan(&owner, &expires, &gen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", 0, 0, nil
+	}
+	return owner, expires, gen, err
+}
+
+// checkHolder fails with LockLost unless owner holds name at gen.
+func checkHolder(ctx context.Context, tx *sql.Tx, name, owner string, gen int64) error {
+	holder, _, cur, err := lockRow(ctx, tx, name)
+	if err != nil {
+		return err
+	}
+	if holder != owner || cur != gen {
+		return storeerr.LockLost(name, owner, gen, holder, cur)
+	}
+	return nil
+}
+
+// Fence implements core.Store: the holder check and the markers in one
+// BEGIN IMMEDIATE transaction, which AcquireLock's transaction cannot
+// interleave with.
+func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
+	if err := storeerr.CheckFence(name, owner, generation); err != nil {
+		return err
+	}
+	return s.write(ctx, "fence lock "+name, func(tx *sql.Tx) error {
+		if err := checkHolder(ctx, tx, name, owner, generation); err != nil {
+			return err
+		}
+		return upsertIndex(ctx, tx, markers)
+	})
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok"

@@ -3,7 +3,6 @@ package memstore
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -37,14 +36,16 @@ type data struct {
 	locks    map[string]lockRow
 }
 
+// lockRow is a lock; a released lock keeps its row (owner "") so its
+// generation keeps counting.
 type lockRow struct {
-	owner   string
-	expires time.Time
+	owner      string
+	expires    time.Time
+	generation int64
 }
 
 type preview struct {
-	p      core.Preview
-	digest [sha256.Size]byte
+	p core.Preview // p.Digest is the digest stored with the plan
 }
 
 type indexKey struct {
@@ -125,7 +126,8 @@ func (s *Store) SavePreview(_ context.Context, p core.Preview) error {
 		p.Plan = []byte{}
 	}
 	p.CreatedAt, p.ExpiresAt, p.ConsumedAt = ts(p.CreatedAt), ts(p.ExpiresAt), ts(p.ConsumedAt)
-	d.previews[p.Handle] = &preview{p: p, digest: sha256.Sum256(p.Plan)}
+	p.Digest = core.PlanDigest(p.Plan)
+	d.previews[p.Handle] = &preview{p: p}
 	return nil
 }
 
@@ -140,7 +142,7 @@ func (s *Store) LoadPreview(_ context.Context, handle string) (core.Preview, err
 	if !ok {
 		return core.Preview{}, storeerr.PreviewNotFound(handle)
 	}
-	if sha256.Sum256(p.p.Plan) != p.digest {
+	if core.PlanDigest(p.p.Plan) != p.p.Digest {
 		return core.Preview{}, storeerr.PreviewTampered(handle)
 	}
 	out := p.p
@@ -175,6 +177,9 @@ func (s *Store) StartRun(_ context.Context, req core.StartRunRequest) (core.Run,
 	}
 	if !now.Before(p.p.ExpiresAt) {
 		return core.Run{}, false, storeerr.PreviewExpired(req.Handle, p.p.ExpiresAt)
+	}
+	if req.PlanDigest != "" && req.PlanDigest != p.p.Digest {
+		return core.Run{}, false, storeerr.PlanChanged(req.Handle, req.PlanDigest, p.p.Digest)
 	}
 	p.p.ConsumedAt, p.p.ConsumedBy = now, req.Key
 	r := &core.Run{ID: req.RunID, Key: req.Key, Handle: req.Handle, State: core.RunInProgress, StartedAt: now}
@@ -249,11 +254,15 @@ func (s *Store) UpsertIndex(_ context.Context, entries []core.IndexEntry) error 
 		return err
 	}
 	defer d.mu.Unlock()
+	d.upsert(entries)
+	return nil
+}
+
+func (d *data) upsert(entries []core.IndexEntry) {
 	for _, e := range entries {
 		e.UpdatedAt = ts(e.UpdatedAt)
 		d.index[indexKey{e.Scope, e.Reference}] = e
 	}
-	return nil
 }
 
 // LookupIndex implements core.Store.
@@ -290,32 +299,57 @@ func (s *Store) PruneExpired(_ context.Context, before time.Time) (int, error) {
 }
 
 // AcquireLock implements core.Store.
-func (s *Store) AcquireLock(_ context.Context, name, owner string, lease time.Duration) (func(context.Context) error, error) {
+func (s *Store) AcquireLock(_ context.Context, name, owner string, lease time.Duration) (core.Lock, error) {
 	if err := storeerr.CheckLock(name, owner, lease); err != nil {
-		return nil, err
+		return core.Lock{}, err
 	}
 	d, err := s.lock()
 	if err != nil {
-		return nil, err
+		return core.Lock{}, err
 	}
 	defer d.mu.Unlock()
 	now := ts(s.now())
-	if l, ok := d.locks[name]; ok && l.owner != owner && now.Before(l.expires) {
-		return nil, storeerr.LockHeld(name, l.owner, l.expires)
+	l := d.locks[name]
+	switch {
+	case l.owner == owner:
+	case l.owner == "" || !now.Before(l.expires):
+		l.owner, l.generation = owner, l.generation+1
+	default:
+		return core.Lock{}, storeerr.LockHeld(name, l.owner, l.expires)
 	}
-	d.locks[name] = lockRow{owner: owner, expires: ts(now.Add(lease))}
-	return func(context.Context) error {
+	l.expires = ts(now.Add(lease))
+	d.locks[name] = l
+	gen := l.generation
+	return core.Lock{Name: name, Owner: owner, Generation: gen, Expires: l.expires, Release: func(context.Context) error {
 		d, err := s.lock()
 		if err != nil {
 			return err
 		}
 		defer d.mu.Unlock()
-		if l, ok := d.locks[name]; !ok || l.owner != owner {
-			return storeerr.LockLost(name, owner)
+		cur := d.locks[name]
+		if cur.owner != owner || cur.generation != gen {
+			return storeerr.LockLost(name, owner, gen, cur.owner, cur.generation)
 		}
-		delete(d.locks, name)
+		d.locks[name] = lockRow{generation: gen}
 		return nil
-	}, nil
+	}}, nil
+}
+
+// Fence implements core.Store.
+func (s *Store) Fence(_ context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
+	if err := storeerr.CheckFence(name, owner, generation); err != nil {
+		return err
+	}
+	d, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	if l := d.locks[name]; l.owner != owner || l.generation != generation {
+		return storeerr.LockLost(name, owner, generation, l.owner, l.generation)
+	}
+	d.upsert(markers)
+	return nil
 }
 
 // Close implements core.Store. Later calls fail with INTERNAL_ERROR; the

@@ -19,6 +19,8 @@ func CheckPreview(p core.Preview) error {
 		return core.Errorf(core.CodeInternal, "Cannot store a preview whose handle is %d bytes long (the limit is 200). This is a bug in the caller.", len(p.Handle))
 	case p.Kind != core.PreviewImport && p.Kind != core.PreviewProgress:
 		return core.Errorf(core.CodeInternal, "Cannot store preview %q of kind %q: the kind must be %q or %q. This is a bug in the caller.", p.Handle, p.Kind, core.PreviewImport, core.PreviewProgress)
+	case p.Digest != "" && p.Digest != core.PlanDigest(p.Plan):
+		return core.Errorf(core.CodeInternal, "Cannot store preview %q: its digest %s is not the digest of its plan. This is a bug in the caller.", p.Handle, p.Digest)
 	}
 	return nil
 }
@@ -114,8 +116,34 @@ func LockHeld(name, owner string, expires time.Time) *core.Error {
 	return e
 }
 
-// LockLost: release by an owner whose lease ran out and whose lock was
-// taken by someone else (or is gone).
-func LockLost(name, owner string) *core.Error {
-	return core.Errorf(core.CodeInternal, "The lock %q is no longer held by %s: its lease ran out before it was released (another owner may have taken it).", name, owner)
+// LockLost: Lock.Release or Store.Fence by an owner that no longer holds
+// the lock at generation: its lease ran out and someone else took it, or
+// it was released. holder is the current holder ("" when the lock is
+// free) at holderGen. The cause is a *core.LockLostError.
+func LockLost(name, owner string, generation int64, holder string, holderGen int64) *core.Error {
+	now := "the lock is free now"
+	if holder != "" {
+		now = fmt.Sprintf("%s holds it now (generation %d)", holder, holderGen)
+	}
+	return core.Wrap(&core.LockLostError{Name: name, Owner: owner, Generation: generation, Holder: holder, HolderGeneration: holderGen}, core.CodeInternal,
+		"The lock %q is no longer held by %s at generation %d: its lease ran out and another owner took it, or it was released; %s. Nothing was written under it; stop writing and start over.", name, owner, generation, now)
+}
+
+// CheckFence validates Fence's arguments.
+func CheckFence(name, owner string, generation int64) error {
+	if err := CheckLock(name, owner, 1); err != nil {
+		return err
+	}
+	if generation <= 0 {
+		return core.Errorf(core.CodeInternal, "Cannot fence lock %q at generation %d: generations start at 1. This is a bug in the caller.", name, generation)
+	}
+	return nil
+}
+
+// PlanChanged: StartRun with a PlanDigest the stored plan no longer has.
+// The cause is a *core.PlanChangedError.
+func PlanChanged(handle, want, stored string) *core.Error {
+	return core.Wrap(&core.PlanChangedError{Handle: handle, Want: want, Stored: stored}, core.CodePreviewStale,
+		"The stored plan of preview %q changed after it was shown for confirmation (digest %s, confirmed %s). Nothing was written and the preview was not used; run the preview again and confirm the new plan.", handle, stored, want).
+		WithDetails(core.Detail{Field: "preview_handle", Message: "stored plan digest " + stored + " differs from the confirmed " + want})
 }

@@ -86,9 +86,9 @@ func BenchLockCycle(b *testing.B, s core.Store, clients int) {
 				if i > int64(b.N) {
 					return
 				}
-				release, err := s.AcquireLock(ctx, fmt.Sprintf("%s-%d", prefix, i), fmt.Sprint("owner-", c), time.Minute)
+				lk, err := s.AcquireLock(ctx, fmt.Sprintf("%s-%d", prefix, i), fmt.Sprint("owner-", c), time.Minute)
 				if err == nil {
-					err = release(ctx)
+					err = lk.Release(ctx)
 				}
 				if err != nil {
 					errOnce.Do(func() { firstErr = err })

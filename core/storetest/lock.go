@@ -26,10 +26,10 @@ type lockAttempt struct {
 	Err    string `json:"err,omitempty"`
 }
 
-// acquire calls AcquireLock and returns the release func (nil when it did
-// not win).
-func acquire(ctx context.Context, s core.Store, name, owner string, lease time.Duration) (func(context.Context) error, lockAttempt) {
-	release, err := s.AcquireLock(ctx, name, owner, lease)
+// acquire calls AcquireLock and returns the lock (zero when it did not
+// win).
+func acquire(ctx context.Context, s core.Store, name, owner string, lease time.Duration) (core.Lock, lockAttempt) {
+	lk, err := s.AcquireLock(ctx, name, owner, lease)
 	a := lockAttempt{Name: name, Owner: owner, Won: err == nil}
 	if err != nil {
 		a.Code, a.Err = string(core.ErrorCode(err)), err.Error()
@@ -38,7 +38,7 @@ func acquire(ctx context.Context, s core.Store, name, owner string, lease time.D
 			a.Holder = held.Owner
 		}
 	}
-	return release, a
+	return lk, a
 }
 
 // lockRaceOnce tries every name once, in a random order, never releasing.
@@ -119,25 +119,35 @@ func ProcessLockRace(t *testing.T, s core.Store, procs, goroutines, locks int, e
 	t.Logf("%d processes × %d goroutines raced on %d locks: each taken exactly once", procs, goroutines, locks)
 }
 
+// acquire takes name for owner and returns its Release (checking the
+// returned Lock describes what was asked).
 func (e *env) acquire(name, owner string, lease time.Duration) func(context.Context) error {
 	e.t.Helper()
-	release, err := e.s.AcquireLock(e.t.Context(), name, owner, lease)
+	return e.acquireLock(name, owner, lease).Release
+}
+
+func (e *env) acquireLock(name, owner string, lease time.Duration) core.Lock {
+	e.t.Helper()
+	lk, err := e.s.AcquireLock(e.t.Context(), name, owner, lease)
 	if err != nil {
 		e.t.Fatalf("AcquireLock(%s, %s): %v", name, owner, err)
 	}
-	if release == nil {
-		e.t.Fatalf("AcquireLock(%s, %s): nil release func", name, owner)
+	if lk.Release == nil {
+		e.t.Fatalf("AcquireLock(%s, %s): nil Release func", name, owner)
 	}
-	return release
+	if lk.Name != name || lk.Owner != owner || lk.Generation <= 0 || !lk.Expires.Equal(e.clock.Now().Add(lease)) {
+		e.t.Fatalf("AcquireLock(%s, %s, %s) at %s = %+v", name, owner, lease, e.clock.Now(), lk)
+	}
+	return lk
 }
 
 // wantHeld asserts that owner cannot take name because holder has it
 // until expires.
 func (e *env) wantHeld(name, owner, holder string, expires time.Time) {
 	e.t.Helper()
-	release, err := e.s.AcquireLock(e.t.Context(), name, owner, time.Minute)
+	lk, err := e.s.AcquireLock(e.t.Context(), name, owner, time.Minute)
 	ce := wantCode(e.t, err, core.CodeInternal, fmt.Sprintf("AcquireLock(%s, %s) while %s holds it", name, owner, holder))
-	if release != nil {
+	if lk.Release != nil {
 		e.t.Fatalf("AcquireLock(%s, %s) failed but returned a release func", name, owner)
 	}
 	if !ce.Retryable {
@@ -240,9 +250,9 @@ func testLockInvalid(t *testing.T, e *env) {
 		name, owner string
 		lease       time.Duration
 	}{{"", "o", time.Minute}, {"n", "", time.Minute}, {"n", "o", 0}, {"n", "o", -time.Second}} {
-		release, err := e.s.AcquireLock(ctx, c.name, c.owner, c.lease)
+		lk, err := e.s.AcquireLock(ctx, c.name, c.owner, c.lease)
 		wantCode(t, err, core.CodeInternal, fmt.Sprintf("AcquireLock(%q, %q, %s)", c.name, c.owner, c.lease))
-		if release != nil {
+		if lk.Release != nil {
 			t.Fatalf("AcquireLock(%q, %q, %s) failed with a release func", c.name, c.owner, c.lease)
 		}
 	}

@@ -45,6 +45,8 @@ func RunChildIfRequested(open func(ctx context.Context) (core.Store, error)) {
 		run = runCrashChild
 	case childLock:
 		run = runLockChild
+	case childFence:
+		run = runFenceChild
 	default:
 		run = runChild
 	}

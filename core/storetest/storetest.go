@@ -100,6 +100,13 @@ func Run(t *testing.T, newHarness NewHarness, opts ...Options) {
 		{"LockSameOwnerReacquires", testLockSameOwnerReacquires},
 		{"LockInvalid", testLockInvalid},
 		{"ConcurrentLocks", testConcurrentLocks},
+		{"LockGeneration", testLockGeneration},
+		{"FenceHolder", testFenceHolder},
+		{"FenceAfterTakeover", testFenceAfterTakeover},
+		{"FenceInvalid", testFenceInvalid},
+		{"ConcurrentFenceTakeover", testConcurrentFenceTakeover},
+		{"PreviewDigest", testPreviewDigest},
+		{"StartRunPlanDigest", testStartRunPlanDigest},
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
 	}
 	for _, tc := range tests {
@@ -236,6 +243,9 @@ func equalPreview(t *testing.T, got, want core.Preview) {
 	}
 	if !bytes.Equal(got.Plan, want.Plan) {
 		t.Fatalf("plan not returned byte-for-byte:\n got %q\nwant %q", got.Plan, want.Plan)
+	}
+	if got.Digest != core.PlanDigest(want.Plan) {
+		t.Fatalf("preview %s: digest %q, want %q", got.Handle, got.Digest, core.PlanDigest(want.Plan))
 	}
 }
 
