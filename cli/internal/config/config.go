@@ -188,7 +188,12 @@ var secretKeys = map[string]bool{
 }
 
 var (
-	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// envNameRE is a plausible environment variable name for a secret's
+	// variable: upper case letters, digits and _, not starting with a
+	// digit, at most 64 characters. Anything else (lower case, '-', '=',
+	// '+', very long) is how a pasted token looks: classic 24-character
+	// tokens, hex tokens and ATATT… tokens are all refused, never echoed.
+	envNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,63}$`)
 	projectRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,9}$`)
 	emailRE   = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
 	fieldIDRE = regexp.MustCompile(`^customfield_[0-9]+$`)
@@ -328,7 +333,7 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 	if t := strings.TrimSpace(j.TokenEnv); t != "" {
 		if !envNameRE.MatchString(t) {
 			// Do not echo the value: it may be the token itself.
-			return nil, invalid("jira.token_env", "must be the NAME of the environment variable that holds the token (e.g. %s), not the token itself. If you pasted a token here, remove it and revoke it.", DefaultTokenEnv)
+			return nil, invalid("jira.token_env", "must be the NAME of the environment variable that holds the token: upper case letters, digits and _, at most 64 characters (e.g. %s), not the token itself. The value is not shown, since it may be a token: if you pasted one here, remove it and revoke it.", DefaultTokenEnv)
 		}
 		c.TokenEnv = t
 	}
@@ -337,7 +342,7 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 	c.EmailEnv = DefaultEmailEnv
 	if e := strings.TrimSpace(j.EmailEnv); e != "" {
 		if !envNameRE.MatchString(e) {
-			return nil, invalid("jira.email_env", "%q is not an environment variable name. Use a name such as %s.", e, DefaultEmailEnv)
+			return nil, invalid("jira.email_env", "is not an environment variable name (upper case letters, digits and _, at most 64 characters). Use a name such as %s. The value is not shown, since it may be a secret pasted in the wrong place.", DefaultEmailEnv)
 		}
 		c.EmailEnv = e
 	}

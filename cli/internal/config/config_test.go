@@ -248,3 +248,36 @@ func TestTokenPastedAnywhereIsRefused(t *testing.T) {
 		t.Fatalf("Token() = %v", err)
 	}
 }
+
+// A token_env or email_env that is not a plausible variable name is refused
+// without echoing it; plausible names are taken (issue 14 #5).
+func TestEnvNamesThatMayBeTokensAreRefusedUnechoed(t *testing.T) {
+	base := "jira:\n  site: https://x.atlassian.net\n  project: PROJ\n  email: a@example.com\n"
+	for _, v := range []string{
+		"aB3dE6fG9hJ2kL5mN8pQ1rS4",         // classic 24-character token
+		"0f3a9c7e5b1d2f4a6c8e0b2d4f6a8c0e", // hex token
+		"ATATT3xFfGF0abcdEFGH1234ijkl5678", // ATATT… without '='
+		"jira_token",                       // lower case
+		"1TOKEN",                           // starts with a digit
+		strings.Repeat("A", 65),            // too long
+	} {
+		for _, key := range []string{"token_env", "email_env"} {
+			_, err := Parse("/w/"+FileName, []byte(base+"  "+key+": "+v+"\n"), func(string) string { return "" })
+			e := core.AsError(err)
+			if e == nil || e.Code != core.CodeConfigInvalid || !strings.Contains(e.Message, "jira."+key) {
+				t.Errorf("%s %q: %v, want CONFIG_INVALID naming jira.%s", key, v, err, key)
+				continue
+			}
+			b, _ := json.Marshal(e)
+			if strings.Contains(string(b), v) {
+				t.Errorf("%s %q echoed: %s", key, v, b)
+			}
+		}
+	}
+	for _, v := range []string{"JIRA_API_TOKEN", "MY_TOKEN", "_T", "T2", strings.Repeat("A", 64)} {
+		c, err := Parse("/w/"+FileName, []byte(base+"  token_env: "+v+"\n"), func(string) string { return "" })
+		if err != nil || c.TokenEnv != v {
+			t.Errorf("token_env %q: %v", v, err)
+		}
+	}
+}
