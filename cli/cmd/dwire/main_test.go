@@ -63,6 +63,7 @@ func TestScripts(t *testing.T) {
 			"no-token":    cmdNoToken,
 			"exits":       cmdExits,
 			"may":         cmdMay,
+			"jira-seed":   cmdJiraSeed,
 		},
 	})
 }
@@ -186,4 +187,26 @@ func cmdMay(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("may: %v", err)
 		}
 	}
+}
+
+// jira-seed TYPE SUMMARY [DESCRIPTION]: an issue made in Jira by a person.
+// An argument in double quotes is a Go string literal ("a\x1b[2J").
+func cmdJiraSeed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: jira-seed TYPE SUMMARY [DESCRIPTION]")
+	}
+	for i, a := range args {
+		if strings.HasPrefix(a, `"`) {
+			u, err := strconv.Unquote(a)
+			ts.Check(err)
+			args[i] = u
+		}
+	}
+	in := jiratest.SeedIssue{IssueType: args[0], Summary: args[1]}
+	if len(args) == 3 {
+		in.Description = args[2]
+	}
+	key, err := server(ts).Seed(in)
+	ts.Check(err)
+	ts.Logf("seeded %s", key)
 }

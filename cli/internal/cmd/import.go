@@ -70,6 +70,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 		return err
 	}
 	warn(ios, p.Warnings)
+	titleWarnings(ios, planTitles(p))
 	writes := render.Writes(p.Counts)
 	interactive := !o.DryRun && writes
 

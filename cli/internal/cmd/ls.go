@@ -77,6 +77,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	if o.JSON {
 		return printJSON(ios.Out, r)
 	}
+	titleWarnings(ios, viewTitles(r.Items...))
 	render.List(ios.Out, r, viewOpts(ios, false))
 	if r.Truncated {
 		fmt.Fprintf(ios.ErrOut, "Showing the first %d; more items match. Narrow the filter or raise --limit (up to %d).\n", r.Returned, core.MaxQueryLimit)

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
+	"github.com/devworkwire/devworkwire/core"
 )
 
 // printJSON writes v as indented JSON on w.
@@ -22,7 +24,7 @@ func printJSON(w io.Writer, v any) error {
 func warn(ios *iostreams.IOStreams, warnings []string) {
 	cs := ios.ColorScheme(true)
 	for _, w := range warnings {
-		line := "Warning: " + w
+		line := "Warning: " + render.CleanText(w)
 		if ios.IsStderrTTY() {
 			line = render.Wrap(line, ios.Width(), "  ")
 		}
@@ -40,4 +42,50 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// titleWarnings warns about titles holding invisible or direction-changing
+// characters (bidi overrides, zero-width characters): what a person reads
+// may not be what is written. name says which item each title belongs to.
+func titleWarnings(ios *iostreams.IOStreams, titles map[string]string) {
+	names := make([]string, 0, len(titles))
+	for n := range titles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var ws []string
+	for _, n := range names {
+		if s := render.Suspicious(titles[n]); len(s) > 0 {
+			ws = append(ws, fmt.Sprintf("the title of %s holds invisible or direction-changing characters (%s): what you read may not be what is written. They are shown as <U+…>.", n, strings.Join(s, ", ")))
+		}
+	}
+	warn(ios, ws)
+}
+
+// planTitles names every title of an import preview by key or reference.
+func planTitles(p core.ImportPreviewResult) map[string]string {
+	m := map[string]string{}
+	for _, it := range p.Items {
+		n := string(it.Reference)
+		if it.Key != "" {
+			n = it.Key
+		}
+		m[n] = it.Title
+	}
+	return m
+}
+
+// viewTitles names the titles of items read from Jira by key.
+func viewTitles(items ...core.ItemView) map[string]string {
+	m := map[string]string{}
+	for _, it := range items {
+		m[it.Key] = it.Title
+		if it.Epic != nil {
+			m[it.Epic.Key] = it.Epic.Title
+		}
+		for _, c := range it.Children {
+			m[c.Key] = c.Title
+		}
+	}
+	return m
 }

@@ -101,6 +101,7 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 		return err
 	}
 	warn(ios, p.Warnings)
+	titleWarnings(ios, map[string]string{p.Item.Key: p.Item.Title})
 	switch {
 	case o.JSON && o.DryRun:
 		return printJSON(ios.Out, p)

@@ -66,6 +66,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		p := info.Import
 		shown = p
 		warn(ios, p.Warnings)
+		titleWarnings(ios, planTitles(*p))
 		render.ImportPreview(w, *p, ro)
 		runID, what = p.RunID, "Writing to Jira"
 		if !render.Writes(p.Counts) {
@@ -80,6 +81,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		p := info.Progress
 		shown = p
 		warn(ios, p.Warnings)
+		titleWarnings(ios, map[string]string{p.Item.Key: p.Item.Title})
 		render.ProgressPreview(w, *p, ro)
 		runID, what = p.RunID, "Reporting progress"
 		question = fmt.Sprintf("Write this to %s in Jira?", p.Item.Key)

@@ -51,6 +51,7 @@ func showRun(ctx context.Context, o *ShowOptions) error {
 	if o.JSON {
 		return printJSON(o.IO.Out, r)
 	}
+	titleWarnings(o.IO, viewTitles(r.Item))
 	render.Item(o.IO.Out, r.Item, viewOpts(o.IO, false))
 	return nil
 }

@@ -65,6 +65,7 @@ func PrintError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error, asJSON boo
 		fmt.Fprintf(w, "%s\n", b)
 		return
 	}
+	e = render.Clean(e) // messages quote titles and text from Jira
 	cs := io_.ColorScheme(true)
 	// On a terminal, lines are wrapped at its width between words (the
 	// terminal would cut them anywhere); piped, each stays one line.

@@ -1,7 +1,9 @@
 // Package render turns the service's result objects into text for people:
 // the import preview tree, progress previews, commit summaries, item lists
 // and details. Every view fits the given width (80 columns by default);
-// meaning is carried by words, colour is only layered on top.
+// meaning is carried by words, colour is only layered on top. Every view
+// passes its data through Clean first: no control sequence from Jira or a
+// document reaches the terminal.
 package render
 
 import (
@@ -103,6 +105,7 @@ func FormatTime(t time.Time) string {
 // when the item exists, and notes for updates and drift; then the counts
 // and the handle.
 func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
+	p = Clean(p)
 	cs := o.cs()
 	width := o.width()
 	fmt.Fprintf(w, "Import preview of %s → %s\n\n", cs.Bold(p.Document), p.Scope)
@@ -216,6 +219,7 @@ func Writes(c core.Counts) bool { return c.Create+c.Update > 0 }
 // ImportCommit writes the summary of a committed import: counts, then each
 // written item with its key and link.
 func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
+	r = Clean(r)
 	cs := o.cs()
 	width := o.width()
 	c := r.Counts
@@ -266,6 +270,7 @@ func outcomeWord(it core.CommittedItem) string {
 
 // ProgressPreview writes what a progress commit would do.
 func ProgressPreview(w io.Writer, p core.ProgressPreviewResult, o Options) {
+	p = Clean(p)
 	cs := o.cs()
 	width := o.width()
 	fmt.Fprintf(w, "Progress preview of %s\n", Truncate(p.Item.Key+": "+p.Item.Title, width-20))
@@ -305,6 +310,7 @@ func ProgressPreview(w io.Writer, p core.ProgressPreviewResult, o Options) {
 
 // ProgressCommit writes the summary of a committed progress report.
 func ProgressCommit(w io.Writer, r core.ProgressCommitResult, o Options) {
+	r = Clean(r)
 	cs := o.cs()
 	var did []string
 	if r.Transitioned {
@@ -328,6 +334,7 @@ func ProgressCommit(w io.Writer, r core.ProgressCommitResult, o Options) {
 
 // List writes a query result as a table: key, status, kind, title.
 func List(w io.Writer, r core.QueryResult, o Options) {
+	r = Clean(r)
 	width := o.width()
 	if len(r.Items) == 0 {
 		fmt.Fprintln(w, "No work items match.")
@@ -350,6 +357,7 @@ func List(w io.Writer, r core.QueryResult, o Options) {
 
 // Item writes one work item in full.
 func Item(w io.Writer, v core.ItemView, o Options) {
+	v = Clean(v)
 	cs := o.cs()
 	width := o.width()
 	fmt.Fprintf(w, "%s  %s\n", cs.Bold(v.Key), Truncate(v.Title, width-utf8.RuneCountInString(v.Key)-2))
