@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
 // Admin talks to mockjira's admin endpoints (/_mockjira/...), the way the
@@ -32,21 +34,9 @@ type Request struct {
 	Status int    `json:"status"`
 }
 
-// IsWrite reports whether the request changes the tracker (searches are
-// POSTs that read).
-func (r Request) IsWrite() bool {
-	if !strings.HasPrefix(r.Path, "/rest/") {
-		return false
-	}
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		return false
-	case http.MethodPost:
-		// Searches and bulk fetches are POSTs that only read.
-		return !strings.HasPrefix(r.Path, "/rest/api/3/search") && r.Path != "/rest/api/3/issue/bulkfetch"
-	}
-	return true
-}
+// IsWrite reports whether the request changes the tracker: the fake's own
+// rule, jiratest.IsWrite, so the suite and the fake never disagree.
+func (r Request) IsWrite() bool { return jiratest.IsWrite(r.Method, r.Path) }
 
 // Issue is one issue as the fake Jira holds it.
 type Issue struct {

@@ -52,12 +52,27 @@ func (s *Server) CountRequests(method, pattern string) int {
 }
 
 // IsWrite reports whether a logged request is a tracker write.
-func (r RecordedRequest) IsWrite() bool {
-	return r.Method == http.MethodPost && !strings.HasPrefix(r.Path, "/rest/api/3/search") ||
-		r.Method == http.MethodPut || r.Method == http.MethodDelete
+func (r RecordedRequest) IsWrite() bool { return IsWrite(r.Method, r.Path) }
+
+// IsWrite is the one rule of what a request to the fake changes: every
+// PUT and DELETE and every POST under /rest/ except the POSTs that only
+// read (searches, the approximate count and bulk fetch). Admin requests
+// (/_mockjira/...) are not tracker writes. Whoever counts writes from the
+// request log (the e2e harness too) uses this function.
+func IsWrite(method, path string) bool {
+	if !strings.HasPrefix(path, "/rest/") {
+		return false
+	}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	case http.MethodPost:
+		return !strings.HasPrefix(path, "/rest/api/3/search") && path != "/rest/api/3/issue/bulkfetch"
+	}
+	return true
 }
 
-// Writes returns the logged write requests (POST except searches, PUT, DELETE).
+// Writes returns the logged write requests (see IsWrite).
 func (s *Server) Writes() []RecordedRequest {
 	var out []RecordedRequest
 	for _, r := range s.Requests() {

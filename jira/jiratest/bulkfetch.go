@@ -1,7 +1,6 @@
 package jiratest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -28,10 +27,8 @@ type bulkFetchRequest struct {
 // that the default field selection is *navigable.
 func (s *Server) handleBulkFetch(w http.ResponseWriter, r *http.Request) {
 	var req bulkFetchRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeErr(w, http.StatusBadRequest, newErr("Invalid request payload. Refer to the REST API documentation and try again: "+strings.TrimPrefix(err.Error(), "json: ")))
+	if e := decodeStrict(r, &req); e != nil {
+		writeErr(w, http.StatusBadRequest, e)
 		return
 	}
 	if req.IssueIdsOrKeys == nil || len(*req.IssueIdsOrKeys) == 0 {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 func (s *Server) routes() {
@@ -24,22 +23,13 @@ func (s *Server) routes() {
 	// createmeta paths overlap {key}/properties/{prop} in ServeMux terms,
 	// so they get their own mux.
 	cm := http.NewServeMux()
-	cm.Handle("GET /rest/api/3/issue/createmeta/{project}/issuetypes", s.auth(s.handleCreateMetaTypes))
-	cm.Handle("GET /rest/api/3/issue/createmeta/{project}/issuetypes/{id}", s.auth(s.handleCreateMetaFields))
+	cm.Handle("GET /rest/api/3/issue/createmeta/{project}/issuetypes", s.auth(s.withCreateMeta(s.createMetaTypes)))
+	cm.Handle("GET /rest/api/3/issue/createmeta/{project}/issuetypes/{id}", s.auth(s.withCreateMeta(s.createMetaFields)))
 	h("POST /rest/api/3/issue", s.handleCreate)
 	h("POST /rest/api/3/issue/bulk", s.handleBulkCreate)
 	h("POST /rest/api/3/issue/bulkfetch", s.handleBulkFetch)
 	h("GET /rest/api/3/mypermissions", s.handleMyPermissions)
-	h("GET /rest/api/3/issue/{key}", s.handleGetIssue)
-	h("PUT /rest/api/3/issue/{key}", s.handleEditIssue)
-	h("GET /rest/api/3/issue/{key}/transitions", s.handleGetTransitions)
-	h("POST /rest/api/3/issue/{key}/transitions", s.handleDoTransition)
-	h("GET /rest/api/3/issue/{key}/comment", s.handleGetComments)
-	h("POST /rest/api/3/issue/{key}/comment", s.handleAddComment)
-	h("GET /rest/api/3/issue/{key}/properties", s.handleListProps)
-	h("GET /rest/api/3/issue/{key}/properties/{prop}", s.handleGetProp)
-	h("PUT /rest/api/3/issue/{key}/properties/{prop}", s.handleSetProp)
-	h("DELETE /rest/api/3/issue/{key}/properties/{prop}", s.handleDeleteProp)
+	s.issueRoutes(h)
 	h("GET /rest/api/3/search/jql", s.handleSearchGet)
 	h("POST /rest/api/3/search/jql", s.handleSearchPost)
 	h("POST /rest/api/3/search/approximate-count", s.handleCount)
@@ -217,19 +207,31 @@ func pageOf[T any](items []T, start, max int) []T {
 	return items[start:end]
 }
 
-func (s *Server) handleCreateMetaTypes(w http.ResponseWriter, r *http.Request) {
-	start, max, e := paging(r)
-	if e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
+// createMetaHandler serves a createmeta page of one project: with s.mu
+// held, the project browsable and the paging parameters parsed.
+type createMetaHandler func(w http.ResponseWriter, r *http.Request, p *project, start, max int)
+
+// withCreateMeta is the prologue of the createmeta endpoints: paging
+// (400), lock, the {project} path value (404 unless browsable).
+func (s *Server) withCreateMeta(h createMetaHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start, max, e := paging(r)
+		if e != nil {
+			writeErr(w, http.StatusBadRequest, e)
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		p := s.visibleProject(r.PathValue("project"))
+		if p == nil {
+			writeErr(w, http.StatusNotFound, newErr("No project could be found with key '"+r.PathValue("project")+"'."))
+			return
+		}
+		h(w, r, p, start, max)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.visibleProject(r.PathValue("project"))
-	if p == nil {
-		writeErr(w, http.StatusNotFound, newErr("No project could be found with key '"+r.PathValue("project")+"'."))
-		return
-	}
+}
+
+func (s *Server) createMetaTypes(w http.ResponseWriter, r *http.Request, p *project, start, max int) {
 	base := s.base(r)
 	all := []any{}
 	for _, t := range p.projectTypes() {
@@ -238,19 +240,7 @@ func (s *Server) handleCreateMetaTypes(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"issueTypes": pageOf(all, start, max), "maxResults": max, "startAt": start, "total": len(all)})
 }
 
-func (s *Server) handleCreateMetaFields(w http.ResponseWriter, r *http.Request) {
-	start, max, e := paging(r)
-	if e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.visibleProject(r.PathValue("project"))
-	if p == nil {
-		writeErr(w, http.StatusNotFound, newErr("No project could be found with key '"+r.PathValue("project")+"'."))
-		return
-	}
+func (s *Server) createMetaFields(w http.ResponseWriter, r *http.Request, p *project, start, max int) {
 	t := typeByID(r.PathValue("id"))
 	if t == nil || !p.types[t.ID] {
 		writeErr(w, http.StatusNotFound, newErr("Issue type with id '"+r.PathValue("id")+"' does not exist or is not valid for project '"+p.Key+"'."))
@@ -285,6 +275,17 @@ func decodeBody(r *http.Request, v any) *jiraError {
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(v); err != nil {
 		return newErr("Unexpected character or malformed JSON in the request body: " + strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// decodeStrict decodes a JSON request body like Jira's newer endpoints
+// (search, count, bulk fetch): unknown properties are refused (400).
+func decodeStrict(r *http.Request, v any) *jiraError {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return newErr("Invalid request payload. Refer to the REST API documentation and try again: " + strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
 }
@@ -349,270 +350,6 @@ func (s *Server) handleBulkCreate(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusBadRequest
 	}
 	writeJSON(w, status, map[string]any{"issues": created, "errors": errs})
-}
-
-// findIssue returns a browsable issue or writes Jira's 404.
-func (s *Server) findIssue(w http.ResponseWriter, r *http.Request) *issue {
-	iss := s.issueByKeyOrID(r.PathValue("key"))
-	if iss == nil || !iss.Proj.perms.Browse {
-		writeErr(w, http.StatusNotFound, newErr(msgNoPermIssue))
-		return nil
-	}
-	return iss
-}
-
-func (s *Server) handleGetIssue(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	q := r.URL.Query()
-	fs := parseFieldSel(q["fields"], "*all")
-	ps := parsePropSel(q["properties"])
-	writeJSON(w, http.StatusOK, s.renderIssue(s.base(r), iss, iss.cur, fs, ps))
-}
-
-func (s *Server) handleEditIssue(w http.ResponseWriter, r *http.Request) {
-	var in issueUpdate
-	if e := decodeBody(r, &in); e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	pw, status, e := s.validateWrite(in, iss)
-	if e != nil {
-		writeErr(w, status, e)
-		return
-	}
-	s.applyEdit(iss, pw)
-	if r.URL.Query().Get("returnIssue") == "true" {
-		writeJSON(w, http.StatusOK, s.renderIssue(s.base(r), iss, iss.cur, parseFieldSel(nil, "*all"), parsePropSel(nil)))
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Server) transitionsFor(base string, iss *issue) []any {
-	out := []any{}
-	for i := range statuses {
-		st := &statuses[i]
-		if st.ID == iss.cur.StatusID {
-			continue
-		}
-		out = append(out, map[string]any{
-			"id": st.TransitionID, "name": st.Name, "to": s.statusJSON(base, st),
-			"hasScreen": false, "isGlobal": true, "isInitial": false, "isAvailable": true, "isConditional": false, "isLooped": false,
-		})
-	}
-	return out
-}
-
-func (s *Server) handleGetTransitions(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"expand": "transitions", "transitions": s.transitionsFor(s.base(r), iss)})
-}
-
-func (s *Server) handleDoTransition(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Transition *struct {
-			ID string `json:"id"`
-		} `json:"transition"`
-		Fields map[string]json.RawMessage `json:"fields"`
-		Update map[string]json.RawMessage `json:"update"`
-	}
-	if e := decodeBody(r, &in); e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	if !iss.Proj.perms.Transition {
-		writeErr(w, http.StatusForbidden, newErr("You do not have permission to transition this issue."))
-		return
-	}
-	if in.Transition == nil || in.Transition.ID == "" {
-		writeErr(w, http.StatusBadRequest, newErr("Missing 'transition' identifier"))
-		return
-	}
-	for k := range in.Fields {
-		writeErr(w, http.StatusBadRequest, fieldErr(k, fmt.Sprintf(msgCannotSet, k)))
-		return
-	}
-	var to *status
-	for i := range statuses {
-		if statuses[i].TransitionID == in.Transition.ID && statuses[i].ID != iss.cur.StatusID {
-			to = &statuses[i]
-		}
-	}
-	if to == nil {
-		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("Transition id '%s' is not valid for this issue.", in.Transition.ID)))
-		return
-	}
-	s.transitionLocked(iss, to)
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Server) transitionLocked(iss *issue, to *status) {
-	st := iss.cur.clone()
-	now := s.now()
-	if statusByID(st.StatusID).Category != to.Category {
-		st.StatusChanged = now
-	}
-	st.StatusID = to.ID
-	st.Updated = now
-	s.setState(iss, st)
-}
-
-func (s *Server) handleGetComments(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	base := s.base(r)
-	cs := []any{}
-	for _, c := range iss.comments {
-		cs = append(cs, s.commentJSON(base, iss, c))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"comments": cs, "maxResults": 5000, "startAt": 0, "total": len(cs)})
-}
-
-func (s *Server) handleAddComment(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Body json.RawMessage `json:"body"`
-	}
-	if e := decodeBody(r, &in); e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	if !iss.Proj.perms.Comment {
-		writeErr(w, http.StatusForbidden, newErr("You do not have the permission to comment on this issue."))
-		return
-	}
-	if len(in.Body) == 0 || isNull(in.Body) {
-		writeErr(w, http.StatusBadRequest, fieldErr("comment", "Comment body can not be empty!"))
-		return
-	}
-	if err := validADF(in.Body); err != nil {
-		writeErr(w, http.StatusBadRequest, fieldErr("comment", msgADF))
-		return
-	}
-	body := compact(in.Body)
-	if utf8.RuneCount(body) > maxTextLength {
-		writeErr(w, http.StatusBadRequest, fieldErr("comment", msgTooLong))
-		return
-	}
-	s.nextCmt++
-	c := comment{ID: s.nextCmt, Body: body, Created: s.now()}
-	iss.comments = append(iss.comments, c)
-	st := iss.cur.clone()
-	st.CommentText = append(st.CommentText, adfText(c.Body))
-	st.Updated = c.Created
-	s.setState(iss, st)
-	writeJSON(w, http.StatusCreated, s.commentJSON(s.base(r), iss, c))
-}
-
-func (s *Server) handleListProps(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	keys := []any{}
-	for _, k := range sortedKeys(iss.props) {
-		keys = append(keys, map[string]any{"key": k, "self": s.base(r) + "/rest/api/3/issue/" + itoa(iss.ID) + "/properties/" + k})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"keys": keys})
-}
-
-func (s *Server) handleGetProp(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	k := r.PathValue("prop")
-	v, ok := iss.props[k]
-	if !ok {
-		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("The property with key '%s' does not exist.", k)))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"key": k, "value": json.RawMessage(v)})
-}
-
-func (s *Server) handleSetProp(w http.ResponseWriter, r *http.Request) {
-	var v json.RawMessage
-	if e := decodeBody(r, &v); e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	if !iss.Proj.perms.Edit {
-		writeErr(w, http.StatusForbidden, newErr("You do not have permission to edit issues in this project."))
-		return
-	}
-	k := r.PathValue("prop")
-	switch {
-	case utf8.RuneCountInString(k) > maxPropKey:
-		writeErr(w, http.StatusBadRequest, newErr("The property key cannot be longer than 255 characters."))
-		return
-	case len(v) > maxPropValue:
-		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The property '%s' exceeds the maximum length of 32768 bytes.", k)))
-		return
-	}
-	_, existed := iss.props[k]
-	iss.props[k] = compact(v)
-	if existed {
-		w.WriteHeader(http.StatusOK)
-		return
-	}
-	w.WriteHeader(http.StatusCreated)
-}
-
-func (s *Server) handleDeleteProp(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.findIssue(w, r)
-	if iss == nil {
-		return
-	}
-	k := r.PathValue("prop")
-	if _, ok := iss.props[k]; !ok {
-		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("The property with key '%s' does not exist.", k)))
-		return
-	}
-	delete(iss.props, k)
-	w.WriteHeader(http.StatusNoContent)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

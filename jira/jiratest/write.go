@@ -68,179 +68,247 @@ func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw),
 
 // validateWrite checks fields, update and properties of a create (iss == nil)
 // or an edit of iss. Call with s.mu held. status is 400 or 403 on error.
+// Like Jira it reports every field error at once (400), except a missing
+// Create or Edit permission (403, alone).
 func (s *Server) validateWrite(in issueUpdate, iss *issue) (*plannedWrite, int, *jiraError) {
 	e := newErr()
-	pw := &plannedWrite{custom: map[string]*string{}}
-	create := iss == nil
-	for k, v := range in.Update {
+	pw := &plannedWrite{custom: map[string]*string{}, props: in.Properties}
+	checkUpdateOps(in.Update, e)
+	// project and issue type first: other checks depend on them.
+	if iss == nil {
+		if denied := s.createTarget(in.Fields, pw, e); denied != nil {
+			return nil, http.StatusForbidden, denied
+		}
+	} else {
+		if !iss.Proj.perms.Edit {
+			return nil, http.StatusForbidden, newErr("You do not have permission to edit issues in this project.")
+		}
+		pw.proj, pw.typeID = iss.Proj, iss.cur.TypeID
+	}
+	for k, raw := range in.Fields {
+		s.checkField(k, raw, iss == nil, pw, e)
+	}
+	if iss == nil {
+		s.checkRequired(in.Fields, pw, e)
+	}
+	checkHierarchy(pw, iss, e)
+	checkProperties(in.Properties, e)
+	if !e.empty() {
+		return nil, http.StatusBadRequest, e
+	}
+	return pw, 0, nil
+}
+
+// checkUpdateOps refuses the 'update' operations form, which the fake does
+// not model (an empty list of operations is fine).
+func checkUpdateOps(update map[string]json.RawMessage, e *jiraError) {
+	for k, v := range update {
 		if len(v) > 0 && !isNull(v) && string(bytes.TrimSpace(v)) != "[]" {
 			e.Errors[k] = fmt.Sprintf("mockjira does not model the 'update' operations form for field '%s'; set it with 'fields'.", k)
 		}
 	}
-	// project and issue type first: other checks depend on them.
-	if create {
-		raw, ok := in.Fields["project"]
-		ref, okRef := decodeRef(raw)
-		switch {
-		case !ok || isNull(raw) || !okRef || (ref.ID == "" && ref.Key == ""):
-			e.Errors["project"] = "Specify a valid project ID or key"
-		default:
-			k := ref.Key
-			if k == "" {
-				k = ref.ID
-			}
-			p := s.projectByKeyOrID(k)
-			if p == nil || !p.perms.Browse {
-				e.Errors["project"] = "valid project is required"
-			} else if !p.perms.Create {
-				return nil, http.StatusForbidden, newErr("You do not have permission to create issues in this project.")
-			} else {
-				pw.proj = p
-			}
-		}
-		raw, ok = in.Fields["issuetype"]
-		ref, okRef = decodeRef(raw)
-		switch {
-		case !ok || isNull(raw) || !okRef || (ref.ID == "" && ref.Name == ""):
-			e.Errors["issuetype"] = "Specify an issue type"
-		default:
-			var t *issueType
-			if ref.ID != "" {
-				t = typeByID(ref.ID)
-			} else {
-				t = typeByName(ref.Name)
-			}
-			switch {
-			case t == nil:
-				e.Errors["issuetype"] = "Specify a valid issue type"
-			case pw.proj != nil && !pw.proj.types[t.ID]:
-				e.Errors["issuetype"] = "The issue type selected is invalid."
-			default:
-				pw.typeID = t.ID
-			}
-		}
-	} else {
-		pw.proj = iss.Proj
-		pw.typeID = iss.cur.TypeID
-		if !iss.Proj.perms.Edit {
-			return nil, http.StatusForbidden, newErr("You do not have permission to edit issues in this project.")
-		}
-	}
+}
 
-	for k, raw := range in.Fields {
-		switch k {
-		case "project", "issuetype":
-			if !create {
-				e.Errors[k] = fmt.Sprintf(msgCannotSet, k)
-			}
-		case "summary":
-			var sum string
-			if err := json.Unmarshal(raw, &sum); err != nil && !isNull(raw) {
-				e.Errors["summary"] = "Operation value must be a string"
-				continue
-			}
-			switch {
-			case strings.TrimSpace(sum) == "":
-				e.Errors["summary"] = "You must specify a summary of the issue."
-			case utf8.RuneCountInString(sum) > maxSummary:
-				e.Errors["summary"] = "Summary must be less than 255 characters."
-			case strings.ContainsAny(sum, "\r\n"):
-				e.Errors["summary"] = "The summary is invalid because it contains newline characters."
-			default:
-				pw.summary = &sum
-			}
-		case "description":
-			if isNull(raw) {
-				n := json.RawMessage("null")
-				pw.description = &n
-				continue
-			}
-			if err := validADF(raw); err != nil {
-				e.Errors["description"] = msgADF
-				continue
-			}
-			d := compact(raw)
-			if utf8.RuneCount(d) > maxTextLength {
-				e.Errors["description"] = msgTooLong
-				continue
-			}
-			pw.description = &d
-		case "parent":
-			if isNull(raw) {
-				var none *issue
-				pw.parent = &none
-				continue
-			}
-			ref, ok := decodeRef(raw)
-			var p *issue
-			if ok {
-				if ref.Key != "" {
-					p = s.issueByKeyOrID(ref.Key)
-				} else if ref.ID != "" {
-					p = s.issueByKeyOrID(ref.ID)
-				}
-			}
-			if p == nil || !p.Proj.perms.Browse {
-				e.Errors["parent"] = msgParentFind
-				continue
-			}
-			pw.parent = &p
-		case "labels":
-			var labels []string
-			if err := json.Unmarshal(raw, &labels); err != nil {
-				e.Errors["labels"] = "Operation value must be an array of strings"
-				continue
-			}
-			for _, l := range labels {
-				if strings.ContainsAny(l, " \t\r\n") || l == "" {
-					e.Errors["labels"] = fmt.Sprintf("The label '%s' contains spaces which is invalid.", l)
-				} else if utf8.RuneCountInString(l) > 255 {
-					e.Errors["labels"] = "The label must not exceed 255 characters."
-				}
-			}
-			pw.labels = &labels
+// createTarget resolves the project and issue type of a create into pw.
+// It returns Jira's 403 when the project is browsable but the user may not
+// create in it; other problems are field errors in e.
+func (s *Server) createTarget(fields map[string]json.RawMessage, pw *plannedWrite, e *jiraError) *jiraError {
+	raw, ok := fields["project"]
+	ref, okRef := decodeRef(raw)
+	switch {
+	case !ok || isNull(raw) || !okRef || (ref.ID == "" && ref.Key == ""):
+		e.Errors["project"] = "Specify a valid project ID or key"
+	default:
+		k := ref.Key
+		if k == "" {
+			k = ref.ID
+		}
+		p := s.projectByKeyOrID(k)
+		switch {
+		case p == nil || !p.perms.Browse:
+			e.Errors["project"] = "valid project is required"
+		case !p.perms.Create:
+			return newErr("You do not have permission to create issues in this project.")
 		default:
-			if k != s.fieldID {
-				e.Errors[k] = fmt.Sprintf(msgCannotSet, k)
-				continue
-			}
-			if isNull(raw) {
-				pw.custom[k] = nil
-				continue
-			}
-			var v string
-			if err := json.Unmarshal(raw, &v); err != nil {
-				e.Errors[k] = "Operation value must be a string"
-				continue
-			}
-			if utf8.RuneCountInString(v) > maxTextField {
-				e.Errors[k] = "Text is too long, please enter less than 255 characters."
-				continue
-			}
-			pw.custom[k] = &v
+			pw.proj = p
 		}
 	}
-	if create {
-		if _, ok := in.Fields["summary"]; !ok && e.Errors["summary"] == "" {
-			e.Errors["summary"] = "You must specify a summary of the issue."
+	raw, ok = fields["issuetype"]
+	ref, okRef = decodeRef(raw)
+	if !ok || isNull(raw) || !okRef || (ref.ID == "" && ref.Name == "") {
+		e.Errors["issuetype"] = "Specify an issue type"
+		return nil
+	}
+	var t *issueType
+	if ref.ID != "" {
+		t = typeByID(ref.ID)
+	} else {
+		t = typeByName(ref.Name)
+	}
+	switch {
+	case t == nil:
+		e.Errors["issuetype"] = "Specify a valid issue type"
+	case pw.proj != nil && !pw.proj.types[t.ID]:
+		e.Errors["issuetype"] = "The issue type selected is invalid."
+	default:
+		pw.typeID = t.ID
+	}
+	return nil
+}
+
+// checkField validates one entry of 'fields' into pw, or adds its error
+// to e.
+func (s *Server) checkField(k string, raw json.RawMessage, create bool, pw *plannedWrite, e *jiraError) {
+	var msg string
+	switch k {
+	case "project", "issuetype":
+		if !create {
+			msg = fmt.Sprintf(msgCannotSet, k)
 		}
-		if pw.proj != nil && pw.typeID != "" {
-			for f := range pw.proj.required[pw.typeID] {
-				raw, ok := in.Fields[f]
-				if !ok || isNull(raw) || string(raw) == `""` || string(raw) == "[]" {
-					e.Errors[f] = s.fieldDisplayName(f) + " is required."
-				}
-			}
+	case "summary":
+		msg = pw.setSummary(raw)
+	case "description":
+		msg = pw.setDescription(raw)
+	case "parent":
+		msg = s.setParent(pw, raw)
+	case "labels":
+		msg = pw.setLabels(raw)
+	default:
+		if k != s.fieldID {
+			msg = fmt.Sprintf(msgCannotSet, k)
+		} else {
+			msg = pw.setCustom(k, raw)
 		}
 	}
-	// Hierarchy: epics have no parent; stories and tasks may have an epic.
-	if pw.parent != nil && *pw.parent != nil && pw.typeID != "" && e.Errors["parent"] == "" {
-		p := *pw.parent
-		if pw.typeID == IssueTypeEpicID || p.cur.TypeID != IssueTypeEpicID || (iss != nil && p == iss) {
-			e.Errors["parent"] = msgHierarchy
+	if msg != "" {
+		e.Errors[k] = msg
+	}
+}
+
+// The setters below validate one field's value into pw and return Jira's
+// message for the field when it is invalid ("" when it is fine).
+
+func (pw *plannedWrite) setSummary(raw json.RawMessage) string {
+	var sum string
+	if err := json.Unmarshal(raw, &sum); err != nil && !isNull(raw) {
+		return "Operation value must be a string"
+	}
+	switch {
+	case strings.TrimSpace(sum) == "":
+		return "You must specify a summary of the issue."
+	case utf8.RuneCountInString(sum) > maxSummary:
+		return "Summary must be less than 255 characters."
+	case strings.ContainsAny(sum, "\r\n"):
+		return "The summary is invalid because it contains newline characters."
+	}
+	pw.summary = &sum
+	return ""
+}
+
+func (pw *plannedWrite) setDescription(raw json.RawMessage) string {
+	if isNull(raw) {
+		n := json.RawMessage("null")
+		pw.description = &n
+		return ""
+	}
+	if err := validADF(raw); err != nil {
+		return msgADF
+	}
+	d := compact(raw)
+	if utf8.RuneCount(d) > maxTextLength {
+		return msgTooLong
+	}
+	pw.description = &d
+	return ""
+}
+
+func (s *Server) setParent(pw *plannedWrite, raw json.RawMessage) string {
+	if isNull(raw) {
+		var none *issue
+		pw.parent = &none
+		return ""
+	}
+	ref, ok := decodeRef(raw)
+	var p *issue
+	if ok {
+		if ref.Key != "" {
+			p = s.issueByKeyOrID(ref.Key)
+		} else if ref.ID != "" {
+			p = s.issueByKeyOrID(ref.ID)
 		}
 	}
-	for _, p := range in.Properties {
+	if p == nil || !p.Proj.perms.Browse {
+		return msgParentFind
+	}
+	pw.parent = &p
+	return ""
+}
+
+func (pw *plannedWrite) setLabels(raw json.RawMessage) string {
+	var labels []string
+	if err := json.Unmarshal(raw, &labels); err != nil {
+		return "Operation value must be an array of strings"
+	}
+	msg := ""
+	for _, l := range labels {
+		if strings.ContainsAny(l, " \t\r\n") || l == "" {
+			msg = fmt.Sprintf("The label '%s' contains spaces which is invalid.", l)
+		} else if utf8.RuneCountInString(l) > 255 {
+			msg = "The label must not exceed 255 characters."
+		}
+	}
+	pw.labels = &labels
+	return msg
+}
+
+func (pw *plannedWrite) setCustom(k string, raw json.RawMessage) string {
+	if isNull(raw) {
+		pw.custom[k] = nil
+		return ""
+	}
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "Operation value must be a string"
+	}
+	if utf8.RuneCountInString(v) > maxTextField {
+		return "Text is too long, please enter less than 255 characters."
+	}
+	pw.custom[k] = &v
+	return ""
+}
+
+// checkRequired reports the fields a create must have: the summary and
+// the fields the project requires for the issue type.
+func (s *Server) checkRequired(fields map[string]json.RawMessage, pw *plannedWrite, e *jiraError) {
+	if _, ok := fields["summary"]; !ok && e.Errors["summary"] == "" {
+		e.Errors["summary"] = "You must specify a summary of the issue."
+	}
+	if pw.proj == nil || pw.typeID == "" {
+		return
+	}
+	for f := range pw.proj.required[pw.typeID] {
+		raw, ok := fields[f]
+		if !ok || isNull(raw) || string(raw) == `""` || string(raw) == "[]" {
+			e.Errors[f] = s.fieldDisplayName(f) + " is required."
+		}
+	}
+}
+
+// checkHierarchy: epics have no parent; stories and tasks may have an
+// epic (not themselves).
+func checkHierarchy(pw *plannedWrite, iss *issue, e *jiraError) {
+	if pw.parent == nil || *pw.parent == nil || pw.typeID == "" || e.Errors["parent"] != "" {
+		return
+	}
+	p := *pw.parent
+	if pw.typeID == IssueTypeEpicID || p.cur.TypeID != IssueTypeEpicID || (iss != nil && p == iss) {
+		e.Errors["parent"] = msgHierarchy
+	}
+}
+
+// checkProperties checks the entity properties sent with a write.
+func checkProperties(props []entityProperty, e *jiraError) {
+	for _, p := range props {
 		switch {
 		case p.Key == "":
 			e.ErrorMessages = append(e.ErrorMessages, "Property key must not be empty.")
@@ -252,11 +320,6 @@ func (s *Server) validateWrite(in issueUpdate, iss *issue) (*plannedWrite, int, 
 			e.ErrorMessages = append(e.ErrorMessages, fmt.Sprintf("The property '%s' exceeds the maximum length of 32768 bytes.", p.Key))
 		}
 	}
-	pw.props = in.Properties
-	if !e.empty() {
-		return nil, http.StatusBadRequest, e
-	}
-	return pw, 0, nil
 }
 
 func (s *Server) fieldDisplayName(id string) string {

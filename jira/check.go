@@ -1,0 +1,86 @@
+package jira
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Check verifies credentials, the project permissions DevWorkWire needs,
+// the project, the issue types and the reference field. Discovery runs
+// again (it is cheap and Check is explicit).
+func (p *Provider) Check(ctx context.Context) error {
+	ctx, done := p.observe(ctx, "Check")
+	defer done()
+	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/myself", endpoint: "GET /rest/api/3/myself", action: "read your Jira account"}, nil); err != nil {
+		return err
+	}
+	if err := p.checkPermissions(ctx); err != nil {
+		return err
+	}
+	m, err := p.discover(ctx)
+	if err != nil {
+		return err
+	}
+	p.metaMu.Lock()
+	p.meta = m
+	p.metaMu.Unlock()
+	return nil
+}
+
+// requiredPermissions are the project permissions DevWorkWire uses, with
+// what each is needed for.
+var requiredPermissions = []struct{ key, name, use string }{
+	{"BROWSE_PROJECTS", "Browse Projects", "find and read work items"},
+	{"CREATE_ISSUES", "Create Issues", "create work items on import"},
+	{"EDIT_ISSUES", "Edit Issues", "update work items on re-import"},
+	{"TRANSITION_ISSUES", "Transition Issues", "change a work item's status"},
+	{"ADD_COMMENTS", "Add Comments", "comment on work items"},
+}
+
+const permissionsEndpoint = "GET /rest/api/3/mypermissions"
+
+// checkPermissions asks Jira which of requiredPermissions the account has
+// in the project and reports the missing ones as JIRA_PERMISSION_DENIED,
+// naming each permission and the project.
+func (p *Provider) checkPermissions(ctx context.Context) error {
+	keys := make([]string, len(requiredPermissions))
+	for i, rp := range requiredPermissions {
+		keys[i] = rp.key
+	}
+	var resp struct {
+		Permissions map[string]struct {
+			HavePermission *bool `json:"havePermission"`
+		} `json:"permissions"`
+	}
+	q := url.Values{"projectKey": {p.cfg.Project}, "permissions": {strings.Join(keys, ",")}}
+	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/mypermissions", query: q, endpoint: permissionsEndpoint, action: "read your permissions in project " + p.cfg.Project}, &resp); err != nil {
+		return err
+	}
+	var missing []string
+	var details []core.Detail
+	for _, rp := range requiredPermissions {
+		got, ok := resp.Permissions[rp.key]
+		if ok && got.HavePermission != nil && *got.HavePermission {
+			continue
+		}
+		missing = append(missing, fmt.Sprintf("%s (%s: to %s)", rp.key, rp.name, rp.use))
+		details = append(details, core.Detail{Field: rp.key, Message: fmt.Sprintf("missing in project %s: needed to %s", p.cfg.Project, rp.use)})
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	p.logFor(ctx).Warn("jira permissions missing", "project", p.cfg.Project, "missing", len(missing))
+	return core.Errorf(core.CodeJiraPermissionDenied, "Your Jira account (%s) lacks %s in project %s: %s. Ask a Jira administrator of project %s to grant them (Project settings → Permissions).",
+		p.cfg.Email, plural(len(missing), "this permission", "these permissions"), p.cfg.Project, strings.Join(missing, "; "), p.cfg.Project).WithDetails(details...)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

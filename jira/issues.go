@@ -1,0 +1,86 @@
+package jira
+
+import (
+	"context"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+var issueKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*-[1-9][0-9]*$`)
+
+func (p *Provider) checkKey(key string) error {
+	if !issueKeyRE.MatchString(key) {
+		return core.Errorf(core.CodeWorkItemNotFound, "%q is not a Jira issue key (like %s-12). Check the key.", key, p.cfg.Project).WithDetails(core.Detail{Key: key, Message: "not an issue key"})
+	}
+	return nil
+}
+
+func issuePath(key string) string { return "/rest/api/3/issue/" + url.PathEscape(key) }
+
+// Get returns one item by key.
+func (p *Provider) Get(ctx context.Context, key string) (core.WorkItem, error) {
+	ctx, done := p.observe(ctx, "Get")
+	defer done()
+	if err := p.checkKey(key); err != nil {
+		return core.WorkItem{}, err
+	}
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return core.WorkItem{}, err
+	}
+	var is issue
+	q := url.Values{"fields": {strings.Join(m.fieldsRequested(), ",")}, "properties": {PropertyKey}}
+	if _, err := p.do(ctx, call{method: "GET", path: issuePath(key), query: q, endpoint: "GET /rest/api/3/issue/{key}", action: "read issue " + key, key: key}, &is); err != nil {
+		return core.WorkItem{}, err
+	}
+	return p.workItem(m, is), nil
+}
+
+type editRequest struct {
+	Fields     map[string]any   `json:"fields"`
+	Properties []map[string]any `json:"properties,omitempty"`
+}
+
+// Update rewrites the item's content and its stored digest in one request.
+func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) error {
+	ctx, done := p.observe(ctx, "Update")
+	defer done()
+	if err := p.checkKey(key); err != nil {
+		return err
+	}
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return err
+	}
+	fields, props, err := p.writeFields(m, spec, false)
+	if err != nil {
+		return err
+	}
+	_, err = p.do(ctx, call{method: "PUT", path: issuePath(key), body: editRequest{Fields: fields, Properties: props}, class: retryIdempotent, endpoint: "PUT /rest/api/3/issue/{key}", action: "edit issue " + key, key: key}, nil)
+	if err != nil {
+		var u *uncertainError
+		if ok := asUncertain(err, &u); ok {
+			return core.MarkOutcomeUnknown(u.err)
+		}
+		return itemErr(err, spec.Reference, key)
+	}
+	p.logFor(ctx).Debug("jira issue edited", "key", key, "reference", string(spec.Reference))
+	return nil
+}
+
+// itemErr adds the item to a write error's details.
+func itemErr(err error, ref core.Reference, key string) error {
+	e := core.AsError(err)
+	if len(e.Details) == 0 || e.Code == core.CodeValidationFailed {
+		for i := range e.Details {
+			e.Details[i].Item, e.Details[i].Key = string(ref), key
+		}
+		if len(e.Details) == 0 {
+			e.Details = []core.Detail{{Item: string(ref), Key: key, Message: e.Message}}
+		}
+	}
+	return e
+}

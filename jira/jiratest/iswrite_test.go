@@ -1,0 +1,75 @@
+package jiratest_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// TestIsWriteMatchesWhatChanges sends one successful request to every
+// endpoint the fake models and checks jiratest.IsWrite against what the
+// request did: it is a write exactly when the fake's issues (fields,
+// properties, comments, statuses) changed. A POST that only reads (bulk
+// fetch, searches) counted as a write would make zero-write checks
+// through Writes() fail, and the e2e harness uses the same rule.
+func TestIsWriteMatchesWhatChanges(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	key, _ := c.create(issueFields("Epic", "Epic one", "doc/e-1"))
+	c.do("PUT", "/rest/api/3/issue/"+key+"/properties/gone", map[string]any{"x": 1})
+	state := func() string {
+		b, err := json.Marshal(c.srv.Issues())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, e := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", "/rest/api/3/myself", nil},
+		{"GET", "/rest/api/3/serverInfo", nil},
+		{"GET", "/rest/api/3/project/DEMO", nil},
+		{"GET", "/rest/api/3/field", nil},
+		{"GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes", nil},
+		{"GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes/" + jiratest.IssueTypeStoryID, nil},
+		{"GET", "/rest/api/3/mypermissions?projectKey=DEMO&permissions=BROWSE_PROJECTS", nil},
+		{"GET", "/rest/api/3/issue/" + key, nil},
+		{"GET", "/rest/api/3/issue/" + key + "/transitions", nil},
+		{"GET", "/rest/api/3/issue/" + key + "/comment", nil},
+		{"GET", "/rest/api/3/issue/" + key + "/properties", nil},
+		{"GET", "/rest/api/3/issue/" + key + "/properties/gone", nil},
+		{"GET", "/rest/api/3/search/jql?jql=project%20%3D%20DEMO", nil},
+		{"POST", "/rest/api/3/search/jql", map[string]any{"jql": "project = DEMO"}},
+		{"POST", "/rest/api/3/search/approximate-count", map[string]any{"jql": "project = DEMO"}},
+		{"POST", "/rest/api/3/issue/bulkfetch", map[string]any{"issueIdsOrKeys": []string{key}}},
+		{"POST", "/rest/api/3/issue", map[string]any{"fields": issueFields("Story", "Story one", "doc/s-1")}},
+		{"POST", "/rest/api/3/issue/bulk", map[string]any{"issueUpdates": []any{map[string]any{"fields": issueFields("Story", "Story two", "doc/s-2")}}}},
+		{"PUT", "/rest/api/3/issue/" + key, map[string]any{"fields": map[string]any{"summary": "Epic renamed"}}},
+		{"POST", "/rest/api/3/issue/" + key + "/transitions", map[string]any{"transition": map[string]any{"id": jiratest.TransitionDoneID}}},
+		{"POST", "/rest/api/3/issue/" + key + "/comment", map[string]any{"body": adf("A comment")}},
+		{"PUT", "/rest/api/3/issue/" + key + "/properties/p", map[string]any{"x": 1}},
+		{"DELETE", "/rest/api/3/issue/" + key + "/properties/gone", nil},
+	} {
+		before := state()
+		r := c.do(e.method, e.path, e.body)
+		if r.status >= 300 {
+			t.Fatalf("%s %s: %d %s", e.method, e.path, r.status, r.body)
+		}
+		changed := state() != before
+		if got := jiratest.IsWrite(e.method, e.path); got != changed {
+			t.Errorf("%s %s: IsWrite = %v, but the request changed the tracker: %v", e.method, e.path, got, changed)
+		}
+	}
+	if got := jiratest.IsWrite("POST", "/_mockjira/faults"); got {
+		t.Error("an admin request counted as a tracker write")
+	}
+	var writes []string
+	for _, r := range c.srv.Writes() {
+		writes = append(writes, r.Method+" "+r.Path)
+	}
+	if len(writes) != 9 { // create + property in setup, then the 7 writes above
+		t.Errorf("Writes() = %d %v, want 9", len(writes), writes)
+	}
+}

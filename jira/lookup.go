@@ -1,0 +1,379 @@
+package jira
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/internal/jql"
+)
+
+// Lookup finds the items holding the given references: phrase searches on
+// the reference field, batched, compared exactly; known keys missing from
+// search (eventual consistency) are read by key.
+func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[core.Reference]string) (map[core.Reference]core.WorkItem, error) {
+	ctx, done := p.observe(ctx, "Lookup")
+	defer done()
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[core.Reference]core.WorkItem{}
+	want := map[core.Reference]bool{}
+	var uniq []core.Reference
+	var searchable []core.Reference
+	for _, r := range refs {
+		if r != "" && !want[r] {
+			want[r] = true
+			uniq = append(uniq, r)
+			// Text search finds only words: a reference without a letter or
+			// digit cannot be searched for (only read by a known key).
+			if hasWord(string(r)) {
+				searchable = append(searchable, r)
+			}
+		}
+	}
+	if err := p.lookupBatches(ctx, m, p.batches(m, searchable), known, out); err != nil {
+		return nil, err
+	}
+	var missing []core.Reference
+	for _, r := range uniq {
+		if _, ok := out[r]; !ok && known[r] != "" {
+			missing = append(missing, r)
+		}
+	}
+	if err := p.readKnown(ctx, m, missing, known, out); err != nil {
+		return nil, err
+	}
+	if len(out) < len(uniq) {
+		// Something will probably be created: check now that it can be,
+		// so the preview (not the commit) reports a create screen
+		// DevWorkWire cannot fill.
+		if err := p.ensureCreatable(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	p.logFor(ctx).Info("jira lookup", "references", len(uniq), "found", len(out), "read_by_known_key", len(missing))
+	return out, nil
+}
+
+// bulkFetchMax is Jira's limit of issues per POST /issue/bulkfetch.
+const bulkFetchMax = 100
+
+const bulkFetchEndpoint = "POST /rest/api/3/issue/bulkfetch"
+
+type bulkFetchRequest struct {
+	IssueIdsOrKeys []string `json:"issueIdsOrKeys"`
+	Fields         []string `json:"fields"`
+	Properties     []string `json:"properties"`
+}
+
+type bulkFetchResponse struct {
+	Issues      []issue `json:"issues"`
+	IssueErrors []struct {
+		ID           string `json:"id"`
+		ErrorMessage string `json:"errorMessage"`
+	} `json:"issueErrors"`
+}
+
+// readKnown reads items by the keys the dedup index knows (search has not
+// caught up with them) with POST /issue/bulkfetch, 100 keys a request and
+// knownReaders requests at once, and keeps those whose reference still
+// matches. Bulk fetch reads the issues themselves, not the search index,
+// so it is not subject to search lag. Keys Jira does not return are
+// deleted or invisible (skipped); keys it reports in issueErrors are read
+// one by one. If the site has no bulk fetch (404), every key is read one
+// by one.
+func (p *Provider) readKnown(ctx context.Context, m *meta, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	byKey := map[string][]core.Reference{}
+	var keys []string
+	for _, r := range refs {
+		k := strings.ToUpper(known[r])
+		if !issueKeyRE.MatchString(k) {
+			continue // not an issue key: nothing to read (as Get would say)
+		}
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], r)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var batches [][]string
+	for len(keys) > 0 {
+		n := min(bulkFetchMax, len(keys))
+		batches = append(batches, keys[:n])
+		keys = keys[n:]
+	}
+	var (
+		mu    sync.Mutex
+		retry []core.Reference // to read one by one
+	)
+	err := inParallel(ctx, knownReaders, batches, func(ctx context.Context, batch []string) error {
+		var resp bulkFetchResponse
+		req := bulkFetchRequest{IssueIdsOrKeys: batch, Fields: m.fieldsRequested(), Properties: []string{PropertyKey}}
+		r, err := p.do(ctx, call{method: "POST", path: "/rest/api/3/issue/bulkfetch", body: req, class: retryIdempotent, endpoint: bulkFetchEndpoint, action: "read work items by their known keys"}, &resp)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err != nil && r != nil && r.status == http.StatusNotFound:
+			// No bulk fetch on this site: read the batch by key.
+			for _, k := range batch {
+				retry = append(retry, byKey[k]...)
+			}
+		case err != nil:
+			return err
+		default:
+			missed := p.matchFetched(m, batch, byKey, resp.Issues, out)
+			if len(resp.IssueErrors) > 0 {
+				p.logFor(ctx).Warn("jira bulk fetch could not return some issues; reading them one by one", "issue_errors", len(resp.IssueErrors))
+				retry = append(retry, missed...)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return p.readByKey(ctx, retry, known, out)
+}
+
+// matchFetched keeps each fetched issue whose reference is the one the
+// index holds for its key; an issue returned under another key (moved) is
+// kept when it holds a reference whose known key Jira did not return. It
+// returns the references not found.
+func (p *Provider) matchFetched(m *meta, batch []string, byKey map[string][]core.Reference, issues []issue, out map[core.Reference]core.WorkItem) []core.Reference {
+	returned := map[string]bool{}
+	for _, is := range issues {
+		returned[strings.ToUpper(is.Key)] = true
+	}
+	inBatch := map[core.Reference]string{}
+	for _, k := range batch {
+		for _, r := range byKey[k] {
+			inBatch[r] = k
+		}
+	}
+	for _, is := range issues {
+		w := p.workItem(m, is)
+		k := strings.ToUpper(is.Key)
+		if slices.Contains(byKey[k], w.Reference) {
+			out[w.Reference] = w
+			continue
+		}
+		if want, ok := inBatch[w.Reference]; ok && !returned[want] {
+			if _, done := out[w.Reference]; !done {
+				out[w.Reference] = w
+			}
+		}
+	}
+	var missed []core.Reference
+	for _, k := range batch {
+		for _, r := range byKey[k] {
+			if _, ok := out[r]; !ok && !returned[k] {
+				missed = append(missed, r)
+			}
+		}
+	}
+	return missed
+}
+
+// knownReaders is how many read requests for known keys Lookup has in
+// flight at once: reads only, few enough to stay polite to Jira's rate
+// limits.
+const knownReaders = 4
+
+// readByKey reads items one GET at a time (knownReaders at once) and keeps
+// those whose reference still matches. It is readKnown's fallback when
+// bulk fetch is unavailable or could not return some issues.
+func (p *Provider) readByKey(ctx context.Context, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	var mu sync.Mutex
+	return inParallel(ctx, knownReaders, refs, func(ctx context.Context, r core.Reference) error {
+		w, err := p.Get(ctx, known[r])
+		mu.Lock()
+		defer mu.Unlock()
+		switch core.ErrorCode(err) {
+		case "":
+			if w.Reference == r {
+				out[r] = w
+			}
+		case core.CodeWorkItemNotFound:
+		default:
+			return err
+		}
+		return nil
+	})
+}
+
+// batches splits references into groups whose JQL stays short.
+func (p *Provider) batches(m *meta, refs []core.Reference) [][]core.Reference {
+	var out [][]core.Reference
+	var cur []core.Reference
+	size := 0
+	for _, r := range refs {
+		l := len(m.refClause) + len(jql.Phrase(string(r))) + 8
+		if len(cur) > 0 && (len(cur) >= lookupBatch || size+l > maxJQLLength) {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, r)
+		size += l
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func (p *Provider) refsJQL(m *meta, refs []core.Reference) string {
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = m.refClause + " ~ " + jql.Phrase(string(r))
+	}
+	return p.projectClause() + " AND (" + strings.Join(parts, " OR ") + ")"
+}
+
+func (p *Provider) reconcileIDs(refs []core.Reference) []int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ids []int64
+	for _, r := range refs {
+		if id, ok := p.created[r]; ok && len(ids) < maxReconcile {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// lookupReaders is how many lookup searches run at once: reads only, few
+// enough to stay polite to Jira's rate limits. Round trips, not requests,
+// are what a large preview waits for.
+const lookupReaders = 4
+
+// lookupBatches runs the lookup searches, lookupReaders at a time. Batches
+// hold disjoint references and a batch keeps only its own references, so
+// each fills its own map and the maps are merged in batch order. The first
+// failure cancels the searches not yet finished and is returned.
+func (p *Provider) lookupBatches(ctx context.Context, m *meta, batches [][]core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	if len(batches) <= 1 {
+		for _, batch := range batches {
+			if err := p.lookupBatch(ctx, m, batch, known, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	results := make([]map[core.Reference]core.WorkItem, len(batches))
+	idx := make([]int, len(batches))
+	for i := range idx {
+		idx[i] = i
+	}
+	err := inParallel(ctx, lookupReaders, idx, func(ctx context.Context, i int) error {
+		res := map[core.Reference]core.WorkItem{}
+		if err := p.lookupBatch(ctx, m, batches[i], known, res); err != nil {
+			return err
+		}
+		results[i] = res
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, res := range results {
+		for r, w := range res {
+			out[r] = w
+		}
+	}
+	return nil
+}
+
+func (p *Provider) lookupBatch(ctx context.Context, m *meta, batch []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	want := make(map[core.Reference]bool, len(batch))
+	for _, r := range batch {
+		want[r] = true
+	}
+	return p.search(ctx, m, p.refsJQL(m, batch), p.reconcileIDs(batch), "look up work items by reference", func(is issue) bool {
+		w := p.workItem(m, is)
+		if !want[w.Reference] {
+			return true // a tokenised match of another reference
+		}
+		if prev, dup := out[w.Reference]; dup {
+			// Two issues hold one reference (made outside DevWorkWire or
+			// before it existed): keep the one the index knows, else the
+			// oldest, and say so.
+			p.logFor(ctx).Warn("jira reference held by more than one issue", "reference", string(w.Reference), "keys", prev.Key+","+w.Key)
+			if known[w.Reference] != w.Key && (known[w.Reference] == prev.Key || keyNumber(prev.Key) < keyNumber(w.Key)) {
+				return true
+			}
+		}
+		out[w.Reference] = w
+		return true
+	})
+}
+
+func keyNumber(k string) int {
+	_, n, _ := strings.Cut(k, "-")
+	i, _ := strconv.Atoi(n)
+	return i
+}
+
+// hasWord reports whether s holds a letter or digit, something Jira's
+// text search can match.
+func hasWord(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// inParallel calls f for each item, at most workers at once. The first
+// error cancels the calls not yet finished (and stops feeding new ones) and
+// is returned; so is the context's error if it ended first.
+func inParallel[T any](ctx context.Context, workers int, items []T, f func(context.Context, T) error) error {
+	if len(items) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	next := make(chan T)
+	for range min(workers, len(items)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range next {
+				if err := f(ctx, it); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					cancel()
+				}
+			}
+		}()
+	}
+feed:
+	for _, it := range items {
+		select {
+		case next <- it:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
