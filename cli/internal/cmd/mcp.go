@@ -2,10 +2,16 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"regexp"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
@@ -22,11 +28,21 @@ func NewCmdMCP(f *cmdutil.Factory, runF func(context.Context, *MCPOptions) error
 		Use:   "mcp",
 		Short: "Run the MCP server on stdio (for AI agents)",
 		Long: `Run the DevWorkWire MCP server over stdin/stdout for an agent harness.
-stdout carries only the protocol; logs go to stderr. The tools are the same
-service as the CLI, behind the same preview → confirm → commit gate.
+stdout carries only the protocol; logs go to stderr (one line per tool
+call). The tools are the same service as the CLI, behind the same
+preview → confirm → commit gate.
 
-Example harness entry:
-  {"command": "dwire", "args": ["mcp"], "env": {"JIRA_API_TOKEN": "…"}}`,
+The server starts even without a configuration or a token: each tool call
+that needs Jira then fails with CONFIG_MISSING, CONFIG_INVALID or
+CREDENTIALS_MISSING saying how to fix it in the host, and the
+configuration is read again on the next call.
+
+Hosts pass a server only a few environment variables, so give the token
+and the configuration in the host's entry for the server:
+  {"command": "/usr/local/bin/dwire", "args": ["mcp"],
+   "env": {"JIRA_API_TOKEN": "…", "DWIRE_CONFIG": "/path/to/.devworkwire.yaml"}}
+docs/mcp.md has the entries for Claude Desktop, Claude Code, VS Code and
+Cursor.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -40,22 +56,134 @@ Example harness entry:
 	return c
 }
 
+// mcpRun refuses only a bad command line; everything else (no
+// configuration, an invalid one, no token, a store that does not open) is
+// reported per tool call, so the host shows the agent why instead of
+// "server failed".
 func mcpRun(ctx context.Context, o *MCPOptions) error {
 	switch o.Elicitation {
 	case mcpserver.ElicitationOff, mcpserver.ElicitationWhenAvailable, mcpserver.ElicitationRequired:
 	default:
 		return invalidFlag("--elicitation", "--elicitation %q is not a mode. Use off, when-available or required.", o.Elicitation)
 	}
-	svc, cfg, closeFn, err := o.F.Service(ctx)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
+	b := &mcpBackend{f: o.F}
+	defer b.close()
 	ios := o.F.IOStreams
-	return mcpserver.Serve(ctx, svc, mcpserver.Options{
+	return mcpserver.Serve(ctx, nil, mcpserver.Options{
 		Version:     o.F.Version,
-		Logger:      o.F.Logger(),
-		Workspace:   cfg.Dir,
+		Logger:      mcpLogger(o.F),
+		Open:        b.open,
 		Elicitation: o.Elicitation,
 	}, ios.In, ios.Out)
+}
+
+// mcpLogger logs the server's one line per tool call at the default
+// verbosity (the service's own lines only with --verbose).
+func mcpLogger(f *cmdutil.Factory) *slog.Logger {
+	level := slog.LevelInfo
+	if f.Verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(f.IOStreams.ErrOut, &slog.HandlerOptions{Level: level}))
+}
+
+// mcpBackend opens the service on the first tool call that needs it and
+// keeps it. Until that succeeds every call tries again from the start:
+// fixing .devworkwire.yaml (or creating it) needs no host restart.
+type mcpBackend struct {
+	f *cmdutil.Factory
+
+	mu      sync.Mutex
+	svc     cmdutil.Service
+	ws      string
+	closeFn func()
+}
+
+func (b *mcpBackend) open(ctx context.Context) (mcpserver.Service, string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.svc != nil {
+		return b.svc, b.ws, nil
+	}
+	f := b.f
+	cfg, err := config.Load(f.ConfigPath, f.WorkDir, f.Getenv)
+	if err != nil {
+		return nil, "", inHost(err, f, nil)
+	}
+	tok, err := cfg.Token(f.Getenv)
+	if err != nil {
+		return nil, "", inHost(err, f, cfg)
+	}
+	if f.OpenProvider == nil || f.OpenStore == nil || f.NewService == nil {
+		return nil, "", errors.New("cmd: dwire mcp has no tracker, store or service wired")
+	}
+	log := f.Logger()
+	p, err := f.OpenProvider(ctx, cfg, tok, log)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := f.OpenStore(ctx, cfg, log)
+	if err != nil {
+		return nil, "", err
+	}
+	b.svc, b.ws, b.closeFn = f.NewService(p, st, cfg, log), cfg.Dir, func() { _ = st.Close() }
+	return b.svc, b.ws, nil
+}
+
+func (b *mcpBackend) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closeFn != nil {
+		b.closeFn()
+	}
+}
+
+// plainEnvName is a variable name that is safe to repeat in a message (a
+// token pasted into jira.token_env is not).
+var plainEnvName = regexp.MustCompile(`^[A-Z][A-Z0-9_]{1,63}$`)
+
+// inHost rewrites the configuration and credential errors for a person
+// who starts dwire from an MCP host's configuration, not from a shell:
+// the fix is in the server's entry there (env, DWIRE_CONFIG).
+func inHost(err error, f *cmdutil.Factory, cfg *config.Config) error {
+	var e *core.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	out := *e
+	const again = " The server reads the configuration again on the next tool call: no host restart needed."
+	switch e.Code {
+	case core.CodeConfigMissing:
+		where := "in its working directory " + f.WorkDir + " or any folder above it"
+		if explicit := firstNonEmpty(f.ConfigPath, f.Getenv(config.EnvConfig)); explicit != "" {
+			where = "at " + explicit + " (named by " + config.EnvConfig + ")"
+		}
+		out.Message = "dwire mcp found no " + config.FileName + " " + where + ". " +
+			"Set " + config.EnvConfig + " to the absolute path of your project's " + config.FileName +
+			" in the \"env\" of this server in your MCP host's configuration (hosts often start servers in another folder), " +
+			"or create the file with `dwire init` in the project folder." + again
+	case core.CodeConfigInvalid:
+		out.Message = e.Message + again
+	case core.CodeCredentialsMissing:
+		name := config.DefaultTokenEnv
+		if cfg != nil && plainEnvName.MatchString(cfg.TokenEnv) {
+			name = cfg.TokenEnv
+		}
+		out.Message = "The Jira API token is not in this MCP server's environment. MCP hosts pass a server only a few variables (HOME, PATH, …), not your shell's exports: " +
+			"add " + name + " to the \"env\" of this server in your MCP host's configuration, or set " + config.EnvConfig +
+			" there to a configuration whose jira.token_env names a variable the host passes; then restart the server from the host. " +
+			"Create a token at https://id.atlassian.com/manage-profile/security/api-tokens; it never belongs in " + config.FileName + "."
+	default:
+		return err
+	}
+	return &out
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
