@@ -57,7 +57,7 @@ func TestMCPGate(t *testing.T) {
 	cs, _ := e.mcp()
 
 	var pv previewJSON
-	if d := e.call(cs, "import.preview", map[string]any{"path": "plan.md"}, &pv); d != nil {
+	if d := e.call(cs, "import_preview", map[string]any{"path": "plan.md"}, &pv); d != nil {
 		t.Fatalf("import.preview failed: %v", d)
 	}
 	if pv.ResultType != "preview" || pv.Counts.Create != 6 || pv.PreviewHandle == "" {
@@ -77,7 +77,7 @@ func TestMCPGate(t *testing.T) {
 		{"no preview", map[string]any{"preview_handle": "imp_doesnotexist0000000000000000", "confirmed": true}, "PREVIEW_NOT_FOUND"},
 	}
 	for _, r := range refusals {
-		if got := codeOf(e.call(cs, "import.commit", r.args, nil)); got != r.code {
+		if got := codeOf(e.call(cs, "import_commit", r.args, nil)); got != r.code {
 			t.Errorf("%s: code %q, want %q", r.name, got, r.code)
 		}
 	}
@@ -87,7 +87,7 @@ func TestMCPGate(t *testing.T) {
 
 	key := newKey()
 	var c commitJSON
-	if d := e.call(cs, "import.commit", map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true, "idempotency_key": key}, &c); d != nil {
+	if d := e.call(cs, "import_commit", map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true, "idempotency_key": key}, &c); d != nil {
 		t.Fatalf("import.commit failed: %v", d)
 	}
 	if c.ResultType != "committed" || c.Counts.Created != 6 {
@@ -98,7 +98,7 @@ func TestMCPGate(t *testing.T) {
 
 	// The same key and handle again: the stored result, zero new writes.
 	var again commitJSON
-	if d := e.call(cs, "import.commit", map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true, "idempotency_key": key}, &again); d != nil {
+	if d := e.call(cs, "import_commit", map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true, "idempotency_key": key}, &again); d != nil {
 		t.Fatalf("repeat commit failed: %v", d)
 	}
 	if !again.Replayed || again.Counts.Created != 6 {
@@ -109,11 +109,11 @@ func TestMCPGate(t *testing.T) {
 	p.titles = map[string]string{"s-1": "Story 1, edited"}
 	e.write("plan.md", p.markdown())
 	var pv2 previewJSON
-	e.call(cs, "import.preview", map[string]any{"path": "plan.md"}, &pv2)
+	e.call(cs, "import_preview", map[string]any{"path": "plan.md"}, &pv2)
 	if pv2.Counts.Update != 1 {
 		t.Fatalf("second preview = %+v", pv2.Counts)
 	}
-	if got := codeOf(e.call(cs, "import.commit", map[string]any{"preview_handle": pv2.PreviewHandle, "confirmed": true, "idempotency_key": key}, nil)); got != "IDEMPOTENCY_KEY_REUSED" {
+	if got := codeOf(e.call(cs, "import_commit", map[string]any{"preview_handle": pv2.PreviewHandle, "confirmed": true, "idempotency_key": key}, nil)); got != "IDEMPOTENCY_KEY_REUSED" {
 		t.Errorf("one key, two handles: %q", got)
 	}
 
@@ -121,16 +121,16 @@ func TestMCPGate(t *testing.T) {
 	var pp struct {
 		PreviewHandle string `json:"preview_handle"`
 	}
-	if d := e.call(cs, "progress.preview", map[string]any{"item": "mcp-plan/s-1", "status": "in_progress"}, &pp); d != nil {
+	if d := e.call(cs, "progress_preview", map[string]any{"item": "mcp-plan/s-1", "status": "in_progress"}, &pp); d != nil {
 		t.Fatalf("progress.preview: %v", d)
 	}
-	if got := codeOf(e.call(cs, "import.commit", map[string]any{"preview_handle": pp.PreviewHandle, "confirmed": true}, nil)); got != "PREVIEW_NOT_FOUND" {
+	if got := codeOf(e.call(cs, "import_commit", map[string]any{"preview_handle": pp.PreviewHandle, "confirmed": true}, nil)); got != "PREVIEW_NOT_FOUND" {
 		t.Errorf("progress handle to import.commit: %q", got)
 	}
 
 	// After expiry.
 	e.expirePreviews()
-	d := e.call(cs, "import.commit", map[string]any{"preview_handle": pv2.PreviewHandle, "confirmed": true}, nil)
+	d := e.call(cs, "import_commit", map[string]any{"preview_handle": pv2.PreviewHandle, "confirmed": true}, nil)
 	if got := codeOf(d); got != "PREVIEW_EXPIRED" {
 		t.Errorf("expired preview: %q (%v)", got, d)
 	}
@@ -147,7 +147,7 @@ func TestMCPGate(t *testing.T) {
 		Returned  int  `json:"returned"`
 		Truncated bool `json:"truncated"`
 	}
-	if d := e.call(cs, "workitem.query", map[string]any{"ready": true, "limit": 3}, &q); d != nil {
+	if d := e.call(cs, "workitem_query", map[string]any{"ready": true, "limit": 3}, &q); d != nil {
 		t.Fatalf("workitem.query: %v", d)
 	}
 	if q.ResultType != "preview" || q.Returned != 3 || len(q.Items) != 3 || !q.Truncated {
@@ -156,13 +156,13 @@ func TestMCPGate(t *testing.T) {
 	var pp2 struct {
 		PreviewHandle string `json:"preview_handle"`
 	}
-	e.call(cs, "progress.preview", map[string]any{"item": "mcp-plan/s-2", "status": "done", "comment": "Shipped in **#42**"}, &pp2)
+	e.call(cs, "progress_preview", map[string]any{"item": "mcp-plan/s-2", "status": "done", "comment": "Shipped in **#42**"}, &pp2)
 	var pc struct {
 		ResultType   string `json:"result_type"`
 		Status       string `json:"status"`
 		CommentAdded bool   `json:"comment_added"`
 	}
-	if d := e.call(cs, "progress.commit", map[string]any{"preview_handle": pp2.PreviewHandle, "confirmed": true}, &pc); d != nil {
+	if d := e.call(cs, "progress_commit", map[string]any{"preview_handle": pp2.PreviewHandle, "confirmed": true}, &pc); d != nil {
 		t.Fatalf("progress.commit: %v", d)
 	}
 	if pc.ResultType != "committed" || pc.Status != "done" || !pc.CommentAdded {
@@ -177,7 +177,7 @@ func TestMCPGate(t *testing.T) {
 			} `json:"epic"`
 		} `json:"item"`
 	}
-	e.call(cs, "workitem.get", map[string]any{"item": "mcp-plan/s-2"}, &g)
+	e.call(cs, "workitem_get", map[string]any{"item": "mcp-plan/s-2"}, &g)
 	if g.Item.Status != "done" || len(g.Item.AcceptanceCriteria) != 2 || g.Item.Epic == nil || g.Item.Epic.Title != "Epic 1" {
 		t.Errorf("workitem.get = %+v", g.Item)
 	}
@@ -237,7 +237,7 @@ func TestIndependentMCPClient(t *testing.T) {
 				}
 			}
 			var pv previewJSON
-			callJSON("import.preview", map[string]any{"path": "plan.md"}, &pv)
+			callJSON("import_preview", map[string]any{"path": "plan.md"}, &pv)
 			if pv.Counts.Create != 3 {
 				t.Fatalf("preview = %+v", pv)
 			}
@@ -247,7 +247,7 @@ func TestIndependentMCPClient(t *testing.T) {
 			// error payload.
 			resp, err := c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
 				JSONRPC: "2.0", ID: mcpgo.NewRequestId(int64(900)), Method: "tools/call",
-				Params: map[string]any{"name": "import.commit", "arguments": map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": false}},
+				Params: map[string]any{"name": "import_commit", "arguments": map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": false}},
 			})
 			if err != nil || resp.Error == nil {
 				t.Fatalf("refused commit: err=%v resp=%+v", err, resp)
@@ -266,14 +266,14 @@ func TestIndependentMCPClient(t *testing.T) {
 			}
 
 			var cm commitJSON
-			callJSON("import.commit", map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true}, &cm)
+			callJSON("import_commit", map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true}, &cm)
 			if cm.Counts.Created != 3 {
 				t.Errorf("commit = %+v", cm)
 			}
 			var q struct {
 				Returned int `json:"returned"`
 			}
-			callJSON("workitem.query", map[string]any{"document": "indep"}, &q)
+			callJSON("workitem_query", map[string]any{"document": "indep"}, &q)
 			if q.Returned != 3 {
 				t.Errorf("query returned %d, want 3", q.Returned)
 			}
