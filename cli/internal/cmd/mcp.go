@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"sync"
@@ -19,6 +20,9 @@ import (
 type MCPOptions struct {
 	F           *cmdutil.Factory
 	Elicitation string
+	// ServerJSON prints the official MCP registry entry (server.json) of
+	// this build instead of serving.
+	ServerJSON bool
 }
 
 // NewCmdMCP parses `dwire mcp`.
@@ -53,6 +57,8 @@ Cursor.`,
 	}
 	c.Flags().StringVar(&o.Elicitation, "elicitation", mcpserver.ElicitationWhenAvailable,
 		"ask the person directly on commits: off, when-available or required")
+	c.Flags().BoolVar(&o.ServerJSON, "server-json", false,
+		"print this build's entry for the official MCP registry (server.json) and exit")
 	return c
 }
 
@@ -66,9 +72,17 @@ func mcpRun(ctx context.Context, o *MCPOptions) error {
 	default:
 		return invalidFlag("--elicitation", "--elicitation %q is not a mode. Use off, when-available or required.", o.Elicitation)
 	}
+	ios := o.F.IOStreams
+	if o.ServerJSON {
+		doc, err := mcpserver.ServerJSON(o.F.Version)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(ios.Out, "%s\n", doc)
+		return err
+	}
 	b := &mcpBackend{f: o.F}
 	defer b.close()
-	ios := o.F.IOStreams
 	return mcpserver.Serve(ctx, nil, mcpserver.Options{
 		Version:     o.F.Version,
 		Logger:      mcpLogger(o.F),

@@ -166,3 +166,22 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestMCPServerJSONFlagPrintsTheRegistryEntry(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Getenv: func(string) string { return "" }, Version: "v1.4.2"}
+	c := NewCmdMCP(f, nil)
+	c.SetArgs([]string{"--server-json"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Name, Version string
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Name != "io.github.devworkwire/devworkwire" || doc.Version != "1.4.2" {
+		t.Errorf("server.json = %s", out)
+	}
+}
