@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -24,4 +26,14 @@ func parseStatus(s string) (core.Status, error) {
 		return v, nil
 	}
 	return "", invalidFlag("--status", "--status %q is not a status. Use todo, in_progress or done.", s)
+}
+
+// completeStatus completes a --status value.
+func completeStatus(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{"todo\tnot started", "in_progress\tbeing worked on", "done\tfinished"}, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeElicitation completes `dwire mcp --elicitation`.
+func completeElicitation(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{"off\tnever ask the person directly", "when-available\task when the client supports it", "required\trefuse commits the client cannot ask about"}, cobra.ShellCompDirectiveNoFileComp
 }

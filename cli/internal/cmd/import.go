@@ -50,6 +50,13 @@ ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.`,
 		},
 	}
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		// Planning documents and the folders that may hold them.
+		return []string{"md", "markdown", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+	}
 	return c
 }
 

@@ -53,6 +53,10 @@ The list is bounded by --limit (1–100); when more match, it says so.`,
 	fl.StringVar(&o.Document, "document", "", "only items imported from this document id")
 	fl.StringVar(&o.Text, "text", "", "free text to search in title and description")
 	fl.IntVar(&o.Limit, "limit", core.DefaultQueryLimit, fmt.Sprintf("most items to show, 1 to %d", core.MaxQueryLimit))
+	_ = c.RegisterFlagCompletionFunc("status", completeStatus)
+	for _, name := range []string{"epic", "document", "text", "limit"} {
+		_ = c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
 	return c
 }
 

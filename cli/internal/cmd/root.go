@@ -54,6 +54,9 @@ commit (some items were written), 70 internal error, 130 interrupted
 	)
 	root.InitDefaultCompletionCmd()
 	fitHelp(root)
+	if m, _, err := root.Find([]string{"mcp"}); err == nil && m.Flags().Lookup("elicitation") != nil {
+		_ = m.RegisterFlagCompletionFunc("elicitation", completeElicitation)
+	}
 	for _, c := range root.Commands() {
 		if c.Args != nil {
 			args := c.Args
