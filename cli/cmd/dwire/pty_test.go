@@ -489,3 +489,80 @@ func TestPTYBarStopsWhereTheCommitStopped(t *testing.T) {
 		t.Fatal("-v logged nothing: the log-line check proves nothing")
 	}
 }
+
+// dwire init without the token in the environment asks for it first, with
+// hidden input, uses it for the check only and says how to export it; a
+// later failed check keeps the answers (issue 19 #3).
+func TestPTYInitAsksForTheTokenFirstAndKeepsAnswers(t *testing.T) {
+	f := newPTYFixture(t)
+	must(t, os.Remove(filepath.Join(f.dir, ".devworkwire.yaml")))
+	noToken := []string{"JIRA_API_TOKEN="}
+	s := f.start(t, noToken, "init")
+	s.waitFor("API token: ")
+	if strings.Contains(s.output(), "Jira site") {
+		t.Fatalf("asked questions before the token:\n%s", s.output())
+	}
+	s.send(testToken + "\r")
+	s.waitFor("Jira site")
+	s.send(f.url + "\r")
+	s.waitFor("Project key")
+	s.send("DEMO\r")
+	s.waitFor("e-mail")
+	s.send("demo@example.com\r")
+	s.waitFor("Reference field")
+	s.send("\r")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("init exit %d\n%s", code, s.output())
+	}
+	out := s.output()
+	if strings.Contains(out, testToken) {
+		t.Fatalf("the pasted token was echoed:\n%s", out)
+	}
+	if !strings.Contains(out, "export JIRA_API_TOKEN=<your token>") {
+		t.Errorf("no word on exporting the token:\n%s", out)
+	}
+	b, err := os.ReadFile(filepath.Join(f.dir, ".devworkwire.yaml"))
+	must(t, err)
+	if strings.Contains(string(b), testToken) || !strings.Contains(string(b), "project: DEMO") {
+		t.Fatalf("config:\n%s", b)
+	}
+
+	// A check that fails after the questions: offered to write it anyway.
+	must(t, os.Remove(filepath.Join(f.dir, ".devworkwire.yaml")))
+	for _, answer := range []string{"y", "n"} {
+		s = f.start(t, nil, "init")
+		s.waitFor("Jira site")
+		s.send(f.url + "\r")
+		s.waitFor("Project key")
+		s.send("DEMO\r")
+		s.waitFor("e-mail")
+		s.send("demo@example.com\r")
+		s.waitFor("Reference field")
+		s.send("Nope Field\r")
+		s.waitFor("anyway")
+		s.send(answer + "\r")
+		if code := s.wait(); code != 2 {
+			t.Fatalf("answer %s: exit %d, want 2\n%s", answer, code, s.output())
+		}
+		out = s.output()
+		if !strings.Contains(out, "REFERENCE_FIELD_MISSING") {
+			t.Fatalf("answer %s: the problem is not shown:\n%s", answer, out)
+		}
+		b, err := os.ReadFile(filepath.Join(f.dir, ".devworkwire.yaml"))
+		switch answer {
+		case "y":
+			must(t, err)
+			if !strings.Contains(string(b), "reference_field: Nope Field") {
+				t.Fatalf("written anyway, but not the answers:\n%s", b)
+			}
+			must(t, os.Remove(filepath.Join(f.dir, ".devworkwire.yaml")))
+		case "n":
+			if err == nil {
+				t.Fatal("answered n, but the file was written")
+			}
+			if !strings.Contains(out, "reference_field: Nope Field") || !strings.Contains(out, "project: DEMO") {
+				t.Fatalf("answered n, and the answers were not printed:\n%s", out)
+			}
+		}
+	}
+}

@@ -108,6 +108,34 @@ func initRun(ctx context.Context, o *InitOptions) error {
 		}
 	}
 
+	// The token first: without it nothing can be checked, so find that out
+	// before any question (issue 19 #3). In a terminal it may be pasted
+	// (hidden) for this check; it is never written to the file.
+	tokenEnv := strings.TrimSpace(o.TokenEnv)
+	if tokenEnv == "" {
+		tokenEnv = config.DefaultTokenEnv
+	}
+	if !config.ValidEnvName(tokenEnv) {
+		return config.InvalidTokenEnv()
+	}
+	token := strings.TrimSpace(o.Getenv(tokenEnv))
+	pasted := false
+	if token == "" {
+		if !interactive {
+			return core.Errorf(core.CodeCredentialsMissing,
+				"The Jira API token is not set: export %s=<your token> (create one at https://id.atlassian.com/manage-profile/security/api-tokens), then run dwire init again. Nothing was asked and nothing was written.", tokenEnv).
+				WithDetails(core.Detail{Field: "jira.token_env", Message: "set the environment variable " + tokenEnv})
+		}
+		fmt.Fprintf(ios.ErrOut, "%s is not set. Paste your Jira API token to check the configuration now (input hidden;\nit is used for this check only and never written to the file), or press Ctrl-C and\nexport %s=<your token> first. Create one at\nhttps://id.atlassian.com/manage-profile/security/api-tokens\n", tokenEnv, tokenEnv)
+		fmt.Fprint(ios.ErrOut, "API token: ")
+		t, err := ios.ReadSecret(ctx, rd)
+		if err != nil || t == "" {
+			fmt.Fprintln(ios.ErrOut, "Skipped: no token given; no configuration was written.")
+			return nil
+		}
+		token, pasted = t, true
+	}
+
 	ask := func(val *string, flag, question, def string, required bool) error {
 		if *val != "" {
 			return nil
@@ -160,11 +188,20 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Parse(path, data, o.Getenv)
-	if err != nil {
-		return err
+	getenv := o.Getenv
+	if pasted {
+		getenv = func(k string) string {
+			if k == tokenEnv {
+				return token
+			}
+			return o.Getenv(k)
+		}
 	}
-	tok, err := cfg.Token(o.Getenv)
+	cfg, err := config.Parse(path, data, getenv)
+	if err != nil {
+		return keepAnswers(ctx, ios, rd, interactive, path, data, err)
+	}
+	tok, err := cfg.Token(getenv)
 	if err != nil {
 		return err
 	}
@@ -183,8 +220,7 @@ func initRun(ctx context.Context, o *InitOptions) error {
 		if e.Code == core.CodeJiraPermissionDenied {
 			e.Message = strings.TrimRight(e.Message, ". ") + ". Fix: " + PermissionFix(e, cfg.Project) + ", then run dwire init again."
 		}
-		fmt.Fprintf(ios.ErrOut, "Nothing was written to %s.\n", path)
-		return e
+		return keepAnswers(ctx, ios, rd, interactive, path, data, e)
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return core.Wrap(err, core.CodeConfigInvalid, "Could not write %s: check that the folder exists and is writable.", path)
@@ -193,8 +229,35 @@ func initRun(ctx context.Context, o *InitOptions) error {
 		return printJSON(ios.Out, InitResult{Path: path, Site: cfg.Site, Project: cfg.Project, Checked: true})
 	}
 	fmt.Fprintf(ios.Out, "Wrote %s (checked against %s, project %s).\n", path, cfg.Site, cfg.Project)
+	if pasted {
+		fmt.Fprintf(ios.Out, "The token you pasted was not saved: export %s=<your token> (e.g. in your shell profile) before running dwire.\n", tokenEnv)
+	}
 	fmt.Fprintf(ios.Out, "Next: dwire doctor, then dwire import <plan.md> --dry-run\n")
 	return nil
+}
+
+// keepAnswers is init's answer to a failed check: the answers given so far
+// are not lost. In a terminal it shows the problem and offers to write the
+// file anyway (to fix and check with dwire doctor), else prints it; without
+// a terminal (every answer was a flag) nothing is written.
+func keepAnswers(ctx context.Context, ios *iostreams.IOStreams, rd *bufio.Reader, interactive bool, path string, data []byte, cause error) error {
+	if !interactive {
+		fmt.Fprintf(ios.ErrOut, "Nothing was written to %s.\n", path)
+		return cause
+	}
+	e := core.AsError(cause)
+	cmdutil.PrintError(ios, ios.ErrOut, e, false)
+	v, err := prompt.Input(ctx, rd, ios.ErrOut, fmt.Sprintf("Write %s anyway, to fix it and check it with dwire doctor? (y/N)", path), "")
+	if err == nil && isYes(v) {
+		if werr := os.WriteFile(path, data, 0o644); werr != nil {
+			return core.Wrap(werr, core.CodeConfigInvalid, "Could not write %s: check that the folder exists and is writable.", path)
+		}
+		fmt.Fprintf(ios.ErrOut, "Wrote %s (not checked: fix the problem above, then run dwire doctor).\n", path)
+	} else {
+		fmt.Fprintf(ios.ErrOut, "Nothing was written to %s. Your answers, to save by hand:\n\n", path)
+		fmt.Fprint(ios.Out, string(data))
+	}
+	return &cmdutil.ErrSilent{Code: e.Code}
 }
 
 func isYes(s string) bool {

@@ -199,6 +199,17 @@ var (
 	fieldIDRE = regexp.MustCompile(`^customfield_[0-9]+$`)
 )
 
+// ValidEnvName reports whether s is a plausible name for the variable
+// holding a secret (see envNameRE); anything else may be the secret itself
+// and must not be printed.
+func ValidEnvName(s string) bool { return envNameRE.MatchString(s) }
+
+// InvalidTokenEnv is the CONFIG_INVALID for a token_env that is not a
+// plausible variable name; it never holds the value.
+func InvalidTokenEnv() *core.Error {
+	return invalid("jira.token_env", "must be the NAME of the environment variable that holds the token: upper case letters, digits and _, at most 64 characters (e.g. %s), not the token itself. The value is not shown, since it may be a token: if you pasted one here, remove it and revoke it.", DefaultTokenEnv)
+}
+
 func invalid(field, format string, args ...any) *core.Error {
 	msg := fmt.Sprintf(format, args...)
 	return core.Errorf(core.CodeConfigInvalid, "%s: %s", field, msg).
@@ -333,7 +344,7 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 	if t := strings.TrimSpace(j.TokenEnv); t != "" {
 		if !envNameRE.MatchString(t) {
 			// Do not echo the value: it may be the token itself.
-			return nil, invalid("jira.token_env", "must be the NAME of the environment variable that holds the token: upper case letters, digits and _, at most 64 characters (e.g. %s), not the token itself. The value is not shown, since it may be a token: if you pasted one here, remove it and revoke it.", DefaultTokenEnv)
+			return nil, InvalidTokenEnv()
 		}
 		c.TokenEnv = t
 	}

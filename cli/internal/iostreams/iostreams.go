@@ -6,7 +6,11 @@
 package iostreams
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -157,6 +161,55 @@ func (s *IOStreams) PromptIn() (r io.Reader, closeFn func(), ok bool) {
 	}
 	return f, func() { f.Close() }, true
 }
+
+// ReadSecret reads one line without echoing it (a token pasted at a
+// prompt), from stdin when it is a terminal; fallback reads a line from
+// when stdin is not one (tests). It returns ErrSecretInterrupted when ctx
+// ends first (Ctrl-C), with the terminal's echo restored.
+func (s *IOStreams) ReadSecret(ctx context.Context, fallback *bufio.Reader) (string, error) {
+	type result struct {
+		line string
+		err  error
+	}
+	ch := make(chan result, 1)
+	f, isFile := s.In.(*os.File)
+	if isFile && term.IsTerminal(int(f.Fd())) {
+		fd := int(f.Fd())
+		state, err := term.GetState(fd)
+		if err != nil {
+			return "", err
+		}
+		go func() {
+			b, err := term.ReadPassword(fd)
+			ch <- result{string(b), err}
+		}()
+		select {
+		case <-ctx.Done():
+			_ = term.Restore(fd, state)
+			fmt.Fprintln(s.ErrOut)
+			return "", ErrSecretInterrupted
+		case r := <-ch:
+			fmt.Fprintln(s.ErrOut) // the Enter was not echoed
+			return strings.TrimSpace(r.line), r.err
+		}
+	}
+	go func() {
+		l, err := fallback.ReadString('\n')
+		ch <- result{l, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ErrSecretInterrupted
+	case r := <-ch:
+		if r.err != nil && r.line == "" {
+			return "", ErrSecretInterrupted
+		}
+		return strings.TrimSpace(r.line), nil
+	}
+}
+
+// ErrSecretInterrupted: ReadSecret ended without an answer.
+var ErrSecretInterrupted = errors.New("iostreams: secret prompt interrupted")
 
 // Width is the terminal width for layout; 80 when unknown. Layout never
 // uses more than Width columns, and never fewer than 40.
