@@ -132,7 +132,7 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 				return nil, ctxError(ctx.Err(), c)
 			}
 			log.Warn("jira request failed", "endpoint", c.endpoint, "attempt", attempt, "error_kind", transportKind(err))
-			e := core.Wrap(err, core.CodeJiraUnavailable, "Jira did not answer the request to %s (%s). Check your network connection and https://status.atlassian.com, then try again.", c.action, transportKind(err))
+			e := core.Wrap(err, core.CodeJiraUnavailable, "Jira at %s did not answer the request to %s (%s). Check the site URL and your network connection%s, then try again.", p.base.Host, c.action, transportKind(err), p.statusPage(" and "))
 			if c.class != retryIdempotent {
 				log.Warn("jira write outcome unknown", "endpoint", c.endpoint, "error_kind", transportKind(err))
 				return nil, &uncertainError{e, transportKind(err)}
@@ -152,7 +152,7 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 			canRetry = c.class != retryNever
 		case resp.status >= 500:
 			wait, hint = retryAfter(resp.header, time.Now())
-			e := core.Errorf(core.CodeJiraUnavailable, "Jira answered HTTP %d to the request to %s. It is probably having trouble: check https://status.atlassian.com and try again later.", resp.status, c.action)
+			e := core.Errorf(core.CodeJiraUnavailable, "Jira at %s answered HTTP %d to the request to %s. It is probably having trouble: %stry again later.", p.base.Host, resp.status, c.action, p.statusPage("check ", ", then "))
 			if c.class != retryIdempotent {
 				log.Warn("jira write outcome unknown", "endpoint", c.endpoint, "status", resp.status)
 				return resp, &uncertainError{e, fmt.Sprintf("Jira answered HTTP %d", resp.status)}
@@ -272,6 +272,17 @@ func transportKind(err error) string {
 	default:
 		return "connection failed"
 	}
+}
+
+// statusPage points to Atlassian's status page, between before and after,
+// for a site Atlassian hosts (*.atlassian.net, api.atlassian.com); for any
+// other host (a local fake, a proxy) it says nothing.
+func (p *Provider) statusPage(before string, after ...string) string {
+	h := strings.ToLower(p.base.Hostname())
+	if !strings.HasSuffix(h, ".atlassian.net") && h != "api.atlassian.com" {
+		return ""
+	}
+	return before + "https://status.atlassian.com" + strings.Join(after, "")
 }
 
 func ctxError(err error, c call) *core.Error {

@@ -566,3 +566,37 @@ func TestPTYInitAsksForTheTokenFirstAndKeepsAnswers(t *testing.T) {
 		}
 	}
 }
+
+// A slow Jira: after about a second of waiting a spinner on the terminal
+// names the host, and it is gone when the answer is printed; never with
+// --json (issue 19 #11).
+func TestPTYSpinnerWhileJiraIsSlow(t *testing.T) {
+	f := newPTYFixture(t)
+	f.srv.SetLatency(1500 * time.Millisecond)
+	host := strings.TrimPrefix(f.url, "http://")
+	s := f.start(t, nil, "ls")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, s.output())
+	}
+	out := s.output()
+	if !strings.Contains(out, "Waiting for Jira at "+host) {
+		t.Fatalf("no spinner naming %s:\n%q", host, out)
+	}
+	found := false
+	for _, l := range visibleLines(out) {
+		if strings.Contains(l, "Waiting for Jira") {
+			t.Errorf("the spinner stays on a line: %q", l)
+		}
+		found = found || l == "No work items match."
+	}
+	if !found {
+		t.Errorf("the result does not stand on its own line:\n%q", out)
+	}
+	s = f.start(t, nil, "ls", "--json")
+	if code := s.wait(); code != 0 {
+		t.Fatalf("--json exit %d\n%s", code, s.output())
+	}
+	if strings.Contains(s.output(), "Waiting") {
+		t.Fatalf("a spinner with --json:\n%s", s.output())
+	}
+}

@@ -134,11 +134,19 @@ func (f *Factory) Service(ctx context.Context) (Service, *config.Config, func(),
 // these instead of the whole Factory.
 type OpenServiceFunc func(ctx context.Context) (Service, func(), error)
 
-// OpenService is Service without the configuration.
+// OpenService is Service without the configuration. On a terminal
+// (stderr) and without --json, reads and previews that keep Jira waiting
+// for more than a second show a spinner naming the host.
 func (f *Factory) OpenService(ctx context.Context) (Service, func(), error) {
-	svc, _, closeFn, err := f.Service(ctx)
+	svc, cfg, closeFn, err := f.Service(ctx)
+	if err == nil && f.IOStreams != nil && f.IOStreams.IsStderrTTY() && !f.JSON {
+		svc = waiting{Service: svc, ios: f.IOStreams, host: hostOf(cfg.Site)}
+	}
 	return svc, closeFn, err
 }
+
+// spinnerTick is how often the spinner is redrawn.
+const spinnerTick = 100 * time.Millisecond
 
 // OpenTracker opens the tracker for cfg with the given token and the
 // invocation's logger (for `dwire init`, which checks a configuration it
