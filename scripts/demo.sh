@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # The DevWorkWire demo: a fake Jira Cloud on loopback, a temporary
-# configuration and state store, then `dwire import examples/plan.md`
-# (you answer the prompt) and a second import that finds everything
-# unchanged. Needs only Go (run via `make demo`, which builds bin/).
+# configuration and state store, then the whole loop in under a minute:
+# `dwire import plan.md` (you answer the prompt), a second import that finds
+# everything unchanged, `dwire ls --ready`, `dwire progress` of one story to
+# done with a comment, and an agent's turn — `dwire mcp` driven by a short
+# scripted client makes a preview, and you review and commit the agent's
+# handle with `dwire review`. Needs only Go (run via `make demo`, which
+# builds bin/; DWIRE_DEMO_BIN names another folder holding dwire and
+# mockjira). Without a terminal nothing can be confirmed, so it shows the
+# preview only.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin="$root/bin"
+bin="${DWIRE_DEMO_BIN:-$root/bin}"
 plan="${DEMO_PLAN:-examples/plan.md}"
 cd "$root"
 
-if [[ ! -x "$bin/dwire" || ! -x "$bin/mockjira" ]]; then
+if [[ -z "${DWIRE_DEMO_BIN:-}" && ( ! -x "$bin/dwire" || ! -x "$bin/mockjira" ) ]]; then
 	make --no-print-directory build
 fi
 if [[ ! -f "$plan" ]]; then
@@ -57,6 +63,9 @@ if [[ -z "$url" ]]; then
 	exit 1
 fi
 
+# The workspace: configuration, state store and the plan, in one folder
+# (an agent's paths must lie inside the workspace).
+cp "$plan" "$tmp/plan.md"
 cat >"$tmp/.devworkwire.yaml" <<YAML
 # Temporary demo configuration: a fake Jira on loopback.
 jira:
@@ -67,34 +76,61 @@ jira:
 store: sqlite://./state.db
 YAML
 
-export DWIRE_CONFIG="$tmp/.devworkwire.yaml"
 export JIRA_API_TOKEN="$token"
-unset DWIRE_STORE_URL
+unset DWIRE_STORE_URL DWIRE_CONFIG
+cd "$tmp"
+dwire() { "$bin/dwire" "$@"; }
 
 say() { printf '\n\033[1m== %s\033[0m\n\n' "$*" >&2; }
 if [[ -n "${NO_COLOR:-}" || ! -t 2 ]]; then
 	say() { printf '\n== %s\n\n' "$*" >&2; }
 fi
 
-say "Fake Jira running at $url (project DEMO). Config: $DWIRE_CONFIG"
-"$bin/dwire" doctor || true
+say "A fake Jira at $url (project DEMO); workspace $tmp"
+dwire doctor || true
 
-say "dwire import $plan — read the preview, then answer y to write it (Enter alone writes nothing)"
-set +e
-"$bin/dwire" import "$plan"
-rc=$?
-set -e
-if [[ $rc -ne 0 ]]; then
-	echo "(dwire import exited with $rc.)" >&2
-	if [[ ! -t 0 ]]; then
-		echo "(stdin is not a terminal, so dwire refused to write: run 'make demo' in a terminal to answer the prompt.)" >&2
-	fi
+if [[ ! -t 0 || ! -t 2 ]]; then
+	say "dwire import plan.md --dry-run (no terminal: nothing can be confirmed)"
+	dwire import plan.md --dry-run || true
+	say "Run 'make demo' in a terminal to answer the prompts and see the rest."
+	exit 0
 fi
 
-say "dwire import $plan again — after a commit every item is unchanged, so nothing is written"
-"$bin/dwire" import "$plan" || true
+say "dwire import plan.md — read the preview; y writes it, Enter alone does not"
+dwire import plan.md || true
+
+say "dwire import plan.md again — all unchanged: nothing to write or ask"
+dwire import plan.md || true
+
+say "dwire ls --ready — todo, nothing blocking: what to work on next"
+dwire ls --ready || true
+
+say "dwire progress checkout-v2/s-1 --status done --comment … (answer y)"
+dwire progress checkout-v2/s-1 --status done --comment "Shipped behind the guest-checkout flag." || true
+
+say "An agent's turn: it adds a story and calls import_preview (dwire mcp)"
+cat >>plan.md <<'MD'
+
+## Story s-9: Gift cards at checkout
+Customers can pay with a gift card, alone or together with a card.
+MD
+agent_out=$(printf '%s\n' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo-agent","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"import_preview","arguments":{"path":"plan.md"}}}' |
+	dwire mcp 2>"$tmp/mcp.log") || true
+handle=$(grep -o 'imp_[0-9a-f]*' <<<"$agent_out" | head -n 1 || true)
+if [[ -z "$handle" ]]; then
+	echo "Error: the agent's preview did not return a handle:" >&2
+	cat "$tmp/mcp.log" >&2
+	exit 1
+fi
+echo "The agent got preview $handle; it cannot commit without you." >&2
+
+say "dwire review $handle (answer y)"
+dwire review "$handle" || true
 
 say "dwire ls — what is in the fake Jira now"
-"$bin/dwire" ls || true
+dwire ls || true
 
-say "Done. The fake Jira is stopped and the temporary files removed."
+say "Done. The fake Jira is stopped and the temporary files are removed."

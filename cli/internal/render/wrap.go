@@ -31,22 +31,44 @@ func Wrap(text string, width int, indent string) string {
 		col += len(own)
 		cont := indent + own
 		start := col
-		for i, w := range strings.Fields(trimmed) {
-			n := utf8.RuneCountInString(w)
+		for i, tok := range spacedWords(trimmed) {
+			n := utf8.RuneCountInString(tok.word)
+			gap := utf8.RuneCountInString(tok.space)
 			switch {
 			case i == 0:
-			case col+1+n > width && col > start:
+			case col+gap+n > width && col > start:
 				b.WriteString("\n")
 				b.WriteString(cont)
 				col = utf8.RuneCountInString(cont)
 				start = col
 			default:
-				b.WriteString(" ")
-				col++
+				b.WriteString(tok.space) // the spacing as written (alignment)
+				col += gap
 			}
-			b.WriteString(w)
+			b.WriteString(tok.word)
 			col += n
 		}
 	}
 	return b.String()
+}
+
+type spacedWord struct{ space, word string }
+
+// spacedWords splits s into words, each with the spaces before it.
+func spacedWords(s string) []spacedWord {
+	var out []spacedWord
+	for s != "" {
+		t := strings.TrimLeft(s, " ")
+		sp := s[:len(s)-len(t)]
+		end := strings.IndexByte(t, ' ')
+		if end < 0 {
+			end = len(t)
+		}
+		if end == 0 {
+			break
+		}
+		out = append(out, spacedWord{sp, t[:end]})
+		s = t[end:]
+	}
+	return out
 }

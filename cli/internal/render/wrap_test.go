@@ -28,3 +28,15 @@ func TestWrapNeverBreaksAWord(t *testing.T) {
 		t.Errorf("line breaks: %q", got)
 	}
 }
+
+// Alignment padding between words is kept where the line is not broken.
+func TestWrapKeepsAlignment(t *testing.T) {
+	in := "✓ config           /tmp/x/.devworkwire.yaml"
+	if got := Wrap(in, 80, "                   "); got != in {
+		t.Fatalf("Wrap(%q) = %q", in, got)
+	}
+	got := Wrap("✗ jira             JIRA_UNAUTHORIZED: Jira rejected the credentials of demo@example.com at http://127.0.0.1:1.", 60, strings.Repeat(" ", 19))
+	if !strings.HasPrefix(got, "✗ jira             JIRA_UNAUTHORIZED:") || !strings.Contains(got, "\n"+strings.Repeat(" ", 19)) {
+		t.Fatalf("got %q", got)
+	}
+}

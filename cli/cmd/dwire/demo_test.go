@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// demoBin builds mockjira and puts it next to dwire (this test binary) in
+// a folder for scripts/demo.sh (DWIRE_DEMO_BIN).
+func demoBin(t *testing.T) string {
+	t.Helper()
+	self, err := exec.LookPath("dwire")
+	must(t, err)
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "mockjira"), "github.com/devworkwire/devworkwire/jira/cmd/mockjira")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build mockjira: %v\n%s", err, out)
+	}
+	must(t, os.Symlink(self, filepath.Join(dir, "dwire")))
+	return dir
+}
+
+// make demo on a terminal (issue 19 #15): no warning on any screen, and it
+// goes through import, ls --ready, progress to done with a comment, and an
+// agent's preview over dwire mcp that the person reviews and commits.
+func TestDemoOnATerminal(t *testing.T) {
+	bin := demoBin(t)
+	cmd := exec.Command("bash", "../../../scripts/demo.sh")
+	cmd.Env = append(os.Environ(), "DWIRE_DEMO_BIN="+bin, "TERM=xterm", "NO_COLOR=1", "DWIRE_CONFIG=", "DWIRE_STORE_URL=")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 80})
+	must(t, err)
+	s := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
+	go s.pump()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); ptmx.Close() })
+	for _, step := range []string{"Write 11 items to Jira", "Write this to DEMO-", "Write 1 item to Jira"} {
+		s.waitFor(step)
+		s.send("y\r")
+	}
+	if code := s.wait(); code != 0 {
+		t.Fatalf("demo exit %d\n%s", code, s.output())
+	}
+	out := s.output()
+	for _, want := range []string{
+		"Committed: 11 created",
+		"11 unchanged",
+		"dwire ls --ready",
+		"moved to done, comment added",
+		"An agent's turn",
+		"Story s-9: Gift cards at checkout",
+		"Committed: 1 created",
+		"Done. The fake Jira is stopped",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the demo does not show %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"Warning:", "Error:"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the demo shows %q:\n%s", bad, out)
+		}
+	}
+}
+
+// Without a terminal the demo shows the preview only and never suggests a
+// `dwire review` of a handle in a store it is about to delete.
+func TestDemoWithoutATerminal(t *testing.T) {
+	bin := demoBin(t)
+	cmd := exec.Command("bash", "../../../scripts/demo.sh")
+	cmd.Env = append(os.Environ(), "DWIRE_DEMO_BIN="+bin, "DWIRE_CONFIG=", "DWIRE_STORE_URL=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	for _, bad := range []string{"dwire review imp_", "Warning:", "Error:"} {
+		if strings.Contains(string(out), bad) {
+			t.Errorf("the demo without a terminal shows %q:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(string(out), "Import preview of checkout-v2") || !strings.Contains(string(out), "Run 'make demo' in a terminal") {
+		t.Errorf("no preview or no pointer to the terminal run:\n%s", out)
+	}
+}
