@@ -1,11 +1,16 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -279,5 +284,89 @@ func TestIndependentMCPClient(t *testing.T) {
 			}
 			e.matches(p)
 		})
+	}
+}
+
+const (
+	rawInit        = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"printf","version":"1"}}}`
+	rawInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	rawList        = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+)
+
+// TestMCPPrintfAnswersAll is `printf '<initialize>\n<initialized>\n
+// <tools/list>\n' | dwire mcp`, 20 times, configured and with nothing at
+// all (no configuration, no token): both answers every time.
+func TestMCPPrintfAnswersAll(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for _, withConfig := range []bool{true, false} {
+		for run := 1; run <= 20; run++ {
+			c := e.cmd("mcp")
+			if !withConfig {
+				c = exec.Command(bins.Dwire, "mcp")
+				c.Dir, c.Env = t.TempDir(), []string{}
+			}
+			c.Stdin = strings.NewReader(rawInit + "\n" + rawInitialized + "\n" + rawList + "\n")
+			var out, errb bytes.Buffer
+			c.Stdout, c.Stderr = &out, &errb
+			if err := runWithDeadline(c, time.Minute); err != nil {
+				t.Fatalf("run %d (config %v): %v\n%s", run, withConfig, err, errb.String())
+			}
+			e.record(out.String() + errb.String())
+			ids := 0
+			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				var m map[string]any
+				if json.Unmarshal([]byte(line), &m) != nil {
+					t.Fatalf("stdout line is not JSON: %q", line)
+				}
+				if _, ok := m["result"]; ok {
+					ids++
+				}
+			}
+			if ids != 2 {
+				t.Fatalf("run %d (config %v): %d of 2 answers:\n%s\nstderr:\n%s", run, withConfig, ids, out.String(), errb.String())
+			}
+		}
+	}
+}
+
+// TestMCPSignalExitsZero: SIGTERM and SIGINT on an idle `dwire mcp` exit 0.
+func TestMCPSignalExitsZero(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		c := e.cmd("mcp")
+		stdin, err := c.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := c.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb harness.SyncBuffer
+		c.Stderr = &errb
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(stdin, rawInit+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+			t.Fatalf("no answer to initialize: %v\n%s", err, errb.String())
+		}
+		if err := c.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%v on an idle dwire mcp: %v\n%s", sig, err, errb.String())
+			}
+		case <-time.After(30 * time.Second):
+			kill(c)
+			t.Fatalf("dwire mcp did not stop on %v", sig)
+		}
+		e.record(errb.String())
 	}
 }
