@@ -29,7 +29,7 @@ func NewCmdReview(f *cmdutil.Factory, runF func(context.Context, *ReviewOptions)
 		Use:   "review <preview-handle>",
 		Short: "Review a stored preview (e.g. an agent's), confirm and commit it",
 		Long: `Show a preview stored under its handle — for example one an agent made
-with import.preview on a shared store — ask for confirmation (the answer
+with import_preview on a shared store — ask for confirmation (the answer
 defaults to no) and commit exactly that plan. This is the team's review
 flow: the person who confirms sees what will be written.`,
 		Example: "  dwire review imp_3f9c…\n  dwire review prg_81d0…",
