@@ -240,6 +240,6 @@ type PreviewInfo struct {
 //	ProgressCommit(ctx, CommitInput) (ProgressCommitResult, error)
 //	Get(ctx, GetInput) (GetResult, error)
 //	Query(ctx, QueryInput) (QueryResult, error)
-//	Preview(ctx, handle string) (PreviewInfo, error) // for `dwire review`
+//	StoredPreview(ctx, handle string) (PreviewInfo, error) // a stored plan shown again, for review
 //
 // Every error is a *Error with a stable code and the operation's run id.

@@ -1,6 +1,10 @@
 package core
 
-import "github.com/devworkwire/devworkwire/core/plan"
+import (
+	"errors"
+
+	"github.com/devworkwire/devworkwire/core/plan"
+)
 
 // ReadDocument reads a planning document from path for a preview: a
 // regular file of a supported kind within plan.MaxSize. Its errors are in
@@ -12,4 +16,25 @@ func ReadDocument(path string) ([]byte, error) {
 		return nil, planError(err)
 	}
 	return b, nil
+}
+
+// planError converts a parser error into the taxonomy.
+func planError(err error) error {
+	var pe *plan.Error
+	if !errors.As(err, &pe) {
+		return Wrap(err, CodeInternal, "The planning document could not be read.")
+	}
+	code := Code(pe.Code)
+	if !code.Known() {
+		code = CodeSourceParseFailed
+	}
+	e := Errorf(code, "%s", pe.Message)
+	e.Err = err
+	if pe.Line > 0 && len(pe.Problems) == 0 {
+		e.Details = append(e.Details, Detail{Line: pe.Line, Message: pe.Message})
+	}
+	for _, p := range pe.Problems {
+		e.Details = append(e.Details, Detail{Item: p.Item, Field: p.Field, Line: p.Line, Message: p.Message})
+	}
+	return e
 }

@@ -2,8 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,81 +10,6 @@ import (
 
 	"github.com/devworkwire/devworkwire/core/plan"
 )
-
-// importPlan is what an import preview stores under its handle, and what
-// the commit executes: nothing is recomputed from the document.
-type importPlan struct {
-	Version int                 `json:"version"`
-	Result  ImportPreviewResult `json:"result"` // as shown to the caller, without the rows (they are the entries)
-	Entries []planEntry         `json:"entries"`
-}
-
-// planEntry is one item of a stored import plan.
-type planEntry struct {
-	Spec   ItemSpec  `json:"spec"`             // what will be written (ParentKey filled when the epic existed)
-	Parent Reference `json:"parent,omitempty"` // the epic's reference, for a story
-	Action Action    `json:"action"`
-	Key    string    `json:"key,omitempty"` // the tracker key, when the item exists
-	URL    string    `json:"url,omitempty"`
-	// Fingerprint is what the preview saw of the existing item; commit
-	// refuses the plan when the item changed since.
-	Fingerprint   string   `json:"fingerprint,omitempty"`
-	TakeDocument  bool     `json:"take_document,omitempty"`
-	ChangedFields []string `json:"changed_fields,omitempty"`
-	// Blocked marks a create the commit must not make: an earlier create
-	// had an unknown outcome at UnknownSince, within the search-lag window.
-	Blocked      bool      `json:"blocked,omitempty"`
-	UnknownSince time.Time `json:"unknown_since,omitzero"`
-	RetryAfter   time.Time `json:"retry_after,omitzero"`
-}
-
-// row is the entry as a preview row.
-func (e *planEntry) row() PlanItem {
-	r := PlanItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
-		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument}
-	if e.Blocked {
-		r.UnknownSince, r.RetryAfter = e.UnknownSince, e.RetryAfter
-		r.BlockedReason = fmt.Sprintf("not created by this plan: an earlier create (%s) had an unknown outcome and the tracker's search does not show the item yet; creating it again could make a duplicate. Look for reference %s in the tracker; a preview after %s finds it or, if it is still missing, plans it as a normal create.",
-			e.UnknownSince.Format(time.RFC3339), e.Spec.Reference, e.RetryAfter.Format(time.RFC3339))
-	}
-	return r
-}
-
-const importPlanVersion = 1
-
-// unknownCreate marks, in the dedup index, a reference whose create had an
-// unknown outcome (no key is known). Within the search-lag window after it,
-// a preview that does not find the item plans no create for it (blocked),
-// and a commit refuses to create it; once the item is found the marker is
-// replaced by its key; after the window a still-missing item is taken as
-// absent.
-const unknownCreate = "unknown-create"
-
-// unknownMarker reports whether ie marks an unknown create.
-func unknownMarker(ie IndexEntry, ok bool) bool {
-	return ok && ie.Key == "" && ie.Digest == unknownCreate
-}
-
-// planError converts a parser error into the taxonomy.
-func planError(err error) error {
-	var pe *plan.Error
-	if !errors.As(err, &pe) {
-		return Wrap(err, CodeInternal, "The planning document could not be read.")
-	}
-	code := Code(pe.Code)
-	if !code.Known() {
-		code = CodeSourceParseFailed
-	}
-	e := Errorf(code, "%s", pe.Message)
-	e.Err = err
-	if pe.Line > 0 && len(pe.Problems) == 0 {
-		e.Details = append(e.Details, Detail{Line: pe.Line, Message: pe.Message})
-	}
-	for _, p := range pe.Problems {
-		e.Details = append(e.Details, Detail{Item: p.Item, Field: p.Field, Line: p.Line, Message: p.Message})
-	}
-	return e
-}
 
 // ImportPreview parses and validates a planning document, looks up every
 // item in the tracker (one provider call), classifies each item and stores
@@ -109,9 +32,9 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 			return ImportPreviewResult{}, Errorf(CodeSourceNotFound, "No planning document given: pass the path of a .md, .yaml or .yml file.").
 				WithDetails(Detail{Field: "path", Message: "missing"})
 		}
-		b, err := plan.ReadFile(in.Path)
+		b, err := ReadDocument(in.Path)
 		if err != nil {
-			return ImportPreviewResult{}, planError(err)
+			return ImportPreviewResult{}, err
 		}
 		data = b
 	}
@@ -133,35 +56,14 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	s.resolveMarkers(ctx, o, scope, idx, found)
-	entries, items, warnings := classify(doc, found, idx, utc(s.now()), s.lagWindow)
-	res := ImportPreviewResult{
-		ResultType: ResultPreview, RunID: o.runID, Document: doc.ID, Scope: scope,
-		Items: items, Warnings: warnings,
-	}
-	for _, it := range items {
-		switch {
-		case it.BlockedReason != "":
-			res.Counts.Blocked++
-		case it.Action == ActionCreate:
-			res.Counts.Create++
-		case it.Action == ActionUpdate:
-			res.Counts.Update++
-		case it.Action == ActionUnchanged:
-			res.Counts.Unchanged++
-		case it.Action == ActionDrift:
-			res.Counts.Drift++
-		}
-	}
-	// The handle and expiry are only known once stored; the stored copy of
-	// the result carries them too.
-	stored := res
-	stored.Items = nil
-	p, err := s.savePreview(ctx, PreviewImport, importPlan{Version: importPlanVersion, Result: stored, Entries: entries})
+	entries, warnings := classify(doc, found, idx, utc(s.now()), s.lagWindow)
+	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Document: doc.ID, Scope: scope, Warnings: warnings}, Entries: entries}
+	p, err := s.savePreview(ctx, PreviewImport, pl)
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
-	res.PreviewHandle, res.ExpiresAt = p.Handle, p.ExpiresAt
-	return res, nil
+	// What the caller sees is built from what was stored.
+	return pl.result(p), nil
 }
 
 // resolveMarkers replaces the unknown-create markers of items the tracker
@@ -197,9 +99,8 @@ func knownKeys(idx map[Reference]IndexEntry) map[Reference]string {
 }
 
 // classify decides each item's action from what the tracker holds.
-func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Reference]IndexEntry, now time.Time, window time.Duration) ([]planEntry, []PlanItem, []string) {
+func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Reference]IndexEntry, now time.Time, window time.Duration) ([]planEntry, []string) {
 	entries := make([]planEntry, 0, len(doc.Items))
-	rows := make([]PlanItem, 0, len(doc.Items))
 	var warnings []string
 	// held: items not in the tracker whose earlier create's outcome is
 	// unknown, within the search-lag window: not created by this plan.
@@ -276,9 +177,8 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 			warnings = append(warnings, fmt.Sprintf("%s %s is marked \"Drift: take-document\" but has no outside edits to replace; the marker has no effect and can be removed.", kindLabel(kind), it.ID))
 		}
 		entries = append(entries, e)
-		rows = append(rows, e.row())
 	}
-	return entries, rows, warnings
+	return entries, warnings
 }
 
 func kindLabel(k Kind) string {
@@ -319,43 +219,37 @@ func (s *WorkItemService) ImportCommit(ctx context.Context, in CommitInput) (Imp
 }
 
 func (s *WorkItemService) importCommit(ctx context.Context, o *op, in CommitInput) (ImportCommitResult, error) {
-	g, err := s.openGate(ctx, o, PreviewImport, in)
-	if err != nil {
-		return ImportCommitResult{}, err
-	}
-	if g.replay != nil {
-		return replayImport(g.replay)
-	}
-	var pl importPlan
-	if err := json.Unmarshal(g.preview.Plan, &pl); err != nil || pl.Version != importPlanVersion {
-		return ImportCommitResult{}, Errorf(CodeInternal, "The stored plan of preview %q cannot be read. Run import.preview again.", g.preview.Handle)
-	}
-	// The stale check and the run hold the document's commit lock: a
-	// concurrent commit of another preview of this document checks only
-	// after this one finished, and sees what it wrote.
-	// Its owner is the key and handle: a retry of a commit killed between
-	// taking the lock and starting its run takes the lock over at once.
-	unlock, err := s.commitLock(ctx, o, PreviewImport, "import|"+pl.Result.Scope+"|"+pl.Result.Document, lockOwner(g.key, g.preview.Handle), "document "+pl.Result.Document)
-	if err != nil {
-		return ImportCommitResult{}, err
-	}
-	// A commit that did not start its run leaves the lock to a concurrent
-	// commit of the same key that did (the same owner).
-	started := false
-	defer func() { unlock(!started && s.keepSharedLock(ctx, o, g.key)) }()
-	if err := s.checkStale(ctx, &pl); err != nil {
-		return ImportCommitResult{}, s.whyStale(ctx, g, err)
-	}
-	started, err = s.startRun(ctx, o, PreviewImport, g)
-	if err != nil {
-		return ImportCommitResult{}, err
-	}
-	if !started {
-		return replayImport(g.replay)
-	}
-	o.log.Info("run started", "idempotency_key", g.key, "handle", g.preview.Handle)
-	ex := &execution{s: s, o: o, key: g.key, handle: g.preview.Handle, pl: &pl, keys: map[Reference]string{}, urls: map[Reference]string{}, outcome: map[Reference]*ItemOutcome{}}
-	return ex.run(ctx, in.Progress)
+	return commitGated(ctx, s, o, commitKind[ImportCommitResult]{
+		kind: PreviewImport,
+		plan: func(p Preview) (plannedCommit[ImportCommitResult], error) {
+			pl, err := decodeImportPlan(p)
+			if err != nil {
+				return nil, err
+			}
+			return &importCommit{s: s, pl: pl}, nil
+		},
+		replay: replayImport,
+	}, in)
+}
+
+// importCommit is the import part of a commit (see commitGated).
+type importCommit struct {
+	s  *WorkItemService
+	pl *importPlan
+}
+
+// lock: the stale check and the run hold the document's commit lock, so a
+// concurrent commit of another preview of this document checks only after
+// this one finished, and sees what it wrote.
+func (c *importCommit) lock() (name, what string) {
+	return "import|" + c.pl.Head.Scope + "|" + c.pl.Head.Document, "document " + c.pl.Head.Document
+}
+
+func (c *importCommit) stale(ctx context.Context) error { return c.s.checkStale(ctx, c.pl) }
+
+func (c *importCommit) execute(ctx context.Context, r *commitRun) (ImportCommitResult, error) {
+	x := &execution{commitRun: r, pl: c.pl, keys: map[Reference]string{}, urls: map[Reference]string{}, outcome: map[Reference]*ItemOutcome{}}
+	return x.run(ctx)
 }
 
 func replayImport(run *Run) (ImportCommitResult, error) {
@@ -374,7 +268,7 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 	for i, e := range pl.Entries {
 		refs[i] = e.Spec.Reference
 	}
-	idx, err := s.st.LookupIndex(ctx, pl.Result.Scope, refs)
+	idx, err := s.st.LookupIndex(ctx, pl.Head.Scope, refs)
 	if err != nil {
 		return err
 	}
@@ -408,7 +302,7 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 		}
 	}
 	if len(details) > 0 {
-		return Errorf(CodePreviewStale, "The tracker changed since this preview was made (%d item(s), see details), so the stored plan no longer matches it. Nothing was written. Run import.preview again to get a current plan.", len(details)).
+		return Errorf(CodePreviewStale, "The tracker changed since this preview was made (%d item(s), see details), so the stored plan no longer matches it. Nothing was written. Run the import preview again to get a current plan.", len(details)).
 			WithDetails(details...)
 	}
 	return nil
@@ -416,10 +310,7 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 
 // execution carries out one started import run.
 type execution struct {
-	s       *WorkItemService
-	o       *op
-	key     string
-	handle  string
+	*commitRun
 	pl      *importPlan
 	keys    map[Reference]string // tracker keys, known and created
 	urls    map[Reference]string
@@ -430,10 +321,10 @@ type execution struct {
 	why     string // what stopped it, in a few words
 }
 
-func (x *execution) run(ctx context.Context, progress func(done, total int)) (ImportCommitResult, error) {
+func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 	var epics, stories, blocked []*planEntry
 	var index []IndexEntry
-	scope := x.pl.Result.Scope
+	scope := x.pl.Head.Scope
 	now := utc(x.s.now())
 	for i := range x.pl.Entries {
 		e := &x.pl.Entries[i]
@@ -471,20 +362,20 @@ func (x *execution) run(ctx context.Context, progress func(done, total int)) (Im
 		if x.stop != nil {
 			break
 		}
-		x.phase(ctx, phase, progress)
+		x.phase(ctx, phase)
 	}
-	return x.result()
+	return x.result(ctx)
 }
 
-func (x *execution) report(progress func(done, total int)) {
+func (x *execution) report() {
 	x.done++
-	if progress != nil {
-		progress(x.done, x.total)
+	if x.progress != nil {
+		x.progress(x.done, x.total)
 	}
 }
 
 // phase writes one kind's items: creates in batches, then updates.
-func (x *execution) phase(ctx context.Context, items []*planEntry, progress func(done, total int)) {
+func (x *execution) phase(ctx context.Context, items []*planEntry) {
 	var creates, updates []*planEntry
 	for _, e := range items {
 		if e.Action == ActionCreate {
@@ -499,7 +390,7 @@ func (x *execution) phase(ctx context.Context, items []*planEntry, progress func
 			return
 		}
 		batch := creates[start:min(start+MaxBatch, len(creates))]
-		x.createBatch(ctx, batch, progress)
+		x.createBatch(ctx, batch)
 	}
 	for _, e := range updates {
 		if x.stop != nil {
@@ -509,7 +400,7 @@ func (x *execution) phase(ctx context.Context, items []*planEntry, progress func
 			x.stop, x.why = Wrap(err, CodeInternal, "the commit was cancelled"), "the commit was cancelled"
 			return
 		}
-		x.update(ctx, e, progress)
+		x.update(ctx, e)
 	}
 }
 
@@ -521,7 +412,7 @@ func (x *execution) spec(e *planEntry) ItemSpec {
 	return sp
 }
 
-func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progress func(done, total int)) {
+func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 	specs := make([]ItemSpec, len(batch))
 	for i, e := range batch {
 		specs[i] = x.spec(e)
@@ -532,7 +423,7 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 	// of creating them again while search cannot see them.
 	ahead := make([]IndexEntry, len(batch))
 	for i, e := range batch {
-		ahead[i] = IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Digest: unknownCreate, UpdatedAt: utc(x.s.now())}
+		ahead[i] = IndexEntry{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Digest: unknownCreate, UpdatedAt: utc(x.s.now())}
 	}
 	if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), ahead); err != nil {
 		x.o.log.Error("could not mark the items about to be created in the dedup index", "code", ErrorCode(err), "items", len(ahead))
@@ -552,14 +443,14 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 		oc, ok := byRef[e.Spec.Reference]
 		switch {
 		case ok && oc.Unknown:
-			index = append(index, IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Digest: unknownCreate, UpdatedAt: now})
+			index = append(index, IndexEntry{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Digest: unknownCreate, UpdatedAt: now})
 		case ok && oc.Err == nil && oc.Key != "":
-			index = append(index, IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Key: oc.Key, Digest: specs[i].Digest, UpdatedAt: now})
+			index = append(index, IndexEntry{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Key: oc.Key, Digest: specs[i].Digest, UpdatedAt: now})
 		default:
 			// Refused, or not tried: certainly not created. Clear the
 			// write-ahead marker (an entry without key or digest means
 			// nothing).
-			index = append(index, IndexEntry{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, UpdatedAt: now})
+			index = append(index, IndexEntry{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, UpdatedAt: now})
 		}
 	}
 	if len(index) > 0 {
@@ -600,7 +491,7 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 				x.why = fmt.Sprintf("creating %s failed (%s: %s)", e.Spec.Reference, rec.Code, strings.TrimSuffix(rec.Message, "."))
 			}
 		}
-		x.report(progress)
+		x.report()
 	}
 	if callErr != nil && x.stop == nil {
 		x.stop = callErr
@@ -612,26 +503,16 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry, progres
 	}
 }
 
-// unknownMessage explains an unknown create outcome: the provider's own
-// explanation when it gives one.
-func unknownMessage(ref Reference, err error) string {
-	var ce *Error
-	if errors.As(err, &ce) && ce.Code.Known() && ce.Message != "" {
-		return ce.Message
-	}
-	return fmt.Sprintf("The create of %s may or may not have happened, and a search for it found nothing. It was not retried, to avoid a duplicate: check the tracker, then run import.preview again.", ref)
-}
-
-func (x *execution) update(ctx context.Context, e *planEntry, progress func(done, total int)) {
+func (x *execution) update(ctx context.Context, e *planEntry) {
 	sp := x.spec(e)
 	rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionUpdate, Key: e.Key}
 	if err := x.s.p.Update(ctx, e.Key, sp); err != nil {
 		ae := AsError(err)
-		if writeMayHaveApplied(err) {
+		if writeMayHaveApplied(err, true) {
 			// The request may have reached the tracker and been applied
 			// (e.g. the connection dropped after it was sent): not "failed".
 			rec.Outcome, rec.Code = OutcomeUnknown, ae.Code
-			rec.Message = fmt.Sprintf("The update of %s (%s) may or may not have been applied (%s: %s). It was not sent again: run import.preview again, which shows whether the item now matches the document.",
+			rec.Message = fmt.Sprintf("The update of %s (%s) may or may not have been applied (%s: %s). It was not sent again: run the import preview again, which shows whether the item now matches the document.",
 				e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
 			x.why = fmt.Sprintf("the outcome of updating %s (%s) is unknown (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
 		} else {
@@ -640,16 +521,16 @@ func (x *execution) update(ctx context.Context, e *planEntry, progress func(done
 		}
 		x.record(ctx, rec)
 		x.stop = err
-		x.report(progress)
+		x.report()
 		return
 	}
-	if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), []IndexEntry{{Scope: x.pl.Result.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: sp.Digest, UpdatedAt: utc(x.s.now())}}); err != nil {
+	if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), []IndexEntry{{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: sp.Digest, UpdatedAt: utc(x.s.now())}}); err != nil {
 		x.o.log.Error("could not record an updated item in the dedup index", "code", ErrorCode(err), "key", e.Key)
 		x.storeFault(err, "recording "+string(e.Spec.Reference)+" in the dedup index")
 	}
 	rec.Outcome = OutcomeCommitted
 	x.record(ctx, rec)
-	x.report(progress)
+	x.report()
 }
 
 // storeFault stops the run when the state store cannot keep its trail:
@@ -664,15 +545,12 @@ func (x *execution) storeFault(err error, what string) {
 
 func (x *execution) record(ctx context.Context, rec ItemOutcome) {
 	x.outcome[rec.Reference] = &rec
-	if err := x.s.st.RecordOutcome(context.WithoutCancel(ctx), x.key, rec); err != nil {
-		x.o.log.Error("could not record an item outcome", "code", ErrorCode(err), "reference", rec.Reference, "outcome", rec.Outcome)
+	if err := x.commitRun.record(ctx, rec); err != nil {
 		x.storeFault(err, "recording the outcome of "+string(rec.Reference))
 	}
-	logItem(x.o, rec)
 }
 
-func (x *execution) result() (ImportCommitResult, error) {
-	ctx := context.Background()
+func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 	if x.stop != nil {
 		return ImportCommitResult{}, x.partial(ctx)
 	}
@@ -701,7 +579,7 @@ func (x *execution) result() (ImportCommitResult, error) {
 		}
 		r.Items = append(r.Items, ci)
 	}
-	x.s.finish(ctx, x.o, x.key, RunCommitted, r)
+	x.finish(ctx, RunCommitted, r)
 	return r, nil
 }
 
@@ -741,34 +619,11 @@ func (x *execution) partial(ctx context.Context) error {
 		details = append(details, d)
 	}
 	cause := AsError(x.stop)
-	counts := fmt.Sprintf("%d item(s) committed, %d failed, %d unknown, %d untried (see details).", committed, failed, unknown, untried)
-	var e *Error
-	state := RunPartial
-	if committed == 0 && unknown == 0 {
-		// Nothing was written (and nothing may have been): this is not a
-		// partial commit but the failure itself, with its own code and
-		// retryable flag. The handle is used up either way.
-		state = RunFailed
-		e = Errorf(cause.Code, "Nothing was written: the commit stopped at the first failure: %s. %s Run import.preview again to get a new handle once the cause is dealt with.", x.why, counts).
-			WithDetails(details...)
-		e.Retryable = cause.Retryable
-	} else {
-		msg := fmt.Sprintf("The commit stopped at the first failure: %s. %s", x.why, counts)
-		if committed == 0 {
-			msg += " Nothing is known to have been written, but the items with an unknown outcome may have been written."
-		}
-		switch {
-		case unknownCreates > 0:
-			msg += " Items with an unknown outcome were not retried, to avoid duplicates: check them in the tracker."
-		case unknown > 0:
-			msg += " Items with an unknown outcome were not sent again: check them in the tracker (a new preview shows whether they match the document)."
-		}
-		msg += " Run import.preview again: committed items then show as unchanged and only the rest is planned."
-		e = Errorf(CodeCommitPartial, "%s", msg).WithDetails(details...)
-	}
+	e, state := importStop(x.why, cause, committed, failed, unknown, unknownCreates, untried)
+	e.WithDetails(details...)
 	e.Err = x.stop
 	e.RunID = x.o.runID
-	x.s.finish(ctx, x.o, x.key, state, e)
+	x.finish(ctx, state, e)
 	x.o.log.Warn("commit stopped", "committed", committed, "failed", failed, "unknown", unknown, "untried", untried, "cause", cause.Code, "code", e.Code)
 	return e
 }

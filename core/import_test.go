@@ -143,7 +143,7 @@ func TestCommitWithoutConfirmationIsRefusedFirst(t *testing.T) {
 		_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: h, IdempotencyKey: "k"})
 		wantErr(t, err, core.CodeConfirmationRequired, "confirmed: true", "nothing was written")
 		_, err = e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: h})
-		wantErr(t, err, core.CodeConfirmationRequired, "progress.commit")
+		wantErr(t, err, core.CodeConfirmationRequired, "progress commit")
 	}
 	if got := e.p.Stats().Calls; len(got) != len(calls) || got[fakeprovider.OpLookup] != calls[fakeprovider.OpLookup] {
 		t.Errorf("an unconfirmed commit reached the tracker: %v → %v", calls, got)
@@ -162,7 +162,7 @@ func TestCommitUnknownHandle(t *testing.T) {
 	e := newEnv(t)
 	e.p.ForbidWrites(t)
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: "imp_00000000000000000000000000000000", Confirmed: true})
-	wantErr(t, err, core.CodePreviewNotFound, "imp_00000000000000000000000000000000", "import.preview")
+	wantErr(t, err, core.CodePreviewNotFound, "imp_00000000000000000000000000000000", "Run the import preview again")
 	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{Confirmed: true})
 	wantErr(t, err, core.CodePreviewNotFound, "preview_handle")
 }
@@ -177,9 +177,9 @@ func TestCommitWrongKindOfHandle(t *testing.T) {
 	}
 	e.p.ForbidWrites(t)
 	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: prog.PreviewHandle, Confirmed: true})
-	wantErr(t, err, core.CodePreviewNotFound, "progress preview handle", "progress.commit")
+	wantErr(t, err, core.CodePreviewNotFound, "progress preview handle", "progress commit")
 	_, err = e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: imp.PreviewHandle, Confirmed: true})
-	wantErr(t, err, core.CodePreviewNotFound, "import preview handle", "import.commit")
+	wantErr(t, err, core.CodePreviewNotFound, "import preview handle", "import commit")
 }
 
 func TestCommitHandleOfAnotherProject(t *testing.T) {
@@ -198,7 +198,7 @@ func TestCommitExpiredPreview(t *testing.T) {
 	e.clock.Advance(42 * time.Minute)
 	e.p.ForbidWrites(t)
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
-	wantErr(t, err, core.CodePreviewExpired, "expired 12 minutes ago", "Run import.preview again")
+	wantErr(t, err, core.CodePreviewExpired, "expired 12 minutes ago", "Run the import preview again")
 	if e.p.Stats().Calls[fakeprovider.OpLookup] != 1 {
 		t.Error("an expired commit read the tracker")
 	}
@@ -230,7 +230,7 @@ func TestCommitStalePlan(t *testing.T) {
 			change(e, e.byRef())
 			writes := e.p.Writes()
 			_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "stale"})
-			ce := wantErr(t, err, core.CodePreviewStale, "Nothing was written", "import.preview again")
+			ce := wantErr(t, err, core.CodePreviewStale, "Nothing was written", "import preview again")
 			if len(ce.Details) != 1 || ce.Details[0].Item == "" {
 				t.Errorf("details %+v; want the one changed item", ce.Details)
 			}
@@ -352,7 +352,7 @@ func TestCommitInterruptedThenRepreviewConverges(t *testing.T) {
 	e.svc = e.service(e.p)
 	writes := e.p.Writes()
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "dying"})
-	ce := wantErr(t, err, core.CodeCommitInterrupted, `"dying"`, "did not finish", "52 item outcome(s)", "import.preview again", "document locked for up to 30 seconds after the crash")
+	ce := wantErr(t, err, core.CodeCommitInterrupted, `"dying"`, "did not finish", "52 item outcome(s)", "import preview again", "document locked for up to 30 seconds after the crash")
 	if len(ce.Details) != 52 || ce.Details[0].Outcome != core.OutcomeCommitted || ce.Details[0].Key == "" {
 		t.Errorf("details: %d, first %+v; want the 52 recorded outcomes (2 epics + the first story batch)", len(ce.Details), ce.Details[0])
 	}
@@ -420,7 +420,7 @@ func TestCommitPartialUntriedAfterEpicFailure(t *testing.T) {
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "none"})
 	// Nothing was written: not COMMIT_PARTIAL but the failure's own code,
 	// with the same split in the details.
-	ce := wantErr(t, err, core.CodeJiraUnavailable, "Nothing was written", "0 item(s) committed", "6 untried", "JIRA_UNAVAILABLE", "import.preview again")
+	ce := wantErr(t, err, core.CodeJiraUnavailable, "Nothing was written", "0 item(s) committed", "6 untried", "JIRA_UNAVAILABLE", "import preview again")
 	if !ce.Retryable || len(ce.Details) != 6 {
 		t.Errorf("retryable %v, %d details; want true and 6", ce.Retryable, len(ce.Details))
 	}
@@ -564,7 +564,7 @@ func TestUnknownCreateIsReportedNotRetried(t *testing.T) {
 // with a warning.
 func TestUnknownCreateAfterTheLagWindowIsPlannedAsCreate(t *testing.T) {
 	e := newEnv(t, fakeprovider.Options{SearchLag: true})
-	e.svc = core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, SearchLagWindow: 3 * time.Minute})
+	e.svc = core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, SearchLagWindow: new(3 * time.Minute)})
 	pre := e.preview(markdown("w", epic("e-1", "Only")))
 	e.p.FailItem(1, fakeprovider.ItemLost, nil)
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
@@ -583,6 +583,34 @@ func TestUnknownCreateAfterTheLagWindowIsPlannedAsCreate(t *testing.T) {
 		t.Errorf("commit after the window: %+v", res.Counts)
 	}
 	e.byRef()
+}
+
+// A search-lag window of zero (ServiceOptions.SearchLagWindow set to 0, as
+// search_lag_window: 0s does) holds nothing back: it is zero, not the
+// default; an unset window is the default.
+func TestZeroSearchLagWindowHoldsNothingBack(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		window *time.Duration
+		want   core.Counts
+	}{
+		{"zero", new(time.Duration(0)), core.Counts{Create: 1}},
+		{"unset (the default, 10 minutes)", nil, core.Counts{Blocked: 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, fakeprovider.Options{SearchLag: true})
+			e.svc = core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, SearchLagWindow: c.window})
+			pre := e.preview(markdown("w", epic("e-1", "Only")))
+			e.p.FailItem(1, fakeprovider.ItemLost, nil)
+			_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+			wantErr(t, err, core.CodeCommitPartial, "1 unknown")
+			e.p.Delete(e.p.Items()[0].Key)
+			e.clock.Advance(time.Second)
+			if got := e.preview(markdown("w", epic("e-1", "Only"))); got.Counts != c.want {
+				t.Errorf("a second after the unknown create: %+v; want %+v", got.Counts, c.want)
+			}
+		})
+	}
 }
 
 // A plan made before another commit's create of one of its items had an
@@ -754,17 +782,17 @@ func TestPreviewShowsAStoredPlan(t *testing.T) {
 	e := newEnv(t)
 	pre := e.preview(checkoutDoc())
 	e.p.ForbidWrites(t)
-	info, err := e.svc.Preview(e.ctx, pre.PreviewHandle)
+	info, err := e.svc.StoredPreview(e.ctx, pre.PreviewHandle)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info.Kind != core.PreviewImport || info.Import == nil || info.Import.PreviewHandle != pre.PreviewHandle || info.Import.Counts != pre.Counts || len(info.Import.Items) != 6 || !info.Import.ExpiresAt.Equal(pre.ExpiresAt) {
 		t.Errorf("info %+v", info)
 	}
-	_, err = e.svc.Preview(e.ctx, "imp_nope")
+	_, err = e.svc.StoredPreview(e.ctx, "imp_nope")
 	wantErr(t, err, core.CodePreviewNotFound, "imp_nope")
 	e.clock.Advance(31 * time.Minute)
-	_, err = e.svc.Preview(e.ctx, pre.PreviewHandle)
+	_, err = e.svc.StoredPreview(e.ctx, pre.PreviewHandle)
 	wantErr(t, err, core.CodePreviewExpired, "1 minute ago")
 }
 

@@ -166,7 +166,7 @@ func TestCommitLockBusyTimesOut(t *testing.T) {
 	svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: spy, Now: e.clock.Now, CommitLockWait: 30 * time.Millisecond})
 	pre := e.preview(checkoutDoc())
 	_, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
-	ce := wantErr(t, err, core.CodePreviewStale, "Another commit of document checkout", "run_dead", "lapses by 2026-03-14T10:00:00Z", "Nothing was written", "import.preview again")
+	ce := wantErr(t, err, core.CodePreviewStale, "Another commit of document checkout", "run_dead", "lapses by 2026-03-14T10:00:00Z", "Nothing was written", "import preview again")
 	if len(ce.Details) != 1 {
 		t.Errorf("details %+v", ce.Details)
 	}
@@ -190,7 +190,7 @@ func TestCommitLockBusyTimesOut(t *testing.T) {
 	spy.mu.Unlock()
 	writes := e.p.Writes()
 	_, err = svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pp.PreviewHandle, Confirmed: true})
-	wantErr(t, err, core.CodePreviewStale, "Another commit of", "progress.preview again")
+	wantErr(t, err, core.CodePreviewStale, "Another commit of", "progress preview again")
 	if e.p.Writes() != writes {
 		t.Error("a progress commit wrote while the lock was held")
 	}

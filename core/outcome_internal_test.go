@@ -10,36 +10,46 @@ import (
 	"testing"
 )
 
-// The rule that decides whether a failed write may have been applied.
+// The rule that decides whether a failed write may have been applied goes
+// by the provider's explicit mark (MarkOutcomeUnknown) only: an error that
+// merely looks like a network failure or an outage, unmarked, is a failure
+// with nothing written (the provider knows whether it sent the request; a
+// JIRA_UNAVAILABLE before sending, say, wrote nothing). The rule fails this
+// test if it goes back to guessing from the error's shape.
 func TestWriteMayHaveApplied(t *testing.T) {
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
 	cases := []struct {
 		name string
 		err  error
+		sent bool
 		want bool
 	}{
-		{"no error", nil, false},
-		{"JIRA_UNAVAILABLE (5xx, dropped connection, after retries)", Errorf(CodeJiraUnavailable, "Jira did not answer"), true},
-		{"JIRA_UNAVAILABLE flagged not retryable", &Error{Code: CodeJiraUnavailable, Message: "gave up"}, true},
-		{"JIRA_UNAVAILABLE wrapping a reset", Wrap(reset, CodeJiraUnavailable, "reset"), true},
-		{"JIRA_RATE_LIMITED (429: Jira did nothing)", Errorf(CodeJiraRateLimited, "slow down"), false},
-		{"JIRA_PERMISSION_DENIED (403)", Errorf(CodeJiraPermissionDenied, "no"), false},
-		{"JIRA_UNAUTHORIZED (401)", Errorf(CodeJiraUnauthorized, "no"), false},
-		{"VALIDATION_FAILED (400)", Errorf(CodeValidationFailed, "bad field"), false},
-		{"WORK_ITEM_NOT_FOUND (404)", Errorf(CodeWorkItemNotFound, "gone"), false},
-		{"INTERNAL_ERROR, no cause", Errorf(CodeInternal, "bug"), false},
-		{"INTERNAL_ERROR caused by a reset", Wrap(reset, CodeInternal, "oops"), true},
-		{"INTERNAL_ERROR caused by a deadline", Wrap(context.DeadlineExceeded, CodeInternal, "late"), true},
-		{"raw network error", reset, true},
-		{"raw cut-off response", fmt.Errorf("reading body: %w", io.ErrUnexpectedEOF), true},
-		{"raw deadline", context.DeadlineExceeded, true},
-		{"raw other error", errors.New("something else"), false},
-		{"wrapped *Error", fmt.Errorf("update: %w", Errorf(CodeJiraUnavailable, "x")), true},
+		{"no error", nil, true, false},
+		// Marked by the provider: unknown, whatever the code.
+		{"marked JIRA_UNAVAILABLE (5xx, dropped connection)", MarkOutcomeUnknown(Errorf(CodeJiraUnavailable, "Jira did not answer")), true, true},
+		{"marked INTERNAL_ERROR", MarkOutcomeUnknown(Errorf(CodeInternal, "cut off")), true, true},
+		{"marked, wrapped again", fmt.Errorf("update: %w", MarkOutcomeUnknown(Errorf(CodeJiraUnavailable, "x"))), true, true},
+		{"marked raw error", MarkOutcomeUnknown(reset), true, true},
+		// Marked but never sent (cancelled before the request): not unknown.
+		{"marked, not sent", MarkOutcomeUnknown(Errorf(CodeJiraUnavailable, "x")), false, false},
+		// Unmarked: no guessing from the code or the cause.
+		{"unmarked JIRA_UNAVAILABLE", Errorf(CodeJiraUnavailable, "Jira did not answer"), true, false},
+		{"unmarked JIRA_UNAVAILABLE wrapping a reset", Wrap(reset, CodeJiraUnavailable, "reset"), true, false},
+		{"unmarked INTERNAL_ERROR caused by a reset", Wrap(reset, CodeInternal, "oops"), true, false},
+		{"unmarked INTERNAL_ERROR caused by a deadline", Wrap(context.DeadlineExceeded, CodeInternal, "late"), true, false},
+		{"unmarked raw network error", reset, true, false},
+		{"unmarked raw cut-off response", fmt.Errorf("reading body: %w", io.ErrUnexpectedEOF), true, false},
+		{"unmarked raw deadline", context.DeadlineExceeded, true, false},
+		{"JIRA_RATE_LIMITED (429: Jira did nothing)", Errorf(CodeJiraRateLimited, "slow down"), true, false},
+		{"JIRA_PERMISSION_DENIED (403)", Errorf(CodeJiraPermissionDenied, "no"), true, false},
+		{"VALIDATION_FAILED (400)", Errorf(CodeValidationFailed, "bad field"), true, false},
+		{"WORK_ITEM_NOT_FOUND (404)", Errorf(CodeWorkItemNotFound, "gone"), true, false},
+		{"raw other error", errors.New("something else"), true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := writeMayHaveApplied(c.err); got != c.want {
-				t.Errorf("writeMayHaveApplied(%v) = %v, want %v", c.err, got, c.want)
+			if got := writeMayHaveApplied(c.err, c.sent); got != c.want {
+				t.Errorf("writeMayHaveApplied(%v, sent=%v) = %v, want %v", c.err, c.sent, got, c.want)
 			}
 		})
 	}

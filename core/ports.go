@@ -51,7 +51,12 @@ type WorkItemProvider interface {
 
 	// Update rewrites the item's content (title, description, acceptance
 	// criteria, parent) and its stored digest in one request.
-	// Errors: WORK_ITEM_NOT_FOUND.
+	// Errors: WORK_ITEM_NOT_FOUND. Like Transition and AddComment, a write
+	// whose request was sent but whose answer never came (so it may have
+	// been applied: a dropped connection, a timeout, a 5xx after the
+	// retries) returns its error marked with MarkOutcomeUnknown; the
+	// service reports it as outcome unknown, not failed, and never sends it
+	// again. Any unmarked error means the write was not applied.
 	Update(ctx context.Context, key string, spec ItemSpec) error
 
 	// Transitions lists the workflow transitions available on the item now.
@@ -59,11 +64,13 @@ type WorkItemProvider interface {
 	Transitions(ctx context.Context, key string) ([]Transition, error)
 
 	// Transition moves the item through the transition with the given id.
-	// Errors: WORK_ITEM_NOT_FOUND, VALIDATION_FAILED (no longer available).
+	// Errors: WORK_ITEM_NOT_FOUND, VALIDATION_FAILED (no longer available);
+	// an unanswered request is marked with MarkOutcomeUnknown (see Update).
 	Transition(ctx context.Context, key, transitionID string) error
 
 	// AddComment adds a Markdown comment to the item.
-	// Errors: WORK_ITEM_NOT_FOUND.
+	// Errors: WORK_ITEM_NOT_FOUND; an unanswered request is marked with
+	// MarkOutcomeUnknown (see Update).
 	AddComment(ctx context.Context, key, markdown string) error
 }
 

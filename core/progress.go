@@ -2,26 +2,9 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 )
-
-// progressPlan is what a progress preview stores under its handle.
-type progressPlan struct {
-	Version        int                   `json:"version"`
-	Result         ProgressPreviewResult `json:"result"`
-	Key            string                `json:"key"`
-	Reference      Reference             `json:"reference,omitempty"`
-	Fingerprint    string                `json:"fingerprint"`
-	Current        Status                `json:"current"`
-	Target         Status                `json:"target,omitempty"`
-	TransitionID   string                `json:"transition_id,omitempty"`
-	TransitionName string                `json:"transition_name,omitempty"`
-	Comment        string                `json:"comment,omitempty"`
-}
-
-const progressPlanVersion = 1
 
 func statusList() string { return "todo, in_progress or done" }
 
@@ -88,12 +71,12 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 	if err != nil {
 		return ProgressPreviewResult{}, err
 	}
-	pl := progressPlan{Version: progressPlanVersion, Key: w.Key, Reference: w.Reference, Fingerprint: w.Fingerprint, Current: w.Status, Comment: comment}
-	res := ProgressPreviewResult{ResultType: ResultPreview, RunID: o.runID, Item: itemRef(w), CurrentStatus: w.Status, Comment: comment}
+	pl := progressPlan{Version: progressPlanVersion, Key: w.Key, Reference: w.Reference, Fingerprint: w.Fingerprint, Current: w.Status, Comment: comment,
+		Head: progressHead{RunID: o.runID, Item: storedItemRef{Key: w.Key, Reference: w.Reference, Title: w.Title, URL: w.URL}}}
 	if in.Status != "" {
-		res.TargetStatus = in.Status
+		pl.Head.Requested = in.Status
 		if in.Status == w.Status {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s is already %s; its status will not change.", w.Key, w.Status))
+			pl.Head.Warnings = append(pl.Head.Warnings, fmt.Sprintf("%s is already %s; its status will not change.", w.Key, w.Status))
 			if comment == "" {
 				return ProgressPreviewResult{}, Errorf(CodeValidationFailed, "%s is already %s and no comment was given: there is nothing to do.", w.Key, w.Status).
 					WithDetails(Detail{Item: w.Key, Field: "status", Message: "already " + string(w.Status)})
@@ -107,7 +90,6 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 			for _, t := range ts {
 				if t.To == in.Status {
 					pl.Target, pl.TransitionID, pl.TransitionName = in.Status, t.ID, t.Name
-					res.Transition = t.Name
 					break
 				}
 				avail = append(avail, fmt.Sprintf("%q → %s", t.Name, t.To))
@@ -123,13 +105,12 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 			}
 		}
 	}
-	pl.Result = res
 	p, err := s.savePreview(ctx, PreviewProgress, pl)
 	if err != nil {
 		return ProgressPreviewResult{}, err
 	}
-	res.PreviewHandle, res.ExpiresAt = p.Handle, p.ExpiresAt
-	return res, nil
+	// What the caller sees is built from what was stored.
+	return pl.result(p), nil
 }
 
 // ProgressCommit executes a stored progress plan behind the gate.
@@ -145,155 +126,123 @@ func (s *WorkItemService) ProgressCommit(ctx context.Context, in CommitInput) (P
 }
 
 func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitInput) (ProgressCommitResult, error) {
-	g, err := s.openGate(ctx, o, PreviewProgress, in)
-	if err != nil {
-		return ProgressCommitResult{}, err
-	}
-	if g.replay != nil {
-		return replayProgress(g.replay)
-	}
-	var pl progressPlan
-	if err := json.Unmarshal(g.preview.Plan, &pl); err != nil || pl.Version != progressPlanVersion {
-		return ProgressCommitResult{}, Errorf(CodeInternal, "The stored plan of preview %q cannot be read. Run progress.preview again.", g.preview.Handle)
-	}
-	// Stale check, under the item's commit lock: one re-read of the item
-	// before the first write.
-	unlock, err := s.commitLock(ctx, o, PreviewProgress, "progress|"+g.preview.Scope+"|"+pl.Key, lockOwner(g.key, g.preview.Handle), pl.Key)
-	if err != nil {
-		return ProgressCommitResult{}, err
-	}
-	// A commit that did not start its run leaves the lock to a concurrent
-	// commit of the same key that did (the same owner).
-	started := false
-	defer func() { unlock(!started && s.keepSharedLock(ctx, o, g.key)) }()
-	w, err := s.p.Get(ctx, pl.Key)
+	return commitGated(ctx, s, o, commitKind[ProgressCommitResult]{
+		kind: PreviewProgress,
+		plan: func(p Preview) (plannedCommit[ProgressCommitResult], error) {
+			pl, err := decodeProgressPlan(p)
+			if err != nil {
+				return nil, err
+			}
+			return &progressCommit{s: s, scope: p.Scope, pl: pl}, nil
+		},
+		replay: replayProgress,
+	}, in)
+}
+
+// progressCommit is the progress part of a commit (see commitGated).
+type progressCommit struct {
+	s     *WorkItemService
+	scope string
+	pl    *progressPlan
+}
+
+// lock: the item's commit lock.
+func (c *progressCommit) lock() (name, what string) {
+	return "progress|" + c.scope + "|" + c.pl.Key, c.pl.Key
+}
+
+// stale re-reads the item once before the first write.
+func (c *progressCommit) stale(ctx context.Context) error {
+	pl := c.pl
+	w, err := c.s.p.Get(ctx, pl.Key)
 	if ErrorCode(err) == CodeWorkItemNotFound {
-		return ProgressCommitResult{}, s.whyStale(ctx, g, Errorf(CodePreviewStale, "%s is no longer in the tracker. Nothing was written. Run progress.preview again.", pl.Key).
-			WithDetails(Detail{Item: string(pl.Reference), Key: pl.Key, Message: "no longer exists"}))
+		return Errorf(CodePreviewStale, "%s is no longer in the tracker. Nothing was written. Run the progress preview again.", pl.Key).
+			WithDetails(Detail{Item: string(pl.Reference), Key: pl.Key, Message: "no longer exists"})
 	}
 	if err != nil {
-		return ProgressCommitResult{}, err
+		return err
 	}
 	if w.Status != pl.Current || w.Fingerprint != pl.Fingerprint {
 		msg := fmt.Sprintf("%s changed in the tracker since the preview", pl.Key)
 		if w.Status != pl.Current {
 			msg = fmt.Sprintf("%s moved from %s to %s since the preview", pl.Key, pl.Current, w.Status)
 		}
-		return ProgressCommitResult{}, s.whyStale(ctx, g, Errorf(CodePreviewStale, "%s, so the stored plan no longer matches it. Nothing was written. Run progress.preview again.", msg).
-			WithDetails(Detail{Item: string(pl.Reference), Key: pl.Key, Message: msg}))
+		return Errorf(CodePreviewStale, "%s, so the stored plan no longer matches it. Nothing was written. Run the progress preview again.", msg).
+			WithDetails(Detail{Item: string(pl.Reference), Key: pl.Key, Message: msg})
 	}
-	started, err = s.startRun(ctx, o, PreviewProgress, g)
-	if err != nil {
-		return ProgressCommitResult{}, err
+	return nil
+}
+
+// progressStep is one write of a progress plan.
+type progressStep struct {
+	action string // "transition" or "comment"
+	write  func(ctx context.Context) error
+	done   string // the outcome's message once written
+}
+
+func (c *progressCommit) steps() []progressStep {
+	pl, p := c.pl, c.s.p
+	var steps []progressStep
+	if pl.TransitionID != "" {
+		steps = append(steps, progressStep{"transition", func(ctx context.Context) error { return p.Transition(ctx, pl.Key, pl.TransitionID) }, "moved to " + string(pl.Target)})
 	}
-	if !started {
-		return replayProgress(g.replay)
+	if pl.Comment != "" {
+		steps = append(steps, progressStep{"comment", func(ctx context.Context) error { return p.AddComment(ctx, pl.Key, pl.Comment) }, "comment added"})
 	}
-	res := ProgressCommitResult{ResultType: ResultCommitted, RunID: o.runID, PreviewHandle: g.preview.Handle, IdempotencyKey: g.key,
-		Item: pl.Result.Item, Status: pl.Current}
+	return steps
+}
+
+// execute runs the steps in order (transition, then comment), fail-fast.
+func (c *progressCommit) execute(ctx context.Context, r *commitRun) (ProgressCommitResult, error) {
+	pl := c.pl
+	res := ProgressCommitResult{ResultType: ResultCommitted, RunID: r.o.runID, PreviewHandle: r.handle, IdempotencyKey: r.key,
+		Item: pl.Head.Item.api(), Status: pl.Current}
 	ref := pl.Reference
 	if ref == "" {
 		ref = Reference(pl.Key)
 	}
+	steps := c.steps()
 	var details []Detail
-	// stop ends the run at a failed write; sent says the request was sent
-	// (a failure before sending is never unclear).
-	stop := func(action string, err error, sent bool) error {
-		ae := AsError(err)
-		// A write whose answer was lost may have been applied: unknown,
-		// and the commit is partial ("may have been written").
-		unclear := sent && writeMayHaveApplied(err)
-		outcome, msg := OutcomeFailed, ae.Message
-		if unclear {
-			outcome, msg = OutcomeUnknown, "may or may not have been applied ("+string(ae.Code)+"): "+ae.Message
+	for i, st := range steps {
+		err, sent := ctx.Err(), false
+		if err != nil {
+			err = Wrap(err, CodeInternal, "the commit was cancelled")
+		} else {
+			err, sent = st.write(ctx), true
 		}
-		s.record(ctx, o, g.key, ItemOutcome{Reference: ref, Action: Action(action), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: msg})
-		details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: action + ": " + msg})
-		if action == "transition" && pl.Comment != "" {
-			details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeUntried, Message: "comment: not attempted"})
-		}
-		cause := fmt.Sprintf("%s: %s", ae.Code, strings.TrimSuffix(ae.Message, "."))
-		var e *Error
-		switch {
-		case res.Transitioned && unclear:
-			e = Errorf(CodeCommitPartial, "%s moved to %s, but the comment may or may not have been added (%s). It was not sent again: check %s's comments in the tracker before adding it again (sending it twice adds it twice).", pl.Key, pl.Target, cause, pl.Key)
-			s.finishProgress(ctx, o, g.key, RunPartial, e, details)
-		case res.Transitioned:
-			e = Errorf(CodeCommitPartial, "%s moved to %s, but adding the comment failed (%s: %s). Run progress.preview again with only the comment.", pl.Key, pl.Target, ae.Code, ae.Message)
-			s.finishProgress(ctx, o, g.key, RunPartial, e, details)
-		case unclear && action == "transition":
-			untried := ""
-			if pl.Comment != "" {
-				untried = " The comment was not attempted."
+		if err != nil {
+			ae := AsError(err)
+			// A write whose answer was lost may have been applied: unknown,
+			// and the commit is partial ("may have been written").
+			unclear := writeMayHaveApplied(err, sent)
+			outcome, msg := OutcomeFailed, ae.Message
+			if unclear {
+				outcome, msg = OutcomeUnknown, "may or may not have been applied ("+string(ae.Code)+"): "+ae.Message
 			}
-			e = Errorf(CodeCommitPartial, "The move of %s to %s may or may not have happened (%s); it may have been written. It was not sent again.%s Check %s's status in the tracker, then run progress.preview again.", pl.Key, pl.Target, cause, untried, pl.Key)
-			s.finishProgress(ctx, o, g.key, RunPartial, e, details)
-		case unclear:
-			e = Errorf(CodeCommitPartial, "The comment on %s may or may not have been added (%s); it may have been written. It was not sent again: check %s's comments in the tracker before adding it again (sending it twice adds it twice).", pl.Key, cause, pl.Key)
-			s.finishProgress(ctx, o, g.key, RunPartial, e, details)
-		default:
-			e = Errorf(ae.Code, "Nothing was written to %s: the %s failed. %s", pl.Key, action, ae.Message)
-			e.Retryable = ae.Retryable
-			s.finishProgress(ctx, o, g.key, RunFailed, e, details)
+			_ = r.record(ctx, ItemOutcome{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: msg})
+			details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: st.action + ": " + msg})
+			for _, rest := range steps[i+1:] {
+				details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeUntried, Message: rest.action + ": not attempted"})
+			}
+			e, state := progressStop(pl, st.action, ae, res.Transitioned, unclear)
+			e.Details, e.RunID, e.Err = details, r.o.runID, err
+			r.finish(ctx, state, e)
+			return ProgressCommitResult{}, e
 		}
-		e.Err = err
-		return e.WithDetails(details...)
-	}
-	if pl.TransitionID != "" {
-		if err := ctx.Err(); err != nil {
-			return ProgressCommitResult{}, stop("transition", Wrap(err, CodeInternal, "the commit was cancelled"), false)
+		_ = r.record(ctx, ItemOutcome{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: OutcomeCommitted, Message: st.done})
+		if st.action == "transition" {
+			res.Transitioned, res.Status = true, pl.Target
+			details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeCommitted, Message: "transition: " + st.done})
+		} else {
+			res.CommentAdded = true
 		}
-		if err := s.p.Transition(ctx, pl.Key, pl.TransitionID); err != nil {
-			return ProgressCommitResult{}, stop("transition", err, true)
-		}
-		res.Transitioned, res.Status = true, pl.Target
-		s.record(ctx, o, g.key, ItemOutcome{Reference: ref, Action: "transition", Key: pl.Key, Outcome: OutcomeCommitted, Message: "moved to " + string(pl.Target)})
-		details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeCommitted, Message: "transition: moved to " + string(pl.Target)})
-		if in.Progress != nil {
-			in.Progress(1, progressSteps(pl))
+		if r.progress != nil {
+			r.progress(i+1, len(steps))
 		}
 	}
-	if pl.Comment != "" {
-		if err := ctx.Err(); err != nil {
-			return ProgressCommitResult{}, stop("comment", Wrap(err, CodeInternal, "the commit was cancelled"), false)
-		}
-		if err := s.p.AddComment(ctx, pl.Key, pl.Comment); err != nil {
-			return ProgressCommitResult{}, stop("comment", err, true)
-		}
-		res.CommentAdded = true
-		s.record(ctx, o, g.key, ItemOutcome{Reference: ref, Action: "comment", Key: pl.Key, Outcome: OutcomeCommitted, Message: "comment added"})
-		if in.Progress != nil {
-			in.Progress(progressSteps(pl), progressSteps(pl))
-		}
-	}
-	res.CommittedAt = utc(s.now())
-	s.finish(ctx, o, g.key, RunCommitted, res)
+	res.CommittedAt = utc(r.s.now())
+	r.finish(ctx, RunCommitted, res)
 	return res, nil
-}
-
-func progressSteps(pl progressPlan) int {
-	n := 0
-	if pl.TransitionID != "" {
-		n++
-	}
-	if pl.Comment != "" {
-		n++
-	}
-	return n
-}
-
-func (s *WorkItemService) record(ctx context.Context, o *op, key string, rec ItemOutcome) {
-	if err := s.st.RecordOutcome(context.WithoutCancel(ctx), key, rec); err != nil {
-		o.log.Error("could not record an outcome", "code", ErrorCode(err), "reference", rec.Reference, "outcome", rec.Outcome)
-	}
-	logItem(o, rec)
-}
-
-func (s *WorkItemService) finishProgress(ctx context.Context, o *op, key string, state RunState, e *Error, details []Detail) {
-	c := *e
-	c.Details = details
-	c.RunID = o.runID
-	s.finish(ctx, o, key, state, &c)
 }
 
 func replayProgress(run *Run) (ProgressCommitResult, error) {

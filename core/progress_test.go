@@ -117,7 +117,7 @@ func TestProgressCommitGate(t *testing.T) {
 	_ = e.p.SetStatus(key, core.StatusInProgress)
 	e.p.ForbidWrites(t)
 	_, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
-	wantErr(t, err, core.CodePreviewStale, "moved from todo to in_progress", "progress.preview again")
+	wantErr(t, err, core.CodePreviewStale, "moved from todo to in_progress", "progress preview again")
 	e.p.AllowWrites()
 
 	// Fingerprint-only change (an edit) is stale too.
@@ -247,7 +247,7 @@ func TestProgressInterrupted(t *testing.T) {
 	e.svc = e.service(e.p)
 	e.p.ForbidWrites(t)
 	_, err := e.svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "dead"})
-	ce := wantErr(t, err, core.CodeCommitInterrupted, "1 item outcome(s)", "progress.preview again")
+	ce := wantErr(t, err, core.CodeCommitInterrupted, "1 item outcome(s)", "progress preview again")
 	if len(ce.Details) != 1 || !strings.Contains(ce.Details[0].Message, "moved to done") {
 		t.Errorf("details %+v", ce.Details)
 	}

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -131,52 +130,4 @@ func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (Quer
 	}
 	res.Returned = len(res.Items)
 	return res, nil
-}
-
-// Preview shows a stored preview again by its handle, for a person who
-// reviews (and may then commit) a plan someone else made. It writes
-// nothing.
-func (s *WorkItemService) Preview(ctx context.Context, handle string) (PreviewInfo, error) {
-	ctx, o := s.begin(ctx, "preview.show")
-	handle = strings.TrimSpace(handle)
-	p, err := s.st.LoadPreview(ctx, handle)
-	if err != nil {
-		if ErrorCode(err) == CodePreviewNotFound {
-			err = Wrap(err, CodePreviewNotFound, "No preview has the handle %q (it is unknown, or expired and pruned).", handle)
-		}
-		return PreviewInfo{}, o.fail(err)
-	}
-	if scope := s.p.Scope(); p.Scope != scope {
-		return PreviewInfo{}, o.fail(Errorf(CodePreviewNotFound, "Handle %q was made for another project (%s); this configuration works with %s.", handle, p.Scope, scope))
-	}
-	info := PreviewInfo{Kind: p.Kind, ConsumedBy: p.ConsumedBy}
-	switch p.Kind {
-	case PreviewImport:
-		var pl importPlan
-		if err := json.Unmarshal(p.Plan, &pl); err != nil {
-			return PreviewInfo{}, o.fail(Wrap(err, CodeInternal, "The stored plan of preview %q cannot be read.", handle))
-		}
-		r := pl.Result
-		r.PreviewHandle, r.ExpiresAt = p.Handle, utc(p.ExpiresAt)
-		r.Items = make([]PlanItem, len(pl.Entries))
-		for i := range pl.Entries {
-			r.Items[i] = pl.Entries[i].row()
-		}
-		info.Import = &r
-	case PreviewProgress:
-		var pl progressPlan
-		if err := json.Unmarshal(p.Plan, &pl); err != nil {
-			return PreviewInfo{}, o.fail(Wrap(err, CodeInternal, "The stored plan of preview %q cannot be read.", handle))
-		}
-		r := pl.Result
-		r.PreviewHandle, r.ExpiresAt = p.Handle, utc(p.ExpiresAt)
-		info.Progress = &r
-	default:
-		return PreviewInfo{}, o.fail(Errorf(CodeInternal, "Preview %q has an unknown kind %q.", handle, p.Kind))
-	}
-	if now := s.now(); !now.Before(p.ExpiresAt) && p.ConsumedAt.IsZero() {
-		return PreviewInfo{}, o.fail(Errorf(CodePreviewExpired, "This preview expired %s ago. Run %s again to get a current plan.", ago(now.Sub(p.ExpiresAt)), previewTool(p.Kind)))
-	}
-	o.done("preview shown", "handle", handle, "kind", p.Kind)
-	return info, nil
 }

@@ -230,6 +230,11 @@ func TestFaultsEditTransitionComment(t *testing.T) {
 					if got := core.ErrorCode(err); got != want {
 						t.Errorf("%s: error %v; want code %q", name, err, want)
 					}
+					// A write Jira did not answer may have been applied: the
+					// port says so explicitly (core does not guess).
+					if unknown := core.IsOutcomeUnknown(err); unknown != (want == core.CodeJiraUnavailable) {
+						t.Errorf("%s: core.IsOutcomeUnknown(%v) = %v; want %v", name, err, unknown, want == core.CodeJiraUnavailable)
+					}
 					if !idempotent && fk.kind != jiratest.FaultRateLimited && sent != 1 {
 						t.Errorf("%s: sent %d times; a write that may have been applied must not be resent", name, sent)
 					}

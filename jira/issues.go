@@ -65,6 +65,11 @@ func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) e
 		if ok := asUncertain(err, &u); ok {
 			return core.MarkOutcomeUnknown(u.err)
 		}
+		if core.ErrorCode(err) == core.CodeJiraUnavailable {
+			// The edit (PUT, resent on 5xx and network failures) got no
+			// answer to its last attempt: it may have been applied.
+			return core.MarkOutcomeUnknown(itemErr(err, spec.Reference, key))
+		}
 		return itemErr(err, spec.Reference, key)
 	}
 	p.logFor(ctx).Debug("jira issue edited", "key", key, "reference", string(spec.Reference))

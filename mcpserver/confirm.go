@@ -43,7 +43,7 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, svc Serv
 	if req != nil && req.Params != nil && (req.Params.InputResponses != nil || req.Params.RequestState != "") {
 		return nil, s.checkAnswer(ctx, req, tool, in)
 	}
-	info, err := svc.Preview(ctx, in.PreviewHandle)
+	info, err := svc.StoredPreview(ctx, in.PreviewHandle)
 	if err != nil {
 		return nil, err
 	}

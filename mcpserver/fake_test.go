@@ -149,7 +149,7 @@ func (f *fakeService) Query(ctx context.Context, in core.QueryInput) (core.Query
 	return core.QueryResult{ResultType: core.ResultPreview, RunID: "run-q", Items: []core.ItemView{sampleView()}, Returned: 1}, nil
 }
 
-func (f *fakeService) Preview(ctx context.Context, handle string) (core.PreviewInfo, error) {
+func (f *fakeService) StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error) {
 	f.record("Preview")
 	if f.preview != nil {
 		return f.preview(ctx, handle)

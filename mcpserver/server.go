@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
@@ -24,7 +22,7 @@ type Service interface {
 	ProgressCommit(ctx context.Context, in core.CommitInput) (core.ProgressCommitResult, error)
 	Get(ctx context.Context, in core.GetInput) (core.GetResult, error)
 	Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error)
-	Preview(ctx context.Context, handle string) (core.PreviewInfo, error)
+	StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
 }
 
 // Elicitation modes: whether commit tools also ask the person through MCP
@@ -240,11 +238,9 @@ func version(v string) string {
 	return "0.0.0-unknown"
 }
 
-func newRunID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "mcp-" + hex.EncodeToString(b[:])
-}
+// newRunID is the run id of a call that fails before reaching the service
+// (core mints every id).
+func newRunID() string { return core.NewRunID() }
 
 const instructions = `DevWorkWire puts a planning document (epics, stories, acceptance criteria) into Jira exactly once, behind a preview -> confirm -> commit gate.
 Previews and reads write nothing. To write: call import_preview or progress_preview, show the plan to the person, and only after they agree call the matching commit tool with the preview_handle and confirmed: true. Commits write to Jira irreversibly.

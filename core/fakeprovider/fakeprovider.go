@@ -539,7 +539,7 @@ func (p *Provider) Transition(ctx context.Context, key, id string) error {
 	}
 	i := slices.IndexFunc(p.transitions(it), func(t core.Transition) bool { return t.ID == id })
 	if i < 0 {
-		return core.Errorf(core.CodeValidationFailed, "Transition %s is not available on %s in its current status. Run progress.preview again.", id, key)
+		return core.Errorf(core.CodeValidationFailed, "Transition %s is not available on %s in its current status. Run the progress preview again.", id, key)
 	}
 	it.w.Status = p.transitions(it)[i].To
 	p.touch(it)

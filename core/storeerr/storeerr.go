@@ -39,27 +39,27 @@ func DuplicateHandle(handle string) *core.Error {
 	return core.Errorf(core.CodeInternal, "A preview with handle %q is already stored; handles must be unique. Re-run the preview to get a new handle.", handle)
 }
 
-// PreviewNotFound: an unknown or pruned handle.
+// PreviewNotFound: an unknown or pruned handle (worded by
+// core.RefuseUnknownPreview, as the service words it).
 func PreviewNotFound(handle string) *core.Error {
-	return core.Errorf(core.CodePreviewNotFound, "No preview with handle %q exists (it may have expired and been pruned). Run the preview again and commit the new handle.", handle).
-		WithDetails(core.Detail{Field: "preview_handle", Message: "unknown or pruned handle"})
+	return core.RefuseUnknownPreview(handle, "")
 }
 
 // PreviewConsumed: a handle another idempotency key already consumed.
-// runID names the consuming run ("" when it is not known).
+// runID names the consuming run ("" when it is not known). Worded by
+// core.RefuseConsumedPreview.
 func PreviewConsumed(handle, runID string, at time.Time) *core.Error {
-	msg := fmt.Sprintf("consumed at %s by commit run %s", at.UTC().Format(time.RFC3339), runID)
+	by := "commit run " + runID
 	if runID == "" {
-		msg = fmt.Sprintf("consumed at %s by an earlier commit run", at.UTC().Format(time.RFC3339))
+		by = "an earlier commit run"
 	}
-	return core.Errorf(core.CodePreviewNotFound, "Preview %q was already committed (a handle is single-use). Run the preview again to commit the current plan, or repeat the original idempotency key to see that commit's result.", handle).
-		WithDetails(core.Detail{Field: "preview_handle", Message: msg})
+	return core.RefuseConsumedPreview(handle, "", at, by)
 }
 
-// PreviewExpired: the handle's TTL has passed.
+// PreviewExpired: the handle's TTL has passed (worded by
+// core.RefuseExpiredPreview).
 func PreviewExpired(handle string, at time.Time) *core.Error {
-	return core.Errorf(core.CodePreviewExpired, "Preview %q expired at %s. Run the preview again and commit the new handle.", handle, at.UTC().Format(time.RFC3339)).
-		WithDetails(core.Detail{Field: "preview_handle", Message: "expired at " + at.UTC().Format(time.RFC3339)})
+	return core.RefuseExpiredPreview(handle, "", at, 0, time.Time{})
 }
 
 // PreviewTampered: the stored plan does not match its digest.

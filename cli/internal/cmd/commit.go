@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/signal"
@@ -27,11 +25,7 @@ type committer struct {
 
 // newIdempotencyKey returns the key of one confirmed commit: the CLI uses
 // the same idempotency mechanism as agents.
-func newIdempotencyKey() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return "idk_cli_" + hex.EncodeToString(b[:])
-}
+func newIdempotencyKey() string { return core.NewIdempotencyKey() }
 
 func (c committer) importCommit(ctx context.Context, handle string) error {
 	ios := c.IO

@@ -51,7 +51,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return err
 	}
 	defer closeFn()
-	info, err := svc.Preview(ctx, o.Handle)
+	info, err := svc.StoredPreview(ctx, o.Handle)
 	if err != nil {
 		return err
 	}

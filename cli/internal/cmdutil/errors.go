@@ -1,8 +1,6 @@
 package cmdutil
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,11 +13,39 @@ import (
 )
 
 // NewRunID returns a fresh run id for an invocation whose error did not
-// come from the service (configuration, usage, a panic).
-func NewRunID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "run_" + hex.EncodeToString(b[:])
+// come from the service (configuration, usage, a panic); core mints it.
+func NewRunID() string { return core.NewRunID() }
+
+// WithNextStep returns e with the CLI's own next step added to its message,
+// for the errors of the gate that ask for a new preview: core words them
+// for any front door ("run the import preview again"), and this says which
+// dwire command does that. command is the dwire command that ran (import,
+// progress, review) and args its positional arguments. Other errors are
+// returned as they are.
+func WithNextStep(e *core.Error, command string, args []string) *core.Error {
+	switch e.Code {
+	case core.CodePreviewStale, core.CodePreviewExpired, core.CodePreviewNotFound, core.CodeCommitInterrupted, core.CodeCommitPartial:
+	default:
+		return e
+	}
+	var step string
+	switch command {
+	case "import":
+		doc := "<document>"
+		if len(args) == 1 {
+			doc = args[0]
+		}
+		step = fmt.Sprintf("Next: run `dwire import %s` again for a new preview.", doc)
+	case "progress":
+		step = "Next: run the same `dwire progress` command again for a new preview."
+	case "review":
+		step = "Next: get a new preview (`dwire import <document>`, `dwire progress <key|reference>`, or ask whoever made this one) and review or commit that."
+	default:
+		return e
+	}
+	c := *e
+	c.Message = strings.TrimSpace(c.Message) + " " + step
+	return &c
 }
 
 // ErrSilent is returned by a command that has already said everything

@@ -69,3 +69,39 @@ func TestPrintErrorSaysEachThingOnce(t *testing.T) {
 		t.Fatalf("JSON lost the detail: %s", errOut)
 	}
 }
+
+// TestWithNextStep: core's gate errors name no command; the CLI adds the
+// dwire command that makes a new preview, and leaves other errors alone.
+func TestWithNextStep(t *testing.T) {
+	stale := core.Errorf(core.CodePreviewStale, "The tracker changed. Nothing was written. Run the import preview again to get a current plan.")
+	for _, c := range []struct {
+		cmd  string
+		args []string
+		code core.Code
+		want string // "" = unchanged
+	}{
+		{"import", []string{"plan.md"}, core.CodePreviewStale, "Next: run `dwire import plan.md` again for a new preview."},
+		{"import", nil, core.CodeCommitPartial, "Next: run `dwire import <document>` again for a new preview."},
+		{"progress", []string{"DEMO-1"}, core.CodePreviewExpired, "Next: run the same `dwire progress` command again for a new preview."},
+		{"review", []string{"imp_x"}, core.CodePreviewNotFound, "Next: get a new preview (`dwire import <document>`, `dwire progress <key|reference>`"},
+		{"review", []string{"imp_x"}, core.CodeCommitInterrupted, "Next: get a new preview"},
+		{"import", []string{"plan.md"}, core.CodeValidationFailed, ""},
+		{"ls", nil, core.CodePreviewStale, ""},
+	} {
+		in := *stale
+		in.Code = c.code
+		got := WithNextStep(&in, c.cmd, c.args)
+		if c.want == "" {
+			if got.Message != in.Message {
+				t.Errorf("%s %s: message changed to %q", c.cmd, c.code, got.Message)
+			}
+			continue
+		}
+		if !strings.HasPrefix(got.Message, in.Message+" ") || !strings.Contains(got.Message, c.want) {
+			t.Errorf("%s %s: message %q; want core's message followed by %q", c.cmd, c.code, got.Message, c.want)
+		}
+		if in.Message != stale.Message {
+			t.Errorf("%s %s: the input error was changed", c.cmd, c.code)
+		}
+	}
+}

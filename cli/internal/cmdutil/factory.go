@@ -22,7 +22,7 @@ type Service interface {
 	ProgressCommit(ctx context.Context, in core.CommitInput) (core.ProgressCommitResult, error)
 	Get(ctx context.Context, in core.GetInput) (core.GetResult, error)
 	Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error)
-	Preview(ctx context.Context, handle string) (core.PreviewInfo, error)
+	StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
 }
 
 // Factory carries the dependencies of every command. Production wiring

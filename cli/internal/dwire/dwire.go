@@ -87,6 +87,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) (code int) {
 		return cmdutil.ExitInterrupted
 	}
 	if e != nil {
+		if c != nil {
+			e = cmdutil.WithNextStep(e, c.Name(), c.Flags().Args())
+		}
 		cmdutil.PrintError(ios, ios.ErrOut, e, f.JSON)
 		if f.Verbose && e.Err != nil && e.Code == core.CodeInternal {
 			// The cause of an internal error, for whoever debugs it; causes

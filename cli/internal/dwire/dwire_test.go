@@ -399,7 +399,8 @@ func TestReviewOfStalePreviewIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := h.prov.Writes()
-	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 1, "Error: PREVIEW_STALE:")
+	// Core's message is front-door neutral; the CLI adds its own next step.
+	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 1, "Error: PREVIEW_STALE:", "Run the import preview again", "Next: get a new preview (`dwire import <document>`")
 	if h.prov.Writes() != before {
 		t.Fatal("a stale plan was written")
 	}

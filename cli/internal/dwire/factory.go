@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/devworkwire/devworkwire/cli/internal/build"
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
@@ -56,18 +55,14 @@ func newService(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *
 
 // serviceOptions maps the configuration onto core.ServiceOptions.
 func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) core.ServiceOptions {
+	// search_lag_window: 0s means "hold nothing back": core takes a set
+	// zero as zero (nil would be its default).
 	lag := cfg.SearchLagWindow
-	if lag == 0 {
-		// search_lag_window: 0s means "hold nothing back", but core reads a
-		// zero SearchLagWindow as "use the default"; one nanosecond is the
-		// smallest window core honours as given.
-		lag = time.Nanosecond
-	}
 	return core.ServiceOptions{
 		Provider:        p,
 		Store:           s,
 		Logger:          log,
 		PreviewTTL:      cfg.PreviewTTL,
-		SearchLagWindow: lag,
+		SearchLagWindow: &lag,
 	}
 }

@@ -16,7 +16,7 @@ func TestServiceOptionsSearchLagWindow(t *testing.T) {
 		"":                         10 * time.Minute,
 		"search_lag_window: 3m\n":  3 * time.Minute,
 		"search_lag_window: 24h\n": 24 * time.Hour,
-		"search_lag_window: 0s\n":  time.Nanosecond,
+		"search_lag_window: 0s\n":  0,
 		"preview_ttl: 1h\n":        10 * time.Minute,
 	} {
 		cfg, err := config.Parse("/w/"+config.FileName, []byte(base+in), func(string) string { return "" })
@@ -24,7 +24,7 @@ func TestServiceOptionsSearchLagWindow(t *testing.T) {
 			t.Fatalf("%q: %v", in, err)
 		}
 		o := serviceOptions(nil, nil, cfg, nil)
-		if o.SearchLagWindow != want {
+		if o.SearchLagWindow == nil || *o.SearchLagWindow != want {
 			t.Errorf("%q: SearchLagWindow = %v, want %v", in, o.SearchLagWindow, want)
 		}
 		if o.PreviewTTL != cfg.PreviewTTL {

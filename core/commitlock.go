@@ -1,0 +1,133 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The commit lock serialises commits of one document (or, for progress,
+// one item), so two previews of it committed at the same moment cannot
+// both pass the stale check: the second one checks only once the first has
+// finished, and then sees what it wrote.
+//
+// Its owner is the commit's idempotency key and handle (lockOwner), not its
+// run id: a process killed after taking the lock and before starting its
+// run leaves the lock behind with no run, and a retry with the same key and
+// handle takes that lock over at once (the store's locks are re-entrant by
+// owner) instead of waiting out the lease and failing.
+
+// commitLock is a held commit lock, renewed while the commit runs.
+type commitLock struct {
+	s     *WorkItemService
+	o     *op
+	name  string
+	owner string
+	lock  Lock
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// lockCommit takes the named commit lock for owner. It waits up to
+// lockWait for a busy lock (polling the store), then refuses with
+// PREVIEW_STALE; while held, the lease is renewed every third of it. what
+// names the locked document or item for people.
+func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind PreviewKind, name, owner, what string) (*commitLock, error) {
+	deadline := time.Now().Add(s.lockWait)
+	pause := 20 * time.Millisecond
+	var lk Lock
+	for {
+		var err error
+		lk, err = s.st.AcquireLock(ctx, name, owner, s.lockLease)
+		if err == nil {
+			break
+		}
+		var held *LockHeldError
+		if !errors.As(err, &held) {
+			return nil, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			until := utc(held.Expires).Format(time.RFC3339)
+			return nil, Errorf(CodePreviewStale, "Another commit of %s (%s) is writing to the tracker right now, and did not finish within %s. This preview was made before that commit's writes, so it cannot be trusted to match the tracker. Nothing was written. Once that commit is done (if its process died, its lock lapses by %s), run the %s again and commit the new handle.",
+				what, describeHolder(held.Owner), ago(s.lockWait), until, previewName(kind)).
+				WithDetails(Detail{Item: what, Message: fmt.Sprintf("commit lock held by run of %s until %s", describeHolder(held.Owner), until)})
+		}
+		o.log.Info("waiting for another commit of the same document", "lock", name, "holder", held.Owner)
+		t := time.NewTimer(min(pause, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, Wrap(ctx.Err(), CodeInternal, "The commit was cancelled while it waited for another commit of %s to finish. Nothing was written.", what)
+		case <-t.C:
+		}
+		pause = min(2*pause, 500*time.Millisecond)
+	}
+	l := &commitLock{s: s, o: o, name: name, owner: owner, lock: lk, stop: make(chan struct{}), done: make(chan struct{})}
+	go l.renew(context.WithoutCancel(ctx))
+	return l, nil
+}
+
+// renew renews the lease until unlock.
+func (l *commitLock) renew(ctx context.Context) {
+	defer close(l.done)
+	tick := time.NewTicker(max(l.s.lockLease/3, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-tick.C:
+			if _, err := l.s.st.AcquireLock(ctx, l.name, l.owner, l.s.lockLease); err != nil {
+				l.o.log.Error("could not renew the commit lock", "lock", l.name, "code", ErrorCode(err))
+			}
+		}
+	}
+}
+
+// unlock stops renewing and releases the lock unless keep is set: a commit
+// that found its key's run started by a concurrent call of the same key and
+// handle leaves the lock to that call.
+func (l *commitLock) unlock(ctx context.Context, keep bool) {
+	close(l.stop)
+	<-l.done
+	if keep {
+		l.o.log.Info("commit lock left to the concurrent commit with the same idempotency key", "lock", l.name)
+		return
+	}
+	if err := l.lock.Release(context.WithoutCancel(ctx)); err != nil {
+		l.o.log.Warn("could not release the commit lock; it lapses with its lease", "lock", l.name, "code", ErrorCode(err))
+	}
+}
+
+// lockOwner is the owner of a commit's lock: its idempotency key and
+// handle. A retry of the same commit (same key, same handle) is the same
+// owner, so it takes over a lock its killed predecessor left behind.
+func lockOwner(key, handle string) string { return key + "|" + handle }
+
+// describeHolder names a commit lock's holder for people.
+func describeHolder(owner string) string {
+	if key, handle, ok := strings.Cut(owner, "|"); ok {
+		return fmt.Sprintf("idempotency key %s, preview %s", key, handle)
+	}
+	return owner
+}
+
+// keepSharedLock reports whether a commit that did not start its run must
+// leave the commit lock alone: a run under its key (the same owner) is in
+// progress, started by a concurrent call of the same key and handle, which
+// holds the lock for its writes.
+func (s *WorkItemService) keepSharedLock(ctx context.Context, o *op, key string) bool {
+	run, found, err := s.st.GetRun(context.WithoutCancel(ctx), key)
+	return err == nil && found && run.State == RunInProgress && run.ID != o.runID
+}
+
+// lockedWhat names what a kind's commit lock protects.
+func lockedWhat(k PreviewKind) string {
+	if k == PreviewProgress {
+		return "item"
+	}
+	return "document"
+}

@@ -1,0 +1,381 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The gate: every commit, of any kind, passes the same steps in the same
+// order (commitGated), and only the kind-specific parts differ (a
+// plannedCommit: the lock's name, the stale check, the execution).
+//
+//  1. openGate: confirmation first; the handle (given, known, kind,
+//     scope); the idempotency key (replay a finished run, refuse reuse,
+//     report an interrupted run); expiry; consumption.
+//  2. decode the stored plan (storedplan.go: one codec, versioned).
+//  3. take the commit lock, owned by key|handle (commitlock.go); it is
+//     released when the commit returns.
+//  4. the stale check: one re-read of the tracker, PREVIEW_STALE on change.
+//  5. start the run: the store consumes the handle atomically; a
+//     concurrent call of the same key and handle that started first is
+//     replayed.
+//  6. execute the plan (import.go, progress.go), recording every outcome.
+
+// gate is the outcome of the checks every commit passes before it may
+// touch the tracker.
+type gate struct {
+	preview Preview
+	key     string
+	// replay is set when a finished run with this key and handle exists:
+	// the caller returns it without writing.
+	replay *Run
+}
+
+// plannedCommit is one kind's part of a commit: a decoded stored plan and
+// what to do with it.
+type plannedCommit[R any] interface {
+	// lock names the commit lock and, for people, what it protects.
+	lock() (name, what string)
+	// stale re-reads what the plan touches and refuses (PREVIEW_STALE) a
+	// plan the tracker no longer matches.
+	stale(ctx context.Context) error
+	// execute carries out the started run and records how it ended.
+	execute(ctx context.Context, r *commitRun) (R, error)
+}
+
+// commitRun is a started run, as its execution sees it.
+type commitRun struct {
+	s        *WorkItemService
+	o        *op
+	key      string // idempotency key
+	handle   string
+	progress func(done, total int)
+}
+
+// commitKind is what commitGated needs to know of a kind of commit.
+type commitKind[R any] struct {
+	kind PreviewKind
+	// plan decodes the stored plan of a preview of this kind.
+	plan func(p Preview) (plannedCommit[R], error)
+	// replay decodes a finished run's stored result (Replayed set) or
+	// returns its stored error.
+	replay func(run *Run) (R, error)
+}
+
+// commitGated is the one commit skeleton of every kind.
+func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commitKind[R], in CommitInput) (R, error) {
+	var zero R
+	g, err := s.openGate(ctx, o, k.kind, in)
+	if err != nil {
+		return zero, err
+	}
+	if g.replay != nil {
+		return k.replay(g.replay)
+	}
+	pl, err := k.plan(g.preview)
+	if err != nil {
+		return zero, err
+	}
+	name, what := pl.lock()
+	lock, err := s.lockCommit(ctx, o, k.kind, name, lockOwner(g.key, g.preview.Handle), what)
+	if err != nil {
+		return zero, err
+	}
+	// A commit that did not start its run leaves the lock to a concurrent
+	// commit of the same key that did (the same owner).
+	started := false
+	defer func() { lock.unlock(ctx, !started && s.keepSharedLock(ctx, o, g.key)) }()
+	if err := pl.stale(ctx); err != nil {
+		return zero, s.whyStale(ctx, g, err)
+	}
+	started, err = s.startRun(ctx, o, k.kind, g)
+	if err != nil {
+		return zero, err
+	}
+	if !started {
+		return k.replay(g.replay)
+	}
+	o.log.Info("run started", "idempotency_key", g.key, "handle", g.preview.Handle)
+	return pl.execute(ctx, &commitRun{s: s, o: o, key: g.key, handle: g.preview.Handle, progress: in.Progress})
+}
+
+// openGate applies the gate rules that need no tracker read, in order:
+// confirmation (first, before anything else), the handle (known, kind,
+// scope), the idempotency key (replay, reuse, interrupted run), expiry and
+// consumption.
+func (s *WorkItemService) openGate(ctx context.Context, o *op, kind PreviewKind, in CommitInput) (*gate, error) {
+	if !in.Confirmed {
+		return nil, Errorf(CodeConfirmationRequired,
+			"%s commit writes to the tracker only when confirmed (confirmed: true). Show the preview to the person, and commit with confirmed: true only once they agreed; nothing was written.", capitalize(aKind(kind)))
+	}
+	handle := strings.TrimSpace(in.PreviewHandle)
+	if handle == "" {
+		return nil, Errorf(CodePreviewNotFound, "%s commit needs the handle of a stored %s (preview_handle); none was given. Run the %s first and commit its handle.", capitalize(aKind(kind)), previewName(kind), previewName(kind)).
+			WithDetails(Detail{Field: "preview_handle", Message: "missing"})
+	}
+	p, err := s.loadPreview(ctx, handle, kind)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind != kind {
+		return nil, Errorf(CodePreviewNotFound, "Handle %q is %s preview handle, not %s one: commit it as %s commit, or run the %s for %s handle.",
+			handle, aKind(p.Kind), aKind(kind), aKind(p.Kind), previewName(kind), aKind(kind)).
+			WithDetails(Detail{Field: "preview_handle", Message: "wrong kind: " + string(p.Kind)})
+	}
+	if err := s.checkScope(p); err != nil {
+		return nil, err
+	}
+	g := &gate{preview: p, key: strings.TrimSpace(in.IdempotencyKey)}
+	if g.key == "" {
+		g.key = NewIdempotencyKey()
+	} else if run, found, err := s.st.GetRun(ctx, g.key); err != nil {
+		return nil, err
+	} else if found {
+		if err := s.existingRun(kind, handle, run); err != nil {
+			return nil, err
+		}
+		g.replay = &run
+		return g, nil
+	}
+	if now := s.now(); !now.Before(p.ExpiresAt) {
+		return nil, RefuseExpiredPreview(handle, kind, p.ExpiresAt, p.ExpiresAt.Sub(p.CreatedAt), now)
+	}
+	if err := consumedErr(p, g.key); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// loadPreview loads the preview of a handle.
+func (s *WorkItemService) loadPreview(ctx context.Context, handle string, kind PreviewKind) (Preview, error) {
+	p, err := s.st.LoadPreview(ctx, handle)
+	if err != nil {
+		if ErrorCode(err) == CodePreviewNotFound {
+			e := RefuseUnknownPreview(handle, kind)
+			e.Err = err
+			return Preview{}, e
+		}
+		return Preview{}, err
+	}
+	return p, nil
+}
+
+// checkScope refuses a preview made for another tracker scope.
+func (s *WorkItemService) checkScope(p Preview) error {
+	if scope := s.p.Scope(); p.Scope != scope {
+		return Errorf(CodePreviewNotFound, "Handle %q was made for another project (%s); this configuration works with %s. Run the preview here to get a handle for this project.",
+			p.Handle, p.Scope, scope).
+			WithDetails(Detail{Field: "preview_handle", Message: "made for " + p.Scope})
+	}
+	return nil
+}
+
+// The refusals of a preview handle, worded once: the service and every
+// Store implementation (through core/storeerr) return these.
+
+// RefuseUnknownPreview refuses a handle no stored preview has
+// (PREVIEW_NOT_FOUND). kind is the kind of handle expected ("" when the
+// caller does not know).
+func RefuseUnknownPreview(handle string, kind PreviewKind) *Error {
+	return Errorf(CodePreviewNotFound, "No preview has the handle %q (it is unknown, or expired and pruned). Run the %s again and commit the new handle.", handle, previewName(kind)).
+		WithDetails(Detail{Field: "preview_handle", Message: "unknown or pruned handle"})
+}
+
+// RefuseExpiredPreview refuses a handle of kind past its expiry
+// (PREVIEW_EXPIRED). kind ("" when not known), validFor (the preview's TTL)
+// and now are optional (zero): with now the message says how long ago it
+// expired.
+func RefuseExpiredPreview(handle string, kind PreviewKind, expiredAt time.Time, validFor time.Duration, now time.Time) *Error {
+	when := "at " + utc(expiredAt).Format(time.RFC3339)
+	if !now.IsZero() {
+		when = ago(now.Sub(expiredAt)) + " ago"
+	}
+	if validFor > 0 {
+		when += fmt.Sprintf(" (previews are valid for %s)", ago(validFor))
+	}
+	return Errorf(CodePreviewExpired, "This preview expired %s. Run the %s again to get a current plan.", when, previewName(kind)).
+		WithDetails(Detail{Field: "preview_handle", Message: fmt.Sprintf("%s expired at %s", handle, utc(expiredAt).Format(time.RFC3339))})
+}
+
+// RefuseConsumedPreview refuses a handle of kind ("" when not known) a
+// commit already consumed (PREVIEW_NOT_FOUND: a handle is used once); by
+// names that commit, e.g. "the commit with idempotency key K" or "commit
+// run R".
+func RefuseConsumedPreview(handle string, kind PreviewKind, at time.Time, by string) *Error {
+	return Errorf(CodePreviewNotFound, "Preview %q was already committed at %s, by %s; a handle is used once. Run the %s again for a new plan, or repeat that commit's idempotency key to see its result.",
+		handle, utc(at).Format(time.RFC3339), by, previewName(kind)).
+		WithDetails(Detail{Field: "preview_handle", Message: fmt.Sprintf("consumed at %s by %s", utc(at).Format(time.RFC3339), by)})
+}
+
+// consumedErr reports a handle already consumed by a run under another key.
+func consumedErr(p Preview, key string) error {
+	if p.ConsumedAt.IsZero() || p.ConsumedBy == key {
+		return nil
+	}
+	return RefuseConsumedPreview(p.Handle, p.Kind, p.ConsumedAt, "the commit with idempotency key "+p.ConsumedBy)
+}
+
+// whyStale explains a stale plan: when the handle was meanwhile consumed
+// by a concurrent commit, that is the reason the tracker changed.
+func (s *WorkItemService) whyStale(ctx context.Context, g *gate, stale error) error {
+	if p, err := s.st.LoadPreview(ctx, g.preview.Handle); err == nil {
+		if err := consumedErr(p, g.key); err != nil {
+			return err
+		}
+	}
+	return stale
+}
+
+// existingRun decides what a run found under the caller's key means: nil
+// for a finished run of this handle (replay), else the error to return.
+func (s *WorkItemService) existingRun(kind PreviewKind, handle string, run Run) error {
+	if run.Handle != handle {
+		return Errorf(CodeIdempotencyKeyReused, "Idempotency key %q was already used with another preview (%s). Use a new key for a new plan; a key belongs to one preview.", run.Key, run.Handle).
+			WithDetails(Detail{Field: "idempotency_key", Message: "used with " + run.Handle})
+	}
+	if run.State == RunInProgress {
+		e := Errorf(CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) did not finish: the process probably died mid-commit. %d item outcome(s) were recorded (see details). Run the %s again: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed). The dead commit's lock may keep the %s locked for up to %s after the crash; a commit of the new preview waits for it.",
+			run.Key, run.ID, utc(run.StartedAt).Format(time.RFC3339), len(run.Outcomes), previewName(kind), lockedWhat(kind), ago(s.lockLease))
+		for _, oc := range run.Outcomes {
+			e.Details = append(e.Details, Detail{Item: string(oc.Reference), Key: oc.Key, Outcome: oc.Outcome, Code: oc.Code, Message: oc.Message})
+		}
+		return e
+	}
+	return nil
+}
+
+// startRun consumes the handle and starts the run. A concurrent commit of
+// the same handle under the same key finds the run already there.
+func (s *WorkItemService) startRun(ctx context.Context, o *op, kind PreviewKind, g *gate) (started bool, err error) {
+	run, started, err := s.st.StartRun(ctx, StartRunRequest{Key: g.key, Handle: g.preview.Handle, RunID: o.runID, Now: utc(s.now())})
+	if err != nil {
+		return false, err
+	}
+	if !started {
+		if err := s.existingRun(kind, g.preview.Handle, run); err != nil {
+			return false, err
+		}
+		g.replay = &run
+	}
+	return started, nil
+}
+
+// replayed decodes a finished run's stored result: a result to return
+// (with Replayed set by the caller) or the stored error.
+func replayed(run *Run, into any) error {
+	if run.State != RunCommitted {
+		var e Error
+		if err := json.Unmarshal(run.Result, &e); err != nil || !e.Code.Known() {
+			return Errorf(CodeInternal, "The stored result of run %s cannot be read.", run.ID)
+		}
+		e.Message = "(replayed) " + e.Message
+		return &e
+	}
+	if err := json.Unmarshal(run.Result, into); err != nil {
+		return Wrap(err, CodeInternal, "The stored result of run %s cannot be read.", run.ID)
+	}
+	return nil
+}
+
+// finish records a run's end state; a store fault here is logged, since
+// the tracker writes already happened and the outcomes are recorded.
+func (r *commitRun) finish(ctx context.Context, state RunState, result any) {
+	b, err := json.Marshal(result)
+	if err == nil {
+		err = r.s.st.FinishRun(context.WithoutCancel(ctx), r.key, state, b, utc(r.s.now()))
+	}
+	if err != nil {
+		r.o.log.Error("could not record the run's final state", "state", state, "code", ErrorCode(err))
+	}
+}
+
+// record records one outcome of the run durably and logs it; it returns
+// the store's error (the caller decides whether that stops the run).
+func (r *commitRun) record(ctx context.Context, rec ItemOutcome) error {
+	err := r.s.st.RecordOutcome(context.WithoutCancel(ctx), r.key, rec)
+	if err != nil {
+		r.o.log.Error("could not record an item outcome", "code", ErrorCode(err), "reference", rec.Reference, "outcome", rec.Outcome)
+	}
+	logItem(ctx, r.o, rec)
+	return err
+}
+
+// savePreview stores an encoded plan under a new handle.
+func (s *WorkItemService) savePreview(ctx context.Context, kind PreviewKind, plan any) (Preview, error) {
+	b, err := encodePlan(plan)
+	if err != nil {
+		return Preview{}, err
+	}
+	now := utc(s.now())
+	p := Preview{Handle: newHandle(kind), Kind: kind, Scope: s.p.Scope(), Plan: b, CreatedAt: now, ExpiresAt: now.Add(s.ttl)}
+	if err := s.st.SavePreview(ctx, p); err != nil {
+		return Preview{}, err
+	}
+	return p, nil
+}
+
+// StoredPreview shows a stored preview again by its handle, for a person
+// who reviews (and may then commit) a plan someone else made: the plan as
+// stored, decoded by the same codec the commit uses. It writes nothing.
+// Errors: PREVIEW_NOT_FOUND (unknown handle, another scope), PREVIEW_EXPIRED
+// (expired and not committed), INTERNAL_ERROR (unreadable plan).
+func (s *WorkItemService) StoredPreview(ctx context.Context, handle string) (PreviewInfo, error) {
+	ctx, o := s.begin(ctx, "preview.show")
+	info, err := s.storedPreview(ctx, strings.TrimSpace(handle))
+	if err != nil {
+		return PreviewInfo{}, o.fail(err)
+	}
+	o.done("preview shown", "handle", handle, "kind", info.Kind)
+	return info, nil
+}
+
+func (s *WorkItemService) storedPreview(ctx context.Context, handle string) (PreviewInfo, error) {
+	p, err := s.loadPreview(ctx, handle, "")
+	if err != nil {
+		return PreviewInfo{}, err
+	}
+	if err := s.checkScope(p); err != nil {
+		return PreviewInfo{}, err
+	}
+	info := PreviewInfo{Kind: p.Kind, ConsumedBy: p.ConsumedBy}
+	switch p.Kind {
+	case PreviewImport:
+		pl, err := decodeImportPlan(p)
+		if err != nil {
+			return PreviewInfo{}, err
+		}
+		r := pl.result(p)
+		info.Import = &r
+	case PreviewProgress:
+		pl, err := decodeProgressPlan(p)
+		if err != nil {
+			return PreviewInfo{}, err
+		}
+		r := pl.result(p)
+		info.Progress = &r
+	default:
+		return PreviewInfo{}, Errorf(CodeInternal, "Preview %q has an unknown kind %q.", handle, p.Kind)
+	}
+	if now := s.now(); !now.Before(p.ExpiresAt) && p.ConsumedAt.IsZero() {
+		return PreviewInfo{}, RefuseExpiredPreview(handle, p.Kind, p.ExpiresAt, 0, now)
+	}
+	return info, nil
+}
+
+// aKind is the kind with its indefinite article: "an import", "a progress".
+func aKind(k PreviewKind) string {
+	if k == PreviewImport {
+		return "an import"
+	}
+	return "a " + string(k)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

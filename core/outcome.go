@@ -1,0 +1,98 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The outcome rules: what a failed write means, and what a stopped commit
+// says about it.
+
+// writeMayHaveApplied reports whether a tracker write (Update, Transition,
+// AddComment) that returned err after its request was sent may nonetheless
+// have taken effect, so its outcome is unknown rather than failed. Core
+// does not guess this from the error's shape: the provider knows whether
+// its request went out and no answer came back, and says so with
+// MarkOutcomeUnknown (see WorkItemProvider). Every other error, whatever
+// its code, is a refusal or a failure before sending: nothing was written.
+// A write that was never sent (sent false) never has an unknown outcome.
+func writeMayHaveApplied(err error, sent bool) bool {
+	return sent && err != nil && IsOutcomeUnknown(err)
+}
+
+// unknownCreate marks, in the dedup index, a reference whose create had an
+// unknown outcome (no key is known). Within the search-lag window after it,
+// a preview that does not find the item plans no create for it (blocked),
+// and a commit refuses to create it; once the item is found the marker is
+// replaced by its key; after the window a still-missing item is taken as
+// absent.
+const unknownCreate = "unknown-create"
+
+// unknownMarker reports whether ie marks an unknown create.
+func unknownMarker(ie IndexEntry, ok bool) bool {
+	return ok && ie.Key == "" && ie.Digest == unknownCreate
+}
+
+// unknownMessage explains an unknown create outcome: the provider's own
+// explanation when it gives one.
+func unknownMessage(ref Reference, err error) string {
+	var ce *Error
+	if errors.As(err, &ce) && ce.Code.Known() && ce.Message != "" {
+		return ce.Message
+	}
+	return fmt.Sprintf("The create of %s may or may not have happened, and a search for it found nothing. It was not retried, to avoid a duplicate: check the tracker, then run the import preview again.", ref)
+}
+
+// importStop is the error of an import commit stopped at its first
+// failure, and the run's final state, from the counts of planned writes by
+// outcome. why says what stopped it; cause is that failure.
+func importStop(why string, cause *Error, committed, failed, unknown, unknownCreates, untried int) (*Error, RunState) {
+	counts := fmt.Sprintf("%d item(s) committed, %d failed, %d unknown, %d untried (see details).", committed, failed, unknown, untried)
+	if committed == 0 && unknown == 0 {
+		// Nothing was written (and nothing may have been): this is not a
+		// partial commit but the failure itself, with its own code and
+		// retryable flag. The handle is used up either way.
+		e := Errorf(cause.Code, "Nothing was written: the commit stopped at the first failure: %s. %s Run the import preview again to get a new handle once the cause is dealt with.", why, counts)
+		e.Retryable = cause.Retryable
+		return e, RunFailed
+	}
+	msg := fmt.Sprintf("The commit stopped at the first failure: %s. %s", why, counts)
+	if committed == 0 {
+		msg += " Nothing is known to have been written, but the items with an unknown outcome may have been written."
+	}
+	switch {
+	case unknownCreates > 0:
+		msg += " Items with an unknown outcome were not retried, to avoid duplicates: check them in the tracker."
+	case unknown > 0:
+		msg += " Items with an unknown outcome were not sent again: check them in the tracker (a new preview shows whether they match the document)."
+	}
+	msg += " Run the import preview again: committed items then show as unchanged and only the rest is planned."
+	return Errorf(CodeCommitPartial, "%s", msg), RunPartial
+}
+
+// progressStop is the error of a progress commit stopped by a failed step
+// (action "transition" or "comment") and the run's final state.
+// transitioned says the transition before a failed comment went through;
+// unclear that the failed step may have been applied.
+func progressStop(pl *progressPlan, action string, ae *Error, transitioned, unclear bool) (*Error, RunState) {
+	cause := fmt.Sprintf("%s: %s", ae.Code, strings.TrimSuffix(ae.Message, "."))
+	key := pl.Key
+	switch {
+	case transitioned && unclear:
+		return Errorf(CodeCommitPartial, "%s moved to %s, but the comment may or may not have been added (%s). It was not sent again: check %s's comments in the tracker before adding it again (sending it twice adds it twice).", key, pl.Target, cause, key), RunPartial
+	case transitioned:
+		return Errorf(CodeCommitPartial, "%s moved to %s, but adding the comment failed (%s: %s). Run the progress preview again with only the comment.", key, pl.Target, ae.Code, ae.Message), RunPartial
+	case unclear && action == "transition":
+		untried := ""
+		if pl.Comment != "" {
+			untried = " The comment was not attempted."
+		}
+		return Errorf(CodeCommitPartial, "The move of %s to %s may or may not have happened (%s); it may have been written. It was not sent again.%s Check %s's status in the tracker, then run the progress preview again.", key, pl.Target, cause, untried, key), RunPartial
+	case unclear:
+		return Errorf(CodeCommitPartial, "The comment on %s may or may not have been added (%s); it may have been written. It was not sent again: check %s's comments in the tracker before adding it again (sending it twice adds it twice).", key, cause, key), RunPartial
+	}
+	e := Errorf(ae.Code, "Nothing was written to %s: the %s failed. %s", key, action, ae.Message)
+	e.Retryable = ae.Retryable
+	return e, RunFailed
+}

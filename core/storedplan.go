@@ -1,0 +1,189 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// The stored plan: what a preview stores under its handle and what the
+// commit executes (nothing is recomputed from the document). It is encoded
+// and decoded here only, with a version per kind. Its types are its own:
+// they embed none of the API's result types, so a result gaining a field
+// does not change what is stored; the results shown to callers are built
+// from a stored plan (importPlan.result, progressPlan.result), so a preview
+// shows exactly what a commit would execute.
+//
+// Version 1 is the format since the first release; its JSON names are kept
+// (records written by earlier builds, which also held display-only fields
+// under "result", still decode).
+
+// Stored plan versions, one per kind. A stored plan of another version is
+// refused (INTERNAL_ERROR, nothing written): run the preview again.
+const (
+	importPlanVersion   = 1
+	progressPlanVersion = 1
+)
+
+// importPlan is a stored import plan.
+type importPlan struct {
+	Version int         `json:"version"`
+	Head    importHead  `json:"result"`
+	Entries []planEntry `json:"entries"`
+}
+
+// importHead is what an import plan says about the whole document.
+type importHead struct {
+	RunID    string   `json:"run_id"` // the preview's run
+	Document string   `json:"document"`
+	Scope    string   `json:"scope"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// planEntry is one item of a stored import plan.
+type planEntry struct {
+	Spec   ItemSpec  `json:"spec"`             // what will be written (ParentKey filled when the epic existed)
+	Parent Reference `json:"parent,omitempty"` // the epic's reference, for a story
+	Action Action    `json:"action"`
+	Key    string    `json:"key,omitempty"` // the tracker key, when the item exists
+	URL    string    `json:"url,omitempty"`
+	// Fingerprint is what the preview saw of the existing item; commit
+	// refuses the plan when the item changed since.
+	Fingerprint   string   `json:"fingerprint,omitempty"`
+	TakeDocument  bool     `json:"take_document,omitempty"`
+	ChangedFields []string `json:"changed_fields,omitempty"`
+	// Blocked marks a create the commit must not make: an earlier create
+	// had an unknown outcome at UnknownSince, within the search-lag window.
+	Blocked      bool      `json:"blocked,omitempty"`
+	UnknownSince time.Time `json:"unknown_since,omitzero"`
+	RetryAfter   time.Time `json:"retry_after,omitzero"`
+}
+
+// progressPlan is a stored progress plan.
+type progressPlan struct {
+	Version        int          `json:"version"`
+	Head           progressHead `json:"result"`
+	Key            string       `json:"key"`
+	Reference      Reference    `json:"reference,omitempty"`
+	Fingerprint    string       `json:"fingerprint"`
+	Current        Status       `json:"current"`
+	Target         Status       `json:"target,omitempty"` // set when a transition is planned
+	TransitionID   string       `json:"transition_id,omitempty"`
+	TransitionName string       `json:"transition_name,omitempty"`
+	Comment        string       `json:"comment,omitempty"`
+}
+
+// progressHead is what a progress plan shows besides its steps.
+type progressHead struct {
+	RunID string        `json:"run_id"` // the preview's run
+	Item  storedItemRef `json:"item"`
+	// Requested is the status asked for; it differs from Target when the
+	// item already had it (no transition is planned then).
+	Requested Status   `json:"target_status,omitempty"`
+	Warnings  []string `json:"warnings,omitempty"`
+}
+
+// storedItemRef names the item of a progress plan.
+type storedItemRef struct {
+	Key       string    `json:"key"`
+	Reference Reference `json:"reference,omitempty"`
+	Title     string    `json:"title"`
+	URL       string    `json:"url,omitempty"`
+}
+
+func (r storedItemRef) api() ItemRef {
+	return ItemRef{Key: r.Key, Reference: r.Reference, Title: r.Title, URL: r.URL}
+}
+
+// encodePlan encodes a stored plan.
+func encodePlan(pl any) ([]byte, error) {
+	b, err := json.Marshal(pl)
+	if err != nil {
+		return nil, Wrap(err, CodeInternal, "The plan could not be stored.")
+	}
+	return b, nil
+}
+
+// decodeImportPlan decodes the import plan stored in p, checking its kind
+// and version.
+func decodeImportPlan(p Preview) (*importPlan, error) {
+	var pl importPlan
+	if err := decodePlan(p, PreviewImport, &pl, func() int { return pl.Version }, importPlanVersion); err != nil {
+		return nil, err
+	}
+	return &pl, nil
+}
+
+// decodeProgressPlan decodes the progress plan stored in p, checking its
+// kind and version.
+func decodeProgressPlan(p Preview) (*progressPlan, error) {
+	var pl progressPlan
+	if err := decodePlan(p, PreviewProgress, &pl, func() int { return pl.Version }, progressPlanVersion); err != nil {
+		return nil, err
+	}
+	return &pl, nil
+}
+
+func decodePlan(p Preview, kind PreviewKind, into any, version func() int, want int) error {
+	if p.Kind != kind {
+		return Errorf(CodeInternal, "Preview %q holds a %s plan, not a %s one. Nothing was written; run the %s again.", p.Handle, p.Kind, kind, previewName(kind))
+	}
+	if err := json.Unmarshal(p.Plan, into); err != nil {
+		return Wrap(err, CodeInternal, "The stored plan of preview %q cannot be read. Nothing was written; run the %s again.", p.Handle, previewName(kind))
+	}
+	if v := version(); v != want {
+		return Errorf(CodeInternal, "The stored plan of preview %q has format version %d, which this version of DevWorkWire does not read (it reads version %d). Nothing was written; run the %s again.", p.Handle, v, want, previewName(kind))
+	}
+	return nil
+}
+
+// result is the stored import plan p as shown to callers.
+func (pl *importPlan) result(p Preview) ImportPreviewResult {
+	r := ImportPreviewResult{
+		ResultType: ResultPreview, RunID: pl.Head.RunID, PreviewHandle: p.Handle, ExpiresAt: utc(p.ExpiresAt),
+		Document: pl.Head.Document, Scope: pl.Head.Scope, Warnings: pl.Head.Warnings,
+		Items: make([]PlanItem, len(pl.Entries)),
+	}
+	for i := range pl.Entries {
+		r.Items[i] = pl.Entries[i].row()
+		r.Counts.add(r.Items[i])
+	}
+	return r
+}
+
+// add counts one preview row.
+func (c *Counts) add(it PlanItem) {
+	switch {
+	case it.BlockedReason != "":
+		c.Blocked++
+	case it.Action == ActionCreate:
+		c.Create++
+	case it.Action == ActionUpdate:
+		c.Update++
+	case it.Action == ActionUnchanged:
+		c.Unchanged++
+	case it.Action == ActionDrift:
+		c.Drift++
+	}
+}
+
+// row is the entry as a preview row.
+func (e *planEntry) row() PlanItem {
+	r := PlanItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
+		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument}
+	if e.Blocked {
+		r.UnknownSince, r.RetryAfter = e.UnknownSince, e.RetryAfter
+		r.BlockedReason = fmt.Sprintf("not created by this plan: an earlier create (%s) had an unknown outcome and the tracker's search does not show the item yet; creating it again could make a duplicate. Look for reference %s in the tracker; a preview after %s finds it or, if it is still missing, plans it as a normal create.",
+			e.UnknownSince.Format(time.RFC3339), e.Spec.Reference, e.RetryAfter.Format(time.RFC3339))
+	}
+	return r
+}
+
+// result is the stored progress plan p as shown to callers.
+func (pl *progressPlan) result(p Preview) ProgressPreviewResult {
+	return ProgressPreviewResult{
+		ResultType: ResultPreview, RunID: pl.Head.RunID, PreviewHandle: p.Handle, ExpiresAt: utc(p.ExpiresAt),
+		Item: pl.Head.Item.api(), CurrentStatus: pl.Current, TargetStatus: pl.Head.Requested,
+		Transition: pl.TransitionName, Comment: pl.Comment, Warnings: pl.Head.Warnings,
+	}
+}
