@@ -149,7 +149,7 @@ func TestHundredThousandItemPreviewResultSize(t *testing.T) {
 	if m.Counts["create"] != 100000 || m.Total != 100000 || len(m.Items) != MaxRows {
 		t.Errorf("counts %v, rows_total %d, rows %d", m.Counts, m.Total, len(m.Items))
 	}
-	info, err := svc.Preview(context.Background(), m.Handle)
+	info, err := svc.StoredPreview(context.Background(), m.Handle)
 	if err != nil || info.Import == nil || len(info.Import.Items) != 100000 {
 		t.Fatalf("stored plan: %v (%v)", info.Import != nil, err)
 	}

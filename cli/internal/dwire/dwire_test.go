@@ -400,7 +400,7 @@ func TestReviewOfStalePreviewIsRefused(t *testing.T) {
 	}
 	before := h.prov.Writes()
 	// Core's message is front-door neutral; the CLI adds its own next step.
-	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 1, "Error: PREVIEW_STALE:", "Run the import preview again", "Next: get a new preview (`dwire import <document>`")
+	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 1, "Error: PREVIEW_STALE:", "Run the import preview again", "Next: get a new", "(`dwire import <document>`,")
 	if h.prov.Writes() != before {
 		t.Fatal("a stale plan was written")
 	}
