@@ -140,7 +140,7 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 		}
 		res, result, err := f(ctx, req, b, args)
 		if err != nil {
-			return nil, wire(ctx, cancelled(ctx, name, err))
+			return nil, wire(ctx, withNextStep(name, core.AsError(cancelled(ctx, name, err))))
 		}
 		if res != nil {
 			return res, nil // an elicitation request (multi round-trip)

@@ -1,0 +1,56 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// TestCommitRefusalsNameTheToolToCall: core's gate errors name no tool
+// ("run the import preview again"); the server adds the tool to call, on
+// both commit tools, and leaves other errors and tools alone.
+func TestCommitRefusalsNameTheToolToCall(t *testing.T) {
+	const msg = "The tracker changed. Nothing was written. Run the import preview again to get a current plan."
+	for _, c := range []struct {
+		code core.Code
+		want bool
+	}{
+		{core.CodePreviewStale, true}, {core.CodePreviewExpired, true}, {core.CodePreviewNotFound, true},
+		{core.CodeCommitInterrupted, true}, {core.CodeCommitPartial, true},
+		{core.CodeIdempotencyKeyReused, false}, {core.CodeJiraUnavailable, false},
+	} {
+		svc := &fakeService{
+			importCommit: func(context.Context, core.CommitInput) (core.ImportCommitResult, error) {
+				return core.ImportCommitResult{}, core.Errorf(c.code, msg).WithRunID("r1")
+			},
+			progressCommit: func(context.Context, core.CommitInput) (core.ProgressCommitResult, error) {
+				return core.ProgressCommitResult{}, core.Errorf(c.code, msg).WithRunID("r2")
+			},
+			get: func(context.Context, core.GetInput) (core.GetResult, error) {
+				return core.GetResult{}, core.Errorf(c.code, msg).WithRunID("r3")
+			},
+		}
+		cn := connect(t, svc, Options{Elicitation: ElicitationOff}, nil, "")
+		for tool, next := range map[string]string{ToolImportCommit: "import_preview", ToolProgressCommit: "progress_preview", ToolWorkItemGet: ""} {
+			args := map[string]any{"preview_handle": "h", "confirmed": true}
+			if tool == ToolWorkItemGet {
+				args = map[string]any{"item": "DEMO-1"}
+			}
+			_, err := cn.call(t, tool, args)
+			data := wantCode(t, err, c.code)
+			got, _ := data["message"].(string)
+			want := msg
+			if c.want && next != "" {
+				want = msg + " Next: call " + next + " again, show the new plan to the person, and commit its preview_handle once they agree."
+			}
+			if got != want {
+				t.Errorf("%s %s: message %q; want %q", tool, c.code, got, want)
+			}
+			if strings.Count(got, "Next:") > 1 {
+				t.Errorf("%s %s: next step added twice: %q", tool, c.code, got)
+			}
+		}
+	}
+}
