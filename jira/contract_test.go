@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/providertest"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
@@ -13,20 +14,23 @@ import (
 // adapter talking HTTP to the fake Jira, with search lagging behind writes
 // as Jira's does.
 func TestContract(t *testing.T) {
-	providertest.Run(t, providertest.Harness{
-		New: func(t *testing.T) providertest.Tracker {
-			f := startJira(t, jiratest.Options{SearchLag: 300 * time.Millisecond}, nil)
-			t.Cleanup(func() { assertNoDuplicates(t, f.srv); f.assertNoSecrets(t) })
-			return providertest.Tracker{
-				Provider: f.p,
-				EditTitle: func(_ context.Context, key, title string) error {
-					return f.srv.EditAsPerson(key, jiratest.PersonEdit{Summary: &title})
-				},
-				Link: func(_ context.Context, blocked, blocker string) error {
-					return f.srv.Link(blocked, blocker)
-				},
-			}
-		},
-		Eventually: 10 * time.Second,
-	})
+	providertest.Run(t, func(_ context.Context, tb testing.TB) (providertest.Harness, error) {
+		t := tb.(*testing.T) // Run passes its subtests' *testing.T
+		f := startJira(t, jiratest.Options{SearchLag: 300 * time.Millisecond}, nil)
+		t.Cleanup(func() { assertNoDuplicates(t, f.srv); f.assertNoSecrets(t) })
+		return contractHarness{f}, nil
+	}, providertest.Options{Eventually: 10 * time.Second})
 }
+
+// contractHarness is the adapter over the fake Jira as a
+// providertest.Harness.
+type contractHarness struct{ f *fixture }
+
+func (h contractHarness) Provider() core.WorkItemProvider { return h.f.p }
+func (h contractHarness) EditTitle(_ context.Context, key, title string) error {
+	return h.f.srv.EditAsPerson(key, jiratest.PersonEdit{Summary: &title})
+}
+func (h contractHarness) Link(_ context.Context, blocked, blocker string) error {
+	return h.f.srv.Link(blocked, blocker)
+}
+func (h contractHarness) Close() error { return nil }

@@ -3,11 +3,9 @@ package pgstore
 import (
 	"context"
 	"embed"
-	"fmt"
 	"hash/fnv"
 	"strings"
 
-	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/migrations"
 	"github.com/jackc/pgx/v5"
 )
@@ -15,16 +13,11 @@ import (
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// loadMigrations returns the embedded migrations in version order.
-func loadMigrations() ([]migrations.Migration, error) {
-	return migrations.Load(migrationFS, "migrations")
-}
+// embedded are this store's migrations.
+var embedded = migrations.NewSet(migrationFS, "migrations")
 
 // SchemaVersion is the schema version this build migrates to.
-func SchemaVersion() int {
-	ms, _ := loadMigrations()
-	return len(ms)
-}
+func SchemaVersion() int { return embedded.Version() }
 
 // lockKey is the advisory lock key of a schema's migrations.
 func lockKey(schema string) int64 {
@@ -37,7 +30,7 @@ func lockKey(schema string) int64 {
 // session advisory lock for the schema so concurrent openers wait for one
 // another instead of racing.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
+	ms, err := embedded.Load()
 	if err != nil {
 		return s.fault(err, "read the embedded migrations")
 	}
@@ -77,8 +70,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return s.fault(err, "read the schema version")
 	}
 	if cur > len(ms) {
-		return core.Errorf(core.CodeConfigInvalid, "The Postgres state store schema %s has schema version %d, newer than this dwire understands (%d). Upgrade dwire, or use another schema (?schema=NAME).", s.name, cur, len(ms)).
-			WithDetails(core.Detail{Field: "store", Message: fmt.Sprintf("schema version %d is newer than %d", cur, len(ms))})
+		return migrations.TooNew("The Postgres state store schema "+s.name, cur, len(ms), "use another schema (?schema=NAME)")
 	}
 	for _, m := range ms[cur:] {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {

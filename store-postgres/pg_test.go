@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/storetest"
 	pgstore "github.com/devworkwire/devworkwire/store-postgres"
 	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
 )
@@ -23,31 +22,6 @@ func open(t *testing.T, url, schema string) *pgstore.Store {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
-}
-
-// 8 OS processes × 4 goroutines (each process with its own pool) race
-// StartRun on the same 200 handles in one schema.
-func TestProcessRace(t *testing.T) {
-	url, schema := pgtest.URL(t), pgtest.Schema(t)
-	s := open(t, url, schema)
-	storetest.ProcessRace(t, s, 8, 4, 200, envRaceURL+"="+url, envRaceSchema+"="+schema)
-}
-
-// 8 OS processes × 4 goroutines (each process with its own pool) race
-// AcquireLock on the same 50 lock names in one schema.
-func TestProcessLockRace(t *testing.T) {
-	url, schema := pgtest.URL(t), pgtest.Schema(t)
-	s := open(t, url, schema)
-	storetest.ProcessLockRace(t, s, 8, 4, 50, envRaceURL+"="+url, envRaceSchema+"="+schema)
-}
-
-// 4 OS processes × 4 goroutines race Fence by a lock's lapsed holder
-// against takeovers, on the server's clock: no fence lands after the
-// takeover, and the taker-over sees every fence that landed before it.
-func TestProcessFenceRace(t *testing.T) {
-	url, schema := pgtest.URL(t), pgtest.Schema(t)
-	s := open(t, url, schema)
-	storetest.ProcessFenceRace(t, s, 4, 4, envRaceURL+"="+url, envRaceSchema+"="+schema)
 }
 
 // Many processes' worth of pools opening a fresh schema at once: the
@@ -203,16 +177,6 @@ func TestNewerSchemaRefused(t *testing.T) {
 	s.Close()
 	_, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema})
 	wantCode(t, err, core.CodeConfigInvalid, false)
-}
-
-// A process killed (SIGKILL) in the middle of a run leaves every
-// acknowledged outcome behind.
-func TestProcessCrash(t *testing.T) {
-	url, schema := pgtest.URL(t), pgtest.Schema(t)
-	s := open(t, url, schema)
-	storetest.ProcessCrash(t, s, func(ctx context.Context) (core.Store, error) {
-		return pgstore.Open(ctx, pgstore.Options{URL: url, Schema: schema})
-	}, envRaceURL+"="+url, envRaceSchema+"="+schema)
 }
 
 // Lock leases are measured on the server's now(), not on the process

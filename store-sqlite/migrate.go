@@ -7,29 +7,23 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/migrations"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// loadMigrations returns the embedded migrations in version order.
-func loadMigrations() ([]migrations.Migration, error) {
-	return migrations.Load(migrationFS, "migrations")
-}
+// embedded are this store's migrations.
+var embedded = migrations.NewSet(migrationFS, "migrations")
 
 // SchemaVersion is the schema version this build migrates to.
-func SchemaVersion() int {
-	ms, _ := loadMigrations()
-	return len(ms)
-}
+func SchemaVersion() int { return embedded.Version() }
 
 // migrate applies pending migrations, each in a BEGIN IMMEDIATE
 // transaction with PRAGMA user_version, so processes opening the same
 // file at once apply each migration exactly once.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
+	ms, err := embedded.Load()
 	if err != nil {
 		return s.fault(err, "read the embedded migrations")
 	}
@@ -40,8 +34,7 @@ func (s *Store) migrate(ctx context.Context) error {
 				return err
 			}
 			if cur > len(ms) {
-				return core.Errorf(core.CodeConfigInvalid, "The SQLite state store %s has schema version %d, newer than this dwire understands (%d). Upgrade dwire, or point the store URL (field `store`) at another file.", s.path, cur, len(ms)).
-					WithDetails(core.Detail{Field: "store", Message: fmt.Sprintf("schema version %d is newer than %d", cur, len(ms))})
+				return migrations.TooNew("The SQLite state store "+s.path, cur, len(ms), "point the store URL (field `store`) at another file")
 			}
 			if cur >= m.Version {
 				return nil

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/storetest"
 	sqlitestore "github.com/devworkwire/devworkwire/store-sqlite"
 )
 
@@ -31,34 +30,6 @@ func wantIntegrityOK(t *testing.T, s *sqlitestore.Store) {
 	if err != nil || got != "ok" {
 		t.Fatalf("PRAGMA integrity_check = %q, %v; want ok", got, err)
 	}
-}
-
-// 8 OS processes × 4 goroutines race StartRun on the same 200 handles in
-// one file: each handle is consumed exactly once and the file stays sound.
-func TestProcessRace(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "race.db")
-	s := open(t, path)
-	storetest.ProcessRace(t, s, 8, 4, 200, envRacePath+"="+path)
-	wantIntegrityOK(t, s)
-}
-
-// 8 OS processes × 4 goroutines race AcquireLock on the same 50 lock
-// names in one file: each lock is taken by exactly one owner.
-func TestProcessLockRace(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "locks.db")
-	s := open(t, path)
-	storetest.ProcessLockRace(t, s, 8, 4, 50, envRacePath+"="+path)
-	wantIntegrityOK(t, s)
-}
-
-// 4 OS processes × 4 goroutines race Fence by a lock's lapsed holder
-// against takeovers: no fence lands after the takeover, and the
-// taker-over sees every fence that landed before it.
-func TestProcessFenceRace(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fence.db")
-	s := open(t, path)
-	storetest.ProcessFenceRace(t, s, 4, 4, envRacePath+"="+path)
-	wantIntegrityOK(t, s)
 }
 
 func TestDefaultPathPermissions(t *testing.T) {
@@ -216,15 +187,4 @@ func TestBusyIsRetryable(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Code != core.CodeInternal || !ce.Retryable {
 		t.Fatalf("write under a held lock: %v; want retryable INTERNAL_ERROR", err)
 	}
-}
-
-// A process killed (SIGKILL) in the middle of a run leaves every
-// acknowledged outcome behind, and the file stays sound.
-func TestProcessCrash(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "crash.db")
-	s := open(t, path)
-	storetest.ProcessCrash(t, s, func(ctx context.Context) (core.Store, error) {
-		return sqlitestore.Open(ctx, sqlitestore.Options{Path: path})
-	}, envRacePath+"="+path)
-	wantIntegrityOK(t, s)
 }

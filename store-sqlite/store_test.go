@@ -22,7 +22,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// harness is a ProcessHarness: processes share the file.
 type harness struct{ path string }
+
+func (h *harness) ChildEnv() []string { return []string{envRacePath + "=" + h.path} }
 
 func (h *harness) Open(ctx context.Context, now func() time.Time) (core.Store, error) {
 	return sqlitestore.Open(ctx, sqlitestore.Options{Path: h.path, Now: now})
@@ -39,7 +42,8 @@ func (h *harness) TamperPlan(ctx context.Context, handle string) error {
 }
 
 // Close checks the file's integrity after every contract subtest
-// (including the 32 goroutines × 200 handles race).
+// (including the 32 goroutines × 200 handles race and the process races
+// and crash).
 func (h *harness) Close() error {
 	s, err := sqlitestore.Open(context.Background(), sqlitestore.Options{Path: h.path})
 	if err != nil {
@@ -56,8 +60,12 @@ func (h *harness) Close() error {
 	return nil
 }
 
-func TestContract(t *testing.T) {
-	storetest.Run(t, func(_ context.Context, t *testing.T) (storetest.Harness, error) {
-		return &harness{path: filepath.Join(t.TempDir(), "state.db")}, nil
-	}, storetest.Options{ModelChecks: 30})
+func newHarness(_ context.Context, t testing.TB) (storetest.Harness, error) {
+	return &harness{path: filepath.Join(t.TempDir(), "state.db")}, nil
 }
+
+func TestContract(t *testing.T) { storetest.Run(t, newHarness, storetest.Options{ModelChecks: 30}) }
+
+// BenchmarkStore: the store suite's benchmarks on one file (save+load+
+// consume and lock cycles per second, 1 and 16 concurrent clients).
+func BenchmarkStore(b *testing.B) { storetest.RunBenchmarks(b, newHarness) }

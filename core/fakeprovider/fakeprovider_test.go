@@ -10,20 +10,31 @@ import (
 	"github.com/devworkwire/devworkwire/core/providertest"
 )
 
-func harness(lag bool) providertest.Harness {
-	return providertest.Harness{New: func(t *testing.T) providertest.Tracker {
+// harness is the fake as a providertest.Harness.
+type harness struct {
+	fake     *fakeprovider.Provider
+	provider core.WorkItemProvider
+}
+
+func (h harness) Provider() core.WorkItemProvider { return h.provider }
+func (h harness) EditTitle(_ context.Context, key, title string) error {
+	return h.fake.EditTitle(key, title)
+}
+func (h harness) Link(_ context.Context, blocked, blocker string) error {
+	return h.fake.Link(blocked, blocker)
+}
+func (h harness) Close() error { return nil }
+
+func newHarness(lag bool) providertest.HarnessMaker {
+	return func(context.Context, testing.TB) (providertest.Harness, error) {
 		p := fakeprovider.New(fakeprovider.Options{SearchLag: lag})
-		tr := providertest.Tracker{
-			Provider:  p,
-			EditTitle: func(_ context.Context, key, title string) error { return p.EditTitle(key, title) },
-			Link:      func(_ context.Context, blocked, blocker string) error { return p.Link(blocked, blocker) },
-		}
+		h := harness{fake: p, provider: p}
 		if lag {
 			// Search catches up "later": on every read after the first.
-			tr.Provider = &settling{Provider: p}
+			h.provider = &settling{Provider: p}
 		}
-		return tr
-	}}
+		return h, nil
+	}
 }
 
 // settling makes lagging items searchable only after one lookup or query
@@ -50,8 +61,8 @@ func (s *settling) settleLater() {
 	s.missed = !s.missed
 }
 
-func TestContract(t *testing.T)              { providertest.Run(t, harness(false)) }
-func TestContractWithSearchLag(t *testing.T) { providertest.Run(t, harness(true)) }
+func TestContract(t *testing.T)              { providertest.Run(t, newHarness(false)) }
+func TestContractWithSearchLag(t *testing.T) { providertest.Run(t, newHarness(true)) }
 
 func TestForbidWritesFailsTheTest(t *testing.T) {
 	p := fakeprovider.New(fakeprovider.Options{})

@@ -110,7 +110,8 @@ func (s *Store) lock() (*data, error) {
 
 // SavePreview implements core.Store.
 func (s *Store) SavePreview(_ context.Context, p core.Preview) error {
-	if err := storeerr.CheckPreview(p); err != nil {
+	p, err := storeerr.CheckPreview(p)
+	if err != nil {
 		return err
 	}
 	d, err := s.lock()
@@ -122,11 +123,7 @@ func (s *Store) SavePreview(_ context.Context, p core.Preview) error {
 		return storeerr.DuplicateHandle(p.Handle)
 	}
 	p.Plan = bytes.Clone(p.Plan)
-	if p.Plan == nil {
-		p.Plan = []byte{}
-	}
 	p.CreatedAt, p.ExpiresAt, p.ConsumedAt = ts(p.CreatedAt), ts(p.ExpiresAt), ts(p.ConsumedAt)
-	p.Digest = core.PlanDigest(p.Plan)
 	d.previews[p.Handle] = &preview{p: p}
 	return nil
 }
@@ -201,15 +198,24 @@ func (s *Store) RecordOutcome(_ context.Context, key string, o core.ItemOutcome)
 		return err
 	}
 	defer d.mu.Unlock()
-	r, ok := d.runs[key]
-	if !ok {
-		return storeerr.RunNotFound(key)
-	}
-	if r.State != core.RunInProgress {
-		return storeerr.RunFinished(key, r.State)
+	r, err := d.inProgress(key)
+	if err != nil {
+		return err
 	}
 	r.Outcomes = append(r.Outcomes, o)
 	return nil
+}
+
+// inProgress returns the in_progress run with this key.
+func (d *data) inProgress(key string) (*core.Run, error) {
+	r, ok := d.runs[key]
+	if !ok {
+		return nil, storeerr.RunNotFound(key)
+	}
+	if r.State != core.RunInProgress {
+		return nil, storeerr.RunFinished(key, r.State)
+	}
+	return r, nil
 }
 
 // FinishRun implements core.Store.
@@ -222,12 +228,9 @@ func (s *Store) FinishRun(_ context.Context, key string, state core.RunState, re
 		return err
 	}
 	defer d.mu.Unlock()
-	r, ok := d.runs[key]
-	if !ok {
-		return storeerr.RunNotFound(key)
-	}
-	if r.State != core.RunInProgress {
-		return storeerr.RunFinished(key, r.State)
+	r, err := d.inProgress(key)
+	if err != nil {
+		return err
 	}
 	r.State, r.Result, r.FinishedAt = state, bytes.Clone(result), ts(now)
 	return nil

@@ -28,6 +28,6 @@ func (h *harness) TamperPlan(_ context.Context, handle string) error {
 
 func (h *harness) Close() error { return nil }
 
-func TestContract(t *testing.T) {
-	storetest.Run(t, func(context.Context, *testing.T) (storetest.Harness, error) { return &harness{}, nil })
-}
+func newHarness(context.Context, testing.TB) (storetest.Harness, error) { return &harness{}, nil }
+
+func TestContract(t *testing.T) { storetest.Run(t, newHarness) }

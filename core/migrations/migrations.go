@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
 )
 
 // Migration is one schema step.
@@ -48,4 +50,34 @@ func Load(fsys fs.FS, dir string) ([]Migration, error) {
 		}
 	}
 	return ms, nil
+}
+
+// Set is one store's embedded migrations: the *.sql files in one
+// directory of an embedded file system.
+type Set struct {
+	fsys fs.FS
+	dir  string
+}
+
+// NewSet returns the migrations in dir of fsys (typically a //go:embed
+// migrations/*.sql file system and "migrations").
+func NewSet(fsys fs.FS, dir string) Set { return Set{fsys: fsys, dir: dir} }
+
+// Load returns the set's migrations in version order.
+func (s Set) Load() ([]Migration, error) { return Load(s.fsys, s.dir) }
+
+// Version is the schema version the set migrates to (0 when it cannot be
+// read, which the store's own tests catch).
+func (s Set) Version() int {
+	ms, _ := s.Load()
+	return len(ms)
+}
+
+// TooNew is the error of a store whose schema version cur is newer than
+// the known version this build migrates to. store names the store for
+// people ("The SQLite state store /path/state.db"); other says what else
+// the person can do besides upgrading.
+func TooNew(store string, cur, known int, other string) *core.Error {
+	return core.Errorf(core.CodeConfigInvalid, "%s has schema version %d, newer than this version of DevWorkWire understands (%d). Upgrade DevWorkWire, or %s.", store, cur, known, other).
+		WithDetails(core.Detail{Field: "store", Message: fmt.Sprintf("schema version %d is newer than %d", cur, known)})
 }

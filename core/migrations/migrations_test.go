@@ -29,3 +29,18 @@ func TestLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestSet(t *testing.T) {
+	fsys := fstest.MapFS{"m/0001_a.sql": {Data: []byte("A")}, "m/0002_b.sql": {Data: []byte("B")}}
+	set := NewSet(fsys, "m")
+	if ms, err := set.Load(); err != nil || len(ms) != 2 || set.Version() != 2 {
+		t.Fatalf("Load = %+v, %v; Version %d", ms, err, set.Version())
+	}
+	if v := NewSet(fstest.MapFS{"m/0002_b.sql": {}}, "m").Version(); v != 0 {
+		t.Fatalf("Version of a broken set = %d", v)
+	}
+	err := TooNew("The test store", 5, 3, "use another one")
+	if err.Code != "CONFIG_INVALID" || !strings.Contains(err.Message, "version 5") || !strings.Contains(err.Message, "(3)") || err.Details[0].Field != "store" {
+		t.Fatalf("TooNew = %+v", err)
+	}
+}

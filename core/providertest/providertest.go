@@ -13,39 +13,45 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// Tracker is one fresh provider plus the things a person can do in the
-// tracker behind DevWorkWire's back.
-type Tracker struct {
+// Harness gives the suite one fresh provider (a fresh harness per
+// subtest) plus the things a person can do in the tracker behind
+// DevWorkWire's back. The shape is the one core/storetest uses too: a
+// HarnessMaker makes a Harness per subtest, and Run takes Options.
+type Harness interface {
 	// Provider is the implementation under test, configured for an empty
 	// (or at least isolated) project.
-	Provider core.WorkItemProvider
+	Provider() core.WorkItemProvider
 	// EditTitle changes an item's title the way a person in the tracker
 	// would (not through the provider), so that DevWorkWire's stored
 	// digest no longer matches the item's content.
-	EditTitle func(ctx context.Context, key, title string) error
+	EditTitle(ctx context.Context, key, title string) error
 	// Link records, as a person would, that blocked "is blocked by"
 	// blocker.
-	Link func(ctx context.Context, blocked, blocker string) error
+	Link(ctx context.Context, blocked, blocker string) error
+	// Close releases the harness.
+	Close() error
 }
 
-// Harness makes trackers for the suite.
-type Harness struct {
-	// New returns a fresh tracker for one subtest. It may register
-	// cleanups with t.
-	New func(t *testing.T) Tracker
+// HarnessMaker makes a harness over a fresh tracker. It may register
+// cleanups with t.
+type HarnessMaker func(ctx context.Context, t testing.TB) (Harness, error)
+
+// Options tune Run.
+type Options struct {
 	// Eventually bounds how long the suite waits for the tracker's search
 	// to reflect a write (Lookup without a known key, Query). Default 20s.
 	Eventually time.Duration
 }
 
 // Run runs the WorkItemProvider contract suite.
-func Run(t *testing.T, h Harness) {
+func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("providertest: Harness.New is required")
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
 	}
-	if h.Eventually == 0 {
-		h.Eventually = 20 * time.Second
+	if o.Eventually == 0 {
+		o.Eventually = 20 * time.Second
 	}
 	tests := []struct {
 		name string
@@ -69,22 +75,32 @@ func Run(t *testing.T, h Harness) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := h.New(t)
-			if tr.Provider == nil {
-				t.Fatal("providertest: Tracker.Provider is nil")
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
-			tc.f(t, &suite{Tracker: tr, ctx: ctx, doc: "pt-" + randHex(4), wait: h.Eventually})
+			h, err := newHarness(ctx, t)
+			if err != nil {
+				t.Fatalf("providertest: new harness: %v", err)
+			}
+			t.Cleanup(func() {
+				if err := h.Close(); err != nil {
+					t.Errorf("providertest: close harness: %v", err)
+				}
+			})
+			p := h.Provider()
+			if p == nil {
+				t.Fatal("providertest: Harness.Provider() is nil")
+			}
+			tc.f(t, &suite{Harness: h, Provider: p, ctx: ctx, doc: "pt-" + randHex(4), wait: o.Eventually})
 		})
 	}
 }
 
 type suite struct {
-	Tracker
-	ctx  context.Context
-	doc  string // a document id unique to this subtest
-	wait time.Duration
+	Harness
+	Provider core.WorkItemProvider // Harness.Provider()
+	ctx      context.Context
+	doc      string // a document id unique to this subtest
+	wait     time.Duration
 }
 
 func randHex(n int) string {
@@ -361,9 +377,6 @@ func testUpdate(t *testing.T, s *suite) {
 }
 
 func testOutsideEdit(t *testing.T, s *suite) {
-	if s.EditTitle == nil {
-		t.Fatal("providertest: Tracker.EditTitle is required")
-	}
 	sp := s.spec(core.KindStory, "s-1", "Written by DevWorkWire", "", "")
 	key := s.create(t, sp)[0]
 	before := s.get(t, key)
@@ -535,9 +548,6 @@ func testQuery(t *testing.T, s *suite) {
 }
 
 func testQueryReady(t *testing.T, s *suite) {
-	if s.Link == nil {
-		t.Fatal("providertest: Tracker.Link is required")
-	}
 	specs := []core.ItemSpec{
 		s.spec(core.KindStory, "s-1", "Blocked story", "", ""),
 		s.spec(core.KindStory, "s-2", "Blocker story", "", ""),

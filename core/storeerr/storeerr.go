@@ -10,19 +10,24 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// CheckPreview validates a preview before it is stored.
-func CheckPreview(p core.Preview) error {
+// CheckPreview validates a preview before it is stored and returns it as
+// every store keeps it: a nil plan as an empty one, Digest set.
+func CheckPreview(p core.Preview) (core.Preview, error) {
 	switch {
 	case p.Handle == "":
-		return core.Errorf(core.CodeInternal, "Cannot store a preview without a handle. This is a bug in the caller.")
+		return p, core.Errorf(core.CodeInternal, "Cannot store a preview without a handle. This is a bug in the caller.")
 	case len(p.Handle) > 200:
-		return core.Errorf(core.CodeInternal, "Cannot store a preview whose handle is %d bytes long (the limit is 200). This is a bug in the caller.", len(p.Handle))
+		return p, core.Errorf(core.CodeInternal, "Cannot store a preview whose handle is %d bytes long (the limit is 200). This is a bug in the caller.", len(p.Handle))
 	case p.Kind != core.PreviewImport && p.Kind != core.PreviewProgress:
-		return core.Errorf(core.CodeInternal, "Cannot store preview %q of kind %q: the kind must be %q or %q. This is a bug in the caller.", p.Handle, p.Kind, core.PreviewImport, core.PreviewProgress)
+		return p, core.Errorf(core.CodeInternal, "Cannot store preview %q of kind %q: the kind must be %q or %q. This is a bug in the caller.", p.Handle, p.Kind, core.PreviewImport, core.PreviewProgress)
 	case p.Digest != "" && p.Digest != core.PlanDigest(p.Plan):
-		return core.Errorf(core.CodeInternal, "Cannot store preview %q: its digest %s is not the digest of its plan. This is a bug in the caller.", p.Handle, p.Digest)
+		return p, core.Errorf(core.CodeInternal, "Cannot store preview %q: its digest %s is not the digest of its plan. This is a bug in the caller.", p.Handle, p.Digest)
 	}
-	return nil
+	if p.Plan == nil {
+		p.Plan = []byte{}
+	}
+	p.Digest = core.PlanDigest(p.Plan)
+	return p, nil
 }
 
 // CheckFinalState validates the state a run is finished with.

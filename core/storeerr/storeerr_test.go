@@ -50,11 +50,11 @@ func TestCodes(t *testing.T) {
 
 func TestChecks(t *testing.T) {
 	ok := core.Preview{Handle: "h", Kind: core.PreviewProgress}
-	if err := CheckPreview(ok); err != nil {
-		t.Fatal(err)
+	if got, err := CheckPreview(ok); err != nil || got.Plan == nil || got.Digest != core.PlanDigest(nil) {
+		t.Fatalf("CheckPreview = %+v, %v", got, err)
 	}
 	for _, p := range []core.Preview{{Kind: core.PreviewImport}, {Handle: "h", Kind: "x"}, {Handle: strings.Repeat("h", 201), Kind: core.PreviewImport}} {
-		if core.ErrorCode(CheckPreview(p)) != core.CodeInternal {
+		if _, err := CheckPreview(p); core.ErrorCode(err) != core.CodeInternal {
 			t.Errorf("CheckPreview(%+v) accepted", p)
 		}
 	}

@@ -49,14 +49,14 @@ func runCrashChild(open func(ctx context.Context) (core.Store, error)) error {
 	}
 }
 
-// ProcessCrash kills a process in the middle of a commit run: a child (the
+// processCrash kills a process in the middle of a commit run: a child (the
 // test binary, with env added so it can open the same store) starts a run
 // on a preview saved through s and records outcomes until, after at least
 // 20 acknowledged ones, it gets SIGKILL. reopen then opens the store as a
 // restarted process would; the run must be in_progress with every
 // acknowledged outcome, in order (and at most the one in flight beyond
 // them), a repeat StartRun must return it, and it must still finish.
-func ProcessCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (core.Store, error), env ...string) {
+func processCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (core.Store, error), env []string) {
 	t.Helper()
 	ctx := t.Context()
 	now := time.Now().UTC().Truncate(time.Microsecond)

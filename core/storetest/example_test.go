@@ -29,10 +29,13 @@ func (h *memHarness) TamperPlan(_ context.Context, handle string) error {
 
 func (h *memHarness) Close() error { return nil }
 
+func newMemHarness(context.Context, testing.TB) (storetest.Harness, error) { return &memHarness{}, nil }
+
 func TestSuiteOnMemstore(t *testing.T) {
-	storetest.Run(t, func(context.Context, *testing.T) (storetest.Harness, error) { return &memHarness{}, nil },
-		storetest.Options{Goroutines: 8, Handles: 50})
+	storetest.Run(t, newMemHarness, storetest.Options{Goroutines: 8, Handles: 50})
 }
+
+func BenchmarkSuiteOnMemstore(b *testing.B) { storetest.RunBenchmarks(b, newMemHarness) }
 
 func TestClock(t *testing.T) {
 	c := storetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 1999, time.UTC))

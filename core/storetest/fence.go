@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -361,24 +360,7 @@ func testConcurrentFenceTakeover(t *testing.T, e *env) {
 	old := e.acquireLock("fence-race", "old", time.Minute)
 	e.clock.Advance(time.Minute) // old's lease lapsed: anyone may take over
 	r := fenceRace{name: "fence-race", gen: old.Generation, racers: racers, fences: fences}
-	var (
-		mu  sync.Mutex
-		all []fenceAttempt
-		wg  sync.WaitGroup
-	)
-	start := make(chan struct{})
-	for id := range racers {
-		wg.Go(func() {
-			<-start
-			res := r.run(t.Context(), e.s, id)
-			mu.Lock()
-			all = append(all, res...)
-			mu.Unlock()
-		})
-	}
-	close(start)
-	wg.Wait()
-	r.check(t, e.s, all)
+	r.check(t, e.s, inGoroutines(racers, func(id int) []fenceAttempt { return r.run(t.Context(), e.s, id) }))
 }
 
 func runFenceChild(open func(ctx context.Context) (core.Store, error)) error {
@@ -408,18 +390,17 @@ func parseFenceRace(args []string) (fenceRace, error) {
 	return fenceRace{name: args[0], gen: gen, racers: racers, fences: fences}, nil
 }
 
-// ProcessFenceRace races Fence against a takeover across processes: s
+// processFenceRace races Fence against a takeover across processes: s
 // takes a lock for "old" with a lease of one microsecond (it has lapsed by
 // the time the children start), then procs copies of the test binary
 // (goroutines racers each, env added to their environment so they open the
-// same underlying store; RunChildIfRequested must be called in TestMain)
-// start at once. Half the racers try to take the lock over (the winner
+// same underlying store) start at once. Half the racers try to take the lock over (the winner
 // then reads every marker at once), the other half fence as "old", 20
 // times each, with one marker per fence. It checks that exactly one took
 // over, that every fence that succeeded wrote its marker and was seen by
 // the winner, and that every fence refused wrote nothing and named the
 // winner.
-func ProcessFenceRace(t *testing.T, s core.Store, procs, goroutines int, env ...string) {
+func processFenceRace(t *testing.T, s core.Store, procs, goroutines int, env []string) {
 	t.Helper()
 	name := fmt.Sprintf("proc-fence-%d", time.Now().UnixNano())
 	old, err := s.AcquireLock(t.Context(), name, "old", time.Microsecond)

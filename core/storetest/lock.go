@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,10 +41,8 @@ func acquire(ctx context.Context, s core.Store, name, owner string, lease time.D
 
 // lockRaceOnce tries every name once, in a random order, never releasing.
 func lockRaceOnce(ctx context.Context, s core.Store, owner string, names []string) []lockAttempt {
-	order := append([]string(nil), names...)
-	rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-	out := make([]lockAttempt, 0, len(order))
-	for _, n := range order {
+	out := make([]lockAttempt, 0, len(names))
+	for _, n := range shuffled(names) {
 		_, a := acquire(ctx, s, n, owner, time.Hour)
 		out = append(out, a)
 	}
@@ -92,13 +88,12 @@ func runLockChild(open func(ctx context.Context) (core.Store, error)) error {
 	})
 }
 
-// ProcessLockRace starts procs copies of the test binary (each with
+// processLockRace starts procs copies of the test binary (each with
 // goroutines racers; env is added to their environment so they open the
-// same underlying store, and RunChildIfRequested must be called in
-// TestMain) that race AcquireLock on every one of locks names at once. It
-// checks that every lock was taken by exactly one owner, that the losers
-// were told who holds it, and that s agrees.
-func ProcessLockRace(t *testing.T, s core.Store, procs, goroutines, locks int, env ...string) {
+// same underlying store) that race AcquireLock on every one of locks names
+// at once. It checks that every lock was taken by exactly one owner, that
+// the losers were told who holds it, and that s agrees.
+func processLockRace(t *testing.T, s core.Store, procs, goroutines, locks int, env []string) {
 	t.Helper()
 	names := make([]string, locks)
 	for i := range names {
@@ -271,22 +266,8 @@ func testConcurrentLocks(t *testing.T, e *env) {
 	for i := range names {
 		names[i] = fmt.Sprintf("race-%d", i)
 	}
-	var (
-		mu  sync.Mutex
-		all []lockAttempt
-		wg  sync.WaitGroup
-	)
-	start := make(chan struct{})
-	for g := range goroutines {
-		wg.Go(func() {
-			<-start
-			res := lockRaceOnce(t.Context(), e.s, fmt.Sprint("g", g), names)
-			mu.Lock()
-			all = append(all, res...)
-			mu.Unlock()
-		})
-	}
-	close(start)
-	wg.Wait()
+	all := inGoroutines(goroutines, func(g int) []lockAttempt {
+		return lockRaceOnce(t.Context(), e.s, fmt.Sprint("g", g), names)
+	})
 	checkLockRace(t, e.s, names, all)
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,12 +29,13 @@ const (
 )
 
 // RunChildIfRequested must be called first in the TestMain of a package
-// that uses ProcessRace or ProcessCrash. In a child process started by
-// ProcessCrash it records outcomes until it is killed. In a child process
-// started by ProcessRace it opens
-// the store with open, says READY on stdout, waits until stdin closes (the
-// parent releases every child at once), races StartRun on the handles,
-// prints one JSON attempt per line and exits; otherwise it returns at once.
+// whose harness is a ProcessHarness; open opens the store the harness's
+// ChildEnv describes. In a child process of the crash case it records
+// outcomes until it is killed. In a child process of a race it opens the
+// store with open, says READY on stdout, waits until stdin closes (the
+// parent releases every child at once), races (StartRun, AcquireLock or
+// Fence), prints one JSON attempt per line and exits; otherwise it returns
+// at once.
 func RunChildIfRequested(open func(ctx context.Context) (core.Store, error)) {
 	var run func(func(ctx context.Context) (core.Store, error)) error
 	switch os.Getenv(EnvChild) {
@@ -96,20 +96,7 @@ func runRaceChild(open func(ctx context.Context) (core.Store, error), race func(
 	defer s.Close()
 	fmt.Println("READY")
 	_, _ = io.Copy(io.Discard, os.Stdin) // released when the parent closes stdin
-	var (
-		mu  sync.Mutex
-		wg  sync.WaitGroup
-		all []any
-	)
-	for g := range gs {
-		wg.Go(func() {
-			res := race(ctx, s, proc, proc*gs+g, handles, now)
-			mu.Lock()
-			all = append(all, res...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	all := inGoroutines(gs, func(g int) []any { return race(ctx, s, proc, proc*gs+g, handles, now) })
 	enc := json.NewEncoder(os.Stdout)
 	for _, a := range all {
 		if err := enc.Encode(a); err != nil {
@@ -119,12 +106,32 @@ func runRaceChild(open func(ctx context.Context) (core.Store, error), race func(
 	return nil
 }
 
-// ProcessRace saves handles previews through s, then starts procs copies
+// processCases are the cases Run adds for a ProcessHarness. Each opens
+// its parent store on the store's own clocks, like its children.
+var processCases = []testCase{
+	// 8 OS processes × 4 goroutines (each process with its own
+	// connections) race StartRun on the same 200 handles.
+	{"ProcessRace", func(t *testing.T, e *env) { processRace(t, e.openReal(), 8, 4, 200, e.childEnv()) }},
+	// 8 OS processes × 4 goroutines race AcquireLock on the same 50 names.
+	{"ProcessLockRace", func(t *testing.T, e *env) { processLockRace(t, e.openReal(), 8, 4, 50, e.childEnv()) }},
+	// 4 OS processes × 4 goroutines race Fence by a lock's lapsed holder
+	// against takeovers.
+	{"ProcessFenceRace", func(t *testing.T, e *env) { processFenceRace(t, e.openReal(), 4, 4, e.childEnv()) }},
+	// A process killed (SIGKILL) in the middle of a run.
+	{"ProcessCrash", func(t *testing.T, e *env) {
+		processCrash(t, e.openReal(), func(ctx context.Context) (core.Store, error) { return e.h.Open(ctx, nil) }, e.childEnv())
+	}},
+}
+
+// childEnv is the environment children need to open the harness's store.
+func (e *env) childEnv() []string { return e.h.(ProcessHarness).ChildEnv() }
+
+// processRace saves handles previews through s, then starts procs copies
 // of the test binary (each with goroutines racers, and env added to its
 // environment so it can open the same underlying store) that race StartRun
 // on every handle at once. It checks that every handle started exactly
 // once, that each loser got the documented outcome, and that s agrees.
-func ProcessRace(t *testing.T, s core.Store, procs, goroutines, handles int, env ...string) {
+func processRace(t *testing.T, s core.Store, procs, goroutines, handles int, env []string) {
 	t.Helper()
 	ctx := t.Context()
 	clock := NewClock(time.Now())

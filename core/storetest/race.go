@@ -34,10 +34,8 @@ func raceKey(racer string, id int, handle string) string {
 
 // raceOnce runs StartRun for every handle, in a random order.
 func raceOnce(ctx context.Context, s core.Store, racer string, id int, handles []string, now time.Time) []attempt {
-	order := append([]string(nil), handles...)
-	rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-	out := make([]attempt, 0, len(order))
-	for _, h := range order {
+	out := make([]attempt, 0, len(handles))
+	for _, h := range shuffled(handles) {
 		key := raceKey(racer, id, h)
 		run, started, err := s.StartRun(ctx, core.StartRunRequest{Key: key, Handle: h, RunID: "run-" + key, Now: now})
 		a := attempt{Handle: h, Key: key, Started: started, RunKey: run.Key, RunID: run.ID}
@@ -111,23 +109,9 @@ func (e *env) saveMany(n int) []string {
 func testConcurrentStartRun(t *testing.T, e *env, goroutines, n int) {
 	handles := e.saveMany(n)
 	now := e.clock.Now()
-	var (
-		mu  sync.Mutex
-		all []attempt
-		wg  sync.WaitGroup
-	)
-	start := make(chan struct{})
-	for g := range goroutines {
-		wg.Go(func() {
-			<-start
-			res := raceOnce(t.Context(), e.s, "g", g, handles, now)
-			mu.Lock()
-			all = append(all, res...)
-			mu.Unlock()
-		})
-	}
-	close(start)
-	wg.Wait()
+	all := inGoroutines(goroutines, func(g int) []attempt {
+		return raceOnce(t.Context(), e.s, "g", g, handles, now)
+	})
 	if len(all) != goroutines*n {
 		t.Fatalf("%d attempts, want %d", len(all), goroutines*n)
 	}
@@ -217,4 +201,34 @@ func testConcurrentOutcomes(t *testing.T, e *env) {
 			}
 		}
 	}
+}
+
+// shuffled returns a copy of xs in a random order.
+func shuffled[T any](xs []T) []T {
+	out := append([]T(nil), xs...)
+	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// inGoroutines runs racer(0) … racer(n-1) in n goroutines released at
+// once and returns all their results.
+func inGoroutines[T any](n int, racer func(g int) []T) []T {
+	var (
+		mu  sync.Mutex
+		all []T
+		wg  sync.WaitGroup
+	)
+	start := make(chan struct{})
+	for g := range n {
+		wg.Go(func() {
+			<-start
+			res := racer(g)
+			mu.Lock()
+			all = append(all, res...)
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	return all
 }

@@ -14,13 +14,19 @@ import (
 )
 
 // Harness gives the suite access to one underlying store (a fresh,
-// empty one per subtest).
+// empty one per subtest). The shape is the one core/providertest uses
+// too: a HarnessMaker makes a Harness per subtest, optional capabilities
+// are further interfaces a Harness may implement (ProcessHarness), and
+// benchmarks have their own entry point (RunBenchmarks).
 type Harness interface {
 	// Open opens the store. Every call opens the same underlying data, so
 	// closing a store and opening it again simulates a process restart (or
 	// a crash: the suite never relies on anything Close does beyond
 	// releasing resources). now is the clock the store uses for pruning on
-	// open.
+	// open and for lock leases; nil means the store's own clocks, as in
+	// production (the process clock; for Postgres the server's now() for
+	// leases), which the cross-process cases use since their children
+	// cannot share an injected clock.
 	Open(ctx context.Context, now func() time.Time) (core.Store, error)
 	// TamperPlan overwrites the stored plan bytes of handle behind the
 	// store's back, leaving its digest as it was.
@@ -29,8 +35,24 @@ type Harness interface {
 	Close() error
 }
 
-// NewHarness makes a harness over a fresh, empty underlying store.
-type NewHarness func(ctx context.Context, t *testing.T) (Harness, error)
+// ProcessHarness is the optional capability of a Harness whose store
+// outlives a process and can be shared by several at once (SQLite,
+// Postgres). With it, Run also runs the cross-process cases: StartRun,
+// AcquireLock and Fence races between OS processes, and a process killed
+// in the middle of a run. Their children are the test binary itself,
+// re-executed: the package's TestMain must call RunChildIfRequested first,
+// with an opener that opens the store ChildEnv describes.
+type ProcessHarness interface {
+	Harness
+	// ChildEnv is the environment (KEY=value entries) under which the
+	// opener given to RunChildIfRequested, in a child process, opens this
+	// harness's underlying store.
+	ChildEnv() []string
+}
+
+// HarnessMaker makes a harness over a fresh, empty underlying store. It
+// may register cleanups with t.
+type HarnessMaker func(ctx context.Context, t testing.TB) (Harness, error)
 
 // Options tune Run.
 type Options struct {
@@ -46,8 +68,15 @@ type Options struct {
 // Epoch is the suite's starting time: microsecond precision, UTC.
 var Epoch = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC)
 
-// Run runs the Store contract suite.
-func Run(t *testing.T, newHarness NewHarness, opts ...Options) {
+type testCase struct {
+	name string
+	fn   func(t *testing.T, e *env)
+}
+
+// Run runs the Store contract suite: every case on a fresh harness from
+// newHarness, and the cross-process cases too when the harness is a
+// ProcessHarness.
+func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 	var o Options
 	if len(opts) > 0 {
 		o = opts[0]
@@ -61,10 +90,7 @@ func Run(t *testing.T, newHarness NewHarness, opts ...Options) {
 	if o.ModelChecks == 0 {
 		o.ModelChecks = 100
 	}
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, e *env)
-	}{
+	tests := []testCase{
 		{"PreviewRoundTrip", testPreviewRoundTrip},
 		{"PreviewKindAndScope", testPreviewKindAndScope},
 		{"PreviewDuplicateHandle", testPreviewDuplicateHandle},
@@ -107,38 +133,68 @@ func Run(t *testing.T, newHarness NewHarness, opts ...Options) {
 		{"ConcurrentFenceTakeover", testConcurrentFenceTakeover},
 		{"PreviewDigest", testPreviewDigest},
 		{"StartRunPlanDigest", testStartRunPlanDigest},
+		{"TwoPreviewsOfOneDocument", testTwoPreviewsOfOneDocument},
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
+	}
+	if sharesProcesses(t, newHarness) {
+		tests = append(tests, processCases...)
+	} else {
+		t.Log("the harness is no ProcessHarness: the cross-process cases do not apply")
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := t.Context()
-			h, err := newHarness(ctx, t)
-			if err != nil {
-				t.Fatalf("new harness: %v", err)
-			}
-			t.Cleanup(func() {
-				if err := h.Close(); err != nil {
-					t.Errorf("close harness: %v", err)
-				}
-			})
-			e := &env{t: t, h: h, clock: NewClock(Epoch)}
+			e := newEnv(t, newHarness)
 			e.s = e.open()
 			tc.fn(t, e)
 		})
 	}
 }
 
+// sharesProcesses reports whether newHarness makes ProcessHarnesses.
+func sharesProcesses(t *testing.T, newHarness HarnessMaker) bool {
+	h, err := newHarness(t.Context(), t)
+	if err != nil {
+		t.Fatalf("new harness: %v", err)
+	}
+	_, ok := h.(ProcessHarness)
+	if err := h.Close(); err != nil {
+		t.Fatalf("close harness: %v", err)
+	}
+	return ok
+}
+
+// newEnv makes a harness for one test (closed when it ends).
+func newEnv(t testing.TB, newHarness HarnessMaker) *env {
+	h, err := newHarness(t.Context(), t)
+	if err != nil {
+		t.Fatalf("new harness: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("close harness: %v", err)
+		}
+	})
+	return &env{t: t, h: h, clock: NewClock(Epoch)}
+}
+
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	h     Harness
 	clock *Clock
 	s     core.Store // the currently open store
 }
 
-// open opens the underlying store and registers it for closing.
-func (e *env) open() core.Store {
+// open opens the underlying store on the suite's clock and registers it
+// for closing.
+func (e *env) open() core.Store { return e.openClock(e.clock.Now) }
+
+// openReal opens the underlying store on its own clocks (as the children
+// of the cross-process cases do) and registers it for closing.
+func (e *env) openReal() core.Store { return e.openClock(nil) }
+
+func (e *env) openClock(now func() time.Time) core.Store {
 	e.t.Helper()
-	s, err := e.h.Open(e.t.Context(), e.clock.Now)
+	s, err := e.h.Open(e.t.Context(), now)
 	if err != nil {
 		e.t.Fatalf("open store: %v", err)
 	}
@@ -216,7 +272,7 @@ func (e *env) getRun(key string) core.Run {
 }
 
 // wantCode fails unless err is a *core.Error with code.
-func wantCode(t *testing.T, err error, code core.Code, what string) *core.Error {
+func wantCode(t testing.TB, err error, code core.Code, what string) *core.Error {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("%s: err = nil, want %s", what, code)
@@ -234,7 +290,7 @@ func wantCode(t *testing.T, err error, code core.Code, what string) *core.Error 
 	return ce
 }
 
-func equalPreview(t *testing.T, got, want core.Preview) {
+func equalPreview(t testing.TB, got, want core.Preview) {
 	t.Helper()
 	if got.Handle != want.Handle || got.Kind != want.Kind || got.Scope != want.Scope ||
 		!got.CreatedAt.Equal(want.CreatedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) ||
@@ -268,7 +324,7 @@ func outcome(i int) core.ItemOutcome {
 	return o
 }
 
-func equalOutcomes(t *testing.T, got, want []core.ItemOutcome) {
+func equalOutcomes(t testing.TB, got, want []core.ItemOutcome) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("outcomes: got %d %+v, want %d %+v", len(got), got, len(want), want)

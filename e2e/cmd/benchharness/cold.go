@@ -126,9 +126,9 @@ type StoreBench struct {
 	OpsPerSec float64 `json:"ops_per_sec"` // save+load+consume cycles per second
 }
 
-var benchLine = regexp.MustCompile(`^(BenchmarkSaveLoadConsume/clients=(\d+))(?:-\d+)?\s+\d+\s+([\d.]+) ns/op`)
+var benchLine = regexp.MustCompile(`^(BenchmarkStore/SaveLoadConsume/clients=(\d+))(?:-\d+)?\s+\d+\s+([\d.]+) ns/op`)
 
-// storeBenchmarks runs `go test -run '^$' -bench SaveLoadConsume` in both
+// storeBenchmarks runs `go test -run '^$' -bench Store/SaveLoadConsume` in both
 // store modules and parses the output.
 func storeBenchmarks(ctx context.Context, o Options) []StoreResult {
 	root, _ := harness.RepoRoot()
@@ -136,7 +136,7 @@ func storeBenchmarks(ctx context.Context, o Options) []StoreResult {
 	for _, s := range []struct{ name, dir string }{{"sqlite", "store-sqlite"}, {"postgres", "store-postgres"}} {
 		logf(o, "store benchmark: %s", s.name)
 		r := StoreResult{Store: s.name}
-		c := exec.CommandContext(ctx, "go", "test", "-count=1", "-run", "^$", "-bench", "SaveLoadConsume", ".")
+		c := exec.CommandContext(ctx, "go", "test", "-count=1", "-run", "^$", "-bench", "Store/SaveLoadConsume", ".")
 		c.Dir = filepath.Join(root, s.dir)
 		b, err := c.CombinedOutput()
 		sc := bufio.NewScanner(bytes.NewReader(b))

@@ -162,7 +162,7 @@ func markdown(r *Results) string {
 	w("- **Minimum**: ceil(epics/%d) + ceil(stories/%d) bulk creates + ceil(items/%d) search pages (Jira's bulk-create limit and the adapter's search page size). Request ratio = requests / minimum; wall ratio = wall / (minimum × latency).\n", r.Settings.CreateBatch, r.Settings.CreateBatch, r.Settings.PageSize)
 	w("- **Baseline**: the same fresh import with `jira.Config{SingleCreate: true}` (one `POST /rest/api/3/issue` per item, what most Jira tools do), against its own fresh mockjira; run for sizes up to %d items.\n", r.Settings.BaselineMax)
 	w("- **Cold start**: median of %d runs of `dwire version`; MCP: median of %d cold `dwire mcp` processes, each timed from exec through `initialize` to the `tools/list` answer (go-sdk client over `CommandTransport`).\n", r.Settings.ColdRuns, r.Settings.ColdRuns)
-	w("- **Stores**: `go test -run '^$' -bench SaveLoadConsume` in `store-sqlite` and `store-postgres` (one op = save + load + consume of a preview).\n\n")
+	w("- **Stores**: `go test -run '^$' -bench Store/SaveLoadConsume` in `store-sqlite` and `store-postgres` (one op = save + load + consume of a preview).\n\n")
 
 	w("## Targets (issue 10)\n\n| Target | Goal | Measured | Result |\n|---|---|---|---|\n")
 	for _, t := range r.Targets {

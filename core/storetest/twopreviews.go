@@ -22,19 +22,17 @@ func planDoc(epics, stories int) []byte {
 	return []byte(b.String())
 }
 
-// TwoPreviewsOfOneDocument is a service-level check for stores whose data
-// is shared between processes: two "processes" (two stores opened by open
-// on the same underlying data, two services) preview the same document and
-// commit their different previews at the same moment. The commit lock lets
-// exactly one create; the other is PREVIEW_STALE, and the tracker holds
-// every item once.
-func TwoPreviewsOfOneDocument(t *testing.T, open func(t *testing.T) core.Store) {
-	t.Helper()
+// testTwoPreviewsOfOneDocument is a service-level check: two "processes"
+// (two stores opened on the same underlying data, two services) preview
+// the same document and commit their different previews at the same
+// moment. The commit lock lets exactly one create; the other is
+// PREVIEW_STALE, and the tracker holds every item once.
+func testTwoPreviewsOfOneDocument(t *testing.T, e *env) {
 	tracker := fakeprovider.New(fakeprovider.Options{})
 	var svcs [2]*core.WorkItemService
 	var handles [2]string
 	for i := range svcs {
-		svcs[i] = core.NewWorkItemService(core.ServiceOptions{Provider: tracker, Store: open(t)})
+		svcs[i] = core.NewWorkItemService(core.ServiceOptions{Provider: tracker, Store: e.openReal()})
 		pre, err := svcs[i].ImportPreview(t.Context(), core.ImportPreviewInput{Path: "shared.md", Data: planDoc(3, 40)})
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,82 @@
+// Package sqlrows reads the rows the SQL state stores (store-sqlite,
+// store-postgres) select into domain values, so both read runs and dedup
+// index entries the same way. T is the type a store keeps times in (Unix
+// microseconds for SQLite, timestamptz for Postgres); toTime converts it.
+// The driver's rows (database/sql or pgx) are passed as Rows.
+package sqlrows
+
+import (
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Rows is what both drivers' result sets offer.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// RunColumns are the columns Run reads, in order, from runs r LEFT JOIN
+// run_outcomes o ordered by o.seq.
+const RunColumns = `r.run_id, r.handle, r.state, r.started_at, r.finished_at, r.result,
+	o.seq, o.reference, o.action, o.issue_key, o.outcome, o.code, o.message`
+
+// Run assembles the run with idempotency key from rows of RunColumns;
+// found is false when there are none.
+func Run[T any](rows Rows, key string, toTime func(T) time.Time) (run core.Run, found bool, err error) {
+	for rows.Next() {
+		var (
+			state                                      string
+			started                                    T
+			finished                                   *T
+			result                                     []byte
+			seq                                        *int64
+			ref, action, issueKey, outcome, code, mesg *string
+		)
+		if err := rows.Scan(&run.ID, &run.Handle, &state, &started, &finished, &result,
+			&seq, &ref, &action, &issueKey, &outcome, &code, &mesg); err != nil {
+			return core.Run{}, false, err
+		}
+		if !found {
+			found = true
+			run.Key, run.State = key, core.RunState(state)
+			run.StartedAt, run.Result = toTime(started), result
+			if finished != nil {
+				run.FinishedAt = toTime(*finished)
+			}
+		}
+		if seq != nil {
+			run.Outcomes = append(run.Outcomes, core.ItemOutcome{
+				Reference: core.Reference(*ref), Action: core.Action(*action), Key: *issueKey,
+				Outcome: *outcome, Code: core.Code(*code), Message: *mesg,
+			})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return core.Run{}, false, err
+	}
+	return run, found, nil
+}
+
+// IndexColumns are the columns Index reads, in order, from dedup_index.
+const IndexColumns = `reference, issue_key, digest, updated_at`
+
+// Index reads dedup index entries of scope from rows of IndexColumns.
+func Index[T any](rows Rows, scope string, toTime func(T) time.Time, n int) (map[core.Reference]core.IndexEntry, error) {
+	out := make(map[core.Reference]core.IndexEntry, n)
+	for rows.Next() {
+		var (
+			e       = core.IndexEntry{Scope: scope}
+			ref     string
+			updated T
+		)
+		if err := rows.Scan(&ref, &e.Key, &e.Digest, &updated); err != nil {
+			return nil, err
+		}
+		e.Reference, e.UpdatedAt = core.Reference(ref), toTime(updated)
+		out[e.Reference] = e
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,83 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/jackc/pgx/v5"
+)
+
+// SavePreview implements core.Store.
+func (s *Store) SavePreview(ctx context.Context, p core.Preview) error {
+	p, err := storeerr.CheckPreview(p)
+	if err != nil {
+		return err
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	var consumedBy *string
+	if p.ConsumedBy != "" {
+		consumedBy = &p.ConsumedBy
+	}
+	tag, err := s.pool.Exec(ctx, s.q(`INSERT INTO {schema}.previews (handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (handle) DO NOTHING`),
+		p.Handle, string(p.Kind), p.Scope, p.Plan, p.Digest, dbTime(p.CreatedAt), dbTime(p.ExpiresAt), dbNullTime(p.ConsumedAt), consumedBy)
+	if err != nil {
+		return s.fault(err, "save preview "+p.Handle)
+	}
+	if tag.RowsAffected() == 0 {
+		return storeerr.DuplicateHandle(p.Handle)
+	}
+	return nil
+}
+
+// LoadPreview implements core.Store.
+func (s *Store) LoadPreview(ctx context.Context, handle string) (core.Preview, error) {
+	if err := s.check(); err != nil {
+		return core.Preview{}, err
+	}
+	var (
+		p                core.Preview
+		kind, dig        string
+		created, expires time.Time
+		consumed         *time.Time
+		consumedBy       *string
+	)
+	err := s.pool.QueryRow(ctx, s.q(`SELECT handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by
+		FROM {schema}.previews WHERE handle = $1`), handle).
+		Scan(&p.Handle, &kind, &p.Scope, &p.Plan, &dig, &created, &expires, &consumed, &consumedBy)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return core.Preview{}, storeerr.PreviewNotFound(handle)
+	}
+	if err != nil {
+		return core.Preview{}, s.fault(err, "load preview "+handle)
+	}
+	if p.Plan == nil {
+		p.Plan = []byte{}
+	}
+	if core.PlanDigest(p.Plan) != dig {
+		return core.Preview{}, storeerr.PreviewTampered(handle)
+	}
+	p.Kind, p.Digest = core.PreviewKind(kind), dig
+	p.CreatedAt, p.ExpiresAt, p.ConsumedAt = created.UTC(), expires.UTC(), fromDBNullTime(consumed)
+	if consumedBy != nil {
+		p.ConsumedBy = *consumedBy
+	}
+	return p, nil
+}
+
+// PruneExpired implements core.Store.
+func (s *Store) PruneExpired(ctx context.Context, before time.Time) (int, error) {
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM {schema}.previews WHERE expires_at < $1`), dbTime(before))
+	if err != nil {
+		return 0, s.fault(err, "prune expired previews")
+	}
+	return int(tag.RowsAffected()), nil
+}

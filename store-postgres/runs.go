@@ -1,0 +1,192 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/jackc/pgx/v5"
+)
+
+// errRetry asks StartRun to run its transaction again: a concurrent
+// transaction with the same key committed first.
+var errRetry = errors.New("retry")
+
+// StartRun implements core.Store.
+//
+// Under READ COMMITTED, the conditional UPDATE … WHERE consumed_at IS NULL
+// waits for a concurrent consumer's row lock and then re-checks the row, so
+// exactly one transaction consumes the handle. A loser with the winner's
+// key, or a key inserted concurrently for another handle, retries and then
+// sees the committed run.
+func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Run, bool, error) {
+	var (
+		run     core.Run
+		started bool
+	)
+	now := dbTime(req.Now)
+	op := "start the run for preview " + req.Handle
+	for range 5 {
+		started = false
+		err := s.write(ctx, op, func(tx pgx.Tx) error {
+			r, found, err := s.getRun(ctx, tx, req.Key)
+			if err != nil {
+				return err
+			}
+			if found {
+				if r.Handle != req.Handle {
+					return storeerr.KeyReused(req.Key, r.Handle, req.Handle)
+				}
+				run = r
+				return nil
+			}
+			tag, err := tx.Exec(ctx, s.q(`UPDATE {schema}.previews SET consumed_at = $1, consumed_by = $2
+				WHERE handle = $3 AND consumed_at IS NULL AND expires_at > $1 AND ($4 = '' OR plan_digest = $4)`), now, req.Key, req.Handle, req.PlanDigest)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return s.whyNotConsumed(ctx, tx, req)
+			}
+			tag, err = tx.Exec(ctx, s.q(`INSERT INTO {schema}.runs (idempotency_key, run_id, handle, state, started_at)
+				VALUES ($1, $2, $3, 'in_progress', $4) ON CONFLICT (idempotency_key) DO NOTHING`), req.Key, req.RunID, req.Handle, now)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return errRetry // the key was taken meanwhile: roll back the consumption
+			}
+			run = core.Run{ID: req.RunID, Key: req.Key, Handle: req.Handle, State: core.RunInProgress, StartedAt: now}
+			started = true
+			return nil
+		})
+		if errors.Is(err, errRetry) {
+			continue
+		}
+		if err != nil {
+			return core.Run{}, false, err
+		}
+		return run, started, nil
+	}
+	return core.Run{}, false, core.Errorf(core.CodeInternal, "Could not %s: it kept conflicting with concurrent commits. Try again.", op)
+}
+
+// whyNotConsumed explains a conditional UPDATE that changed nothing.
+func (s *Store) whyNotConsumed(ctx context.Context, tx pgx.Tx, req core.StartRunRequest) error {
+	var (
+		expires    time.Time
+		consumed   *time.Time
+		consumedBy *string
+		dig        string
+	)
+	err := tx.QueryRow(ctx, s.q(`SELECT expires_at, consumed_at, consumed_by, plan_digest FROM {schema}.previews WHERE handle = $1`), req.Handle).
+		Scan(&expires, &consumed, &consumedBy, &dig)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return storeerr.PreviewNotFound(req.Handle)
+	}
+	if err != nil {
+		return err
+	}
+	if consumed != nil {
+		by := ""
+		if consumedBy != nil {
+			by = *consumedBy
+		}
+		if by == req.Key {
+			return errRetry // a concurrent call with our key won: read its run
+		}
+		var runID string
+		err := tx.QueryRow(ctx, s.q(`SELECT run_id FROM {schema}.runs WHERE idempotency_key = $1`), by).Scan(&runID)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		return storeerr.PreviewConsumed(req.Handle, runID, consumed.UTC())
+	}
+	if !dbTime(req.Now).Before(expires) {
+		return storeerr.PreviewExpired(req.Handle, expires.UTC())
+	}
+	if req.PlanDigest != "" && req.PlanDigest != dig {
+		return storeerr.PlanChanged(req.Handle, req.PlanDigest, dig)
+	}
+	// Neither consumed nor expired nor changed now: the row changed under
+	// the UPDATE (a consumer rolled back). Try again.
+	return errRetry
+}
+
+// getRun reads a run and its outcomes in one statement (one snapshot).
+func (s *Store) getRun(ctx context.Context, q querier, key string) (core.Run, bool, error) {
+	rows, err := q.Query(ctx, s.q(`SELECT `+sqlrows.RunColumns+`
+		FROM {schema}.runs r LEFT JOIN {schema}.run_outcomes o ON o.idempotency_key = r.idempotency_key
+		WHERE r.idempotency_key = $1 ORDER BY o.seq`), key)
+	if err != nil {
+		return core.Run{}, false, err
+	}
+	defer rows.Close()
+	return sqlrows.Run(rows, key, fromDBTime)
+}
+
+// lockRun locks the run row (FOR UPDATE) and returns its state.
+func (s *Store) lockRun(ctx context.Context, tx pgx.Tx, key string) (core.RunState, error) {
+	var state string
+	err := tx.QueryRow(ctx, s.q(`SELECT state FROM {schema}.runs WHERE idempotency_key = $1 FOR UPDATE`), key).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", storeerr.RunNotFound(key)
+	}
+	return core.RunState(state), err
+}
+
+// RecordOutcome implements core.Store.
+func (s *Store) RecordOutcome(ctx context.Context, key string, o core.ItemOutcome) error {
+	return s.write(ctx, "record an outcome of run "+key, func(tx pgx.Tx) error {
+		state, err := s.lockRun(ctx, tx, key)
+		if err != nil {
+			return err
+		}
+		if state != core.RunInProgress {
+			return storeerr.RunFinished(key, state)
+		}
+		_, err = tx.Exec(ctx, s.q(`INSERT INTO {schema}.run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`), key, string(o.Reference), string(o.Action), o.Key, o.Outcome, string(o.Code), o.Message)
+		return err
+	})
+}
+
+// FinishRun implements core.Store.
+func (s *Store) FinishRun(ctx context.Context, key string, state core.RunState, result []byte, now time.Time) error {
+	if err := storeerr.CheckFinalState(state); err != nil {
+		return err
+	}
+	if result == nil {
+		result = []byte{}
+	}
+	return s.write(ctx, "finish run "+key, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, s.q(`UPDATE {schema}.runs SET state = $2, result = $3, finished_at = $4
+			WHERE idempotency_key = $1 AND state = 'in_progress'`), key, string(state), result, dbTime(now))
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			return nil
+		}
+		cur, err := s.lockRun(ctx, tx, key)
+		if err != nil {
+			return err
+		}
+		return storeerr.RunFinished(key, cur)
+	})
+}
+
+// GetRun implements core.Store.
+func (s *Store) GetRun(ctx context.Context, key string) (core.Run, bool, error) {
+	if err := s.check(); err != nil {
+		return core.Run{}, false, err
+	}
+	r, found, err := s.getRun(ctx, s.pool, key)
+	if err != nil {
+		return core.Run{}, false, s.fault(err, "read run "+key)
+	}
+	return r, found, nil
+}

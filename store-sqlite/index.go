@@ -1,0 +1,61 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
+)
+
+// UpsertIndex implements core.Store.
+func (s *Store) UpsertIndex(ctx context.Context, entries []core.IndexEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	return s.write(ctx, "update the dedup index", func(tx *sql.Tx) error { return upsertIndex(ctx, tx, entries) })
+}
+
+func upsertIndex(ctx context.Context, tx *sql.Tx, entries []core.IndexEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT INTO dedup_index (scope, reference, issue_key, digest, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (scope, reference) DO UPDATE SET issue_key = excluded.issue_key, digest = excluded.digest, updated_at = excluded.updated_at`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, e := range entries {
+		if _, err := st.ExecContext(ctx, e.Scope, string(e.Reference), e.Key, e.Digest, dbTime(e.UpdatedAt)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LookupIndex implements core.Store.
+func (s *Store) LookupIndex(ctx context.Context, scope string, refs []core.Reference) (map[core.Reference]core.IndexEntry, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if len(refs) == 0 {
+		return map[core.Reference]core.IndexEntry{}, nil
+	}
+	list, err := json.Marshal(refs)
+	if err != nil {
+		return nil, s.fault(err, "look up the dedup index")
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index
+		WHERE scope = ? AND reference IN (SELECT value FROM json_each(?))`, scope, string(list))
+	if err != nil {
+		return nil, s.fault(err, "look up the dedup index")
+	}
+	defer rows.Close()
+	out, err := sqlrows.Index(rows, scope, fromDBTime, len(refs))
+	if err != nil {
+		return nil, s.fault(err, "look up the dedup index")
+	}
+	return out, nil
+}

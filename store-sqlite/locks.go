@@ -1,0 +1,98 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+)
+
+// AcquireLock implements core.Store: a row in locks (name, owner,
+// expires_at, generation), read and written in one BEGIN IMMEDIATE
+// transaction, so processes sharing the file cannot both take it. The
+// lease is measured on the process clock (Options.Now): every process
+// sharing the file runs on the same machine. A released lock keeps its
+// row (owner ”) so its generation keeps counting.
+func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (core.Lock, error) {
+	if err := storeerr.CheckLock(name, owner, lease); err != nil {
+		return core.Lock{}, err
+	}
+	now := dbTime(s.now())
+	var gen int64
+	err := s.write(ctx, "take lock "+name, func(tx *sql.Tx) error {
+		holder, expires, cur, err := lockRow(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		switch {
+		case holder == owner:
+			gen = cur
+		case holder == "" || now >= expires:
+			gen = cur + 1
+		default:
+			return storeerr.LockHeld(name, holder, fromDBTime(expires))
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO locks (name, owner, expires_at, generation) VALUES (?, ?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, generation = excluded.generation`,
+			name, owner, now+lease.Microseconds(), gen)
+		return err
+	})
+	if err != nil {
+		return core.Lock{}, err
+	}
+	return core.Lock{Name: name, Owner: owner, Generation: gen, Expires: fromDBTime(now + lease.Microseconds()), Release: s.releaser(name, owner, gen)}, nil
+}
+
+// releaser is Lock.Release: it frees the lock if owner holds it at gen,
+// keeping the row (owner ”) so the generation keeps counting.
+func (s *Store) releaser(name, owner string, gen int64) func(context.Context) error {
+	return func(ctx context.Context) error {
+		return s.write(ctx, "release lock "+name, func(tx *sql.Tx) error {
+			if err := checkHolder(ctx, tx, name, owner, gen); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `UPDATE locks SET owner = '', expires_at = 0 WHERE name = ?`, name)
+			return err
+		})
+	}
+}
+
+// lockRow reads a lock inside tx; a lock never taken is free at
+// generation 0.
+func lockRow(ctx context.Context, tx *sql.Tx, name string) (owner string, expires, gen int64, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT owner, expires_at, generation FROM locks WHERE name = ?`, name).Scan(&owner, &expires, &gen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", 0, 0, nil
+	}
+	return owner, expires, gen, err
+}
+
+// checkHolder fails with LockLost unless owner holds name at gen.
+func checkHolder(ctx context.Context, tx *sql.Tx, name, owner string, gen int64) error {
+	holder, _, cur, err := lockRow(ctx, tx, name)
+	if err != nil {
+		return err
+	}
+	if holder != owner || cur != gen {
+		return storeerr.LockLost(name, owner, gen, holder, cur)
+	}
+	return nil
+}
+
+// Fence implements core.Store: the holder check and the markers in one
+// BEGIN IMMEDIATE transaction, which AcquireLock's transaction cannot
+// interleave with.
+func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
+	if err := storeerr.CheckFence(name, owner, generation); err != nil {
+		return err
+	}
+	return s.write(ctx, "fence lock "+name, func(tx *sql.Tx) error {
+		if err := checkHolder(ctx, tx, name, owner, generation); err != nil {
+			return err
+		}
+		return upsertIndex(ctx, tx, markers)
+	})
+}

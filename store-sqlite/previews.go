@@ -1,0 +1,86 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+)
+
+// SavePreview implements core.Store.
+func (s *Store) SavePreview(ctx context.Context, p core.Preview) error {
+	p, err := storeerr.CheckPreview(p)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, "save preview "+p.Handle, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO previews (handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (handle) DO NOTHING`,
+			p.Handle, string(p.Kind), p.Scope, p.Plan, p.Digest, dbTime(p.CreatedAt), dbTime(p.ExpiresAt),
+			dbNullTime(p.ConsumedAt), sql.NullString{String: p.ConsumedBy, Valid: p.ConsumedBy != ""})
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return storeerr.DuplicateHandle(p.Handle)
+		}
+		return nil
+	})
+}
+
+// LoadPreview implements core.Store.
+func (s *Store) LoadPreview(ctx context.Context, handle string) (core.Preview, error) {
+	if err := s.check(); err != nil {
+		return core.Preview{}, err
+	}
+	p, err := loadPreview(ctx, s.db, handle)
+	return p, s.fault(err, "load preview "+handle)
+}
+
+func loadPreview(ctx context.Context, q querier, handle string) (core.Preview, error) {
+	var (
+		p                core.Preview
+		kind, dig        string
+		created, expires int64
+		consumed         sql.NullInt64
+		consumedBy       sql.NullString
+	)
+	err := q.QueryRowContext(ctx, `SELECT handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by
+		FROM previews WHERE handle = ?`, handle).
+		Scan(&p.Handle, &kind, &p.Scope, &p.Plan, &dig, &created, &expires, &consumed, &consumedBy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.Preview{}, storeerr.PreviewNotFound(handle)
+	}
+	if err != nil {
+		return core.Preview{}, err
+	}
+	if p.Plan == nil {
+		p.Plan = []byte{}
+	}
+	if core.PlanDigest(p.Plan) != dig {
+		return core.Preview{}, storeerr.PreviewTampered(handle)
+	}
+	p.Kind, p.Digest = core.PreviewKind(kind), dig
+	p.CreatedAt, p.ExpiresAt = fromDBTime(created), fromDBTime(expires)
+	p.ConsumedAt, p.ConsumedBy = fromDBNullTime(consumed), consumedBy.String
+	return p, nil
+}
+
+// PruneExpired implements core.Store.
+func (s *Store) PruneExpired(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := s.write(ctx, "prune expired previews", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM previews WHERE expires_at < ?`, dbTime(before))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}

@@ -1,0 +1,155 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+)
+
+// StartRun implements core.Store.
+func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Run, bool, error) {
+	var (
+		run     core.Run
+		started bool
+	)
+	err := s.write(ctx, "start the run for preview "+req.Handle, func(tx *sql.Tx) error {
+		r, found, err := getRun(ctx, tx, req.Key)
+		if err != nil {
+			return err
+		}
+		if found {
+			if r.Handle != req.Handle {
+				return storeerr.KeyReused(req.Key, r.Handle, req.Handle)
+			}
+			run = r
+			return nil
+		}
+		var (
+			expires    int64
+			consumed   sql.NullInt64
+			consumedBy sql.NullString
+			dig        string
+		)
+		err = tx.QueryRowContext(ctx, `SELECT expires_at, consumed_at, consumed_by, plan_digest FROM previews WHERE handle = ?`, req.Handle).
+			Scan(&expires, &consumed, &consumedBy, &dig)
+		if errors.Is(err, sql.ErrNoRows) {
+			return storeerr.PreviewNotFound(req.Handle)
+		}
+		if err != nil {
+			return err
+		}
+		now := dbTime(req.Now)
+		if consumed.Valid {
+			var runID string
+			if err := tx.QueryRowContext(ctx, `SELECT run_id FROM runs WHERE idempotency_key = ?`, consumedBy.String).Scan(&runID); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			return storeerr.PreviewConsumed(req.Handle, runID, fromDBTime(consumed.Int64))
+		}
+		if now >= expires {
+			return storeerr.PreviewExpired(req.Handle, fromDBTime(expires))
+		}
+		if req.PlanDigest != "" && req.PlanDigest != dig {
+			return storeerr.PlanChanged(req.Handle, req.PlanDigest, dig)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE previews SET consumed_at = ?, consumed_by = ? WHERE handle = ? AND consumed_at IS NULL`, now, req.Key, req.Handle)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("consume preview %s: %d rows changed", req.Handle, n)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (idempotency_key, run_id, handle, state, started_at) VALUES (?, ?, ?, ?, ?)`,
+			req.Key, req.RunID, req.Handle, string(core.RunInProgress), now); err != nil {
+			return err
+		}
+		run = core.Run{ID: req.RunID, Key: req.Key, Handle: req.Handle, State: core.RunInProgress, StartedAt: fromDBTime(now)}
+		started = true
+		return nil
+	})
+	if err != nil {
+		return core.Run{}, false, err
+	}
+	return run, started, nil
+}
+
+// getRun reads a run and its outcomes in one statement (one snapshot).
+func getRun(ctx context.Context, q querier, key string) (core.Run, bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+sqlrows.RunColumns+`
+		FROM runs r LEFT JOIN run_outcomes o ON o.idempotency_key = r.idempotency_key
+		WHERE r.idempotency_key = ? ORDER BY o.seq`, key)
+	if err != nil {
+		return core.Run{}, false, err
+	}
+	defer rows.Close()
+	return sqlrows.Run(rows, key, fromDBTime)
+}
+
+// lockRun reads the state of the run with key inside tx (the write
+// transaction holds the database's write lock).
+func lockRun(ctx context.Context, tx *sql.Tx, key string) (core.RunState, error) {
+	var state string
+	err := tx.QueryRowContext(ctx, `SELECT state FROM runs WHERE idempotency_key = ?`, key).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", storeerr.RunNotFound(key)
+	}
+	return core.RunState(state), err
+}
+
+// RecordOutcome implements core.Store.
+func (s *Store) RecordOutcome(ctx context.Context, key string, o core.ItemOutcome) error {
+	return s.write(ctx, "record an outcome of run "+key, func(tx *sql.Tx) error {
+		state, err := lockRun(ctx, tx, key)
+		if err != nil {
+			return err
+		}
+		if state != core.RunInProgress {
+			return storeerr.RunFinished(key, state)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, key, string(o.Reference), string(o.Action), o.Key, o.Outcome, string(o.Code), o.Message)
+		return err
+	})
+}
+
+// FinishRun implements core.Store.
+func (s *Store) FinishRun(ctx context.Context, key string, state core.RunState, result []byte, now time.Time) error {
+	if err := storeerr.CheckFinalState(state); err != nil {
+		return err
+	}
+	if result == nil {
+		result = []byte{}
+	}
+	return s.write(ctx, "finish run "+key, func(tx *sql.Tx) error {
+		cur, err := lockRun(ctx, tx, key)
+		if err != nil {
+			return err
+		}
+		if cur != core.RunInProgress {
+			return storeerr.RunFinished(key, cur)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET state = ?, result = ?, finished_at = ? WHERE idempotency_key = ? AND state = 'in_progress'`,
+			string(state), result, dbTime(now), key)
+		return err
+	})
+}
+
+// GetRun implements core.Store.
+func (s *Store) GetRun(ctx context.Context, key string) (core.Run, bool, error) {
+	if err := s.check(); err != nil {
+		return core.Run{}, false, err
+	}
+	r, found, err := getRun(ctx, s.db, key)
+	if err != nil {
+		return core.Run{}, false, s.fault(err, "read run "+key)
+	}
+	return r, found, nil
+}
