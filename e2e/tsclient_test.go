@@ -161,6 +161,17 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			t.Errorf("workitem_query: %+v", query)
 		}
 		e.matches(p)
+		// One stderr line per tool call at the default verbosity, with
+		// tool, outcome or code, run_id and duration.
+		lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+		if len(lines) != len(r.Calls) {
+			t.Errorf("%d stderr lines for %d tool calls:\n%s", len(lines), len(r.Calls), r.Stderr)
+		}
+		for i, l := range lines {
+			if !strings.Contains(l, "tool="+r.Calls[i].Name) || !strings.Contains(l, "run_id=") || !strings.Contains(l, "duration_ms=") || !(strings.Contains(l, "outcome=ok") || strings.Contains(l, "code=")) {
+				t.Errorf("log line %d: %s", i+1, l)
+			}
+		}
 	})
 	for _, tc := range []struct {
 		mode, code, says string
