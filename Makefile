@@ -5,7 +5,7 @@ GO ?= go
 TESTFLAGS ?= -count=1
 BIN := $(CURDIR)/bin
 
-.PHONY: all build test test-unit lint fmt vet bench demo tidy clean
+.PHONY: all build test test-unit lint fmt vet bench demo tidy clean release-snapshot release-check
 
 all: lint test
 
@@ -41,3 +41,13 @@ tidy:
 
 clean:
 	rm -rf $(BIN)
+
+# Releases (docs/releasing.md). release-snapshot: the full matrix into dist/
+# (GoReleaser v2.15.1, nothing published). release-check: what CI runs — the
+# snapshot (linux/amd64 and darwin/arm64; DWIRE_RELEASE_TARGETS=full for all
+# six), its checks, and `go install …@v0.1.0` from module zips (GOWORK=off).
+release-snapshot:
+	DWIRE_RELEASE_TARGETS=full scripts/goreleaser.sh release --snapshot --clean --skip=publish
+
+release-check:
+	bash scripts/release-check.sh
