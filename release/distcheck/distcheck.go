@@ -2,8 +2,9 @@
 // into dist/ (.goreleaser.yaml): every expected archive exists and holds its
 // files, checksums.txt lists every archive with its true SHA-256, the
 // linux/amd64 dwire is a static binary that prints the release version,
-// the man page of `dwire import` is there, and the Homebrew formula names
-// the version and the archives' checksums.
+// the man page of `dwire import` is there, the Homebrew formula names the
+// version and the archives' checksums, and the image (when given) runs
+// `dwire version` and carries the MCP registry's label.
 package distcheck
 
 import (
@@ -185,8 +186,24 @@ func checkVersionOutput(what string, cmd *exec.Cmd, version string) []error {
 	return nil
 }
 
+// MCPServerLabel and MCPServerName: the label cli/cmd/dwire/Dockerfile
+// gives the image, which the MCP registry checks against server.json
+// (mcpserver.ServerName; docs/mcp.md).
+const (
+	MCPServerLabel = "io.modelcontextprotocol.server.name"
+	MCPServerName  = "io.github.devworkwire/devworkwire"
+)
+
 func checkImage(image, version string) []error {
-	return checkVersionOutput("docker run "+image+" version", exec.Command("docker", "run", "--rm", image, "version"), version)
+	errs := checkVersionOutput("docker run "+image+" version", exec.Command("docker", "run", "--rm", image, "version"), version)
+	out, err := exec.Command("docker", "image", "inspect", "--format", `{{ index .Config.Labels "`+MCPServerLabel+`" }}`, image).CombinedOutput()
+	if err != nil {
+		return append(errs, fmt.Errorf("docker image inspect %s: %v\n%s", image, err, out))
+	}
+	if got := strings.TrimSpace(string(out)); got != MCPServerName {
+		errs = append(errs, fmt.Errorf("image %s has label %s=%q, want %q (cli/cmd/dwire/Dockerfile)", image, MCPServerLabel, got, MCPServerName))
+	}
+	return errs
 }
 
 func checkFormula(path string, opts Options, sums map[string]string) []error {
