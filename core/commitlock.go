@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,15 +20,28 @@ import (
 // handle takes that lock over at once (the store's locks are re-entrant by
 // owner) instead of waiting out the lease and failing.
 
+// The lock is also a fence (a lease alone is not): it carries a
+// generation (Lock.Generation, the fencing token), and before every write
+// the commit calls fence, one atomic store step (Store.Fence) that checks
+// the lock is still held at that generation and, for a create batch,
+// records the batch's write-ahead markers. A holder paused past its lease
+// (a closed laptop lid, Ctrl-Z, a GC pause) whose lock another commit took
+// over meanwhile is refused there and stops before sending anything more;
+// the taker-over sees every marker of a fence that succeeded, so items the
+// paused holder may still be creating are held back, never taken as absent.
+
 // commitLock is a held commit lock, renewed while the commit runs.
 type commitLock struct {
 	s     *WorkItemService
 	o     *op
 	name  string
 	owner string
+	what  string // the locked document or item, for people
 	lock  Lock
 	stop  chan struct{}
 	done  chan struct{}
+	// lost is set once the lock was seen in other hands.
+	lost atomic.Bool
 }
 
 // lockCommit takes the named commit lock for owner. It waits up to
@@ -65,12 +79,13 @@ func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind PreviewKin
 		}
 		pause = min(2*pause, 500*time.Millisecond)
 	}
-	l := &commitLock{s: s, o: o, name: name, owner: owner, lock: lk, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &commitLock{s: s, o: o, name: name, owner: owner, what: what, lock: lk, stop: make(chan struct{}), done: make(chan struct{})}
 	go l.renew(context.WithoutCancel(ctx))
 	return l, nil
 }
 
-// renew renews the lease until unlock.
+// renew renews the lease until unlock, or until it sees the lock in
+// other hands (the next fence then stops the commit).
 func (l *commitLock) renew(ctx context.Context) {
 	defer close(l.done)
 	tick := time.NewTicker(max(l.s.lockLease/3, time.Millisecond))
@@ -80,11 +95,59 @@ func (l *commitLock) renew(ctx context.Context) {
 		case <-l.stop:
 			return
 		case <-tick.C:
-			if _, err := l.s.st.AcquireLock(ctx, l.name, l.owner, l.s.lockLease); err != nil {
+			lk, err := l.s.st.AcquireLock(ctx, l.name, l.owner, l.s.lockLease)
+			var held *LockHeldError
+			switch {
+			case err == nil && lk.Generation != l.lock.Generation:
+				// Someone took the lock over and released it since: this is
+				// a new lock, not ours. Give it back; the commit is fenced.
+				if rerr := lk.Release(ctx); rerr != nil {
+					l.o.log.Warn("could not release a lock taken back by renewal", "lock", l.name, "code", ErrorCode(rerr))
+				}
+				l.lose()
+				return
+			case errors.As(err, &held):
+				l.lose()
+				return
+			case err != nil:
 				l.o.log.Error("could not renew the commit lock", "lock", l.name, "code", ErrorCode(err))
 			}
 		}
 	}
+}
+
+func (l *commitLock) lose() {
+	if !l.lost.Swap(true) {
+		l.o.log.Warn("the commit lock was taken over by another commit; this commit stops at its next write", "lock", l.name, "generation", l.lock.Generation)
+	}
+}
+
+// fence is the atomic store step before a write: it verifies the lock is
+// still held at its generation and records markers (the write-ahead
+// markers of a create batch; none before an update, transition or
+// comment). When the lock was taken over it returns COMMIT_INTERRUPTED
+// (lockLostError) and nothing is written; other store faults are returned
+// as they are.
+func (l *commitLock) fence(ctx context.Context, markers []IndexEntry) error {
+	err := l.s.st.Fence(context.WithoutCancel(ctx), l.name, l.owner, l.lock.Generation, markers)
+	var lost *LockLostError
+	if errors.As(err, &lost) {
+		l.lose()
+		return lockLostError(l.what, lost, err)
+	}
+	return err
+}
+
+// lockLostError is why a fenced-out commit stopped: COMMIT_INTERRUPTED,
+// its run interrupted by the loss of its lock. (A commit that wrote
+// something before ends COMMIT_PARTIAL, with this as the cause.)
+func lockLostError(what string, lost *LockLostError, cause error) *Error {
+	holder := "nobody holds it now"
+	if lost.Holder != "" {
+		holder = fmt.Sprintf("another commit (%s) holds it now", describeHolder(lost.Holder))
+	}
+	return Wrap(cause, CodeCommitInterrupted, "this commit lost the commit lock of %s: its lease ran out while the commit was paused or cut off, and %s (lock generation %d; this commit had %d), so it stopped before sending anything more",
+		what, holder, lost.HolderGeneration, lost.Generation)
 }
 
 // unlock stops renewing and releases the lock unless keep is set: a commit

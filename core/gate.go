@@ -53,6 +53,8 @@ type commitRun struct {
 	key      string // idempotency key
 	handle   string
 	progress func(done, total int)
+	// lock is the commit lock; every write is preceded by lock.fence.
+	lock *commitLock
 }
 
 // commitKind is what commitGated needs to know of a kind of commit.
@@ -99,7 +101,7 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 		return k.replay(g.replay)
 	}
 	o.log.Info("run started", "idempotency_key", g.key, "handle", g.preview.Handle)
-	return pl.execute(ctx, &commitRun{s: s, o: o, key: g.key, handle: g.preview.Handle, progress: in.Progress})
+	return pl.execute(ctx, &commitRun{s: s, o: o, key: g.key, handle: g.preview.Handle, progress: in.Progress, lock: lock})
 }
 
 // openGate applies the gate rules that need no tracker read, in order:

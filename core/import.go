@@ -420,14 +420,14 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 	// Write ahead: until the outcomes are known, every item of the batch
 	// is an unknown create. If the process dies during the request, a later
 	// preview then holds these items back for the search-lag window instead
-	// of creating them again while search cannot see them.
+	// of creating them again while search cannot see them. The markers are
+	// recorded by the fence, in the store step that checks this commit
+	// still holds the document's lock: a taker-over sees them.
 	ahead := make([]IndexEntry, len(batch))
 	for i, e := range batch {
 		ahead[i] = IndexEntry{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Digest: unknownCreate, UpdatedAt: utc(x.s.now())}
 	}
-	if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), ahead); err != nil {
-		x.o.log.Error("could not mark the items about to be created in the dedup index", "code", ErrorCode(err), "items", len(ahead))
-		x.storeFault(err, "marking the items about to be created in the dedup index")
+	if !x.fenced(ctx, ahead, "marking the items about to be created in the dedup index") {
 		return
 	}
 	outs, callErr := x.s.p.Create(ctx, specs)
@@ -504,6 +504,9 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 }
 
 func (x *execution) update(ctx context.Context, e *planEntry) {
+	if !x.fenced(ctx, nil, "checking the commit lock before updating "+string(e.Spec.Reference)) {
+		return
+	}
 	sp := x.spec(e)
 	rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionUpdate, Key: e.Key}
 	if err := x.s.p.Update(ctx, e.Key, sp); err != nil {
@@ -531,6 +534,25 @@ func (x *execution) update(ctx context.Context, e *planEntry) {
 	rec.Outcome = OutcomeCommitted
 	x.record(ctx, rec)
 	x.report()
+}
+
+// fenced runs the fence before a write (recording markers, if any) and
+// reports whether the write may go ahead; otherwise the run stops: lost
+// lock (COMMIT_INTERRUPTED) or a store fault while doing what.
+func (x *execution) fenced(ctx context.Context, markers []IndexEntry, what string) bool {
+	err := x.lock.fence(ctx, markers)
+	switch {
+	case err == nil:
+		return true
+	case ErrorCode(err) == CodeCommitInterrupted:
+		if x.stop == nil {
+			x.stop, x.why = err, AsError(err).Message
+		}
+	default:
+		x.o.log.Error("the fence before a write failed", "code", ErrorCode(err), "items", len(markers))
+		x.storeFault(err, what)
+	}
+	return false
 }
 
 // storeFault stops the run when the state store cannot keep its trail:

@@ -205,10 +205,14 @@ func (c *progressCommit) execute(ctx context.Context, r *commitRun) (ProgressCom
 	var details []Detail
 	for i, st := range steps {
 		err, sent := ctx.Err(), false
-		if err != nil {
+		switch {
+		case err != nil:
 			err = Wrap(err, CodeInternal, "the commit was cancelled")
-		} else {
-			err, sent = st.write(ctx), true
+		default:
+			// The fence: this commit still holds the item's lock.
+			if err = r.lock.fence(ctx, nil); err == nil {
+				err, sent = st.write(ctx), true
+			}
 		}
 		if err != nil {
 			ae := AsError(err)

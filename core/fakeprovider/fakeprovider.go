@@ -114,6 +114,7 @@ type Provider struct {
 	maxBatch    int // largest specs slice handed to Create
 	faults      []fault
 	itemFaults  []itemFault
+	holds       []*hold
 	forbid      testing.TB
 	noTrans     map[core.Status]bool
 }
@@ -171,6 +172,48 @@ func (p *Provider) LoseResponse(op Op, n int, err error) {
 		err = core.Errorf(core.CodeJiraUnavailable, "Jira did not answer the request (scripted: applied, response lost).")
 	}
 	p.faults = append(p.faults, fault{op: op, at: at, err: err, lost: true})
+}
+
+// hold is a call that stops before it takes effect until resumed.
+type hold struct {
+	op      Op
+	at      int // absolute call number of op
+	reached chan struct{}
+	resume  chan struct{}
+	once    sync.Once
+}
+
+// Hold makes the n-th call of op from now on (1-based) stop before it
+// takes effect, as in a process paused mid-commit (a closed laptop lid,
+// Ctrl-Z, a long GC pause): reached is closed once the call arrives, and
+// the call goes on when resume is called (resume is idempotent). While it
+// is held, other calls proceed. For the writes Create, Update, Transition
+// and AddComment; calls of op must not race while a hold is pending.
+func (p *Provider) Hold(op Op, n int) (reached <-chan struct{}, resume func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := &hold{op: op, at: p.calls[op] + n, reached: make(chan struct{}), resume: make(chan struct{})}
+	p.holds = append(p.holds, h)
+	return h.reached, func() { h.once.Do(func() { close(h.resume) }) }
+}
+
+// pause blocks a call of op that a Hold is waiting for, without holding
+// the provider's lock.
+func (p *Provider) pause(op Op) {
+	p.mu.Lock()
+	var h *hold
+	for i, x := range p.holds {
+		if x.op == op && x.at == p.calls[op]+1 {
+			h = x
+			p.holds = append(p.holds[:i], p.holds[i+1:]...)
+			break
+		}
+	}
+	p.mu.Unlock()
+	if h != nil {
+		close(h.reached)
+		<-h.resume
+	}
 }
 
 // CrashAt makes the n-th call of op from now on (1-based) panic with
@@ -422,6 +465,7 @@ func ready(w core.WorkItem) bool {
 
 // Create implements core.WorkItemProvider.
 func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.CreateOutcome, error) {
+	p.pause(OpCreate)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f, err := p.enter(ctx, OpCreate)
@@ -472,6 +516,7 @@ func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.Cr
 
 // Update implements core.WorkItemProvider.
 func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) error {
+	p.pause(OpUpdate)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f, err := p.enter(ctx, OpUpdate)
@@ -527,6 +572,7 @@ func (p *Provider) transitions(it *item) []core.Transition {
 
 // Transition implements core.WorkItemProvider.
 func (p *Provider) Transition(ctx context.Context, key, id string) error {
+	p.pause(OpTransition)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f, err := p.enter(ctx, OpTransition)
@@ -548,6 +594,7 @@ func (p *Provider) Transition(ctx context.Context, key, id string) error {
 
 // AddComment implements core.WorkItemProvider.
 func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
+	p.pause(OpComment)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f, err := p.enter(ctx, OpComment)

@@ -180,3 +180,34 @@ func TestLoseResponseAppliesTheWrite(t *testing.T) {
 		t.Errorf("status %s: the transition was not applied", w.Status)
 	}
 }
+
+// Hold stops the n-th call of an op before it takes effect until resumed;
+// other calls go on meanwhile.
+func TestHoldPausesACallBeforeItsEffect(t *testing.T) {
+	ctx := context.Background()
+	p := fakeprovider.New(fakeprovider.Options{})
+	reached, resume := p.Hold(fakeprovider.OpCreate, 2)
+	if _, err := p.Create(ctx, []core.ItemSpec{{Reference: "d/e-1", Kind: core.KindEpic, Title: "One", Digest: "d1"}}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Create(ctx, []core.ItemSpec{{Reference: "d/e-2", Kind: core.KindEpic, Title: "Two", Digest: "d2"}})
+		done <- err
+	}()
+	<-reached
+	if n := len(p.Items()); n != 1 {
+		t.Fatalf("%d items while the second create is held; want 1", n)
+	}
+	if _, err := p.Get(ctx, p.Items()[0].Key); err != nil { // other calls go on
+		t.Fatal(err)
+	}
+	resume()
+	resume() // idempotent
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(p.Items()); n != 2 {
+		t.Errorf("%d items after resume; want 2", n)
+	}
+}

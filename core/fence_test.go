@@ -1,0 +1,127 @@
+package core_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/memstore"
+)
+
+// A committer paused past its commit lock's lease (before its second batch
+// of story creates: a closed laptop lid, Ctrl-Z) while a second process
+// takes the lock over, previews and commits; then the first resumes. Every
+// reference ends up as exactly one issue: the second process holds back
+// the batch the first had fenced (its write-ahead markers), and the first,
+// on resuming, sends only the request already in flight and is fenced out
+// at its next batch, reporting that it stopped.
+func TestPausedCommitterIsFencedOut(t *testing.T) {
+	e := newEnv(t)
+	doc := bigDoc("big", 3, 49) // 150 items: 3 epics (1 batch), 147 stories (batches of 50, 50, 47)
+	pa := e.preview(doc)
+	reached, resume := e.p.Hold(fakeprovider.OpCreate, 3) // A's second story batch
+	var (
+		wg   sync.WaitGroup
+		aErr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, aErr = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pa.PreviewHandle, Confirmed: true, IdempotencyKey: "A"})
+	}()
+	<-reached
+	e.clock.Advance(core.DefaultCommitLockLease + time.Second) // A's lease runs out
+
+	b := e.service(e.p) // another process on the same store
+	pre, err := b.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "plan.md", Data: []byte(doc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pre.Counts.Blocked != 50 || pre.Counts.Create != 47 {
+		t.Fatalf("B's preview: %+v; want the 50 items of A's fenced batch held back and 47 to create", pre.Counts)
+	}
+	res, err := b.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "B"})
+	if err != nil {
+		t.Fatalf("B's commit: %v", err)
+	}
+	if res.Counts.Created != 47 {
+		t.Errorf("B created %d; want 47", res.Counts.Created)
+	}
+
+	resume()
+	wg.Wait()
+	ce := wantErr(t, aErr, core.CodeCommitPartial, "lost the commit lock of document big", "stopped before sending anything more", "103 item(s) committed", "47 untried")
+	if ce.Err == nil || core.ErrorCode(ce.Err) != core.CodeCommitInterrupted {
+		t.Errorf("cause %v; want COMMIT_INTERRUPTED", ce.Err)
+	}
+	if run, _, _ := e.st.GetRun(e.ctx, "A"); run.State != core.RunPartial {
+		t.Errorf("A's run is %s; want partial", run.State)
+	}
+	if got := e.byRef(); len(got) != 150 || len(e.p.Items()) != 150 {
+		t.Errorf("%d references, %d issues; want 150 and 150 (one issue per reference)", len(got), len(e.p.Items()))
+	}
+	// The next import finds everything.
+	if again := e.preview(doc); again.Counts.Unchanged != 150 {
+		t.Errorf("re-preview %+v; want all 150 unchanged", again.Counts)
+	}
+}
+
+// takeoverStore lets another owner take the commit lock over (its lease
+// having run out) just before the commit's first fence.
+type takeoverStore struct {
+	*memstore.Store
+	clock *clock
+	once  sync.Once
+}
+
+func (s *takeoverStore) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
+	s.once.Do(func() {
+		s.clock.Advance(core.DefaultCommitLockLease + time.Second)
+		if _, err := s.Store.AcquireLock(ctx, name, "intruder|imp_x", time.Minute); err != nil {
+			panic(err)
+		}
+	})
+	return s.Store.Fence(ctx, name, owner, generation, markers)
+}
+
+// Every write, not only a create batch, is fenced: an update, a transition
+// and a comment are not sent once the lock was taken over; the commit
+// stops with COMMIT_INTERRUPTED and nothing written.
+func TestEveryWriteIsFenced(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-3"].Key // not the updated item
+	items := append([]docItem(nil), checkoutItems...)
+	items[1].title = "Pay as a guest"
+	upd := e.preview(markdown("checkout", items...))
+	prog := progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "shipped"})
+	for _, c := range []struct {
+		name   string
+		commit func(svc *core.WorkItemService) error
+	}{
+		{"update", func(svc *core.WorkItemService) error {
+			_, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: upd.PreviewHandle, Confirmed: true})
+			return err
+		}},
+		{"transition and comment", func(svc *core.WorkItemService) error {
+			_, err := svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: prog.PreviewHandle, Confirmed: true})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: &takeoverStore{Store: e.st, clock: e.clock}, Now: e.clock.Now})
+			before := e.p.Writes()
+			ce := wantErr(t, c.commit(svc), core.CodeCommitInterrupted, "Nothing was written", "lost the commit lock", "intruder")
+			if e.p.Writes() != before {
+				t.Errorf("%d writes after the lock was taken over", e.p.Writes()-before)
+			}
+			if !strings.Contains(ce.Message, "stopped before sending anything more") {
+				t.Errorf("message %q", ce.Message)
+			}
+		})
+	}
+}
