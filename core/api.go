@@ -70,6 +70,10 @@ type ImportPreviewResult struct {
 	Counts        Counts     `json:"counts"`
 	Items         []PlanItem `json:"items"`
 	Warnings      []string   `json:"warnings,omitempty"`
+	// PlanDigest is the digest of the plan as stored under the handle
+	// (what a commit executes). A commit given it refuses a stored plan
+	// that no longer has it.
+	PlanDigest string `json:"plan_digest"`
 }
 
 // CommitInput commits a stored preview (import or progress).
@@ -79,6 +83,11 @@ type CommitInput struct {
 	Confirmed bool `json:"confirmed" jsonschema:"must be true: explicit confirmation that the previewed plan should be written"`
 	// IdempotencyKey makes retries safe; generated when empty.
 	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"optional client-chosen key; repeating it with the same handle replays the result without new writes"`
+	// PlanDigest, when set, is the plan_digest of the preview that was
+	// shown to whoever confirmed: the commit refuses (PREVIEW_STALE,
+	// nothing written) if the stored plan no longer has it, so what is
+	// written is exactly what was confirmed.
+	PlanDigest string `json:"plan_digest,omitempty" jsonschema:"optional: the plan_digest of the preview that was shown; the commit writes nothing and fails with PREVIEW_STALE if the stored plan changed since"`
 	// Progress, when set, is called after each item's outcome is recorded
 	// (done of total). Front doors use it for a progress bar or MCP
 	// progress notifications. Cancelling the context stops the commit
@@ -150,6 +159,9 @@ type ProgressPreviewResult struct {
 	Transition    string    `json:"transition,omitempty"` // name of the transition that will be used
 	Comment       string    `json:"comment,omitempty"`
 	Warnings      []string  `json:"warnings,omitempty"`
+	// PlanDigest is the digest of the plan as stored under the handle (see
+	// ImportPreviewResult.PlanDigest).
+	PlanDigest string `json:"plan_digest"`
 }
 
 // ProgressCommitResult is the result of a committed progress report.

@@ -1,8 +1,10 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -32,6 +34,9 @@ type gate struct {
 	// replay is set when a finished run with this key and handle exists:
 	// the caller returns it without writing.
 	replay *Run
+	// digest is the plan digest the confirmer saw (CommitInput.PlanDigest),
+	// or "" when the caller gave none.
+	digest string
 }
 
 // plannedCommit is one kind's part of a commit: a decoded stored plan and
@@ -148,6 +153,12 @@ func (s *WorkItemService) openGate(ctx context.Context, o *op, kind PreviewKind,
 	if err := consumedErr(p, g.key); err != nil {
 		return nil, err
 	}
+	// What was confirmed is what is executed: the stored plan must still
+	// be the one shown (checked again, atomically, by StartRun).
+	g.digest = strings.TrimSpace(in.PlanDigest)
+	if g.digest != "" && g.digest != p.Digest {
+		return nil, RefusePlanChanged(handle, kind, g.digest, p.Digest)
+	}
 	return g, nil
 }
 
@@ -212,6 +223,16 @@ func RefuseConsumedPreview(handle string, kind PreviewKind, at time.Time, by str
 		WithDetails(Detail{Field: "preview_handle", Message: fmt.Sprintf("consumed at %s by %s", utc(at).Format(time.RFC3339), by)})
 }
 
+// RefusePlanChanged refuses a commit whose stored plan is not the one
+// that was shown to whoever confirmed it (PREVIEW_STALE, nothing written,
+// the handle left unused): want is the digest confirmed, stored the one
+// the store now holds. kind is "" when not known.
+func RefusePlanChanged(handle string, kind PreviewKind, want, stored string) *Error {
+	return Wrap(&PlanChangedError{Handle: handle, Want: want, Stored: stored}, CodePreviewStale,
+		"The stored plan of preview %q is not the plan that was shown for confirmation: it was changed in the state store after the preview (stored digest %s, confirmed %s). Nothing was written and the handle was not used. Run the %s again and confirm the new plan.", handle, stored, want, previewName(kind)).
+		WithDetails(Detail{Field: "plan_digest", Message: "stored plan digest " + stored + " differs from the confirmed " + want})
+}
+
 // consumedErr reports a handle already consumed by a run under another key.
 func consumedErr(p Preview, key string) error {
 	if p.ConsumedAt.IsZero() || p.ConsumedBy == key {
@@ -252,7 +273,17 @@ func (s *WorkItemService) existingRun(kind PreviewKind, handle string, run Run) 
 // startRun consumes the handle and starts the run. A concurrent commit of
 // the same handle under the same key finds the run already there.
 func (s *WorkItemService) startRun(ctx context.Context, o *op, kind PreviewKind, g *gate) (started bool, err error) {
-	run, started, err := s.st.StartRun(ctx, StartRunRequest{Key: g.key, Handle: g.preview.Handle, RunID: o.runID, Now: utc(s.now())})
+	// The run executes the plan loaded by openGate: StartRun refuses, in
+	// the step that consumes the handle, a stored plan that is no longer
+	// that one (or, given one, the one the confirmer saw).
+	want := cmp.Or(g.digest, g.preview.Digest)
+	run, started, err := s.st.StartRun(ctx, StartRunRequest{Key: g.key, Handle: g.preview.Handle, RunID: o.runID, Now: utc(s.now()), PlanDigest: want})
+	var changed *PlanChangedError
+	if errors.As(err, &changed) {
+		e := RefusePlanChanged(g.preview.Handle, kind, want, changed.Stored)
+		e.Err = err
+		return false, e
+	}
 	if err != nil {
 		return false, err
 	}
@@ -312,7 +343,7 @@ func (s *WorkItemService) savePreview(ctx context.Context, kind PreviewKind, pla
 		return Preview{}, err
 	}
 	now := utc(s.now())
-	p := Preview{Handle: newHandle(kind), Kind: kind, Scope: s.p.Scope(), Plan: b, CreatedAt: now, ExpiresAt: now.Add(s.ttl)}
+	p := Preview{Handle: newHandle(kind), Kind: kind, Scope: s.p.Scope(), Plan: b, Digest: PlanDigest(b), CreatedAt: now, ExpiresAt: now.Add(s.ttl)}
 	if err := s.st.SavePreview(ctx, p); err != nil {
 		return Preview{}, err
 	}

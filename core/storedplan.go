@@ -142,7 +142,7 @@ func (pl *importPlan) result(p Preview) ImportPreviewResult {
 	r := ImportPreviewResult{
 		ResultType: ResultPreview, RunID: pl.Head.RunID, PreviewHandle: p.Handle, ExpiresAt: utc(p.ExpiresAt),
 		Document: pl.Head.Document, Scope: pl.Head.Scope, Warnings: pl.Head.Warnings,
-		Items: make([]PlanItem, len(pl.Entries)),
+		Items: make([]PlanItem, len(pl.Entries)), PlanDigest: p.Digest,
 	}
 	for i := range pl.Entries {
 		r.Items[i] = pl.Entries[i].row()
@@ -185,5 +185,6 @@ func (pl *progressPlan) result(p Preview) ProgressPreviewResult {
 		ResultType: ResultPreview, RunID: pl.Head.RunID, PreviewHandle: p.Handle, ExpiresAt: utc(p.ExpiresAt),
 		Item: pl.Head.Item.api(), CurrentStatus: pl.Current, TargetStatus: pl.Head.Requested,
 		Transition: pl.TransitionName, Comment: pl.Comment, Warnings: pl.Head.Warnings,
+		PlanDigest: p.Digest,
 	}
 }

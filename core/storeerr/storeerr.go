@@ -146,9 +146,7 @@ func CheckFence(name, owner string, generation int64) error {
 }
 
 // PlanChanged: StartRun with a PlanDigest the stored plan no longer has.
-// The cause is a *core.PlanChangedError.
+// The cause is a *core.PlanChangedError; worded by core.RefusePlanChanged.
 func PlanChanged(handle, want, stored string) *core.Error {
-	return core.Wrap(&core.PlanChangedError{Handle: handle, Want: want, Stored: stored}, core.CodePreviewStale,
-		"The stored plan of preview %q changed after it was shown for confirmation (digest %s, confirmed %s). Nothing was written and the preview was not used; run the preview again and confirm the new plan.", handle, stored, want).
-		WithDetails(core.Detail{Field: "preview_handle", Message: "stored plan digest " + stored + " differs from the confirmed " + want})
+	return core.RefusePlanChanged(handle, "", want, stored)
 }
