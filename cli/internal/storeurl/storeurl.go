@@ -84,10 +84,13 @@ func Parse(raw string) (Target, error) {
 		if err != nil {
 			return Target{}, invalid("the Postgres URL cannot be parsed")
 		}
-		if u.Host == "" && u.Query().Get("host") == "" {
+		q, err := pgQuery(u.RawQuery)
+		if err != nil {
+			return Target{}, err
+		}
+		if u.Host == "" && q.Get("host") == "" {
 			return Target{}, invalid("the Postgres URL names no host")
 		}
-		q := u.Query()
 		schema := q.Get("schema")
 		if q.Has("schema") && !pgstore.ValidSchema(schema) {
 			return Target{}, invalid("schema " + quote(schema) + " must be lower-case letters, digits and underscores, not starting with a digit or pg_")
@@ -100,6 +103,84 @@ func Parse(raw string) (Target, error) {
 	default:
 		return Target{}, invalid("scheme " + quote(scheme) + " is not supported (only sqlite and postgres are)")
 	}
+}
+
+// pgParams are the query parameters a Postgres store URL may carry:
+// schema (ours), the connection parameters pgx understands, pgxpool's
+// pool settings, pgx's statement settings, and a few session settings
+// passed to the server. Anything else would reach the server as a setting
+// it may not know, so it is refused up front.
+var pgParams = map[string]bool{
+	"schema": true,
+	// pgconn
+	"host": true, "port": true, "database": true, "dbname": true, "user": true, "password": true, "passfile": true,
+	"connect_timeout": true, "sslmode": true, "ssl": true, "sslkey": true, "sslcert": true, "sslcertmode": true,
+	"sslrootcert": true, "sslnegotiation": true, "sslpassword": true, "sslsni": true, "krbspn": true, "krbsrvname": true,
+	"target_session_attrs": true, "service": true, "servicefile": true, "min_protocol_version": true,
+	"max_protocol_version": true, "channel_binding": true, "require_auth": true,
+	// pgxpool
+	"pool_max_conns": true, "pool_min_conns": true, "pool_min_idle_conns": true, "pool_max_conn_lifetime": true,
+	"pool_max_conn_lifetime_jitter": true, "pool_max_conn_idle_time": true, "pool_health_check_period": true,
+	"pool_ping_timeout": true,
+	// pgx
+	"statement_cache_capacity": true, "description_cache_capacity": true, "default_query_exec_mode": true,
+	// session settings sent to the server
+	"application_name": true, "options": true, "client_encoding": true, "timezone": true, "search_path": true,
+	"statement_timeout": true, "lock_timeout": true, "idle_in_transaction_session_timeout": true,
+}
+
+// paramName names a query parameter for people: a parameter-like key
+// (lower-case letters, digits, '_') quoted, anything else (it could be a
+// pasted secret) not at all.
+func paramName(key string) string {
+	if key == "" || len(key) > 40 {
+		return "a query parameter"
+	}
+	for _, r := range key {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			if pgParams[strings.ToLower(key)] {
+				return "query parameter " + quote(key)
+			}
+			return "a query parameter"
+		}
+	}
+	return "query parameter " + quote(key)
+}
+
+// pgQuery parses a Postgres URL's query strictly: every parameter known
+// (names are case-sensitive), given once, separated by '&' only. Values
+// are never quoted in errors (password= may be among them).
+func pgQuery(raw string) (url.Values, error) {
+	q := url.Values{}
+	for _, part := range strings.Split(raw, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(part, "=")
+		key, err := url.QueryUnescape(strings.SplitN(k, ";", 2)[0])
+		if err != nil {
+			return nil, invalid("a query parameter name cannot be decoded (bad %-escape)")
+		}
+		name := paramName(key)
+		if strings.Contains(part, ";") {
+			return nil, invalid("the URL's query has a ';' at " + name + ": separate parameters with '&' (write a ';' inside a value as %3B)")
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			return nil, invalid("the value of " + name + " cannot be decoded (bad %-escape)")
+		}
+		if !pgParams[key] {
+			if pgParams[strings.ToLower(key)] {
+				return nil, invalid(name + " is not known: parameter names are lower-case (" + strings.ToLower(key) + ")")
+			}
+			return nil, invalid(name + " is not known: use schema=NAME or a libpq connection parameter such as sslmode or connect_timeout")
+		}
+		if q.Has(key) {
+			return nil, invalid(name + " is given more than once: give it once")
+		}
+		q.Set(key, val)
+	}
+	return q, nil
 }
 
 func quote(s string) string {

@@ -168,3 +168,41 @@ func TestOpenBadSQLitePath(t *testing.T) {
 	_, err := storeurl.Open(t.Context(), "sqlite://"+dir, storeurl.Options{})
 	wantConfigInvalid(t, err, "a directory as the SQLite file")
 }
+
+// A Postgres URL's query is read strictly: unknown, repeated, wrongly
+// cased or ';'-separated parameters are CONFIG_INVALID naming the
+// parameter (they used to be accepted, or silently dropped so the default
+// schema was used), and no value is ever quoted.
+func TestParseQueryParameters(t *testing.T) {
+	const base = "postgres://u:hunter2-not-secret@db.example:5432/dw"
+	for _, tc := range []struct{ query, mentions string }{
+		{"?schema=a&schema=b", `query parameter "schema" is given more than once`},
+		{"?sslmode=disable&sslmode=require", `query parameter "sslmode" is given more than once`},
+		{"?schema=x;y", `';' at query parameter "schema"`},
+		{"?sslmode=disable;schema=team_a", `';' at query parameter "sslmode"`},
+		{"?Schema=x", `query parameter "Schema" is not known: parameter names are lower-case (schema)`},
+		{"?SSLMODE=disable", `query parameter "SSLMODE" is not known: parameter names are lower-case (sslmode)`},
+		{"?schemaa=team_a", `query parameter "schemaa" is not known`},
+		{"?keepalives=1", `query parameter "keepalives" is not known`},
+		{"?sslmode=disable&password=hunter2-not-secret&password=x", `query parameter "password" is given more than once`},
+		{"?HUNTER2-NOT-SECRET=1", "a query parameter is not known"},
+		{"?password=%zzhunter2-not-secret", `the value of query parameter "password" cannot be decoded`},
+		{"?sch%zzema=a", "a query parameter name cannot be decoded"},
+	} {
+		_, err := storeurl.Parse(base + tc.query)
+		ce := wantConfigInvalid(t, err, tc.query)
+		text := ce.Message + " " + ce.Details[0].Message
+		if !strings.Contains(text, tc.mentions) {
+			t.Errorf("Parse(%s): %q does not say %q", tc.query, text, tc.mentions)
+		}
+		if strings.Contains(strings.ToLower(text), "hunter2") {
+			t.Errorf("Parse(%s) echoes a secret: %q", tc.query, text)
+		}
+	}
+	// Known parameters, each once, still pass through (schema taken out).
+	got, err := storeurl.Parse(base + "?sslmode=require&connect_timeout=5&schema=team_a&pool_max_conns=4&application_name=x&host=db2")
+	want := storeurl.Target{Kind: "postgres", URL: base + "?application_name=x&connect_timeout=5&host=db2&pool_max_conns=4&sslmode=require", Schema: "team_a"}
+	if err != nil || got != want {
+		t.Fatalf("Parse with known parameters = %+v, %v; want %+v", got, err, want)
+	}
+}
