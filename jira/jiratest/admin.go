@@ -295,6 +295,7 @@ type Config struct {
 	SearchLagMS     *int     `json:"search_lag_ms,omitempty"`
 	RateLimitPerSec *float64 `json:"rate_limit_per_sec,omitempty"`
 	RateBurst       *int     `json:"rate_burst,omitempty"`
+	LimitConfig
 }
 
 // SetLatency sets the per-request latency.
@@ -333,6 +334,7 @@ func (s *Server) Apply(c Config) {
 		}
 		s.SetRateLimit(*c.RateLimitPerSec, b)
 	}
+	s.applyLimitConfig(c.LimitConfig)
 }
 
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {

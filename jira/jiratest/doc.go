@@ -70,6 +70,11 @@
 //     edited one matches (and is returned) with its old values, unless its id
 //     is in reconcileIssues. GET issue always reads the current state.
 //   - Rate limiting (token bucket → 429 with Retry-After, X-RateLimit-*),
+//     and Jira's own limits (Options.Limits, ratelimit.go): a burst limit
+//     per endpoint and method and a per-issue write limit, each answer
+//     carrying X-RateLimit-Limit/Remaining/Reset and X-RateLimit-NearLimit,
+//     a refusal 429 + Retry-After + RateLimit-Reason (jira-burst-based,
+//     jira-per-issue-on-write);
 //     per-request latency, and scripted faults by method, path and call
 //     number: 5xx, 503 with Retry-After, 429, connection reset, hang until the
 //     client gives up, and drop-after-apply (the write is applied, then the

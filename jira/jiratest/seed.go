@@ -11,20 +11,21 @@ import (
 // SeedFile is the JSON a site is seeded from (mockjira -seed). Every field
 // is optional.
 type SeedFile struct {
-	Site            string      `json:"site,omitempty"` // base URL used in "self" links
-	Project         string      `json:"project,omitempty"`
-	ProjectName     string      `json:"project_name,omitempty"`
-	Email           string      `json:"email,omitempty"`
-	Token           string      `json:"token,omitempty"`
-	FieldName       string      `json:"field_name,omitempty"`
-	FieldID         string      `json:"field_id,omitempty"`
-	DuplicateField  bool        `json:"duplicate_field_name,omitempty"`
-	LatencyMS       int         `json:"latency_ms,omitempty"`
-	SearchLagMS     int         `json:"search_lag_ms,omitempty"`
-	RateLimitPerSec float64     `json:"rate_limit_per_sec,omitempty"`
-	Issues          []SeedIssue `json:"issues,omitempty"`
-	Links           []SeedLink  `json:"links,omitempty"`
-	Faults          []Fault     `json:"faults,omitempty"`
+	Site            string  `json:"site,omitempty"` // base URL used in "self" links
+	Project         string  `json:"project,omitempty"`
+	ProjectName     string  `json:"project_name,omitempty"`
+	Email           string  `json:"email,omitempty"`
+	Token           string  `json:"token,omitempty"`
+	FieldName       string  `json:"field_name,omitempty"`
+	FieldID         string  `json:"field_id,omitempty"`
+	DuplicateField  bool    `json:"duplicate_field_name,omitempty"`
+	LatencyMS       int     `json:"latency_ms,omitempty"`
+	SearchLagMS     int     `json:"search_lag_ms,omitempty"`
+	RateLimitPerSec float64 `json:"rate_limit_per_sec,omitempty"`
+	LimitConfig
+	Issues []SeedIssue `json:"issues,omitempty"`
+	Links  []SeedLink  `json:"links,omitempty"`
+	Faults []Fault     `json:"faults,omitempty"`
 }
 
 // SeedLink is an "is blocked by" link between two seeded issues.
@@ -56,6 +57,7 @@ func (sf SeedFile) Options() Options {
 		Latency:   time.Duration(sf.LatencyMS) * time.Millisecond,
 		SearchLag: time.Duration(sf.SearchLagMS) * time.Millisecond,
 		RateLimit: sf.RateLimitPerSec,
+		Limits:    sf.LimitConfig.apply(Limits{}),
 	}
 }
 

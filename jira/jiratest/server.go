@@ -59,6 +59,7 @@ type Options struct {
 	SearchLag   time.Duration
 	RateLimit   float64 // requests per second (token bucket); 0 = off
 	RateBurst   int     // bucket size; default max(1, RateLimit)
+	Limits      Limits  // Jira's burst and per-issue write limits (ratelimit.go); zero = off
 	BaseURL     string  // used in "self" links; default http://<Host of the request>
 	// DuplicateFieldName also lists a multi-line text field (DecoyFieldID)
 	// with the reference field's name, as real sites often have: a client
@@ -99,6 +100,7 @@ type Server struct {
 	latency   time.Duration
 	lag       time.Duration
 	bucket    *tokenBucket
+	limits    *limiter
 	fieldID   string
 	fieldName string
 	refIndex  map[string]map[*issue]struct{} // reference-field token → issues (index.go)
@@ -151,6 +153,7 @@ func New(o Options) *Server {
 		fieldName: o.FieldName,
 	}
 	s.bucket = newTokenBucket(o.RateLimit, o.RateBurst, s.now())
+	s.limits = newLimiter(o.Limits)
 	s.addProjectLocked(o.Project, o.ProjectName)
 	s.routes()
 	return s
@@ -250,6 +253,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ok, wait, limit, remaining := s.takeToken(); !ok {
 		entry.Fault = "rate-limit"
 		writeRateLimited(rec, wait, limit, remaining, s.now())
+		return
+	}
+	if f := s.admit(rec, r); f != nil { // Jira's burst and per-issue limits (ratelimit.go)
+		entry.Fault = "rate-limit"
+		f.write(rec)
 		return
 	}
 	if f := s.matchFault(r); f != nil {

@@ -35,6 +35,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	latency := fl.Duration("latency", 0, "latency added to every request")
 	lag := fl.Duration("search-lag", 0, "how long a write stays invisible to search")
 	rateLimit := fl.Float64("rate-limit", 0, "requests per second (token bucket); 0 = off")
+	burstLimit := fl.Float64("burst-limit", 0, "Jira's burst limit: requests per second per endpoint and method (429 jira-burst-based); 0 = off")
+	burstSize := fl.Int("burst-size", 0, "requests each endpoint may send at once after a quiet spell (default: the burst limit, at least 1)")
+	issueWrites := fl.Int("issue-write-limit", 0, "Jira's per-issue write limit: writes to one issue per -issue-write-window (429 jira-per-issue-on-write); 0 = off")
+	issueWindow := fl.Duration("issue-write-window", time.Second, "the per-issue write limit's sliding window")
 	seed := fl.String("seed", "", "JSON seed file (site, project, user, issues, faults ...)")
 	faults := fl.String("faults", "", "JSON file with an array of faults")
 	dupField := fl.Bool("duplicate-field-name", false, "also list a multi-line decoy field with the reference field's name")
@@ -89,6 +93,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if set["rate-limit"] {
 		o.RateLimit = *rateLimit
+	}
+	if set["burst-limit"] {
+		o.Limits.BurstPerSec = *burstLimit
+	}
+	if set["burst-size"] {
+		o.Limits.BurstSize = *burstSize
+	}
+	if set["issue-write-limit"] {
+		o.Limits.IssueWrites = *issueWrites
+	}
+	if set["issue-write-window"] {
+		o.Limits.IssueWindow = *issueWindow
 	}
 	if set["duplicate-field-name"] {
 		o.DuplicateFieldName = *dupField

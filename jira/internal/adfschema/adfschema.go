@@ -41,8 +41,34 @@ func schema() (*jsonschema.Schema, error) {
 }
 
 // Validate reports whether doc (JSON) is a valid ADF document. The error
-// describes the first violations found.
+// describes the first violations found. Documents of one shape (the same
+// structure, other words) are checked against the schema once (shape.go).
 func Validate(doc []byte) error {
+	s, err := schema()
+	if err != nil {
+		return err
+	}
+	shape, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return fmt.Errorf("adfschema: not JSON: %w", err)
+	}
+	toShape(shape) // see shape.go
+	key, keyed := shapeKey(shape)
+	if keyed && knownShape(key) {
+		return nil
+	}
+	if s.Validate(shape) == nil {
+		if keyed {
+			rememberShape(key)
+		}
+		return nil
+	}
+	return validateFull(doc)
+}
+
+// validateFull validates doc without the shape cache (tests compare it
+// with Validate).
+func validateFull(doc []byte) error {
 	s, err := schema()
 	if err != nil {
 		return err
