@@ -125,3 +125,36 @@ func TestEveryWriteIsFenced(t *testing.T) {
 		})
 	}
 }
+
+// A second call with the idempotency key of a commit that is still
+// running is told so — another commit with this key is running now — not
+// that the process probably died; once the first finished, the same call
+// replays its result. (A call after a crash still hears "died".)
+func TestSameKeyWhileTheFirstIsRunning(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	reached, resume := e.p.Hold(fakeprovider.OpCreate, 2) // the stories, after the epics were recorded
+	first := make(chan error, 1)
+	go func() {
+		_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
+		first <- err
+	}()
+	<-reached
+	other := e.service(e.p) // another process, same key and handle
+	_, err := other.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
+	ce := wantErr(t, err, core.CodeCommitInterrupted, "is running now", "holds the commit lock of document checkout", "2 item outcome(s)", "repeat this call")
+	if strings.Contains(ce.Message, "probably died") {
+		t.Errorf("a running commit is reported dead: %q", ce.Message)
+	}
+	if len(ce.Details) != 2 {
+		t.Errorf("details %+v; want the 2 outcomes recorded so far", ce.Details)
+	}
+	resume()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	res, err := other.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
+	if err != nil || !res.Replayed || res.Counts.Created != 6 {
+		t.Errorf("repeat after it finished: %+v, %v; want the replayed result", res.Counts, err)
+	}
+}

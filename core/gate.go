@@ -37,6 +37,8 @@ type gate struct {
 	// digest is the plan digest the confirmer saw (CommitInput.PlanDigest),
 	// or "" when the caller gave none.
 	digest string
+	// running is the run found under the key when it is not finished.
+	running *Run
 }
 
 // plannedCommit is one kind's part of a commit: a decoded stored plan and
@@ -77,7 +79,7 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 	var zero R
 	g, err := s.openGate(ctx, o, k.kind, in)
 	if err != nil {
-		return zero, err
+		return zero, whyInProgress(ctx, s, k, g, err)
 	}
 	if g.replay != nil {
 		return k.replay(g.replay)
@@ -100,7 +102,7 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 	}
 	started, err = s.startRun(ctx, o, k.kind, g)
 	if err != nil {
-		return zero, err
+		return zero, whyInProgress(ctx, s, k, g, err)
 	}
 	if !started {
 		return k.replay(g.replay)
@@ -142,7 +144,8 @@ func (s *WorkItemService) openGate(ctx context.Context, o *op, kind PreviewKind,
 		return nil, err
 	} else if found {
 		if err := s.existingRun(kind, handle, run); err != nil {
-			return nil, err
+			g.running = &run
+			return g, err
 		}
 		g.replay = &run
 		return g, nil
@@ -270,6 +273,50 @@ func (s *WorkItemService) existingRun(kind PreviewKind, handle string, run Run) 
 	return nil
 }
 
+// whyInProgress tells a commit whose key's run is still in progress
+// (COMMIT_INTERRUPTED) apart from one whose earlier call died: when the
+// run's commit lock is live and held by this key and handle, another call
+// with this key is running now, and the error says so. Any other error is
+// returned as it is.
+func whyInProgress[R any](ctx context.Context, s *WorkItemService, k commitKind[R], g *gate, err error) error {
+	if ErrorCode(err) != CodeCommitInterrupted || g == nil || g.running == nil {
+		return err
+	}
+	pl, derr := k.plan(g.preview)
+	if derr != nil {
+		return err
+	}
+	name, what := pl.lock()
+	owner := lockOwner(g.key, g.preview.Handle)
+	holder, until, held := s.lockHolder(ctx, name)
+	if !held || holder != owner {
+		return err // nobody holds its lock: the call that started it died
+	}
+	run := g.running
+	e := Errorf(CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) is running now: another call with this key and handle holds the commit lock of %s (until %s, renewed while it works). This call wrote nothing. %d item outcome(s) were recorded so far (see details). Wait for it to finish, then repeat this call to see its result (the same key replays it); if that commit's process died, its lock lapses by %s and a repeat then reports it as interrupted.",
+		run.Key, run.ID, utc(run.StartedAt).Format(time.RFC3339), what, utc(until).Format(time.RFC3339), len(run.Outcomes), utc(until).Format(time.RFC3339))
+	e.Details = AsError(err).Details
+	e.Err = err
+	return e
+}
+
+// lockHolder reports who holds the named lock with a live lease, and until
+// when. It asks the store by trying to take the lock under a one-off owner
+// that gives it back at once if it was free (or lapsed: its holder is then
+// fenced out, as by any taker-over).
+func (s *WorkItemService) lockHolder(ctx context.Context, name string) (owner string, until time.Time, held bool) {
+	lk, err := s.st.AcquireLock(context.WithoutCancel(ctx), name, "probe|"+NewRunID(), time.Second)
+	if err == nil {
+		_ = lk.Release(context.WithoutCancel(ctx))
+		return "", time.Time{}, false
+	}
+	var h *LockHeldError
+	if errors.As(err, &h) {
+		return h.Owner, h.Expires, true
+	}
+	return "", time.Time{}, false
+}
+
 // startRun consumes the handle and starts the run. A concurrent commit of
 // the same handle under the same key finds the run already there.
 func (s *WorkItemService) startRun(ctx context.Context, o *op, kind PreviewKind, g *gate) (started bool, err error) {
@@ -289,6 +336,7 @@ func (s *WorkItemService) startRun(ctx context.Context, o *op, kind PreviewKind,
 	}
 	if !started {
 		if err := s.existingRun(kind, g.preview.Handle, run); err != nil {
+			g.running = &run
 			return false, err
 		}
 		g.replay = &run

@@ -56,7 +56,12 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	s.resolveMarkers(ctx, o, scope, idx, found)
+	lost, err := s.lostIssues(ctx, doc, idx, found)
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
 	entries, warnings := classify(doc, found, idx, utc(s.now()), s.lagWindow)
+	warnings = append(lost, warnings...)
 	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Document: doc.ID, Scope: scope, Warnings: warnings}, Entries: entries}
 	p, err := s.savePreview(ctx, PreviewImport, pl)
 	if err != nil {
@@ -86,6 +91,38 @@ func (s *WorkItemService) resolveMarkers(ctx context.Context, o *op, scope strin
 		return
 	}
 	o.log.Info("items of unknown create outcome found", "items", len(entries))
+}
+
+// lostIssues explains the items the dedup index knows by key but the
+// tracker no longer shows under their reference, which the plan creates
+// again (they would otherwise be silent): the issue was deleted, or a
+// person edited its reference field. One read per such item (rare).
+func (s *WorkItemService) lostIssues(ctx context.Context, doc *plan.Document, idx map[Reference]IndexEntry, found map[Reference]WorkItem) ([]string, error) {
+	var warnings []string
+	for _, it := range doc.Items {
+		ref := NewReference(doc.ID, it.ID)
+		ie, ok := idx[ref]
+		if _, exists := found[ref]; exists || !ok || ie.Key == "" {
+			continue
+		}
+		label := kindLabel(Kind(it.Kind))
+		w, err := s.p.Get(ctx, ie.Key)
+		switch {
+		case ErrorCode(err) == CodeWorkItemNotFound:
+			warnings = append(warnings, fmt.Sprintf("%s %s was created as %s, which is no longer in the tracker (deleted?): it will be created again as a new issue. If it should stay gone, remove it from the document.",
+				label, it.ID, ie.Key))
+		case err != nil:
+			return nil, err
+		case w.Reference != ref:
+			now := "an empty reference field"
+			if w.Reference != "" {
+				now = fmt.Sprintf("the reference %s", w.Reference)
+			}
+			warnings = append(warnings, fmt.Sprintf("%s %s was created as %s, but %s now has %s (someone edited its reference field), so DevWorkWire no longer takes it as this item: it will be created again, as a second issue with the same content. To keep %s as this item, set its reference field back to %s in the tracker and preview again.",
+				label, it.ID, ie.Key, ie.Key, now, ie.Key, ref))
+		}
+	}
+	return warnings, nil
 }
 
 func knownKeys(idx map[Reference]IndexEntry) map[Reference]string {

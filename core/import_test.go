@@ -973,3 +973,41 @@ func TestUpdateOfUnclearOutcomeIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// An issue the dedup index knows whose reference field a person edited,
+// or that was deleted, is no longer silent: the preview warns, naming the
+// issue, that the item will be created again (and why).
+func TestPreviewWarnsOfEditedReferencesAndDeletedIssues(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	got := e.byRef()
+	edited, deleted := got["checkout/s-1"].Key, got["checkout/s-2"].Key
+	if err := e.p.SetReference(edited, "checkout/s-1-old"); err != nil {
+		t.Fatal(err)
+	}
+	e.p.Delete(deleted)
+	pre := e.preview(checkoutDoc())
+	if pre.Counts.Create != 2 {
+		t.Fatalf("counts %+v; want the 2 lost items planned as creates", pre.Counts)
+	}
+	want := map[string][]string{
+		edited:  {"Story s-1 was created as " + edited, "reference checkout/s-1-old", "someone edited its reference field", "created again", "set its reference field back to checkout/s-1"},
+		deleted: {"Story s-2 was created as " + deleted, "no longer in the tracker", "created again"},
+	}
+	for key, frags := range want {
+		found := false
+		for _, w := range pre.Warnings {
+			if strings.Contains(w, frags[0]) {
+				found = true
+				for _, f := range frags[1:] {
+					if !strings.Contains(w, f) {
+						t.Errorf("warning %q lacks %q", w, f)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no warning names %s: %q", key, pre.Warnings)
+		}
+	}
+}

@@ -278,6 +278,20 @@ func (p *Provider) Edit(key string, f func(w *core.WorkItem)) error {
 }
 
 // EditTitle sets an item's title as a person would.
+// SetReference changes the item's reference field as a person in the
+// tracker would (edited by hand, or cleared with "").
+func (p *Provider) SetReference(key string, ref core.Reference) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	it, ok := p.items[key]
+	if !ok {
+		return notFound(key)
+	}
+	it.w.Reference = ref
+	p.touch(it)
+	return nil
+}
+
 func (p *Provider) EditTitle(key, title string) error {
 	return p.Edit(key, func(w *core.WorkItem) { w.Title = title })
 }
