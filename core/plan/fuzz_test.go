@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // addSeeds adds every test document with one of exts to the fuzz corpus,
@@ -30,8 +31,13 @@ func addSeeds(f *testing.F, exts ...string) {
 // panic, a *Error with a known code or a valid document, and the same
 // answer twice.
 func checkParse(t *testing.T, name string, data []byte) {
-	doc, err := Parse(name, data)
-	doc2, err2 := Parse(name, data)
+	checkParseWith(t, Options{}, name, data)
+}
+
+// checkParseWith is checkParse with parse options (custom fields).
+func checkParseWith(t *testing.T, opts Options, name string, data []byte) {
+	doc, err := opts.Parse(name, data)
+	doc2, err2 := opts.Parse(name, data)
 	if !reflect.DeepEqual(doc, doc2) || !reflect.DeepEqual(err, err2) {
 		t.Fatalf("Parse is not deterministic")
 	}
@@ -87,6 +93,7 @@ func checkParse(t *testing.T, name string, data []byte) {
 				t.Fatalf("empty criterion in %s", it.ID)
 			}
 		}
+		checkFields(t, it.ID, it.Fields)
 	}
 	if strings.HasSuffix(name, ".md") {
 		// Every item's line is its heading.
@@ -112,10 +119,41 @@ func checkParse(t *testing.T, name string, data []byte) {
 	}
 }
 
+// checkFields asserts what a valid document's fields always hold: a
+// state the value agrees with, list entries that are non-empty (labels
+// without spaces), an estimate of 0 or more, a real date.
+func checkFields(t *testing.T, id string, f Fields) {
+	lists := map[string]Field[[]string]{"labels": f.Labels, "components": f.Components, "fix_versions": f.FixVersions}
+	for name, l := range lists {
+		if l.State != FieldSet && len(l.Value) > 0 {
+			t.Fatalf("%s: %s is %q with values %q", id, name, l.State, l.Value)
+		}
+		for _, v := range l.Value {
+			if strings.TrimSpace(v) == "" || (name == "labels" && strings.ContainsAny(v, " \t")) {
+				t.Fatalf("%s: bad %s entry %q", id, name, v)
+			}
+		}
+	}
+	if f.Estimate.Value < 0 || (f.Estimate.State != FieldSet && f.Estimate.Value != 0) {
+		t.Fatalf("%s: estimate %+v", id, f.Estimate)
+	}
+	if f.Due.State == FieldSet {
+		if _, err := time.Parse(time.DateOnly, f.Due.Value); err != nil {
+			t.Fatalf("%s: due %q", id, f.Due.Value)
+		}
+	}
+	for _, s := range []Field[string]{f.Priority, f.Assignee, f.Due} {
+		if (s.State == FieldSet) != (s.Value != "") {
+			t.Fatalf("%s: field %+v", id, s)
+		}
+	}
+}
+
 func FuzzParseMarkdown(f *testing.F) {
 	addSeeds(f, ".md")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParse(t, "fuzz.md", data)
+		checkParseWith(t, goldenOptions, "fuzz.md", data)
 	})
 }
 
@@ -123,5 +161,6 @@ func FuzzParseYAML(f *testing.F) {
 	addSeeds(f, ".yaml", ".yml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParse(t, "fuzz.yaml", data)
+		checkParseWith(t, goldenOptions, "fuzz.yaml", data)
 	})
 }

@@ -60,7 +60,7 @@ func TestParseGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := Parse(filepath.Base(path), data)
+			doc, err := goldenOptions.Parse(filepath.Base(path), data)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -102,7 +102,7 @@ func TestMalformedGolden(t *testing.T) {
 			if strings.Contains(name, "no-file-name") {
 				name = filepath.Ext(name)
 			}
-			doc, err := Parse(name, data)
+			doc, err := goldenOptions.Parse(name, data)
 			if err == nil {
 				t.Fatalf("Parse succeeded, want an error; got %+v", doc)
 			}
@@ -117,3 +117,8 @@ func TestMalformedGolden(t *testing.T) {
 		})
 	}
 }
+
+// goldenOptions are the options the golden documents are parsed with: two
+// custom fields, as a configuration's `fields:` would declare them
+// (documents that set none parse as with the zero Options).
+var goldenOptions = Options{CustomFields: []string{"Team", "Cost center"}}

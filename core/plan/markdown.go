@@ -79,11 +79,12 @@ func (d *mdDoc) lastLine() int { return d.lineOffset + len(d.lines) }
 type mdItem struct {
 	*rawItem
 	start, end int      // first and last line of the section after the heading
-	exclude    [][2]int // line ranges that are not description (markers, criteria)
+	exclude    [][2]int // line ranges that are not description (markers, criteria, fields)
+	first      ast.Node // the section's first block (where the field block is)
 }
 
-func parseMarkdown(name string, data []byte) (*result, *Error) {
-	r := &result{format: formatMarkdown}
+func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
+	r := &result{format: formatMarkdown, opts: opts}
 	body, offset, perr := frontMatter(name, data, r)
 	if perr != nil {
 		return nil, perr
@@ -136,6 +137,9 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 			continue
 		}
 		line := d.line(pos)
+		if cur != nil && cur.first == nil {
+			cur.first = n
+		}
 		if h, ok := n.(*ast.Heading); ok {
 			level, htext, atx := parseATX(d.text(line))
 			if !atx {
@@ -149,7 +153,7 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 				// A setext heading is description text, but its text lines
 				// may hold markers ("Epic: e-1" right above a "---" line).
 				if cur != nil && h.Lines().Len() > 0 {
-					d.paragraph(r, cur, n, line, h.Lines().Len())
+					d.paragraph(r, cur, n, line, h.Lines().Len(), n == cur.first)
 				}
 				continue
 			}
@@ -240,7 +244,7 @@ func parseMarkdown(name string, data []byte) (*result, *Error) {
 			continue
 		}
 		if p, ok := n.(*ast.Paragraph); ok && p.Lines().Len() > 0 {
-			d.paragraph(r, cur, p, d.line(p.Lines().At(0).Start), p.Lines().Len())
+			d.paragraph(r, cur, p, d.line(p.Lines().At(0).Start), p.Lines().Len(), n == cur.first)
 		}
 	}
 	closeSection(d.lastLine() + 1)
@@ -324,11 +328,17 @@ func suggestHeading(level int, kind, rest string) string {
 
 // paragraph handles the n lines, from line first, of a top-level
 // paragraph (or setext heading text) inside an item's section: "Epic:"
-// and "Drift:" marker lines and an "Acceptance criteria:" label.
-func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int) {
+// and "Drift:" marker lines, an "Acceptance criteria:" label and, when
+// the paragraph is the section's first block (fieldBlock), the field
+// lines among its leading "Name: value" lines.
+func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int, fieldBlock bool) {
 	for i := 0; i < n; i++ {
 		line := first + i // a paragraph's lines are consecutive
 		raw := d.text(line)
+		var fname, fval string
+		if fieldBlock {
+			fname, fval, fieldBlock = fieldLine(raw)
+		}
 		if isCriteriaLabel(raw) {
 			if _, heading := p.(*ast.Heading); i == n-1 && !heading {
 				d.criteria(r, it, p, line, line)
@@ -338,11 +348,14 @@ func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int) {
 			}
 			continue
 		}
-		if !markerKey(raw) {
-			continue
+		var m []string
+		if markerKey(raw) {
+			m = markerRe.FindStringSubmatch(raw)
 		}
-		m := markerRe.FindStringSubmatch(raw)
 		if m == nil {
+			if fieldBlock {
+				d.field(r, it, line, fname, fval)
+			}
 			continue
 		}
 		val := m[2]
@@ -368,6 +381,35 @@ func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int) {
 		} else {
 			r.addf(it.ID, "drift", line, "%s %s has \"Drift: %s\" at line %d; the only drift marker is \"Drift: take-document\" (take the document's version over edits made in Jira). Fix or remove the line", kindWord(it.Kind), it.ID, val, line)
 		}
+	}
+}
+
+// field handles a "Name: value" line of an item's field block: a field
+// when the name is one (built-in or declared custom), an error when it
+// looks like a misspelt one, description otherwise.
+func (d *mdDoc) field(r *result, it *mdItem, line int, name, value string) {
+	who := kindWord(it.Kind) + " " + it.ID
+	f, ok := r.opts.markdownField(name)
+	if !ok {
+		if c := r.opts.closeField(name); c != "" {
+			it.exclude = append(it.exclude, [2]int{line, line})
+			cf, _ := r.opts.markdownField(c)
+			r.addf(it.ID, cf.key(), line, "%s has %q at line %d, which is not a field name (did you mean %q?); correct it. The fields are %s", who, name+":", line, c, r.opts.fieldNames())
+		}
+		return
+	}
+	it.exclude = append(it.exclude, [2]int{line, line})
+	shown := f.display() + ":"
+	if value != "" {
+		shown += " " + value
+	}
+	v, msg := parseText(f, value, who, shown, line)
+	if msg != "" {
+		r.addf(it.ID, f.key(), line, "%s", msg)
+		return
+	}
+	if prev := it.setter().set(f, v, line); prev != 0 {
+		r.addf(it.ID, f.key(), line, "%s sets %s twice (lines %d and %d); keep one line", who, f.display(), prev, line)
 	}
 }
 

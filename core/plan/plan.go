@@ -48,6 +48,11 @@ type Item struct {
 	Epic               string   // for a story: id of its epic ("" = no epic)
 	Line               int      // 1-based line of the item's heading / YAML node
 	TakeDocument       bool     // drift override marker ("Drift: take-document" / `drift: take-document`)
+	// Fields are the item's managed fields (its field block / field keys)
+	// with the document's defaults applied; the zero Fields manages
+	// nothing. They are parsed and validated, not yet written to the
+	// tracker (docs/plan-format.md, "Fields").
+	Fields Fields `json:",omitzero"`
 }
 
 // Document is a parsed, valid planning document.
@@ -55,6 +60,9 @@ type Document struct {
 	ID    string // document id: front matter / top-level `id:`, else derived from the file name
 	Title string // optional
 	Items []Item // in document order
+	// Defaults are the document's `defaults:` (front matter or top level)
+	// as written; they are already applied to every item's Fields.
+	Defaults Fields `json:",omitzero"`
 }
 
 // Problem is one validation problem. Item is the item id ("" for the
@@ -209,6 +217,11 @@ func formatOf(name string) format {
 // be read as a document (with the line), VALIDATION_FAILED listing every
 // problem.
 func Parse(name string, data []byte) (*Document, error) {
+	return Options{}.Parse(name, data)
+}
+
+// Parse is the package's Parse with these options (custom fields).
+func (o Options) Parse(name string, data []byte) (*Document, error) {
 	f := formatOf(name)
 	if f == formatUnknown {
 		shown := name
@@ -226,9 +239,9 @@ func Parse(name string, data []byte) (*Document, error) {
 	}
 	var r *result
 	if f == formatMarkdown {
-		r, perr = parseMarkdown(name, data)
+		r, perr = parseMarkdown(name, data, &o)
 	} else {
-		r, perr = parseYAML(name, data)
+		r, perr = parseYAML(name, data, &o)
 	}
 	if perr != nil {
 		return nil, perr

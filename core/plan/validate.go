@@ -18,8 +18,18 @@ type rawItem struct {
 	parentBroken bool   // sits under an epic heading that could not be read
 	epicRef      string // epic id named explicitly (Epic: line / `epic:` key)
 	epicRefLine  int
-	critLines    []int // line of each acceptance criterion
-	noID         bool  // the id is missing (already reported)
+	critLines    []int        // line of each acceptance criterion
+	noID         bool         // the id is missing (already reported)
+	fields       *fieldSetter // the item's own fields (nil: none), before the document's defaults
+}
+
+// setter returns the recorder of the item's own fields.
+func (it *rawItem) setter() *fieldSetter {
+	if it.fields == nil {
+		it.fields = &fieldSetter{from: SourceItem}
+		it.fields.fields = &it.fields.own
+	}
+	return it.fields
 }
 
 // result is a parsed document before validation.
@@ -30,6 +40,8 @@ type result struct {
 	docIDSet  bool // given in the document (front matter / top-level id)
 	title     string
 	items     []*rawItem
+	opts      *Options
+	defaults  Fields // the document's `defaults:`
 	problems  []Problem
 	dropped   int // problems beyond MaxProblems
 }
@@ -200,9 +212,15 @@ func (r *result) finish(name string) (*Document, error) {
 		}
 	}
 
+	doc.Defaults = r.defaults
 	doc.Items = make([]Item, len(r.items))
 	for i, it := range r.items {
 		doc.Items[i] = it.Item
+		var own Fields
+		if it.fields != nil {
+			own = it.fields.own
+		}
+		doc.Items[i].Fields = own.WithDefaults(r.defaults)
 	}
 	return doc, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -183,9 +184,130 @@ func readFrontMatter(name string, root *yaml.Node, r *result) *Error {
 			} else {
 				r.addf("", "title", line, "The document title in the front matter (line %d) is a %s; write it as one line of text", line, nodeKind(v))
 			}
+		case "defaults":
+			r.readDefaults(v, 1)
 		}
 	}
 	return nil
+}
+
+// defaultsWho names the document's defaults in messages.
+const defaultsWho = "The document's `defaults:`"
+
+// readDefaults reads a `defaults:` mapping (front matter or top level);
+// off is the number of lines before the YAML.
+func (r *result) readDefaults(v *yaml.Node, off int) {
+	line := v.Line + off
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return
+	}
+	if v.Kind != yaml.MappingNode {
+		r.addf("", "defaults", line, "The document's defaults (line %d) are a %s; write them as a mapping of field keys, such as \"defaults: {labels: [checkout], priority: High}\"", line, nodeKind(v))
+		return
+	}
+	s := &fieldSetter{fields: &r.defaults, from: SourceDocument}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k := v.Content[i]
+		if !slices.Contains(fieldKeys, k.Value) {
+			kl := k.Line + off
+			r.addf("", "defaults."+k.Value, kl, "The document's defaults have an unknown key %q at line %d%s; the keys of the defaults are %s", k.Value, kl, didYouMean(k.Value, fieldKeys), strings.Join(fieldKeys, ", "))
+			continue
+		}
+		r.yamlField(s, "", defaultsWho, k, resolveAlias(v.Content[i+1]), off)
+	}
+}
+
+// yamlField reads the value v of the field key k (a built-in field's key
+// or "fields") of an item (item, who) or of the defaults into s.
+func (r *result) yamlField(s *fieldSetter, item, who string, k, v *yaml.Node, off int) {
+	line := k.Line + off
+	if k.Value == "fields" {
+		if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+			return
+		}
+		if v.Kind != yaml.MappingNode {
+			r.addf(item, "fields", line, "%s has `fields:` that is a %s (line %d); write a mapping from custom field name to value, such as \"fields: {Team: Payments}\"", who, nodeKind(v), line)
+			return
+		}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			nk, nv := v.Content[i], resolveAlias(v.Content[i+1])
+			nl := nk.Line + off
+			f, ok := r.opts.customField(nk.Value)
+			if !ok {
+				if b, builtin := r.opts.markdownField(nk.Value); builtin && b.builtin != nil {
+					r.addf(item, "fields."+nk.Value, nl, "%s sets %q under `fields:` (line %d), but %s is a built-in field; write `%s:` next to the title instead", who, nk.Value, nl, b.builtin.display, b.builtin.key)
+					continue
+				}
+				hint := "no custom fields are declared"
+				if names := r.opts.declaredCustom(); len(names) > 0 {
+					hint = "declared: " + strings.Join(names, ", ")
+				}
+				r.addf(item, "fields."+nk.Value, nl, "%s sets the custom field %q at line %d, which the configuration does not declare%s; declare it under `fields:` in the configuration or correct the name (%s)", who, nk.Value, nl, didYouMeanName(nk.Value, r.opts.declaredCustom()), hint)
+				continue
+			}
+			text, ok := scalar(nv)
+			if !ok {
+				r.addf(item, f.key(), nl, "%s has a %s value that is a %s (line %d); write it as one value (several values of a list field separated by commas)", who, f.custom, nodeKind(nv), nl)
+				continue
+			}
+			r.setYAMLValue(s, f, item, who, text, nk.Value, nl)
+		}
+		return
+	}
+	var f fieldRef
+	for i := range builtinFields {
+		if builtinFields[i].key == k.Value {
+			f = fieldRef{builtin: &builtinFields[i]}
+		}
+	}
+	if v.Kind == yaml.SequenceNode && f.kind() == kindList {
+		var list []string
+		for _, e := range v.Content {
+			e = resolveAlias(e)
+			t, ok := scalar(e)
+			t = strings.TrimSpace(t)
+			if !ok || t == "" {
+				el := e.Line + off
+				r.addf(item, f.key(), el, "%s has a %s entry that is %s (line %d); write each entry as one value", who, k.Value, map[bool]string{true: "empty", false: "a " + nodeKind(e)}[ok], el)
+				return
+			}
+			list = appendNew(list, t)
+		}
+		if msg := checkList(f, list, who, line); msg != "" {
+			r.addf(item, f.key(), line, "%s", msg)
+			return
+		}
+		v := fieldValue{list: list, cleared: len(list) == 0}
+		if prev := s.set(f, v, line); prev != 0 {
+			r.addf(item, f.key(), line, "%s sets %s twice (lines %d and %d); keep one", who, f.display(), prev, line)
+		}
+		return
+	}
+	text, ok := scalar(v)
+	if !ok {
+		what := "one value"
+		if f.kind() == kindList {
+			what = "a list or one line of comma-separated values"
+		}
+		r.addf(item, f.key(), line, "%s has a %s value that is a %s (line %d); write %s", who, k.Value, nodeKind(v), line, what)
+		return
+	}
+	r.setYAMLValue(s, f, item, who, text, k.Value, line)
+}
+
+func (r *result) setYAMLValue(s *fieldSetter, f fieldRef, item, who, text, key string, line int) {
+	shown := key + ":"
+	if strings.TrimSpace(text) != "" {
+		shown += " " + strings.TrimSpace(text)
+	}
+	fv, msg := parseText(f, text, who, shown, line)
+	if msg != "" {
+		r.addf(item, f.key(), line, "%s", msg)
+		return
+	}
+	if prev := s.set(f, fv, line); prev != 0 {
+		r.addf(item, f.key(), line, "%s sets %s twice (lines %d and %d); keep one", who, f.display(), prev, line)
+	}
 }
 
 func resolveAlias(n *yaml.Node) *yaml.Node {
@@ -221,13 +343,13 @@ func nodeKind(n *yaml.Node) string {
 }
 
 var (
-	docKeys   = []string{"id", "title", "epics", "stories"}
+	docKeys   = []string{"id", "title", "defaults", "epics", "stories"}
 	epicKeys  = []string{"id", "title", "description", "acceptance_criteria", "drift", "stories"}
 	storyKeys = []string{"id", "title", "description", "acceptance_criteria", "drift", "epic"}
 )
 
-func parseYAML(name string, data []byte) (*result, *Error) {
-	r := &result{format: formatYAML}
+func parseYAML(name string, data []byte, opts *Options) (*result, *Error) {
+	r := &result{format: formatYAML, opts: opts}
 	root, perr := decodeYAML(name, data, 0, "document")
 	if perr != nil {
 		return nil, perr
@@ -282,6 +404,8 @@ func parseYAML(name string, data []byte) (*result, *Error) {
 			for _, s := range r.list(v, "", "stories", k.Line, "stories") {
 				r.yamlItem(s, KindStory, nil)
 			}
+		case "defaults":
+			r.readDefaults(v, 0)
 		default:
 			r.addf("", k.Value, k.Line, "Unknown top-level key %q at line %d%s; the top-level keys are %s", k.Value, k.Line, didYouMean(k.Value, docKeys), strings.Join(docKeys, ", "))
 		}
@@ -393,7 +517,11 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 			}
 			it.epicRef, it.epicRefLine = strings.TrimSpace(s), k.Line
 		default:
-			r.addf(name, k.Value, k.Line, "%s %s has an unknown key %q at line %d%s; the keys of a%s are %s", w, itemName(name, n.Line), k.Value, k.Line, didYouMean(k.Value, keys), map[string]string{KindEpic: "n epic", KindStory: " story"}[kind], strings.Join(keys, ", "))
+			if slices.Contains(fieldKeys, k.Value) {
+				r.yamlField(it.setter(), name, w+" "+itemName(name, n.Line), k, v, 0)
+				continue
+			}
+			r.addf(name, k.Value, k.Line, "%s %s has an unknown key %q at line %d%s; the keys of a%s are %s, and the field keys %s", w, itemName(name, n.Line), k.Value, k.Line, didYouMean(k.Value, append(slices.Clone(keys), fieldKeys...)), map[string]string{KindEpic: "n epic", KindStory: " story"}[kind], strings.Join(keys, ", "), strings.Join(fieldKeys, ", "))
 		}
 	}
 	if it.epicRefLine == 0 {
