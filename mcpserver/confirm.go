@@ -26,42 +26,51 @@ const maxPending = 256
 
 // confirm decides whether a commit may go ahead without asking, must ask
 // the person first, or must be refused. It returns:
-//   - (nil, nil): call the service (which enforces the gate itself);
-//   - (result, nil): a result carrying the elicitation request (multi
+//   - (nil, digest, nil): call the service (which enforces the gate
+//     itself), committing the plan with that digest when it is not empty:
+//     the plan the person accepted, as it was shown to them;
+//   - (result, "", nil): a result carrying the elicitation request (multi
 //     round-trip: the client, or for legacy clients the SDK on our behalf,
 //     asks the person and calls again with the answer);
-//   - (nil, err): refused.
+//   - (nil, "", err): refused.
 //
 // Asking is on top of, never instead of, preview_handle + confirmed: true:
 // the service still checks both.
-func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, svc Service, tool string, kind core.PreviewKind, in core.CommitInput) (*mcp.CallToolResult, error) {
+func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, svc Service, tool string, kind core.PreviewKind, in core.CommitInput) (*mcp.CallToolResult, string, error) {
 	if s.elicit == ElicitationOff || !in.Confirmed {
 		// Without confirmed: true the service refuses with
 		// CONFIRMATION_REQUIRED; there is nothing to ask the person yet.
-		return nil, nil
+		return nil, "", nil
 	}
 	if req != nil && req.Params != nil && (req.Params.InputResponses != nil || req.Params.RequestState != "") {
-		return nil, s.checkAnswer(ctx, req, tool, in)
+		digest, err := s.checkAnswer(ctx, req, tool, in)
+		return nil, digest, err
 	}
 	info, err := svc.StoredPreview(ctx, in.PreviewHandle)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if info.Kind != kind || info.ConsumedBy != "" {
 		// The service refuses a handle of the other kind, and a consumed
 		// handle either replays (same key) or is refused: no new write
 		// can happen, so there is nothing to ask about.
-		return nil, nil
+		return nil, "", nil
+	}
+	shown := shownDigest(info)
+	if d := strings.TrimSpace(in.PlanDigest); d != "" && shown != "" && d != shown {
+		// The agent saw another plan than the one stored now: do not ask
+		// the person about a plan the agent did not show them.
+		return nil, "", core.RefusePlanChanged(in.PreviewHandle, kind, d, shown)
 	}
 	if !clientCanElicit(req) {
 		if s.elicit == ElicitationRequired {
-			return nil, core.Errorf(core.CodeConfirmationRequired,
+			return nil, "", core.Errorf(core.CodeConfirmationRequired,
 				"This server requires a person to confirm every commit through MCP elicitation (elicitation: required), and this client does not support elicitation. Nothing was written. Use a client that supports elicitation, or have a person commit the plan with `dwire review %s`.",
 				in.PreviewHandle)
 		}
-		return nil, nil
+		return nil, "", nil
 	}
-	nonce := s.pending.add(pendingQuestion{tool: tool, handle: in.PreviewHandle, key: in.IdempotencyKey})
+	nonce := s.pending.add(pendingQuestion{tool: tool, handle: in.PreviewHandle, key: in.IdempotencyKey, digest: shown})
 	if l := logOf(ctx); l != nil {
 		l.asked = true
 	}
@@ -78,12 +87,24 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, svc Serv
 			},
 		}},
 		RequestState: nonce,
-	}, nil
+	}, "", nil
+}
+
+// shownDigest is the digest of the stored plan a question shows.
+func shownDigest(info core.PreviewInfo) string {
+	switch {
+	case info.Import != nil:
+		return info.Import.PlanDigest
+	case info.Progress != nil:
+		return info.Progress.PlanDigest
+	}
+	return ""
 }
 
 // checkAnswer accepts the person's answer only for a question this server
-// asked, for this very commit, once.
-func (s *server) checkAnswer(ctx context.Context, req *mcp.CallToolRequest, tool string, in core.CommitInput) error {
+// asked, for this very commit, once, and returns the digest of the plan
+// the question showed: the commit executes that plan or nothing.
+func (s *server) checkAnswer(ctx context.Context, req *mcp.CallToolRequest, tool string, in core.CommitInput) (string, error) {
 	st := logOf(ctx)
 	if st == nil {
 		st = &callLog{}
@@ -91,28 +112,28 @@ func (s *server) checkAnswer(ctx context.Context, req *mcp.CallToolRequest, tool
 	st.answered = true
 	q, ok := s.pending.take(req.Params.RequestState)
 	if !ok || q.tool != tool || q.handle != in.PreviewHandle || q.key != in.IdempotencyKey {
-		return core.Errorf(core.CodeConfirmationRequired,
+		return "", core.Errorf(core.CodeConfirmationRequired,
 			"The confirmation sent with this %s call does not answer a question this server asked for this preview (it is unknown, expired, already used or for another plan). Nothing was written. Call %s again without inputResponses so the person can be asked.",
 			tool, tool)
 	}
 	resp, _ := req.Params.InputResponses[confirmKey].(*mcp.ElicitResult)
 	if resp == nil {
-		return core.Errorf(core.CodeConfirmationRequired,
+		return "", core.Errorf(core.CodeConfirmationRequired,
 			"The client did not return the person's answer to the confirmation question. Nothing was written. Call %s again so the person can be asked.", tool)
 	}
 	switch resp.Action {
 	case "accept":
 		if v, _ := resp.Content["confirm"].(bool); v {
 			st.accepted = true
-			return nil
+			return q.digest, nil
 		}
-		return core.Errorf(core.CodeConfirmationRequired,
+		return "", core.Errorf(core.CodeConfirmationRequired,
 			"The person submitted the confirmation without ticking \"Write these changes to Jira\". Nothing was written. Ask them again if they want to go ahead.")
 	case "decline":
-		return core.Errorf(core.CodeConfirmationRequired,
+		return "", core.Errorf(core.CodeConfirmationRequired,
 			"The person declined to write this plan to Jira. Nothing was written. Do not retry unless they ask you to.")
 	default:
-		return core.Errorf(core.CodeConfirmationRequired,
+		return "", core.Errorf(core.CodeConfirmationRequired,
 			"The person dismissed the confirmation question without answering (%s). Nothing was written. Ask them before calling %s again.", orDefault(resp.Action, "no action"), tool)
 	}
 }
@@ -202,6 +223,7 @@ func progressMessage(done, total int) string {
 
 type pendingQuestion struct {
 	tool, handle, key string
+	digest            string // of the plan the question showed
 	expires           time.Time
 }
 

@@ -46,9 +46,9 @@ const (
 
 var (
 	descImportPreview   = tierReadOnly + "Writes nothing to Jira: reads the planning document (Markdown .md or YAML .yaml/.yml, a path inside the workspace) and the matching Jira items, and returns the plan (per item: create, update, unchanged or drift), which it keeps in the local state store (30 minutes by default) under a preview_handle that import_commit needs. Drifted items (edited in Jira since DevWorkWire wrote them) are shown and left alone."
-	descImportCommit    = tierWrites + "Writes to Jira irreversibly: creates and updates the work items of a stored import plan, exactly as import_preview showed it (epics before stories; stops at the first failure: COMMIT_PARTIAL once something was written, else the failure's own code). Requires the preview_handle from import_preview and confirmed: true, which you may only send after the person agreed to that plan. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes."
+	descImportCommit    = tierWrites + "Writes to Jira irreversibly: creates and updates the work items of a stored import plan, exactly as import_preview showed it (epics before stories; stops at the first failure: COMMIT_PARTIAL once something was written, else the failure's own code). Requires the preview_handle from import_preview and confirmed: true, which you may only send after the person agreed to that plan. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes. Pass the preview's plan_digest to make sure the plan written is the one you showed: if the stored plan changed since, nothing is written (PREVIEW_STALE)."
 	descProgressPreview = tierReadOnly + "Writes nothing to Jira: checks a status change and/or comment for one work item (a Jira key such as PROJ-12 or a reference such as checkout-v2/s-1) and returns what progress_commit would do, keeping that plan in the local state store under a preview_handle."
-	descProgressCommit  = tierWrites + "Writes to Jira irreversibly: applies a stored progress plan (transitions the item's status and/or adds the comment) exactly as progress_preview showed it. Requires the preview_handle from progress_preview and confirmed: true, which you may only send after the person agreed. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes."
+	descProgressCommit  = tierWrites + "Writes to Jira irreversibly: applies a stored progress plan (transitions the item's status and/or adds the comment) exactly as progress_preview showed it. Requires the preview_handle from progress_preview and confirmed: true, which you may only send after the person agreed. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes. Pass the preview's plan_digest to make sure the plan written is the one you showed."
 	descGet             = tierReadOnly + "Writes nothing: returns one work item by Jira key (PROJ-12) or reference (checkout-v2/s-1): title, description, acceptance criteria, epic, status, blockers and, for an epic, its stories."
 	descQuery           = tierReadOnly + "Writes nothing: lists work items matching the filters (status, epic, document, free text, ready = todo with every blocker done), at most limit (1-100, default 25). Every item is self-sufficient (title, acceptance criteria, epic, status); truncated: true means more matched, so narrow the filter."
 )
@@ -293,9 +293,12 @@ func (s *server) importPreview(ctx context.Context, _ *mcp.CallToolRequest, b ba
 }
 
 func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, importCommitResult, error) {
-	ask, err := s.confirm(ctx, req, b.svc, ToolImportCommit, core.PreviewImport, in)
+	ask, shown, err := s.confirm(ctx, req, b.svc, ToolImportCommit, core.PreviewImport, in)
 	if err != nil || ask != nil {
 		return ask, importCommitResult{}, err
+	}
+	if shown != "" {
+		in.PlanDigest = shown // what the person accepted is what is written
 	}
 	in.Progress = progressFunc(ctx, req)
 	res, err := b.svc.ImportCommit(ctx, in)
@@ -317,9 +320,12 @@ func (s *server) progressPreview(ctx context.Context, _ *mcp.CallToolRequest, b 
 
 func (s *server) progressCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, core.ProgressCommitResult, error) {
 	var zero core.ProgressCommitResult
-	ask, err := s.confirm(ctx, req, b.svc, ToolProgressCommit, core.PreviewProgress, in)
+	ask, shown, err := s.confirm(ctx, req, b.svc, ToolProgressCommit, core.PreviewProgress, in)
 	if err != nil || ask != nil {
 		return ask, zero, err
+	}
+	if shown != "" {
+		in.PlanDigest = shown // what the person accepted is what is written
 	}
 	in.Progress = progressFunc(ctx, req)
 	res, err := b.svc.ProgressCommit(ctx, in)

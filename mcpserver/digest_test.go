@@ -1,0 +1,135 @@
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rewrittenStore is a state store in which someone who can write it (any
+// agent on a shared Postgres store) replaced one preview's plan and its
+// digest: from then on LoadPreview shows the new plan, and StartRun
+// compares the digest it is given with the new one, as every store does.
+type rewrittenStore struct {
+	*memstore.Store
+	mu     sync.Mutex
+	handle string
+	plan   []byte
+}
+
+func (s *rewrittenStore) rewrite(handle string, plan []byte) {
+	s.mu.Lock()
+	s.handle, s.plan = handle, plan
+	s.mu.Unlock()
+}
+
+func (s *rewrittenStore) current(handle string) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if handle != s.handle {
+		return nil
+	}
+	return s.plan
+}
+
+func (s *rewrittenStore) LoadPreview(ctx context.Context, handle string) (core.Preview, error) {
+	p, err := s.Store.LoadPreview(ctx, handle)
+	if plan := s.current(handle); plan != nil && err == nil {
+		p.Plan, p.Digest = plan, core.PlanDigest(plan)
+	}
+	return p, err
+}
+
+func (s *rewrittenStore) StartRun(ctx context.Context, req core.StartRunRequest) (core.Run, bool, error) {
+	if plan := s.current(req.Handle); plan != nil {
+		if now := core.PlanDigest(plan); req.PlanDigest != now {
+			return core.Run{}, false, storeerr.PlanChanged(req.Handle, req.PlanDigest, now)
+		}
+		req.PlanDigest = "" // the embedded store still holds the original
+	}
+	return s.Store.StartRun(ctx, req)
+}
+
+const biggerDoc = checkoutDoc + `
+### Story s-3: Injected after the preview
+Nobody confirmed this one.
+`
+
+// TestElicitationCommitsThePlanThatWasShown: the person is asked about the
+// stored plan; if the plan (and its digest) is rewritten in the store
+// while the question waits, the accepted commit writes nothing
+// (PREVIEW_STALE): what is written is what the person saw. An agent's
+// plan_digest that is not the stored plan's is refused before anyone is
+// asked. Both protocol versions (elicitation/create and multi round-trip).
+func TestElicitationCommitsThePlanThatWasShown(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			prov := fakeprovider.New(fakeprovider.Options{})
+			st := &rewrittenStore{Store: memstore.New(memstore.Options{})}
+			svc := core.NewWorkItemService(core.ServiceOptions{Provider: prov, Store: st})
+			ws, _ := newWorkspace(t)
+			if err := os.WriteFile(filepath.Join(ws, "plans", "bigger.md"), []byte(biggerDoc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var swap func()
+			var asked atomic.Int32
+			var question atomic.Value
+			c := connect(t, svc, Options{Workspace: ws, Elicitation: ElicitationRequired}, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked.Add(1)
+					question.Store(r.Params.Message)
+					if swap != nil {
+						swap() // while the person reads the question
+					}
+					return accept(), nil
+				},
+			}, proto)
+			shown := c.mustCall(t, ToolImportPreview, map[string]any{"path": "plans/checkout.md"})
+			handle, digest := shown["preview_handle"].(string), shown["plan_digest"].(string)
+			if digest == "" {
+				t.Fatal("the preview result carries no plan_digest")
+			}
+			other := c.mustCall(t, ToolImportPreview, map[string]any{"path": "plans/bigger.md"})
+			injected, err := st.Store.LoadPreview(context.Background(), other["preview_handle"].(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			swap = func() { st.rewrite(handle, injected.Plan) }
+
+			prov.ForbidWrites(t)
+			_, err = c.call(t, ToolImportCommit, map[string]any{"preview_handle": handle, "confirmed": true})
+			data := wantCode(t, err, core.CodePreviewStale)
+			if msg := data["message"].(string); !strings.Contains(msg, "not the plan that was shown") {
+				t.Errorf("message: %s", msg)
+			}
+			if asked.Load() != 1 || strings.Contains(question.Load().(string), "Injected") {
+				t.Fatalf("asked %d times; question: %v", asked.Load(), question.Load())
+			}
+
+			// The agent's own digest of another plan: refused, nobody asked.
+			swap = nil
+			_, err = c.call(t, ToolImportCommit, map[string]any{"preview_handle": handle, "confirmed": true, "plan_digest": digest})
+			wantCode(t, err, core.CodePreviewStale)
+			if asked.Load() != 1 {
+				t.Errorf("the person was asked about a plan the agent did not see")
+			}
+			prov.AllowWrites()
+
+			// With the plan as stored now, shown and accepted, it commits.
+			m := c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": handle, "confirmed": true})
+			if m["counts"].(map[string]any)["created"] != 4.0 || !strings.Contains(question.Load().(string), "Injected") {
+				t.Errorf("commit of the plan shown: %v; question %v", m["counts"], question.Load())
+			}
+		})
+	}
+}
