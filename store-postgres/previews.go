@@ -81,3 +81,58 @@ func (s *Store) PruneExpired(ctx context.Context, before time.Time) (int, error)
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+var _ core.PreviewLister = (*Store)(nil)
+
+// PendingPreviews implements core.PreviewLister.
+func (s *Store) PendingPreviews(ctx context.Context, scope string, now time.Time, limit int) ([]core.Preview, bool, error) {
+	if err := s.check(); err != nil {
+		return nil, false, err
+	}
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT handle, plan, plan_digest FROM {schema}.previews
+		WHERE scope = $1 AND consumed_at IS NULL AND expires_at > $2
+		ORDER BY created_at DESC, handle`), scope, now.UTC())
+	if err != nil {
+		return nil, false, s.fault(err, "list pending previews")
+	}
+	var handles []string
+	for rows.Next() {
+		var (
+			h, dig string
+			plan   []byte
+		)
+		if err := rows.Scan(&h, &plan, &dig); err != nil {
+			rows.Close()
+			return nil, false, s.fault(err, "list pending previews")
+		}
+		if core.PlanDigest(plan) == dig { // a tampered plan is not listed
+			handles = append(handles, h)
+		}
+		if len(handles) > limit {
+			break // one more than asked: the list is truncated
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, false, s.fault(err, "list pending previews")
+	}
+	truncated := len(handles) > limit
+	if truncated {
+		handles = handles[:limit]
+	}
+	out := make([]core.Preview, 0, len(handles))
+	for _, h := range handles {
+		p, err := s.LoadPreview(ctx, h)
+		switch {
+		case core.ErrorCode(err) == core.CodePreviewNotFound:
+			continue // pruned meanwhile
+		case err != nil:
+			return nil, false, err
+		}
+		out = append(out, p)
+	}
+	return out, truncated, nil
+}

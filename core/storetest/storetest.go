@@ -134,6 +134,7 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"PreviewDigest", testPreviewDigest},
 		{"StartRunPlanDigest", testStartRunPlanDigest},
 		{"TwoPreviewsOfOneDocument", testTwoPreviewsOfOneDocument},
+		{"PendingPreviews", testPendingPreviews},
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
 	}
 	if sharesProcesses(t, newHarness) {

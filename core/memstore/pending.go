@@ -1,0 +1,40 @@
+package memstore
+
+import (
+	"bytes"
+	"context"
+	"sort"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+var _ core.PreviewLister = (*Store)(nil)
+
+// PendingPreviews implements core.PreviewLister.
+func (s *Store) PendingPreviews(_ context.Context, scope string, now time.Time, limit int) ([]core.Preview, bool, error) {
+	d, err := s.lock()
+	if err != nil {
+		return nil, false, err
+	}
+	defer d.mu.Unlock()
+	var out []core.Preview
+	for _, p := range d.previews {
+		if p.p.Scope != scope || !p.p.ConsumedAt.IsZero() || !now.Before(p.p.ExpiresAt) || core.PlanDigest(p.p.Plan) != p.p.Digest {
+			continue
+		}
+		c := p.p
+		c.Plan = bytes.Clone(p.p.Plan)
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.After(out[j].CreatedAt)
+		}
+		return out[i].Handle < out[j].Handle
+	})
+	if limit > 0 && len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
+}
