@@ -241,6 +241,9 @@ type PreviewInfo struct {
 	Import     *ImportPreviewResult   `json:"import,omitempty"`
 	Progress   *ProgressPreviewResult `json:"progress,omitempty"`
 	ConsumedBy string                 `json:"consumed_by,omitempty"` // idempotency key of the run that committed it
+	// Commit says what became of that commit (nil when not consumed, or
+	// its run is no longer recorded).
+	Commit *CommitSummary `json:"commit,omitempty"`
 }
 
 // The methods of WorkItemService, the one service both front doors wrap

@@ -422,6 +422,7 @@ func (s *WorkItemService) storedPreview(ctx context.Context, handle string) (Pre
 		return PreviewInfo{}, err
 	}
 	info := PreviewInfo{Kind: p.Kind, ConsumedBy: p.ConsumedBy}
+	total := 0 // the writes the plan makes
 	switch p.Kind {
 	case PreviewImport:
 		pl, err := decodeImportPlan(p)
@@ -430,6 +431,7 @@ func (s *WorkItemService) storedPreview(ctx context.Context, handle string) (Pre
 		}
 		r := pl.result(p)
 		info.Import = &r
+		total = r.Counts.Create + r.Counts.Update
 	case PreviewProgress:
 		pl, err := decodeProgressPlan(p)
 		if err != nil {
@@ -437,11 +439,15 @@ func (s *WorkItemService) storedPreview(ctx context.Context, handle string) (Pre
 		}
 		r := pl.result(p)
 		info.Progress = &r
+		total = progressWrites(pl)
 	default:
 		return PreviewInfo{}, Errorf(CodeInternal, "Preview %q has an unknown kind %q.", handle, p.Kind)
 	}
 	if now := s.now(); !now.Before(p.ExpiresAt) && p.ConsumedAt.IsZero() {
 		return PreviewInfo{}, RefuseExpiredPreview(handle, p.Kind, p.ExpiresAt, 0, now)
+	}
+	if info.Commit, err = s.commitSummary(ctx, p, total); err != nil {
+		return PreviewInfo{}, err
 	}
 	return info, nil
 }

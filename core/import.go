@@ -62,7 +62,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	}
 	entries, warnings := classify(doc, found, idx, utc(s.now()), s.lagWindow)
 	warnings = append(lost, warnings...)
-	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Document: doc.ID, Scope: scope, Warnings: warnings}, Entries: entries}
+	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Document: doc.ID, Scope: scope, Warnings: warnings, MadeBy: madeByFrom(ctx)}, Entries: entries}
 	p, err := s.savePreview(ctx, PreviewImport, pl)
 	if err != nil {
 		return ImportPreviewResult{}, err

@@ -72,7 +72,7 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 		return ProgressPreviewResult{}, err
 	}
 	pl := progressPlan{Version: progressPlanVersion, Key: w.Key, Reference: w.Reference, Fingerprint: w.Fingerprint, Current: w.Status, Comment: comment,
-		Head: progressHead{RunID: o.runID, Item: storedItemRef{Key: w.Key, Reference: w.Reference, Title: w.Title, URL: w.URL}}}
+		Head: progressHead{RunID: o.runID, Item: storedItemRef{Key: w.Key, Reference: w.Reference, Title: w.Title, URL: w.URL}, MadeBy: madeByFrom(ctx)}}
 	if in.Status != "" {
 		pl.Head.Requested = in.Status
 		if in.Status == w.Status {

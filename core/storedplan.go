@@ -38,6 +38,7 @@ type importHead struct {
 	Document string   `json:"document"`
 	Scope    string   `json:"scope"`
 	Warnings []string `json:"warnings,omitempty"`
+	MadeBy   string   `json:"made_by,omitempty"` // who or what made the preview (WithMadeBy)
 }
 
 // planEntry is one item of a stored import plan.
@@ -81,6 +82,7 @@ type progressHead struct {
 	// item already had it (no transition is planned then).
 	Requested Status   `json:"target_status,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
+	MadeBy    string   `json:"made_by,omitempty"` // who or what made the preview (WithMadeBy)
 }
 
 // storedItemRef names the item of a progress plan.

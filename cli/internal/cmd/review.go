@@ -26,16 +26,22 @@ type ReviewOptions struct {
 func NewCmdReview(f *cmdutil.Factory, runF func(context.Context, *ReviewOptions) error) *cobra.Command {
 	o := &ReviewOptions{IO: f.IOStreams, Service: f.OpenService}
 	return &cobra.Command{
-		Use:   "review <preview-handle>",
+		Use:   "review [preview-handle]",
 		Short: "Review a stored preview (e.g. an agent's), confirm and commit it",
 		Long: `Show a preview stored under its handle — for example one an agent made
 with import_preview on a shared store — ask for confirmation (the answer
 defaults to no) and commit exactly that plan. This is the team's review
-flow: the person who confirms sees what will be written.`,
-		Example: "  dwire review imp_3f9c…\n  dwire review prg_81d0…",
-		Args:    cobra.ExactArgs(1),
+flow: the person who confirms sees what will be written.
+
+Without a handle it lists the previews of this project waiting for a
+person (not committed, not expired), newest first.`,
+		Example: "  dwire review\n  dwire review imp_3f9c…\n  dwire review prg_81d0…",
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Handle, o.JSON = strings.TrimSpace(args[0]), f.JSON
+			o.JSON = f.JSON
+			if len(args) == 1 {
+				o.Handle = strings.TrimSpace(args[0])
+			}
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
@@ -51,6 +57,9 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return err
 	}
 	defer closeFn()
+	if o.Handle == "" {
+		return listPending(ctx, o, svc)
+	}
 	info, err := svc.StoredPreview(ctx, o.Handle)
 	if err != nil {
 		return err
@@ -89,11 +98,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return core.Errorf(core.CodeInternal, "The stored preview %s has an unknown kind %q.", o.Handle, info.Kind)
 	}
 	if info.ConsumedBy != "" {
-		fmt.Fprintf(ios.ErrOut, "Skipped: this preview was already committed (run %s); nothing was written.\n", info.ConsumedBy)
-		if o.JSON {
-			return printJSON(ios.Out, shown)
-		}
-		return nil
+		return consumed(ios, o, info, shown)
 	}
 	if !ios.CanPrompt() {
 		return confirmRequired(runID, o.Handle, what)
@@ -113,4 +118,74 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return c.importCommit(ctx, o.Handle)
 	}
 	return c.progressCommit(ctx, o.Handle)
+}
+
+// consumed reports what became of the commit of an already committed
+// preview (issue 19 #1): a commit that finished is "already committed"
+// (exit 0); one that stopped part-way or is still recorded as running is
+// an error saying how far it got and what to run next (exit 4 when
+// something was written).
+func consumed(ios *iostreams.IOStreams, o *ReviewOptions, info core.PreviewInfo, shown any) error {
+	c := info.Commit
+	if c == nil || c.State == core.RunCommitted {
+		run := info.ConsumedBy
+		if c != nil {
+			run = c.RunID
+		}
+		fmt.Fprintf(ios.ErrOut, "Skipped: this preview was already committed (run %s); nothing more was written.\n", run)
+		if o.JSON {
+			return printJSON(ios.Out, shown)
+		}
+		return nil
+	}
+	next := "make a new preview (`dwire progress` of the item again) and review that"
+	if info.Import != nil {
+		next = fmt.Sprintf("run `dwire import` of document %s again for a new preview: what was written is found and not written twice", info.Import.Document)
+	}
+	var e *core.Error
+	switch c.State {
+	case core.RunInProgress:
+		e = core.Errorf(core.CodeCommitInterrupted,
+			"This preview's commit (run %s, started %s) did not finish: it is still running, or its process stopped or died. It had written %d of %d items when last recorded. Next: %s.",
+			c.RunID, render.FormatTime(c.StartedAt), c.Written, c.Total, next)
+	default:
+		e = core.Errorf(core.CodeCommitPartial,
+			"This preview's commit (run %s) stopped after %d of %d items (%s). Next: %s.",
+			c.RunID, c.Written, c.Total, stopCounts(c), next)
+	}
+	for _, oc := range c.Outcomes {
+		e.Details = append(e.Details, core.Detail{Item: string(oc.Reference), Key: oc.Key, Outcome: oc.Outcome, Code: oc.Code, Message: oc.Message})
+	}
+	return e.WithRunID(c.RunID)
+}
+
+func stopCounts(c *core.CommitSummary) string {
+	parts := []string{fmt.Sprintf("%d written", c.Written)}
+	if c.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", c.Failed))
+	}
+	if c.Unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d of unknown outcome", c.Unknown))
+	}
+	if n := c.Total - c.Written - c.Failed - c.Unknown; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d not tried", n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// listPending lists the previews waiting for a person (issue 19 #2).
+func listPending(ctx context.Context, o *ReviewOptions, svc cmdutil.Service) error {
+	ios := o.IO
+	r, err := svc.PendingPreviews(ctx, core.MaxQueryLimit)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(ios.Out, r)
+	}
+	render.Pending(ios.Out, r, viewOpts(ios, false))
+	if len(r.Previews) > 0 {
+		fmt.Fprintln(ios.ErrOut, "Review one with: dwire review <handle>")
+	}
+	return nil
 }

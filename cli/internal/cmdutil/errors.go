@@ -23,6 +23,9 @@ func NewRunID() string { return core.NewRunID() }
 // progress, review) and args its positional arguments. Other errors are
 // returned as they are.
 func WithNextStep(e *core.Error, command string, args []string) *core.Error {
+	if strings.Contains(e.Message, " Next: ") {
+		return e // the command already said what to run next
+	}
 	switch e.Code {
 	case core.CodePreviewStale, core.CodePreviewExpired, core.CodePreviewNotFound, core.CodeCommitInterrupted, core.CodeCommitPartial:
 	default:

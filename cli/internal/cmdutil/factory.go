@@ -23,6 +23,7 @@ type Service interface {
 	Get(ctx context.Context, in core.GetInput) (core.GetResult, error)
 	Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error)
 	StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
+	PendingPreviews(ctx context.Context, limit int) (core.PendingResult, error)
 }
 
 // Factory carries the dependencies of every command. Production wiring

@@ -61,7 +61,12 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) (code int) {
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	started := false
-	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
+	root.PersistentPreRun = func(c *cobra.Command, _ []string) {
+		started = true
+		// Where the previews of this run come from, for a person listing
+		// them (dwire review): the command and the account running it.
+		c.SetContext(core.WithMadeBy(c.Context(), madeBy(c.Name(), f.Getenv)))
+	}
 
 	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -99,4 +104,20 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) (code int) {
 		}
 	}
 	return exit
+}
+
+// madeBy says who or what makes a preview with this command.
+func madeBy(command string, getenv func(string) string) string {
+	who := getenv("USER")
+	if who == "" {
+		who = getenv("USERNAME")
+	}
+	what := "dwire " + command
+	if command == "mcp" {
+		what = "an agent via dwire mcp"
+	}
+	if who == "" {
+		return what
+	}
+	return what + ", as " + who
 }

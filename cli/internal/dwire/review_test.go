@@ -1,0 +1,96 @@
+package dwire
+
+import (
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+)
+
+func dryRunHandle(t *testing.T, h *harness, args ...string) string {
+	t.Helper()
+	r := h.run("", false, append(args, "--dry-run", "--json")...)
+	var p struct {
+		PreviewHandle string `json:"preview_handle"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.PreviewHandle == "" {
+		t.Fatalf("%v: %v\n%s%s", args, err, r.out, r.errOut)
+	}
+	return p.PreviewHandle
+}
+
+// Reviewing a preview whose commit stopped part-way says how far it got,
+// what to run next, and exits 4 — not "already committed", exit 0 (issue
+// 19 #1). A finished commit stays "already committed".
+func TestReviewOfAStoppedCommit(t *testing.T) {
+	h := newHarness(t)
+	handle := dryRunHandle(t, h, "import", "plan.md")
+	h.prov.FailItem(3, fakeprovider.ItemFail, core.Errorf(core.CodeJiraUnavailable, "Jira did not answer."))
+	h.run("y\n", true, "review", handle).expect(t, 4, "COMMIT_PARTIAL")
+	writes := h.prov.Writes()
+	r := h.run("", false, "review", handle)
+	r.expect(t, 4, "Error: COMMIT_PARTIAL: This preview's commit (run run_", "of 5 items (4 written, 1 failed)", "Next: run `dwire import` of document checkout-v2 again")
+	if strings.Count(r.errOut, "Next:") != 1 {
+		t.Errorf("the next step is said more than once:\n%s", r.errOut)
+	}
+	if strings.Contains(r.errOut, "already committed") || strings.Contains(r.errOut, "idk_") {
+		t.Errorf("the stopped commit is reported as committed, or by its idempotency key:\n%s", r.errOut)
+	}
+	if h.prov.Writes() != writes {
+		t.Fatal("reviewing a stopped commit wrote")
+	}
+
+	// A commit recorded as still running (its process died).
+	h = newHarness(t)
+	handle = dryRunHandle(t, h, "import", "plan.md")
+	ctx := t.Context()
+	if _, _, err := h.store.StartRun(ctx, core.StartRunRequest{Key: "idk_dead", Handle: handle, RunID: "run_dead", Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.store.RecordOutcome(ctx, "idk_dead", core.ItemOutcome{Reference: "checkout-v2/e-1", Action: core.ActionCreate, Outcome: core.OutcomeCommitted, Key: "DEMO-1"}); err != nil {
+		t.Fatal(err)
+	}
+	h.run("", false, "review", handle).expect(t, 4, "Error: COMMIT_INTERRUPTED: This preview's commit (run run_dead", "written 1 of 5 items", "committed DEMO-1 checkout-v2/e-1")
+
+	// A finished commit: already committed, exit 0.
+	h = newHarness(t)
+	handle = dryRunHandle(t, h, "import", "plan.md")
+	h.run("y\n", true, "review", handle).expect(t, 0, "Committed: 5 created")
+	h.run("y\n", true, "review", handle).expect(t, 0, "Skipped: this preview was already committed (run run_")
+}
+
+// dwire review without a handle lists the previews waiting for a person:
+// newest first, with what each writes and who made it; --json too (issue
+// 19 #2).
+func TestReviewListsPendingPreviews(t *testing.T) {
+	h := newHarness(t)
+	h.env["USER"] = "ana"
+	now := time.Now()
+	h.newService = func(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) cmdutil.Service {
+		now = now.Add(time.Minute) // each run a minute later: "newest first" is defined
+		return core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: s, Logger: log, Now: func() time.Time { return now }})
+	}
+	h.run("", false, "review").expect(t, 0, "No previews are waiting for review")
+	first := dryRunHandle(t, h, "import", "plan.md")
+	h.run("y\n", true, "import", "plan.md").expect(t, 0) // consumes its own preview
+	prg := dryRunHandle(t, h, "progress", "checkout-v2/s-1", "--status", "done")
+	r := h.run("", false, "review")
+	r.expect(t, 0, first, prg, "import of checkout-v2", "5 to create · 0 to update", "progress of DEMO-", "move to done", "by dwire import, as ana", "by dwire progress, as ana", "Review one with: dwire review <handle>")
+	if strings.Index(r.out, prg) > strings.Index(r.out, first) {
+		t.Errorf("not newest first:\n%s", r.out)
+	}
+	if strings.Count(r.out, "imp_") != 1 {
+		t.Errorf("a committed preview is listed:\n%s", r.out)
+	}
+	r = h.run("", false, "review", "--json")
+	var res core.PendingResult
+	if err := json.Unmarshal([]byte(r.out), &res); err != nil || res.Returned != 2 || res.Previews[0].PreviewHandle != prg || res.Previews[1].Counts == nil || res.Previews[1].Counts.Create != 5 {
+		t.Fatalf("review --json = %+v %v\n%s", res, err, r.out)
+	}
+}

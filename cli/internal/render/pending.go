@@ -1,0 +1,55 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// Pending writes the previews waiting for a person: one block per
+// preview (handle, what it writes, who made it, when it expires), newest
+// first.
+func Pending(w io.Writer, r core.PendingResult, o Options) {
+	r = Clean(r)
+	width := o.width()
+	if len(r.Previews) == 0 {
+		fmt.Fprintln(w, "No previews are waiting for review in this project.")
+		return
+	}
+	for i, p := range r.Previews {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		var what, detail string
+		switch {
+		case p.Kind == core.PreviewImport && p.Counts != nil:
+			what, detail = "import of "+p.Document, CountsLine(*p.Counts)
+		case p.Kind == core.PreviewProgress && p.Item != nil:
+			var steps []string
+			if p.TargetStatus != "" {
+				steps = append(steps, "move to "+string(p.TargetStatus))
+			}
+			if p.Comment {
+				steps = append(steps, "add a comment")
+			}
+			what, detail = "progress of "+p.Item.Key, strings.Join(steps, ", ")
+		default:
+			what = string(p.Kind)
+		}
+		fmt.Fprintf(w, "%s  %s\n", p.PreviewHandle, Truncate(what, width-len(p.PreviewHandle)-2))
+		if detail != "" {
+			fmt.Fprintf(w, "  %s\n", Truncate(detail, width-2))
+		}
+		by := p.MadeBy
+		if by == "" {
+			by = "unknown"
+		}
+		fmt.Fprintf(w, "  %s\n", Truncate("by "+by, width-2))
+		fmt.Fprintf(w, "  made %s, expires %s\n", FormatTime(p.CreatedAt), FormatTime(p.ExpiresAt))
+	}
+	if r.Truncated {
+		fmt.Fprintf(w, "\n(the first %d; more are waiting)\n", r.Returned)
+	}
+}

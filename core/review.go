@@ -1,0 +1,166 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// PreviewLister is the Store capability behind "which previews are waiting
+// for a person?" (`dwire review` without a handle). Every store in this
+// repository has it (core/memstore, SQLite, Postgres; checked by
+// core/storetest); it is kept apart from Store so that the port's core
+// methods stay the gate's.
+type PreviewLister interface {
+	// PendingPreviews returns up to limit previews of scope that are
+	// neither consumed nor expired at now, newest first, and whether more
+	// matched. Each is returned as LoadPreview would (digest checked; a
+	// tampered one is skipped rather than failing the list).
+	PendingPreviews(ctx context.Context, scope string, now time.Time, limit int) (previews []Preview, truncated bool, err error)
+}
+
+// madeByKey carries who or what makes a preview, set by the front door.
+type madeByKey struct{}
+
+// WithMadeBy returns ctx saying who or what makes the previews made with
+// it (e.g. "dwire import, by ana" or "agent Claude Desktop via MCP"); the
+// stored plan keeps it, so a person listing pending previews sees where
+// each came from.
+func WithMadeBy(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, madeByKey{}, who)
+}
+
+func madeByFrom(ctx context.Context) string {
+	s, _ := ctx.Value(madeByKey{}).(string)
+	return s
+}
+
+// PendingPreview is one preview waiting for a person: not committed, not
+// expired.
+type PendingPreview struct {
+	PreviewHandle string      `json:"preview_handle"`
+	Kind          PreviewKind `json:"kind"`
+	// Document is the document id of an import preview; Item the work
+	// item of a progress preview.
+	Document string   `json:"document,omitempty"`
+	Item     *ItemRef `json:"item,omitempty"`
+	Counts   *Counts  `json:"counts,omitempty"` // import
+	// TargetStatus and Comment say what a progress preview writes.
+	TargetStatus Status    `json:"target_status,omitempty"`
+	Comment      bool      `json:"comment,omitempty"`
+	MadeBy       string    `json:"made_by,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+	ExpiresAt    time.Time `json:"expires_at"`
+}
+
+// PendingResult lists the pending previews of the configured project,
+// newest first, bounded like a query.
+type PendingResult struct {
+	ResultType string           `json:"result_type"` // "preview"
+	RunID      string           `json:"run_id"`
+	Previews   []PendingPreview `json:"previews"`
+	Returned   int              `json:"returned"`
+	Truncated  bool             `json:"truncated"`
+}
+
+// PendingPreviews lists up to limit (1..MaxQueryLimit, 0 = default)
+// previews of this scope waiting for a person. It writes nothing. A store
+// without the capability is an INTERNAL_ERROR.
+func (s *WorkItemService) PendingPreviews(ctx context.Context, limit int) (PendingResult, error) {
+	ctx, o := s.begin(ctx, "preview.list")
+	if limit <= 0 {
+		limit = DefaultQueryLimit
+	}
+	limit = min(limit, MaxQueryLimit)
+	l, ok := s.st.(PreviewLister)
+	if !ok {
+		return PendingResult{}, o.fail(Errorf(CodeInternal, "This state store cannot list previews."))
+	}
+	ps, truncated, err := l.PendingPreviews(ctx, s.p.Scope(), s.now(), limit)
+	if err != nil {
+		return PendingResult{}, o.fail(err)
+	}
+	res := PendingResult{ResultType: ResultPreview, RunID: o.runID, Previews: []PendingPreview{}, Truncated: truncated}
+	for _, p := range ps {
+		pp := PendingPreview{PreviewHandle: p.Handle, Kind: p.Kind, CreatedAt: utc(p.CreatedAt), ExpiresAt: utc(p.ExpiresAt)}
+		switch p.Kind {
+		case PreviewImport:
+			pl, err := decodeImportPlan(p)
+			if err != nil {
+				continue // an unreadable plan is not offered for review
+			}
+			r := pl.result(p)
+			pp.Document, pp.Counts, pp.MadeBy = r.Document, &r.Counts, pl.Head.MadeBy
+		case PreviewProgress:
+			pl, err := decodeProgressPlan(p)
+			if err != nil {
+				continue
+			}
+			ref := pl.Head.Item.api()
+			pp.Item, pp.TargetStatus, pp.Comment, pp.MadeBy = &ref, pl.Target, pl.Comment != "", pl.Head.MadeBy
+		}
+		res.Previews = append(res.Previews, pp)
+	}
+	res.Returned = len(res.Previews)
+	o.done("previews listed", "returned", res.Returned)
+	return res, nil
+}
+
+// CommitSummary says what became of the commit that consumed a preview
+// (PreviewInfo.Commit), from its run as recorded in the store.
+type CommitSummary struct {
+	RunID     string    `json:"run_id"`
+	State     RunState  `json:"state"` // in_progress (still running, or the process died), committed, partial, failed
+	StartedAt time.Time `json:"started_at"`
+	// FinishedAt is zero while the run is in progress.
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+	// Written is how many items the commit wrote, of Total planned writes;
+	// Failed, Untried and Unknown count the others recorded.
+	Written int `json:"written"`
+	Failed  int `json:"failed,omitempty"`
+	Untried int `json:"untried,omitempty"`
+	Unknown int `json:"unknown,omitempty"`
+	Total   int `json:"total"`
+	// Outcomes are the recorded outcomes, in order.
+	Outcomes []ItemOutcome `json:"-"`
+}
+
+// commitSummary reads the run that consumed p; nil when it is not found.
+func (s *WorkItemService) commitSummary(ctx context.Context, p Preview, total int) (*CommitSummary, error) {
+	if p.ConsumedBy == "" {
+		return nil, nil
+	}
+	run, found, err := s.st.GetRun(ctx, p.ConsumedBy)
+	if err != nil || !found {
+		return nil, err
+	}
+	c := &CommitSummary{RunID: run.ID, State: run.State, StartedAt: utc(run.StartedAt), Total: total, Outcomes: run.Outcomes}
+	if !run.FinishedAt.IsZero() {
+		c.FinishedAt = utc(run.FinishedAt)
+	}
+	for _, oc := range run.Outcomes {
+		switch oc.Outcome {
+		case OutcomeCommitted:
+			c.Written++
+		case OutcomeFailed:
+			c.Failed++
+		case OutcomeUntried:
+			c.Untried++
+		case OutcomeUnknown:
+			c.Unknown++
+		}
+	}
+	return c, nil
+}
+
+// progressWrites counts the writes of a progress plan: a transition, a
+// comment.
+func progressWrites(pl *progressPlan) int {
+	n := 0
+	if pl.TransitionID != "" {
+		n++
+	}
+	if pl.Comment != "" {
+		n++
+	}
+	return n
+}
