@@ -27,7 +27,11 @@ type committer struct {
 // the same idempotency mechanism as agents.
 func newIdempotencyKey() string { return core.NewIdempotencyKey() }
 
-func (c committer) importCommit(ctx context.Context, handle string) error {
+// importCommit commits the import preview handle, bound to digest: the
+// plan_digest of the preview that was shown to the person who said yes.
+// If the stored plan no longer has it (someone rewrote it while the
+// prompt waited), the commit refuses with PREVIEW_STALE and writes nothing.
+func (c committer) importCommit(ctx context.Context, handle, digest string) error {
 	ios := c.IO
 	bar, done := progressFn(ios, "Committing")
 	cctx, progress, release := betweenItems(ctx, ios, bar)
@@ -36,6 +40,7 @@ func (c committer) importCommit(ctx context.Context, handle string) error {
 		PreviewHandle:  handle,
 		Confirmed:      true,
 		IdempotencyKey: newIdempotencyKey(),
+		PlanDigest:     digest,
 		Progress:       progress,
 	})
 	if err != nil {
@@ -50,11 +55,13 @@ func (c committer) importCommit(ctx context.Context, handle string) error {
 	return nil
 }
 
-func (c committer) progressCommit(ctx context.Context, handle string) error {
+// progressCommit commits the progress preview handle, bound to digest (see
+// importCommit).
+func (c committer) progressCommit(ctx context.Context, handle, digest string) error {
 	ios := c.IO
 	cctx, progress, release := betweenItems(ctx, ios, nil)
 	defer release()
-	r, err := c.Svc.ProgressCommit(cctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), Progress: progress})
+	r, err := c.Svc.ProgressCommit(cctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest, Progress: progress})
 	if err != nil {
 		return err
 	}

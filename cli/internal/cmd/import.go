@@ -121,5 +121,5 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 		}
 		return nil
 	}
-	return committer{IO: ios, JSON: o.JSON, Svc: svc}.importCommit(ctx, p.PreviewHandle)
+	return committer{IO: ios, JSON: o.JSON, Svc: svc}.importCommit(ctx, p.PreviewHandle, p.PlanDigest)
 }

@@ -60,6 +60,7 @@ commit with dwire review).`,
 	c.Flags().StringVar(&o.Status, "status", "", "target status: todo, in_progress or done")
 	c.Flags().StringVar(&o.Comment, "comment", "", "Markdown comment to add (- reads it from stdin)")
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
+	c.ValidArgsFunction = cobra.NoFileCompletions
 	_ = c.RegisterFlagCompletionFunc("status", completeStatus)
 	return c
 }
@@ -122,5 +123,5 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 		}
 		return nil
 	}
-	return committer{IO: ios, JSON: o.JSON, Svc: svc}.progressCommit(ctx, p.PreviewHandle)
+	return committer{IO: ios, JSON: o.JSON, Svc: svc}.progressCommit(ctx, p.PreviewHandle, p.PlanDigest)
 }

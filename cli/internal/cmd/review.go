@@ -25,7 +25,7 @@ type ReviewOptions struct {
 // NewCmdReview parses `dwire review <handle>`.
 func NewCmdReview(f *cmdutil.Factory, runF func(context.Context, *ReviewOptions) error) *cobra.Command {
 	o := &ReviewOptions{IO: f.IOStreams, Service: f.OpenService}
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "review [preview-handle]",
 		Short: "Review a stored preview (e.g. an agent's), confirm and commit it",
 		Long: `Show a preview stored under its handle — for example one an agent made
@@ -48,6 +48,44 @@ person (not committed, not expired), newest first.`,
 			return reviewRun(c.Context(), o)
 		},
 	}
+	// Completes the handles of the pending previews, from the state store
+	// (no request to Jira).
+	c.ValidArgsFunction = func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return pendingHandles(c.Context(), o.Service), cobra.ShellCompDirectiveNoFileComp
+	}
+	return c
+}
+
+// pendingHandles lists the handles of the pending previews with what each
+// is, for completion; nothing when the store cannot be read.
+func pendingHandles(ctx context.Context, open cmdutil.OpenServiceFunc) []string {
+	if ctx == nil {
+		return nil
+	}
+	svc, closeFn, err := open(ctx)
+	if err != nil {
+		return nil
+	}
+	defer closeFn()
+	r, err := svc.PendingPreviews(ctx, core.MaxQueryLimit)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(r.Previews))
+	for _, p := range r.Previews {
+		what := string(p.Kind)
+		switch {
+		case p.Document != "":
+			what = "import of " + p.Document
+		case p.Item != nil:
+			what = "progress of " + p.Item.Key
+		}
+		out = append(out, p.PreviewHandle+"\t"+render.CleanText(what))
+	}
+	return out
 }
 
 func reviewRun(ctx context.Context, o *ReviewOptions) error {
@@ -115,9 +153,9 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	}
 	c := committer{IO: ios, JSON: o.JSON, Svc: svc}
 	if info.Kind == core.PreviewImport {
-		return c.importCommit(ctx, o.Handle)
+		return c.importCommit(ctx, o.Handle, info.Import.PlanDigest)
 	}
-	return c.progressCommit(ctx, o.Handle)
+	return c.progressCommit(ctx, o.Handle, info.Progress.PlanDigest)
 }
 
 // consumed reports what became of the commit of an already committed

@@ -24,10 +24,11 @@ type ShowOptions struct {
 func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cobra.Command {
 	o := &ShowOptions{IO: f.IOStreams, Service: f.OpenService}
 	return &cobra.Command{
-		Use:     "show <key|reference>",
-		Short:   "Show one work item in full (read-only)",
-		Example: "  dwire show PROJ-12\n  dwire show checkout-v2/s-1 --json",
-		Args:    cobra.ExactArgs(1),
+		ValidArgsFunction: cobra.NoFileCompletions,
+		Use:               "show <key|reference>",
+		Short:             "Show one work item in full (read-only)",
+		Example:           "  dwire show PROJ-12\n  dwire show checkout-v2/s-1 --json",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Item, o.JSON = args[0], f.JSON
 			if runF != nil {
