@@ -2,7 +2,8 @@
 // published, into a directory laid out as a Go module proxy
 // (GOPROXY=file://DIR): each module's files as `git ls-files` lists them
 // (tracked and untracked-but-not-ignored, nested modules left out, as a tag
-// would hold them), with go.mod rewritten the way a release commit writes it:
+// would hold them; the repository's LICENSE when the module has none, as
+// the go command adds it), with go.mod rewritten the way a release commit writes it:
 // no replace directives, every sibling module required at the released
 // version. It lets `go install …/cli/cmd/dwire@VERSION` be tried with
 // GOWORK=off before anything is tagged or published.
@@ -18,6 +19,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -117,6 +119,14 @@ func publish(opts Options, m string, siblings map[string]bool, when time.Time) e
 		return err
 	}
 	var files []modzip.File
+	if !slices.Contains(names, "LICENSE") {
+		// As the go command does when it fetches a module in a subdirectory
+		// (and zip.CreateFromVCS): the repository root's LICENSE goes in.
+		p := filepath.Join(opts.Root, "LICENSE")
+		if info, err := os.Lstat(p); err == nil {
+			files = append(files, diskFile{name: "LICENSE", path: p, info: info})
+		}
+	}
 	for _, name := range names {
 		if name == "go.mod" {
 			files = append(files, dataFile{name: name, data: gomod})

@@ -50,7 +50,7 @@ func TestBuildFromWorkspace(t *testing.T) {
 		}
 	}
 	files := zipNames(t, filepath.Join(out, "github.com", "devworkwire", "devworkwire", "cli", "@v", "v0.1.0.zip"))
-	for _, want := range []string{"go.mod", "go.sum", "cmd/dwire/main.go", "CHANGELOG.md"} {
+	for _, want := range []string{"go.mod", "go.sum", "cmd/dwire/main.go", "CHANGELOG.md", "LICENSE"} {
 		if !files[Prefix+"cli@v0.1.0/"+want] {
 			t.Errorf("the cli zip has no %s", want)
 		}
