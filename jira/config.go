@@ -48,6 +48,10 @@ type Config struct {
 	// RequestTimeout bounds one attempt of one request, from sending to the
 	// end of the response body (default 30s). A hung request fails after it.
 	RequestTimeout time.Duration
+	// MaxInFlight caps the requests in flight to Jira at once (default
+	// DefaultMaxInFlight; 1 = one request at a time). Below the cap the
+	// pacer (pacer.go) starts small and follows Jira's rate-limit signals.
+	MaxInFlight int
 	// SingleCreate sends one POST /issue per item instead of bulk creates.
 	// It exists only as the benchmark baseline.
 	SingleCreate bool
@@ -61,6 +65,7 @@ const (
 	DefaultMaxAttempts    = 5
 	DefaultMaxRetryWait   = 30 * time.Second
 	DefaultRequestTimeout = 30 * time.Second
+	DefaultMaxInFlight    = 8
 )
 
 // PropertyKey is the issue entity property holding what DevWorkWire last

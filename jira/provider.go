@@ -36,6 +36,9 @@ type Provider struct {
 	mu      sync.Mutex
 	stats   Stats
 	created map[core.Reference]int64 // issue ids this Provider created, for reconcileIssues
+
+	paceOnce sync.Once
+	pace     *pacer // pacing(); tests may set it before the first request
 }
 
 var _ core.WorkItemProvider = (*Provider)(nil)
@@ -109,6 +112,9 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
 	}
 	log := cfg.Logger
 	if log == nil {

@@ -114,7 +114,12 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, ctxError(err, c)
 		}
+		tk, err := p.pacing().acquire(ctx, c) // pacer.go: Jira's rate-limit signals
+		if err != nil {
+			return nil, ctxError(err, c)
+		}
 		resp, err := p.attempt(ctx, c, target, payload)
+		p.pacing().release(tk, resp)
 		p.count(c.endpoint, attempt > 1)
 		var (
 			final    error

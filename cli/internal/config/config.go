@@ -50,6 +50,8 @@ const (
 	// (core.DefaultSearchLagWindow).
 	DefaultSearchLagWindow = 10 * time.Minute
 	MaxSearchLagWindow     = 24 * time.Hour
+	// MaxMaxInFlight is the largest jira.max_in_flight accepted.
+	MaxMaxInFlight = 64
 )
 
 // File is the on-disk shape of .devworkwire.yaml (see
@@ -73,6 +75,9 @@ type JiraFile struct {
 	ReferenceField          string     `yaml:"reference_field,omitempty"`
 	AcceptanceCriteriaField string     `yaml:"acceptance_criteria_field,omitempty"`
 	IssueTypes              IssueTypes `yaml:"issue_types,omitempty"`
+	// MaxInFlight caps the requests in flight to Jira at once, 1 to
+	// MaxMaxInFlight (default: the adapter's, jira.DefaultMaxInFlight).
+	MaxInFlight int `yaml:"max_in_flight,omitempty"`
 }
 
 // IssueTypes names the Jira issue types used for epics and stories.
@@ -96,6 +101,7 @@ type Config struct {
 	ReferenceField          string
 	AcceptanceCriteriaField string
 	EpicType, StoryType     string
+	MaxInFlight             int    // 0 → the Jira adapter's default
 	StoreURL                string // "" → the default SQLite file
 	StoreFromEnv            bool   // StoreURL came from DWIRE_STORE_URL
 	PreviewTTL              time.Duration
@@ -381,6 +387,10 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 	}
 	c.EpicType = firstNonEmpty(strings.TrimSpace(j.IssueTypes.Epic), DefaultEpicType)
 	c.StoryType = firstNonEmpty(strings.TrimSpace(j.IssueTypes.Story), DefaultStoryType)
+	if n := j.MaxInFlight; n < 0 || n > MaxMaxInFlight {
+		return nil, invalid("jira.max_in_flight", "%d is out of range. Use 1 (one request at a time) to %d, or leave it out for the default.", n, MaxMaxInFlight)
+	}
+	c.MaxInFlight = j.MaxInFlight
 
 	// store
 	c.StoreURL = strings.TrimSpace(f.Store)

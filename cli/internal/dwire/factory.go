@@ -43,6 +43,7 @@ func openJira(_ context.Context, cfg *config.Config, token string, log *slog.Log
 		EpicType:                cfg.EpicType,
 		StoryType:               cfg.StoryType,
 		AcceptanceCriteriaField: cfg.AcceptanceCriteriaField,
+		MaxInFlight:             cfg.MaxInFlight,
 		Logger:                  log,
 	})
 }

@@ -1,0 +1,366 @@
+package jira
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The pacer decides when each request may go out, from Jira's own signals
+// (docs/jira-client.md, "Pacing"). Jira Cloud applies independent limits
+// and names the one that refused a request in RateLimit-Reason: a burst
+// limit per endpoint and HTTP method (jira-burst-based) and a per-issue
+// write limit (jira-per-issue-on-write). So the pacer keeps:
+//
+//   - for the whole Provider: at most MaxInFlight requests at once, and a
+//     pause everyone honours (Retry-After of a 429 without a reason the
+//     pacer knows, or of a 503);
+//   - per endpoint ("PUT /rest/api/3/issue/{key}"): an AIMD window of
+//     requests in flight — it starts at 4, grows by 1/window for each fast
+//     and clean answer, halves on a 429 or 503, and stays at one after
+//     three 429s in a row until 20 clean answers have come back; a pause
+//     (Retry-After of a burst 429, for every request to the endpoint); and
+//     a send interval once Jira says the budget runs low
+//     (X-RateLimit-NearLimit, or X-RateLimit-Remaining below 20% of
+//     X-RateLimit-Limit once the requests already in flight are counted):
+//     then requests go out no faster than 90% of X-RateLimit-Limit per
+//     second (Atlassian's burst limit is per second), or, without a limit
+//     header, at 80% of the rate that was just refused;
+//   - per issue: never two writes at once, and after a per-issue 429 no
+//     write to that issue before its Retry-After.
+//
+// Every request passes acquire before it is sent and release with its
+// answer. The clock and timers are injectable (tests drive them).
+type pacer struct {
+	max   int // MaxInFlight
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
+
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced when a slot frees or a rule changes
+	inFlight  int
+	pause     time.Time // no request starts before it
+	endpoints map[string]*endpointPace
+	issues    map[string]*issuePace
+}
+
+// Pacing constants (docs/jira-client.md explains each).
+const (
+	initialWindow   = 4
+	strikesToSingle = 3  // 429s in a row that put an endpoint at one at a time
+	cleanToRecover  = 20 // clean answers that lift it again
+	nearFraction    = 0.2
+	limitShare      = 0.9 // of X-RateLimit-Limit per second, when pacing
+	refusedShare    = 0.8 // of the refused rate, without a limit header
+	unpaceFraction  = 0.5 // Remaining at or above this share ends the interval
+	minInterval     = 5 * time.Millisecond
+)
+
+// endpointPace is the pacing of one endpoint and method.
+type endpointPace struct {
+	window   float64 // requests allowed in flight (AIMD)
+	inFlight int
+	pause    time.Time     // Retry-After of a burst 429
+	interval time.Duration // minimum spacing of sends; 0 = none
+	next     time.Time     // earliest next send while an interval holds
+	strikes  int           // 429s since the last clean answer
+	calm     int           // clean answers without a low budget since the interval last changed
+	single   int           // clean answers still needed to leave one-at-a-time; 0 = not single
+	minRTT   time.Duration
+	sent     []time.Time // sends in the last second (the rate a refusal cut)
+}
+
+// issuePace is the pacing of writes to one issue.
+type issuePace struct {
+	busy bool
+	next time.Time // Retry-After of a per-issue 429
+}
+
+func newPacer(maxInFlight int) *pacer {
+	return &pacer{
+		max:       max(1, maxInFlight),
+		now:       time.Now,
+		after:     time.After,
+		changed:   make(chan struct{}),
+		endpoints: map[string]*endpointPace{},
+		issues:    map[string]*issuePace{},
+	}
+}
+
+// ticket is one admitted request.
+type ticket struct {
+	endpoint, issue string
+	start           time.Time
+}
+
+// acquire waits until c may be sent, or ctx ends.
+func (pc *pacer) acquire(ctx context.Context, c call) (*ticket, error) {
+	issue := ""
+	if c.method != http.MethodGet && c.key != "" {
+		issue = c.key
+	}
+	for {
+		pc.mu.Lock()
+		wait, ok := pc.try(c.endpoint, issue)
+		ch := pc.changed
+		pc.mu.Unlock()
+		if ok {
+			return &ticket{endpoint: c.endpoint, issue: issue, start: pc.now()}, nil
+		}
+		var timer <-chan time.Time
+		if wait > 0 {
+			timer = pc.after(wait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-ch:
+		case <-timer:
+		}
+	}
+}
+
+// try admits a request to endpoint (writing issue, or "") now, or says
+// how long until something it waits for is due (0: until a slot frees).
+// Call with pc.mu held.
+func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok bool) {
+	now := pc.now()
+	ep := pc.endpoint(endpoint)
+	var is *issuePace
+	if issue != "" {
+		is = pc.issue(issue)
+	}
+	due := time.Time{} // the latest time-based rule that is not met yet
+	later := func(t time.Time) {
+		if t.After(now) && t.After(due) {
+			due = t
+		}
+	}
+	later(pc.pause)
+	later(ep.pause)
+	if ep.interval > 0 {
+		later(ep.next)
+	}
+	if is != nil {
+		later(is.next)
+	}
+	if !due.IsZero() {
+		return due.Sub(now), false
+	}
+	if pc.inFlight >= pc.max || ep.inFlight >= ep.allowed() || (is != nil && is.busy) {
+		return 0, false
+	}
+	pc.inFlight++
+	ep.inFlight++
+	if ep.interval > 0 {
+		ep.next = now.Add(ep.interval)
+	}
+	ep.sent = append(ep.sent, now)
+	if is != nil {
+		is.busy = true
+	}
+	return 0, true
+}
+
+func (pc *pacer) endpoint(name string) *endpointPace {
+	ep := pc.endpoints[name]
+	if ep == nil {
+		ep = &endpointPace{window: float64(min(initialWindow, pc.max))}
+		pc.endpoints[name] = ep
+	}
+	return ep
+}
+
+func (pc *pacer) issue(key string) *issuePace {
+	is := pc.issues[key]
+	if is == nil {
+		is = &issuePace{}
+		pc.issues[key] = is
+	}
+	return is
+}
+
+// allowed is how many requests the endpoint may have in flight now.
+func (ep *endpointPace) allowed() int {
+	if ep.single > 0 {
+		return 1
+	}
+	return max(1, int(ep.window))
+}
+
+// signals are what an answer says about Jira's limits.
+type signals struct {
+	status     int // 0: no answer (transport error)
+	retryAfter time.Duration
+	hinted     bool   // Retry-After was sent
+	reason     string // RateLimit-Reason
+	limit      int    // X-RateLimit-Limit (0: absent)
+	remaining  int    // X-RateLimit-Remaining (-1: absent)
+	near       bool   // X-RateLimit-NearLimit: true
+}
+
+func readSignals(resp *response, now time.Time) signals {
+	s := signals{remaining: -1}
+	if resp == nil {
+		return s
+	}
+	s.status = resp.status
+	h := resp.header
+	s.retryAfter, s.hinted = retryAfter(h, now)
+	if !s.hinted && resp.status == http.StatusTooManyRequests {
+		// Atlassian: X-RateLimit-Reset = request time + Retry-After.
+		if t, ok := parseReset(h.Get("X-RateLimit-Reset")); ok && t.After(now) {
+			s.retryAfter, s.hinted = t.Sub(now), true
+		}
+	}
+	s.reason = strings.ToLower(strings.TrimSpace(h.Get("RateLimit-Reason")))
+	if n, err := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Limit"))); err == nil && n > 0 {
+		s.limit = n
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Remaining"))); err == nil && n >= 0 {
+		s.remaining = n
+	}
+	s.near = strings.EqualFold(strings.TrimSpace(h.Get("X-RateLimit-NearLimit")), "true")
+	return s
+}
+
+// parseReset reads X-RateLimit-Reset: ISO 8601 as Atlassian documents it
+// (yyyy-MM-ddTHH:mmZ), with seconds, or with fractions.
+func parseReset(v string) (time.Time, bool) {
+	v = strings.TrimSpace(v)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Reasons Jira gives in RateLimit-Reason.
+const (
+	reasonBurst    = "jira-burst-based"
+	reasonPerIssue = "jira-per-issue-on-write"
+)
+
+// release returns t's slot and learns from the answer (resp nil when none
+// came).
+func (pc *pacer) release(t *ticket, resp *response) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	now := pc.now()
+	rtt := now.Sub(t.start)
+	pc.inFlight--
+	ep := pc.endpoint(t.endpoint)
+	ep.inFlight--
+	var is *issuePace
+	if t.issue != "" {
+		is = pc.issue(t.issue)
+		is.busy = false
+	}
+	pc.learn(ep, is, readSignals(resp, now), rtt, now)
+	close(pc.changed)
+	pc.changed = make(chan struct{})
+}
+
+// learn applies one answer's signals. Call with pc.mu held.
+func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, rtt time.Duration, now time.Time) {
+	cutoff := now.Add(-time.Second)
+	for len(ep.sent) > 0 && ep.sent[0].Before(cutoff) {
+		ep.sent = ep.sent[1:]
+	}
+	switch {
+	case s.status == http.StatusTooManyRequests && s.reason == reasonPerIssue:
+		// One issue is written too often: space writes to it; the
+		// endpoint is not overloaded.
+		if is != nil {
+			is.next = later(is.next, now.Add(max(s.retryAfter, time.Second)))
+		}
+	case s.status == http.StatusTooManyRequests:
+		ep.window = max(1, ep.window/2)
+		ep.strikes++
+		if ep.strikes >= strikesToSingle {
+			ep.single = cleanToRecover
+		}
+		ep.pace(s, len(ep.sent), now)
+		if s.hinted {
+			if s.reason == reasonBurst {
+				ep.pause = later(ep.pause, now.Add(s.retryAfter)) // that endpoint only
+			} else {
+				pc.pause = later(pc.pause, now.Add(s.retryAfter)) // a budget of the whole site
+			}
+		}
+	case s.status == http.StatusServiceUnavailable:
+		ep.window = max(1, ep.window/2)
+		if s.hinted {
+			pc.pause = later(pc.pause, now.Add(s.retryAfter))
+		}
+	case s.status >= 200 && s.status < 300:
+		ep.strikes = 0
+		if ep.single > 0 {
+			ep.single--
+		}
+		low := s.near || (s.limit > 0 && s.remaining >= 0 &&
+			float64(s.remaining-ep.inFlight) < nearFraction*float64(s.limit))
+		switch {
+		case low:
+			ep.calm = 0
+			ep.pace(s, len(ep.sent), now)
+		case ep.interval > 0 && s.limit > 0 && s.remaining >= 0 && float64(s.remaining) >= unpaceFraction*float64(s.limit):
+			ep.interval, ep.calm = 0, 0 // the budget has recovered
+		case ep.interval > 0:
+			// No budget headers: relax the interval step by step.
+			if ep.calm++; ep.calm >= cleanToRecover {
+				ep.interval, ep.calm = ep.interval/2, 0
+				if ep.interval < minInterval {
+					ep.interval = 0
+				}
+			}
+		}
+		if ep.minRTT == 0 || rtt < ep.minRTT {
+			ep.minRTT = rtt
+		}
+		fast := rtt <= 2*ep.minRTT+5*time.Millisecond
+		if !low && fast && ep.single == 0 {
+			ep.window = math.Min(float64(pc.max), ep.window+1/ep.window)
+		}
+	}
+}
+
+// pace sets the endpoint's send interval from a low or refused budget:
+// 90% of X-RateLimit-Limit per second, else 80% of the rate just sent.
+func (ep *endpointPace) pace(s signals, sentLastSecond int, now time.Time) {
+	var iv time.Duration
+	switch {
+	case s.limit > 0:
+		iv = time.Duration(float64(time.Second) / (limitShare * float64(s.limit)))
+	case s.status == http.StatusTooManyRequests:
+		iv = time.Duration(float64(time.Second) / (refusedShare * float64(max(1, sentLastSecond))))
+	default:
+		return // NearLimit without a limit: no growth, no interval
+	}
+	if iv > ep.interval {
+		ep.interval, ep.calm = iv, 0
+		ep.next = later(ep.next, now.Add(iv))
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// pacing returns the Provider's pacer.
+func (p *Provider) pacing() *pacer {
+	p.paceOnce.Do(func() {
+		if p.pace == nil {
+			p.pace = newPacer(p.cfg.MaxInFlight)
+		}
+	})
+	return p.pace
+}

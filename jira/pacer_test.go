@@ -1,0 +1,447 @@
+package jira
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// paceClock is the pacer's clock in tests: time moves only when the test
+// says, and timers fire when it passes them.
+type paceClock struct {
+	mu     sync.Mutex
+	t      time.Time
+	timers []paceTimer
+}
+
+type paceTimer struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func newPaceClock() *paceClock { return &paceClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)} }
+
+func (c *paceClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *paceClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	c.timers = append(c.timers, paceTimer{at: c.t.Add(d), ch: ch})
+	return ch
+}
+
+func (c *paceClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+	keep := c.timers[:0]
+	for _, tm := range c.timers {
+		if !tm.at.After(c.t) {
+			tm.ch <- c.t
+			continue
+		}
+		keep = append(keep, tm)
+	}
+	c.timers = keep
+}
+
+func testPacer(maxInFlight int) (*pacer, *paceClock) {
+	clk := newPaceClock()
+	pc := newPacer(maxInFlight)
+	pc.now, pc.after = clk.Now, clk.After
+	return pc, clk
+}
+
+const (
+	epEdit   = "PUT /rest/api/3/issue/{key}"
+	epSearch = "POST /rest/api/3/search/jql"
+)
+
+// admit admits as many requests to endpoint as the pacer lets through now
+// (up to n) and returns their tickets.
+func admit(pc *pacer, endpoint string, n int) []*ticket {
+	var out []*ticket
+	for range n {
+		pc.mu.Lock()
+		_, ok := pc.try(endpoint, "")
+		pc.mu.Unlock()
+		if !ok {
+			break
+		}
+		out = append(out, &ticket{endpoint: endpoint, start: pc.now()})
+	}
+	return out
+}
+
+func answer(status int, h ...string) *response {
+	hd := http.Header{}
+	for i := 0; i+1 < len(h); i += 2 {
+		hd.Set(h[i], h[i+1])
+	}
+	return &response{status: status, header: hd}
+}
+
+func (pc *pacer) window(endpoint string) float64 {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.endpoint(endpoint).window
+}
+
+// TestPacerStartsSmallAndGrowsToTheCap: four in flight at first; fast
+// clean answers add 1/window each (one per window's worth: +1 per round
+// trip); the window never passes MaxInFlight.
+func TestPacerStartsSmallAndGrowsToTheCap(t *testing.T) {
+	pc, clk := testPacer(8)
+	ts := admit(pc, epEdit, 100)
+	if len(ts) != 4 {
+		t.Fatalf("admitted %d at first, want 4", len(ts))
+	}
+	for round := 0; round < 30; round++ {
+		clk.Advance(50 * time.Millisecond)
+		for _, tk := range ts {
+			pc.release(tk, answer(200))
+		}
+		ts = admit(pc, epEdit, 100)
+		if len(ts) > 8 {
+			t.Fatalf("round %d: %d in flight, over MaxInFlight 8", round, len(ts))
+		}
+	}
+	if len(ts) != 8 {
+		t.Errorf("after 30 fast clean round trips: %d in flight, want the cap 8", len(ts))
+	}
+}
+
+// TestPacerHoldsOnSlowAnswers: answers much slower than the fastest seen
+// do not grow the window.
+func TestPacerHoldsOnSlowAnswers(t *testing.T) {
+	pc, clk := testPacer(16)
+	tk := admit(pc, epEdit, 1)[0]
+	clk.Advance(50 * time.Millisecond)
+	pc.release(tk, answer(200))
+	w := pc.window(epEdit)
+	for range 20 {
+		tk := admit(pc, epEdit, 1)[0]
+		clk.Advance(500 * time.Millisecond)
+		pc.release(tk, answer(200))
+	}
+	if got := pc.window(epEdit); got != w {
+		t.Errorf("window %v after slow answers, want it held at %v", got, w)
+	}
+}
+
+// TestPacerHalvesOn429And503: a 429 or a 503 halves the window (never
+// below one).
+func TestPacerHalvesOn429And503(t *testing.T) {
+	pc, clk := testPacer(16)
+	pc.endpoint(epEdit).window = 8
+	tk := admit(pc, epEdit, 1)[0]
+	pc.release(tk, answer(429, "RateLimit-Reason", "jira-burst-based"))
+	if w := pc.window(epEdit); w != 4 {
+		t.Errorf("after a 429: window %v, want 4", w)
+	}
+	clk.Advance(2 * time.Second) // past the interval the 429 set
+	tk = admit(pc, epEdit, 1)[0]
+	pc.release(tk, answer(503))
+	if w := pc.window(epEdit); w != 2 {
+		t.Errorf("after a 503: window %v, want 2", w)
+	}
+	for range 3 {
+		clk.Advance(2 * time.Second)
+		tk = admit(pc, epEdit, 1)[0]
+		pc.release(tk, answer(503))
+	}
+	if w := pc.window(epEdit); w != 1 {
+		t.Errorf("window %v, want the floor 1", w)
+	}
+}
+
+// TestPacerRetryAfterForEveryone: a burst 429's Retry-After holds every
+// request to that endpoint (not others); one without a reason the pacer
+// knows, or a 503's, holds every request.
+func TestPacerRetryAfterForEveryone(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		resp      *response
+		otherWait bool
+	}{
+		{"burst 429", answer(429, "Retry-After", "2", "RateLimit-Reason", "jira-burst-based"), false},
+		{"429 without a reason", answer(429, "Retry-After", "2"), true},
+		{"quota 429", answer(429, "Retry-After", "2", "RateLimit-Reason", "jira-quota-based"), true},
+		{"503", answer(503, "Retry-After", "2"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc, clk := testPacer(8)
+			tk := admit(pc, epEdit, 1)[0]
+			pc.release(tk, tc.resp)
+			pc.mu.Lock()
+			wait, ok := pc.try(epEdit, "")
+			pc.mu.Unlock()
+			if ok || wait != 2*time.Second {
+				t.Fatalf("same endpoint: admitted %v, wait %v; want a 2s wait", ok, wait)
+			}
+			pc.mu.Lock()
+			_, otherOK := pc.try(epSearch, "")
+			pc.mu.Unlock()
+			if otherOK == tc.otherWait {
+				t.Errorf("another endpoint admitted = %v, want %v", otherOK, !tc.otherWait)
+			}
+			clk.Advance(2 * time.Second)
+			if len(admit(pc, epEdit, 1)) != 1 {
+				t.Error("not admitted after Retry-After")
+			}
+		})
+	}
+}
+
+// TestPacerSlowsDownBeforeTheLimit: NearLimit, or a Remaining that the
+// requests already in flight would use up, paces the endpoint at 90% of
+// X-RateLimit-Limit per second and stops its growth; a budget back above
+// half lifts the pacing.
+func TestPacerSlowsDownBeforeTheLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		resp *response
+	}{
+		{"NearLimit", answer(200, "X-RateLimit-NearLimit", "true", "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "1")},
+		{"low Remaining counting what is in flight", answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "4")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc, clk := testPacer(8)
+			ts := admit(pc, epEdit, 4)
+			w := pc.window(epEdit)
+			pc.release(ts[0], tc.resp) // three still in flight
+			if got := pc.window(epEdit); got != w {
+				t.Errorf("window grew to %v on a low budget", got)
+			}
+			limit := 10.0
+			want := time.Duration(float64(time.Second) / (limitShare * limit))
+			if iv := pc.endpoint(epEdit).interval; iv != want {
+				t.Fatalf("interval %v, want %v (90%% of 10/s)", iv, want)
+			}
+			for _, tk := range ts[1:] {
+				pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "3"))
+			}
+			// Spaced sends: one now-ish, the next only after the interval.
+			clk.Advance(want)
+			if n := len(admit(pc, epEdit, 8)); n != 1 {
+				t.Fatalf("admitted %d within one interval, want 1", n)
+			}
+			clk.Advance(want / 2)
+			if n := len(admit(pc, epEdit, 8)); n != 0 {
+				t.Fatalf("admitted %d half an interval later, want 0", n)
+			}
+			pc.release(&ticket{endpoint: epEdit, start: clk.Now()}, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "6"))
+			if iv := pc.endpoint(epEdit).interval; iv != 0 {
+				t.Errorf("interval %v after the budget recovered to 60%%, want none", iv)
+			}
+		})
+	}
+}
+
+// TestPacerRefusedRateWithoutHeaders: a burst 429 without X-RateLimit-Limit
+// paces the endpoint at 80% of the rate that was refused, and clean
+// answers relax it step by step.
+func TestPacerRefusedRateWithoutHeaders(t *testing.T) {
+	pc, clk := testPacer(8)
+	var last *ticket
+	for i := range 5 { // 10 sends in the last second
+		ts := admit(pc, epEdit, 2)
+		clk.Advance(100 * time.Millisecond)
+		pc.release(ts[0], answer(200))
+		if i < 4 {
+			pc.release(ts[1], answer(200))
+		} else {
+			last = ts[1]
+		}
+	}
+	pc.release(last, answer(429, "RateLimit-Reason", "jira-burst-based"))
+	rate := 10.0
+	want := time.Duration(float64(time.Second) / (refusedShare * rate))
+	if iv := pc.endpoint(epEdit).interval; iv != want {
+		t.Fatalf("interval %v, want %v (80%% of 10/s)", iv, want)
+	}
+	for range cleanToRecover {
+		clk.Advance(time.Second)
+		tk := admit(pc, epEdit, 1)[0]
+		pc.release(tk, answer(200))
+	}
+	if iv := pc.endpoint(epEdit).interval; iv != want/2 {
+		t.Errorf("interval %v after %d clean answers, want it halved to %v", iv, cleanToRecover, want/2)
+	}
+}
+
+// TestPacerSustained429sOneAtATime: three 429s in a row put the endpoint
+// at one request at a time until 20 clean answers came back.
+func TestPacerSustained429sOneAtATime(t *testing.T) {
+	pc, clk := testPacer(8)
+	pc.endpoint(epEdit).window = 8
+	for range strikesToSingle {
+		tk := admit(pc, epEdit, 1)[0]
+		pc.release(tk, answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based"))
+		clk.Advance(2 * time.Second)
+	}
+	pc.endpoint(epEdit).interval = 0
+	for i := range cleanToRecover {
+		ts := admit(pc, epEdit, 8)
+		if len(ts) != 1 {
+			t.Fatalf("clean answer %d after sustained 429s: %d admitted at once, want 1", i, len(ts))
+		}
+		clk.Advance(50 * time.Millisecond)
+		pc.release(ts[0], answer(200))
+	}
+	if n := len(admit(pc, epEdit, 8)); n < 2 {
+		t.Errorf("after %d clean answers still %d at a time", cleanToRecover, n)
+	}
+}
+
+// TestPacerPerIssueWrites: two writes to one issue never go at once; a
+// per-issue 429 spaces writes to that issue only and does not touch the
+// endpoint's window.
+func TestPacerPerIssueWrites(t *testing.T) {
+	pc, clk := testPacer(8)
+	ctx := context.Background()
+	edit := func(key string) call { return call{method: "PUT", endpoint: epEdit, key: key} }
+	a, err := pc.acquire(ctx, edit("DEMO-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.mu.Lock()
+	_, ok := pc.try(epEdit, "DEMO-1")
+	pc.mu.Unlock()
+	if ok {
+		t.Fatal("a second write to DEMO-1 was admitted while one is in flight")
+	}
+	if _, err := pc.acquire(ctx, call{method: "GET", endpoint: "GET /rest/api/3/issue/{key}", key: "DEMO-1"}); err != nil {
+		t.Fatal("a read of DEMO-1 waits for its write")
+	}
+	b, err := pc.acquire(ctx, edit("DEMO-2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pc.window(epEdit)
+	pc.release(a, answer(429, "Retry-After", "3", "RateLimit-Reason", "jira-per-issue-on-write"))
+	pc.release(b, answer(204))
+	if got := pc.window(epEdit); got < w {
+		t.Errorf("a per-issue 429 shrank the endpoint's window %v → %v", w, got)
+	}
+	pc.mu.Lock()
+	wait, ok := pc.try(epEdit, "DEMO-1")
+	pc.mu.Unlock()
+	if ok || wait != 3*time.Second {
+		t.Fatalf("DEMO-1 after its 429: admitted %v, wait %v; want 3s", ok, wait)
+	}
+	if _, err := pc.acquire(ctx, edit("DEMO-3")); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(3 * time.Second)
+	if _, err := pc.acquire(ctx, edit("DEMO-1")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPacerMaxInFlightOne: MaxInFlight 1 sends one request at a time,
+// whatever the endpoint.
+func TestPacerMaxInFlightOne(t *testing.T) {
+	pc, _ := testPacer(1)
+	if n := len(admit(pc, epEdit, 8)); n != 1 {
+		t.Fatalf("admitted %d, want 1", n)
+	}
+	if n := len(admit(pc, epSearch, 8)); n != 0 {
+		t.Fatalf("another endpoint admitted %d while one request is in flight", n)
+	}
+}
+
+// TestAcquireWaitsForSlotsTimersAndContext: acquire blocks while the
+// pacer says no, wakes when a slot frees or a pause ends, and gives up
+// with the context.
+func TestAcquireWaitsForSlotsTimersAndContext(t *testing.T) {
+	pc, clk := testPacer(1)
+	first, err := pc.acquire(context.Background(), call{method: "GET", endpoint: epSearch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *ticket)
+	go func() {
+		tk, err := pc.acquire(context.Background(), call{method: "GET", endpoint: epSearch})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- tk
+	}()
+	select {
+	case <-got:
+		t.Fatal("admitted while the only slot is taken")
+	default:
+	}
+	pc.release(first, answer(429, "Retry-After", "5", "RateLimit-Reason", "jira-quota-based"))
+	// The slot is free, but everyone waits 5s: the waiter sets a timer.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		clk.mu.Lock()
+		n := len(clk.timers)
+		clk.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter never waited for the pause")
+		}
+		runtime.Gosched()
+	}
+	select {
+	case <-got:
+		t.Fatal("admitted during the pause")
+	default:
+	}
+	clk.Advance(5 * time.Second)
+	var tk *ticket
+	select {
+	case tk = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("not admitted after the pause ended")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error)
+	go func() {
+		_, err := pc.acquire(ctx, call{method: "GET", endpoint: epSearch})
+		errc <- err
+	}()
+	cancel()
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Fatal("a cancelled acquire was admitted")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a cancelled acquire did not return")
+	}
+	pc.release(tk, answer(200))
+}
+
+func TestReadSignals(t *testing.T) {
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	s := readSignals(answer(429, "X-RateLimit-Reset", "2026-12-01T09:02Z", "RateLimit-Reason", "Jira-Burst-Based",
+		"X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0", "X-RateLimit-NearLimit", "true"), now)
+	if !s.hinted || s.retryAfter != 2*time.Minute || s.reason != reasonBurst || s.limit != 10 || s.remaining != 0 || !s.near {
+		t.Errorf("429 with Reset in Atlassian's documented format, no Retry-After: %+v", s)
+	}
+	s = readSignals(answer(429, "Retry-After", "3", "X-RateLimit-Reset", "2026-12-01T09:00:10Z"), now)
+	if s.retryAfter != 3*time.Second {
+		t.Errorf("Retry-After wins over Reset: %v", s.retryAfter)
+	}
+	s = readSignals(answer(200, "X-RateLimit-Remaining", "junk"), now)
+	if s.remaining != -1 || s.limit != 0 || s.near || s.hinted {
+		t.Errorf("unreadable headers: %+v", s)
+	}
+	if s := readSignals(nil, now); s.status != 0 {
+		t.Errorf("no answer: %+v", s)
+	}
+}
