@@ -90,6 +90,9 @@ type Phase struct {
 	Counts       any      `json:"counts,omitempty"`
 	// MockJiraCPUMS is the fake Jira's own CPU time during the phase.
 	MockJiraCPUMS float64 `json:"mockjira_cpu_ms"`
+	// RateLimited counts the requests answered 429 (also in ByEndpoint).
+	RateLimited           int            `json:"rate_limited,omitempty"`
+	RateLimitedByEndpoint map[string]int `json:"rate_limited_by_endpoint,omitempty"`
 }
 
 // PreviewPhase is the CLI preview (a subprocess).
@@ -294,8 +297,13 @@ func merge(a, b Phase) Phase {
 }
 
 func (b *bench) startJira(ctx context.Context) (*harness.MockJira, error) {
+	return b.startJiraWith(ctx)
+}
+
+// startJiraWith starts mockjira with more flags.
+func (b *bench) startJiraWith(ctx context.Context, flags ...string) (*harness.MockJira, error) {
 	return harness.StartMockJira(ctx, b.bins, harness.ModeProcess, harness.MockJiraOptions{
-		Project: benchProject, Email: benchEmail, Token: benchToken, Latency: b.o.Latency,
+		Project: benchProject, Email: benchEmail, Token: benchToken, Latency: b.o.Latency, Extra: flags,
 	})
 }
 
@@ -342,6 +350,13 @@ func collect(ctx context.Context, mj *harness.MockJira, cpu0 time.Duration) (Pha
 			p.Writes++
 		}
 		p.ByEndpoint[endpoint(r)]++
+		if r.Status == 429 {
+			if p.RateLimitedByEndpoint == nil {
+				p.RateLimitedByEndpoint = map[string]int{}
+			}
+			p.RateLimited++
+			p.RateLimitedByEndpoint[endpoint(r)]++
+		}
 	}
 	return p, nil
 }
@@ -435,7 +450,7 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 		return pre, com, counts, err
 	}
 	defer st.Close()
-	p, err := jira.New(jira.Config{BaseURL: mj.URL, Email: benchEmail, Token: benchToken, Project: benchProject, SingleCreate: single})
+	p, err := jira.New(jira.Config{BaseURL: mj.URL, Email: benchEmail, Token: benchToken, Project: benchProject, SingleCreate: single, MaxInFlight: b.o.MaxInFlight})
 	if err != nil {
 		return pre, com, counts, err
 	}

@@ -232,10 +232,11 @@ type Settings struct {
 	ColdRuns     int     `json:"cold_runs"`
 	PageSize     int     `json:"page_size"`
 	CreateBatch  int     `json:"create_batch"`
+	MaxInFlight  int     `json:"max_in_flight"` // 0 = the adapter's default
 }
 
 func settings(o Options) Settings {
-	return Settings{LatencyMS: ms(o.Latency), Sizes: o.Sizes, SkipBaseline: o.SkipBaseline, BaselineMax: o.BaselineMax, Quick: o.Quick, ColdRuns: o.ColdRuns, PageSize: pageSize, CreateBatch: createBatch}
+	return Settings{LatencyMS: ms(o.Latency), Sizes: o.Sizes, SkipBaseline: o.SkipBaseline, BaselineMax: o.BaselineMax, Quick: o.Quick, ColdRuns: o.ColdRuns, PageSize: pageSize, CreateBatch: createBatch, MaxInFlight: o.MaxInFlight}
 }
 
 // mockjiraCPU returns the CPU time (user + system) used so far by this

@@ -31,9 +31,16 @@ type Options struct {
 	StoreBench  bool // run the store benchmarks (go test -bench)
 	OutMD       string
 	OutJSON     string
-	CPUProfile  string    // write a CPU profile of the driver process (the in-process commits)
-	Render      string    // only rewrite OutMD from this results JSON (no measuring)
-	Log         io.Writer // progress lines
+	CPUProfile  string // write a CPU profile of the driver process (the in-process commits)
+	Render      string // only rewrite OutMD from this results JSON (no measuring)
+	// MaxInFlight is jira.Config.MaxInFlight of every provider (0 = the
+	// adapter's default; 1 = one request at a time).
+	MaxInFlight int
+	// BurstItems is the size of the burst-limited runs (0 = none);
+	// BurstLimit their limit in requests per second per endpoint.
+	BurstItems int
+	BurstLimit float64
+	Log        io.Writer // progress lines
 }
 
 func main() {
@@ -72,6 +79,9 @@ func parseFlags(args []string) (Options, error) {
 	fs.BoolVar(&o.Quick, "quick", false, "fast smoke run: small default size, 3 cold-start runs, no store benchmarks")
 	fs.IntVar(&o.ColdRuns, "cold-runs", 0, "runs of the CLI and MCP cold-start measurements (default 31; with -quick 3)")
 	storeBench := fs.Bool("store-bench", true, "run the store benchmarks (always off with -quick)")
+	fs.IntVar(&o.MaxInFlight, "max-in-flight", 0, "jira max_in_flight of every provider (0 = the adapter's default, 1 = one request at a time)")
+	fs.IntVar(&o.BurstItems, "burst-items", -1, "items of the runs under a burst limit (default 1000; with -quick 20; 0 = none)")
+	fs.Float64Var(&o.BurstLimit, "burst-limit", 10, "the burst limit of those runs, requests per second per endpoint and method")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
 	fs.StringVar(&o.Render, "render", "", "measure nothing: rewrite the Markdown report from this benchmarks.json (same numbers, current wording)")
@@ -91,6 +101,15 @@ func parseFlags(args []string) (Options, error) {
 			return Options{}, fmt.Errorf("-sizes: %q is not a size of at least 2 items", s)
 		}
 		o.Sizes = append(o.Sizes, n)
+	}
+	if o.BurstItems < 0 {
+		o.BurstItems = 1000
+		if o.Quick {
+			o.BurstItems = 20
+		}
+	}
+	if o.BurstItems > 0 && (o.BurstLimit < 1 || o.BurstItems < 2) {
+		return Options{}, fmt.Errorf("-burst-limit must be at least 1 and -burst-items at least 2 (or 0)")
 	}
 	if o.ColdRuns <= 0 {
 		o.ColdRuns = 31
@@ -138,6 +157,11 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		res.Sizes = append(res.Sizes, sr)
 	}
 	extrapolate(res.Sizes)
+	if o.BurstItems > 0 {
+		if res.Burst, err = b.burstRuns(ctx, o.BurstItems, o.BurstLimit); err != nil {
+			return nil, fmt.Errorf("burst-limited runs: %w", err)
+		}
+	}
 	logf(o, "CLI cold start (%d runs)", o.ColdRuns)
 	if res.ColdStart, err = b.coldStart(ctx); err != nil {
 		return nil, err

@@ -50,6 +50,14 @@ func TestQuickRun(t *testing.T) {
 	if s.Baseline == nil || s.Baseline.ByEndpoint["POST /rest/api/3/issue"] != 20 {
 		t.Errorf("baseline did not create one issue per request: %+v", s.Baseline)
 	}
+	if len(res.Burst) != 2 {
+		t.Fatalf("%d burst-limited runs, want 2 (fresh, edited)", len(res.Burst))
+	}
+	for _, br := range res.Burst {
+		if br.Error != "" || br.Requests == 0 || br.FloorMS < 0 {
+			t.Errorf("burst-limited run %q: %+v", br.Name, br)
+		}
+	}
 	if res.ColdStart.Runs != 3 || res.MCP.Runs != 3 || res.ColdStart.MedianMS <= 0 {
 		t.Errorf("cold start %+v, mcp %+v", res.ColdStart, res.MCP)
 	}
@@ -57,7 +65,7 @@ func TestQuickRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Targets", "## Machine", "-quick smoke run", "| 20 |"} {
+	for _, want := range []string{"## Targets", "## Machine", "-quick smoke run", "| 20 |", "## Under Jira's burst limit"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("benchmarks.md lacks %q", want)
 		}
