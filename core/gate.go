@@ -169,7 +169,13 @@ func (s *WorkItemService) openGate(ctx context.Context, o *op, kind PreviewKind,
 func (s *WorkItemService) loadPreview(ctx context.Context, handle string, kind PreviewKind) (Preview, error) {
 	p, err := s.st.LoadPreview(ctx, handle)
 	if err != nil {
-		if ErrorCode(err) == CodePreviewNotFound {
+		var pruned *PrunedPreviewError
+		switch {
+		case errors.As(err, &pruned): // expired and pruned: say how long ago
+			e := RefuseExpiredPreview(handle, kind, pruned.ExpiredAt, 0, s.now())
+			e.Err = err
+			return Preview{}, e
+		case ErrorCode(err) == CodePreviewNotFound:
 			e := RefuseUnknownPreview(handle, kind)
 			e.Err = err
 			return Preview{}, e

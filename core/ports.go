@@ -99,7 +99,9 @@ type Store interface {
 	// LoadPreview returns a preview as stored, including expired or
 	// consumed ones (the caller decides what to do with them), with
 	// Digest set.
-	// Errors: PREVIEW_NOT_FOUND (unknown or pruned handle); INTERNAL_ERROR
+	// Errors: PREVIEW_NOT_FOUND (unknown handle, or pruned longer ago than
+	// the tombstone retention); PREVIEW_EXPIRED with a *PrunedPreviewError
+	// cause (pruned, tombstone kept); INTERNAL_ERROR
 	// when the stored plan no longer matches its digest (tampered).
 	LoadPreview(ctx context.Context, handle string) (Preview, error)
 
@@ -107,7 +109,8 @@ type Store interface {
 	//   - a run with req.Key exists for req.Handle → that run, started=false
 	//     (the caller replays a finished run or reports COMMIT_INTERRUPTED);
 	//   - a run with req.Key exists for another handle → IDEMPOTENCY_KEY_REUSED;
-	//   - the handle is unknown → PREVIEW_NOT_FOUND; already consumed by
+	//   - the handle is unknown → PREVIEW_NOT_FOUND; pruned (tombstone
+	//     kept) → PREVIEW_EXPIRED (cause *PrunedPreviewError); already consumed by
 	//     another key → PREVIEW_NOT_FOUND (details name the consuming run);
 	//     expired at req.Now → PREVIEW_EXPIRED;
 	//   - req.PlanDigest is set and differs from the stored plan's digest →
@@ -137,9 +140,17 @@ type Store interface {
 	// scope; references without an entry are absent from the map.
 	LookupIndex(ctx context.Context, scope string, refs []Reference) (map[Reference]IndexEntry, error)
 
-	// PruneExpired deletes previews that expired before the given time and
-	// returns how many it deleted. Runs are kept.
-	PruneExpired(ctx context.Context, before time.Time) (int, error)
+	// Prune is the retention job (every store also runs it when opened,
+	// with its Options' Retention): previews that expired before now are
+	// deleted, each leaving a tombstone (handle, kind, expiry) so that a
+	// pruned handle still answers PREVIEW_EXPIRED (LoadPreview and
+	// StartRun, cause *PrunedPreviewError) instead of PREVIEW_NOT_FOUND;
+	// tombstones of previews that expired more than r.Tombstones before
+	// now are deleted; finished runs (committed, partial, failed) that
+	// finished more than r.Runs before now are deleted with their
+	// outcomes. Runs in progress are kept. Zero fields of r take the
+	// defaults (DefaultRetention).
+	Prune(ctx context.Context, now time.Time, r Retention) (Pruned, error)
 
 	// AcquireLock takes the named lock for owner, with a lease measured on
 	// the store's clock (see the clocks note above), without waiting:
@@ -174,6 +185,51 @@ type Store interface {
 
 	// Close releases the store.
 	Close() error
+}
+
+// Retention is how long a store keeps what Prune leaves behind. A zero
+// field means its DefaultRetention value.
+type Retention struct {
+	// Tombstones is how long after its expiry a pruned preview's handle
+	// still answers PREVIEW_EXPIRED.
+	Tombstones time.Duration
+	// Runs is how long after it finished a run (its outcomes and its
+	// result, replayed for a repeat of its idempotency key) is kept.
+	Runs time.Duration
+}
+
+// DefaultRetention is the retention every store uses unless configured.
+var DefaultRetention = Retention{Tombstones: 30 * 24 * time.Hour, Runs: 90 * 24 * time.Hour}
+
+// OrDefault returns r with zero fields replaced by DefaultRetention's.
+func (r Retention) OrDefault() Retention {
+	if r.Tombstones <= 0 {
+		r.Tombstones = DefaultRetention.Tombstones
+	}
+	if r.Runs <= 0 {
+		r.Runs = DefaultRetention.Runs
+	}
+	return r
+}
+
+// Pruned counts what Store.Prune deleted.
+type Pruned struct {
+	Previews   int // expired previews (each now a tombstone)
+	Tombstones int // tombstones past retention
+	Runs       int // finished runs past retention
+}
+
+// PrunedPreviewError is the cause of the PREVIEW_EXPIRED error a store
+// returns for a handle whose preview expired and was pruned (its tombstone
+// is kept for Retention.Tombstones).
+type PrunedPreviewError struct {
+	Handle    string
+	Kind      PreviewKind
+	ExpiredAt time.Time
+}
+
+func (e *PrunedPreviewError) Error() string {
+	return "preview " + e.Handle + " (" + string(e.Kind) + ") expired at " + e.ExpiredAt.UTC().Format(time.RFC3339) + " and was pruned"
 }
 
 // PlanDigest is the digest every store keeps with a preview's plan:

@@ -86,6 +86,17 @@ func wantCode(t *testing.T, err error, code core.Code, retryable bool) *core.Err
 	return ce
 }
 
+// wantUnreachable: an unreachable server is CONFIG_INVALID (exit 2, not
+// retryable, as the contract's table has it) naming host and port and the
+// field `store` — not a retryable INTERNAL_ERROR (exit 70).
+func wantUnreachable(t *testing.T, err error, addr string) {
+	t.Helper()
+	ce := wantCode(t, err, core.CodeConfigInvalid, false)
+	if !containsStr(ce.Message, "Cannot reach the Postgres state store at "+addr+"/db") || len(ce.Details) == 0 || ce.Details[0].Field != "store" {
+		t.Fatalf("unreachable: %v (details %+v); want host and port %s and field store", ce, ce.Details, addr)
+	}
+}
+
 func TestOpenErrors(t *testing.T) {
 	url := pgtest.URL(t)
 	t.Run("bad schema name", func(t *testing.T) {
@@ -128,7 +139,7 @@ func TestOpenErrors(t *testing.T) {
 		addr := l.Addr().String()
 		l.Close()
 		_, err = pgstore.Open(t.Context(), pgstore.Options{URL: "postgres://u@" + addr + "/db?sslmode=disable", ConnectTimeout: 2 * time.Second})
-		wantCode(t, err, core.CodeInternal, true)
+		wantUnreachable(t, err, addr)
 	})
 	t.Run("unreachable: hangs", func(t *testing.T) {
 		// A loopback listener that accepts and never answers: Open gives
@@ -161,7 +172,7 @@ func TestOpenErrors(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
 		_, err = pgstore.Open(ctx, pgstore.Options{URL: "postgres://u@" + l.Addr().String() + "/db?sslmode=disable", ConnectTimeout: 300 * time.Millisecond})
-		wantCode(t, err, core.CodeInternal, true)
+		wantUnreachable(t, err, l.Addr().String())
 		if ctx.Err() != nil {
 			t.Fatal("Open waited for the outer context instead of its connect timeout")
 		}

@@ -51,7 +51,7 @@ func (s *Store) LoadPreview(ctx context.Context, handle string) (core.Preview, e
 		FROM {schema}.previews WHERE handle = $1`), handle).
 		Scan(&p.Handle, &kind, &p.Scope, &p.Plan, &dig, &created, &expires, &consumed, &consumedBy)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return core.Preview{}, storeerr.PreviewNotFound(handle)
+		err = s.notFound(ctx, s.pool, handle)
 	}
 	if err != nil {
 		return core.Preview{}, s.fault(err, "load preview "+handle)
@@ -70,16 +70,56 @@ func (s *Store) LoadPreview(ctx context.Context, handle string) (core.Preview, e
 	return p, nil
 }
 
-// PruneExpired implements core.Store.
-func (s *Store) PruneExpired(ctx context.Context, before time.Time) (int, error) {
-	if err := s.check(); err != nil {
-		return 0, err
+// notFound is the error for a handle without a preview: PREVIEW_EXPIRED
+// while its tombstone is kept, else PREVIEW_NOT_FOUND.
+func (s *Store) notFound(ctx context.Context, q querier, handle string) error {
+	var (
+		kind    string
+		expired time.Time
+	)
+	err := q.QueryRow(ctx, s.q(`SELECT kind, expired_at FROM {schema}.preview_tombstones WHERE handle = $1`), handle).Scan(&kind, &expired)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return storeerr.PreviewNotFound(handle)
 	}
-	tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM {schema}.previews WHERE expires_at < $1`), dbTime(before))
 	if err != nil {
-		return 0, s.fault(err, "prune expired previews")
+		return err
 	}
-	return int(tag.RowsAffected()), nil
+	return storeerr.PreviewPruned(handle, core.PreviewKind(kind), fromDBTime(expired))
+}
+
+// Prune implements core.Store: one transaction.
+func (s *Store) Prune(ctx context.Context, now time.Time, r core.Retention) (core.Pruned, error) {
+	r = r.OrDefault()
+	var n core.Pruned
+	err := s.write(ctx, "prune expired previews and old runs", func(tx pgx.Tx) error {
+		cut := dbTime(now)
+		steps := []struct {
+			count *int
+			sql   string
+			arg   time.Time
+		}{
+			{nil, `INSERT INTO {schema}.preview_tombstones (handle, kind, expired_at) SELECT handle, kind, expires_at FROM {schema}.previews WHERE expires_at < $1
+				ON CONFLICT (handle) DO UPDATE SET kind = excluded.kind, expired_at = excluded.expired_at`, cut},
+			{&n.Previews, `DELETE FROM {schema}.previews WHERE expires_at < $1`, cut},
+			{&n.Tombstones, `DELETE FROM {schema}.preview_tombstones WHERE expired_at < $1`, cut.Add(-r.Tombstones)},
+			{nil, `DELETE FROM {schema}.run_outcomes WHERE idempotency_key IN (SELECT idempotency_key FROM {schema}.runs WHERE state <> 'in_progress' AND finished_at < $1)`, cut.Add(-r.Runs)},
+			{&n.Runs, `DELETE FROM {schema}.runs WHERE state <> 'in_progress' AND finished_at < $1`, cut.Add(-r.Runs)},
+		}
+		for _, st := range steps {
+			tag, err := tx.Exec(ctx, s.q(st.sql), st.arg)
+			if err != nil {
+				return err
+			}
+			if st.count != nil {
+				*st.count = int(tag.RowsAffected())
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return core.Pruned{}, err
+	}
+	return n, nil
 }
 
 var _ core.PreviewLister = (*Store)(nil)

@@ -85,7 +85,7 @@ func (s *Store) whyNotConsumed(ctx context.Context, tx pgx.Tx, req core.StartRun
 	err := tx.QueryRow(ctx, s.q(`SELECT expires_at, consumed_at, consumed_by, plan_digest FROM {schema}.previews WHERE handle = $1`), req.Handle).
 		Scan(&expires, &consumed, &consumedBy, &dig)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return storeerr.PreviewNotFound(req.Handle)
+		return s.notFound(ctx, tx, req.Handle)
 	}
 	if err != nil {
 		return err

@@ -36,6 +36,8 @@ type Options struct {
 	// Now is the clock used to prune expired previews on open; nil means
 	// time.Now.
 	Now func() time.Time
+	// Retention applies to the prune on open (zero: core.DefaultRetention).
+	Retention core.Retention
 	// LeaseClock, for tests only, replaces the database server's now() as
 	// the clock lock leases are measured on. Leave it nil: the machines
 	// sharing a database each have their own clock, and only the server's
@@ -112,7 +114,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	where := fmt.Sprintf("%s/%s", net.JoinHostPort(cfg.ConnConfig.Host, fmt.Sprint(cfg.ConnConfig.Port)), cfg.ConnConfig.Database)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, connectError(err, where, cfg.ConnConfig.ConnectTimeout)
+		return nil, connectError(ctx, err, where, cfg.ConnConfig.ConnectTimeout)
 	}
 	now := o.Now
 	if now == nil {
@@ -124,13 +126,13 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	cancel()
 	if err != nil {
 		pool.Close()
-		return nil, connectError(err, where, cfg.ConnConfig.ConnectTimeout)
+		return nil, connectError(ctx, err, where, cfg.ConnConfig.ConnectTimeout)
 	}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	n, err := s.PruneExpired(ctx, now())
+	n, err := s.Prune(ctx, now(), o.Retention)
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -139,12 +141,17 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	logger.DebugContext(ctx, "state store opened", "store", "postgres", "server", where, "schema", schema, "pruned_previews", n)
+	logger.DebugContext(ctx, "state store opened", "store", "postgres", "server", where, "schema", schema, "pruned_previews", n.Previews, "pruned_tombstones", n.Tombstones, "pruned_runs", n.Runs)
 	return s, nil
 }
 
-// connectError classifies a failure to connect.
-func connectError(err error, where string, timeout time.Duration) error {
+// connectError classifies a failure to connect: unless ctx was cancelled,
+// every one is CONFIG_INVALID naming the field `store` (where is
+// host:port/database, never the password).
+func connectError(ctx context.Context, err error, where string, timeout time.Duration) error {
+	if ctx.Err() != nil { // the caller gave up (e.g. Ctrl-C), not the server
+		return core.Wrap(err, core.CodeInternal, "Opening the Postgres state store at %s was cancelled before it connected.", where)
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -159,9 +166,13 @@ func connectError(err error, where string, timeout time.Duration) error {
 				WithDetails(core.Detail{Field: "store", Message: "permission denied"})
 		}
 	}
-	e := core.Wrap(err, core.CodeInternal, "Cannot reach the Postgres state store at %s (gave up after at most %s). Check that the server is running and reachable, then try again.", where, timeout)
-	e.Retryable = true
-	return e
+	// Not reachable (refused, no route, unknown host, no answer within the
+	// connect timeout): an environment problem the person fixes — the
+	// server is down or the store URL names the wrong host or port — so
+	// CONFIG_INVALID (exit 2, not retryable as the contract's table says),
+	// naming host and port.
+	return core.Wrap(err, core.CodeConfigInvalid, "Cannot reach the Postgres state store at %s (gave up after at most %s). Check that the server is running and reachable from this machine, or fix the host and port in the store URL (field `store`, env DWIRE_STORE_URL).", where, timeout).
+		WithDetails(core.Detail{Field: "store", Message: "cannot connect to " + where})
 }
 
 // q qualifies the {schema} placeholders of a statement.

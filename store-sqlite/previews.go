@@ -54,7 +54,7 @@ func loadPreview(ctx context.Context, q querier, handle string) (core.Preview, e
 		FROM previews WHERE handle = ?`, handle).
 		Scan(&p.Handle, &kind, &p.Scope, &p.Plan, &dig, &created, &expires, &consumed, &consumedBy)
 	if errors.Is(err, sql.ErrNoRows) {
-		return core.Preview{}, storeerr.PreviewNotFound(handle)
+		return core.Preview{}, notFound(ctx, q, handle)
 	}
 	if err != nil {
 		return core.Preview{}, err
@@ -71,18 +71,60 @@ func loadPreview(ctx context.Context, q querier, handle string) (core.Preview, e
 	return p, nil
 }
 
-// PruneExpired implements core.Store.
-func (s *Store) PruneExpired(ctx context.Context, before time.Time) (int, error) {
-	var n int64
-	err := s.write(ctx, "prune expired previews", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM previews WHERE expires_at < ?`, dbTime(before))
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
+// notFound is the error for a handle without a preview: PREVIEW_EXPIRED
+// while its tombstone is kept, else PREVIEW_NOT_FOUND.
+func notFound(ctx context.Context, q querier, handle string) error {
+	var (
+		kind    string
+		expired int64
+	)
+	err := q.QueryRowContext(ctx, `SELECT kind, expired_at FROM preview_tombstones WHERE handle = ?`, handle).Scan(&kind, &expired)
+	if errors.Is(err, sql.ErrNoRows) {
+		return storeerr.PreviewNotFound(handle)
+	}
+	if err != nil {
 		return err
+	}
+	return storeerr.PreviewPruned(handle, core.PreviewKind(kind), fromDBTime(expired))
+}
+
+// Prune implements core.Store: one transaction.
+func (s *Store) Prune(ctx context.Context, now time.Time, r core.Retention) (core.Pruned, error) {
+	r = r.OrDefault()
+	var n core.Pruned
+	err := s.write(ctx, "prune expired previews and old runs", func(tx *sql.Tx) error {
+		cut := dbTime(now)
+		steps := []struct {
+			count *int
+			sql   string
+			arg   int64
+		}{
+			{nil, `INSERT INTO preview_tombstones (handle, kind, expired_at) SELECT handle, kind, expires_at FROM previews WHERE expires_at < ?
+				ON CONFLICT (handle) DO UPDATE SET kind = excluded.kind, expired_at = excluded.expired_at`, cut},
+			{&n.Previews, `DELETE FROM previews WHERE expires_at < ?`, cut},
+			{&n.Tombstones, `DELETE FROM preview_tombstones WHERE expired_at < ?`, cut - r.Tombstones.Microseconds()},
+			{nil, `DELETE FROM run_outcomes WHERE idempotency_key IN (SELECT idempotency_key FROM runs WHERE state <> 'in_progress' AND finished_at < ?)`, cut - r.Runs.Microseconds()},
+			{&n.Runs, `DELETE FROM runs WHERE state <> 'in_progress' AND finished_at < ?`, cut - r.Runs.Microseconds()},
+		}
+		for _, st := range steps {
+			res, err := tx.ExecContext(ctx, st.sql, st.arg)
+			if err != nil {
+				return err
+			}
+			if st.count != nil {
+				k, err := res.RowsAffected()
+				if err != nil {
+					return err
+				}
+				*st.count = int(k)
+			}
+		}
+		return nil
 	})
-	return int(n), err
+	if err != nil {
+		return core.Pruned{}, err
+	}
+	return n, nil
 }
 
 var _ core.PreviewLister = (*Store)(nil)

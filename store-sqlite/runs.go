@@ -39,7 +39,7 @@ func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Ru
 		err = tx.QueryRowContext(ctx, `SELECT expires_at, consumed_at, consumed_by, plan_digest FROM previews WHERE handle = ?`, req.Handle).
 			Scan(&expires, &consumed, &consumedBy, &dig)
 		if errors.Is(err, sql.ErrNoRows) {
-			return storeerr.PreviewNotFound(req.Handle)
+			return notFound(ctx, tx, req.Handle)
 		}
 		if err != nil {
 			return err

@@ -32,6 +32,8 @@ type Options struct {
 	// Now is the clock used to prune expired previews on open and to
 	// measure lock leases; nil means time.Now.
 	Now func() time.Time
+	// Retention applies to the prune on open (zero: core.DefaultRetention).
+	Retention core.Retention
 	// Logger receives one line per open (nil discards).
 	Logger *slog.Logger
 	// BusyTimeout bounds the wait for another process's write lock
@@ -114,7 +116,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	n, err := s.PruneExpired(ctx, now())
+	n, err := s.Prune(ctx, now(), o.Retention)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -123,7 +125,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	logger.DebugContext(ctx, "state store opened", "store", "sqlite", "path", path, "pruned_previews", n)
+	logger.DebugContext(ctx, "state store opened", "store", "sqlite", "path", path, "pruned_previews", n.Previews, "pruned_tombstones", n.Tombstones, "pruned_runs", n.Runs)
 	return s, nil
 }
 

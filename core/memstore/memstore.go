@@ -17,6 +17,8 @@ type Options struct {
 	// Now is the clock used to prune expired previews when the store is
 	// (re)opened and to measure lock leases; nil means time.Now.
 	Now func() time.Time
+	// Retention applies to the prune on (re)open (zero: the defaults).
+	Retention core.Retention
 }
 
 // Store is an in-memory core.Store. It is safe for concurrent use.
@@ -31,6 +33,7 @@ var _ core.Store = (*Store)(nil)
 type data struct {
 	mu       sync.Mutex
 	previews map[string]*preview
+	pruned   map[string]tombstone // handles of pruned previews
 	runs     map[string]*core.Run
 	index    map[indexKey]core.IndexEntry
 	locks    map[string]lockRow
@@ -48,6 +51,21 @@ type preview struct {
 	p core.Preview // p.Digest is the digest stored with the plan
 }
 
+// tombstone is what is left of a pruned preview.
+type tombstone struct {
+	kind      core.PreviewKind
+	expiredAt time.Time
+}
+
+// notFound is the error for a handle without a preview: PREVIEW_EXPIRED
+// while its tombstone is kept, else PREVIEW_NOT_FOUND.
+func (d *data) notFound(handle string) error {
+	if t, ok := d.pruned[handle]; ok {
+		return storeerr.PreviewPruned(handle, t.kind, t.expiredAt)
+	}
+	return storeerr.PreviewNotFound(handle)
+}
+
 type indexKey struct {
 	scope string
 	ref   core.Reference
@@ -57,6 +75,7 @@ type indexKey struct {
 func New(opts Options) *Store {
 	d := &data{
 		previews: map[string]*preview{},
+		pruned:   map[string]tombstone{},
 		runs:     map[string]*core.Run{},
 		index:    map[indexKey]core.IndexEntry{},
 		locks:    map[string]lockRow{},
@@ -75,7 +94,9 @@ func open(d *data, opts Options) *Store {
 		now = time.Now
 	}
 	s := &Store{d: d, now: now}
-	_, _ = s.PruneExpired(context.Background(), now())
+	d.mu.Lock()
+	d.prune(ts(now()), opts.Retention)
+	d.mu.Unlock()
 	return s
 }
 
@@ -137,7 +158,7 @@ func (s *Store) LoadPreview(_ context.Context, handle string) (core.Preview, err
 	defer d.mu.Unlock()
 	p, ok := d.previews[handle]
 	if !ok {
-		return core.Preview{}, storeerr.PreviewNotFound(handle)
+		return core.Preview{}, d.notFound(handle)
 	}
 	if core.PlanDigest(p.p.Plan) != p.p.Digest {
 		return core.Preview{}, storeerr.PreviewTampered(handle)
@@ -162,7 +183,7 @@ func (s *Store) StartRun(_ context.Context, req core.StartRunRequest) (core.Run,
 	}
 	p, ok := d.previews[req.Handle]
 	if !ok {
-		return core.Run{}, false, storeerr.PreviewNotFound(req.Handle)
+		return core.Run{}, false, d.notFound(req.Handle)
 	}
 	now := ts(req.Now)
 	if !p.p.ConsumedAt.IsZero() {
@@ -284,21 +305,39 @@ func (s *Store) LookupIndex(_ context.Context, scope string, refs []core.Referen
 	return out, nil
 }
 
-// PruneExpired implements core.Store.
-func (s *Store) PruneExpired(_ context.Context, before time.Time) (int, error) {
+// Prune implements core.Store.
+func (s *Store) Prune(_ context.Context, now time.Time, r core.Retention) (core.Pruned, error) {
 	d, err := s.lock()
 	if err != nil {
-		return 0, err
+		return core.Pruned{}, err
 	}
 	defer d.mu.Unlock()
-	n := 0
+	return d.prune(ts(now), r), nil
+}
+
+func (d *data) prune(now time.Time, r core.Retention) core.Pruned {
+	r = r.OrDefault()
+	var n core.Pruned
 	for h, p := range d.previews {
-		if p.p.ExpiresAt.Before(before) {
+		if p.p.ExpiresAt.Before(now) {
 			delete(d.previews, h)
-			n++
+			d.pruned[h] = tombstone{kind: p.p.Kind, expiredAt: p.p.ExpiresAt}
+			n.Previews++
 		}
 	}
-	return n, nil
+	for h, t := range d.pruned {
+		if t.expiredAt.Before(now.Add(-r.Tombstones)) {
+			delete(d.pruned, h)
+			n.Tombstones++
+		}
+	}
+	for k, run := range d.runs {
+		if run.State != core.RunInProgress && run.FinishedAt.Before(now.Add(-r.Runs)) {
+			delete(d.runs, k)
+			n.Runs++
+		}
+	}
+	return n
 }
 
 // AcquireLock implements core.Store.

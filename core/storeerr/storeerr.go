@@ -67,6 +67,14 @@ func PreviewExpired(handle string, at time.Time) *core.Error {
 	return core.RefuseExpiredPreview(handle, "", at, 0, time.Time{})
 }
 
+// PreviewPruned: a handle whose preview expired and was pruned, known by
+// its tombstone (PREVIEW_EXPIRED, cause *core.PrunedPreviewError).
+func PreviewPruned(handle string, kind core.PreviewKind, expiredAt time.Time) *core.Error {
+	e := core.RefuseExpiredPreview(handle, kind, expiredAt, 0, time.Time{})
+	e.Err = &core.PrunedPreviewError{Handle: handle, Kind: kind, ExpiredAt: expiredAt.UTC()}
+	return e
+}
+
 // PreviewTampered: the stored plan does not match its digest.
 func PreviewTampered(handle string) *core.Error {
 	return core.Errorf(core.CodeInternal, "The stored plan of preview %q does not match its digest: the state store was changed outside DevWorkWire. Nothing was written; run the preview again.", handle)

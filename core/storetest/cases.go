@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -118,26 +119,138 @@ func testPruneExpired(t *testing.T, e *env) {
 	e.mustStart("pk", consumed.Handle)
 
 	// Exactly at the expiry instant nothing has expired "before" it yet.
-	n, err := e.s.PruneExpired(t.Context(), short1.ExpiresAt)
-	if err != nil || n != 0 {
-		t.Fatalf("PruneExpired(at first expiry) = %d, %v; want 0, nil", n, err)
+	n, err := e.s.Prune(t.Context(), short1.ExpiresAt, core.Retention{})
+	if err != nil || n != (core.Pruned{}) {
+		t.Fatalf("Prune(at first expiry) = %+v, %v; want nothing, nil", n, err)
 	}
-	n, err = e.s.PruneExpired(t.Context(), Epoch.Add(10*time.Minute))
-	if err != nil || n != 3 {
-		t.Fatalf("PruneExpired = %d, %v; want 3, nil", n, err)
+	n, err = e.s.Prune(t.Context(), Epoch.Add(10*time.Minute), core.Retention{})
+	if err != nil || n != (core.Pruned{Previews: 3}) {
+		t.Fatalf("Prune = %+v, %v; want 3 previews, nil", n, err)
 	}
-	for _, h := range []string{short1.Handle, short2.Handle, consumed.Handle} {
-		_, err := e.s.LoadPreview(t.Context(), h)
-		wantCode(t, err, core.CodePreviewNotFound, "LoadPreview(pruned "+h+")")
+	// A pruned handle still answers PREVIEW_EXPIRED, from its tombstone.
+	for _, p := range []core.Preview{short1, short2, consumed} {
+		_, err := e.s.LoadPreview(t.Context(), p.Handle)
+		e.wantPruned(err, "LoadPreview(pruned "+p.Handle+")", p)
 	}
 	equalPreview(t, e.load(long.Handle), long)
-	// Runs are kept.
+	// Runs in progress are kept.
 	if r := e.getRun("pk"); r.Handle != consumed.Handle || r.State != core.RunInProgress {
 		t.Fatalf("run after prune: %+v", r)
 	}
-	n, err = e.s.PruneExpired(t.Context(), Epoch.Add(10*time.Minute))
-	if err != nil || n != 0 {
-		t.Fatalf("second PruneExpired = %d, %v; want 0, nil", n, err)
+	n, err = e.s.Prune(t.Context(), Epoch.Add(10*time.Minute), core.Retention{})
+	if err != nil || n != (core.Pruned{}) {
+		t.Fatalf("second Prune = %+v, %v; want nothing, nil", n, err)
+	}
+}
+
+// wantPruned asserts err is the PREVIEW_EXPIRED of p's tombstone.
+func (e *env) wantPruned(err error, what string, p core.Preview) {
+	e.t.Helper()
+	ce := wantCode(e.t, err, core.CodePreviewExpired, what)
+	var pruned *core.PrunedPreviewError
+	if !errors.As(ce, &pruned) {
+		e.t.Fatalf("%s: %v has no *core.PrunedPreviewError cause", what, err)
+	}
+	if pruned.Handle != p.Handle || pruned.Kind != p.Kind || !pruned.ExpiredAt.Equal(p.ExpiresAt) {
+		e.t.Fatalf("%s: tombstone %+v; want %s (%s) expired at %s", what, pruned, p.Handle, p.Kind, p.ExpiresAt)
+	}
+}
+
+func testPruneTombstones(t *testing.T, e *env) {
+	ctx := t.Context()
+	p := e.save(e.preview(core.PreviewProgress, time.Minute))
+	e.clock.Advance(3 * time.Minute)
+	if n, err := e.s.Prune(ctx, e.clock.Now(), core.Retention{Tombstones: time.Hour}); err != nil || n.Previews != 1 {
+		t.Fatalf("Prune = %+v, %v", n, err)
+	}
+	_, err := e.s.LoadPreview(ctx, p.Handle)
+	e.wantPruned(err, "LoadPreview 3 minutes after expiry", p)
+	_, _, err = e.start("k-tomb", p.Handle)
+	e.wantPruned(err, "StartRun of a pruned handle", p)
+	if _, found, _ := e.s.GetRun(ctx, "k-tomb"); found {
+		t.Fatal("StartRun of a pruned handle made a run")
+	}
+	// Tombstones survive a reopen (whose prune uses the default
+	// retention).
+	e.reopen()
+	_, err = e.s.LoadPreview(ctx, p.Handle)
+	e.wantPruned(err, "LoadPreview of a pruned handle after reopen", p)
+	// Within the retention (measured from expiry) the tombstone stays…
+	e.clock.Advance(time.Hour - 2*time.Minute) // now = expiry + 1h
+	if n, err := e.s.Prune(ctx, e.clock.Now(), core.Retention{Tombstones: time.Hour}); err != nil || n != (core.Pruned{}) {
+		t.Fatalf("Prune at the end of the retention = %+v, %v; want nothing", n, err)
+	}
+	// …after it, it goes: the handle is unknown.
+	e.clock.Advance(time.Microsecond)
+	if n, err := e.s.Prune(ctx, e.clock.Now(), core.Retention{Tombstones: time.Hour}); err != nil || n != (core.Pruned{Tombstones: 1}) {
+		t.Fatalf("Prune after the retention = %+v, %v; want 1 tombstone", n, err)
+	}
+	_, err = e.s.LoadPreview(ctx, p.Handle)
+	wantCode(t, err, core.CodePreviewNotFound, "LoadPreview after the tombstone's retention")
+	_, _, err = e.start("k-tomb", p.Handle)
+	wantCode(t, err, core.CodePreviewNotFound, "StartRun after the tombstone's retention")
+	// The default retention keeps a tombstone for DefaultRetention.Tombstones.
+	q := e.save(e.preview(core.PreviewImport, time.Minute))
+	e.clock.Advance(time.Minute + time.Microsecond)
+	e.reopen() // prunes q with the default retention
+	e.clock.Advance(core.DefaultRetention.Tombstones - time.Microsecond)
+	e.reopen()
+	_, err = e.s.LoadPreview(ctx, q.Handle)
+	e.wantPruned(err, "LoadPreview at the end of the default retention", q)
+	e.clock.Advance(time.Microsecond)
+	e.reopen()
+	_, err = e.s.LoadPreview(ctx, q.Handle)
+	wantCode(t, err, core.CodePreviewNotFound, "LoadPreview after the default retention")
+}
+
+func testPruneRuns(t *testing.T, e *env) {
+	ctx := t.Context()
+	r := core.Retention{Runs: 24 * time.Hour}
+	var handles []string
+	for range 3 {
+		handles = append(handles, e.save(e.preview(core.PreviewImport, 2*time.Hour)).Handle)
+	}
+	e.mustStart("old", handles[0])
+	if err := e.s.RecordOutcome(ctx, "old", outcome(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.s.FinishRun(ctx, "old", core.RunCommitted, []byte("old result"), e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	e.mustStart("stuck", handles[1]) // never finishes (its process died)
+	e.clock.Advance(time.Hour)
+	e.mustStart("recent", handles[2])
+	if err := e.s.FinishRun(ctx, "recent", core.RunPartial, nil, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	// Exactly at the retention's end nothing is old enough yet.
+	e.clock.Advance(23 * time.Hour)
+	if n, err := e.s.Prune(ctx, e.clock.Now(), r); err != nil || n.Runs != 0 {
+		t.Fatalf("Prune at the retention's end = %+v, %v; want no runs", n, err)
+	}
+	e.clock.Advance(time.Microsecond)
+	n, err := e.s.Prune(ctx, e.clock.Now(), r)
+	if err != nil || n.Runs != 1 {
+		t.Fatalf("Prune after the retention = %+v, %v; want 1 run", n, err)
+	}
+	if _, found, err := e.s.GetRun(ctx, "old"); err != nil || found {
+		t.Fatalf("the old finished run survived: found %v, %v", found, err)
+	}
+	if got := e.getRun("stuck"); got.State != core.RunInProgress {
+		t.Fatalf("run in progress: %+v", got)
+	}
+	if got := e.getRun("recent"); got.State != core.RunPartial {
+		t.Fatalf("recent run: %+v", got)
+	}
+	// The default retention: runs finished DefaultRetention.Runs ago go on
+	// the next open.
+	e.clock.Advance(core.DefaultRetention.Runs)
+	e.reopen()
+	if _, found, err := e.s.GetRun(ctx, "recent"); err != nil || found {
+		t.Fatalf("a run past the default retention survived the prune on open: found %v, %v", found, err)
+	}
+	if got := e.getRun("stuck"); got.State != core.RunInProgress {
+		t.Fatalf("run in progress after the default retention: %+v", got)
 	}
 }
 
@@ -149,7 +262,7 @@ func testPruneOnOpen(t *testing.T, e *env) {
 	e.clock.Advance(5 * time.Minute)
 	e.reopen()
 	_, err := e.s.LoadPreview(t.Context(), short.Handle)
-	wantCode(t, err, core.CodePreviewNotFound, "LoadPreview(expired, after reopen)")
+	e.wantPruned(err, "LoadPreview(expired, after reopen)", short)
 	equalPreview(t, e.load(long.Handle), long)
 }
 
@@ -187,7 +300,7 @@ func testStartRunSameKeySameHandle(t *testing.T, e *env) {
 	}
 	// Even after the preview expired and was pruned, the key finds its run.
 	e.clock.Advance(2 * time.Hour)
-	if _, err := e.s.PruneExpired(t.Context(), e.clock.Now()); err != nil {
+	if _, err := e.s.Prune(t.Context(), e.clock.Now(), core.Retention{}); err != nil {
 		t.Fatal(err)
 	}
 	again, started, err = e.start("k1", p.Handle)
@@ -276,7 +389,7 @@ func testStartRunAfterPrune(t *testing.T, e *env) {
 	e.clock.Advance(time.Hour)
 	e.reopen()
 	_, _, err := e.start("k1", p.Handle)
-	wantCode(t, err, core.CodePreviewNotFound, "StartRun(pruned)")
+	e.wantPruned(err, "StartRun(pruned)", p)
 }
 
 func testOutcomesSurviveCrash(t *testing.T, e *env) {

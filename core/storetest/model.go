@@ -31,6 +31,7 @@ type modelRun struct {
 }
 
 type model struct {
+	pruned   map[string]time.Time // tombstones: handle → expiry
 	previews map[string]*modelPreview
 	runs     map[string]*modelRun
 	index    map[[2]string]core.IndexEntry
@@ -56,14 +57,14 @@ func testModel(t *testing.T, e *env, checks int) {
 		// Start each check after everything earlier checks left has
 		// expired, and clear it, so prune counts are this check's own.
 		e.clock.Advance(48 * time.Hour)
-		if _, err := e.s.PruneExpired(t.Context(), e.clock.Now()); err != nil {
+		if _, err := e.s.Prune(t.Context(), e.clock.Now(), core.Retention{}); err != nil {
 			rt.Fatalf("initial prune: %v", err)
 		}
 		id := modelSeq.Add(1)
 		handle := func(i int) string { return fmt.Sprintf("m%d-h%d", id, i) }
 		key := func(i int) string { return fmt.Sprintf("m%d-k%d", id, i) }
 		scope := func(i int) string { return fmt.Sprintf("m%d-scope%d", id, i) }
-		m := &model{previews: map[string]*modelPreview{}, runs: map[string]*modelRun{}, index: map[[2]string]core.IndexEntry{}}
+		m := &model{pruned: map[string]time.Time{}, previews: map[string]*modelPreview{}, runs: map[string]*modelRun{}, index: map[[2]string]core.IndexEntry{}}
 		ctx := t.Context()
 		handleGen := rapid.IntRange(0, 4)
 		keyGen := rapid.IntRange(0, 3)
@@ -92,8 +93,8 @@ func testModel(t *testing.T, e *env, checks int) {
 				p, err := e.s.LoadPreview(ctx, h)
 				mp, ok := m.previews[h]
 				if !ok {
-					if core.ErrorCode(err) != core.CodePreviewNotFound {
-						rt.Fatalf("LoadPreview(%s) of an absent handle: %v", h, err)
+					if core.ErrorCode(err) != m.absent(h) {
+						rt.Fatalf("LoadPreview(%s) of an absent handle: %v, want %s", h, err, m.absent(h))
 					}
 					return
 				}
@@ -127,7 +128,7 @@ func testModel(t *testing.T, e *env, checks int) {
 				var want core.Code
 				switch {
 				case !ok:
-					want = core.CodePreviewNotFound
+					want = m.absent(h)
 				case mp.consumedBy != "":
 					want = core.CodePreviewNotFound
 				case !now.Before(mp.expires):
@@ -253,12 +254,12 @@ func testModel(t *testing.T, e *env, checks int) {
 			},
 			"prune": func(rt *rapid.T) {
 				now := e.clock.Now()
-				n, err := e.s.PruneExpired(ctx, now)
+				n, err := e.s.Prune(ctx, now, core.Retention{})
 				if err != nil {
-					rt.Fatalf("PruneExpired: %v", err)
+					rt.Fatalf("Prune: %v", err)
 				}
-				if want := m.prune(now); n != want {
-					rt.Fatalf("PruneExpired = %d, model %d", n, want)
+				if want := m.prune(now); n.Previews != want {
+					rt.Fatalf("Prune = %+v, model %d previews", n, want)
 				}
 			},
 			"reopen": func(rt *rapid.T) {
@@ -269,14 +270,25 @@ func testModel(t *testing.T, e *env, checks int) {
 	})
 }
 
-// prune drops the previews expired before now and returns how many.
+// prune turns the previews expired before now into tombstones and returns
+// how many (a check never runs long enough for tombstones or runs to pass
+// the default retention).
 func (m *model) prune(now time.Time) int {
 	n := 0
 	for h, p := range m.previews {
 		if p.expires.Before(now) {
 			delete(m.previews, h)
+			m.pruned[h] = p.expires
 			n++
 		}
 	}
 	return n
+}
+
+// absent is the code for a handle without a preview.
+func (m *model) absent(h string) core.Code {
+	if _, ok := m.pruned[h]; ok {
+		return core.CodePreviewExpired
+	}
+	return core.CodePreviewNotFound
 }

@@ -101,6 +101,8 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"LoadReturnsExpiredAndConsumed", testLoadReturnsExpiredAndConsumed},
 		{"PruneExpired", testPruneExpired},
 		{"PruneOnOpen", testPruneOnOpen},
+		{"PruneTombstones", testPruneTombstones},
+		{"PruneRuns", testPruneRuns},
 		{"StartRunConsumes", testStartRunConsumes},
 		{"StartRunSameKeySameHandle", testStartRunSameKeySameHandle},
 		{"StartRunKeyReused", testStartRunKeyReused},

@@ -154,9 +154,11 @@ func TestOpenUnreachablePostgres(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
 	_, err = storeurl.Open(t.Context(), "postgres://u:pw-not-secret@"+addr+"/db?sslmode=disable&connect_timeout=2", storeurl.Options{})
-	var ce *core.Error
-	if !errors.As(err, &ce) || ce.Code != core.CodeInternal || !ce.Retryable {
-		t.Fatalf("err = %v, want retryable INTERNAL_ERROR", err)
+	// An environment problem the person fixes (exit 2), naming host and
+	// port; not a retryable INTERNAL_ERROR (exit 70).
+	ce := wantConfigInvalid(t, err, "an unreachable Postgres store")
+	if !strings.Contains(ce.Message, addr) {
+		t.Fatalf("the message does not name %s: %v", addr, ce)
 	}
 	if strings.Contains(ce.Error(), "pw-not-secret") || (ce.Err != nil && strings.Contains(ce.Err.Error(), "pw-not-secret")) {
 		t.Fatalf("error or its cause leaks the password: %v / %v", ce, ce.Err)
