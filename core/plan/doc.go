@@ -4,7 +4,8 @@
 // Document. Parse reports every validation problem at once; the format is
 // described in docs/plan-format.md. Items may also carry fields (labels,
 // priority, …, custom fields named in Options); they are parsed and
-// validated here and not yet written anywhere.
+// validated here and not yet written anywhere, as are dependencies
+// (Depends on / Blocks), sub-tasks (Document.Subtasks) and the sprint.
 //
 // plan imports no other workspace package, so the core package can use it.
 package plan

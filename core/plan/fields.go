@@ -64,6 +64,7 @@ type Fields struct {
 	Components  Field[[]string]          `json:",omitzero"`
 	FixVersions Field[[]string]          `json:",omitzero"`
 	Due         Field[string]            `json:",omitzero"`
+	Sprint      Field[string]            `json:",omitzero"` // a sprint name
 	Custom      map[string]Field[string] `json:",omitempty"`
 }
 
@@ -103,6 +104,7 @@ func (f Fields) WithDefaults(d Fields) Fields {
 	out.Components = pickList(f.Components, d.Components)
 	out.FixVersions = pickList(f.FixVersions, d.FixVersions)
 	out.Due = pick(f.Due, d.Due)
+	out.Sprint = pick(f.Sprint, d.Sprint)
 	if len(d.Custom) > 0 {
 		out.Custom = make(map[string]Field[string], len(f.Custom)+len(d.Custom))
 		for k, v := range d.Custom {
@@ -161,10 +163,14 @@ var builtinFields = []builtinField{
 	{"components", "Components", []string{"components"}, kindList},
 	{"fix_versions", "Fix versions", []string{"fix versions", "fix version"}, kindList},
 	{"due", "Due", []string{"due"}, kindDate},
+	{"sprint", "Sprint", []string{"sprint"}, kindText},
 }
 
 // fieldKeys are the YAML keys of the fields, in documentation order.
-var fieldKeys = []string{"labels", "priority", "assignee", "estimate", "components", "fix_versions", "due", "fields"}
+var fieldKeys = []string{"labels", "priority", "assignee", "estimate", "components", "fix_versions", "due", "sprint", "fields"}
+
+// linkKeys are the YAML keys of an item's dependencies.
+var linkKeys = []string{"depends_on", "blocks"}
 
 // fieldRef is a resolved field name: a built-in field, or a custom field
 // (custom holds its declared name).
@@ -211,7 +217,7 @@ func (o *Options) markdownField(name string) (fieldRef, bool) {
 // customField resolves a custom field name as declared.
 func (o *Options) customField(name string) (fieldRef, bool) {
 	n := normName(name)
-	if n == "" || n == "epic" || n == "drift" {
+	if n == "" || n == "epic" || n == "drift" || linkNames[n] != "" {
 		return fieldRef{}, false
 	}
 	for i := range builtinFields {
@@ -264,6 +270,7 @@ func (o *Options) knownFields() []string {
 	for _, b := range builtinFields {
 		names = append(names, b.display)
 	}
+	names = append(names, "Depends on", "Blocks")
 	return append(names, o.declaredCustom()...)
 }
 
@@ -458,6 +465,8 @@ func (s *fieldSetter) set(f fieldRef, v fieldValue, line int) int {
 		s.fields.FixVersions = list
 	case "due":
 		s.fields.Due = text
+	case "sprint":
+		s.fields.Sprint = text
 	}
 	return 0
 }

@@ -155,14 +155,17 @@ func TestFieldDefaults(t *testing.T) {
 // one plan in the two forms (a field of every kind, defaults, none) and
 // parse to the same model.
 func TestFieldsMarkdownYAMLAgree(t *testing.T) {
-	md, yml := parseFile(t, "testdata/parse/fields.md"), parseFile(t, "testdata/parse/fields.yaml")
 	ignoreLines := cmp.FilterPath(func(p cmp.Path) bool {
 		sf, ok := p.Last().(cmp.StructField)
 		return ok && sf.Name() == "Line"
 	}, cmp.Ignore())
-	if d := cmp.Diff(md, yml, ignoreLines); d != "" {
-		t.Errorf("fields.md and fields.yaml differ (-md +yaml):\n%s", d)
+	for _, name := range []string{"fields", "structure"} {
+		md, yml := parseFile(t, "testdata/parse/"+name+".md"), parseFile(t, "testdata/parse/"+name+".yaml")
+		if d := cmp.Diff(md, yml, ignoreLines); d != "" {
+			t.Errorf("%s.md and %s.yaml differ (-md +yaml):\n%s", name, name, d)
+		}
 	}
+	md := parseFile(t, "testdata/parse/fields.md")
 	if !md.Items[1].Fields.Estimate.Managed() || md.Items[len(md.Items)-1].Fields.Estimate.Managed() {
 		t.Errorf("Managed() wrong: %+v", md.Items)
 	}

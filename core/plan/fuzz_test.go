@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,23 @@ func checkParseWith(t *testing.T, opts Options, name string, data []byte) {
 			h := strings.TrimLeft(lines[it.Line-1], " ")
 			if !strings.HasPrefix(h, "##") || !strings.Contains(h, it.ID) {
 				t.Fatalf("item %s: line %d is %q, not its heading", it.ID, it.Line, h)
+			}
+		}
+	}
+	for _, st := range doc.Subtasks {
+		if st.Kind != KindSubtask || ids[st.Story] != KindStory || !ValidID(st.ID) || strings.TrimSpace(st.Title) == "" {
+			t.Fatalf("invalid sub-task %+v", st)
+		}
+		if _, dup := ids[st.ID]; dup {
+			t.Fatalf("duplicate id %q", st.ID)
+		}
+		ids[st.ID] = st.Kind
+		checkFields(t, st.ID, st.Fields)
+	}
+	for _, it := range append(slices.Clone(doc.Items), doc.Subtasks...) {
+		for _, l := range append(slices.Clone(it.DependsOn), it.Blocks...) {
+			if l.Kind == LinkItem && (ids[l.Target] == "" || l.Target == it.ID) {
+				t.Fatalf("%s: link to %q, not another item of the document", it.ID, l.Target)
 			}
 		}
 	}

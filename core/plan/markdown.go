@@ -21,6 +21,11 @@ var (
 
 // trackerKinds are issue kinds that a level-3 heading is reported for,
 // since they look like an item DevWorkWire does not support.
+// isSubtaskWord reports the kind word of a sub-task heading.
+func isSubtaskWord(w string) bool {
+	return strings.EqualFold(w, "sub-task") || strings.EqualFold(w, "subtask")
+}
+
 var trackerKinds = map[string]bool{
 	"task": true, "bug": true, "subtask": true, "sub-task": true, "feature": true,
 	"issue": true, "initiative": true, "spike": true, "improvement": true, "theme": true,
@@ -125,11 +130,26 @@ func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
 		items    []*mdItem
 		gotTitle bool
 	)
+	var (
+		story *mdItem // the story whose section we are in (sub-tasks belong to it)
+		sub   *mdItem // the sub-task whose section we are in
+	)
+	// closeSub ends the open sub-task's section before nextLine; the
+	// section is not part of the story's description.
+	closeSub := func(nextLine int) {
+		sub.end = nextLine - 1
+		story.exclude = append(story.exclude, [2]int{sub.Line, sub.end})
+		sub, cur = nil, story
+	}
 	closeSection := func(nextLine int) {
+		if sub != nil {
+			closeSub(nextLine)
+		}
 		if cur != nil {
 			cur.end = nextLine - 1
 			cur = nil
 		}
+		story = nil
 	}
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		pos := n.Pos()
@@ -147,6 +167,40 @@ func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
 			}
 			if cur != nil && level >= 2 && isCriteriaLabel(htextOrSetext(d, h, htext, atx)) {
 				d.criteria(r, cur, n, line, line)
+				continue
+			}
+			subHeading := false
+			if atx && level == 4 {
+				word, _, ok := splitKind(htext)
+				subHeading = ok && isSubtaskWord(word)
+			}
+			if sub != nil && atx && level <= 4 && !subHeading {
+				closeSub(line) // a heading of level 4 or less ends a sub-task
+			}
+			if subHeading {
+				raw := strings.TrimSpace(d.text(line))
+				_, rest, _ := splitKind(htext)
+				if story == nil {
+					where := "outside any story"
+					if curEpic != nil && inEpic {
+						where = "under epic " + curEpic.ID + " but in no story"
+					}
+					r.addf("", "kind", line, "Heading %q at line %d is a sub-task %s; a sub-task belongs to a story: put it in a story's section, after \"### Story <id>: <title>\"", raw, line, where)
+					continue
+				}
+				if sub != nil {
+					closeSub(line)
+				}
+				idPart, title, found := strings.Cut(strings.TrimSpace(rest), ":")
+				id := strings.TrimSpace(idPart)
+				if !found || id == "" {
+					r.addf("", "id", line, "Heading %q at line %d has no id: write %q, with an id that stays the same across edits", raw, line, suggestHeading(4, "Sub-task", rest))
+					continue
+				}
+				it := &mdItem{rawItem: &rawItem{Item: Item{ID: id, Kind: KindSubtask, Title: strings.TrimSpace(title), Line: line, Story: story.ID}}, start: line + 1}
+				sub, cur = it, it
+				items = append(items, it)
+				r.items = append(r.items, it.rawItem)
 				continue
 			}
 			if !atx {
@@ -172,6 +226,11 @@ func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
 				word, _, ok := splitKind(htext)
 				if ok && (strings.EqualFold(word, "story") || strings.EqualFold(word, "epic")) {
 					break // item level
+				}
+				if ok && isSubtaskWord(word) {
+					closeSection(line)
+					r.addf("", "kind", line, "Heading %q at line %d is a level-3 sub-task heading; a sub-task is a level-4 heading inside its story's section: %q", strings.TrimSpace(d.text(line)), line, "#### "+htext)
+					continue
 				}
 				if ok && trackerKinds[strings.ToLower(word)] {
 					closeSection(line)
@@ -236,6 +295,9 @@ func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
 				}
 			}
 			cur = it
+			if kind == KindStory {
+				story = it
+			}
 			items = append(items, it)
 			r.items = append(r.items, it.rawItem)
 			continue
@@ -313,8 +375,11 @@ func suggestHeading(level int, kind, rest string) string {
 	hashes := strings.Repeat("#", level)
 	rest = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), ":"))
 	ex := "e-1"
-	if kind == "Story" {
+	switch kind {
+	case "Story":
 		ex = "s-1"
+	case "Sub-task":
+		ex = "t-1"
 	}
 	if tok, after, ok := strings.Cut(rest, " "); ok && ValidID(tok) && strings.ContainsAny(tok, "0123456789") {
 		after = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(after), "-–—|"))
@@ -364,6 +429,10 @@ func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int, field
 				continue // prose that starts with "Epic:", not a marker
 			}
 			it.exclude = append(it.exclude, [2]int{line, line})
+			if it.Kind == KindSubtask {
+				r.addf(it.ID, "epic", line, "Sub-task %s has an \"Epic:\" line (line %d); a sub-task belongs to its story %s (and so to the story's epic). Remove the line", it.ID, line, it.Story)
+				continue
+			}
 			if it.Kind == KindEpic {
 				r.addf(it.ID, "epic", line, "Epic %s has an \"Epic:\" line (line %d); an epic cannot belong to another epic. Remove the line", it.ID, line)
 				continue
@@ -389,12 +458,29 @@ func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int, field
 // looks like a misspelt one, description otherwise.
 func (d *mdDoc) field(r *result, it *mdItem, line int, name, value string) {
 	who := kindWord(it.Kind) + " " + it.ID
+	if key := linkNames[normName(name)]; key != "" {
+		it.exclude = append(it.exclude, [2]int{line, line})
+		shown := linkDisplay(key) + ": " + value
+		var entries []string
+		switch {
+		case value == "":
+			r.addf(it.ID, key, line, "%s has %q with no entries at line %d; list item ids, references or Jira keys separated by commas, or remove the line", who, linkDisplay(key)+":", line)
+			return
+		case !strings.EqualFold(value, "none"):
+			entries = strings.Split(value, ",")
+		}
+		r.addLinks(it.rawItem, key, entries, line, who, shown)
+		return
+	}
 	f, ok := r.opts.markdownField(name)
 	if !ok {
 		if c := r.opts.closeField(name); c != "" {
 			it.exclude = append(it.exclude, [2]int{line, line})
-			cf, _ := r.opts.markdownField(c)
-			r.addf(it.ID, cf.key(), line, "%s has %q at line %d, which is not a field name (did you mean %q?); correct it. The fields are %s", who, name+":", line, c, r.opts.fieldNames())
+			key := linkNames[normName(c)]
+			if cf, ok := r.opts.markdownField(c); ok {
+				key = cf.key()
+			}
+			r.addf(it.ID, key, line, "%s has %q at line %d, which is not a field name (did you mean %q?); correct it. The fields are %s", who, name+":", line, c, r.opts.fieldNames())
 		}
 		return
 	}

@@ -23,8 +23,9 @@ const MaxDescriptionLength = 32767
 
 // The item kinds.
 const (
-	KindEpic  = "epic"
-	KindStory = "story"
+	KindEpic    = "epic"
+	KindStory   = "story"
+	KindSubtask = "subtask" // in Document.Subtasks only
 )
 
 // DriftTakeDocument is the only value of the drift override marker.
@@ -46,6 +47,7 @@ type Item struct {
 	Description        string   // Markdown, verbatim (trimmed of leading/trailing blank lines)
 	AcceptanceCriteria []string // one entry per criterion, Markdown
 	Epic               string   // for a story: id of its epic ("" = no epic)
+	Story              string   `json:",omitempty"` // for a sub-task: id of its story
 	Line               int      // 1-based line of the item's heading / YAML node
 	TakeDocument       bool     // drift override marker ("Drift: take-document" / `drift: take-document`)
 	// Fields are the item's managed fields (its field block / field keys)
@@ -53,13 +55,22 @@ type Item struct {
 	// nothing. They are parsed and validated, not yet written to the
 	// tracker (docs/plan-format.md, "Fields").
 	Fields Fields `json:",omitzero"`
+	// DependsOn lists what this item is blocked by, Blocks what it blocks
+	// ("Depends on:" / "Blocks:" lines, `depends_on:` / `blocks:` keys), in
+	// the order written. Parsed and validated, not yet written.
+	DependsOn []Link `json:",omitempty"`
+	Blocks    []Link `json:",omitempty"`
 }
 
 // Document is a parsed, valid planning document.
 type Document struct {
 	ID    string // document id: front matter / top-level `id:`, else derived from the file name
 	Title string // optional
-	Items []Item // in document order
+	Items []Item // epics and stories, in document order
+	// Subtasks are the stories' sub-tasks ("#### Sub-task" / `subtasks:`),
+	// in document order, each naming its story. Parsed and validated, not
+	// yet written (so kept apart from Items, which the import writes).
+	Subtasks []Item `json:",omitempty"`
 	// Defaults are the document's `defaults:` (front matter or top level)
 	// as written; they are already applied to every item's Fields.
 	Defaults Fields `json:",omitzero"`

@@ -21,6 +21,7 @@ type rawItem struct {
 	critLines    []int        // line of each acceptance criterion
 	noID         bool         // the id is missing (already reported)
 	fields       *fieldSetter // the item's own fields (nil: none), before the document's defaults
+	links        rawLinks     // dependency entries as written
 }
 
 // setter returns the recorder of the item's own fields.
@@ -55,8 +56,11 @@ func (r *result) addf(item, field string, line int, format string, args ...any) 
 }
 
 func kindWord(kind string) string {
-	if kind == KindEpic {
+	switch kind {
+	case KindEpic:
 		return "Epic"
+	case KindSubtask:
+		return "Sub-task"
 	}
 	return "Story"
 }
@@ -195,6 +199,8 @@ func (r *result) finish(name string) (*Document, error) {
 		}
 	}
 
+	r.resolveLinks(doc.ID, r.items, func(id string) bool { _, ok := byID[id]; return ok })
+
 	if len(r.problems) > 0 {
 		sort.SliceStable(r.problems, func(i, j int) bool { return r.problems[i].Line < r.problems[j].Line })
 		n := len(r.problems) + r.dropped
@@ -213,14 +219,19 @@ func (r *result) finish(name string) (*Document, error) {
 	}
 
 	doc.Defaults = r.defaults
-	doc.Items = make([]Item, len(r.items))
-	for i, it := range r.items {
-		doc.Items[i] = it.Item
+	doc.Items = make([]Item, 0, len(r.items))
+	for _, it := range r.items {
+		item := it.Item
 		var own Fields
 		if it.fields != nil {
 			own = it.fields.own
 		}
-		doc.Items[i].Fields = own.WithDefaults(r.defaults)
+		item.Fields = own.WithDefaults(r.defaults)
+		if it.Kind == KindSubtask {
+			doc.Subtasks = append(doc.Subtasks, item)
+		} else {
+			doc.Items = append(doc.Items, item)
+		}
 	}
 	return doc, nil
 }
@@ -240,6 +251,9 @@ func describeDoc(name string) string {
 }
 
 func headingPrefix(it *rawItem) string {
+	if it.Kind == KindSubtask {
+		return "####"
+	}
 	if it.Kind == KindStory && it.parent != "" {
 		return "###"
 	}
@@ -249,6 +263,9 @@ func headingPrefix(it *rawItem) string {
 func exampleID(kind string) string {
 	if kind == KindEpic {
 		return "e-1"
+	}
+	if kind == KindSubtask {
+		return "t-1"
 	}
 	return "s-1"
 }

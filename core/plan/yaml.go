@@ -344,8 +344,9 @@ func nodeKind(n *yaml.Node) string {
 
 var (
 	docKeys   = []string{"id", "title", "defaults", "epics", "stories"}
-	epicKeys  = []string{"id", "title", "description", "acceptance_criteria", "drift", "stories"}
-	storyKeys = []string{"id", "title", "description", "acceptance_criteria", "drift", "epic"}
+	epicKeys  = []string{"id", "title", "description", "acceptance_criteria", "drift", "depends_on", "blocks", "stories"}
+	storyKeys = []string{"id", "title", "description", "acceptance_criteria", "drift", "epic", "depends_on", "blocks", "subtasks"}
+	subKeys   = []string{"id", "title", "description", "acceptance_criteria", "drift", "depends_on", "blocks"}
 )
 
 func parseYAML(name string, data []byte, opts *Options) (*result, *Error) {
@@ -431,19 +432,29 @@ func (r *result) list(n *yaml.Node, item, field string, line int, what string) [
 func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 	w := kindWord(kind)
 	if n.Kind != yaml.MappingNode {
+		if kind == KindSubtask {
+			r.addf("", "", n.Line, "The sub-task entry at line %d is a %s; each sub-task is a mapping with at least id and title", n.Line, nodeKind(n))
+			return nil
+		}
 		r.addf("", "", n.Line, "The %s entry at line %d is a %s; each %s is a mapping with at least id and title", strings.ToLower(w), n.Line, nodeKind(n), strings.ToLower(w))
 		return nil
 	}
 	it := &rawItem{Item: Item{Kind: kind, Line: n.Line}}
-	if parent != nil {
+	if kind == KindSubtask {
+		it.Story = parent.ID
+	} else if parent != nil {
 		it.parent, it.parentLine = parent.ID, parent.Line
 		it.parentBroken = parent.noID
 	}
 	hasID := false
 	keys := storyKeys
-	if kind == KindEpic {
+	switch kind {
+	case KindEpic:
 		keys = epicKeys
+	case KindSubtask:
+		keys = subKeys
 	}
+	var subtasks *yaml.Node // read after the story, so they follow it
 	// Read the id first so that every other problem can name the item.
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == "id" {
@@ -505,7 +516,17 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 				}
 				r.addf(name, "drift", k.Line, "%s %s has \"drift: %s\" at line %d; the only value is \"take-document\" (take the document's version over edits made in Jira). Fix or remove the key", w, name, shown, k.Line)
 			}
+		case "subtasks":
+			if kind != KindStory {
+				r.addf(name, "subtasks", k.Line, "%s %s has a \"subtasks\" key at line %d; only a story has sub-tasks. Move them into a story", w, itemName(name, n.Line), k.Line)
+				continue
+			}
+			subtasks = k
 		case "epic":
+			if kind == KindSubtask {
+				r.addf(name, "epic", k.Line, "Sub-task %s has an \"epic\" key (line %d); a sub-task belongs to its story %s. Remove the key", itemName(name, n.Line), k.Line, it.Story)
+				continue
+			}
 			if kind == KindEpic {
 				r.addf(name, "epic", k.Line, "Epic %s has an \"epic\" key (line %d); an epic cannot belong to another epic. Remove the key", name, k.Line)
 				continue
@@ -516,18 +537,48 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 				continue
 			}
 			it.epicRef, it.epicRefLine = strings.TrimSpace(s), k.Line
+		case "depends_on", "blocks":
+			who := w + " " + itemName(name, n.Line)
+			var entries []string
+			if v.Kind == yaml.SequenceNode {
+				for _, e := range v.Content {
+					s, ok := scalar(resolveAlias(e))
+					if !ok {
+						r.addf(name, k.Value, e.Line, "%s has a %s entry that is a %s (line %d); write each entry as an item id, a reference or a Jira key", who, k.Value, nodeKind(e), e.Line)
+						continue
+					}
+					entries = append(entries, s)
+				}
+			} else if s, ok := scalar(v); ok && strings.TrimSpace(s) != "" {
+				if !strings.EqualFold(strings.TrimSpace(s), "none") {
+					entries = strings.Split(s, ",")
+				}
+			} else {
+				r.addf(name, k.Value, k.Line, "%s has a %s value that is %s (line %d); write a list of item ids, references or Jira keys", who, k.Value, map[bool]string{true: "empty", false: "a " + nodeKind(v)}[ok], k.Line)
+				continue
+			}
+			r.addLinks(it, k.Value, entries, k.Line, who, k.Value+":")
 		default:
 			if slices.Contains(fieldKeys, k.Value) {
 				r.yamlField(it.setter(), name, w+" "+itemName(name, n.Line), k, v, 0)
 				continue
 			}
-			r.addf(name, k.Value, k.Line, "%s %s has an unknown key %q at line %d%s; the keys of a%s are %s, and the field keys %s", w, itemName(name, n.Line), k.Value, k.Line, didYouMean(k.Value, append(slices.Clone(keys), fieldKeys...)), map[string]string{KindEpic: "n epic", KindStory: " story"}[kind], strings.Join(keys, ", "), strings.Join(fieldKeys, ", "))
+			r.addf(name, k.Value, k.Line, "%s %s has an unknown key %q at line %d%s; the keys of a%s are %s, and the field keys %s", w, itemName(name, n.Line), k.Value, k.Line, didYouMean(k.Value, append(slices.Clone(keys), fieldKeys...)), map[string]string{KindEpic: "n epic", KindStory: " story", KindSubtask: " sub-task"}[kind], strings.Join(keys, ", "), strings.Join(fieldKeys, ", "))
 		}
 	}
 	if it.epicRefLine == 0 {
 		it.epicRefLine = it.Line
 	}
 	r.items = append(r.items, it)
+	if subtasks != nil {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i] == subtasks {
+				for _, s := range r.list(resolveAlias(n.Content[i+1]), it.ID, "subtasks", subtasks.Line, "subtasks of story "+itemName(name, n.Line)) {
+					r.yamlItem(s, KindSubtask, it)
+				}
+			}
+		}
+	}
 	return it
 }
 
