@@ -100,6 +100,39 @@ func (e *env) commit(handle, key string) core.ImportCommitResult {
 	return res
 }
 
+// commitHeld commits a plan that holds creates back and asserts the
+// result: COMMIT_PARTIAL (not everything was written), with committed
+// committed items and the held references as outcome unknown.
+func (e *env) commitHeld(handle, key string, committed int, held ...core.Reference) *core.Error {
+	e.t.Helper()
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: key})
+	ce := wantErr(e.t, err, core.CodeCommitPartial, "Not everything was written", fmt.Sprintf("%d item(s) committed, %d held back", committed, len(held)))
+	unknown := map[string]bool{}
+	n := 0
+	for _, d := range ce.Details {
+		switch d.Outcome {
+		case core.OutcomeUnknown:
+			if !strings.Contains(d.Message, "held back, not created") {
+				e.t.Errorf("held detail %+v", d)
+			}
+			unknown[d.Item] = true
+		case core.OutcomeCommitted:
+			n++
+		default:
+			e.t.Errorf("detail %+v; want committed or held back", d)
+		}
+	}
+	for _, r := range held {
+		if !unknown[string(r)] {
+			e.t.Errorf("held-back %s is not in the details %+v", r, ce.Details)
+		}
+	}
+	if n != committed || len(unknown) != len(held) {
+		e.t.Errorf("details: %d committed, %d held; want %d and %d", n, len(unknown), committed, len(held))
+	}
+	return ce
+}
+
 // importDoc previews and commits doc.
 func (e *env) importDoc(doc string) core.ImportCommitResult {
 	e.t.Helper()

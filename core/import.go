@@ -613,6 +613,9 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 	if x.stop != nil {
 		return ImportCommitResult{}, x.partial(ctx)
 	}
+	if err := x.heldBack(ctx); err != nil {
+		return ImportCommitResult{}, err
+	}
 	r := ImportCommitResult{
 		ResultType: ResultCommitted, RunID: x.o.runID, PreviewHandle: x.handle,
 		IdempotencyKey: x.key, CommittedAt: utc(x.s.now()), Items: make([]CommittedItem, 0, len(x.pl.Entries)),
@@ -640,6 +643,43 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 	}
 	x.finish(ctx, RunCommitted, r)
 	return r, nil
+}
+
+// heldBack ends a commit that wrote everything it could but held back
+// creates of unknown outcome (blocked entries): not everything in the plan
+// is in the tracker, so it is COMMIT_PARTIAL (run partial; the CLI's exit
+// 4), not committed, with every planned item in the details — committed
+// ones, and the held-back ones as outcome unknown. nil when nothing was
+// held back.
+func (x *execution) heldBack(ctx context.Context) error {
+	var details []Detail
+	committed, held := 0, 0
+	var retry time.Time
+	for _, e := range x.pl.Entries {
+		ref := e.Spec.Reference
+		switch {
+		case e.Blocked:
+			held++
+			if e.RetryAfter.After(retry) {
+				retry = e.RetryAfter
+			}
+			details = append(details, Detail{Item: string(ref), Outcome: OutcomeUnknown,
+				Message: fmt.Sprintf("held back, not created: an earlier create (%s) had an unknown outcome and the tracker's search does not show it yet; look for reference %s in the tracker (a preview after %s finds it, or plans it as a normal create if it is still missing)",
+					e.UnknownSince.Format(time.RFC3339), ref, e.RetryAfter.Format(time.RFC3339))})
+		case e.Action == ActionCreate || e.Action == ActionUpdate:
+			committed++
+			details = append(details, Detail{Item: string(ref), Key: x.keys[ref], Outcome: OutcomeCommitted, Message: fmt.Sprintf("%sd as %s", e.Action, x.keys[ref])})
+		}
+	}
+	if held == 0 {
+		return nil
+	}
+	e := Errorf(CodeCommitPartial, "Not everything was written: %d item(s) committed, %d held back and not created (see details). A held-back item's earlier create had an unknown outcome and the tracker's search does not show it yet, so creating it again could make a duplicate. Check the tracker for those references; a preview after %s finds them or, if they are still missing, plans them as normal creates.",
+		committed, held, retry.Format(time.RFC3339)).WithDetails(details...)
+	e.RunID = x.o.runID
+	x.finish(ctx, RunPartial, e)
+	x.o.log.Warn("commit held items back", "committed", committed, "held", held)
+	return e
 }
 
 // partial builds the fail-fast error: every planned write split into

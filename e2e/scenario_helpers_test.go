@@ -173,7 +173,7 @@ func (e *env) scConverge(cs *mcp.ClientSession, path string, p planSpec, wantHel
 			break
 		}
 		o := e.scCommitImport(cs, pv.PreviewHandle, newKey())
-		if o.errData == nil {
+		if o.errData == nil || onlyHeldBack(o.errData) {
 			break
 		}
 		if until, ok := lockedUntil(o.errData); ok && attempt < 2 {
@@ -222,6 +222,23 @@ func (e *env) scConverge(cs *mcp.ClientSession, path string, p planSpec, wantHel
 		}
 	}
 	return held
+}
+
+// onlyHeldBack reports a commit that wrote everything but the creates its
+// plan held back: COMMIT_PARTIAL whose every detail is committed or held
+// back (not everything is in the tracker, by design).
+func onlyHeldBack(d map[string]any) bool {
+	if fmt.Sprint(d["code"]) != "COMMIT_PARTIAL" {
+		return false
+	}
+	ds, _ := d["details"].([]any)
+	for _, x := range ds {
+		m, _ := x.(map[string]any)
+		if m["outcome"] != "committed" && !(m["outcome"] == "unknown" && strings.HasPrefix(fmt.Sprint(m["message"]), "held back")) {
+			return false
+		}
+	}
+	return len(ds) > 0
 }
 
 // anyHeld as a key of scConverge's wantHeld accepts whatever is held back.
