@@ -98,6 +98,11 @@ type WorkItem struct {
 	// item changes in the tracker (content, status, parent). Commit compares
 	// it with what the preview saw to refuse stale plans.
 	Fingerprint string `json:"-"`
+	// Duplicates lists the keys of other items that hold the same
+	// reference (Lookup only): two issues carry one reference (one made by
+	// a person, or copied). Lookup returns one of them — the one the dedup
+	// index knows, else the oldest — and names the others here.
+	Duplicates []string `json:"-"`
 }
 
 // ItemSpec is the content DevWorkWire writes for one item.

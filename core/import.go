@@ -206,6 +206,10 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 					e.ChangedFields = append(e.ChangedFields, "parent")
 				}
 			}
+			if len(w.Duplicates) > 0 {
+				warnings = append(warnings, fmt.Sprintf("%s %s: its reference %s is held by more than one issue in the tracker, %s and %s; DevWorkWire uses %s (the one it knows, else the oldest) and leaves %s alone. Delete the issue you do not want, or clear its reference field.",
+					kindLabel(kind), it.ID, ref, w.Key, strings.Join(w.Duplicates, ", "), w.Key, strings.Join(w.Duplicates, ", ")))
+			}
 			if w.Kind != "" && w.Kind != kind {
 				warnings = append(warnings, fmt.Sprintf("%s %s is a %s in the document but %s is a %s in the tracker; its type is not changed.", kindLabel(kind), it.ID, kind, w.Key, w.Kind))
 			}

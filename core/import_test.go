@@ -1018,3 +1018,32 @@ func TestPreviewWarnsOfEditedReferencesAndDeletedIssues(t *testing.T) {
 		}
 	}
 }
+
+// Two issues carrying one reference are no longer an arbitrary, silent
+// pick: the preview names both and says which one DevWorkWire uses.
+func TestPreviewWarnsOfTwoIssuesWithOneReference(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	mine := e.byRef()["checkout/s-3"].Key
+	copyKey := e.p.AddAsPerson(core.WorkItem{Reference: "checkout/s-3", Kind: core.KindStory, Title: "A copy", Status: core.StatusTodo})
+	pre := e.preview(checkoutDoc())
+	found := false
+	for _, w := range pre.Warnings {
+		if strings.Contains(w, "checkout/s-3 is held by more than one issue") {
+			found = true
+			for _, f := range []string{mine + " and " + copyKey, "DevWorkWire uses " + mine, "leaves " + copyKey + " alone"} {
+				if !strings.Contains(w, f) {
+					t.Errorf("warning %q lacks %q", w, f)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no warning names the two issues of checkout/s-3: %q", pre.Warnings)
+	}
+	for _, it := range pre.Items {
+		if it.Reference == "checkout/s-3" && it.Key != mine {
+			t.Errorf("the plan uses %s for checkout/s-3; want %s, the one DevWorkWire created", it.Key, mine)
+		}
+	}
+}

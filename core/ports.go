@@ -31,7 +31,9 @@ type WorkItemProvider interface {
 	// reference to the key the dedup index recorded for it: since tracker
 	// search is eventually consistent, a known reference missing from search
 	// is fetched by key (and kept only if its reference still matches). The
-	// result holds only references found. Reads only.
+	// result holds only references found. When several items hold one
+	// reference, the result keeps the one known, else the oldest, and lists
+	// the others' keys in its Duplicates. Reads only.
 	Lookup(ctx context.Context, refs []Reference, known map[Reference]string) (map[Reference]WorkItem, error)
 
 	// Get returns one item by key. Errors: WORK_ITEM_NOT_FOUND. Reads only.

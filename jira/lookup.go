@@ -311,8 +311,11 @@ func (p *Provider) lookupBatch(ctx context.Context, m *meta, batch []core.Refere
 			// oldest, and say so.
 			p.logFor(ctx).Warn("jira reference held by more than one issue", "reference", string(w.Reference), "keys", prev.Key+","+w.Key)
 			if known[w.Reference] != w.Key && (known[w.Reference] == prev.Key || keyNumber(prev.Key) < keyNumber(w.Key)) {
+				prev.Duplicates = append(prev.Duplicates, w.Key) // the service warns, naming both
+				out[w.Reference] = prev
 				return true
 			}
+			w.Duplicates = append(prev.Duplicates, prev.Key)
 		}
 		out[w.Reference] = w
 		return true

@@ -624,3 +624,34 @@ func TestLookupKnownKeysFallbacks(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupNamesDuplicateHolders: two issues holding one reference are
+// reported — Lookup keeps the one the index knows, else the oldest, and
+// names the other in Duplicates (the service warns, naming both).
+func TestLookupNamesDuplicateHolders(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	older, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: "First", Reference: "dup/s-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Copy", Reference: "dup/s-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		known      map[core.Reference]string
+		keep, also string
+	}{
+		{nil, older, newer},
+		{map[core.Reference]string{"dup/s-1": newer}, newer, older},
+	} {
+		got, err := f.p.Lookup(f.ctx, []core.Reference{"dup/s-1"}, c.known)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := got["dup/s-1"]
+		if w.Key != c.keep || len(w.Duplicates) != 1 || w.Duplicates[0] != c.also {
+			t.Errorf("known %v: Lookup kept %s with duplicates %v; want %s with [%s]", c.known, w.Key, w.Duplicates, c.keep, c.also)
+		}
+	}
+}

@@ -403,8 +403,17 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 	out := make(map[core.Reference]core.WorkItem, len(refs))
 	for _, it := range p.sorted() {
 		if it.searchable && want[it.w.Reference] {
-			if _, dup := out[it.w.Reference]; !dup {
+			prev, dup := out[it.w.Reference]
+			switch {
+			case !dup:
 				out[it.w.Reference] = p.view(it)
+			case known[it.w.Reference] == it.w.Key: // the known one wins
+				w := p.view(it)
+				w.Duplicates = append(prev.Duplicates, prev.Key)
+				out[it.w.Reference] = w
+			default: // the oldest wins
+				prev.Duplicates = append(prev.Duplicates, it.w.Key)
+				out[it.w.Reference] = prev
 			}
 		}
 	}
