@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 )
 
@@ -86,10 +85,73 @@ func genDocument(t *rapid.T) *Document {
 				it.Epic = rapid.SampledFrom(epics).Draw(t, "epic")
 			}
 		}
+		it.Fields = genFields(t)
+		if i > 0 && rapid.IntRange(0, 3).Draw(t, "dependsOn") == 0 {
+			// Only on earlier items: no cycles.
+			on := doc.Items[rapid.IntRange(0, i-1).Draw(t, "on")].ID
+			it.DependsOn = []Link{{Kind: LinkItem, Target: on}}
+			if rapid.Bool().Draw(t, "external") {
+				it.DependsOn = append(it.DependsOn, Link{Kind: LinkKey, Target: "PROJ-12"}, Link{Kind: LinkReference, Target: "other-doc/s-1"})
+			}
+		}
 		doc.Items = append(doc.Items, it)
 	}
 	return doc
 }
+
+// genFields draws an item's fields: each unset, cleared or set.
+func genFields(t *rapid.T) Fields {
+	var f Fields
+	state := func(label string) FieldState {
+		return rapid.SampledFrom([]FieldState{FieldUnset, FieldUnset, FieldCleared, FieldSet}).Draw(t, label)
+	}
+	list := func(label string, values []string) Field[[]string] {
+		s := state(label)
+		if s != FieldSet {
+			return Field[[]string]{State: s, From: fromOf(s)}
+		}
+		v := rapid.SliceOfNDistinct(rapid.SampledFrom(values), 1, 3, func(s string) string { return s }).Draw(t, label+"Values")
+		return Field[[]string]{State: s, Value: v, From: SourceItem}
+	}
+	text := func(label string, values []string) Field[string] {
+		s := state(label)
+		if s != FieldSet {
+			return Field[string]{State: s, From: fromOf(s)}
+		}
+		return Field[string]{State: s, Value: rapid.SampledFrom(values).Draw(t, label+"Value"), From: SourceItem}
+	}
+	f.Labels = list("labels", []string{"checkout", "guest", "a_b", "ü-1"})
+	f.Priority = text("priority", []string{"High", "Lowest"})
+	f.Assignee = text("assignee", []string{"ana@example.com", "Bo Smith"})
+	if s := state("estimate"); s != FieldUnset {
+		f.Estimate = Field[float64]{State: s, From: SourceItem}
+		if s == FieldSet {
+			f.Estimate.Value = rapid.SampledFrom([]float64{0, 3, 0.5, 13}).Draw(t, "estimateValue")
+		}
+	}
+	f.Components = list("components", []string{"Web", "Payments API", "Back-end"})
+	f.FixVersions = list("fixVersions", []string{"2027.1", "1.0.10", "Next"})
+	f.Due = text("due", []string{"2027-03-01", "2028-02-29"})
+	f.Sprint = text("sprint", []string{"Checkout 12", "Sprint: 7"})
+	if team := text("team", []string{"Payments", "Web: core"}); team.Managed() {
+		f.Custom = map[string]Field[string]{"Team": team}
+	}
+	return f
+}
+
+func fromOf(s FieldState) Source {
+	if s == FieldUnset {
+		return ""
+	}
+	return SourceItem
+}
+
+// ignoreLines ignores every Line (of items, fields and links): rendering
+// moves lines.
+var ignoreLines = cmp.FilterPath(func(p cmp.Path) bool {
+	sf, ok := p.Last().(cmp.StructField)
+	return ok && sf.Name() == "Line"
+}, cmp.Ignore())
 
 // TestRenderRoundTrip: rendering a document and parsing it back yields
 // the same model, in the same order.
@@ -97,11 +159,11 @@ func TestRenderRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := genDocument(t)
 		src := renderMarkdown(doc)
-		got, err := Parse("plan.md", src)
+		got, err := goldenOptions.Parse("plan.md", src)
 		if err != nil {
 			t.Fatalf("Parse(renderMarkdown(doc)): %v\n%s", err, src)
 		}
-		if d := cmp.Diff(doc, got, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
+		if d := cmp.Diff(doc, got, ignoreLines); d != "" {
 			t.Fatalf("round trip mismatch (-want +got):\n%s\n%s", d, src)
 		}
 		// Lines point at the headings, in document order.
@@ -125,6 +187,7 @@ func TestParseDeterministicAndOrdered(t *testing.T) {
 		"Epic: e-9", "Drift: take-document", "Drift: nope", "Acceptance criteria:", "- crit", "- [ ] task",
 		"  continued", "```", "~~~", "#### Acceptance criteria", "## Task t-1: x", "## Bug", "### Epic e-3: F",
 		"> quote", "<div>", "</div>", "1. one", "## Epic bad id: x", "## Story s-4:",
+		"Priority: High", "Labels: a, b", "Estimate: x", "Depends on: s-1", "Blocks: s-2, PROJ-1", "#### Sub-task t-1: G", "#### Notes",
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		lines := rapid.SliceOfN(rapid.SampledFrom(vocabulary), 0, 40).Draw(t, "lines")
@@ -187,18 +250,18 @@ func TestRenderYAMLRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := canonicalOrder(genDocument(t))
 		src := renderYAML(doc)
-		got, err := Parse("plan.yaml", src)
+		got, err := goldenOptions.Parse("plan.yaml", src)
 		if err != nil {
 			t.Fatalf("Parse(renderYAML(doc)): %v\n%s", err, src)
 		}
-		if d := cmp.Diff(doc, got, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
+		if d := cmp.Diff(doc, got, ignoreLines); d != "" {
 			t.Fatalf("YAML round trip mismatch (-want +got):\n%s\n%s", d, src)
 		}
-		md, err := Parse("plan.md", renderMarkdown(doc))
+		md, err := goldenOptions.Parse("plan.md", renderMarkdown(doc))
 		if err != nil {
 			t.Fatalf("Parse(renderMarkdown(doc)): %v", err)
 		}
-		if d := cmp.Diff(md, got, cmpopts.IgnoreFields(Item{}, "Line")); d != "" {
+		if d := cmp.Diff(md, got, ignoreLines); d != "" {
 			t.Fatalf("Markdown and YAML forms differ (-md +yaml):\n%s", d)
 		}
 	})

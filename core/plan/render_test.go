@@ -3,6 +3,9 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -62,6 +65,7 @@ func renderMarkdown(doc *Document) []byte {
 		if it.TakeDocument {
 			marker = append(marker, "Drift: "+DriftTakeDocument)
 		}
+		marker = append(marker, markdownFieldLines(it)...)
 		for _, m := range marker {
 			b.WriteString(m + "\n")
 		}
@@ -78,6 +82,90 @@ func renderMarkdown(doc *Document) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// fieldText returns the text of a field for either form ("none" when
+// cleared; ok is false when the field is not managed).
+func fieldText[T any](f Field[T], text func(T) string) (string, bool) {
+	switch f.State {
+	case FieldCleared:
+		return "none", true
+	case FieldSet:
+		return text(f.Value), true
+	}
+	return "", false
+}
+
+func joinList(l []string) string { return strings.Join(l, ", ") }
+func same(s string) string       { return s }
+func number(f float64) string    { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// fieldsInOrder lists an item's managed fields as (YAML key, Markdown
+// name, text) in a fixed order; custom fields are under "fields".
+func fieldsInOrder(it Item) [][3]string {
+	var out [][3]string
+	add := func(key, name, text string, ok bool) {
+		if ok {
+			out = append(out, [3]string{key, name, text})
+		}
+	}
+	f := it.Fields
+	t, ok := fieldText(f.Labels, joinList)
+	add("labels", "Labels", t, ok)
+	t, ok = fieldText(f.Priority, same)
+	add("priority", "Priority", t, ok)
+	t, ok = fieldText(f.Assignee, same)
+	add("assignee", "Assignee", t, ok)
+	t, ok = fieldText(f.Estimate, number)
+	add("estimate", "Estimate", t, ok)
+	t, ok = fieldText(f.Components, joinList)
+	add("components", "Components", t, ok)
+	t, ok = fieldText(f.FixVersions, joinList)
+	add("fix_versions", "Fix versions", t, ok)
+	t, ok = fieldText(f.Due, same)
+	add("due", "Due", t, ok)
+	t, ok = fieldText(f.Sprint, same)
+	add("sprint", "Sprint", t, ok)
+	for _, name := range slices.Sorted(maps.Keys(f.Custom)) {
+		t, ok = fieldText(f.Custom[name], same)
+		add("fields", name, t, ok)
+	}
+	targets := func(l []Link) string {
+		var s []string
+		for _, x := range l {
+			s = append(s, x.Target)
+		}
+		return strings.Join(s, ", ")
+	}
+	add("depends_on", "Depends on", targets(it.DependsOn), len(it.DependsOn) > 0)
+	add("blocks", "Blocks", targets(it.Blocks), len(it.Blocks) > 0)
+	return out
+}
+
+// markdownFieldLines renders an item's field block.
+func markdownFieldLines(it Item) []string {
+	var out []string
+	for _, f := range fieldsInOrder(it) {
+		out = append(out, f[1]+": "+f[2])
+	}
+	return out
+}
+
+// yamlFieldKeys adds an item's field keys to its mapping m.
+func yamlFieldKeys(m *yaml.Node, it Item) {
+	var custom *yaml.Node
+	for _, f := range fieldsInOrder(it) {
+		v := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: f[2]}
+		if f[0] != "fields" {
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f[0]}, v)
+			continue
+		}
+		if custom == nil {
+			custom = &yaml.Node{Kind: yaml.MappingNode}
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "fields"}, custom)
+		}
+		custom.Content = append(custom.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f[1]}, v)
+	}
 }
 
 // renderYAML writes doc in the YAML form: every epic under `epics:` with
@@ -113,6 +201,7 @@ func renderYAML(doc *Document) []byte {
 		if it.TakeDocument {
 			key(m, "drift", str(DriftTakeDocument))
 		}
+		yamlFieldKeys(m, it)
 		return m
 	}
 	root := &yaml.Node{Kind: yaml.MappingNode}
