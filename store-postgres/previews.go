@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
 	"github.com/jackc/pgx/v5"
 )
@@ -129,50 +130,17 @@ func (s *Store) PendingPreviews(ctx context.Context, scope string, now time.Time
 	if err := s.check(); err != nil {
 		return nil, false, err
 	}
-	if limit <= 0 {
-		limit = 1 << 30
-	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT handle, plan, plan_digest FROM {schema}.previews
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.PendingColumns+` FROM {schema}.previews
 		WHERE scope = $1 AND consumed_at IS NULL AND expires_at > $2
-		ORDER BY created_at DESC, handle`), scope, now.UTC())
+		ORDER BY created_at DESC, handle`), scope, dbTime(now))
 	if err != nil {
 		return nil, false, s.fault(err, "list pending previews")
 	}
-	var handles []string
-	for rows.Next() {
-		var (
-			h, dig string
-			plan   []byte
-		)
-		if err := rows.Scan(&h, &plan, &dig); err != nil {
-			rows.Close()
-			return nil, false, s.fault(err, "list pending previews")
-		}
-		if core.PlanDigest(plan) == dig { // a tampered plan is not listed
-			handles = append(handles, h)
-		}
-		if len(handles) > limit {
-			break // one more than asked: the list is truncated
-		}
-	}
+	handles, truncated, err := sqlrows.Pending(rows, limit)
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, false, s.fault(err, "list pending previews")
 	}
-	truncated := len(handles) > limit
-	if truncated {
-		handles = handles[:limit]
-	}
-	out := make([]core.Preview, 0, len(handles))
-	for _, h := range handles {
-		p, err := s.LoadPreview(ctx, h)
-		switch {
-		case core.ErrorCode(err) == core.CodePreviewNotFound:
-			continue // pruned meanwhile
-		case err != nil:
-			return nil, false, err
-		}
-		out = append(out, p)
-	}
-	return out, truncated, nil
+	out, err := sqlrows.LoadAll(handles, func(h string) (core.Preview, error) { return s.LoadPreview(ctx, h) })
+	return out, truncated, err
 }

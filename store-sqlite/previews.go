@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
 )
 
@@ -131,55 +132,22 @@ var _ core.PreviewLister = (*Store)(nil)
 
 // PendingPreviews implements core.PreviewLister.
 func (s *Store) PendingPreviews(ctx context.Context, scope string, now time.Time, limit int) ([]core.Preview, bool, error) {
-	if s.closed.Load() {
-		return nil, false, storeerr.Closed(what)
+	if err := s.check(); err != nil {
+		return nil, false, err
 	}
-	if limit <= 0 {
-		limit = 1 << 30
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT handle, plan, plan_digest FROM previews
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.PendingColumns+` FROM previews
 		WHERE scope = ? AND consumed_at IS NULL AND expires_at > ?
 		ORDER BY created_at DESC, handle`, scope, dbTime(now))
 	if err != nil {
 		return nil, false, s.fault(err, "list pending previews")
 	}
-	var handles []string
-	for rows.Next() {
-		var (
-			h, dig string
-			plan   []byte
-		)
-		if err := rows.Scan(&h, &plan, &dig); err != nil {
-			rows.Close()
-			return nil, false, s.fault(err, "list pending previews")
-		}
-		if core.PlanDigest(plan) == dig { // a tampered plan is not listed
-			handles = append(handles, h)
-		}
-		if len(handles) > limit {
-			break // one more than asked: the list is truncated
-		}
+	handles, truncated, err := sqlrows.Pending(rows, limit)
+	if cerr := rows.Close(); err == nil {
+		err = cerr
 	}
-	if err := rows.Close(); err != nil {
+	if err != nil {
 		return nil, false, s.fault(err, "list pending previews")
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, s.fault(err, "list pending previews")
-	}
-	truncated := len(handles) > limit
-	if truncated {
-		handles = handles[:limit]
-	}
-	out := make([]core.Preview, 0, len(handles))
-	for _, h := range handles {
-		p, err := loadPreview(ctx, s.db, h)
-		switch {
-		case core.ErrorCode(err) == core.CodePreviewNotFound:
-			continue // pruned meanwhile
-		case err != nil:
-			return nil, false, s.fault(err, "load preview "+h)
-		}
-		out = append(out, p)
-	}
-	return out, truncated, nil
+	out, err := sqlrows.LoadAll(handles, func(h string) (core.Preview, error) { return s.LoadPreview(ctx, h) })
+	return out, truncated, err
 }

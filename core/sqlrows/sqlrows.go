@@ -80,3 +80,50 @@ func Index[T any](rows Rows, scope string, toTime func(T) time.Time, n int) (map
 	}
 	return out, rows.Err()
 }
+
+// PendingColumns are the columns Pending reads, in order, from previews.
+const PendingColumns = `handle, plan, plan_digest`
+
+// Pending reads the handles of rows of PendingColumns, leaving out a
+// tampered plan (one that no longer matches its digest), and stops after
+// one more than limit (limit <= 0: no limit); truncated reports that there
+// were more. The caller closes rows.
+func Pending(rows Rows, limit int) (handles []string, truncated bool, err error) {
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	for rows.Next() {
+		var (
+			h, dig string
+			plan   []byte
+		)
+		if err := rows.Scan(&h, &plan, &dig); err != nil {
+			return nil, false, err
+		}
+		if core.PlanDigest(plan) == dig {
+			handles = append(handles, h)
+		}
+		if len(handles) > limit {
+			return handles[:limit], true, nil
+		}
+	}
+	return handles, false, rows.Err()
+}
+
+// LoadAll loads the previews of handles with load, leaving out those
+// pruned meanwhile (PREVIEW_NOT_FOUND, or PREVIEW_EXPIRED from a
+// tombstone).
+func LoadAll(handles []string, load func(handle string) (core.Preview, error)) ([]core.Preview, error) {
+	out := make([]core.Preview, 0, len(handles))
+	for _, h := range handles {
+		p, err := load(h)
+		switch code := core.ErrorCode(err); {
+		case code == core.CodePreviewNotFound || code == core.CodePreviewExpired:
+			continue
+		case err != nil:
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

@@ -90,3 +90,42 @@ func TestIndex(t *testing.T) {
 		t.Fatalf("Index = %+v", got)
 	}
 }
+
+func TestPending(t *testing.T) {
+	ok := func(h string) []any { return []any{h, []byte(h), core.PlanDigest([]byte(h))} }
+	rows := func() *fakeRows {
+		return &fakeRows{rows: [][]any{ok("a"), {"tampered", []byte("x"), core.PlanDigest([]byte("y"))}, ok("b"), ok("c")}}
+	}
+	if hs, trunc, err := Pending(rows(), 0); err != nil || trunc || !reflect.DeepEqual(hs, []string{"a", "b", "c"}) {
+		t.Fatalf("Pending(no limit) = %v, %v, %v", hs, trunc, err)
+	}
+	if hs, trunc, err := Pending(rows(), 2); err != nil || !trunc || !reflect.DeepEqual(hs, []string{"a", "b"}) {
+		t.Fatalf("Pending(2) = %v, %v, %v", hs, trunc, err)
+	}
+	if hs, trunc, err := Pending(rows(), 3); err != nil || trunc || len(hs) != 3 {
+		t.Fatalf("Pending(3) = %v, %v, %v", hs, trunc, err)
+	}
+}
+
+// A preview pruned between listing and loading is left out, whether its
+// tombstone answers PREVIEW_EXPIRED or it is gone (PREVIEW_NOT_FOUND).
+func TestLoadAll(t *testing.T) {
+	load := func(h string) (core.Preview, error) {
+		switch h {
+		case "expired":
+			return core.Preview{}, core.Errorf(core.CodePreviewExpired, "expired")
+		case "gone":
+			return core.Preview{}, core.Errorf(core.CodePreviewNotFound, "gone")
+		case "broken":
+			return core.Preview{}, core.Errorf(core.CodeInternal, "broken")
+		}
+		return core.Preview{Handle: h}, nil
+	}
+	got, err := LoadAll([]string{"a", "expired", "gone", "b"}, load)
+	if err != nil || len(got) != 2 || got[0].Handle != "a" || got[1].Handle != "b" {
+		t.Fatalf("LoadAll = %+v, %v", got, err)
+	}
+	if _, err := LoadAll([]string{"a", "broken"}, load); core.ErrorCode(err) != core.CodeInternal {
+		t.Fatalf("LoadAll with a store fault: %v", err)
+	}
+}
