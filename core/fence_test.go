@@ -21,6 +21,7 @@ import (
 // at its next batch, reporting that it stopped.
 func TestPausedCommitterIsFencedOut(t *testing.T) {
 	e := newEnv(t)
+	e.oneAtATime()              // "its next batch": batches in plan order, one at a time
 	doc := bigDoc("big", 3, 49) // 150 items: 3 epics (1 batch), 147 stories (batches of 50, 50, 47)
 	pa := e.preview(doc)
 	reached, resume := e.p.Hold(fakeprovider.OpCreate, 3) // A's second story batch

@@ -51,6 +51,8 @@ type env struct {
 	clock *clock
 	logs  *syncBuffer
 	svc   *core.WorkItemService
+	// writes is ServiceOptions.WritesInFlight (0: the default).
+	writes int
 }
 
 func newEnv(t *testing.T, opts ...fakeprovider.Options) *env {
@@ -66,11 +68,19 @@ func newEnv(t *testing.T, opts ...fakeprovider.Options) *env {
 	return e
 }
 
+// oneAtATime makes the service send one write at a time, as a commit did
+// before writes went out together: for tests whose scripted faults,
+// holds and crashes are counted by call order.
+func (e *env) oneAtATime() {
+	e.writes = 1
+	e.svc = e.service(e.p)
+}
+
 // service returns a new service (a new process, as it were) over the same
 // store.
 func (e *env) service(p core.WorkItemProvider) *core.WorkItemService {
 	return core.NewWorkItemService(core.ServiceOptions{
-		Provider: p, Store: e.st, Now: e.clock.Now,
+		Provider: p, Store: e.st, Now: e.clock.Now, WritesInFlight: e.writes,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 }

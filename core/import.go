@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core/plan"
@@ -349,9 +350,11 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 	return nil
 }
 
-// execution carries out one started import run.
+// execution carries out one started import run. Its writes run
+// concurrently (parallel.go): mu guards everything below it.
 type execution struct {
 	*commitRun
+	mu      sync.Mutex
 	pl      *importPlan
 	keys    map[Reference]string // tracker keys, known and created
 	urls    map[Reference]string
@@ -425,24 +428,17 @@ func (x *execution) phase(ctx context.Context, items []*planEntry) {
 			updates = append(updates, e)
 		}
 	}
-	for start := 0; start < len(creates) && x.stop == nil; start += MaxBatch {
-		if err := ctx.Err(); err != nil {
-			x.stop, x.why = Wrap(err, CodeInternal, "the commit was cancelled"), "the commit was cancelled"
-			return
-		}
+	// None of these writes depends on another: they go out together, at
+	// most WritesInFlight at a time (parallel.go).
+	var writes []func(context.Context)
+	for start := 0; start < len(creates); start += MaxBatch {
 		batch := creates[start:min(start+MaxBatch, len(creates))]
-		x.createBatch(ctx, batch)
+		writes = append(writes, func(ctx context.Context) { x.createBatch(ctx, batch) })
 	}
 	for _, e := range updates {
-		if x.stop != nil {
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			x.stop, x.why = Wrap(err, CodeInternal, "the commit was cancelled"), "the commit was cancelled"
-			return
-		}
-		x.update(ctx, e)
+		writes = append(writes, func(ctx context.Context) { x.update(ctx, e) })
 	}
+	x.parallel(ctx, writes)
 }
 
 func (x *execution) spec(e *planEntry) ItemSpec {
@@ -455,9 +451,11 @@ func (x *execution) spec(e *planEntry) ItemSpec {
 
 func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 	specs := make([]ItemSpec, len(batch))
+	x.mu.Lock()
 	for i, e := range batch {
 		specs[i] = x.spec(e)
 	}
+	x.mu.Unlock()
 	// Write ahead: until the outcomes are known, every item of the batch
 	// is an unknown create. If the process dies during the request, a later
 	// preview then holds these items back for the search-lag window instead
@@ -471,7 +469,15 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 	if !x.fenced(ctx, ahead, "marking the items about to be created in the dedup index") {
 		return
 	}
+	if x.stopped() {
+		// Another write failed while this batch was being fenced: it is
+		// not sent (fail-fast), and its markers are cleared.
+		x.clearMarkers(ctx, batch)
+		return
+	}
 	outs, callErr := x.s.p.Create(ctx, specs)
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	byRef := make(map[Reference]CreateOutcome, len(outs))
 	for _, oc := range outs {
 		byRef[oc.Reference] = oc
@@ -545,26 +551,34 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 }
 
 func (x *execution) update(ctx context.Context, e *planEntry) {
-	if !x.fenced(ctx, nil, "checking the commit lock before updating "+string(e.Spec.Reference)) {
+	if !x.fenced(ctx, nil, "checking the commit lock before updating "+string(e.Spec.Reference)) || x.stopped() {
 		return
 	}
+	x.mu.Lock()
 	sp := x.spec(e)
+	x.mu.Unlock()
 	rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionUpdate, Key: e.Key}
-	if err := x.s.p.Update(ctx, e.Key, sp); err != nil {
+	err := x.s.p.Update(ctx, e.Key, sp)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err != nil {
 		ae := AsError(err)
+		why := ""
 		if writeMayHaveApplied(err, true) {
 			// The request may have reached the tracker and been applied
 			// (e.g. the connection dropped after it was sent): not "failed".
 			rec.Outcome, rec.Code = OutcomeUnknown, ae.Code
 			rec.Message = fmt.Sprintf("The update of %s (%s) may or may not have been applied (%s: %s). It was not sent again: run the import preview again, which shows whether the item now matches the document.",
 				e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
-			x.why = fmt.Sprintf("the outcome of updating %s (%s) is unknown (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
+			why = fmt.Sprintf("the outcome of updating %s (%s) is unknown (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
 		} else {
 			rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
-			x.why = fmt.Sprintf("updating %s (%s) failed (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
+			why = fmt.Sprintf("updating %s (%s) failed (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
 		}
 		x.record(ctx, rec)
-		x.stop = err
+		if x.stop == nil { // the first failure is the one reported
+			x.stop, x.why = err, why
+		}
 		x.report()
 		return
 	}
@@ -582,6 +596,11 @@ func (x *execution) update(ctx context.Context, e *planEntry) {
 // lock (COMMIT_INTERRUPTED) or a store fault while doing what.
 func (x *execution) fenced(ctx context.Context, markers []IndexEntry, what string) bool {
 	err := x.lock.fence(ctx, markers)
+	if err == nil {
+		return true
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	switch {
 	case err == nil:
 		return true

@@ -339,6 +339,7 @@ func crash(t *testing.T, f func()) {
 
 func TestCommitInterruptedThenRepreviewConverges(t *testing.T) {
 	e := newEnv(t)
+	e.oneAtATime()                       // the crash is scripted by item number: batches in plan order
 	pre := e.preview(bigDoc("d", 2, 60)) // 2 epics, 120 stories: 3 story batches
 	// The process dies right after the 53rd story's create went through
 	// (in the second story batch).
@@ -646,6 +647,7 @@ func TestUnknownCreateSinceThePreviewMakesItStale(t *testing.T) {
 
 func TestCancellationStopsBetweenItems(t *testing.T) {
 	e := newEnv(t)
+	e.oneAtATime() // between batches: one at a time (TestCancelStopsNewWrites has them together)
 	pre := e.preview(bigDoc("x", 1, 120))
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
@@ -937,6 +939,7 @@ func TestStoreFaultStopsTheCommit(t *testing.T) {
 // written".
 func TestUpdateOfUnclearOutcomeIsUnknown(t *testing.T) {
 	e := newEnv(t)
+	e.oneAtATime() // the faults are scripted by call number: updates in plan order
 	e.importDoc(checkoutDoc())
 	items := slices.Clone(checkoutItems)
 	items[1].title = "Pay as a guest"

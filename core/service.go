@@ -31,6 +31,12 @@ type ServiceOptions struct {
 	// the lease, so a waiting commit outlasts the lock of a holder that
 	// died and goes ahead on its own.
 	CommitLockWait time.Duration
+	// WritesInFlight bounds the tracker writes a commit has in flight at
+	// once among those that do not depend on each other (create batches of
+	// one kind, updates): 0 → DefaultWritesInFlight, 1 → one at a time.
+	// The provider may send fewer at once (it paces by the tracker's
+	// signals); epics are always written before the stories under them.
+	WritesInFlight int
 }
 
 // Defaults of ServiceOptions.
@@ -40,6 +46,7 @@ const (
 	DefaultSearchLagWindow = 10 * time.Minute
 	DefaultCommitLockLease = 30 * time.Second
 	DefaultCommitLockWait  = 45 * time.Second
+	DefaultWritesInFlight  = 8
 )
 
 // WorkItemService is the one service both front doors wrap. It enforces
@@ -57,12 +64,13 @@ type WorkItemService struct {
 	lagWindow time.Duration
 	lockLease time.Duration
 	lockWait  time.Duration
+	writes    int // WritesInFlight
 }
 
 // NewWorkItemService returns a service over a provider and a store.
 func NewWorkItemService(o ServiceOptions) *WorkItemService {
 	s := &WorkItemService{p: o.Provider, st: o.Store, log: o.Logger, now: o.Now, ttl: o.PreviewTTL,
-		lagWindow: DefaultSearchLagWindow, lockLease: o.CommitLockLease, lockWait: o.CommitLockWait}
+		lagWindow: DefaultSearchLagWindow, lockLease: o.CommitLockLease, lockWait: o.CommitLockWait, writes: o.WritesInFlight}
 	if o.SearchLagWindow != nil {
 		s.lagWindow = max(*o.SearchLagWindow, 0)
 	}
@@ -80,6 +88,9 @@ func NewWorkItemService(o ServiceOptions) *WorkItemService {
 	}
 	if s.lockWait <= 0 {
 		s.lockWait = DefaultCommitLockWait
+	}
+	if s.writes <= 0 {
+		s.writes = DefaultWritesInFlight
 	}
 	return s
 }

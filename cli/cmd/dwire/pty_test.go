@@ -333,6 +333,13 @@ func TestPTYCtrlCDuringCommitStopsBetweenItems(t *testing.T) {
 		fmt.Fprintf(&b, "\n### Story s-%d: Story number %d\n", i, i)
 	}
 	must(t, os.WriteFile(filepath.Join(f.dir, "big.md"), []byte(b.String()), 0o600))
+	// One write at a time, so that there is a next write not to send (with
+	// writes in flight together both story requests would already be out;
+	// core's TestCancelStopsNewWrites covers that case).
+	cfgPath := filepath.Join(f.dir, ".devworkwire.yaml")
+	cfg, err := os.ReadFile(cfgPath)
+	must(t, err)
+	must(t, os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), "jira:\n", "jira:\n  max_in_flight: 1\n", 1)), 0o600))
 	s := f.start(t, nil, "import", "big.md")
 	s.waitFor(promptText)
 	f.srv.SetLatency(800 * time.Millisecond)

@@ -65,5 +65,6 @@ func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, l
 		Logger:          log,
 		PreviewTTL:      cfg.PreviewTTL,
 		SearchLagWindow: &lag,
+		WritesInFlight:  cfg.MaxInFlight, // 0 → core's default
 	}
 }

@@ -454,7 +454,7 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 	if err != nil {
 		return pre, com, counts, err
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: st})
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: st, WritesInFlight: b.o.MaxInFlight})
 	if err := mj.ClearRequests(ctx); err != nil {
 		return pre, com, counts, err
 	}
