@@ -63,6 +63,9 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	}
 	entries, warnings := classify(doc, found, idx, utc(s.now()), s.lagWindow)
 	warnings = append(lost, warnings...)
+	if err := s.checkPermissions(ctx, importPermissions(entries)...); err != nil {
+		return ImportPreviewResult{}, err
+	}
 	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Document: doc.ID, Scope: scope, Warnings: warnings, MadeBy: madeByFrom(ctx)}, Entries: entries}
 	p, err := s.savePreview(ctx, PreviewImport, pl)
 	if err != nil {

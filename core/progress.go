@@ -105,6 +105,9 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 			}
 		}
 	}
+	if err := s.checkPermissions(ctx, progressPermissions(&pl)...); err != nil {
+		return ProgressPreviewResult{}, err
+	}
 	p, err := s.savePreview(ctx, PreviewProgress, pl)
 	if err != nil {
 		return ProgressPreviewResult{}, err

@@ -18,7 +18,7 @@ func (p *Provider) Check(ctx context.Context) error {
 	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/myself", endpoint: "GET /rest/api/3/myself", action: "read your Jira account"}, nil); err != nil {
 		return err
 	}
-	if err := p.checkPermissions(ctx); err != nil {
+	if err := p.checkPermissions(ctx, requiredPermissions); err != nil {
 		return err
 	}
 	m, err := p.discover(ctx)
@@ -33,7 +33,11 @@ func (p *Provider) Check(ctx context.Context) error {
 
 // requiredPermissions are the project permissions DevWorkWire uses, with
 // what each is needed for.
-var requiredPermissions = []struct{ key, name, use string }{
+// permission is a Jira project permission dwire needs, with its name and
+// what it is for.
+type permission struct{ key, name, use string }
+
+var requiredPermissions = []permission{
 	{"BROWSE_PROJECTS", "Browse Projects", "find and read work items"},
 	{"CREATE_ISSUES", "Create Issues", "create work items on import"},
 	{"EDIT_ISSUES", "Edit Issues", "update work items on re-import"},
@@ -43,12 +47,31 @@ var requiredPermissions = []struct{ key, name, use string }{
 
 const permissionsEndpoint = "GET /rest/api/3/mypermissions"
 
-// checkPermissions asks Jira which of requiredPermissions the account has
-// in the project and reports the missing ones as JIRA_PERMISSION_DENIED,
+var _ core.PermissionChecker = (*Provider)(nil)
+
+// CheckPermissions implements core.PermissionChecker: the permissions a
+// preview's planned writes need, asked of Jira in one request.
+func (p *Provider) CheckPermissions(ctx context.Context, perms []core.Permission) error {
+	var want []permission
+	for _, pm := range perms {
+		for _, rp := range requiredPermissions {
+			if rp.key == string(pm) {
+				want = append(want, rp)
+			}
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	return p.checkPermissions(ctx, want)
+}
+
+// checkPermissions asks Jira which of the permissions the account has in
+// the project and reports the missing ones as JIRA_PERMISSION_DENIED,
 // naming each permission and the project.
-func (p *Provider) checkPermissions(ctx context.Context) error {
-	keys := make([]string, len(requiredPermissions))
-	for i, rp := range requiredPermissions {
+func (p *Provider) checkPermissions(ctx context.Context, required []permission) error {
+	keys := make([]string, len(required))
+	for i, rp := range required {
 		keys[i] = rp.key
 	}
 	var resp struct {
@@ -62,7 +85,7 @@ func (p *Provider) checkPermissions(ctx context.Context) error {
 	}
 	var missing []string
 	var details []core.Detail
-	for _, rp := range requiredPermissions {
+	for _, rp := range required {
 		got, ok := resp.Permissions[rp.key]
 		if ok && got.HavePermission != nil && *got.HavePermission {
 			continue

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
 // An unreachable Jira is named by host; Atlassian's status page is
@@ -28,5 +29,23 @@ func TestUnavailableNamesTheHostAndStatusPageOnlyForAtlassian(t *testing.T) {
 	e := core.AsError(err)
 	if e.Code != core.CodeJiraUnavailable || !strings.Contains(e.Message, "Jira at 127.0.0.1:1 did not answer") || strings.Contains(e.Message, "status.atlassian.com") {
 		t.Fatalf("unreachable local Jira: %v", err)
+	}
+}
+
+// CheckPermissions asks only for the permissions a preview's writes need
+// and names the missing ones (issue 19 #4).
+func TestCheckPermissionsOfPlannedWrites(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	f.srv.SetPermissions(f.srv.ProjectKey(), jiratest.Permissions{Browse: true, Create: true, Edit: true})
+	if err := f.p.CheckPermissions(f.ctx, []core.Permission{core.PermissionCreate, core.PermissionEdit}); err != nil {
+		t.Fatalf("create and edit are granted: %v", err)
+	}
+	err := f.p.CheckPermissions(f.ctx, []core.Permission{core.PermissionCreate, core.PermissionComment})
+	e := core.AsError(err)
+	if e == nil || e.Code != core.CodeJiraPermissionDenied || len(e.Details) != 1 || e.Details[0].Field != "ADD_COMMENTS" || !strings.Contains(e.Message, "Add Comments") {
+		t.Fatalf("CheckPermissions = %v", err)
+	}
+	if strings.Contains(e.Message, "TRANSITION_ISSUES") {
+		t.Fatalf("named a permission that was not asked for: %s", e.Message)
 	}
 }

@@ -116,6 +116,7 @@ type Provider struct {
 	itemFaults  []itemFault
 	holds       []*hold
 	forbid      testing.TB
+	denied      map[core.Permission]bool // Deny
 	noTrans     map[core.Status]bool
 }
 
