@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"sort"
 	"time"
 )
 
@@ -163,4 +164,29 @@ func progressWrites(pl *progressPlan) int {
 		n++
 	}
 	return n
+}
+
+// IndexLister is the Store capability behind completing keys and
+// references offline (`dwire show <TAB>`): the dedup index of a scope.
+// Every store in this repository has it (checked by core/storetest).
+type IndexLister interface {
+	// ListIndex returns up to limit entries of scope that hold a tracker
+	// key (write-ahead markers left out), in no particular order.
+	ListIndex(ctx context.Context, scope string, limit int) ([]IndexEntry, error)
+}
+
+// KnownItems returns up to limit references and keys of items this
+// scope's dedup index knows, sorted by reference, without asking the
+// tracker: for completing an item argument. It writes nothing.
+func (s *WorkItemService) KnownItems(ctx context.Context, limit int) ([]IndexEntry, error) {
+	l, ok := s.st.(IndexLister)
+	if !ok {
+		return nil, Errorf(CodeInternal, "This state store cannot list its index.")
+	}
+	es, err := l.ListIndex(ctx, s.p.Scope(), limit)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].Reference < es[j].Reference })
+	return es, nil
 }

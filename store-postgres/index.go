@@ -75,3 +75,26 @@ func (s *Store) LookupIndex(ctx context.Context, scope string, refs []core.Refer
 	}
 	return out, nil
 }
+
+var _ core.IndexLister = (*Store)(nil)
+
+// ListIndex implements core.IndexLister.
+func (s *Store) ListIndex(ctx context.Context, scope string, limit int) ([]core.IndexEntry, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index
+		WHERE scope = $1 AND issue_key <> '' LIMIT $2`), scope, limit)
+	if err != nil {
+		return nil, s.fault(err, "list the dedup index")
+	}
+	defer rows.Close()
+	m, err := sqlrows.Index(rows, scope, fromDBTime, 0)
+	if err != nil {
+		return nil, s.fault(err, "list the dedup index")
+	}
+	return sqlrows.Entries(m), nil
+}

@@ -59,3 +59,26 @@ func (s *Store) LookupIndex(ctx context.Context, scope string, refs []core.Refer
 	}
 	return out, nil
 }
+
+var _ core.IndexLister = (*Store)(nil)
+
+// ListIndex implements core.IndexLister.
+func (s *Store) ListIndex(ctx context.Context, scope string, limit int) ([]core.IndexEntry, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index
+		WHERE scope = ? AND issue_key <> '' LIMIT ?`, scope, limit)
+	if err != nil {
+		return nil, s.fault(err, "list the dedup index")
+	}
+	defer rows.Close()
+	m, err := sqlrows.Index(rows, scope, fromDBTime, 0)
+	if err != nil {
+		return nil, s.fault(err, "list the dedup index")
+	}
+	return sqlrows.Entries(m), nil
+}

@@ -38,3 +38,21 @@ func (s *Store) PendingPreviews(_ context.Context, scope string, now time.Time, 
 	}
 	return out, false, nil
 }
+
+var _ core.IndexLister = (*Store)(nil)
+
+// ListIndex implements core.IndexLister.
+func (s *Store) ListIndex(_ context.Context, scope string, limit int) ([]core.IndexEntry, error) {
+	d, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer d.mu.Unlock()
+	var out []core.IndexEntry
+	for _, e := range d.index {
+		if e.Scope == scope && e.Key != "" && (limit <= 0 || len(out) < limit) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

@@ -127,3 +127,12 @@ func LoadAll(handles []string, load func(handle string) (core.Preview, error)) (
 	}
 	return out, nil
 }
+
+// Entries returns the entries of m, in no particular order.
+func Entries(m map[core.Reference]core.IndexEntry) []core.IndexEntry {
+	out := make([]core.IndexEntry, 0, len(m))
+	for _, e := range m {
+		out = append(out, e)
+	}
+	return out
+}

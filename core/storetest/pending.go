@@ -70,3 +70,31 @@ func containsHandle(ps []core.Preview, h string) bool {
 	}
 	return false
 }
+
+// testListIndex: the entries of a scope that hold a key, markers (no key)
+// and other scopes left out, bounded.
+func testListIndex(t *testing.T, e *env) {
+	l, ok := e.s.(core.IndexLister)
+	if !ok {
+		t.Fatalf("%T does not implement core.IndexLister", e.s)
+	}
+	ctx := t.Context()
+	const a, b = "https://a.atlassian.net/A", "https://b.atlassian.net/B"
+	now := e.clock.Now()
+	marker := core.IndexEntry{Scope: a, Reference: "doc/s-9", Digest: "unknown-create", UpdatedAt: now}
+	if err := e.s.UpsertIndex(ctx, []core.IndexEntry{indexEntry(a, 1, now), indexEntry(a, 2, now), indexEntry(b, 3, now), marker}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.ListIndex(ctx, a, 0)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("ListIndex(a) = %+v, %v; want doc/s-1 and doc/s-2", got, err)
+	}
+	for _, g := range got {
+		if g.Scope != a || g.Key == "" || (g.Reference != "doc/s-1" && g.Reference != "doc/s-2") {
+			t.Fatalf("ListIndex(a) holds %+v", g)
+		}
+	}
+	if got, err := l.ListIndex(ctx, a, 1); err != nil || len(got) != 1 {
+		t.Fatalf("ListIndex(a, 1) = %+v, %v", got, err)
+	}
+}

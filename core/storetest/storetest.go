@@ -137,6 +137,7 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"StartRunPlanDigest", testStartRunPlanDigest},
 		{"TwoPreviewsOfOneDocument", testTwoPreviewsOfOneDocument},
 		{"PendingPreviews", testPendingPreviews},
+		{"ListIndex", testListIndex},
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
 	}
 	if sharesProcesses(t, newHarness) {

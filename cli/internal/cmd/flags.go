@@ -37,3 +37,32 @@ func completeStatus(*cobra.Command, []string, string) ([]string, cobra.ShellComp
 func completeElicitation(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return []string{"off\tnever ask the person directly", "when-available\task when the client supports it", "required\trefuse commits the client cannot ask about"}, cobra.ShellCompDirectiveNoFileComp
 }
+
+// completeItem completes a work item argument with the keys and references
+// the state store's dedup index knows (no request to Jira).
+func completeItem(open cmdutil.OpenServiceFunc) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 || c.Context() == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		svc, closeFn, err := open(c.Context())
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		defer closeFn()
+		es, err := svc.KnownItems(c.Context(), 1000)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, e := range es {
+			if strings.HasPrefix(string(e.Reference), toComplete) {
+				out = append(out, string(e.Reference)+"\t"+e.Key)
+			}
+			if strings.HasPrefix(e.Key, toComplete) {
+				out = append(out, e.Key+"\t"+string(e.Reference))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -60,7 +60,7 @@ commit with dwire review).`,
 	c.Flags().StringVar(&o.Status, "status", "", "target status: todo, in_progress or done")
 	c.Flags().StringVar(&o.Comment, "comment", "", "Markdown comment to add (- reads it from stdin)")
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
-	c.ValidArgsFunction = cobra.NoFileCompletions
+	c.ValidArgsFunction = completeItem(f.OpenService)
 	_ = c.RegisterFlagCompletionFunc("status", completeStatus)
 	return c
 }

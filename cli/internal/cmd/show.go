@@ -24,7 +24,7 @@ type ShowOptions struct {
 func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cobra.Command {
 	o := &ShowOptions{IO: f.IOStreams, Service: f.OpenService}
 	return &cobra.Command{
-		ValidArgsFunction: cobra.NoFileCompletions,
+		ValidArgsFunction: completeItem(f.OpenService),
 		Use:               "show <key|reference>",
 		Short:             "Show one work item in full (read-only)",
 		Example:           "  dwire show PROJ-12\n  dwire show checkout-v2/s-1 --json",

@@ -24,6 +24,7 @@ type Service interface {
 	Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error)
 	StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
 	PendingPreviews(ctx context.Context, limit int) (core.PendingResult, error)
+	KnownItems(ctx context.Context, limit int) ([]core.IndexEntry, error)
 }
 
 // Factory carries the dependencies of every command. Production wiring

@@ -94,3 +94,27 @@ func TestReviewListsPendingPreviews(t *testing.T) {
 		t.Fatalf("review --json = %+v %v\n%s", res, err, r.out)
 	}
 }
+
+// show and progress complete the keys and references the dedup index
+// knows, offline; review completes pending handles (issue 19 #10).
+func TestCompletionFromTheStore(t *testing.T) {
+	h := newHarness(t)
+	h.run("y\n", true, "import", "plan.md").expect(t, 0)
+	h.prov.ForbidWrites(t)
+	calls := h.prov.Writes()
+	r := h.run("", false, "__complete", "show", "")
+	r.expect(t, 0, "checkout-v2/s-1\tDEMO-", "DEMO-1\tcheckout-v2/", ":4")
+	if strings.Contains(r.out, "plan.md") {
+		t.Errorf("file names offered:\n%s", r.out)
+	}
+	r = h.run("", false, "__complete", "progress", "checkout-v2/e")
+	r.expect(t, 0, "checkout-v2/e-1\tDEMO-")
+	if strings.Contains(r.out, "checkout-v2/s-1") {
+		t.Errorf("not filtered by what was typed:\n%s", r.out)
+	}
+	handle := dryRunHandle(t, h, "progress", "checkout-v2/s-1", "--status", "done")
+	h.run("", false, "__complete", "review", "").expect(t, 0, handle+"\tprogress of DEMO-")
+	if h.prov.Writes() != calls {
+		t.Fatal("completion wrote")
+	}
+}
