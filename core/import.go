@@ -62,7 +62,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	entries, warnings := classify(doc, found, idx, utc(s.now()), s.lagWindow)
-	warnings = append(lost, warnings...)
+	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
 	if err := s.checkPermissions(ctx, importPermissions(entries)...); err != nil {
 		return ImportPreviewResult{}, err
 	}
