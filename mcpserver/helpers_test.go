@@ -7,10 +7,10 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
@@ -25,34 +25,16 @@ const (
 
 var protocols = []string{protoLegacy, protoNewest}
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type conn struct {
 	cs   *mcp.ClientSession
-	logs *syncBuffer
+	logs *streamtest.Buffer
 }
 
 // connect runs New(svc, o) over in-memory transports and connects a go-sdk
 // client speaking the given protocol version.
 func connect(t testing.TB, svc Service, o Options, copts *mcp.ClientOptions, version string) *conn {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &streamtest.Buffer{}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
 const (
@@ -52,7 +54,7 @@ func TestStdinEndAnswersEveryRequest(t *testing.T) {
 		cmd.Stdin = strings.NewReader(input)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := runWithin(t, cmd, 20*time.Second); err != nil {
+		if err := streamtest.RunWithin(cmd, 20*time.Second); err != nil {
 			t.Fatalf("run %d: %v\n%s", run, err, stderr.String())
 		}
 		got := answersByID(t, stdout.Bytes())
@@ -70,29 +72,12 @@ func TestStdinEndAnswersEveryRequest(t *testing.T) {
 	}
 }
 
-func runWithin(t *testing.T, cmd *exec.Cmd, d time.Duration) error {
-	t.Helper()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(d):
-		_ = cmd.Process.Kill()
-		<-done
-		return errors.New("did not exit in time")
-	}
-}
-
 // rawServer is the test server on pipes, for tests that speak lines.
 type rawServer struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan map[string]any
-	stderr *syncBuffer
+	stderr *streamtest.Buffer
 	exited chan error
 }
 
@@ -100,21 +85,10 @@ func startRaw(t *testing.T) *rawServer {
 	t.Helper()
 	ws, _ := newWorkspace(t)
 	cmd := exec.Command(serverBinary(t), "-workspace", ws)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &rawServer{cmd: cmd, stdin: stdin, lines: make(chan map[string]any, 64), stderr: &syncBuffer{}, exited: make(chan error, 1)}
-	cmd.Stderr = r.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	pp := streamtest.Start(t, cmd)
+	r := &rawServer{cmd: cmd, stdin: pp.Stdin, lines: make(chan map[string]any, 64), stderr: pp.Stderr, exited: make(chan error, 1)}
 	go func() {
-		sc := bufio.NewScanner(out)
+		sc := bufio.NewScanner(pp.Stdout)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for sc.Scan() {
 			var m map[string]any
@@ -252,7 +226,7 @@ func TestLongCallIsCancellable(t *testing.T) {
 // exactly one line with tool, outcome or code, run_id and duration, and
 // the SDK's own session chatter stays out.
 func TestOneLogLinePerToolCall(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &streamtest.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	c := connect(t, &fakeService{}, Options{Logger: logger}, nil, "")
 	c.mustCall(t, ToolWorkItemQuery, map[string]any{})

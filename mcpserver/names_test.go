@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
 // hostToolName is what Claude Desktop / claude.ai accept (a host that
@@ -56,7 +57,7 @@ func TestDeprecatedDottedNamesStillWork(t *testing.T) {
 		ToolWorkItemQuery:   {},
 	}
 	for old, name := range deprecatedNames {
-		logs := &syncBuffer{}
+		logs := &streamtest.Buffer{}
 		logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		c := connect(t, &fakeService{}, Options{Workspace: dir, Elicitation: ElicitationOff, Logger: logger}, nil, "")
 		viaOld, err := c.call(t, old, args[name])

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,12 +12,11 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/goldentest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata")
 
 // TestToolsListGolden snapshots the full tools/list output (names,
 // descriptions, input and output schemas, annotations). A change to the
@@ -35,18 +33,8 @@ func TestToolsListGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	golden := filepath.Join("testdata", "tools.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestToolsListGolden -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("tools/list changed (-want +got); if intended, check the versioning rules and run with -update:\n%s", d)
+	if !goldentest.Check(t, filepath.Join("testdata", "tools.golden.json"), got) {
+		t.Log("tools/list changed: if intended, check the versioning rules before running with -update")
 	}
 }
 

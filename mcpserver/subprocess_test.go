@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -113,8 +114,8 @@ func newWorkspace(t testing.TB) (ws, outside string) {
 // proc is a running mcptestserver with its stdout recorded byte for byte.
 type proc struct {
 	cmd    *exec.Cmd
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *streamtest.Buffer
+	stderr *streamtest.Buffer
 	t      mcp.Transport
 	done   chan struct{} // closed when the process exited
 	err    error         // its Wait error, valid after done
@@ -130,20 +131,9 @@ func (r teeReadCloser) Close() error { return r.c.Close() }
 func startServer(t testing.TB, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(serverBinary(t), args...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.t = &mcp.IOTransport{Reader: teeReadCloser{io.TeeReader(out, p.stdout), out}, Writer: stdin}
+	pp := streamtest.Start(t, cmd)
+	p := &proc{cmd: cmd, stdout: &streamtest.Buffer{}, stderr: pp.Stderr, done: make(chan struct{})}
+	p.t = &mcp.IOTransport{Reader: teeReadCloser{io.TeeReader(pp.Stdout, p.stdout), pp.Stdout}, Writer: pp.Stdin}
 	go func() { p.err = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		select {
@@ -415,21 +405,10 @@ func TestSubprocessGateOptions(t *testing.T) {
 func TestSubprocessRawStdio(t *testing.T) {
 	ws, _ := newWorkspace(t)
 	cmd := exec.Command(serverBinary(t), "-workspace", ws)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	pp := streamtest.Start(t, cmd)
+	stdin, out, stderr := pp.Stdin, pp.Stdout, pp.Stderr
 	defer cmd.Process.Kill()
-	recorded := &syncBuffer{}
+	recorded := &streamtest.Buffer{}
 	lines := make(chan map[string]any, 16)
 	go func() {
 		dec := json.NewDecoder(io.TeeReader(out, recorded))

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,10 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/moby/moby/api/types/container"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
@@ -128,24 +127,7 @@ func StartMockJira(ctx context.Context, bin Binaries, mode Mode, o MockJiraOptio
 }
 
 // SyncBuffer is a goroutine-safe buffer for a child process's output.
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written so far.
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type SyncBuffer = streamtest.Buffer
 
 func startProcess(ctx context.Context, bin Binaries, o MockJiraOptions) (*MockJira, error) {
 	cmd := exec.Command(bin.MockJira, o.args()...)

@@ -1,15 +1,12 @@
 package adf
 
 import (
-	"flag"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/devworkwire/devworkwire/core/goldentest"
 	"github.com/devworkwire/devworkwire/jira/internal/adfschema"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestToMarkdownJiraNodes renders documents shaped like Jira's (mentions,
 // emoji, dates, status, smart links, panels, expands, media, decisions,
@@ -32,38 +29,7 @@ func TestToMarkdownJiraNodes(t *testing.T) {
 			t.Errorf("jiraDocs[%d]: text lost at rune %d:\n%s\n%s", i, at, adfText(d.Content), adfText(back.Content))
 		}
 	}
-	golden := "testdata/jira-docs.md.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(sb.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got := sb.String(); got != string(want) {
-		t.Errorf("ToMarkdown output differs from %s (-want +got):\n%s", golden, lineDiff(string(want), got))
-	}
-}
-
-// lineDiff is a minimal line diff for golden comparisons.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var sb strings.Builder
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			sb.WriteString("-" + a + "\n+" + b + "\n")
-		}
-	}
-	return sb.String()
+	goldentest.Check(t, "testdata/jira-docs.md.golden", []byte(sb.String()))
 }
 
 func TestToMarkdownConstructs(t *testing.T) {

@@ -7,9 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
 // TestMCPOverStdio runs `dwire mcp` as a harness would: JSON-RPC lines on
@@ -20,13 +21,8 @@ func TestMCPOverStdio(t *testing.T) {
 	cmd := exec.Command("dwire", "mcp", "-v")
 	cmd.Dir = f.dir
 	cmd.Env = f.env
-	stdin, err := cmd.StdinPipe()
-	must(t, err)
-	stdout, err := cmd.StdoutPipe()
-	must(t, err)
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	must(t, cmd.Start())
+	pp := streamtest.Start(t, cmd)
+	stdin, stdout, stderr := pp.Stdin, pp.Stdout, pp.Stderr
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); <-waited })
@@ -100,22 +96,4 @@ func TestMCPOverStdio(t *testing.T) {
 	if !strings.Contains(stderr.String(), "run_id=") {
 		t.Fatalf("-v logged nothing to stderr:\n%s", stderr.String())
 	}
-}
-
-// lockedBuffer is a strings.Builder safe to read while a process writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,0 +1,85 @@
+// Package streamtest holds the stream helpers that tests of several
+// modules share: Buffer, a goroutine-safe sink for logs and a child
+// process's output; Start, which runs a child process on pipes; and
+// RunWithin, which runs one with a deadline.
+package streamtest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Buffer is a bytes.Buffer safe for concurrent writers and readers: a log
+// sink, or a child process's stderr read while the process still writes.
+// The zero value is ready to use.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Piped is a started child process whose stdin and stdout are pipes and
+// whose stderr goes to a Buffer.
+type Piped struct {
+	Stdin  io.WriteCloser
+	Stdout io.ReadCloser
+	Stderr *Buffer
+}
+
+// Start connects cmd's stdin and stdout to pipes and its stderr to a new
+// Buffer, then starts it; t fails (Fatal) if any of that fails. The caller
+// waits for cmd.
+func Start(t testing.TB, cmd *exec.Cmd) Piped {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Piped{Stdin: stdin, Stdout: stdout, Stderr: &Buffer{}}
+	cmd.Stderr = p.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	return p
+}
+
+// RunWithin starts cmd and waits at most d for it to exit. It returns
+// cmd's error, or, when d passed first, kills cmd and returns an error
+// saying so.
+func RunWithin(cmd *exec.Cmd, d time.Duration) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		_ = cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("did not exit in time: killed after %s", d)
+	}
+}
