@@ -88,24 +88,32 @@ func (f *fakeService) ImportPreview(ctx context.Context, in core.ImportPreviewIn
 }
 
 func (f *fakeService) ImportCommit(ctx context.Context, in core.CommitInput) (core.ImportCommitResult, error) {
-	f.record("ImportCommit")
-	f.mu.Lock()
-	f.lastCommit = in
-	f.mu.Unlock()
-	if f.importCommit != nil {
-		return f.importCommit(ctx, in)
-	}
-	if !in.Confirmed {
-		return core.ImportCommitResult{}, core.Errorf(core.CodeConfirmationRequired, "confirmed must be true").WithRunID("run-ic")
-	}
-	return core.ImportCommitResult{
+	return fakeCommit(ctx, f, "ImportCommit", "run-ic", in, f.importCommit, core.ImportCommitResult{
 		ResultType: core.ResultCommitted, RunID: "run-ic", PreviewHandle: in.PreviewHandle, IdempotencyKey: "k-1",
 		Counts: core.CommitCounts{Created: 2, Updated: 1, Unchanged: 1},
 		Items: []core.CommittedItem{
 			{Reference: "checkout-v2/e-1", Kind: core.KindEpic, Title: "Guest checkout", Action: core.ActionCreate, Key: "DEMO-1", URL: "https://fake.example/browse/DEMO-1", Outcome: "committed"},
 		},
 		CommittedAt: fixedTime,
-	}, nil
+	})
+}
+
+// fakeCommit is what both commits of the fake do: record the call and its
+// input, run the test's hook when it set one, else refuse without
+// confirmed (like the service) or return committed.
+func fakeCommit[R any](ctx context.Context, f *fakeService, name, runID string, in core.CommitInput, hook func(context.Context, core.CommitInput) (R, error), committed R) (R, error) {
+	f.record(name)
+	f.mu.Lock()
+	f.lastCommit = in
+	f.mu.Unlock()
+	if hook != nil {
+		return hook(ctx, in)
+	}
+	if !in.Confirmed {
+		var zero R
+		return zero, core.Errorf(core.CodeConfirmationRequired, "confirmed must be true").WithRunID(runID)
+	}
+	return committed, nil
 }
 
 func (f *fakeService) ProgressPreview(ctx context.Context, in core.ProgressPreviewInput) (core.ProgressPreviewResult, error) {
@@ -117,20 +125,10 @@ func (f *fakeService) ProgressPreview(ctx context.Context, in core.ProgressPrevi
 }
 
 func (f *fakeService) ProgressCommit(ctx context.Context, in core.CommitInput) (core.ProgressCommitResult, error) {
-	f.record("ProgressCommit")
-	f.mu.Lock()
-	f.lastCommit = in
-	f.mu.Unlock()
-	if f.progressCommit != nil {
-		return f.progressCommit(ctx, in)
-	}
-	if !in.Confirmed {
-		return core.ProgressCommitResult{}, core.Errorf(core.CodeConfirmationRequired, "confirmed must be true").WithRunID("run-pc")
-	}
-	return core.ProgressCommitResult{
+	return fakeCommit(ctx, f, "ProgressCommit", "run-pc", in, f.progressCommit, core.ProgressCommitResult{
 		ResultType: core.ResultCommitted, RunID: "run-pc", PreviewHandle: in.PreviewHandle, IdempotencyKey: "k-2",
 		Item: sampleProgressPreview().Item, Status: core.StatusInProgress, Transitioned: true, CommentAdded: true, CommittedAt: fixedTime,
-	}, nil
+	})
 }
 
 func (f *fakeService) Get(ctx context.Context, in core.GetInput) (core.GetResult, error) {

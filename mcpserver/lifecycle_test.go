@@ -78,15 +78,15 @@ type rawServer struct {
 	stdin  io.WriteCloser
 	lines  chan map[string]any
 	stderr *streamtest.Buffer
-	exited chan error
+	proc   *streamtest.Piped
 }
 
 func startRaw(t *testing.T) *rawServer {
 	t.Helper()
 	ws, _ := newWorkspace(t)
 	cmd := exec.Command(serverBinary(t), "-workspace", ws)
-	pp := streamtest.Start(t, cmd)
-	r := &rawServer{cmd: cmd, stdin: pp.Stdin, lines: make(chan map[string]any, 64), stderr: pp.Stderr, exited: make(chan error, 1)}
+	pp := streamtest.StartWaited(t, cmd)
+	r := &rawServer{cmd: cmd, stdin: pp.Stdin, lines: make(chan map[string]any, 64), stderr: pp.Stderr, proc: pp}
 	go func() {
 		sc := bufio.NewScanner(pp.Stdout)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -98,15 +98,6 @@ func startRaw(t *testing.T) *rawServer {
 		}
 		close(r.lines)
 	}()
-	go func() { r.exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		select {
-		case <-r.exited:
-		default:
-			_ = cmd.Process.Kill()
-			<-r.exited
-		}
-	})
 	return r
 }
 
@@ -152,8 +143,8 @@ func (r *rawServer) waitStderr(t *testing.T, s string) {
 func (r *rawServer) exitCode(t *testing.T) int {
 	t.Helper()
 	select {
-	case err := <-r.exited:
-		r.exited <- err
+	case <-r.proc.Exited():
+		err := r.proc.Err()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return ee.ExitCode()

@@ -117,8 +117,8 @@ type proc struct {
 	stdout *streamtest.Buffer
 	stderr *streamtest.Buffer
 	t      mcp.Transport
-	done   chan struct{} // closed when the process exited
-	err    error         // its Wait error, valid after done
+	done   <-chan struct{} // closed when the process exited
+	waited *streamtest.Piped
 }
 
 type teeReadCloser struct {
@@ -131,18 +131,9 @@ func (r teeReadCloser) Close() error { return r.c.Close() }
 func startServer(t testing.TB, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(serverBinary(t), args...)
-	pp := streamtest.Start(t, cmd)
-	p := &proc{cmd: cmd, stdout: &streamtest.Buffer{}, stderr: pp.Stderr, done: make(chan struct{})}
+	pp := streamtest.StartWaited(t, cmd)
+	p := &proc{cmd: cmd, stdout: &streamtest.Buffer{}, stderr: pp.Stderr, done: pp.Exited(), waited: pp}
 	p.t = &mcp.IOTransport{Reader: teeReadCloser{io.TeeReader(pp.Stdout, p.stdout), pp.Stdout}, Writer: pp.Stdin}
-	go func() { p.err = cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = cmd.Process.Kill()
-			<-p.done
-		}
-	})
 	return p
 }
 
@@ -152,8 +143,8 @@ func (p *proc) finish(t testing.TB) {
 	t.Helper()
 	select {
 	case <-p.done:
-		if p.err != nil {
-			t.Errorf("server exited with %v; stderr:\n%s", p.err, p.stderr.String())
+		if err := p.waited.Err(); err != nil {
+			t.Errorf("server exited with %v; stderr:\n%s", err, p.stderr.String())
 		}
 	case <-time.After(20 * time.Second):
 		_ = p.cmd.Process.Kill()

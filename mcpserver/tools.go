@@ -293,20 +293,29 @@ func (s *server) importPreview(ctx context.Context, _ *mcp.CallToolRequest, b ba
 }
 
 func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, importCommitResult, error) {
-	ask, shown, err := s.confirm(ctx, req, b.svc, ToolImportCommit, core.PreviewImport, in)
+	ask, res, err := commitConfirmed(ctx, s, req, b, ToolImportCommit, core.PreviewImport, in, b.svc.ImportCommit)
 	if err != nil || ask != nil {
 		return ask, importCommitResult{}, err
+	}
+	noteRunID(ctx, res.RunID)
+	return nil, boundCommit(res), nil
+}
+
+// commitConfirmed is what both commit tools do before the commit itself:
+// ask the person where the client can be asked (ask is then the answer to
+// send), pin the plan digest of what they accepted, and commit with
+// progress notifications.
+func commitConfirmed[R any](ctx context.Context, s *server, req *mcp.CallToolRequest, b backend, tool string, kind core.PreviewKind, in core.CommitInput, commit func(context.Context, core.CommitInput) (R, error)) (ask *mcp.CallToolResult, res R, err error) {
+	ask, shown, err := s.confirm(ctx, req, b.svc, tool, kind, in)
+	if err != nil || ask != nil {
+		return ask, res, err
 	}
 	if shown != "" {
 		in.PlanDigest = shown // what the person accepted is what is written
 	}
 	in.Progress = progressFunc(ctx, req)
-	res, err := b.svc.ImportCommit(ctx, in)
-	if err != nil {
-		return nil, importCommitResult{}, err
-	}
-	noteRunID(ctx, res.RunID)
-	return nil, boundCommit(res), nil
+	res, err = commit(ctx, in)
+	return nil, res, err
 }
 
 func (s *server) progressPreview(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.ProgressPreviewInput) (*mcp.CallToolResult, core.ProgressPreviewResult, error) {
@@ -319,18 +328,9 @@ func (s *server) progressPreview(ctx context.Context, _ *mcp.CallToolRequest, b 
 }
 
 func (s *server) progressCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, core.ProgressCommitResult, error) {
-	var zero core.ProgressCommitResult
-	ask, shown, err := s.confirm(ctx, req, b.svc, ToolProgressCommit, core.PreviewProgress, in)
+	ask, res, err := commitConfirmed(ctx, s, req, b, ToolProgressCommit, core.PreviewProgress, in, b.svc.ProgressCommit)
 	if err != nil || ask != nil {
-		return ask, zero, err
-	}
-	if shown != "" {
-		in.PlanDigest = shown // what the person accepted is what is written
-	}
-	in.Progress = progressFunc(ctx, req)
-	res, err := b.svc.ProgressCommit(ctx, in)
-	if err != nil {
-		return nil, zero, err
+		return ask, core.ProgressCommitResult{}, err
 	}
 	noteRunID(ctx, res.RunID)
 	return nil, res, nil

@@ -1,7 +1,7 @@
 // Package streamtest holds the stream helpers that tests of several
 // modules share: Buffer, a goroutine-safe sink for logs and a child
-// process's output; Start, which runs a child process on pipes; and
-// RunWithin, which runs one with a deadline.
+// process's output; Start and StartWaited, which run a child process on
+// pipes; and RunWithin, which runs one with a deadline.
 package streamtest
 
 import (
@@ -42,12 +42,15 @@ type Piped struct {
 	Stdin  io.WriteCloser
 	Stdout io.ReadCloser
 	Stderr *Buffer
+
+	exited chan struct{} // StartWaited: closed once the process exited
+	err    error         // StartWaited: its Wait error, valid after exited
 }
 
 // Start connects cmd's stdin and stdout to pipes and its stderr to a new
 // Buffer, then starts it; t fails (Fatal) if any of that fails. The caller
 // waits for cmd.
-func Start(t testing.TB, cmd *exec.Cmd) Piped {
+func Start(t testing.TB, cmd *exec.Cmd) *Piped {
 	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -57,13 +60,39 @@ func Start(t testing.TB, cmd *exec.Cmd) Piped {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := Piped{Stdin: stdin, Stdout: stdout, Stderr: &Buffer{}}
+	p := &Piped{Stdin: stdin, Stdout: stdout, Stderr: &Buffer{}}
 	cmd.Stderr = p.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", cmd.Path, err)
 	}
 	return p
 }
+
+// StartWaited is Start, and then waits for cmd in the background: Exited
+// is closed once cmd exited, and Err is then its Wait error. A process
+// still running when the test ends is killed.
+func StartWaited(t testing.TB, cmd *exec.Cmd) *Piped {
+	t.Helper()
+	p := Start(t, cmd)
+	p.exited = make(chan struct{})
+	go func() { p.err = cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// Exited is closed once a process started with StartWaited exited.
+func (p *Piped) Exited() <-chan struct{} { return p.exited }
+
+// Err is the Wait error of a process started with StartWaited, valid once
+// Exited is closed.
+func (p *Piped) Err() error { return p.err }
 
 // RunWithin starts cmd and waits at most d for it to exit. It returns
 // cmd's error, or, when d passed first, kills cmd and returns an error

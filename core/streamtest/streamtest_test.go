@@ -66,6 +66,22 @@ func TestStartPipes(t *testing.T) {
 	}
 }
 
+func TestStartWaited(t *testing.T) {
+	p := streamtest.StartWaited(t, child("echo"))
+	p.Stdin.Close()
+	if _, err := io.ReadAll(p.Stdout); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Exited():
+		if p.Err() != nil || p.Stderr.String() != "echoed\n" {
+			t.Fatalf("err %v, stderr %q", p.Err(), p.Stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the child did not exit")
+	}
+}
+
 func TestRunWithinKillsALateProcess(t *testing.T) {
 	if err := streamtest.RunWithin(child("echo"), time.Minute); err != nil {
 		t.Fatalf("a process that exits: %v", err)

@@ -74,27 +74,23 @@ func server(ts *testscript.TestScript) *jiratest.Server {
 
 // jira-writes N: the fake Jira received exactly N write requests.
 func cmdJiraWrites(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: jira-writes N")
-	}
-	want, err := strconv.Atoi(args[0])
-	ts.Check(err)
-	got := len(server(ts).Writes())
-	if (got == want) == neg {
-		ts.Fatalf("jira-writes: got %d write requests, want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
-	}
+	checkCount(ts, neg, args, "jira-writes", "write requests", len(server(ts).Writes()))
 }
 
 // jira-issues N: the fake Jira holds exactly N issues.
 func cmdJiraIssues(ts *testscript.TestScript, neg bool, args []string) {
+	checkCount(ts, neg, args, "jira-issues", "issues", len(server(ts).Issues()))
+}
+
+// checkCount is `cmd N` (or `! cmd N`): got is (is not) N things.
+func checkCount(ts *testscript.TestScript, neg bool, args []string, cmd, things string, got int) {
 	if len(args) != 1 {
-		ts.Fatalf("usage: jira-issues N")
+		ts.Fatalf("usage: %s N", cmd)
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	got := len(server(ts).Issues())
 	if (got == want) == neg {
-		ts.Fatalf("jira-issues: got %d issues, want %d", got, want)
+		ts.Fatalf("%s: got %d %s, want %s%d", cmd, got, things, map[bool]string{true: "not ", false: ""}[neg], want)
 	}
 }
 

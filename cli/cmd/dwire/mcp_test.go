@@ -21,11 +21,8 @@ func TestMCPOverStdio(t *testing.T) {
 	cmd := exec.Command("dwire", "mcp", "-v")
 	cmd.Dir = f.dir
 	cmd.Env = f.env
-	pp := streamtest.Start(t, cmd)
+	pp := streamtest.StartWaited(t, cmd)
 	stdin, stdout, stderr := pp.Stdin, pp.Stdout, pp.Stderr
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-waited })
 
 	lines := make(chan string, 16)
 	go func() {
@@ -79,9 +76,8 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 	stdin.Close()
 	select {
-	case err := <-waited:
-		waited <- err // for the cleanup
-		if err != nil {
+	case <-pp.Exited():
+		if err := pp.Err(); err != nil {
 			t.Fatalf("dwire mcp exited with %v after stdin closed\n%s", err, stderr.String())
 		}
 	case <-time.After(20 * time.Second):

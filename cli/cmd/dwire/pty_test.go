@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -28,8 +27,7 @@ type ptySession struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	ptmx *os.File
-	mu   sync.Mutex
-	buf  bytes.Buffer
+	buf  streamtest.Buffer
 	done chan struct{}
 }
 
@@ -93,9 +91,7 @@ func (s *ptySession) pump() {
 	b := make([]byte, 4096)
 	for {
 		n, err := s.ptmx.Read(b)
-		s.mu.Lock()
-		s.buf.Write(b[:n])
-		s.mu.Unlock()
+		_, _ = s.buf.Write(b[:n])
 		if err != nil {
 			close(s.done)
 			return
@@ -108,11 +104,7 @@ func (s *ptySession) output() string {
 	return iostreams.StripANSI(s.raw())
 }
 
-func (s *ptySession) raw() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
+func (s *ptySession) raw() string { return s.buf.String() }
 
 // waitFor polls the terminal's output for text, up to a deadline.
 func (s *ptySession) waitFor(text string) {
@@ -141,6 +133,24 @@ func (s *ptySession) send(keys string) {
 	}
 }
 
+// answer waits for each prompt in turn and types its reply and Enter:
+// answer("Project key", "DEMO", "e-mail", "demo@example.com").
+func (s *ptySession) answer(promptsAndReplies ...string) {
+	s.t.Helper()
+	for i := 0; i+1 < len(promptsAndReplies); i += 2 {
+		s.waitFor(promptsAndReplies[i])
+		s.send(promptsAndReplies[i+1] + "\r")
+	}
+}
+
+// wantExit waits for dwire and fails the test unless it exited with want.
+func (s *ptySession) wantExit(want int) {
+	s.t.Helper()
+	if code := s.wait(); code != want {
+		s.t.Fatalf("exit %d, want %d\n%s", code, want, s.output())
+	}
+}
+
 // wait returns the exit code.
 func (s *ptySession) wait() int {
 	s.t.Helper()
@@ -166,11 +176,8 @@ const promptText = "[y/N] "
 func TestPTYEnterAloneWritesNothing(t *testing.T) {
 	f := newPTYFixture(t)
 	s := f.start(t, nil, "import", "plan.md")
-	s.waitFor(promptText)
-	s.send("\r")
-	if code := s.wait(); code != 0 {
-		t.Fatalf("exit %d, want 0 (declined)\n%s", code, s.output())
-	}
+	s.answer(promptText, "")
+	s.wantExit(0) // declined
 	if n := len(f.srv.Writes()); n != 0 {
 		t.Fatalf("Enter alone made %d write requests", n)
 	}
@@ -185,11 +192,8 @@ func TestPTYEnterAloneWritesNothing(t *testing.T) {
 func TestPTYYesCommits(t *testing.T) {
 	f := newPTYFixture(t)
 	s := f.start(t, nil, "import", "plan.md")
-	s.waitFor(promptText)
-	s.send("y\r")
-	if code := s.wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, s.output())
-	}
+	s.answer(promptText, "y")
+	s.wantExit(0)
 	if n := len(f.srv.Issues()); n != 5 {
 		t.Fatalf("%d issues in Jira after y, want 5\n%s", n, s.output())
 	}
@@ -209,9 +213,7 @@ func TestPTYYesCommits(t *testing.T) {
 	// A second import finds everything unchanged and asks nothing.
 	before := len(f.srv.Writes())
 	s = f.start(t, nil, "import", "plan.md")
-	if code := s.wait(); code != 0 {
-		t.Fatalf("second import exit %d\n%s", code, s.output())
-	}
+	s.wantExit(0)
 	if strings.Contains(s.output(), promptText) || len(f.srv.Writes()) != before {
 		t.Fatalf("second import asked or wrote:\n%s", s.output())
 	}
@@ -224,9 +226,7 @@ func TestPTYYesCommits(t *testing.T) {
 	title := "Guest checkout (edited in Jira)"
 	must(t, f.srv.EditAsPerson("DEMO-1", jiratest.PersonEdit{Summary: &title}))
 	s = f.start(t, nil, "import", "plan.md", "--dry-run")
-	if code := s.wait(); code != 0 {
-		t.Fatalf("drift preview exit %d\n%s", code, s.output())
-	}
+	s.wantExit(0)
 	for _, want := range []string{"drift      DEMO-1  Epic e-1: Guest checkout", "edited in Jira since the last import; left alone", "1 drift (left alone)"} {
 		if !strings.Contains(s.output(), want) {
 			t.Errorf("drift preview lacks %q:\n%s", want, s.output())
@@ -238,11 +238,8 @@ func TestPTYYesCommits(t *testing.T) {
 func TestPTYProgressCommentFromStdin(t *testing.T) {
 	f := newPTYFixture(t)
 	s := f.start(t, nil, "import", "plan.md")
-	s.waitFor(promptText)
-	s.send("y\r")
-	if code := s.wait(); code != 0 {
-		t.Fatalf("import exit %d\n%s", code, s.output())
-	}
+	s.answer(promptText, "y")
+	s.wantExit(0)
 	before := len(f.srv.Writes())
 
 	cmd := exec.Command("dwire", "progress", "checkout-v2/s-1", "--status", "done", "--comment", "-")
@@ -259,11 +256,8 @@ func TestPTYProgressCommentFromStdin(t *testing.T) {
 	tty.Close()
 	ps := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
 	go ps.pump()
-	ps.waitFor(promptText)
-	ps.send("y\r")
-	if code := ps.wait(); code != 0 {
-		t.Fatalf("progress exit %d\n%s", code, ps.output())
-	}
+	ps.answer(promptText, "y")
+	ps.wantExit(0)
 	out := ps.output()
 	for _, want := range []string{"todo → done", "comment    Shipped in #42.", "Committed: DEMO-", "moved to done, comment added"} {
 		if !strings.Contains(out, want) {
@@ -294,9 +288,7 @@ func TestPTYNoColorAndEOF(t *testing.T) {
 	s := f.start(t, []string{"NO_COLOR=1"}, "import", "plan.md")
 	s.waitFor(promptText)
 	s.send("\x04") // Ctrl-D: end of input
-	if code := s.wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, s.output())
-	}
+	s.wantExit(0)
 	if strings.Contains(s.raw(), "\x1b[") {
 		t.Fatalf("colour despite NO_COLOR:\n%q", s.raw())
 	}
@@ -310,12 +302,8 @@ func TestPTYPartialCommitExit4(t *testing.T) {
 	// Epics go first in one bulk request; the stories' request fails.
 	must(t, f.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issue/bulk", Call: 2, Kind: "500"}))
 	s := f.start(t, nil, "import", "plan.md")
-	s.waitFor(promptText)
-	s.send("y\r")
-	code := s.wait()
-	if code != 4 {
-		t.Fatalf("exit %d, want 4\n%s", code, s.output())
-	}
+	s.answer(promptText, "y")
+	s.wantExit(4)
 	if !strings.Contains(s.output(), "Error: COMMIT_PARTIAL:") || !strings.Contains(s.output(), "run_id: run_") {
 		t.Fatalf("no partial report:\n%s", s.output())
 	}
@@ -371,17 +359,8 @@ func TestPTYInitAsks(t *testing.T) {
 	must(t, os.Remove(filepath.Join(f.dir, ".devworkwire.yaml")))
 	site := f.url
 	s := f.start(t, nil, "init")
-	s.waitFor("Jira site")
-	s.send(site + "\r")
-	s.waitFor("Project key")
-	s.send("DEMO\r")
-	s.waitFor("e-mail")
-	s.send("demo@example.com\r")
-	s.waitFor("Reference field")
-	s.send("\r") // the default
-	if code := s.wait(); code != 0 {
-		t.Fatalf("init exit %d\n%s", code, s.output())
-	}
+	s.answer("Jira site", site, "Project key", "DEMO", "e-mail", "demo@example.com", "Reference field", "") // the default field
+	s.wantExit(0)
 	b, err := os.ReadFile(filepath.Join(f.dir, ".devworkwire.yaml"))
 	must(t, err)
 	for _, want := range []string{"site: " + site, "project: DEMO", "email: demo@example.com"} {
@@ -467,11 +446,8 @@ func TestPTYBarStopsWhereTheCommitStopped(t *testing.T) {
 	f := newPTYFixture(t)
 	must(t, f.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issue/bulk", Call: 2, Kind: "500"}))
 	s := f.start(t, nil, "import", "plan.md", "-v")
-	s.waitFor(promptText)
-	s.send("y\r")
-	if code := s.wait(); code != 4 {
-		t.Fatalf("exit %d, want 4\n%s", code, s.output())
-	}
+	s.answer(promptText, "y")
+	s.wantExit(4)
 	out := s.output()
 	committed := strings.Count(out, "  - committed ")
 	if committed == 0 || committed >= 5 {
@@ -510,17 +486,8 @@ func TestPTYInitAsksForTheTokenFirstAndKeepsAnswers(t *testing.T) {
 		t.Fatalf("asked questions before the token:\n%s", s.output())
 	}
 	s.send(testToken + "\r")
-	s.waitFor("Jira site")
-	s.send(f.url + "\r")
-	s.waitFor("Project key")
-	s.send("DEMO\r")
-	s.waitFor("e-mail")
-	s.send("demo@example.com\r")
-	s.waitFor("Reference field")
-	s.send("\r")
-	if code := s.wait(); code != 0 {
-		t.Fatalf("init exit %d\n%s", code, s.output())
-	}
+	s.answer("Jira site", f.url, "Project key", "DEMO", "e-mail", "demo@example.com", "Reference field", "")
+	s.wantExit(0)
 	out := s.output()
 	if strings.Contains(out, testToken) {
 		t.Fatalf("the pasted token was echoed:\n%s", out)
@@ -538,19 +505,8 @@ func TestPTYInitAsksForTheTokenFirstAndKeepsAnswers(t *testing.T) {
 	must(t, os.Remove(filepath.Join(f.dir, ".devworkwire.yaml")))
 	for _, answer := range []string{"y", "n"} {
 		s = f.start(t, nil, "init")
-		s.waitFor("Jira site")
-		s.send(f.url + "\r")
-		s.waitFor("Project key")
-		s.send("DEMO\r")
-		s.waitFor("e-mail")
-		s.send("demo@example.com\r")
-		s.waitFor("Reference field")
-		s.send("Nope Field\r")
-		s.waitFor("anyway")
-		s.send(answer + "\r")
-		if code := s.wait(); code != 2 {
-			t.Fatalf("answer %s: exit %d, want 2\n%s", answer, code, s.output())
-		}
+		s.answer("Jira site", f.url, "Project key", "DEMO", "e-mail", "demo@example.com", "Reference field", "Nope Field", "anyway", answer)
+		s.wantExit(2)
 		out = s.output()
 		if !strings.Contains(out, "REFERENCE_FIELD_MISSING") {
 			t.Fatalf("answer %s: the problem is not shown:\n%s", answer, out)
@@ -582,9 +538,7 @@ func TestPTYSpinnerWhileJiraIsSlow(t *testing.T) {
 	f.srv.SetLatency(1500 * time.Millisecond)
 	host := strings.TrimPrefix(f.url, "http://")
 	s := f.start(t, nil, "ls")
-	if code := s.wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, s.output())
-	}
+	s.wantExit(0)
 	out := s.output()
 	if !strings.Contains(out, "Waiting for Jira at "+host) {
 		t.Fatalf("no spinner naming %s:\n%q", host, out)
@@ -600,9 +554,7 @@ func TestPTYSpinnerWhileJiraIsSlow(t *testing.T) {
 		t.Errorf("the result does not stand on its own line:\n%q", out)
 	}
 	s = f.start(t, nil, "ls", "--json")
-	if code := s.wait(); code != 0 {
-		t.Fatalf("--json exit %d\n%s", code, s.output())
-	}
+	s.wantExit(0)
 	if strings.Contains(s.output(), "Waiting") {
 		t.Fatalf("a spinner with --json:\n%s", s.output())
 	}
