@@ -25,11 +25,12 @@ import (
 //     three 429s in a row until 20 clean answers have come back; a pause
 //     (Retry-After of a burst 429, for every request to the endpoint); and
 //     a send interval once Jira says the budget runs low
-//     (X-RateLimit-NearLimit, or X-RateLimit-Remaining below 20% of
+//     (X-RateLimit-NearLimit, or X-RateLimit-Remaining below half of
 //     X-RateLimit-Limit once the requests already in flight are counted):
-//     then requests go out no faster than 90% of X-RateLimit-Limit per
-//     second (Atlassian's burst limit is per second), or, without a limit
-//     header, at 80% of the rate that was just refused;
+//     then what Jira says is left goes out at once and the rest no faster
+//     than 90% of X-RateLimit-Limit per second (Atlassian's burst limit is
+//     per second), or, without a limit header, at 80% of the rate that
+//     was just refused;
 //   - per issue: never two writes at once, and after a per-issue 429 no
 //     write to that issue before its Retry-After.
 //
@@ -51,12 +52,13 @@ type pacer struct {
 // Pacing constants (docs/jira-client.md explains each).
 const (
 	initialWindow   = 4
-	strikesToSingle = 3  // 429s in a row that put an endpoint at one at a time
-	cleanToRecover  = 20 // clean answers that lift it again
-	nearFraction    = 0.2
+	strikesToSingle = 3   // 429s in a row that put an endpoint at one at a time
+	cleanToRecover  = 20  // clean answers that lift it again
+	nearFraction    = 0.2 // Atlassian's NearLimit threshold
+	lowFraction     = 0.5 // Remaining, less what is in flight, below this share paces
 	limitShare      = 0.9 // of X-RateLimit-Limit per second, when pacing
 	refusedShare    = 0.8 // of the refused rate, without a limit header
-	unpaceFraction  = 0.5 // Remaining at or above this share ends the interval
+	unpaceFraction  = 0.9 // Remaining at or above this share ends the interval
 	minInterval     = 5 * time.Millisecond
 )
 
@@ -66,10 +68,16 @@ type endpointPace struct {
 	inFlight int
 	pause    time.Time     // Retry-After of a burst 429
 	interval time.Duration // minimum spacing of sends; 0 = none
-	next     time.Time     // earliest next send while an interval holds
-	strikes  int           // 429s since the last clean answer
-	calm     int           // clean answers without a low budget since the interval last changed
-	single   int           // clean answers still needed to leave one-at-a-time; 0 = not single
+	// While an interval holds, sends spend credit: what Jira said is left
+	// (Remaining less the requests in flight, less one for safety), grown
+	// by one per interval up to the limit. So the rest of a burst budget
+	// is used at once, and the refill no faster than the interval.
+	credit   float64
+	creditAt time.Time
+	limit    int // the last X-RateLimit-Limit seen
+	strikes  int // 429s since the last clean answer
+	calm     int // clean answers without a low budget since the interval last changed
+	single   int // clean answers still needed to leave one-at-a-time; 0 = not single
 	minRTT   time.Duration
 	sent     []time.Time // sends in the last second (the rate a refusal cut)
 }
@@ -143,7 +151,9 @@ func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok bool) {
 	later(pc.pause)
 	later(ep.pause)
 	if ep.interval > 0 {
-		later(ep.next)
+		if a := ep.available(now); a < 1 {
+			later(now.Add(time.Duration((1 - a) * float64(ep.interval))))
+		}
 	}
 	if is != nil {
 		later(is.next)
@@ -157,7 +167,7 @@ func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok bool) {
 	pc.inFlight++
 	ep.inFlight++
 	if ep.interval > 0 {
-		ep.next = now.Add(ep.interval)
+		ep.credit, ep.creditAt = ep.available(now)-1, now
 	}
 	ep.sent = append(ep.sent, now)
 	if is != nil {
@@ -182,6 +192,19 @@ func (pc *pacer) issue(key string) *issuePace {
 		pc.issues[key] = is
 	}
 	return is
+}
+
+// available is the send credit at now (see endpointPace.credit).
+func (ep *endpointPace) available(now time.Time) float64 {
+	ceil := 1.0
+	if ep.limit > 0 {
+		ceil = float64(ep.limit)
+	}
+	a := ep.credit
+	if now.After(ep.creditAt) {
+		a += float64(now.Sub(ep.creditAt)) / float64(ep.interval)
+	}
+	return math.Min(a, ceil)
 }
 
 // allowed is how many requests the endpoint may have in flight now.
@@ -304,7 +327,7 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, rtt time.Dura
 			ep.single--
 		}
 		low := s.near || (s.limit > 0 && s.remaining >= 0 &&
-			float64(s.remaining-ep.inFlight) < nearFraction*float64(s.limit))
+			float64(s.remaining-ep.inFlight) < lowFraction*float64(s.limit))
 		switch {
 		case low:
 			ep.calm = 0
@@ -319,6 +342,11 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, rtt time.Dura
 					ep.interval = 0
 				}
 			}
+		}
+		if ep.interval > 0 && s.limit > 0 && s.remaining >= 0 {
+			// Jira's own count replaces the estimate.
+			ep.limit = s.limit
+			ep.credit, ep.creditAt = float64(s.remaining-ep.inFlight-1), now
 		}
 		if ep.minRTT == 0 || rtt < ep.minRTT {
 			ep.minRTT = rtt
@@ -343,8 +371,10 @@ func (ep *endpointPace) pace(s signals, sentLastSecond int, now time.Time) {
 		return // NearLimit without a limit: no growth, no interval
 	}
 	if iv > ep.interval {
+		if ep.interval == 0 {
+			ep.credit, ep.creditAt = 0, now
+		}
 		ep.interval, ep.calm = iv, 0
-		ep.next = later(ep.next, now.Add(iv))
 	}
 }
 

@@ -227,10 +227,13 @@ func TestPacerSlowsDownBeforeTheLimit(t *testing.T) {
 				t.Fatalf("interval %v, want %v (90%% of 10/s)", iv, want)
 			}
 			for _, tk := range ts[1:] {
-				pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "3"))
+				pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0"))
 			}
-			// Spaced sends: one now-ish, the next only after the interval.
-			clk.Advance(want)
+			// Nothing left: spaced sends, one per interval.
+			if n := len(admit(pc, epEdit, 8)); n != 0 {
+				t.Fatalf("admitted %d with no budget left, want 0", n)
+			}
+			clk.Advance(2 * want)
 			if n := len(admit(pc, epEdit, 8)); n != 1 {
 				t.Fatalf("admitted %d within one interval, want 1", n)
 			}
@@ -238,11 +241,32 @@ func TestPacerSlowsDownBeforeTheLimit(t *testing.T) {
 			if n := len(admit(pc, epEdit, 8)); n != 0 {
 				t.Fatalf("admitted %d half an interval later, want 0", n)
 			}
-			pc.release(&ticket{endpoint: epEdit, start: clk.Now()}, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "6"))
+			pc.release(&ticket{endpoint: epEdit, start: clk.Now()}, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "8"))
+			if iv := pc.endpoint(epEdit).interval; iv == 0 {
+				t.Errorf("the interval ended at 80%% of the budget, want it held until 90%%")
+			}
+			pc.release(&ticket{endpoint: epEdit, start: clk.Now()}, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "9"))
 			if iv := pc.endpoint(epEdit).interval; iv != 0 {
-				t.Errorf("interval %v after the budget recovered to 60%%, want none", iv)
+				t.Errorf("interval %v after the budget recovered to 90%%, want none", iv)
 			}
 		})
+	}
+}
+
+// TestPacerSpendsTheRestOfTheBudgetAtOnce: once paced, what Jira says is
+// left (less what is in flight, less one) goes out at once; then one per
+// interval.
+func TestPacerSpendsTheRestOfTheBudgetAtOnce(t *testing.T) {
+	pc, clk := testPacer(16)
+	pc.endpoint(epEdit).window = 16
+	tk := admit(pc, epEdit, 1)[0]
+	clk.Advance(50 * time.Millisecond)
+	pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "4"))
+	if pc.endpoint(epEdit).interval == 0 {
+		t.Fatal("not paced below half the budget")
+	}
+	if n := len(admit(pc, epEdit, 16)); n != 3 {
+		t.Fatalf("admitted %d at once with 4 left, want 3 (one kept in reserve)", n)
 	}
 }
 

@@ -17,9 +17,10 @@ import (
 // site-wide token bucket (Options.RateLimit). The zero value is off.
 //
 // While a limit is on, every API answer carries X-RateLimit-Limit,
-// X-RateLimit-Remaining and X-RateLimit-Reset of the tightest budget that
-// applies to the request, and X-RateLimit-NearLimit: true when less than
-// 20% of one is left. A request over a limit is refused before anything is
+// X-RateLimit-Remaining and X-RateLimit-Reset of the endpoint's burst
+// budget (of the write budget when only that limit is on), and
+// X-RateLimit-NearLimit: true when less than 20% of any budget that
+// applies is left. A request over a limit is refused before anything is
 // applied: 429 with Retry-After (whole seconds, at least 1, as Jira sends
 // it), RateLimit-Reason and X-RateLimit-Reset = now + Retry-After.
 type Limits struct {
@@ -154,7 +155,7 @@ func (f *refusal) write(w http.ResponseWriter) {
 
 // admit applies the limits to r. When r is over one it returns the
 // refusal (nothing is consumed); otherwise it consumes r's share of every
-// budget, sets the X-RateLimit-* headers of the tightest one on w and
+// budget, sets the X-RateLimit-* headers (see Limits) on w and
 // returns nil.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 	s.mu.Lock()
@@ -225,12 +226,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 		return nil // no limit applies to this request
 	}
 	h := w.Header()
+	// X-RateLimit-* describe the endpoint's burst budget when that limit
+	// is on (budgets[0]), else the issue's; NearLimit speaks of any.
 	tight := budgets[0]
-	for _, b := range budgets[1:] {
-		if float64(b.remaining)/float64(b.limit) < float64(tight.remaining)/float64(tight.limit) {
-			tight = b
-		}
-	}
 	h.Set("X-RateLimit-Limit", strconv.Itoa(tight.limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, tight.remaining)))
 	h.Set("X-RateLimit-Reset", tight.reset.UTC().Format(time.RFC3339))
