@@ -46,7 +46,7 @@ const (
 	DefaultSearchLagWindow = 10 * time.Minute
 	DefaultCommitLockLease = 30 * time.Second
 	DefaultCommitLockWait  = 45 * time.Second
-	DefaultWritesInFlight  = 8
+	DefaultWritesInFlight  = 16
 )
 
 // WorkItemService is the one service both front doors wrap. It enforces

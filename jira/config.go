@@ -65,7 +65,7 @@ const (
 	DefaultMaxAttempts    = 5
 	DefaultMaxRetryWait   = 30 * time.Second
 	DefaultRequestTimeout = 30 * time.Second
-	DefaultMaxInFlight    = 8
+	DefaultMaxInFlight    = 16
 )
 
 // PropertyKey is the issue entity property holding what DevWorkWire last

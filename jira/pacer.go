@@ -20,8 +20,10 @@ import (
 //     pause everyone honours (Retry-After of a 429 without a reason the
 //     pacer knows, or of a 503);
 //   - per endpoint ("PUT /rest/api/3/issue/{key}"): an AIMD window of
-//     requests in flight — it starts at 4, grows by 1/window for each fast
-//     and clean answer, halves on a 429 or 503, and stays at one after
+//     requests in flight — it starts at 4, grows by one for each fast and
+//     clean answer until the first slow answer or sign of a limit (slow
+//     start: it doubles per round trip), by 1/window after that, halves on
+//     a 429 or 503, and stays at one after
 //     three 429s in a row until 20 clean answers have come back; a pause
 //     (Retry-After of a burst 429, for every request to the endpoint); and
 //     a send interval once Jira says the budget runs low
@@ -65,6 +67,7 @@ const (
 // endpointPace is the pacing of one endpoint and method.
 type endpointPace struct {
 	window   float64 // requests allowed in flight (AIMD)
+	grown    bool    // a slowdown signal came: growth is additive from now on
 	inFlight int
 	pause    time.Time     // Retry-After of a burst 429
 	interval time.Duration // minimum spacing of sends; 0 = none
@@ -303,7 +306,7 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, rtt time.Dura
 			is.next = later(is.next, now.Add(max(s.retryAfter, time.Second)))
 		}
 	case s.status == http.StatusTooManyRequests:
-		ep.window = max(1, ep.window/2)
+		ep.window, ep.grown = max(1, ep.window/2), true
 		ep.strikes++
 		if ep.strikes >= strikesToSingle {
 			ep.single = cleanToRecover
@@ -317,7 +320,7 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, rtt time.Dura
 			}
 		}
 	case s.status == http.StatusServiceUnavailable:
-		ep.window = max(1, ep.window/2)
+		ep.window, ep.grown = max(1, ep.window/2), true
 		if s.hinted {
 			pc.pause = later(pc.pause, now.Add(s.retryAfter))
 		}
@@ -352,7 +355,12 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, rtt time.Dura
 			ep.minRTT = rtt
 		}
 		fast := rtt <= 2*ep.minRTT+5*time.Millisecond
-		if !low && fast && ep.single == 0 {
+		switch {
+		case low || !fast:
+			ep.grown = true
+		case ep.single == 0 && !ep.grown:
+			ep.window = math.Min(float64(pc.max), ep.window+1) // slow start: doubles per round trip
+		case ep.single == 0:
 			ep.window = math.Min(float64(pc.max), ep.window+1/ep.window)
 		}
 	}

@@ -469,3 +469,32 @@ func TestReadSignals(t *testing.T) {
 		t.Errorf("no answer: %+v", s)
 	}
 }
+
+// TestPacerSlowStartThenAdditive: fast clean answers add one each (the
+// window doubles per round trip) until the first sign of a limit; after
+// it growth is 1/window per answer.
+func TestPacerSlowStartThenAdditive(t *testing.T) {
+	pc, clk := testPacer(32)
+	ts := admit(pc, epEdit, 32)
+	clk.Advance(50 * time.Millisecond)
+	for _, tk := range ts {
+		pc.release(tk, answer(200))
+	}
+	if w := pc.window(epEdit); w != 8 {
+		t.Fatalf("after one round trip of 4 clean answers: window %v, want 8", w)
+	}
+	tk := admit(pc, epEdit, 1)[0]
+	pc.release(tk, answer(429, "RateLimit-Reason", "jira-burst-based"))
+	if w := pc.window(epEdit); w != 4 {
+		t.Fatalf("after a 429: window %v, want 4", w)
+	}
+	pc.endpoint(epEdit).interval = 0
+	for range 4 {
+		tk := admit(pc, epEdit, 1)[0]
+		clk.Advance(50 * time.Millisecond)
+		pc.release(tk, answer(200))
+	}
+	if w := pc.window(epEdit); w >= 5 {
+		t.Errorf("after the 429, 4 clean answers grew the window to %v; want additive growth (< 5)", w)
+	}
+}
