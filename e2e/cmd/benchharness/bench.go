@@ -450,11 +450,15 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 		return pre, com, counts, err
 	}
 	defer st.Close()
-	p, err := jira.New(jira.Config{BaseURL: mj.URL, Email: benchEmail, Token: benchToken, Project: benchProject, SingleCreate: single, MaxInFlight: b.o.MaxInFlight})
+	inFlight := b.o.MaxInFlight
+	if single {
+		inFlight = 1 // the baseline: one create request per item, one after another
+	}
+	p, err := jira.New(jira.Config{BaseURL: mj.URL, Email: benchEmail, Token: benchToken, Project: benchProject, SingleCreate: single, MaxInFlight: inFlight})
 	if err != nil {
 		return pre, com, counts, err
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: st, WritesInFlight: b.o.MaxInFlight})
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: st, WritesInFlight: inFlight})
 	if err := mj.ClearRequests(ctx); err != nil {
 		return pre, com, counts, err
 	}

@@ -193,7 +193,7 @@ func markdown(r *Results) string {
 	w("- **Re-import, nothing changed**: a new provider and service (what a new `dwire` process has) on the same store: `ImportPreview`. It plans no writes, so there is nothing to commit (the CLI stops there too). Discovery requests (fields, issue types) are included.\n")
 	w("- **Re-import, 10%% edited**: every tenth item's title changed; a new provider: preview + commit.\n")
 	w("- **Minimum**: ceil(epics/%d) + ceil(stories/%d) bulk creates + ceil(items/%d) search pages (Jira's bulk-create limit and the adapter's search page size). Request ratio = requests / minimum; wall ratio = wall / (minimum × latency).\n", r.Settings.CreateBatch, r.Settings.CreateBatch, r.Settings.PageSize)
-	w("- **Baseline**: the same fresh import with `jira.Config{SingleCreate: true}` (one `POST /rest/api/3/issue` per item, what most Jira tools do), against its own fresh mockjira; run for sizes up to %d items.\n", r.Settings.BaselineMax)
+	w("- **Baseline**: the same fresh import with `jira.Config{SingleCreate: true}` (one `POST /rest/api/3/issue` per item, one at a time — max_in_flight 1 — what most Jira tools do), against its own fresh mockjira; run for sizes up to %d items.\n", r.Settings.BaselineMax)
 	w("- **Cold start**: median of %d runs of `dwire version`; MCP: median of %d cold `dwire mcp` processes, each timed from exec through `initialize` to the `tools/list` answer (go-sdk client over `CommandTransport`).\n", r.Settings.ColdRuns, r.Settings.ColdRuns)
 	w("- **Stores**: `go test -run '^$' -bench Store/SaveLoadConsume` in `store-sqlite` and `store-postgres` (one op = save + load + consume of a preview).\n\n")
 
