@@ -214,7 +214,8 @@ type QueryInput struct {
 	Epic     string `json:"epic,omitempty" jsonschema:"only stories of this epic (key or reference)"`
 	Document string `json:"document,omitempty" jsonschema:"only items imported from this document id"`
 	Text     string `json:"text,omitempty" jsonschema:"free text to search in title and description"`
-	Ready    bool   `json:"ready,omitempty" jsonschema:"only items ready to work on: status todo and every blocking item done"`
+	Kind     Kind   `json:"kind,omitempty" jsonschema:"epic or story: only items of this kind"`
+	Ready    bool   `json:"ready,omitempty" jsonschema:"only work ready to pick up: stories in status todo whose every blocking item is done (epics only when kind is epic)"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"most items to return, 1 to 100 (default 25)"`
 }
 

@@ -164,8 +164,11 @@ type Filter struct {
 	EpicKey  string // items whose parent is this epic
 	Document string // items whose reference belongs to this document id
 	Text     string // free text in title or description
+	// Kind selects items of one kind ("" = every kind).
+	Kind Kind
 	// Ready selects items in status todo whose every "is blocked by" item is
-	// done.
+	// done. It does not exclude a kind by itself: the service asks for
+	// stories when a caller wants ready work without naming a kind.
 	Ready bool
 	// Limit is the most items to return (1..100).
 	Limit int

@@ -84,6 +84,9 @@ func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (Quer
 	if in.Limit < 0 || in.Limit > MaxQueryLimit {
 		problems = append(problems, Detail{Field: "limit", Message: fmt.Sprintf("limit %d is out of range; use 1 to %d (default %d)", in.Limit, MaxQueryLimit, DefaultQueryLimit)})
 	}
+	if in.Kind != "" && !in.Kind.Valid() {
+		problems = append(problems, Detail{Field: "kind", Message: fmt.Sprintf("%q is not a kind; use epic or story", in.Kind)})
+	}
 	if in.Ready && in.Status != "" && in.Status != StatusTodo {
 		problems = append(problems, Detail{Field: "ready", Message: fmt.Sprintf("ready items are in status todo, so ready cannot be combined with status %s", in.Status)})
 	}
@@ -94,7 +97,12 @@ func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (Quer
 		}
 		return QueryResult{}, Errorf(CodeValidationFailed, "Invalid query: %s.", strings.Join(msgs, "; ")).WithDetails(problems...)
 	}
-	f := Filter{Status: in.Status, Document: strings.TrimSpace(in.Document), Text: strings.TrimSpace(in.Text), Ready: in.Ready, Limit: in.Limit}
+	f := Filter{Status: in.Status, Kind: in.Kind, Document: strings.TrimSpace(in.Document), Text: strings.TrimSpace(in.Text), Ready: in.Ready, Limit: in.Limit}
+	if f.Ready && f.Kind == "" {
+		// Ready work is what a person can pick up: stories, not epics
+		// (an epic is done when its stories are). Epics on request only.
+		f.Kind = KindStory
+	}
 	if f.Limit == 0 {
 		f.Limit = DefaultQueryLimit
 	}

@@ -86,8 +86,21 @@ func TestQuery(t *testing.T) {
 			t.Errorf("ready returned %s (%s)", v.Key, v.Status)
 		}
 	}
-	if res.Returned != 31-2 {
-		t.Errorf("ready returned %d; want 29 (31 minus the blocked and the done)", res.Returned)
+	for _, v := range res.Items {
+		if v.Kind != core.KindStory {
+			t.Errorf("ready returned %s, a %s: epics are not ready work", v.Key, v.Kind)
+		}
+	}
+	if res.Returned != 30-2 {
+		t.Errorf("ready returned %d; want 28 (30 stories minus the blocked and the done; the epic is not ready work)", res.Returned)
+	}
+	res, err = e.svc.Query(e.ctx, core.QueryInput{Ready: true, Kind: core.KindEpic})
+	if err != nil || res.Returned != 1 || res.Items[0].Key != items["q/e-1"].Key {
+		t.Errorf("ready epics on request: %+v %v", res.Items, err)
+	}
+	res, err = e.svc.Query(e.ctx, core.QueryInput{Kind: core.KindEpic, Limit: 100})
+	if err != nil || res.Returned != 1 || res.Items[0].Kind != core.KindEpic {
+		t.Errorf("by kind epic: %+v %v", res.Items, err)
 	}
 	res, err = e.svc.Query(e.ctx, core.QueryInput{Text: "s-1-17", Document: "q"})
 	if err != nil || res.Returned != 1 {
@@ -101,6 +114,7 @@ func TestQuery(t *testing.T) {
 	}{
 		{core.QueryInput{Status: "open"}, core.CodeValidationFailed, []string{`"open"`, "todo, in_progress or done"}},
 		{core.QueryInput{Limit: 101}, core.CodeValidationFailed, []string{"101", "1 to 100"}},
+		{core.QueryInput{Kind: "task"}, core.CodeValidationFailed, []string{`"task"`, "epic or story"}},
 		{core.QueryInput{Limit: -1}, core.CodeValidationFailed, []string{"-1"}},
 		{core.QueryInput{Ready: true, Status: core.StatusDone}, core.CodeValidationFailed, []string{"ready"}},
 		{core.QueryInput{Epic: "q/s-1-1"}, core.CodeValidationFailed, []string{"not an epic"}},

@@ -121,6 +121,9 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		if status != "" && w.Status != status {
 			return true
 		}
+		if f.Kind != "" && w.Kind != f.Kind {
+			return true
+		}
 		if f.EpicKey != "" && w.ParentKey != f.EpicKey {
 			return true
 		}

@@ -461,6 +461,7 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		switch {
 		case !it.searchable,
 			f.Status != "" && w.Status != f.Status,
+			f.Kind != "" && w.Kind != f.Kind,
 			f.EpicKey != "" && w.ParentKey != f.EpicKey,
 			f.Document != "" && w.Reference.Document() != f.Document,
 			text != "" && !strings.Contains(strings.ToLower(w.Title), text) && !strings.Contains(strings.ToLower(w.Description), text),

@@ -33,6 +33,11 @@ func completeStatus(*cobra.Command, []string, string) ([]string, cobra.ShellComp
 	return []string{"todo\tnot started", "in_progress\tbeing worked on", "done\tfinished"}, cobra.ShellCompDirectiveNoFileComp
 }
 
+// completeKind completes `dwire ls --kind`.
+func completeKind(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{"epic	epics only", "story	stories only"}, cobra.ShellCompDirectiveNoFileComp
+}
+
 // completeElicitation completes `dwire mcp --elicitation`.
 func completeElicitation(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return []string{"off\tnever ask the person directly", "when-available\task when the client supports it", "required\trefuse commits the client cannot ask about"}, cobra.ShellCompDirectiveNoFileComp

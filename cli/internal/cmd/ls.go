@@ -20,6 +20,7 @@ type ListOptions struct {
 
 	Ready    bool
 	Status   string
+	Kind     string
 	Epic     string
 	Document string
 	Text     string
@@ -33,8 +34,9 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Use:     "ls",
 		Aliases: []string{"list"},
 		Short:   "List work items (read-only)",
-		Long: `List work items of the configured project, filtered. --ready lists items
-in status todo whose every blocking item is done: what to work on next.
+		Long: `List work items of the configured project, filtered. --ready lists stories
+in status todo whose every blocking item is done: what to work on next
+(epics are not ready work; add --kind epic to ask for them).
 The list is bounded by --limit (1–100); when more match, it says so.`,
 		Example: "  dwire ls --ready\n  dwire ls --epic checkout-v2/e-1 --status todo\n  dwire ls --document checkout-v2 --json",
 		Args:    cobra.NoArgs,
@@ -49,11 +51,13 @@ The list is bounded by --limit (1–100); when more match, it says so.`,
 	fl := c.Flags()
 	fl.BoolVar(&o.Ready, "ready", false, "only items ready to work on (todo, nothing blocking)")
 	fl.StringVar(&o.Status, "status", "", "only items in this status: todo, in_progress or done")
+	fl.StringVar(&o.Kind, "kind", "", "only items of this kind: epic or story")
 	fl.StringVar(&o.Epic, "epic", "", "only stories of this epic (key or reference)")
 	fl.StringVar(&o.Document, "document", "", "only items imported from this document id")
 	fl.StringVar(&o.Text, "text", "", "free text to search in title and description")
 	fl.IntVar(&o.Limit, "limit", core.DefaultQueryLimit, fmt.Sprintf("most items to show, 1 to %d", core.MaxQueryLimit))
 	_ = c.RegisterFlagCompletionFunc("status", completeStatus)
+	_ = c.RegisterFlagCompletionFunc("kind", completeKind)
 	for _, name := range []string{"epic", "document", "text", "limit"} {
 		_ = c.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
@@ -66,6 +70,10 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	kind := core.Kind(o.Kind)
+	if kind != "" && !kind.Valid() {
+		return invalidFlag("--kind", "--kind %q is not a kind. Use epic or story.", o.Kind)
+	}
 	if o.Limit < 1 || o.Limit > core.MaxQueryLimit {
 		return invalidFlag("--limit", "--limit %d is out of range. Use 1 to %d.", o.Limit, core.MaxQueryLimit)
 	}
@@ -74,7 +82,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 		return err
 	}
 	defer closeFn()
-	r, err := svc.Query(ctx, core.QueryInput{Status: st, Epic: o.Epic, Document: o.Document, Text: o.Text, Ready: o.Ready, Limit: o.Limit})
+	r, err := svc.Query(ctx, core.QueryInput{Status: st, Kind: kind, Epic: o.Epic, Document: o.Document, Text: o.Text, Ready: o.Ready, Limit: o.Limit})
 	if err != nil {
 		return err
 	}
