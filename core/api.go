@@ -21,6 +21,16 @@ type ImportPreviewInput struct {
 	// (for the default document id and format). Front doors that read the
 	// file themselves pass it here.
 	Data []byte `json:"-"`
+	// ReleaseHeld releases items the preview would hold back (an earlier
+	// create had an unknown outcome and the tracker's search does not show
+	// the item yet, within ServiceOptions.SearchLagWindow): the plan
+	// creates them as normal creates, marked PlanItem.Released, with a
+	// warning naming each. It is for a person who checked the tracker and
+	// found the item missing. Each entry is an item id ("s-1") or a
+	// reference ("plan/s-1"); the single entry "all" releases every held
+	// item. An entry naming an item that is not held back is
+	// VALIDATION_FAILED (nothing is stored).
+	ReleaseHeld []string `json:"release_held,omitempty" jsonschema:"only after checking the tracker: item ids or references of held-back items (blocked_reason set in a preview) to create anyway, or the single entry all; an id that is not held back is refused"`
 }
 
 // Counts are item counts by action.
@@ -33,6 +43,9 @@ type Counts struct {
 	// create: an earlier create of the item had an unknown outcome and
 	// search cannot see it yet (see PlanItem.BlockedReason).
 	Blocked int `json:"blocked,omitempty"`
+	// Released counts the creates (included in Create) of held-back items
+	// the caller released (ImportPreviewInput.ReleaseHeld).
+	Released int `json:"released,omitempty" jsonschema:"creates (counted in create) of held-back items released by release_held"`
 }
 
 // PlanItem is one row of an import preview.
@@ -57,6 +70,13 @@ type PlanItem struct {
 	BlockedReason string    `json:"blocked_reason,omitempty"`
 	UnknownSince  time.Time `json:"unknown_since,omitzero"`
 	RetryAfter    time.Time `json:"retry_after,omitzero"`
+	// Released is set on a create of an item that would have been held
+	// back (UnknownSince says when its earlier create had an unknown
+	// outcome) and that the caller released after checking the tracker
+	// (ImportPreviewInput.ReleaseHeld): the commit creates it; if it does
+	// exist in the tracker, that makes a duplicate. ReleaseNote says so.
+	Released    bool   `json:"released,omitempty" jsonschema:"a held-back item released by release_held: created by this plan although an earlier create had an unknown outcome"`
+	ReleaseNote string `json:"release_note,omitempty" jsonschema:"what the release means (a duplicate if the item does exist in the tracker)"`
 }
 
 // ImportPreviewResult is the stored plan, as shown to the caller.
@@ -104,6 +124,9 @@ type CommittedItem struct {
 	Key       string    `json:"key,omitempty"`
 	URL       string    `json:"url,omitempty"`
 	Outcome   string    `json:"outcome"` // committed | skipped (unchanged or drift) | unknown (a blocked create, not made)
+	// Released marks the create of a held-back item the preview released
+	// (PlanItem.Released).
+	Released bool `json:"released,omitempty" jsonschema:"the create of a held-back item released by release_held"`
 }
 
 // CommitCounts are the counts of a finished import commit.

@@ -61,7 +61,10 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
-	entries, warnings := classify(doc, found, idx, utc(s.now()), s.lagWindow)
+	entries, warnings, err := classify(doc, found, idx, utc(s.now()), s.lagWindow, in.ReleaseHeld)
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
 	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
 	if err := s.checkPermissions(ctx, importPermissions(entries)...); err != nil {
 		return ImportPreviewResult{}, err
@@ -140,11 +143,14 @@ func knownKeys(idx map[Reference]IndexEntry) map[Reference]string {
 }
 
 // classify decides each item's action from what the tracker holds.
-func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Reference]IndexEntry, now time.Time, window time.Duration) ([]planEntry, []string) {
+// release names the held-back items the caller releases
+// (ImportPreviewInput.ReleaseHeld).
+func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Reference]IndexEntry, now time.Time, window time.Duration, release []string) ([]planEntry, []string, error) {
 	entries := make([]planEntry, 0, len(doc.Items))
 	var warnings []string
 	// held: items not in the tracker whose earlier create's outcome is
-	// unknown, within the search-lag window: not created by this plan.
+	// unknown, within the search-lag window: not created by this plan
+	// unless released.
 	held := map[Reference]bool{}
 	for _, it := range doc.Items {
 		ref := NewReference(doc.ID, it.ID)
@@ -153,6 +159,13 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 				held[ref] = true
 			}
 		}
+	}
+	released, err := releaseHeld(doc, held, release)
+	if err != nil {
+		return nil, nil, err
+	}
+	for ref := range released {
+		delete(held, ref) // created by this plan: its stories get its key
 	}
 	for _, it := range doc.Items {
 		ref := NewReference(doc.ID, it.ID)
@@ -179,11 +192,16 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 			e.Action = ActionCreate
 			if ie, ok := idx[ref]; unknownMarker(ie, ok) {
 				since, until := utc(ie.UpdatedAt), utc(ie.UpdatedAt).Add(window)
-				if now.Before(until) {
+				switch {
+				case now.Before(until) && released[ref]:
+					e.Released, e.UnknownSince = true, since
+					warnings = append(warnings, fmt.Sprintf("%s %s is RELEASED and will be created by this plan, although an earlier create (%s) had an unknown outcome and the tracker's search does not show the item yet: it was released as checked and missing in the tracker. If reference %s does exist in the tracker, do not commit this plan: it would make a duplicate.",
+						kindLabel(kind), it.ID, since.Format(time.RFC3339), ref))
+				case now.Before(until):
 					e.Blocked, e.UnknownSince, e.RetryAfter = true, since, until
 					warnings = append(warnings, fmt.Sprintf("%s %s will NOT be created by this plan: an earlier create (%s) had an unknown outcome, and the tracker's search does not show the item yet (search can lag behind writes; if that create went through, creating it again makes a duplicate). Look for reference %s in the tracker; a preview after %s finds it, or plans it as a normal create if it is still missing.",
 						kindLabel(kind), it.ID, since.Format(time.RFC3339), ref, until.Format(time.RFC3339)))
-				} else {
+				default:
 					warnings = append(warnings, fmt.Sprintf("%s %s: an earlier create (%s) had an unknown outcome, and %s later the tracker's search still does not show the item, so it is taken as absent and planned as a create. If it does exist in the tracker (search for reference %s), do not commit this plan.",
 						kindLabel(kind), it.ID, since.Format(time.RFC3339), ago(now.Sub(since)), ref))
 				}
@@ -223,7 +241,57 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 		}
 		entries = append(entries, e)
 	}
-	return entries, warnings
+	return entries, warnings, nil
+}
+
+// releaseHeld resolves the items a caller releases (item ids or
+// references, or the single entry "all") against the held-back ones, and
+// refuses, naming them, entries that are not held back.
+func releaseHeld(doc *plan.Document, held map[Reference]bool, release []string) (map[Reference]bool, error) {
+	out := map[Reference]bool{}
+	var details []Detail
+	for _, r := range release {
+		r = strings.TrimSpace(r)
+		switch {
+		case r == "":
+			continue
+		case strings.EqualFold(r, "all"):
+			if len(held) == 0 {
+				details = append(details, Detail{Field: "release_held", Message: "all: no item of this document is held back"})
+			}
+			for ref := range held {
+				out[ref] = true
+			}
+			continue
+		}
+		ref := Reference(r)
+		if !strings.Contains(r, "/") {
+			ref = NewReference(doc.ID, r)
+		}
+		if held[ref] {
+			out[ref] = true
+			continue
+		}
+		why := "is not an item of document " + doc.ID
+		if slices.ContainsFunc(doc.Items, func(it plan.Item) bool { return NewReference(doc.ID, it.ID) == ref }) {
+			why = "is not held back (only an item whose earlier create had an unknown outcome, and that the tracker's search does not show yet, is held back)"
+		}
+		details = append(details, Detail{Field: "release_held", Item: string(ref), Message: fmt.Sprintf("%s %s", r, why)})
+	}
+	if len(details) == 0 {
+		return out, nil
+	}
+	var names []string
+	for ref := range held {
+		names = append(names, string(ref))
+	}
+	slices.Sort(names)
+	now := "Nothing is held back in this preview"
+	if len(names) > 0 {
+		now = "Held back now: " + strings.Join(names, ", ")
+	}
+	return nil, Errorf(CodeValidationFailed, "Cannot release %d item(s) that are not held back (see details); nothing was stored. %s. Release only held-back items, or preview without releasing.",
+		len(details), now).WithDetails(details...)
 }
 
 func kindLabel(k Kind) string {
@@ -336,6 +404,8 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 		switch {
 		case e.Blocked:
 			// The plan does not create it, whatever the tracker shows now.
+		case e.Released && !exists && unknownMarker(ie, inIdx) && utc(ie.UpdatedAt).Equal(e.UnknownSince):
+			// The unknown create the person released: still not shown.
 		case e.Key == "" && !exists && unknownMarker(ie, inIdx) && at.Before(utc(ie.UpdatedAt).Add(s.lagWindow)):
 			details = append(details, Detail{Item: ref, Message: fmt.Sprintf("a create of %s had an unknown outcome at %s (after this preview) and search does not show it yet; the plan would create it again", ref, utc(ie.UpdatedAt).Format(time.RFC3339))})
 		case e.Key == "" && exists:
@@ -647,7 +717,7 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 		IdempotencyKey: x.key, CommittedAt: utc(x.s.now()), Items: make([]CommittedItem, 0, len(x.pl.Entries)),
 	}
 	for _, e := range x.pl.Entries {
-		ci := CommittedItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: x.keys[e.Spec.Reference], URL: x.urls[e.Spec.Reference]}
+		ci := CommittedItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: x.keys[e.Spec.Reference], URL: x.urls[e.Spec.Reference], Released: e.Released}
 		switch {
 		case e.Blocked:
 			ci.Outcome = OutcomeUnknown

@@ -58,6 +58,10 @@ type planEntry struct {
 	Blocked      bool      `json:"blocked,omitempty"`
 	UnknownSince time.Time `json:"unknown_since,omitzero"`
 	RetryAfter   time.Time `json:"retry_after,omitzero"`
+	// Released marks a create of an item that would have been Blocked
+	// (its earlier create's unknown outcome at UnknownSince) and that the
+	// person released after checking the tracker: created as normal.
+	Released bool `json:"released,omitempty"`
 }
 
 // progressPlan is a stored progress plan.
@@ -160,6 +164,9 @@ func (c *Counts) add(it PlanItem) {
 		c.Blocked++
 	case it.Action == ActionCreate:
 		c.Create++
+		if it.Released {
+			c.Released++
+		}
 	case it.Action == ActionUpdate:
 		c.Update++
 	case it.Action == ActionUnchanged:
@@ -177,6 +184,11 @@ func (e *planEntry) row() PlanItem {
 		r.UnknownSince, r.RetryAfter = e.UnknownSince, e.RetryAfter
 		r.BlockedReason = fmt.Sprintf("not created by this plan: an earlier create (%s) had an unknown outcome and the tracker's search does not show the item yet; creating it again could make a duplicate. Look for reference %s in the tracker; a preview after %s finds it or, if it is still missing, plans it as a normal create.",
 			e.UnknownSince.Format(time.RFC3339), e.Spec.Reference, e.RetryAfter.Format(time.RFC3339))
+	}
+	if e.Released {
+		r.UnknownSince, r.Released = e.UnknownSince, true
+		r.ReleaseNote = fmt.Sprintf("released: the person checked the tracker and found reference %s missing, so this plan creates it although an earlier create (%s) had an unknown outcome; if that create went through, this makes a duplicate.",
+			e.Spec.Reference, e.UnknownSince.Format(time.RFC3339))
 	}
 	return r
 }

@@ -187,6 +187,9 @@ func describe(info core.PreviewInfo) string {
 			if it.TakeDocument {
 				line += " — replaces edits made in Jira"
 			}
+			if it.Released {
+				line += " — RELEASED: held back because an earlier create's outcome is unknown; created now because it was checked as missing in Jira (a duplicate if it does exist)"
+			}
 			b.WriteString(line + "\n")
 		}
 	case info.Progress != nil:

@@ -271,3 +271,15 @@ func TestPendingQuestionsAreBoundedAndSingleUse(t *testing.T) {
 		t.Error("a question was answerable twice")
 	}
 }
+
+// A released held-back item says so in the question the person answers.
+func TestDescribeNamesReleasedItems(t *testing.T) {
+	p := sampleImportPreview()
+	p.Items = []core.PlanItem{{Reference: "d/e-1", Kind: core.KindEpic, Title: "t", Action: core.ActionCreate, Released: true},
+		{Reference: "d/e-2", Kind: core.KindEpic, Title: "u", Action: core.ActionCreate}}
+	p.Counts = core.Counts{Create: 2, Released: 1}
+	s := describe(core.PreviewInfo{Kind: core.PreviewImport, Import: &p})
+	if strings.Count(s, "RELEASED") != 1 || !strings.Contains(s, "d/e-1 \"t\" — RELEASED") {
+		t.Errorf("describe: %s", s)
+	}
+}

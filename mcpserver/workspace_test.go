@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,4 +105,18 @@ func TestMissingWorkspaceIsConfigInvalid(t *testing.T) {
 	c := connect(t, &fakeService{}, Options{Workspace: filepath.Join(t.TempDir(), "gone")}, nil, "")
 	_, err := c.call(t, ToolImportPreview, map[string]any{"path": "p.md"})
 	wantCode(t, err, core.CodeConfigInvalid)
+}
+
+// import_preview passes release_held through to the service.
+func TestImportPreviewPassesReleaseHeld(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.yaml"), []byte("id: p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svc := &fakeService{}
+	c := connect(t, svc, Options{Workspace: dir}, nil, "")
+	c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.yaml", "release_held": []string{"s-1", "p/s-2"}})
+	if got := svc.lastImport.ReleaseHeld; !slices.Equal(got, []string{"s-1", "p/s-2"}) {
+		t.Errorf("service got release_held %q", got)
+	}
 }

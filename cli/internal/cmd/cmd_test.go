@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
@@ -113,5 +114,17 @@ func TestJiraChecksPlaceEachFailure(t *testing.T) {
 		if len(got) != 1 || got[0] != c.failed {
 			t.Errorf("%s: failed lines %v, want [%s]", c.name, got, c.failed)
 		}
+	}
+}
+
+func TestNewCmdImportReleaseHeld(t *testing.T) {
+	var got *ImportOptions
+	c := NewCmdImport(testFactory(), func(_ context.Context, o *ImportOptions) error { got = o; return nil })
+	c.SetArgs([]string{"plan.md", "--release-held", "s-1,doc/s-2", "--release-held", "e-1"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.ReleaseHeld, " ") != "s-1 doc/s-2 e-1" {
+		t.Fatalf("ReleaseHeld = %q", got.ReleaseHeld)
 	}
 }

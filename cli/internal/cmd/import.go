@@ -23,6 +23,8 @@ type ImportOptions struct {
 
 	Path   string
 	DryRun bool
+	// ReleaseHeld are the held-back items to create anyway (--release-held).
+	ReleaseHeld []string
 }
 
 // NewCmdImport parses `dwire import <doc> [--dry-run]`.
@@ -38,8 +40,13 @@ exactly the plan shown. Importing the same document again never creates
 duplicates: unchanged items stay untouched.
 
 With --dry-run the command stops after the preview. Without a terminal to
-ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.`,
-		Example: "  dwire import plan.md\n  dwire import plan.md --dry-run --json",
+ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.
+
+An item whose earlier create had an unknown outcome is held back ("held")
+while Jira search may not show it yet. After checking Jira that it is not
+there, --release-held s-1,s-2 (or --release-held all) plans those items as
+normal creates, marked "released" in the preview you confirm.`,
+		Example: "  dwire import plan.md\n  dwire import plan.md --dry-run --json\n  dwire import plan.md --release-held s-1",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Path, o.JSON = args[0], f.JSON
@@ -50,6 +57,10 @@ ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.`,
 		},
 	}
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
+	c.Flags().StringSliceVar(&o.ReleaseHeld, "release-held", nil, "after checking Jira: create these held-back items anyway (item ids or references, or all)")
+	_ = c.RegisterFlagCompletionFunc("release-held", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"all\tevery held-back item"}, cobra.ShellCompDirectiveNoFileComp
+	})
 	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -72,7 +83,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	}
 	defer closeFn()
 
-	p, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path})
+	p, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path, ReleaseHeld: o.ReleaseHeld})
 	if err != nil {
 		return err
 	}
@@ -110,7 +121,11 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	if !ios.CanPrompt() {
 		return confirmRequired(p.RunID, p.PreviewHandle, "Writing to Jira")
 	}
-	q := fmt.Sprintf("Write %s to Jira (%d to create, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), p.Counts.Create, p.Counts.Update)
+	released := ""
+	if p.Counts.Released > 0 {
+		released = fmt.Sprintf(", %d of them released", p.Counts.Released)
+	}
+	q := fmt.Sprintf("Write %s to Jira (%d to create%s, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), p.Counts.Create, released, p.Counts.Update)
 	ok, err := ask(ctx, ios, q)
 	if err != nil {
 		return confirmRequired(p.RunID, p.PreviewHandle, "Writing to Jira")

@@ -182,6 +182,10 @@ func notes(it core.PlanItem) []string {
 		n = append(n, "not created: an earlier create's outcome is unknown and Jira search does not show it yet",
 			"preview again after "+FormatTime(it.RetryAfter))
 	}
+	if it.Released {
+		n = append(n, "released: you checked Jira, so it is created",
+			"(an earlier create's outcome is unknown: if it", "does exist in Jira, this makes a duplicate)")
+	}
 	switch {
 	case it.Action == core.ActionUpdate && it.TakeDocument:
 		n = append(n, "takes the document's version over edits made in Jira")
@@ -199,8 +203,12 @@ func notes(it core.PlanItem) []string {
 
 // CountsLine is "2 to create · 1 to update · 3 unchanged · 1 drift (left alone)".
 func CountsLine(c core.Counts) string {
+	create := fmt.Sprintf("%d to create", c.Create)
+	if c.Released > 0 {
+		create += fmt.Sprintf(" (%d released)", c.Released)
+	}
 	parts := []string{
-		fmt.Sprintf("%d to create", c.Create),
+		create,
 		fmt.Sprintf("%d to update", c.Update),
 		fmt.Sprintf("%d unchanged", c.Unchanged),
 	}
