@@ -19,6 +19,7 @@ require (
 )
 
 require (
+	github.com/blevesearch/go-porterstemmer v1.0.3 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect

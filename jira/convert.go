@@ -249,7 +249,9 @@ func mapCategory(key string) core.Status {
 func (m *meta) content(fields map[string]json.RawMessage, parentKey string) jiraContent {
 	c := jiraContent{Parent: parentKey}
 	_ = json.Unmarshal(fields["summary"], &c.Summary)
-	_ = json.Unmarshal(fields[m.refField], &c.Reference)
+	var ref string
+	_ = json.Unmarshal(fields[m.refField], &ref)
+	c.Reference = string(parseRefValue(ref))
 	c.Description = fromADF(fields["description"])
 	if m.acField != "" {
 		c.AC = m.acText(fields[m.acField])
@@ -332,7 +334,7 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[string]any, []map[string]any, error) {
 	fields := map[string]any{
 		"summary":  spec.Title,
-		m.refField: string(spec.Reference),
+		m.refField: refValue(spec.Reference),
 	}
 	descMD := descriptionMarkdown(spec.Description, spec.AcceptanceCriteria, m.acField == "")
 	desc, err := toADF(descMD)

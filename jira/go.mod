@@ -3,6 +3,7 @@ module github.com/devworkwire/devworkwire/jira
 go 1.26
 
 require (
+	github.com/blevesearch/go-porterstemmer v1.0.3
 	github.com/devworkwire/devworkwire/core v0.0.0-00010101000000-000000000000
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

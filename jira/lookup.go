@@ -10,12 +10,14 @@ import (
 	"unicode"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/jira/internal/jql"
 )
 
-// Lookup finds the items holding the given references: phrase searches on
-// the reference field, batched, compared exactly; known keys missing from
-// search (eventual consistency) are read by key.
+// Lookup finds the items holding the given references: searches for their
+// tokens on the reference field, batched, compared exactly; then, since
+// search lags behind writes, it reads by key (bulk fetch, not subject to
+// the lag) the known keys search missed and the tail of the project: every
+// key after the newest one search returned, until a run of missing keys
+// (see tail.go).
 func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[core.Reference]string) (map[core.Reference]core.WorkItem, error) {
 	ctx, done := p.observe(ctx, "Lookup")
 	defer done()
@@ -26,19 +28,15 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 	out := map[core.Reference]core.WorkItem{}
 	want := map[core.Reference]bool{}
 	var uniq []core.Reference
-	var searchable []core.Reference
 	for _, r := range refs {
 		if r != "" && !want[r] {
 			want[r] = true
 			uniq = append(uniq, r)
-			// Text search finds only words: a reference without a letter or
-			// digit cannot be searched for (only read by a known key).
-			if hasWord(string(r)) {
-				searchable = append(searchable, r)
-			}
 		}
 	}
-	if err := p.lookupBatches(ctx, m, p.batches(m, searchable), known, out); err != nil {
+	// Every reference is searched for by its token (see reftoken.go),
+	// whatever its words.
+	if err := p.lookupBatches(ctx, m, p.batches(m, uniq), known, out); err != nil {
 		return nil, err
 	}
 	var missing []core.Reference
@@ -47,7 +45,13 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 			missing = append(missing, r)
 		}
 	}
-	if err := p.readKnown(ctx, m, missing, known, out); err != nil {
+	// Search lags behind writes: read the keys after the newest one it
+	// (or the index) knows, with the known keys it missed.
+	tl, err := p.newTail(ctx, m, uniq, known, out)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.readKnown(ctx, m, missing, known, out, tl); err != nil {
 		return nil, err
 	}
 	if len(out) < len(uniq) {
@@ -58,7 +62,7 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 			return nil, err
 		}
 	}
-	p.logFor(ctx).Info("jira lookup", "references", len(uniq), "found", len(out), "read_by_known_key", len(missing))
+	p.logFor(ctx).Info("jira lookup", "references", len(uniq), "found", len(out), "read_by_known_key", len(missing), "tail_from", tl.from, "tail_keys", tl.next-tl.from, "found_in_tail", tl.found)
 	return out, nil
 }
 
@@ -89,7 +93,7 @@ type bulkFetchResponse struct {
 // deleted or invisible (skipped); keys it reports in issueErrors are read
 // one by one. If the site has no bulk fetch (404), every key is read one
 // by one.
-func (p *Provider) readKnown(ctx context.Context, m *meta, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+func (p *Provider) readKnown(ctx context.Context, m *meta, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem, tl *tail) error {
 	byKey := map[string][]core.Reference{}
 	var keys []string
 	for _, r := range refs {
@@ -102,46 +106,94 @@ func (p *Provider) readKnown(ctx context.Context, m *meta, refs []core.Reference
 		}
 		byKey[k] = append(byKey[k], r)
 	}
-	if len(keys) == 0 {
-		return nil
-	}
 	var batches [][]string
 	for len(keys) > 0 {
 		n := min(bulkFetchMax, len(keys))
 		batches = append(batches, keys[:n])
 		keys = keys[n:]
 	}
+	// The last page of known keys is filled up with tail keys and read
+	// with the tail, one page at a time; the others at once.
+	var last []string
+	if len(batches) > 0 {
+		last, batches = batches[len(batches)-1], batches[:len(batches)-1]
+	}
 	var (
 		mu    sync.Mutex
 		retry []core.Reference // to read one by one
 	)
 	err := inParallel(ctx, knownReaders, batches, func(ctx context.Context, batch []string) error {
-		var resp bulkFetchResponse
-		req := bulkFetchRequest{IssueIdsOrKeys: batch, Fields: m.fieldsRequested(), Properties: []string{PropertyKey}}
-		r, err := p.do(ctx, call{method: "POST", path: "/rest/api/3/issue/bulkfetch", body: req, class: retryIdempotent, endpoint: bulkFetchEndpoint, action: "read work items by their known keys"}, &resp)
+		resp, notFound, err := p.bulkFetch(ctx, m, batch)
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
-		case err != nil && r != nil && r.status == http.StatusNotFound:
-			// No bulk fetch on this site: read the batch by key.
+		case err != nil:
+			return err
+		case notFound:
 			for _, k := range batch {
 				retry = append(retry, byKey[k]...)
 			}
-		case err != nil:
-			return err
 		default:
-			missed := p.matchFetched(m, batch, byKey, resp.Issues, out)
-			if len(resp.IssueErrors) > 0 {
-				p.logFor(ctx).Warn("jira bulk fetch could not return some issues; reading them one by one", "issue_errors", len(resp.IssueErrors))
-				retry = append(retry, missed...)
-			}
+			retry = append(retry, p.fetchedKnown(ctx, m, batch, byKey, resp, out)...)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	for page := last; len(page) > 0 || !tl.done; page = nil {
+		tkeys := tl.take(bulkFetchMax-len(page), byKey)
+		if len(page)+len(tkeys) == 0 {
+			break
+		}
+		resp, notFound, err := p.bulkFetch(ctx, m, append(page, tkeys...))
+		switch {
+		case err != nil:
+			return err
+		case notFound:
+			for _, k := range page {
+				retry = append(retry, byKey[k]...)
+			}
+			if !tl.done {
+				p.logFor(ctx).Warn("jira has no bulk fetch: the newest issues, which search may not show yet, are not read")
+				tl.done = true
+			}
+			continue
+		}
+		retry = append(retry, p.fetchedKnown(ctx, m, page, byKey, resp, out)...)
+		if len(tkeys) > 0 {
+			if err := p.fetchedTail(ctx, m, tl, resp.Issues, known, out); err != nil {
+				return err
+			}
+		}
+	}
 	return p.readByKey(ctx, retry, known, out)
+}
+
+// bulkFetch reads up to bulkFetchMax issues by key. notFound reports a
+// site without bulk fetch (404).
+func (p *Provider) bulkFetch(ctx context.Context, m *meta, keys []string) (bulkFetchResponse, bool, error) {
+	var resp bulkFetchResponse
+	req := bulkFetchRequest{IssueIdsOrKeys: keys, Fields: m.fieldsRequested(), Properties: []string{PropertyKey}}
+	r, err := p.do(ctx, call{method: "POST", path: "/rest/api/3/issue/bulkfetch", body: req, class: retryIdempotent, endpoint: bulkFetchEndpoint, action: "read work items by key"}, &resp)
+	if err != nil && r != nil && r.status == http.StatusNotFound {
+		return resp, true, nil
+	}
+	return resp, false, err
+}
+
+// fetchedKnown keeps what a bulk fetch returned for known keys (batch) and
+// returns the references to read one by one (Jira reported issueErrors).
+func (p *Provider) fetchedKnown(ctx context.Context, m *meta, batch []string, byKey map[string][]core.Reference, resp bulkFetchResponse, out map[core.Reference]core.WorkItem) []core.Reference {
+	if len(batch) == 0 {
+		return nil
+	}
+	missed := p.matchFetched(m, batch, byKey, resp.Issues, out)
+	if len(resp.IssueErrors) == 0 {
+		return nil
+	}
+	p.logFor(ctx).Warn("jira bulk fetch could not return some issues; reading them one by one", "issue_errors", len(resp.IssueErrors))
+	return missed
 }
 
 // matchFetched keeps each fetched issue whose reference is the one the
@@ -219,7 +271,7 @@ func (p *Provider) batches(m *meta, refs []core.Reference) [][]core.Reference {
 	var cur []core.Reference
 	size := 0
 	for _, r := range refs {
-		l := len(m.refClause) + len(jql.Phrase(string(r))) + 8
+		l := len(m.refClauseFor(r)) + 4
 		if len(cur) > 0 && (len(cur) >= lookupBatch || size+l > maxJQLLength) {
 			out = append(out, cur)
 			cur, size = nil, 0
@@ -236,7 +288,7 @@ func (p *Provider) batches(m *meta, refs []core.Reference) [][]core.Reference {
 func (p *Provider) refsJQL(m *meta, refs []core.Reference) string {
 	parts := make([]string, len(refs))
 	for i, r := range refs {
-		parts[i] = m.refClause + " ~ " + jql.Phrase(string(r))
+		parts[i] = m.refClauseFor(r)
 	}
 	return p.projectClause() + " AND (" + strings.Join(parts, " OR ") + ")"
 }
@@ -302,24 +354,31 @@ func (p *Provider) lookupBatch(ctx context.Context, m *meta, batch []core.Refere
 	}
 	return p.search(ctx, m, p.refsJQL(m, batch), p.reconcileIDs(batch), "look up work items by reference", func(is issue) bool {
 		w := p.workItem(m, is)
-		if !want[w.Reference] {
-			return true // a tokenised match of another reference
+		if want[w.Reference] { // else a tokenised match of another reference
+			p.keep(ctx, w, known, out)
 		}
-		if prev, dup := out[w.Reference]; dup {
-			// Two issues hold one reference (made outside DevWorkWire or
-			// before it existed): keep the one the index knows, else the
-			// oldest, and say so.
-			p.logFor(ctx).Warn("jira reference held by more than one issue", "reference", string(w.Reference), "keys", prev.Key+","+w.Key)
-			if known[w.Reference] != w.Key && (known[w.Reference] == prev.Key || keyNumber(prev.Key) < keyNumber(w.Key)) {
-				prev.Duplicates = append(prev.Duplicates, w.Key) // the service warns, naming both
-				out[w.Reference] = prev
-				return true
-			}
-			w.Duplicates = append(prev.Duplicates, prev.Key)
-		}
-		out[w.Reference] = w
 		return true
 	})
+}
+
+// keep puts w into out. When another issue already holds its reference
+// (made outside DevWorkWire or before it existed) it keeps the one the
+// index knows, else the oldest, says so, and lists the other in the kept
+// item's Duplicates (the service warns, naming both).
+func (p *Provider) keep(ctx context.Context, w core.WorkItem, known map[core.Reference]string, out map[core.Reference]core.WorkItem) {
+	if prev, dup := out[w.Reference]; dup {
+		if prev.Key == w.Key || slices.Contains(prev.Duplicates, w.Key) {
+			return // the same issue again (searched, then read in the tail)
+		}
+		p.logFor(ctx).Warn("jira reference held by more than one issue", "reference", string(w.Reference), "keys", prev.Key+","+w.Key)
+		if known[w.Reference] != w.Key && (known[w.Reference] == prev.Key || keyNumber(prev.Key) < keyNumber(w.Key)) {
+			prev.Duplicates = append(prev.Duplicates, w.Key) // the service warns, naming both
+			out[w.Reference] = prev
+			return
+		}
+		w.Duplicates = append(prev.Duplicates, prev.Key)
+	}
+	out[w.Reference] = w
 }
 
 func keyNumber(k string) int {

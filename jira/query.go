@@ -101,10 +101,7 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		clauses = append(clauses, "parent = "+jql.String(f.EpicKey))
 	}
 	if f.Document != "" {
-		if !hasWord(f.Document) {
-			return []core.WorkItem{}, false, nil // no reference can belong to it
-		}
-		clauses = append(clauses, m.refClause+" ~ "+jql.Phrase(f.Document))
+		clauses = append(clauses, m.docClauseFor(f.Document))
 	}
 	if strings.TrimSpace(f.Text) != "" {
 		t := jql.Terms(f.Text)

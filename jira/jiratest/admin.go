@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -91,7 +92,8 @@ type IssueSnapshot struct {
 	Project        string                     `json:"project"`
 	IssueType      string                     `json:"issuetype"`
 	Summary        string                     `json:"summary"`
-	Reference      string                     `json:"reference"`
+	Reference      string                     `json:"reference"` // RefValue without DevWorkWire's search tokens
+	RefValue       string                     `json:"ref_value"` // the reference field's value as stored
 	Parent         string                     `json:"parent"`
 	Status         string                     `json:"status"`
 	StatusCategory string                     `json:"status_category"`
@@ -107,7 +109,7 @@ func (s *Server) snapshot(iss *issue) IssueSnapshot {
 	st := iss.cur
 	sn := IssueSnapshot{
 		Key: iss.Key, ID: itoa(iss.ID), Project: iss.Proj.Key, IssueType: typeByID(st.TypeID).Name,
-		Summary: st.Summary, Reference: st.Custom[s.fieldID], Status: statusByID(st.StatusID).Name,
+		Summary: st.Summary, Reference: withoutSearchTokens(st.Custom[s.fieldID]), RefValue: st.Custom[s.fieldID], Status: statusByID(st.StatusID).Name,
 		StatusCategory: statusByID(st.StatusID).Category.Key, Description: st.Description,
 		Properties: map[string]json.RawMessage{}, Labels: append([]string{}, st.Labels...),
 		Comments: []json.RawMessage{}, Created: iss.Created.UTC(), Updated: st.Updated.UTC(),
@@ -125,6 +127,20 @@ func (s *Server) snapshot(iss *issue) IssueSnapshot {
 		sn.Comments = append(sn.Comments, c.Body)
 	}
 	return sn
+}
+
+// searchTokenRE matches a search token DevWorkWire stores after the
+// reference in the reference field ("dw", 20 hex digits, "0").
+var searchTokenRE = regexp.MustCompile(`^dw[0-9a-f]{20}0$`)
+
+// withoutSearchTokens is a reference field value without the search tokens
+// that follow the reference, so that tests compare references.
+func withoutSearchTokens(v string) string {
+	words := strings.Split(v, " ")
+	for len(words) > 1 && searchTokenRE.MatchString(words[len(words)-1]) {
+		words = words[:len(words)-1]
+	}
+	return strings.Join(words, " ")
 }
 
 // Issues returns every issue, in creation order.

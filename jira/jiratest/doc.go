@@ -52,9 +52,16 @@
 //     key, created, updated, summary, ... ASC|DESC. Quoted strings with
 //     Jira's escapes; reserved characters and words must be quoted. Values
 //     are checked like Jira (an unknown key in `key in (...)` is a 400).
-//     `=` on a text field is an error, as in Jira. Text search (~) is
-//     tokenised: lower-cased letter/digit words, English stop words
-//     dropped; "\"quoted\"" values are phrases (consecutive tokens); an
+//     `=` on a text field is an error, as in Jira. Text search (~) models
+//     Jira's English analyser (Lucene's EnglishAnalyzer), so the fake is no
+//     kinder than Jira: lower-cased letter/digit words, Lucene's English
+//     stop words ("a", "is", "it", "to", ...) dropped, every other word
+//     reduced to its Porter stem ("running" → "run", "tasks" → "task",
+//     "reference" → "refer"), the query analysed the same way (a trailing-*
+//     prefix word unstemmed); so a phrase of stop words matches nothing and
+//     "runs" matches "running". A word ending in a digit ("v2",
+//     "dw3fa90…0") passes unchanged. Possessives ("'s") are split off as
+//     words rather than removed. "\"quoted\"" values are phrases (consecutive tokens); an
 //     unquoted word that splits into several tokens matches when all of them
 //     occur anywhere; -term excludes, trailing * is a prefix. So a phrase
 //     search for a reference also finds longer references that contain it:
@@ -82,7 +89,9 @@
 //   - A request log (each entry is logged before its response leaves, so a
 //     client holding a response can count it; requests that got no response
 //     are logged when the server gives up on them) and admin endpoints under
-//     /_mockjira/ (no auth): requests, issues, person-style edits (drift),
+//     /_mockjira/ (no auth): requests, issues (an issue's "reference" is
+//     the reference field's value without the search tokens DevWorkWire
+//     stores after it; "ref_value" is the value as stored), person-style edits (drift),
 //     links, faults, config, permissions, seeding. All of it is also Go API
 //     on *Server.
 //
@@ -94,7 +103,7 @@
 // Not modelled: other endpoints (404 with a clear message), the `update`
 // operations form of create/edit (rejected with a message), JQL functions
 // (issue in linkedIssues(...), currentUser() ...), JQL history operators
-// (WAS, CHANGED), stemming and relevance ordering in text search, fields
+// (WAS, CHANGED), relevance ordering in text search, fields
 // other than those above, screens, users other than the one configured,
 // sub-tasks, issue deletion, changelog, expand options (ignored), and
 // fieldsByKeys.

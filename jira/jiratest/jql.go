@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/blevesearch/go-porterstemmer"
 )
 
 // This file is the JQL subset: a lexer and recursive-descent parser for
@@ -440,9 +442,15 @@ func (p *parser) parseValue(allowEmpty bool) (jqlValue, error) {
 	return jqlValue{}, jqlErrf(t.pos, "Expecting either a value, list or function but got '%s'.", describe(t))
 }
 
-// Text search (~) — Jira's tokenised matching, simplified: lower-cased
-// letter/digit word tokens, English stop words dropped, no stemming.
+// Text search (~) — Jira's English analyser, modelled: lower-cased
+// letter/digit word tokens, Lucene's English stop words dropped, every
+// other token reduced to its Porter stem (Lucene's EnglishAnalyzer, which
+// Jira uses for text fields, ends in PorterStemFilter). A query is
+// analysed the same way, except the word of a trailing-* prefix query,
+// which is matched against the stems unstemmed (as Lucene does not stem
+// wildcard terms).
 
+// stopWords is Lucene's English stop word set (EnglishAnalyzer's default).
 var stopWords = map[string]bool{
 	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "but": true,
 	"by": true, "for": true, "if": true, "in": true, "into": true, "is": true, "it": true, "no": true,
@@ -451,8 +459,27 @@ var stopWords = map[string]bool{
 	"was": true, "will": true, "with": true,
 }
 
-// analyze splits text into index tokens.
-func analyze(text string) []string {
+// analyze splits text into index tokens: the words of tokenize, each
+// reduced to its stem.
+func analyze(text string) []string { return analyzeWords(text, false) }
+
+// analyzeWords is analyze; with keepLast the last word is not stemmed
+// (the word of a prefix query).
+func analyzeWords(text string, keepLast bool) []string {
+	words := tokenize(text)
+	for i, w := range words {
+		if !keepLast || i < len(words)-1 {
+			words[i] = porterstemmer.StemString(w)
+		}
+	}
+	return words
+}
+
+// tokenize is the analyser before stemming: lower-cased letter/digit
+// words, stop words dropped. A token with letters and digits ("v2",
+// "dw3fa90") is one word, and the stemmer leaves a word that ends in a
+// digit as it is (its rules remove letter suffixes only).
+func tokenize(text string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
@@ -526,7 +553,7 @@ func parseTextQuery(field, v string) ([]textTerm, error) {
 				t.prefix = true
 				w = strings.TrimRight(w, "*")
 			}
-			t.tokens = analyze(w)
+			t.tokens = analyzeWords(w, t.prefix)
 			i = j
 		}
 		if len(t.tokens) > 0 {

@@ -108,8 +108,14 @@ func TestParseStructure(t *testing.T) {
 }
 
 func TestTextQuery(t *testing.T) {
-	doc := analyze("Reference: checkout-v2/s-1 — Pay WITHOUT an account")
-	if want := []string{"reference", "checkout", "v2", "s", "1", "pay", "without", "account"}; !reflect.DeepEqual(doc, want) {
+	text := "Reference: checkout-v2/s-1 — Pay WITHOUT an account"
+	if words, want := tokenize(text), []string{"reference", "checkout", "v2", "s", "1", "pay", "without", "account"}; !reflect.DeepEqual(words, want) {
+		t.Fatalf("tokenize: %q", words)
+	}
+	// Then every word is reduced to its Porter stem, as Jira's English
+	// analyser does.
+	doc := analyze(text)
+	if want := []string{"refer", "checkout", "v2", "s", "1", "pai", "without", "account"}; !reflect.DeepEqual(doc, want) {
 		t.Fatalf("analyze: %q", doc)
 	}
 	cases := []struct {
@@ -129,6 +135,11 @@ func TestTextQuery(t *testing.T) {
 		{`"pay without"`, true},
 		{`"pay the without"`, true}, // stop words drop out of phrases
 		{`invoice`, false},
+		{`"paying without"`, true}, // stems: paying, pays and pay are one word
+		{`accounts`, true},
+		{`references`, true},
+		{`refer*`, true}, // a prefix is matched unstemmed against the stems
+		{`pai*`, true},
 	}
 	for _, c := range cases {
 		terms, err := parseTextQuery("summary", c.q)

@@ -1,0 +1,155 @@
+package jira
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// The tail: what search cannot see yet.
+//
+// Jira's search index lags behind writes (seconds, sometimes more), so an
+// issue another DevWorkWire (another store: another person, CI, a new
+// laptop) created a moment ago is missing from search, and a lookup that
+// trusts search would create it again. Issue keys are sequential per
+// project and POST /issue/bulkfetch reads the issues themselves, not the
+// index. So after its searches Lookup reads, by key, every key after the
+// newest one it knows of — the newest key the searches returned or the
+// dedup index holds for the references, else the project's newest key in
+// search — in pages of bulkFetchMax, until tailGap keys in a row after the
+// newest existing one are missing (deleted issues leave gaps; a key never
+// used is missing too). The tail's issues holding a wanted reference are
+// found like search results. When nobody else is writing this is one
+// request (the page after the newest key, empty), shared with the page of
+// known keys when there is one.
+//
+// A busy project (people creating issues in Jira meanwhile) makes the tail
+// longer: after tailJumpAfter full pages Lookup asks search for the
+// project's newest key once and goes on from there (everything up to it
+// is searchable), and it never reads more than maxTailPages pages.
+const (
+	tailGap       = 50
+	tailJumpAfter = 2
+	maxTailPages  = 10
+)
+
+// tail is the state of one Lookup's tail read.
+type tail struct {
+	project string
+	want    map[core.Reference]bool
+	from    int // first key number read
+	next    int // next key number to read
+	hi      int // newest key number known to exist
+	pages   int
+	jumped  bool
+	done    bool
+	found   int // references found in the tail
+}
+
+// newTail starts the tail after the newest key of the project that the
+// searches returned (out) or the index holds for refs; with neither, after
+// the project's newest key in search.
+func (p *Provider) newTail(ctx context.Context, m *meta, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) (*tail, error) {
+	tl := &tail{project: strings.ToUpper(p.cfg.Project), want: make(map[core.Reference]bool, len(refs))}
+	for _, r := range refs {
+		tl.want[r] = true
+		tl.hi = max(tl.hi, tl.number(known[r]))
+	}
+	for _, w := range out {
+		tl.hi = max(tl.hi, tl.number(w.Key))
+	}
+	if tl.hi == 0 {
+		n, err := p.newestSearchable(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		tl.hi = n
+	}
+	tl.from, tl.next = tl.hi+1, tl.hi+1
+	return tl, nil
+}
+
+// number is the number of a key of the tail's project, 0 for any other.
+func (tl *tail) number(key string) int {
+	proj, n, ok := strings.Cut(strings.ToUpper(key), "-")
+	if !ok || proj != tl.project {
+		return 0
+	}
+	i, err := strconv.Atoi(n)
+	if err != nil || i < 0 {
+		return 0
+	}
+	return i
+}
+
+// take returns up to n next keys of the tail, skipping those in skip.
+func (tl *tail) take(n int, skip map[string][]core.Reference) []string {
+	if tl.done || n <= 0 {
+		return nil
+	}
+	keys := make([]string, 0, n)
+	for len(keys) < n {
+		k := tl.project + "-" + strconv.Itoa(tl.next)
+		tl.next++
+		if _, ok := skip[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// fetchedTail takes what one tail page returned: issues holding a wanted
+// reference are found, the newest existing key moves on; it ends the tail
+// after tailGap missing keys, and jumps ahead or stops a long one.
+func (p *Provider) fetchedTail(ctx context.Context, m *meta, tl *tail, issues []issue, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	for _, is := range issues {
+		n := tl.number(is.Key)
+		if n < tl.from {
+			continue // a known key of the same page
+		}
+		tl.hi = max(tl.hi, n)
+		w := p.workItem(m, is)
+		if tl.want[w.Reference] {
+			if _, had := out[w.Reference]; !had {
+				tl.found++
+			}
+			p.keep(ctx, w, known, out)
+		}
+	}
+	tl.pages++
+	switch {
+	case tl.next-1-tl.hi >= tailGap:
+		tl.done = true
+	case tl.pages >= tailJumpAfter && !tl.jumped:
+		tl.jumped = true
+		n, err := p.newestSearchable(ctx, m)
+		if err != nil {
+			return err
+		}
+		if n >= tl.next {
+			tl.next, tl.hi = n+1, n
+		}
+	case tl.pages >= maxTailPages:
+		p.logFor(ctx).Warn("jira lookup stopped reading new issues by key: the project is busy; issues created in the last moments may be missing from search", "pages", tl.pages, "next_key", tl.project+"-"+strconv.Itoa(tl.next))
+		tl.done = true
+	}
+	return nil
+}
+
+// newestSearchable is the number of the project's newest key that search
+// returns (0 when it returns none).
+func (p *Provider) newestSearchable(ctx context.Context, m *meta) (int, error) {
+	req := searchRequest{JQL: p.projectClause() + " ORDER BY key DESC", Fields: []string{"id"}, Properties: []string{}, MaxResults: 1}
+	var resp searchResponse
+	if _, err := p.do(ctx, call{method: "POST", path: "/rest/api/3/search/jql", body: req, class: retryIdempotent, endpoint: searchEndpoint, action: "find the newest work item of project " + p.cfg.Project}, &resp); err != nil {
+		return 0, err
+	}
+	tl := tail{project: strings.ToUpper(p.cfg.Project)}
+	n := 0
+	for _, is := range resp.Issues {
+		n = max(n, tl.number(is.Key))
+	}
+	return n, nil
+}

@@ -1,0 +1,157 @@
+package jira
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// searchKeys runs a search on the fake as another client would and returns
+// the keys it shows.
+func searchKeys(t *testing.T, f *fixture, q string) []string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jql": q, "fields": []string{"id"}, "maxResults": 100})
+	req, err := http.NewRequestWithContext(f.ctx, http.MethodPost, f.srv.URL+"/rest/api/3/search/jql", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", f.srv.AuthHeader())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Issues []struct {
+			Key string `json:"key"`
+		} `json:"issues"`
+	}
+	if resp.StatusCode != 200 || json.Unmarshal(b, &out) != nil {
+		t.Fatalf("search %q: %d %s", q, resp.StatusCode, b)
+	}
+	var keys []string
+	for _, is := range out.Issues {
+		keys = append(keys, is.Key)
+	}
+	return keys
+}
+
+// TestLookupSeesAnotherStoresCreatesWithinTheLag: store A creates a
+// document's items; store B (its own dedup index: no known keys, and a
+// Provider of its own: no reconcile ids) previews within Jira's search lag.
+// B's lookup — and so its commit's stale check, which is a Lookup — finds
+// A's items by reading the tail, so B would create no duplicate.
+func TestLookupSeesAnotherStoresCreatesWithinTheLag(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	// Older, searchable history of the project and of the document.
+	old := f.specs("shared", 3)
+	if _, err := f.p.Create(f.ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 120 { // other work in the project, in search
+		if _, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Task", Summary: "Other work " + itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.srv.SetSearchLag(time.Hour)
+	storeA, _ := New(f.p.cfg)
+	newer := (&fixture{}).specs("shared", 8)[3:]
+	outA, err := storeA.Create(f.ctx, newer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range searchKeys(t, f, `project = DEMO ORDER BY key DESC`) {
+		for _, o := range outA {
+			if k == o.Key {
+				t.Fatalf("search shows A's new %s; want none of them (lag)", k)
+			}
+		}
+	}
+	storeB, _ := New(f.p.cfg)
+	var refs []core.Reference
+	for _, s := range append(old, newer...) {
+		refs = append(refs, s.Reference)
+	}
+	before := storeB.Stats()
+	got, err := storeB.Lookup(f.ctx, refs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range newer {
+		if got[s.Reference].Key != outA[i].Key {
+			t.Errorf("B's lookup of %s = %q; want A's %s (a duplicate would be created)", s.Reference, got[s.Reference].Key, outA[i].Key)
+		}
+	}
+	if len(got) != len(refs) {
+		t.Errorf("B found %d of %d", len(got), len(refs))
+	}
+	// The tail starts after the document's newest searchable key and runs
+	// through the other work (two full pages), then asks search for the
+	// project's newest key once.
+	st := storeB.Stats()
+	if n := st.ByEndpoint[bulkFetchEndpoint] - before.ByEndpoint[bulkFetchEndpoint]; n < 1 || n > 4 {
+		t.Errorf("%d bulk fetches for the tail; want 1 to 4", n)
+	}
+}
+
+// TestLookupTailIsOneRequestWhenNobodyElseWrites: a lookup that search
+// answers fully costs one extra request, the empty page after the newest
+// key.
+func TestLookupTailIsOneRequestWhenNobodyElseWrites(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	specs := f.specs("quiet", 5)
+	if _, err := f.p.Create(f.ctx, specs); err != nil {
+		t.Fatal(err)
+	}
+	var refs []core.Reference
+	for _, s := range specs {
+		refs = append(refs, s.Reference)
+	}
+	p2, _ := New(f.p.cfg)
+	if _, err := p2.ensureMeta(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := p2.Stats()
+	got, err := p2.Lookup(f.ctx, refs, nil)
+	if err != nil || len(got) != 5 {
+		t.Fatalf("Lookup = %d, %v", len(got), err)
+	}
+	st := p2.Stats()
+	if n := st.Requests - before.Requests; n != 2 {
+		t.Errorf("%d requests (%v); want 2: one search, one bulk fetch of the tail", n, st.ByEndpoint)
+	}
+}
+
+// TestLookupTailStopsAtAGapAndSkipsDeletedKeys: a run of missing keys
+// shorter than the gap (deleted issues) does not end the tail.
+func TestLookupTailStopsAtAGapAndSkipsDeletedKeys(t *testing.T) {
+	tl := &tail{project: "DEMO", from: 11, next: 11, hi: 10}
+	keys := tl.take(100, nil)
+	if len(keys) != 100 || keys[0] != "DEMO-11" || keys[99] != "DEMO-110" {
+		t.Fatalf("take = %v", keys)
+	}
+	f := startJira(t, jiratest.Options{}, nil)
+	m, err := f.p.ensureMeta(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Key DEMO-70 exists (40 keys after a gap of 59): the tail goes on.
+	if err := f.p.fetchedTail(f.ctx, m, tl, []issue{{Key: "DEMO-70"}}, nil, map[core.Reference]core.WorkItem{}); err != nil || tl.done || tl.hi != 70 {
+		t.Fatalf("after DEMO-70 in DEMO-11..110: done=%v hi=%d %v; want not done", tl.done, tl.hi, err)
+	}
+	tl.take(100, nil) // DEMO-111..210, nothing there
+	if err := f.p.fetchedTail(f.ctx, m, tl, nil, nil, map[core.Reference]core.WorkItem{}); err != nil || !tl.done {
+		t.Fatalf("after an empty page: done=%v %v; want done", tl.done, err)
+	}
+	if tl.take(1, nil) != nil {
+		t.Error("a done tail gave more keys")
+	}
+}
