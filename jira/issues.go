@@ -18,13 +18,30 @@ func (p *Provider) checkKey(key string) error {
 	return nil
 }
 
+// checkOwnKey is checkKey for the reads and writes of one item (Get,
+// Update, Transitions, Transition, AddComment): the key must also be of the
+// configured project. A key of another project is WORK_ITEM_NOT_FOUND
+// before any request: DevWorkWire reads and changes only the project it
+// is configured for, so it never moves or comments on issues elsewhere
+// (which it did not create and no document plans).
+func (p *Provider) checkOwnKey(key string) error {
+	if err := p.checkKey(key); err != nil {
+		return err
+	}
+	if proj, _, _ := strings.Cut(key, "-"); !strings.EqualFold(proj, p.cfg.Project) {
+		return core.Errorf(core.CodeWorkItemNotFound, "%s is an issue of project %s; DevWorkWire works only with project %s (jira.project), so it does not read or change %s. Use a key of project %s.", key, strings.ToUpper(proj), p.cfg.Project, key, p.cfg.Project).
+			WithDetails(core.Detail{Key: key, Message: "not in project " + p.cfg.Project})
+	}
+	return nil
+}
+
 func issuePath(key string) string { return "/rest/api/3/issue/" + url.PathEscape(key) }
 
 // Get returns one item by key.
 func (p *Provider) Get(ctx context.Context, key string) (core.WorkItem, error) {
 	ctx, done := p.observe(ctx, "Get")
 	defer done()
-	if err := p.checkKey(key); err != nil {
+	if err := p.checkOwnKey(key); err != nil {
 		return core.WorkItem{}, err
 	}
 	m, err := p.ensureMeta(ctx)
@@ -48,7 +65,7 @@ type editRequest struct {
 func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) error {
 	ctx, done := p.observe(ctx, "Update")
 	defer done()
-	if err := p.checkKey(key); err != nil {
+	if err := p.checkOwnKey(key); err != nil {
 		return err
 	}
 	m, err := p.ensureMeta(ctx)

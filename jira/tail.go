@@ -141,7 +141,7 @@ func (p *Provider) fetchedTail(ctx context.Context, m *meta, tl *tail, issues []
 // newestSearchable is the number of the project's newest key that search
 // returns (0 when it returns none).
 func (p *Provider) newestSearchable(ctx context.Context, m *meta) (int, error) {
-	req := searchRequest{JQL: p.projectClause() + " ORDER BY key DESC", Fields: []string{"id"}, Properties: []string{}, MaxResults: 1}
+	req := searchRequest{JQL: p.projectClause() + " ORDER BY key DESC", Fields: []string{"key"}, Properties: []string{}, MaxResults: 1}
 	var resp searchResponse
 	if _, err := p.do(ctx, call{method: "POST", path: "/rest/api/3/search/jql", body: req, class: retryIdempotent, endpoint: searchEndpoint, action: "find the newest work item of project " + p.cfg.Project}, &resp); err != nil {
 		return 0, err

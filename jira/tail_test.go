@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // the keys it shows.
 func searchKeys(t *testing.T, f *fixture, q string) []string {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jql": q, "fields": []string{"id"}, "maxResults": 100})
+	body, _ := json.Marshal(map[string]any{"jql": q, "fields": []string{"key"}, "maxResults": 100})
 	req, err := http.NewRequestWithContext(f.ctx, http.MethodPost, f.srv.URL+"/rest/api/3/search/jql", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,9 @@ func searchKeys(t *testing.T, f *fixture, q string) []string {
 	}
 	var keys []string
 	for _, is := range out.Issues {
+		if is.Key == "" {
+			t.Fatalf("search %q returned an issue without its key: %s", q, b)
+		}
 		keys = append(keys, is.Key)
 	}
 	return keys
@@ -50,18 +54,22 @@ func searchKeys(t *testing.T, f *fixture, q string) []string {
 // B's lookup — and so its commit's stale check, which is a Lookup — finds
 // A's items by reading the tail, so B would create no duplicate.
 func TestLookupSeesAnotherStoresCreatesWithinTheLag(t *testing.T) {
-	f := startJira(t, jiratest.Options{}, nil)
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	f := startJira(t, jiratest.Options{Now: clock, SearchLag: time.Hour}, nil)
 	// Older, searchable history of the project and of the document.
 	old := f.specs("shared", 3)
 	if _, err := f.p.Create(f.ctx, old); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 120 { // other work in the project, in search
-		if _, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Task", Summary: "Other work " + itoa(i)}); err != nil {
-			t.Fatal(err)
-		}
+	others := (&fixture{}).specs("other-work", 120) // other work in the project
+	if _, err := f.p.Create(f.ctx, others); err != nil {
+		t.Fatal(err)
 	}
-	f.srv.SetSearchLag(time.Hour)
+	mu.Lock()
+	now = now.Add(2 * time.Hour) // all of that is searchable now
+	mu.Unlock()
 	storeA, _ := New(f.p.cfg)
 	newer := (&fixture{}).specs("shared", 8)[3:]
 	outA, err := storeA.Create(f.ctx, newer)
@@ -92,6 +100,9 @@ func TestLookupSeesAnotherStoresCreatesWithinTheLag(t *testing.T) {
 	}
 	if len(got) != len(refs) {
 		t.Errorf("B found %d of %d", len(got), len(refs))
+	}
+	if n := len(searchKeys(t, f, "project = DEMO")); n != 100 { // one page: the 123 older issues
+		t.Errorf("search shows %d issues on its first page; want 100 (the older ones)", n)
 	}
 	// The tail starts after the document's newest searchable key and runs
 	// through the other work (two full pages), then asks search for the

@@ -19,7 +19,7 @@ type transitionJSON struct {
 }
 
 func (p *Provider) listTransitions(ctx context.Context, key string) ([]transitionJSON, error) {
-	if err := p.checkKey(key); err != nil {
+	if err := p.checkOwnKey(key); err != nil {
 		return nil, err
 	}
 	var resp struct {
@@ -58,7 +58,7 @@ func (p *Provider) Transitions(ctx context.Context, key string) ([]core.Transiti
 func (p *Provider) Transition(ctx context.Context, key, transitionID string) error {
 	ctx, done := p.observe(ctx, "Transition")
 	defer done()
-	if err := p.checkKey(key); err != nil {
+	if err := p.checkOwnKey(key); err != nil {
 		return err
 	}
 	unavailable := func(cause error) error {
@@ -109,7 +109,7 @@ func (p *Provider) Transition(ctx context.Context, key, transitionID string) err
 func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
 	ctx, done := p.observe(ctx, "AddComment")
 	defer done()
-	if err := p.checkKey(key); err != nil {
+	if err := p.checkOwnKey(key); err != nil {
 		return err
 	}
 	if strings.TrimSpace(markdown) == "" {

@@ -7,7 +7,8 @@
 // Modelled:
 //   - Basic auth with one user (e-mail + API token); 401 otherwise. The
 //     scoped-token base path /ex/jira/{cloudId}/... is accepted too.
-//   - Projects with keys, per-project issue types (SetIssueTypes) and
+//   - Projects with keys (Options.Project "DEMO,OTHER" makes several, the
+//     first the default; AddProject), per-project issue types (SetIssueTypes) and
 //     per-project permissions (browse, create, edit, transition, comment):
 //     no browse = the project and its issues do not exist (404, absent from
 //     search); otherwise 403. Request bodies must be application/json (415).

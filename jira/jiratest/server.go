@@ -48,7 +48,10 @@ const (
 
 // Options configure a Server. The zero value gives the documented defaults.
 type Options struct {
-	Project     string // project key; default DEMO
+	// Project is the project key, default DEMO; "DEMO,OTHER" makes several
+	// projects (same issue types, all permissions), the first the default
+	// (ProjectKey, seed issues without a project).
+	Project     string
 	ProjectName string
 	Email       string // the one user; default demo@example.com
 	Token       string // its API token; default DefaultToken
@@ -110,9 +113,11 @@ type Server struct {
 // New returns a Server with one project (Options.Project) whose user has
 // every permission.
 func New(o Options) *Server {
-	if o.Project == "" {
-		o.Project = DefaultProject
+	projects := splitProjects(o.Project)
+	if len(projects) == 0 {
+		projects = []string{DefaultProject}
 	}
+	o.Project = projects[0]
 	if o.ProjectName == "" {
 		o.ProjectName = DefaultProjectName
 	}
@@ -155,6 +160,11 @@ func New(o Options) *Server {
 	s.bucket = newTokenBucket(o.RateLimit, o.RateBurst, s.now())
 	s.limits = newLimiter(o.Limits)
 	s.addProjectLocked(o.Project, o.ProjectName)
+	for _, k := range projects[1:] {
+		if s.projectByKeyOrID(k) == nil {
+			s.addProjectLocked(k, k)
+		}
+	}
 	s.routes()
 	return s
 }
@@ -191,8 +201,19 @@ func (s *Server) AuthHeader() string {
 func (s *Server) Email() string      { return s.opts.Email }
 func (s *Server) Token() string      { return s.opts.Token }
 func (s *Server) ProjectKey() string { return s.opts.Project }
-func (s *Server) FieldID() string    { return s.fieldID }
-func (s *Server) FieldName() string  { return s.fieldName }
+
+// ProjectKeys returns the keys of every project, the default first.
+func (s *Server) ProjectKeys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, len(s.projects))
+	for i, p := range s.projects {
+		out[i] = p.Key
+	}
+	return out
+}
+func (s *Server) FieldID() string   { return s.fieldID }
+func (s *Server) FieldName() string { return s.fieldName }
 
 // ServeHTTP implements http.Handler: admin endpoints, then latency, rate
 // limit, scripted faults, auth and the Jira REST API.
@@ -342,3 +363,14 @@ func (s *Server) base(r *http.Request) string {
 func jiraTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000-0700") }
 
 func itoa(n int64) string { return fmt.Sprintf("%d", n) }
+
+// splitProjects reads Options.Project: keys separated by commas.
+func splitProjects(v string) []string {
+	var out []string
+	for _, k := range strings.Split(v, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}

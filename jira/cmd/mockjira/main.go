@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,7 +29,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fl := flag.NewFlagSet("mockjira", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	addr := fl.String("addr", "127.0.0.1:0", "listen address (port 0 picks a free port)")
-	project := fl.String("project", "", "project key (default "+jiratest.DefaultProject+")")
+	project := fl.String("project", "", "project key, or keys separated by commas (DEMO,OTHER: the first is the default) (default "+jiratest.DefaultProject+")")
 	email := fl.String("email", "", "the user's e-mail (default "+jiratest.DefaultEmail+")")
 	token := fl.String("token", "", "the user's API token (default $MOCKJIRA_TOKEN, else "+jiratest.DefaultToken+")")
 	fieldName := fl.String("field-name", "", "name of the reference custom field (default \""+jiratest.DefaultFieldName+"\")")
@@ -143,7 +144,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 	fmt.Fprintf(stdout, "MOCKJIRA_URL=%s\n", url)
-	log.Info("mockjira listening", "url", url, "project", srv.ProjectKey(), "email", srv.Email(), "field", srv.FieldName())
+	log.Info("mockjira listening", "url", url, "project", srv.ProjectKey(), "projects", strings.Join(srv.ProjectKeys(), ","), "email", srv.Email(), "field", srv.FieldName())
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)

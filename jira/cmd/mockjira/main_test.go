@@ -174,3 +174,40 @@ func TestRunAllInterfacesPrintsLoopback(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// TestRunSeveralProjects: -project DEMO,OTHER serves both projects, the
+// first as the default.
+func TestRunSeveralProjects(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-project", "DEMO,OTHER"}, func(string) string { return "" }, pw, &errb)
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSpace(strings.TrimPrefix(line, "MOCKJIRA_URL="))
+	for _, k := range []string{"DEMO", "OTHER"} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/rest/api/3/project/"+k, nil)
+		req.SetBasicAuth(jiratest.DefaultEmail, jiratest.DefaultToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET project %s: %d; want 200", k, resp.StatusCode)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "projects=DEMO,OTHER") || !strings.Contains(errb.String(), "project=DEMO ") {
+		t.Errorf("startup log does not name the projects: %s", errb.String())
+	}
+}
