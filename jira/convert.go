@@ -332,35 +332,12 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 // writeFields builds the fields and property of a create or edit from a
 // spec, and the Jira-side digest of what they will hold.
 func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[string]any, []map[string]any, error) {
-	fields := map[string]any{
-		"summary":  spec.Title,
-		m.refField: refValue(spec.Reference),
-	}
-	descMD := descriptionMarkdown(spec.Description, spec.AcceptanceCriteria, m.acField == "")
-	desc, err := toADF(descMD)
+	fields, err := p.contentFields(m, spec, create)
 	if err != nil {
-		return nil, nil, core.Wrap(err, core.CodeValidationFailed, "The description of %s could not be converted to Jira's document format. Simplify its Markdown.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "description"})
+		return nil, nil, err
 	}
-	if desc != nil {
-		fields["description"] = desc
-	} else if !create {
-		fields["description"] = nil
-	}
-	if m.acField != "" {
-		switch {
-		case len(spec.AcceptanceCriteria) == 0:
-			if !create {
-				fields[m.acField] = nil
-			}
-		case m.acADF:
-			a, err := toADF(acMarkdown(spec.AcceptanceCriteria))
-			if err != nil {
-				return nil, nil, core.Wrap(err, core.CodeValidationFailed, "The acceptance criteria of %s could not be converted to Jira's document format.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "acceptance_criteria"})
-			}
-			fields[m.acField] = a
-		default:
-			fields[m.acField] = strings.TrimSpace(acMarkdown(spec.AcceptanceCriteria))
-		}
+	if err := m.checkTextSizes(spec, fields); err != nil {
+		return nil, nil, err
 	}
 	if create {
 		fields["project"] = map[string]string{"key": p.cfg.Project}
@@ -391,6 +368,43 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 	jd := m.content(raw, spec.ParentKey).digest()
 	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: jd}}}
 	return fields, props, nil
+}
+
+// contentFields are the fields holding the item's content: summary,
+// reference, description and acceptance criteria (create: empty ones are
+// left out; edit: cleared).
+func (p *Provider) contentFields(m *meta, spec core.ItemSpec, create bool) (map[string]any, error) {
+	fields := map[string]any{
+		"summary":  spec.Title,
+		m.refField: refValue(spec.Reference),
+	}
+	descMD := descriptionMarkdown(spec.Description, spec.AcceptanceCriteria, m.acField == "")
+	desc, err := toADF(descMD)
+	if err != nil {
+		return nil, core.Wrap(err, core.CodeValidationFailed, "The description of %s could not be converted to Jira's document format. Simplify its Markdown.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "description"})
+	}
+	if desc != nil {
+		fields["description"] = desc
+	} else if !create {
+		fields["description"] = nil
+	}
+	if m.acField != "" {
+		switch {
+		case len(spec.AcceptanceCriteria) == 0:
+			if !create {
+				fields[m.acField] = nil
+			}
+		case m.acADF:
+			a, err := toADF(acMarkdown(spec.AcceptanceCriteria))
+			if err != nil {
+				return nil, core.Wrap(err, core.CodeValidationFailed, "The acceptance criteria of %s could not be converted to Jira's document format.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "acceptance_criteria"})
+			}
+			fields[m.acField] = a
+		default:
+			fields[m.acField] = strings.TrimSpace(acMarkdown(spec.AcceptanceCriteria))
+		}
+	}
+	return fields, nil
 }
 
 // parseJiraTime reads Jira's timestamp format (2006-01-02T15:04:05.000-0700).

@@ -1,0 +1,67 @@
+package jira
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// TestMeasureItemPredictsWhatJiraCounts: MeasureItem gives the size of the
+// description Jira stores (its ADF, criteria included), and an item whose
+// Markdown is well under the limit but whose ADF is over it is refused by
+// Create and Update as VALIDATION_FAILED naming the item, its size and the
+// limit, before anything is sent.
+func TestMeasureItemPredictsWhatJiraCounts(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	spec := f.specs("size", 1)[0]
+	sizes, limit, err := f.p.MeasureItem(f.ctx, spec)
+	if err != nil || limit != TextLimit || sizes["description"] == 0 {
+		t.Fatalf("MeasureItem = %v, %d, %v", sizes, limit, err)
+	}
+	out, err := f.p.Create(f.ctx, []core.ItemSpec{spec})
+	if err != nil || out[0].Err != nil {
+		t.Fatal(err, out)
+	}
+	key := out[0].Key
+	is, _ := f.srv.Issue(key)
+	if got := utf8.RuneCount(is.Description); got != sizes["description"] {
+		t.Errorf("Jira stores %d characters of description; MeasureItem said %d", got, sizes["description"])
+	}
+
+	big := spec
+	big.Reference = "size/s-big"
+	var md []string
+	for i := range 2000 {
+		md = append(md, "- item "+itoa(i))
+	}
+	big.Description = strings.Join(md, "\n") // ~22,000 Markdown characters
+	big.AcceptanceCriteria = []string{"criteria count too"}
+	if n := utf8.RuneCountInString(big.Description); n >= TextLimit {
+		t.Fatalf("test description is %d Markdown characters; want under the limit", n)
+	}
+	sizes, _, err = f.p.MeasureItem(f.ctx, big)
+	if err != nil || sizes["description"] <= TextLimit {
+		t.Fatalf("MeasureItem(big) = %v, %v; want a description over %d", sizes, err, TextLimit)
+	}
+	f.srv.ClearRequests()
+	out, err = f.p.Create(f.ctx, []core.ItemSpec{big})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := core.AsError(out[0].Err)
+	if e.Code != core.CodeValidationFailed || !strings.Contains(e.Message, "size/s-big") || !strings.Contains(e.Message, itoa(sizes["description"])) || !strings.Contains(e.Message, itoa(TextLimit)) {
+		t.Errorf("Create(big) = %v; want VALIDATION_FAILED naming the item, its size and the limit", out[0].Err)
+	}
+	if len(e.Details) != 1 || e.Details[0].Item != "size/s-big" || e.Details[0].Field != "description" {
+		t.Errorf("details %+v", e.Details)
+	}
+	if err := f.p.Update(f.ctx, key, big); core.ErrorCode(err) != core.CodeValidationFailed {
+		t.Errorf("Update(big) = %v; want VALIDATION_FAILED", err)
+	}
+	if n := len(f.srv.Writes()); n != 0 {
+		t.Errorf("%d writes sent for an item Jira would refuse; want none", n)
+	}
+}
