@@ -489,18 +489,8 @@ func TestCreateWithoutPermission(t *testing.T) {
 
 func TestLookupManyKnownKeysUnderSearchLag(t *testing.T) {
 	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
-	specs := f.specs("lagmany", 30)
-	out, err := f.p.Create(f.ctx, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs, out, refs, known := f.createAll(t, "lagmany", 30)
 	p2, _ := New(f.p.cfg)
-	known := map[core.Reference]string{}
-	var refs []core.Reference
-	for i, s := range specs {
-		refs = append(refs, s.Reference)
-		known[s.Reference] = out[i].Key
-	}
 	known["lagmany/gone"] = "DEMO-99999" // deleted in Jira: skipped
 	refs = append(refs, "lagmany/gone")
 	known[specs[0].Reference], known[specs[1].Reference] = out[1].Key, out[0].Key // swapped: references do not match
@@ -525,18 +515,11 @@ func TestLookupManyKnownKeysUnderSearchLag(t *testing.T) {
 // fetches (100 keys each at most), and each request names at most 100.
 func TestLookupKnownKeysBatches(t *testing.T) {
 	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
-	specs := f.specs("batch", 250)
-	out, err := f.p.Create(f.ctx, specs)
-	if err != nil {
-		t.Fatal(err)
+	_, _, refs, known := f.createAll(t, "batch", 250)
+	for r, k := range known {
+		known[r] = strings.ToLower(k) // keys in any case
 	}
 	p2, _ := New(f.p.cfg)
-	known := map[core.Reference]string{}
-	var refs []core.Reference
-	for i, s := range specs {
-		refs = append(refs, s.Reference)
-		known[s.Reference] = strings.ToLower(out[i].Key) // keys in any case
-	}
 	f.srv.ClearRequests()
 	got, err := p2.Lookup(f.ctx, refs, known)
 	if err != nil || len(got) != 250 {
@@ -659,4 +642,22 @@ func TestLookupNamesDuplicateHolders(t *testing.T) {
 			t.Errorf("known %v: Lookup kept %s with duplicates %v; want %s with [%s]", c.known, w.Key, w.Duplicates, c.keep, c.also)
 		}
 	}
+}
+
+// createAll creates n items of doc and returns the specs, the outcomes, the
+// references and the keys by reference (what a dedup index would know).
+func (f *fixture) createAll(t *testing.T, doc string, n int) ([]core.ItemSpec, []core.CreateOutcome, []core.Reference, map[core.Reference]string) {
+	t.Helper()
+	specs := f.specs(doc, n)
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := make([]core.Reference, len(specs))
+	known := make(map[core.Reference]string, len(specs))
+	for i, s := range specs {
+		refs[i] = s.Reference
+		known[s.Reference] = out[i].Key
+	}
+	return specs, out, refs, known
 }

@@ -121,13 +121,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, req searchReques
 	for _, id := range req.ReconcileIssues {
 		reconcile[id] = true
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	hits, states, e := s.run(req.JQL, reconcile)
-	if e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
-	}
+	s.withSearch(w, req.JQL, reconcile, func(hits []*issue, states []*issueState) {
+		s.writePage(w, r, req, hits, states, offset, max, fs, ps)
+	})
+}
+
+// writePage writes one page of search results. Call with s.mu held.
+func (s *Server) writePage(w http.ResponseWriter, r *http.Request, req searchRequest, hits []*issue, states []*issueState, offset, max int, fs fieldSel, ps propSel) {
 	base := s.base(r)
 	out := []any{}
 	end := min(offset+max, len(hits))
@@ -150,12 +150,20 @@ func (s *Server) handleCount(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, e)
 		return
 	}
+	s.withSearch(w, req.JQL, nil, func(hits []*issue, _ []*issueState) {
+		writeJSON(w, http.StatusOK, map[string]any{"count": len(hits)})
+	})
+}
+
+// withSearch runs jql over the search index with s.mu held and calls h
+// with the hits (400 with Jira's message when the JQL is refused).
+func (s *Server) withSearch(w http.ResponseWriter, jql string, reconcile map[int64]bool, h func(hits []*issue, states []*issueState)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	hits, _, e := s.run(req.JQL, nil)
+	hits, states, e := s.run(jql, reconcile)
 	if e != nil {
 		writeErr(w, http.StatusBadRequest, e)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"count": len(hits)})
+	h(hits, states)
 }

@@ -146,17 +146,10 @@ func TestRunFlags(t *testing.T) {
 }
 
 func TestRunAllInterfacesPrintsLoopback(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var errb bytes.Buffer
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"-addr", "0.0.0.0:0"}, func(string) string { return "" }, pw, &errb) }()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "MOCKJIRA_URL=http://127.0.0.1:") {
-		t.Fatalf("first line %q %v", line, err)
+	url, _, stop := startRun(t, "-addr", "0.0.0.0:0")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("URL %q; want loopback", url)
 	}
-	url := strings.TrimSpace(strings.TrimPrefix(line, "MOCKJIRA_URL="))
 	req, _ := http.NewRequest("GET", url+"/rest/api/3/myself", nil)
 	req.SetBasicAuth(jiratest.DefaultEmail, jiratest.DefaultToken)
 	res, err := http.DefaultClient.Do(req)
@@ -169,28 +162,37 @@ func TestRunAllInterfacesPrintsLoopback(t *testing.T) {
 	if !strings.Contains(string(b), `"self":"`+url+`/rest/api/3/user`) {
 		t.Errorf("self link does not use the request host: %s", b)
 	}
-	cancel()
-	if code := <-done; code != 0 {
+	if code := stop(); code != 0 {
 		t.Errorf("exit %d", code)
+	}
+}
+
+// startRun runs mockjira in process with args and returns its URL (from
+// the first stdout line), its stderr, and stop, which ends it and returns
+// the exit code.
+func startRun(t *testing.T, args ...string) (string, *bytes.Buffer, func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	pr, pw := io.Pipe()
+	errb := &bytes.Buffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, func(string) string { return "" }, pw, errb) }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "MOCKJIRA_URL=http://") {
+		t.Fatalf("first line %q %v", line, err)
+	}
+	return strings.TrimSpace(strings.TrimPrefix(line, "MOCKJIRA_URL=")), errb, func() int {
+		cancel()
+		return <-done
 	}
 }
 
 // TestRunSeveralProjects: -project DEMO,OTHER serves both projects, the
 // first as the default.
 func TestRunSeveralProjects(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var errb bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-project", "DEMO,OTHER"}, func(string) string { return "" }, pw, &errb)
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := strings.TrimSpace(strings.TrimPrefix(line, "MOCKJIRA_URL="))
+	base, errb, stop := startRun(t, "-addr", "127.0.0.1:0", "-project", "DEMO,OTHER")
+	ctx := context.Background()
 	for _, k := range []string{"DEMO", "OTHER"} {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/rest/api/3/project/"+k, nil)
 		req.SetBasicAuth(jiratest.DefaultEmail, jiratest.DefaultToken)
@@ -203,8 +205,7 @@ func TestRunSeveralProjects(t *testing.T) {
 			t.Errorf("GET project %s: %d; want 200", k, resp.StatusCode)
 		}
 	}
-	cancel()
-	if code := <-done; code != 0 {
+	if code := stop(); code != 0 {
 		t.Errorf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(errb.String(), "projects=DEMO,OTHER") || !strings.Contains(errb.String(), "project=DEMO ") {
