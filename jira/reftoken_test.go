@@ -209,3 +209,27 @@ func (f *fixture) put(path string, body []byte) error {
 	}
 	return nil
 }
+
+// TestQueryFindsADocumentOfStopWords: Query by document searches for the
+// document's token, so a document id of stop words ("it", "to-a") is found
+// too, and another document whose id stems alike ("runs" vs "running") is
+// not mixed in.
+func TestQueryFindsADocumentOfStopWords(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	for _, doc := range []string{"it", "to-a", "running", "runs"} {
+		if _, err := f.p.Create(f.ctx, f.specs(doc, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, doc := range []string{"it", "to-a", "running", "runs"} {
+		items, _, err := f.p.Query(f.ctx, core.Filter{Document: doc, Limit: 10})
+		if err != nil || len(items) != 2 {
+			t.Errorf("Query(document %q) = %d items, %v; want its 2", doc, len(items), err)
+		}
+		for _, w := range items {
+			if d, _ := w.Reference.Split(); d != doc {
+				t.Errorf("Query(document %q) returned %s", doc, w.Reference)
+			}
+		}
+	}
+}
