@@ -54,6 +54,9 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 	if err := p.readKnown(ctx, m, missing, known, out, tl); err != nil {
 		return nil, err
 	}
+	if tl.done {
+		p.finishTail(tl)
+	}
 	if len(out) < len(uniq) {
 		// Something will probably be created: check now that it can be,
 		// so the preview (not the commit) reports a create screen

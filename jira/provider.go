@@ -36,6 +36,7 @@ type Provider struct {
 	mu      sync.Mutex
 	stats   Stats
 	created map[core.Reference]int64 // issue ids this Provider created, for reconcileIssues
+	tailHi  int                      // newest key number of the project a tail read found (see tail.go)
 
 	paceOnce sync.Once
 	pace     *pacer // pacing(); tests may set it before the first request

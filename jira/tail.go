@@ -16,9 +16,10 @@ import (
 // trusts search would create it again. Issue keys are sequential per
 // project and POST /issue/bulkfetch reads the issues themselves, not the
 // index. So after its searches Lookup reads, by key, every key after the
-// newest one it knows of — the newest key the searches returned or the
-// dedup index holds for the references, else the project's newest key in
-// search — in pages of bulkFetchMax, until tailGap keys in a row after the
+// newest one it knows of — the newest key the searches returned, the
+// dedup index holds for the references or an earlier tail read of this
+// Provider found; with none, the project's newest key in search — in
+// pages of bulkFetchMax, until tailGap keys in a row after the
 // newest existing one are missing (deleted issues leave gaps; a key never
 // used is missing too). The tail's issues holding a wanted reference are
 // found like search results. When nobody else is writing this is one
@@ -60,6 +61,11 @@ func (p *Provider) newTail(ctx context.Context, m *meta, refs []core.Reference, 
 	for _, w := range out {
 		tl.hi = max(tl.hi, tl.number(w.Key))
 	}
+	// The newest key an earlier tail read of this Provider found (the
+	// commit after a preview in one process) is as good a start.
+	p.mu.Lock()
+	tl.hi = max(tl.hi, p.tailHi)
+	p.mu.Unlock()
 	if tl.hi == 0 {
 		n, err := p.newestSearchable(ctx, m)
 		if err != nil {
@@ -69,6 +75,13 @@ func (p *Provider) newTail(ctx context.Context, m *meta, refs []core.Reference, 
 	}
 	tl.from, tl.next = tl.hi+1, tl.hi+1
 	return tl, nil
+}
+
+// finishTail records the newest key the tail found for the next Lookup.
+func (p *Provider) finishTail(tl *tail) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tailHi = max(p.tailHi, tl.hi)
 }
 
 // number is the number of a key of the tail's project, 0 for any other.

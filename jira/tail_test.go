@@ -166,3 +166,37 @@ func TestLookupTailStopsAtAGapAndSkipsDeletedKeys(t *testing.T) {
 		t.Error("a done tail gave more keys")
 	}
 }
+
+// TestLookupTailOfANewDocument: a document search knows nothing of (a
+// first import) asks search for the project's newest key, then reads the
+// page after it: two requests beside the lookup search. The commit's stale
+// check on the same Provider (one process: preview, then commit) starts
+// after the newest key that read found: one.
+func TestLookupTailOfANewDocument(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	if _, err := f.p.Create(f.ctx, f.specs("older", 3)); err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := New(f.p.cfg)
+	if _, err := p2.ensureMeta(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p2.ensureCreatable(f.ctx, p2.meta); err != nil { // create fields are read once, before the counts
+		t.Fatal(err)
+	}
+	refs := []core.Reference{"fresh/s-1", "fresh/s-2"}
+	for i, want := range []int{3, 2} {
+		before := p2.Stats()
+		got, err := p2.Lookup(f.ctx, refs, nil)
+		if err != nil || len(got) != 0 {
+			t.Fatalf("Lookup = %v, %v; want nothing", got, err)
+		}
+		st := p2.Stats()
+		if n := st.Requests - before.Requests; n != want {
+			t.Errorf("lookup %d: %d requests (%v); want %d", i+1, n, st.ByEndpoint, want)
+		}
+	}
+	if p2.tailHi != 3 {
+		t.Errorf("tail high-water %d; want 3 (DEMO-3)", p2.tailHi)
+	}
+}
