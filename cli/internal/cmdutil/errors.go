@@ -118,6 +118,25 @@ func PrintError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error, asJSON boo
 	}
 }
 
+// PrintUsageError writes a command line dwire could not take as people
+// read it: `Error: message` on one line (no code: nothing ran, and the
+// message says what to type instead), then any detail the message does not
+// already say. With --json, PrintError's payload is written instead.
+func PrintUsageError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error) {
+	e = render.Clean(e)
+	cs := io_.ColorScheme(true)
+	line := "Error: " + e.Message
+	if io_.IsStderrTTY() {
+		line = render.Wrap(line, io_.Width(), "  ")
+	}
+	fmt.Fprintf(w, "%s%s\n", cs.Red("Error:"), strings.TrimPrefix(line, "Error:"))
+	for _, d := range e.Details {
+		if !saidIn(e.Message, d) {
+			fmt.Fprintf(w, "  - %s\n", DetailLine(d))
+		}
+	}
+}
+
 // saidIn reports whether the message already says everything detail d
 // says (its text, and its line when it has one), so that printing it again
 // as a detail line would only repeat it. In --json the details stay whole.

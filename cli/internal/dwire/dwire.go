@@ -95,7 +95,12 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) (code int) {
 		if c != nil {
 			e = cmdutil.WithNextStep(e, c.Name(), c.Flags().Args())
 		}
-		cmdutil.PrintError(ios, ios.ErrOut, e, f.JSON)
+		var usage *cmdutil.UsageError
+		if errors.As(err, &usage) && !f.JSON {
+			cmdutil.PrintUsageError(ios, ios.ErrOut, e)
+		} else {
+			cmdutil.PrintError(ios, ios.ErrOut, e, f.JSON)
+		}
 		if f.Verbose && e.Err != nil && e.Code == core.CodeInternal {
 			// The cause of an internal error, for whoever debugs it; causes
 			// are errors made by this program and its adapters, which never

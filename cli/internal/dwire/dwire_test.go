@@ -259,9 +259,9 @@ func TestPanicBecomesExit70(t *testing.T) {
 
 func TestUsageErrorsExit1(t *testing.T) {
 	h := newHarness(t)
-	h.run("", false, "import", "plan.md", "--yes").expect(t, 1, "VALIDATION_FAILED", "There is no --yes")
-	h.run("", false, "import").expect(t, 1, "VALIDATION_FAILED", "dwire import --help")
-	h.run("", false, "frobnicate").expect(t, 1, "VALIDATION_FAILED", "unknown command")
+	h.run("", false, "import", "plan.md", "--yes").expect(t, 1, "Error: unknown flag: --yes", "There is no --yes")
+	h.run("", false, "import").expect(t, 1, "Error: `dwire import` takes 1 argument", "dwire import --help")
+	h.run("", false, "frobnicate").expect(t, 1, "Error: unknown command \"frobnicate\"")
 	h.run("", false, "progress", "DEMO-1", "--status", "finished").expect(t, 1, "--status \"finished\" is not a status")
 	h.run("", false, "progress", "DEMO-1").expect(t, 1, "Nothing to report")
 	h.run("", false, "ls", "--limit", "500").expect(t, 1, "--limit 500 is out of range")
