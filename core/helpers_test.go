@@ -1,7 +1,6 @@
 package core_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
 // clock is a settable clock for tests.
@@ -28,20 +28,6 @@ func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
 func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // env is one service over the fake tracker and the in-memory store.
 type env struct {
 	t     *testing.T
@@ -49,7 +35,7 @@ type env struct {
 	p     *fakeprovider.Provider
 	st    *memstore.Store
 	clock *clock
-	logs  *syncBuffer
+	logs  *streamtest.Buffer
 	svc   *core.WorkItemService
 	// writes is ServiceOptions.WritesInFlight (0: the default).
 	writes int
@@ -63,7 +49,7 @@ func newEnv(t *testing.T, opts ...fakeprovider.Options) *env {
 		o = opts[0]
 		o.Now = c.Now
 	}
-	e := &env{t: t, ctx: context.Background(), p: fakeprovider.New(o), st: memstore.New(memstore.Options{Now: c.Now}), clock: c, logs: &syncBuffer{}}
+	e := &env{t: t, ctx: context.Background(), p: fakeprovider.New(o), st: memstore.New(memstore.Options{Now: c.Now}), clock: c, logs: &streamtest.Buffer{}}
 	e.svc = e.service(e.p)
 	return e
 }

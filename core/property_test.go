@@ -13,6 +13,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/devworkwire/devworkwire/core/plan"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
 var words = []string{"guest", "checkout", "receipt", "address", "card", "refund", "search", "basket", "login", "export", "audit", "mobile"}
@@ -100,7 +101,7 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 		c := newClock()
 		p := fakeprovider.New(fakeprovider.Options{Now: c.Now, SearchLag: rapid.Bool().Draw(rt, "search-lag")})
 		st := memstore.New(memstore.Options{Now: c.Now})
-		e := &env{ctx: t.Context(), p: p, st: st, clock: c, logs: &syncBuffer{}}
+		e := &env{ctx: t.Context(), p: p, st: st, clock: c, logs: &streamtest.Buffer{}}
 		e.svc = e.service(p)
 		m := &model{}
 		personEdited := map[string]bool{} // keys a person edited and DevWorkWire has not overwritten since

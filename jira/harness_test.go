@@ -1,7 +1,6 @@
 package jira
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"log/slog"
@@ -13,33 +12,16 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/devworkwire/devworkwire/jira/internal/jiraspec"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // fixture is a fake Jira and a Provider talking HTTP to it.
 type fixture struct {
 	srv  *jiratest.Server
 	p    *Provider
-	logs *syncBuffer
+	logs *streamtest.Buffer
 	ctx  context.Context
 }
 
@@ -49,7 +31,7 @@ type fixture struct {
 func startJira(t *testing.T, o jiratest.Options, mod func(*Config)) *fixture {
 	t.Helper()
 	srv := jiratest.Start(t, o)
-	logs := &syncBuffer{}
+	logs := &streamtest.Buffer{}
 	cfg := Config{
 		BaseURL: srv.URL, Email: srv.Email(), Token: srv.Token(), Project: srv.ProjectKey(),
 		Logger:      slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

@@ -3,35 +3,14 @@ package plan
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/devworkwire/devworkwire/core/goldentest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// checkGolden compares got with the golden file, or rewrites it with -update.
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
-	}
-}
 
 func inputs(t *testing.T, dir string) []string {
 	t.Helper()
@@ -65,7 +44,7 @@ func TestParseGolden(t *testing.T) {
 				t.Fatalf("Parse: %v", err)
 			}
 			got, _ := json.MarshalIndent(doc, "", "  ")
-			checkGolden(t, path+".golden", append(got, '\n'))
+			goldentest.Check(t, path+".golden", append(got, '\n'))
 		})
 	}
 }
@@ -113,7 +92,7 @@ func TestMalformedGolden(t *testing.T) {
 			if errors.As(err, &pe) && pe.Code == CodeValidationFailed && len(pe.Problems) == 0 {
 				t.Errorf("VALIDATION_FAILED without problems")
 			}
-			checkGolden(t, path+".golden", []byte(formatError(err)))
+			goldentest.Check(t, path+".golden", []byte(formatError(err)))
 		})
 	}
 }

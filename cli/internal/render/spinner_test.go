@@ -2,30 +2,14 @@ package render
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestSpinnerSilentWhenQuick(t *testing.T) {
-	var b syncBuf
+	var b streamtest.Buffer
 	s := StartSpinner(&b, 80, "Waiting for Jira", time.Hour, time.Millisecond)
 	s.Stop()
 	s.Stop()
@@ -35,7 +19,7 @@ func TestSpinnerSilentWhenQuick(t *testing.T) {
 }
 
 func TestSpinnerDrawsAndClears(t *testing.T) {
-	var b syncBuf
+	var b streamtest.Buffer
 	s := StartSpinner(&b, 80, "Waiting for Jira at example.atlassian.net", 0, time.Millisecond)
 	deadline := time.Now().Add(10 * time.Second)
 	for strings.Count(b.String(), "Waiting") < 2 {
