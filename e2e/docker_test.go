@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/devworkwire/devworkwire/e2e/harness"
 )
 
@@ -91,7 +92,7 @@ func TestDockerImage(t *testing.T) {
 		c := exec.Command(docker, args...)
 		var out bytes.Buffer
 		c.Stdout, c.Stderr = &out, &out
-		if err := runWithDeadline(c, 3*time.Minute); err != nil {
+		if err := streamtest.RunWithin(c, 3*time.Minute); err != nil {
 			t.Fatalf("docker %s: %v\n%s", strings.Join(args, " "), err, out.String())
 		}
 		return strings.TrimSpace(out.String())

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/devworkwire/devworkwire/e2e/harness"
 )
 
@@ -160,27 +161,11 @@ func (e *env) dwire(args ...string) result {
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	start := time.Now()
-	err := runWithDeadline(c, 3*time.Minute)
+	err := streamtest.RunWithin(c, 3*time.Minute)
 	r := result{stdout: out.String(), stderr: errb.String(), elapsed: time.Since(start)}
 	r.code = exitCode(e.t, err)
 	e.record(r.stdout + r.stderr)
 	return r
-}
-
-func runWithDeadline(c *exec.Cmd, d time.Duration) error {
-	if err := c.Start(); err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(d):
-		_ = c.Process.Kill()
-		<-done
-		return fmt.Errorf("killed after %s", d)
-	}
 }
 
 func exitCode(t *testing.T, err error) int {

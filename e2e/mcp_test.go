@@ -19,6 +19,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	_ "modernc.org/sqlite"
 
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/devworkwire/devworkwire/e2e/harness"
 )
 
@@ -308,7 +309,7 @@ func TestMCPPrintfAnswersAll(t *testing.T) {
 			c.Stdin = strings.NewReader(rawInit + "\n" + rawInitialized + "\n" + rawList + "\n")
 			var out, errb bytes.Buffer
 			c.Stdout, c.Stderr = &out, &errb
-			if err := runWithDeadline(c, time.Minute); err != nil {
+			if err := streamtest.RunWithin(c, time.Minute); err != nil {
 				t.Fatalf("run %d (config %v): %v\n%s", run, withConfig, err, errb.String())
 			}
 			e.record(out.String() + errb.String())
@@ -334,33 +335,20 @@ func TestMCPSignalExitsZero(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		c := e.cmd("mcp")
-		stdin, err := c.StdinPipe()
-		if err != nil {
+		p := streamtest.StartWaited(t, c)
+		errb := p.Stderr
+		if _, err := io.WriteString(p.Stdin, rawInit+"\n"); err != nil {
 			t.Fatal(err)
 		}
-		stdout, err := c.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var errb harness.SyncBuffer
-		c.Stderr = &errb
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.WriteString(stdin, rawInit+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		if _, err := bufio.NewReader(p.Stdout).ReadString('\n'); err != nil {
 			t.Fatalf("no answer to initialize: %v\n%s", err, errb.String())
 		}
 		if err := c.Process.Signal(sig); err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan error, 1)
-		go func() { done <- c.Wait() }()
 		select {
-		case err := <-done:
-			if err != nil {
+		case <-p.Exited():
+			if err := p.Err(); err != nil {
 				t.Errorf("%v on an idle dwire mcp: %v\n%s", sig, err, errb.String())
 			}
 		case <-time.After(30 * time.Second):

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/devworkwire/devworkwire/e2e/harness"
 )
 
@@ -89,7 +90,7 @@ func runTSClient(t *testing.T, e *env, mode, workdir string) tsReport {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := runWithDeadline(cmd, 2*time.Minute); err != nil {
+	if err := streamtest.RunWithin(cmd, 2*time.Minute); err != nil {
 		t.Fatalf("node client (%s): %v\n%s", mode, err, stderr.String())
 	}
 	e.record(stdout.String() + stderr.String())

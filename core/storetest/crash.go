@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
 const (
@@ -68,19 +69,8 @@ func processCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), EnvChild+"=crash", envCrashHandle+"="+h, envCrashKey+"="+key, envNow+"="+now.Format(time.RFC3339Nano))
 	cmd.Env = append(cmd.Env, env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child := streamtest.Start(t, cmd)
+	in, out, stderr := child.Stdin, child.Stdout, child.Stderr
 	acked := -1
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
 // Environment of a race child process.
@@ -172,7 +173,7 @@ func spawnRace(t *testing.T, mode string, hs []string, procs, goroutines int, no
 		cmd    *exec.Cmd
 		stdin  io.WriteCloser
 		out    *bufio.Reader
-		stderr strings.Builder
+		stderr *streamtest.Buffer
 	}
 	children := make([]*child, procs)
 	for p := range children {
@@ -181,19 +182,8 @@ func spawnRace(t *testing.T, mode string, hs []string, procs, goroutines int, no
 			envProcess+"="+strconv.Itoa(p), envGoroutines+"="+strconv.Itoa(goroutines),
 			envNow+"="+now.Format(time.RFC3339Nano))
 		c.cmd.Env = append(c.cmd.Env, env...)
-		c.cmd.Stderr = &c.stderr
-		var err error
-		if c.stdin, err = c.cmd.StdinPipe(); err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := c.cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.out = bufio.NewReader(stdout)
-		if err := c.cmd.Start(); err != nil {
-			t.Fatalf("start child %d: %v", p, err)
-		}
+		piped := streamtest.Start(t, c.cmd)
+		c.stdin, c.stderr, c.out = piped.Stdin, piped.Stderr, bufio.NewReader(piped.Stdout)
 		children[p] = c
 	}
 	for p, c := range children {
