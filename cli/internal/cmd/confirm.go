@@ -38,3 +38,18 @@ func ask(ctx context.Context, ios *iostreams.IOStreams, question string) (bool, 
 }
 
 var errNoPrompt = fmt.Errorf("no terminal to prompt on")
+
+// confirmed asks question and reports whether to commit. A prompt that
+// cannot be asked is confirmRequired(runID, handle, what); any answer but
+// yes commits nothing and, with --json (asJSON), prints shown, the
+// preview, as the command's result.
+func confirmed(ctx context.Context, ios *iostreams.IOStreams, asJSON bool, question, what, runID, handle string, shown any) (bool, error) {
+	ok, err := ask(ctx, ios, question)
+	if err != nil {
+		return false, confirmRequired(runID, handle, what)
+	}
+	if !ok && asJSON {
+		return false, printJSON(ios.Out, shown)
+	}
+	return ok, nil
+}

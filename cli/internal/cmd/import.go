@@ -126,15 +126,8 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 		released = fmt.Sprintf(", %d of them released", p.Counts.Released)
 	}
 	q := fmt.Sprintf("Write %s to Jira (%d to create%s, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), p.Counts.Create, released, p.Counts.Update)
-	ok, err := ask(ctx, ios, q)
-	if err != nil {
-		return confirmRequired(p.RunID, p.PreviewHandle, "Writing to Jira")
-	}
-	if !ok {
-		if o.JSON {
-			return printJSON(ios.Out, p)
-		}
-		return nil
+	if ok, err := confirmed(ctx, ios, o.JSON, q, "Writing to Jira", p.RunID, p.PreviewHandle, p); !ok {
+		return err
 	}
 	return committer{IO: ios, JSON: o.JSON, Svc: svc}.importCommit(ctx, p.PreviewHandle, p.PlanDigest)
 }

@@ -113,15 +113,8 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 		fmt.Fprintln(ios.ErrOut, "Dry run: nothing was written.")
 		return nil
 	}
-	ok, err := ask(ctx, ios, fmt.Sprintf("Write this to %s in Jira?", p.Item.Key))
-	if err != nil {
-		return confirmRequired(p.RunID, p.PreviewHandle, "Reporting progress")
-	}
-	if !ok {
-		if o.JSON {
-			return printJSON(ios.Out, p)
-		}
-		return nil
+	if ok, err := confirmed(ctx, ios, o.JSON, fmt.Sprintf("Write this to %s in Jira?", p.Item.Key), "Reporting progress", p.RunID, p.PreviewHandle, p); !ok {
+		return err
 	}
 	return committer{IO: ios, JSON: o.JSON, Svc: svc}.progressCommit(ctx, p.PreviewHandle, p.PlanDigest)
 }

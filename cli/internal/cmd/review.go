@@ -141,15 +141,8 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	if !ios.CanPrompt() {
 		return confirmRequired(runID, o.Handle, what)
 	}
-	ok, err := ask(ctx, ios, question)
-	if err != nil {
-		return confirmRequired(runID, o.Handle, what)
-	}
-	if !ok {
-		if o.JSON {
-			return printJSON(ios.Out, shown)
-		}
-		return nil
+	if ok, err := confirmed(ctx, ios, o.JSON, question, what, runID, o.Handle, shown); !ok {
+		return err
 	}
 	c := committer{IO: ios, JSON: o.JSON, Svc: svc}
 	if info.Kind == core.PreviewImport {
