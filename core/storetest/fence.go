@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -409,14 +408,7 @@ func processFenceRace(t *testing.T, s core.Store, procs, goroutines int, env []s
 	}
 	r := fenceRace{name: name, gen: old.Generation, racers: procs * goroutines, fences: 20}
 	args := []string{name, strconv.FormatInt(r.gen, 10), strconv.Itoa(r.racers), strconv.Itoa(r.fences)}
-	var all []fenceAttempt
-	for _, line := range spawnRace(t, childFence, args, procs, goroutines, time.Now(), env) {
-		var a fenceAttempt
-		if err := json.Unmarshal(line, &a); err != nil {
-			t.Fatalf("child output %q: %v", line, err)
-		}
-		all = append(all, a)
-	}
+	all := raceAttempts[fenceAttempt](t, childFence, args, procs, goroutines, time.Now(), env, 0)
 	r.check(t, s, all)
 	t.Logf("%d processes × %d goroutines raced Fence against a takeover", procs, goroutines)
 }

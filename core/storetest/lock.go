@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -99,17 +98,7 @@ func processLockRace(t *testing.T, s core.Store, procs, goroutines, locks int, e
 	for i := range names {
 		names[i] = fmt.Sprintf("proc-lock-%d-%d", time.Now().UnixNano(), i)
 	}
-	var all []lockAttempt
-	for _, line := range spawnRace(t, childLock, names, procs, goroutines, time.Now(), env) {
-		var a lockAttempt
-		if err := json.Unmarshal(line, &a); err != nil {
-			t.Fatalf("child output %q: %v", line, err)
-		}
-		all = append(all, a)
-	}
-	if want := procs * goroutines * locks; len(all) != want {
-		t.Fatalf("%d attempts reported, want %d", len(all), want)
-	}
+	all := raceAttempts[lockAttempt](t, childLock, names, procs, goroutines, time.Now(), env, procs*goroutines*locks)
 	checkLockRace(t, s, names, all)
 	t.Logf("%d processes × %d goroutines raced on %d locks: each taken exactly once", procs, goroutines, locks)
 }

@@ -145,19 +145,27 @@ func processRace(t *testing.T, s core.Store, procs, goroutines, handles int, env
 			t.Fatalf("SavePreview: %v", err)
 		}
 	}
-	var all []attempt
-	for _, line := range spawnRace(t, "1", hs, procs, goroutines, clock.Now(), env) {
-		var a attempt
+	all := raceAttempts[attempt](t, "1", hs, procs, goroutines, clock.Now(), env, procs*goroutines*handles)
+	checkRace(t, s, hs, all)
+	t.Logf("%d processes × %d goroutines raced on %d handles: each started exactly once", procs, goroutines, handles)
+}
+
+// raceAttempts is spawnRace with every child line decoded as a T; want,
+// when > 0, is how many attempts must come back.
+func raceAttempts[T any](t *testing.T, mode string, args []string, procs, goroutines int, now time.Time, env []string, want int) []T {
+	t.Helper()
+	var all []T
+	for _, line := range spawnRace(t, mode, args, procs, goroutines, now, env) {
+		var a T
 		if err := json.Unmarshal(line, &a); err != nil {
 			t.Fatalf("child output %q: %v", line, err)
 		}
 		all = append(all, a)
 	}
-	if want := procs * goroutines * handles; len(all) != want {
+	if want > 0 && len(all) != want {
 		t.Fatalf("%d attempts reported, want %d", len(all), want)
 	}
-	checkRace(t, s, hs, all)
-	t.Logf("%d processes × %d goroutines raced on %d handles: each started exactly once", procs, goroutines, handles)
+	return all
 }
 
 // spawnRace starts procs children in mode, releases them at once and
