@@ -158,24 +158,16 @@ func (s *Server) compileClause(c *clause) []string {
 				notExist(v)
 			}
 		case fkIssueType:
-			t := typeByName(v.text)
-			if t == nil {
-				t = typeByID(v.text)
-			}
-			if t == nil {
-				notExist(v)
-			} else {
+			if t := typeByNameOrID(v.text); t != nil {
 				r.ids[t.ID] = true
+			} else {
+				notExist(v)
 			}
 		case fkStatus:
-			st := statusByName(v.text)
-			if st == nil {
-				st = statusByID(v.text)
-			}
-			if st == nil {
-				notExist(v)
-			} else {
+			if st := statusByNameOrID(v.text); st != nil {
 				r.ids[st.ID] = true
+			} else {
+				notExist(v)
 			}
 		case fkStatusCategory:
 			found := false

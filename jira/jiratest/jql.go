@@ -297,33 +297,27 @@ func describe(t token) string {
 }
 
 func (p *parser) parseOr() (expr, error) {
-	l, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for p.peek().kind == tOr {
-		p.next()
-		r, err := p.parseAnd()
-		if err != nil {
-			return nil, err
-		}
-		l = orExpr{l, r}
-	}
-	return l, nil
+	return p.parseChain(tOr, p.parseAnd, func(l, r expr) expr { return orExpr{l, r} })
 }
 
 func (p *parser) parseAnd() (expr, error) {
-	l, err := p.parseNot()
+	return p.parseChain(tAnd, p.parseNot, func(l, r expr) expr { return andExpr{l, r} })
+}
+
+// parseChain parses operands joined by op, left-associative: a op b op c
+// is join(join(a, b), c).
+func (p *parser) parseChain(op tokKind, operand func() (expr, error), join func(l, r expr) expr) (expr, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.peek().kind == tAnd {
+	for p.peek().kind == op {
 		p.next()
-		r, err := p.parseNot()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		l = andExpr{l, r}
+		l = join(l, r)
 	}
 	return l, nil
 }

@@ -21,18 +21,26 @@ var issueTypes = []issueType{
 }
 
 func typeByID(id string) *issueType {
-	for i := range issueTypes {
-		if issueTypes[i].ID == id {
-			return &issueTypes[i]
-		}
-	}
-	return nil
+	return find(issueTypes, func(t *issueType) bool { return t.ID == id })
 }
 
 func typeByName(name string) *issueType {
-	for i := range issueTypes {
-		if strings.EqualFold(issueTypes[i].Name, name) {
-			return &issueTypes[i]
+	return find(issueTypes, func(t *issueType) bool { return strings.EqualFold(t.Name, name) })
+}
+
+// typeByNameOrID is how JQL names an issue type: by name, else by id.
+func typeByNameOrID(v string) *issueType {
+	if t := typeByName(v); t != nil {
+		return t
+	}
+	return typeByID(v)
+}
+
+// find returns the first entry of a fixed table that matches, or nil.
+func find[T any](table []T, match func(*T) bool) *T {
+	for i := range table {
+		if match(&table[i]) {
+			return &table[i]
 		}
 	}
 	return nil
@@ -62,21 +70,19 @@ var statuses = []status{
 }
 
 func statusByID(id string) *status {
-	for i := range statuses {
-		if statuses[i].ID == id {
-			return &statuses[i]
-		}
-	}
-	return nil
+	return find(statuses, func(s *status) bool { return s.ID == id })
 }
 
 func statusByName(name string) *status {
-	for i := range statuses {
-		if strings.EqualFold(statuses[i].Name, name) {
-			return &statuses[i]
-		}
+	return find(statuses, func(s *status) bool { return strings.EqualFold(s.Name, name) })
+}
+
+// statusByNameOrID is how JQL names a status: by name, else by id.
+func statusByNameOrID(v string) *status {
+	if s := statusByName(v); s != nil {
+		return s
 	}
-	return nil
+	return statusByID(v)
 }
 
 // Permissions are one user's project permissions.
