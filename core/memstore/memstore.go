@@ -214,6 +214,12 @@ func cloneRun(r *core.Run) core.Run {
 
 // RecordOutcome implements core.Store.
 func (s *Store) RecordOutcome(_ context.Context, key string, o core.ItemOutcome) error {
+	return s.withRunInProgress(key, func(r *core.Run) { r.Outcomes = append(r.Outcomes, o) })
+}
+
+// withRunInProgress changes the in_progress run with this key under the
+// store's lock.
+func (s *Store) withRunInProgress(key string, change func(*core.Run)) error {
 	d, err := s.lock()
 	if err != nil {
 		return err
@@ -223,7 +229,7 @@ func (s *Store) RecordOutcome(_ context.Context, key string, o core.ItemOutcome)
 	if err != nil {
 		return err
 	}
-	r.Outcomes = append(r.Outcomes, o)
+	change(r)
 	return nil
 }
 
@@ -244,17 +250,9 @@ func (s *Store) FinishRun(_ context.Context, key string, state core.RunState, re
 	if err := storeerr.CheckFinalState(state); err != nil {
 		return err
 	}
-	d, err := s.lock()
-	if err != nil {
-		return err
-	}
-	defer d.mu.Unlock()
-	r, err := d.inProgress(key)
-	if err != nil {
-		return err
-	}
-	r.State, r.Result, r.FinishedAt = state, bytes.Clone(result), ts(now)
-	return nil
+	return s.withRunInProgress(key, func(r *core.Run) {
+		r.State, r.Result, r.FinishedAt = state, bytes.Clone(result), ts(now)
+	})
 }
 
 // GetRun implements core.Store.
