@@ -236,11 +236,8 @@ func scCLICode(out string) string {
 // Edit: one document imported once; each case renames its stories, so the
 // commit is a series of PUTs (retried: PUT is idempotent).
 func faultEdit(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	cs, _ := e.mcp()
 	p := planSpec{id: "edit", epics: 1, stories: 3, titles: map[string]string{}}
-	path := e.write("edit.md", p.markdown())
-	e.scConverge(cs, path, p, nil)
+	e, cs, path := convergedEnv(t, p)
 	const put = "/rest/api/3/issue/*"
 	// A PUT that Jira refused (429) returns the failure's own code; a PUT
 	// whose outcome is unclear (5xx, reset, hang, lost answer after the
@@ -312,11 +309,8 @@ func progressFaults() []faultCase {
 // applied a transition whose response was lost: the adapter reads the
 // status back instead of resending.
 func faultTransition(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	cs, _ := e.mcp()
 	p := planSpec{id: "moves", epics: 1, stories: 2}
-	path := e.write("moves.md", p.markdown())
-	e.scConverge(cs, path, p, nil)
+	e, cs, _ := convergedEnv(t, p)
 	key := e.issuesByRef()["moves/s-1"].Key
 	const tr = "/rest/api/3/issue/*/transitions"
 	cases := progressFaults()
@@ -371,11 +365,8 @@ func faultTransition(t *testing.T) {
 // response was lost is looked for before anything is resent. Exactly one
 // comment per marker in the end.
 func faultComment(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	cs, _ := e.mcp()
 	p := planSpec{id: "notes", epics: 1, stories: 1}
-	path := e.write("notes.md", p.markdown())
-	e.scConverge(cs, path, p, nil)
+	e, cs, _ := convergedEnv(t, p)
 	key := e.issuesByRef()["notes/s-1"].Key
 	const cm = "/rest/api/3/issue/*/comment"
 	cases := append(progressFaults(), faultCase{kind: "drop-after-apply", call: 0})
@@ -400,4 +391,15 @@ func faultComment(t *testing.T) {
 		})
 	}
 	e.matches(p)
+}
+
+// convergedEnv is a fresh environment with p imported through MCP (the
+// preview and commit converged) and the client still connected.
+func convergedEnv(t *testing.T, p planSpec) (*env, *mcp.ClientSession, string) {
+	t.Helper()
+	e := newEnv(t, envOptions{})
+	cs, _ := e.mcp()
+	path := e.write(p.id+".md", p.markdown())
+	e.scConverge(cs, path, p, nil)
+	return e, cs, path
 }
