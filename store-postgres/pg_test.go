@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storetest"
 	pgstore "github.com/devworkwire/devworkwire/store-postgres"
 	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
 )
@@ -28,24 +29,9 @@ func open(t *testing.T, url, schema string) *pgstore.Store {
 // advisory lock makes the migrations run once.
 func TestConcurrentOpenMigratesOnce(t *testing.T) {
 	url, schema := pgtest.URL(t), pgtest.Schema(t)
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for range 8 {
-		wg.Go(func() {
-			s, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema, MaxConns: 2})
-			if err == nil {
-				err = s.Close()
-			}
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatalf("concurrent Open: %v", err)
-		}
-	}
+	storetest.OpenConcurrently(t, 8, func() (*pgstore.Store, error) {
+		return pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema, MaxConns: 2})
+	})
 	s := open(t, url, schema)
 	var n, max int
 	if err := s.Pool().QueryRow(t.Context(), fmt.Sprintf(`SELECT count(*), max(version) FROM %q.schema_migrations`, schema)).Scan(&n, &max); err != nil {

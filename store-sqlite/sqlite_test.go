@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storetest"
 	sqlitestore "github.com/devworkwire/devworkwire/store-sqlite"
 )
 
@@ -86,24 +86,9 @@ func TestDefaultPathFallsBackToHome(t *testing.T) {
 
 func TestConcurrentFirstOpenMigratesOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new.db")
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for range 8 {
-		wg.Go(func() {
-			s, err := sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path})
-			if err == nil {
-				err = s.Close()
-			}
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatalf("concurrent Open: %v", err)
-		}
-	}
+	storetest.OpenConcurrently(t, 8, func() (*sqlitestore.Store, error) {
+		return sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path})
+	})
 	s := open(t, path)
 	var v int
 	if err := s.DB().QueryRowContext(t.Context(), `PRAGMA user_version`).Scan(&v); err != nil || v != sqlitestore.SchemaVersion() || v < 1 {
