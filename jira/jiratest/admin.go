@@ -108,9 +108,9 @@ type IssueSnapshot struct {
 func (s *Server) snapshot(iss *issue) IssueSnapshot {
 	st := iss.cur
 	sn := IssueSnapshot{
-		Key: iss.Key, ID: itoa(iss.ID), Project: iss.Proj.Key, IssueType: typeByID(st.TypeID).Name,
-		Summary: st.Summary, Reference: withoutSearchTokens(st.Custom[s.fieldID]), RefValue: st.Custom[s.fieldID], Status: statusByID(st.StatusID).Name,
-		StatusCategory: statusByID(st.StatusID).Category.Key, Description: st.Description,
+		Key: iss.Key, ID: itoa(iss.ID), Project: iss.Proj.Key, IssueType: byID(issueTypes, st.TypeID).Name,
+		Summary: st.Summary, Reference: withoutSearchTokens(st.Custom[s.fieldID]), RefValue: st.Custom[s.fieldID], Status: byID(statuses, st.StatusID).Name,
+		StatusCategory: byID(statuses, st.StatusID).Category.Key, Description: st.Description,
 		Properties: map[string]json.RawMessage{}, Labels: append([]string{}, st.Labels...),
 		Comments: []json.RawMessage{}, Created: iss.Created.UTC(), Updated: st.Updated.UTC(),
 	}
@@ -202,11 +202,11 @@ func (s *Server) EditAsPerson(key string, e PersonEdit) error {
 		st.Description = TextADF(*e.DescriptionMarkdownText)
 	}
 	if e.Status != nil {
-		to := statusByName(*e.Status)
+		to := byName(statuses, *e.Status)
 		if to == nil {
 			return fmt.Errorf("status %q does not exist; use To Do, In Progress or Done", *e.Status)
 		}
-		if statusByID(st.StatusID).Category != to.Category {
+		if byID(statuses, st.StatusID).Category != to.Category {
 			st.StatusChanged = s.now()
 		}
 		st.StatusID = to.ID
@@ -256,7 +256,7 @@ func (s *Server) Seed(in SeedIssue) (string, error) {
 	if p == nil {
 		return "", fmt.Errorf("seed: project %q does not exist", pk)
 	}
-	t := typeByName(in.IssueType)
+	t := byName(issueTypes, in.IssueType)
 	if t == nil {
 		return "", fmt.Errorf("seed: issue type %q does not exist; use Epic, Story or Task", in.IssueType)
 	}
@@ -290,7 +290,7 @@ func (s *Server) Seed(in SeedIssue) (string, error) {
 	}
 	iss := s.applyCreate(pw)
 	if in.Status != "" {
-		to := statusByName(in.Status)
+		to := byName(statuses, in.Status)
 		if to == nil {
 			return "", fmt.Errorf("seed: status %q does not exist; use To Do, In Progress or Done", in.Status)
 		}

@@ -158,13 +158,13 @@ func (s *Server) compileClause(c *clause) []string {
 				notExist(v)
 			}
 		case fkIssueType:
-			if t := typeByNameOrID(v.text); t != nil {
+			if t := byNameOrID(issueTypes, v.text); t != nil {
 				r.ids[t.ID] = true
 			} else {
 				notExist(v)
 			}
 		case fkStatus:
-			if st := statusByNameOrID(v.text); st != nil {
+			if st := byNameOrID(statuses, v.text); st != nil {
 				r.ids[st.ID] = true
 			} else {
 				notExist(v)
@@ -288,7 +288,7 @@ func (s *Server) evalClause(c *clause, iss *issue, st *issueState) bool {
 	case fkStatus:
 		return member(st.StatusID, false)
 	case fkStatusCategory:
-		return member(statusByID(st.StatusID).Category.Key, false)
+		return member(byID(statuses, st.StatusID).Category.Key, false)
 	case fkParent:
 		return member(itoa(st.ParentID), st.ParentID == 0)
 	case fkLabels:
@@ -518,7 +518,7 @@ func compareBy(f *jqlField, a, b *issue, sa, sb *issueState) int {
 	case fkStatus:
 		return strings.Compare(sa.StatusID, sb.StatusID)
 	case fkStatusCategory:
-		return cmpInt(int64(statusByID(sa.StatusID).Category.ID), int64(statusByID(sb.StatusID).Category.ID))
+		return cmpInt(int64(byID(statuses, sa.StatusID).Category.ID), int64(byID(statuses, sb.StatusID).Category.ID))
 	case fkParent:
 		return cmpInt(sa.ParentID, sb.ParentID)
 	case fkText:

@@ -241,7 +241,7 @@ func (s *Server) createMetaTypes(w http.ResponseWriter, r *http.Request, p *proj
 }
 
 func (s *Server) createMetaFields(w http.ResponseWriter, r *http.Request, p *project, start, max int) {
-	t := typeByID(r.PathValue("id"))
+	t := byID(issueTypes, r.PathValue("id"))
 	if t == nil || !p.types[t.ID] {
 		writeErr(w, http.StatusNotFound, newErr("Issue type with id '"+r.PathValue("id")+"' does not exist or is not valid for project '"+p.Key+"'."))
 		return

@@ -155,7 +155,7 @@ func (s *Server) doTransition(w http.ResponseWriter, r *http.Request, iss *issue
 func (s *Server) transitionLocked(iss *issue, to *status) {
 	st := iss.cur.clone()
 	now := s.now()
-	if statusByID(st.StatusID).Category != to.Category {
+	if byID(statuses, st.StatusID).Category != to.Category {
 		st.StatusChanged = now
 	}
 	st.StatusID = to.ID

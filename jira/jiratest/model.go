@@ -20,30 +20,40 @@ var issueTypes = []issueType{
 	{IssueTypeTaskID, "Task", "A small, distinct piece of work.", 0},
 }
 
-func typeByID(id string) *issueType {
-	return find(issueTypes, func(t *issueType) bool { return t.ID == id })
+func (t issueType) id() string   { return t.ID }
+func (t issueType) name() string { return t.Name }
+
+// named is an entry of a fixed table (issue types, statuses), found by
+// its id or, ignoring case, its name.
+type named interface {
+	id() string
+	name() string
 }
 
-func typeByName(name string) *issueType {
-	return find(issueTypes, func(t *issueType) bool { return strings.EqualFold(t.Name, name) })
-}
-
-// typeByNameOrID is how JQL names an issue type: by name, else by id.
-func typeByNameOrID(v string) *issueType {
-	if t := typeByName(v); t != nil {
-		return t
-	}
-	return typeByID(v)
-}
-
-// find returns the first entry of a fixed table that matches, or nil.
-func find[T any](table []T, match func(*T) bool) *T {
+func byID[T named](table []T, id string) *T {
 	for i := range table {
-		if match(&table[i]) {
+		if table[i].id() == id {
 			return &table[i]
 		}
 	}
 	return nil
+}
+
+func byName[T named](table []T, name string) *T {
+	for i := range table {
+		if strings.EqualFold(table[i].name(), name) {
+			return &table[i]
+		}
+	}
+	return nil
+}
+
+// byNameOrID is how JQL names an issue type or a status: by name, else by id.
+func byNameOrID[T named](table []T, v string) *T {
+	if e := byName(table, v); e != nil {
+		return e
+	}
+	return byID(table, v)
 }
 
 type statusCategory struct {
@@ -69,21 +79,8 @@ var statuses = []status{
 	{StatusDoneID, "Done", catDone, TransitionDoneID},
 }
 
-func statusByID(id string) *status {
-	return find(statuses, func(s *status) bool { return s.ID == id })
-}
-
-func statusByName(name string) *status {
-	return find(statuses, func(s *status) bool { return strings.EqualFold(s.Name, name) })
-}
-
-// statusByNameOrID is how JQL names a status: by name, else by id.
-func statusByNameOrID(v string) *status {
-	if s := statusByName(v); s != nil {
-		return s
-	}
-	return statusByID(v)
-}
+func (s status) id() string   { return s.ID }
+func (s status) name() string { return s.Name }
 
 // Permissions are one user's project permissions.
 type Permissions struct {
@@ -294,7 +291,7 @@ func (s *Server) SetIssueTypes(projectKey string, names ...string) bool {
 	}
 	types := map[string]bool{}
 	for _, n := range names {
-		t := typeByName(n)
+		t := byName(issueTypes, n)
 		if t == nil {
 			return false
 		}

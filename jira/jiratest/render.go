@@ -183,8 +183,8 @@ func (s *Server) issueRefJSON(base string, iss *issue) map[string]any {
 		"self": base + "/rest/api/3/issue/" + itoa(iss.ID),
 		"fields": map[string]any{
 			"summary":   st.Summary,
-			"status":    s.statusJSON(base, statusByID(st.StatusID)),
-			"issuetype": issueTypeJSON(base, typeByID(st.TypeID)),
+			"status":    s.statusJSON(base, byID(statuses, st.StatusID)),
+			"issuetype": issueTypeJSON(base, byID(issueTypes, st.TypeID)),
 			"priority": map[string]any{
 				"self": base + "/rest/api/3/priority/3", "iconUrl": base + "/images/icons/priorities/medium.svg", "name": "Medium", "id": "3",
 			},
@@ -245,9 +245,9 @@ func (s *Server) renderIssue(base string, iss *issue, st *issueState, fs fieldSe
 			}
 			return st.Description
 		})
-		add("issuetype", true, func() any { return issueTypeJSON(base, typeByID(st.TypeID)) })
+		add("issuetype", true, func() any { return issueTypeJSON(base, byID(issueTypes, st.TypeID)) })
 		add("project", true, func() any { return projectRefJSON(base, iss.Proj) })
-		add("status", true, func() any { return s.statusJSON(base, statusByID(st.StatusID)) })
+		add("status", true, func() any { return s.statusJSON(base, byID(statuses, st.StatusID)) })
 		if st.ParentID != 0 && fs.wants("parent", true) {
 			if p := s.byID[st.ParentID]; p != nil {
 				f["parent"] = s.issueRefJSON(base, p)

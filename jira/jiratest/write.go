@@ -141,9 +141,9 @@ func (s *Server) createTarget(fields map[string]json.RawMessage, pw *plannedWrit
 	}
 	var t *issueType
 	if ref.ID != "" {
-		t = typeByID(ref.ID)
+		t = byID(issueTypes, ref.ID)
 	} else {
-		t = typeByName(ref.Name)
+		t = byName(issueTypes, ref.Name)
 	}
 	switch {
 	case t == nil:
