@@ -6,6 +6,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/internal/cputime"
 	"github.com/devworkwire/devworkwire/core/memstore"
 )
 
@@ -38,8 +39,8 @@ func BenchmarkImportPreview10k(b *testing.B) {
 			p.ForbidWrites(b)
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := cpuTime()
-			defer func() { b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op") }()
+			cpu0 := cputime.Process()
+			defer func() { b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op") }()
 			for b.Loop() {
 				res, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: "bench.md", Data: doc})
 				if err != nil {
