@@ -541,10 +541,29 @@ func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.Cr
 
 // Update implements core.WorkItemProvider.
 func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) error {
-	p.pause(OpUpdate)
+	return p.writeItem(ctx, OpUpdate, key, func(it *item) error {
+		if verr := p.validate(s); verr != nil {
+			return verr
+		}
+		it.w.Title, it.w.Description, it.w.AcceptanceCriteria, it.w.ParentKey = s.Title, s.Description, slices.Clone(s.AcceptanceCriteria), s.ParentKey
+		if s.Reference != "" {
+			it.w.Reference = s.Reference
+		}
+		it.lastWritten = s.Digest
+		p.touch(it)
+		it.writtenHash = it.hash
+		return nil
+	})
+}
+
+// writeItem is a write call on one existing item: scripted pauses and
+// faults before it, change applied to the item under the lock, and the
+// faults scheduled for after it took effect.
+func (p *Provider) writeItem(ctx context.Context, op Op, key string, change func(it *item) error) error {
+	p.pause(op)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	f, err := p.enter(ctx, OpUpdate)
+	f, err := p.enter(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -552,16 +571,9 @@ func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) erro
 	if !ok {
 		return notFound(key)
 	}
-	if verr := p.validate(s); verr != nil {
-		return verr
+	if err := change(it); err != nil {
+		return err
 	}
-	it.w.Title, it.w.Description, it.w.AcceptanceCriteria, it.w.ParentKey = s.Title, s.Description, slices.Clone(s.AcceptanceCriteria), s.ParentKey
-	if s.Reference != "" {
-		it.w.Reference = s.Reference
-	}
-	it.lastWritten = s.Digest
-	p.touch(it)
-	it.writtenHash = it.hash
 	return p.after(f)
 }
 
@@ -597,41 +609,23 @@ func (p *Provider) transitions(it *item) []core.Transition {
 
 // Transition implements core.WorkItemProvider.
 func (p *Provider) Transition(ctx context.Context, key, id string) error {
-	p.pause(OpTransition)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f, err := p.enter(ctx, OpTransition)
-	if err != nil {
-		return err
-	}
-	it, ok := p.items[key]
-	if !ok {
-		return notFound(key)
-	}
-	i := slices.IndexFunc(p.transitions(it), func(t core.Transition) bool { return t.ID == id })
-	if i < 0 {
-		return core.Errorf(core.CodeValidationFailed, "Transition %s is not available on %s in its current status. Run the progress preview again.", id, key)
-	}
-	it.w.Status = p.transitions(it)[i].To
-	p.touch(it)
-	return p.after(f)
+	return p.writeItem(ctx, OpTransition, key, func(it *item) error {
+		i := slices.IndexFunc(p.transitions(it), func(t core.Transition) bool { return t.ID == id })
+		if i < 0 {
+			return core.Errorf(core.CodeValidationFailed, "Transition %s is not available on %s in its current status. Run the progress preview again.", id, key)
+		}
+		it.w.Status = p.transitions(it)[i].To
+		p.touch(it)
+		return nil
+	})
 }
 
 // AddComment implements core.WorkItemProvider.
 func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
-	p.pause(OpComment)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f, err := p.enter(ctx, OpComment)
-	if err != nil {
-		return err
-	}
-	it, ok := p.items[key]
-	if !ok {
-		return notFound(key)
-	}
-	it.comments = append(it.comments, markdown)
-	return p.after(f)
+	return p.writeItem(ctx, OpComment, key, func(it *item) error {
+		it.comments = append(it.comments, markdown)
+		return nil
+	})
 }
 
 // ---- internals (p.mu held) ----------------------------------------------
