@@ -149,36 +149,18 @@ func testModel(t *testing.T, e *env, checks int) {
 			"record": func(rt *rapid.T) {
 				k := key(keyGen.Draw(rt, "key"))
 				o := outcome(rapid.IntRange(0, 5).Draw(rt, "outcome"))
-				err := e.s.RecordOutcome(ctx, k, o)
-				mr, ok := m.runs[k]
-				if !ok || mr.state != core.RunInProgress {
-					if core.ErrorCode(err) != core.CodeInternal {
-						rt.Fatalf("RecordOutcome(%s) on a missing or finished run: %v", k, err)
-					}
-					return
+				if mr := m.runInProgress(rt, "RecordOutcome", k, e.s.RecordOutcome(ctx, k, o)); mr != nil {
+					mr.outcomes = append(mr.outcomes, o)
 				}
-				if err != nil {
-					rt.Fatalf("RecordOutcome(%s): %v", k, err)
-				}
-				mr.outcomes = append(mr.outcomes, o)
 			},
 			"finish": func(rt *rapid.T) {
 				k := key(keyGen.Draw(rt, "key"))
 				st := rapid.SampledFrom([]core.RunState{core.RunCommitted, core.RunPartial, core.RunFailed}).Draw(rt, "state")
 				res := rapid.SliceOfN(rapid.Byte(), 0, 32).Draw(rt, "result")
 				now := e.clock.Now()
-				err := e.s.FinishRun(ctx, k, st, res, now)
-				mr, ok := m.runs[k]
-				if !ok || mr.state != core.RunInProgress {
-					if core.ErrorCode(err) != core.CodeInternal {
-						rt.Fatalf("FinishRun(%s) on a missing or finished run: %v", k, err)
-					}
-					return
+				if mr := m.runInProgress(rt, "FinishRun", k, e.s.FinishRun(ctx, k, st, res, now)); mr != nil {
+					mr.state, mr.result, mr.finished = st, bytes.Clone(res), now
 				}
-				if err != nil {
-					rt.Fatalf("FinishRun(%s): %v", k, err)
-				}
-				mr.state, mr.result, mr.finished = st, bytes.Clone(res), now
 			},
 			"get": func(rt *rapid.T) {
 				k := key(keyGen.Draw(rt, "key"))
@@ -273,6 +255,24 @@ func testModel(t *testing.T, e *env, checks int) {
 // prune turns the previews expired before now into tombstones and returns
 // how many (a check never runs long enough for tombstones or runs to pass
 // the default retention).
+// runInProgress checks the store's answer err to op on the run with key
+// k against the model: a missing or finished run must be refused
+// (INTERNAL_ERROR), a run in progress accepted. It returns the model's run
+// to update when the store accepted, else nil.
+func (m *model) runInProgress(rt *rapid.T, op, k string, err error) *modelRun {
+	mr, ok := m.runs[k]
+	if !ok || mr.state != core.RunInProgress {
+		if core.ErrorCode(err) != core.CodeInternal {
+			rt.Fatalf("%s(%s) on a missing or finished run: %v", op, k, err)
+		}
+		return nil
+	}
+	if err != nil {
+		rt.Fatalf("%s(%s): %v", op, k, err)
+	}
+	return mr
+}
+
 func (m *model) prune(now time.Time) int {
 	n := 0
 	for h, p := range m.previews {
