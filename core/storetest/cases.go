@@ -313,17 +313,12 @@ func testStartRunKeyReused(t *testing.T, e *env) {
 	p := e.save(e.preview(core.PreviewImport, time.Hour))
 	q := e.save(e.preview(core.PreviewImport, time.Hour))
 	e.mustStart("k1", p.Handle)
-	_, started, err := e.start("k1", q.Handle)
-	if started {
-		t.Fatal("StartRun with a reused key started a run")
-	}
-	wantCode(t, err, core.CodeIdempotencyKeyReused, "StartRun(reused key)")
+	e.refuseStart("k1", q.Handle, core.CodeIdempotencyKeyReused, "StartRun(reused key)")
 	if got := e.load(q.Handle); !got.ConsumedAt.IsZero() {
 		t.Fatalf("the other handle was consumed: %+v", summary(got))
 	}
 	// Even for an unknown handle, a known key is reported as reused.
-	_, _, err = e.start("k1", "no-such-handle")
-	wantCode(t, err, core.CodeIdempotencyKeyReused, "StartRun(reused key, unknown handle)")
+	e.refuseStart("k1", "no-such-handle", core.CodeIdempotencyKeyReused, "StartRun(reused key, unknown handle)")
 	// The other handle is still free for another key.
 	e.mustStart("k2", q.Handle)
 }
@@ -331,11 +326,7 @@ func testStartRunKeyReused(t *testing.T, e *env) {
 func testStartRunConsumedByOtherKey(t *testing.T, e *env) {
 	p := e.save(e.preview(core.PreviewImport, time.Hour))
 	e.mustStart("k1", p.Handle)
-	_, started, err := e.start("k2", p.Handle)
-	if started {
-		t.Fatal("second key started a run on a consumed handle")
-	}
-	ce := wantCode(t, err, core.CodePreviewNotFound, "StartRun(consumed handle, other key)")
+	ce := e.refuseStart("k2", p.Handle, core.CodePreviewNotFound, "StartRun(consumed handle, other key)")
 	named := false
 	for _, d := range ce.Details {
 		if strings.Contains(d.Message, "run-k1") {
@@ -350,16 +341,11 @@ func testStartRunConsumedByOtherKey(t *testing.T, e *env) {
 	}
 	// Consumed takes precedence over expired.
 	e.clock.Advance(2 * time.Hour)
-	_, _, err = e.start("k3", p.Handle)
-	wantCode(t, err, core.CodePreviewNotFound, "StartRun(consumed and expired handle)")
+	e.refuseStart("k3", p.Handle, core.CodePreviewNotFound, "StartRun(consumed and expired handle)")
 }
 
 func testStartRunUnknownHandle(t *testing.T, e *env) {
-	_, started, err := e.start("k1", "no-such-handle")
-	if started {
-		t.Fatal("started a run on an unknown handle")
-	}
-	wantCode(t, err, core.CodePreviewNotFound, "StartRun(unknown handle)")
+	e.refuseStart("k1", "no-such-handle", core.CodePreviewNotFound, "StartRun(unknown handle)")
 	if _, found, err := e.s.GetRun(t.Context(), "k1"); err != nil || found {
 		t.Fatalf("GetRun after failed StartRun = found %v, %v", found, err)
 	}
@@ -371,11 +357,7 @@ func testStartRunExpired(t *testing.T, e *env) {
 	q := e.save(e.preview(core.PreviewImport, time.Hour))
 	e.mustStart("k-early", q.Handle)  // sanity: the store is working
 	e.clock.Advance(time.Microsecond) // now == ExpiresAt: expired
-	_, started, err := e.start("k1", p.Handle)
-	if started {
-		t.Fatal("started a run on an expired handle")
-	}
-	wantCode(t, err, core.CodePreviewExpired, "StartRun(expired)")
+	e.refuseStart("k1", p.Handle, core.CodePreviewExpired, "StartRun(expired)")
 	if got := e.load(p.Handle); !got.ConsumedAt.IsZero() {
 		t.Fatalf("expired handle was consumed: %+v", summary(got))
 	}

@@ -251,6 +251,17 @@ func (e *env) start(key, handle string) (core.Run, bool, error) {
 	return e.s.StartRun(e.t.Context(), core.StartRunRequest{Key: key, Handle: handle, RunID: "run-" + key, Now: e.clock.Now()})
 }
 
+// refuseStart expects StartRun(key, handle) to start nothing and fail
+// with code; what names the case in failures.
+func (e *env) refuseStart(key, handle string, code core.Code, what string) *core.Error {
+	e.t.Helper()
+	_, started, err := e.start(key, handle)
+	if started {
+		e.t.Fatalf("%s started a run", what)
+	}
+	return wantCode(e.t, err, code, what)
+}
+
 func (e *env) mustStart(key, handle string) core.Run {
 	e.t.Helper()
 	r, started, err := e.start(key, handle)
