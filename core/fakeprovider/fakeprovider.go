@@ -148,13 +148,19 @@ func (p *Provider) AllowWrites() { p.mu.Lock(); p.forbid = nil; p.mu.Unlock() }
 // FailCall makes the n-th call of op from now on (1-based; 0 = every call
 // from now on) return err without any effect.
 func (p *Provider) FailCall(op Op, n int, err error) {
+	p.schedule(op, n, fault{err: err})
+}
+
+// schedule adds f for the n-th call of op from now on (1-based; 0 = every
+// call from now on).
+func (p *Provider) schedule(op Op, n int, f fault) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	at := 0
+	f.op = op
 	if n > 0 {
-		at = p.calls[op] + n
+		f.at = p.calls[op] + n
 	}
-	p.faults = append(p.faults, fault{op: op, at: at, err: err})
+	p.faults = append(p.faults, f)
 }
 
 // LoseResponse makes the n-th call of op from now on (1-based; 0 = every
@@ -163,16 +169,10 @@ func (p *Provider) FailCall(op Op, n int, err error) {
 // err defaults to a retryable JIRA_UNAVAILABLE. For the writes Update,
 // Transition and AddComment.
 func (p *Provider) LoseResponse(op Op, n int, err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	at := 0
-	if n > 0 {
-		at = p.calls[op] + n
-	}
 	if err == nil {
 		err = core.Errorf(core.CodeJiraUnavailable, "Jira did not answer the request (scripted: applied, response lost).")
 	}
-	p.faults = append(p.faults, fault{op: op, at: at, err: err, lost: true})
+	p.schedule(op, n, fault{err: err, lost: true})
 }
 
 // hold is a call that stops before it takes effect until resumed.
