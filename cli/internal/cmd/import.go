@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -97,13 +98,8 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	if !writes {
 		shown.PreviewHandle = "" // nothing to commit: the handle is noise
 	}
-	switch {
-	case o.JSON && !interactive:
-		return printJSON(ios.Out, p)
-	case o.JSON:
-		render.ImportPreview(ios.ErrOut, shown, viewOpts(ios, true))
-	default:
-		render.ImportPreview(ios.Out, shown, viewOpts(ios, false))
+	if done, err := showPreview(ios, o.JSON, !interactive, p, func(w io.Writer, ro render.Options) { render.ImportPreview(w, shown, ro) }); done {
+		return err
 	}
 	if o.DryRun {
 		fmt.Fprintln(ios.ErrOut, "Dry run: nothing was written.")

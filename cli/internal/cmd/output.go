@@ -37,6 +37,22 @@ func viewOpts(ios *iostreams.IOStreams, stderr bool) render.Options {
 	return render.Options{Width: ios.Width(), CS: ios.ColorScheme(stderr)}
 }
 
+// showPreview shows a preview to a person: on stdout, or on stderr under
+// --json (asJSON), where stdout carries the JSON result. When the command
+// ends here (final) under --json, result is printed as JSON instead, and
+// done is true.
+func showPreview(ios *iostreams.IOStreams, asJSON, final bool, result any, view func(io.Writer, render.Options)) (done bool, err error) {
+	switch {
+	case asJSON && final:
+		return true, printJSON(ios.Out, result)
+	case asJSON:
+		view(ios.ErrOut, viewOpts(ios, true))
+	default:
+		view(ios.Out, viewOpts(ios, false))
+	}
+	return false, nil
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word

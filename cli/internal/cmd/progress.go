@@ -101,13 +101,8 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 	}
 	warn(ios, p.Warnings)
 	titleWarnings(ios, map[string]string{p.Item.Key: p.Item.Title})
-	switch {
-	case o.JSON && o.DryRun:
-		return printJSON(ios.Out, p)
-	case o.JSON:
-		render.ProgressPreview(ios.ErrOut, p, viewOpts(ios, true))
-	default:
-		render.ProgressPreview(ios.Out, p, viewOpts(ios, false))
+	if done, err := showPreview(ios, o.JSON, o.DryRun, p, func(w io.Writer, ro render.Options) { render.ProgressPreview(w, p, ro) }); done {
+		return err
 	}
 	if o.DryRun {
 		fmt.Fprintln(ios.ErrOut, "Dry run: nothing was written.")
