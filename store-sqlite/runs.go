@@ -104,17 +104,26 @@ func lockRun(ctx context.Context, tx *sql.Tx, key string) (core.RunState, error)
 	return core.RunState(state), err
 }
 
+// lockRunInProgress is lockRun for a write that only a run in progress
+// takes: a finished run is refused.
+func lockRunInProgress(ctx context.Context, tx *sql.Tx, key string) error {
+	state, err := lockRun(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	if state != core.RunInProgress {
+		return storeerr.RunFinished(key, state)
+	}
+	return nil
+}
+
 // RecordOutcome implements core.Store.
 func (s *Store) RecordOutcome(ctx context.Context, key string, o core.ItemOutcome) error {
 	return s.write(ctx, "record an outcome of run "+key, func(tx *sql.Tx) error {
-		state, err := lockRun(ctx, tx, key)
-		if err != nil {
+		if err := lockRunInProgress(ctx, tx, key); err != nil {
 			return err
 		}
-		if state != core.RunInProgress {
-			return storeerr.RunFinished(key, state)
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
+		_, err := tx.ExecContext(ctx, `INSERT INTO run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, key, string(o.Reference), string(o.Action), o.Key, o.Outcome, string(o.Code), o.Message)
 		return err
 	})
@@ -129,14 +138,10 @@ func (s *Store) FinishRun(ctx context.Context, key string, state core.RunState, 
 		result = []byte{}
 	}
 	return s.write(ctx, "finish run "+key, func(tx *sql.Tx) error {
-		cur, err := lockRun(ctx, tx, key)
-		if err != nil {
+		if err := lockRunInProgress(ctx, tx, key); err != nil {
 			return err
 		}
-		if cur != core.RunInProgress {
-			return storeerr.RunFinished(key, cur)
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET state = ?, result = ?, finished_at = ? WHERE idempotency_key = ? AND state = 'in_progress'`,
+		_, err := tx.ExecContext(ctx, `UPDATE runs SET state = ?, result = ?, finished_at = ? WHERE idempotency_key = ? AND state = 'in_progress'`,
 			string(state), result, dbTime(now), key)
 		return err
 	})
