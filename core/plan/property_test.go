@@ -153,19 +153,26 @@ var ignoreLines = cmp.FilterPath(func(p cmp.Path) bool {
 	return ok && sf.Name() == "Line"
 }, cmp.Ignore())
 
+// roundTrip parses src, the rendering of doc as the file name, and fails
+// unless that gives doc back (lines aside).
+func roundTrip(t *rapid.T, doc *Document, name string, src []byte) *Document {
+	got, err := goldenOptions.Parse(name, src)
+	if err != nil {
+		t.Fatalf("Parse(%s rendering of doc): %v\n%s", name, err, src)
+	}
+	if d := cmp.Diff(doc, got, ignoreLines); d != "" {
+		t.Fatalf("%s round trip mismatch (-want +got):\n%s\n%s", name, d, src)
+	}
+	return got
+}
+
 // TestRenderRoundTrip: rendering a document and parsing it back yields
 // the same model, in the same order.
 func TestRenderRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := genDocument(t)
 		src := renderMarkdown(doc)
-		got, err := goldenOptions.Parse("plan.md", src)
-		if err != nil {
-			t.Fatalf("Parse(renderMarkdown(doc)): %v\n%s", err, src)
-		}
-		if d := cmp.Diff(doc, got, ignoreLines); d != "" {
-			t.Fatalf("round trip mismatch (-want +got):\n%s\n%s", d, src)
-		}
+		got := roundTrip(t, doc, "plan.md", src)
 		// Lines point at the headings, in document order.
 		lines := strings.Split(string(src), "\n")
 		for _, it := range got.Items {
@@ -249,14 +256,7 @@ func canonicalOrder(doc *Document) *Document {
 func TestRenderYAMLRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := canonicalOrder(genDocument(t))
-		src := renderYAML(doc)
-		got, err := goldenOptions.Parse("plan.yaml", src)
-		if err != nil {
-			t.Fatalf("Parse(renderYAML(doc)): %v\n%s", err, src)
-		}
-		if d := cmp.Diff(doc, got, ignoreLines); d != "" {
-			t.Fatalf("YAML round trip mismatch (-want +got):\n%s\n%s", d, src)
-		}
+		got := roundTrip(t, doc, "plan.yaml", renderYAML(doc))
 		md, err := goldenOptions.Parse("plan.md", renderMarkdown(doc))
 		if err != nil {
 			t.Fatalf("Parse(renderMarkdown(doc)): %v", err)
