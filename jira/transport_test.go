@@ -85,6 +85,21 @@ func getField(p *Provider) error {
 	return err
 }
 
+// getFieldAnsweredWith is getField against a server that answers every
+// request with HTTP code (and Retry-After retryAfter, when set). It returns
+// the server's handler (its calls), the provider's waits, its logs and the
+// error.
+func getFieldAnsweredWith(t *testing.T, code int, retryAfter string) (*scripted, *[]time.Duration, string, error) {
+	t.Helper()
+	h := &scripted{steps: []func(http.ResponseWriter){status(code, retryAfter)}}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	var logs bytes.Buffer
+	p, waits := newTestProvider(t, srv.URL, &logs, nil)
+	err := getField(p)
+	return h, waits, logs.String(), err
+}
+
 func noSecrets(t *testing.T, texts ...string) {
 	t.Helper()
 	auth := base64.StdEncoding.EncodeToString([]byte("dev@example.com:" + testToken))
@@ -168,12 +183,7 @@ func TestRetryGivesUpWithCode(t *testing.T) {
 		code int
 		want core.Code
 	}{{429, core.CodeJiraRateLimited}, {500, core.CodeJiraUnavailable}, {503, core.CodeJiraUnavailable}, {502, core.CodeJiraUnavailable}} {
-		h := &scripted{steps: []func(http.ResponseWriter){status(tc.code, "1")}}
-		srv := httptest.NewServer(h)
-		var logs bytes.Buffer
-		p, _ := newTestProvider(t, srv.URL, &logs, nil)
-		err := getField(p)
-		srv.Close()
+		h, _, logs, err := getFieldAnsweredWith(t, tc.code, "1")
 		if core.ErrorCode(err) != tc.want {
 			t.Errorf("HTTP %d forever: %v; want %s", tc.code, err, tc.want)
 		}
@@ -183,17 +193,12 @@ func TestRetryGivesUpWithCode(t *testing.T) {
 		if !core.AsError(err).Retryable {
 			t.Errorf("HTTP %d: error not retryable", tc.code)
 		}
-		noSecrets(t, err.Error(), logs.String())
+		noSecrets(t, err.Error(), logs)
 	}
 }
 
 func TestRetryStopsWhenRetryAfterExceedsBudget(t *testing.T) {
-	h := &scripted{steps: []func(http.ResponseWriter){status(429, "3600")}}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	var logs bytes.Buffer
-	p, waits := newTestProvider(t, srv.URL, &logs, nil)
-	err := getField(p)
+	h, waits, _, err := getFieldAnsweredWith(t, 429, "3600")
 	if core.ErrorCode(err) != core.CodeJiraRateLimited || h.calls.Load() != 1 || len(*waits) != 0 {
 		t.Fatalf("err=%v calls=%d waits=%v; want RATE_LIMITED after 1 call without waiting an hour", err, h.calls.Load(), *waits)
 	}
@@ -211,19 +216,14 @@ func TestStatusTranslation(t *testing.T) {
 		{400, core.CodeValidationFailed, "Jira refused"},
 		{418, core.CodeInternal, "HTTP 418"},
 	} {
-		h := &scripted{steps: []func(http.ResponseWriter){status(tc.code, "")}}
-		srv := httptest.NewServer(h)
-		var logs bytes.Buffer
-		p, waits := newTestProvider(t, srv.URL, &logs, nil)
-		err := getField(p)
-		srv.Close()
+		h, waits, logs, err := getFieldAnsweredWith(t, tc.code, "")
 		if core.ErrorCode(err) != tc.want || !strings.Contains(err.Error(), tc.has) {
 			t.Errorf("HTTP %d: %v; want %s mentioning %q", tc.code, err, tc.want, tc.has)
 		}
 		if h.calls.Load() != 1 || len(*waits) != 0 {
 			t.Errorf("HTTP %d was retried (%d calls)", tc.code, h.calls.Load())
 		}
-		noSecrets(t, err.Error(), logs.String())
+		noSecrets(t, err.Error(), logs)
 	}
 }
 
