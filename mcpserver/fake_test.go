@@ -77,14 +77,20 @@ func sampleView() core.ItemView {
 }
 
 func (f *fakeService) ImportPreview(ctx context.Context, in core.ImportPreviewInput) (core.ImportPreviewResult, error) {
-	f.record("ImportPreview")
 	f.mu.Lock()
 	f.lastImport = in
 	f.mu.Unlock()
-	if f.importPreview != nil {
-		return f.importPreview(ctx, in)
+	return fakeAnswer(ctx, f, "ImportPreview", in, f.importPreview, sampleImportPreview)
+}
+
+// fakeAnswer records the call and returns what the test's hook answers
+// when it set one, else what def makes.
+func fakeAnswer[I, R any](ctx context.Context, f *fakeService, name string, in I, hook func(context.Context, I) (R, error), def func() R) (R, error) {
+	f.record(name)
+	if hook != nil {
+		return hook(ctx, in)
 	}
-	return sampleImportPreview(), nil
+	return def(), nil
 }
 
 func (f *fakeService) ImportCommit(ctx context.Context, in core.CommitInput) (core.ImportCommitResult, error) {
@@ -117,11 +123,7 @@ func fakeCommit[R any](ctx context.Context, f *fakeService, name, runID string, 
 }
 
 func (f *fakeService) ProgressPreview(ctx context.Context, in core.ProgressPreviewInput) (core.ProgressPreviewResult, error) {
-	f.record("ProgressPreview")
-	if f.progressPreview != nil {
-		return f.progressPreview(ctx, in)
-	}
-	return sampleProgressPreview(), nil
+	return fakeAnswer(ctx, f, "ProgressPreview", in, f.progressPreview, sampleProgressPreview)
 }
 
 func (f *fakeService) ProgressCommit(ctx context.Context, in core.CommitInput) (core.ProgressCommitResult, error) {
@@ -132,19 +134,15 @@ func (f *fakeService) ProgressCommit(ctx context.Context, in core.CommitInput) (
 }
 
 func (f *fakeService) Get(ctx context.Context, in core.GetInput) (core.GetResult, error) {
-	f.record("Get")
-	if f.get != nil {
-		return f.get(ctx, in)
-	}
-	return core.GetResult{ResultType: core.ResultPreview, RunID: "run-g", Item: sampleView()}, nil
+	return fakeAnswer(ctx, f, "Get", in, f.get, func() core.GetResult {
+		return core.GetResult{ResultType: core.ResultPreview, RunID: "run-g", Item: sampleView()}
+	})
 }
 
 func (f *fakeService) Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error) {
-	f.record("Query")
-	if f.query != nil {
-		return f.query(ctx, in)
-	}
-	return core.QueryResult{ResultType: core.ResultPreview, RunID: "run-q", Items: []core.ItemView{sampleView()}, Returned: 1}, nil
+	return fakeAnswer(ctx, f, "Query", in, f.query, func() core.QueryResult {
+		return core.QueryResult{ResultType: core.ResultPreview, RunID: "run-q", Items: []core.ItemView{sampleView()}, Returned: 1}
+	})
 }
 
 func (f *fakeService) StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error) {
