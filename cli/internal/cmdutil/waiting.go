@@ -27,24 +27,26 @@ func (w waiting) wait() func() {
 	return func() { unset(); sp.Stop() }
 }
 
-func (w waiting) ImportPreview(ctx context.Context, in core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+// waitFor is call under the spinner.
+func waitFor[I, R any](ctx context.Context, w waiting, call func(context.Context, I) (R, error), in I) (R, error) {
 	defer w.wait()()
-	return w.Service.ImportPreview(ctx, in)
+	return call(ctx, in)
+}
+
+func (w waiting) ImportPreview(ctx context.Context, in core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+	return waitFor(ctx, w, w.Service.ImportPreview, in)
 }
 
 func (w waiting) ProgressPreview(ctx context.Context, in core.ProgressPreviewInput) (core.ProgressPreviewResult, error) {
-	defer w.wait()()
-	return w.Service.ProgressPreview(ctx, in)
+	return waitFor(ctx, w, w.Service.ProgressPreview, in)
 }
 
 func (w waiting) Get(ctx context.Context, in core.GetInput) (core.GetResult, error) {
-	defer w.wait()()
-	return w.Service.Get(ctx, in)
+	return waitFor(ctx, w, w.Service.Get, in)
 }
 
 func (w waiting) Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error) {
-	defer w.wait()()
-	return w.Service.Query(ctx, in)
+	return waitFor(ctx, w, w.Service.Query, in)
 }
 
 // hostOf is the host of a site URL, for messages.
