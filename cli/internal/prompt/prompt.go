@@ -27,32 +27,47 @@ const (
 // command's context), without waiting for the line.
 func Confirm(ctx context.Context, r io.Reader, w io.Writer, question string) Answer {
 	fmt.Fprintf(w, "%s [y/N] ", question)
+	line, interrupted, eof := readLine(ctx, bufio.NewReader(r), w)
+	switch {
+	case interrupted:
+		return Interrupted
+	case eof:
+		return No
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return Yes
+	}
+	return No
+}
+
+// readLine reads one line from r, giving up as soon as ctx is done. When
+// it has no answer it says why: interrupted (ctx ended, or ^C came as a
+// byte from a raw terminal) or eof (the input ended); when ctx ended or
+// the input did, it finishes the prompt's line on w.
+func readLine(ctx context.Context, r *bufio.Reader, w io.Writer) (line string, interrupted, eof bool) {
 	type result struct {
 		line string
 		err  error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		line, err := bufio.NewReader(r).ReadString('\n')
+		line, err := r.ReadString('\n')
 		ch <- result{line, err}
 	}()
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(w)
-		return Interrupted
+		return "", true, false
 	case res := <-ch:
 		if res.err != nil && res.line == "" {
 			fmt.Fprintln(w) // end of input: finish the prompt's line
-			return No
+			return "", false, true
 		}
 		if strings.ContainsRune(res.line, 0x03) { // ^C delivered as a byte (raw terminals)
-			return Interrupted
+			return "", true, false
 		}
-		switch strings.ToLower(strings.TrimSpace(res.line)) {
-		case "y", "yes":
-			return Yes
-		}
-		return No
+		return res.line, false, false
 	}
 }
 
@@ -68,31 +83,13 @@ func Input(ctx context.Context, r *bufio.Reader, w io.Writer, question, def stri
 	} else {
 		fmt.Fprintf(w, "%s: ", question)
 	}
-	type result struct {
-		line string
-		err  error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		line, err := r.ReadString('\n')
-		ch <- result{line, err}
-	}()
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(w)
+	line, interrupted, eof := readLine(ctx, r, w)
+	if interrupted || eof {
 		return "", ErrInterrupted
-	case res := <-ch:
-		if res.err != nil && res.line == "" {
-			fmt.Fprintln(w)
-			return "", ErrInterrupted
-		}
-		if strings.ContainsRune(res.line, 0x03) {
-			return "", ErrInterrupted
-		}
-		v := strings.TrimSpace(res.line)
-		if v == "" {
-			v = def
-		}
-		return v, nil
 	}
+	v := strings.TrimSpace(line)
+	if v == "" {
+		v = def
+	}
+	return v, nil
 }
