@@ -45,28 +45,33 @@ func BenchmarkBulkCreate50(b *testing.B) {
 		ups = append(ups, map[string]any{"fields": f, "properties": []any{map[string]any{"key": "devworkwire", "value": map[string]any{"digest": "d"}}}})
 	}
 	body := map[string]any{"issueUpdates": ups}
+	benchPost(b, post, "/rest/api/3/issue/bulk", body, 201)
+}
+
+// benchPost times post(path, body), which must answer want.
+func benchPost(b *testing.B, post func(string, any) int, path string, body any, want int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if code := post("/rest/api/3/issue/bulk", body); code != 201 {
+		if code := post(path, body); code != want {
 			b.Fatalf("status %d", code)
+		}
+	}
+}
+
+// seedStories seeds n stories with the references doc/s-0 … doc/s-(n-1).
+func seedStories(b *testing.B, s *jiratest.Server, n int) {
+	for i := 0; i < n; i++ {
+		if _, err := s.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: fmt.Sprintf("Story %d", i), Reference: fmt.Sprintf("doc/s-%d", i)}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkSearchReferencePhrase5000(b *testing.B) {
 	s, post := benchServer(b)
-	for i := 0; i < 5000; i++ {
-		if _, err := s.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: fmt.Sprintf("Story %d", i), Reference: fmt.Sprintf("doc/s-%d", i)}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	seedStories(b, s, 5000)
 	body := map[string]any{"jql": `project = DEMO AND cf[10050] ~ "\"doc/s-4321\""`, "fields": []string{"summary", jiratest.DefaultFieldID}, "properties": []string{"devworkwire"}}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if code := post("/rest/api/3/search/jql", body); code != 200 {
-			b.Fatalf("status %d", code)
-		}
-	}
+	benchPost(b, post, "/rest/api/3/search/jql", body, 200)
 }
 
 // BenchmarkSearch100RefsIn10000Issues is the adapter's reference lookup at
@@ -74,11 +79,7 @@ func BenchmarkSearchReferencePhrase5000(b *testing.B) {
 // clauses within the project) over 10,000 issues.
 func BenchmarkSearch100RefsIn10000Issues(b *testing.B) {
 	s, post := benchServer(b)
-	for i := 0; i < 10000; i++ {
-		if _, err := s.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: fmt.Sprintf("Story %d", i), Reference: fmt.Sprintf("doc/s-%d", i)}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	seedStories(b, s, 10000)
 	jql := "project = DEMO AND ("
 	for i := 0; i < 100; i++ {
 		if i > 0 {
@@ -88,10 +89,5 @@ func BenchmarkSearch100RefsIn10000Issues(b *testing.B) {
 	}
 	jql += ")"
 	body := map[string]any{"jql": jql, "maxResults": 100, "fields": []string{"summary", jiratest.DefaultFieldID}, "properties": []string{"devworkwire"}}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if code := post("/rest/api/3/search/jql", body); code != 200 {
-			b.Fatalf("status %d", code)
-		}
-	}
+	benchPost(b, post, "/rest/api/3/search/jql", body, 200)
 }

@@ -44,13 +44,9 @@ func schema() (*jsonschema.Schema, error) {
 // describes the first violations found. Documents of one shape (the same
 // structure, other words) are checked against the schema once (shape.go).
 func Validate(doc []byte) error {
-	s, err := schema()
+	s, shape, err := load(doc)
 	if err != nil {
 		return err
-	}
-	shape, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		return fmt.Errorf("adfschema: not JSON: %w", err)
 	}
 	toShape(shape) // see shape.go
 	key, keyed := shapeKey(shape)
@@ -69,16 +65,25 @@ func Validate(doc []byte) error {
 // validateFull validates doc without the shape cache (tests compare it
 // with Validate).
 func validateFull(doc []byte) error {
-	s, err := schema()
+	s, inst, err := load(doc)
 	if err != nil {
 		return err
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		return fmt.Errorf("adfschema: not JSON: %w", err)
 	}
 	if err := s.Validate(inst); err != nil {
 		return fmt.Errorf("adfschema: invalid ADF: %w", err)
 	}
 	return nil
+}
+
+// load returns the schema and doc decoded for it.
+func load(doc []byte) (*jsonschema.Schema, any, error) {
+	s, err := schema()
+	if err != nil {
+		return nil, nil, err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, nil, fmt.Errorf("adfschema: not JSON: %w", err)
+	}
+	return s, inst, nil
 }
