@@ -462,17 +462,13 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 	if err := mj.ClearRequests(ctx); err != nil {
 		return pre, com, counts, err
 	}
-	cpu0 := mockjiraCPU()
-	t0 := time.Now()
-	pr, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: name, Data: doc})
-	if err != nil {
+	var pr core.ImportPreviewResult
+	if pre, err = measured(ctx, mj, func() (err error) {
+		pr, err = svc.ImportPreview(ctx, core.ImportPreviewInput{Path: name, Data: doc})
+		return err
+	}); err != nil {
 		return pre, com, counts, err
 	}
-	pw := time.Since(t0)
-	if pre, err = collect(ctx, mj, cpu0); err != nil {
-		return pre, com, counts, err
-	}
-	pre.WallMS = ms(pw)
 	pre.Counts = pr.Counts
 	if unchangedOnly {
 		if pr.Counts.Unchanged != len(pr.Items) {
@@ -481,18 +477,31 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 		counts.Unchanged = pr.Counts.Unchanged
 		return pre, Phase{ByEndpoint: map[string]int{}}, counts, nil
 	}
-	cpu0 = mockjiraCPU()
-	t1 := time.Now()
-	cr, err := svc.ImportCommit(ctx, core.CommitInput{PreviewHandle: pr.PreviewHandle, Confirmed: true})
-	if err != nil {
+	var cr core.ImportCommitResult
+	if com, err = measured(ctx, mj, func() (err error) {
+		cr, err = svc.ImportCommit(ctx, core.CommitInput{PreviewHandle: pr.PreviewHandle, Confirmed: true})
+		return err
+	}); err != nil {
 		return pre, com, counts, err
 	}
-	cw := time.Since(t1)
-	if com, err = collect(ctx, mj, cpu0); err != nil {
-		return pre, com, counts, err
-	}
-	com.WallMS = ms(cw)
 	return pre, com, cr.Counts, nil
+}
+
+// measured runs step and returns what it cost: mockjira's requests and
+// CPU time (collect) and the wall time.
+func measured(ctx context.Context, mj *harness.MockJira, step func() error) (Phase, error) {
+	cpu0 := mockjiraCPU()
+	t0 := time.Now()
+	if err := step(); err != nil {
+		return Phase{}, err
+	}
+	wall := time.Since(t0)
+	ph, err := collect(ctx, mj, cpu0)
+	if err != nil {
+		return ph, err
+	}
+	ph.WallMS = ms(wall)
+	return ph, nil
 }
 
 func ms(d time.Duration) float64 { return math.Round(float64(d)/float64(time.Microsecond)) / 1000 }
