@@ -37,6 +37,7 @@ type Provider struct {
 	stats   Stats
 	created map[core.Reference]int64 // issue ids this Provider created, for reconcileIssues
 	tailHi  int                      // newest key number of the project a tail read found (see tail.go)
+	tailRan bool                     // a tail read finished (tailHi is known, 0 for an empty project)
 
 	paceOnce sync.Once
 	pace     *pacer // pacing(); tests may set it before the first request

@@ -65,8 +65,9 @@ func (p *Provider) newTail(ctx context.Context, m *meta, refs []core.Reference, 
 	// commit after a preview in one process) is as good a start.
 	p.mu.Lock()
 	tl.hi = max(tl.hi, p.tailHi)
+	ran := p.tailRan
 	p.mu.Unlock()
-	if tl.hi == 0 {
+	if tl.hi == 0 && !ran {
 		n, err := p.newestSearchable(ctx, m)
 		if err != nil {
 			return nil, err
@@ -82,6 +83,7 @@ func (p *Provider) finishTail(tl *tail) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.tailHi = max(p.tailHi, tl.hi)
+	p.tailRan = true
 }
 
 // number is the number of a key of the tail's project, 0 for any other.

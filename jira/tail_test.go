@@ -200,3 +200,27 @@ func TestLookupTailOfANewDocument(t *testing.T) {
 		t.Errorf("tail high-water %d; want 3 (DEMO-3)", p2.tailHi)
 	}
 }
+
+// TestLookupTailOfAnEmptyProject: in an empty project the first lookup asks
+// search for the newest key (none) and reads the first page; the next
+// lookup on the same Provider (the commit after its preview) knows the
+// project was empty and only reads the page: one request beside its search.
+func TestLookupTailOfAnEmptyProject(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	if _, err := f.p.ensureMeta(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.p.ensureCreatable(f.ctx, f.p.meta); err != nil {
+		t.Fatal(err)
+	}
+	refs := []core.Reference{"empty/s-1"}
+	for i, want := range []int{3, 2} {
+		before := f.p.Stats()
+		if _, err := f.p.Lookup(f.ctx, refs, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n := f.p.Stats().Requests - before.Requests; n != want {
+			t.Errorf("lookup %d in an empty project: %d requests; want %d", i+1, n, want)
+		}
+	}
+}
