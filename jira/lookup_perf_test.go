@@ -14,10 +14,7 @@ import (
 // screen before the commit.
 func TestLookupSkipsCreateFieldsWhenAllFound(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	specs := f.specs("perf", 3)
-	if _, err := f.p.Create(f.ctx, specs); err != nil {
-		t.Fatal(err)
-	}
+	specs, _, _, _ := f.createAll(t, "perf", 3)
 	refs := []core.Reference{specs[0].Reference, specs[1].Reference, specs[2].Reference}
 	const createFields = "/rest/api/3/issue/createmeta/*/issuetypes/*"
 
@@ -62,10 +59,7 @@ func TestLookupSkipsCreateFieldsWhenAllFound(t *testing.T) {
 // batches are all found, each batch searched once.
 func TestLookupBatchesConcurrently(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	specs := f.specs("conc", 450)
-	if _, err := f.p.Create(f.ctx, specs); err != nil {
-		t.Fatal(err)
-	}
+	specs, _, _, _ := f.createAll(t, "conc", 450)
 	refs := make([]core.Reference, 0, len(specs)+5)
 	for _, s := range specs {
 		refs = append(refs, s.Reference)

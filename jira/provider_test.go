@@ -155,11 +155,7 @@ func TestCreateMapsPerElementErrors(t *testing.T) {
 
 func TestCreateBatchesOf50AndLookupPages(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	specs := f.specs("many", 130)
-	out, err := f.p.Create(f.ctx, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs, out, _, _ := f.createAll(t, "many", 130)
 	if n := f.srv.CountRequests("POST", "/rest/api/3/issue/bulk"); n != 3 {
 		t.Errorf("%d bulk requests for 130 items; want 3", n)
 	}
@@ -199,11 +195,7 @@ func TestCreateBatchesOf50AndLookupPages(t *testing.T) {
 
 func TestLookupKnownKeysUnderSearchLag(t *testing.T) {
 	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
-	specs := f.specs("lag", 2)
-	out, err := f.p.Create(f.ctx, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs, out, _, _ := f.createAll(t, "lag", 2)
 	p2, _ := New(f.p.cfg) // knows no reconcile ids
 	refs := []core.Reference{specs[0].Reference, specs[1].Reference}
 	// Search does not show them yet; Lookup finds them all the same, by
@@ -368,10 +360,7 @@ func TestSingleCreateAndScopedBaseURL(t *testing.T) {
 
 func TestRateLimitedServerIsHonoured(t *testing.T) {
 	f := startJira(t, jiratest.Options{RateLimit: 50, RateBurst: 3}, func(c *Config) { c.MaxAttempts = 6; c.MaxRetryWait = 10 * time.Second })
-	specs := f.specs("rl", 5)
-	if _, err := f.p.Create(f.ctx, specs); err != nil {
-		t.Fatal(err)
-	}
+	specs, _, _, _ := f.createAll(t, "rl", 5)
 	for _, s := range specs {
 		if _, err := f.p.Lookup(f.ctx, []core.Reference{s.Reference}, nil); err != nil {
 			t.Fatalf("Lookup under rate limiting: %v", err)

@@ -143,11 +143,7 @@ func TestLookupFindsEveryReferenceWhateverItsWords(t *testing.T) {
 // digests still match), and holds the tokens after its next write.
 func TestLookupFindsValuesWrittenBeforeTokens(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	specs := f.specs("legacy", 3)
-	out, err := f.p.Create(f.ctx, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs, out, _, _ := f.createAll(t, "legacy", 3)
 	// Rewrite the field the way the code before tokens wrote it (the
 	// devworkwire property, with its digests, is left as it was).
 	for i, o := range out {

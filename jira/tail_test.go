@@ -118,10 +118,7 @@ func TestLookupSeesAnotherStoresCreatesWithinTheLag(t *testing.T) {
 // key.
 func TestLookupTailIsOneRequestWhenNobodyElseWrites(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	specs := f.specs("quiet", 5)
-	if _, err := f.p.Create(f.ctx, specs); err != nil {
-		t.Fatal(err)
-	}
+	specs, _, _, _ := f.createAll(t, "quiet", 5)
 	var refs []core.Reference
 	for _, s := range specs {
 		refs = append(refs, s.Reference)
