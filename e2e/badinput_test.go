@@ -110,12 +110,12 @@ func TestBadInput(t *testing.T) {
 		{"binary document", "binary.md", "SOURCE_PARSE_FAILED"},
 		{"invalid document", "invalid.md", "VALIDATION_FAILED"},
 	} {
-		d := e.call(cs, "import.preview", map[string]any{"path": m.path}, nil)
+		d := e.call(cs, "import_preview", map[string]any{"path": m.path}, nil)
 		if got := codeOf(d); got != m.code {
 			t.Errorf("mcp %s: code %q, want %s (%v)", m.name, got, m.code, d)
 		}
 	}
-	if d := e.call(cs, "workitem.query", map[string]any{"limit": 1000}, nil); codeOf(d) != "VALIDATION_FAILED" {
+	if d := e.call(cs, "workitem_query", map[string]any{"limit": 1000}, nil); codeOf(d) != "VALIDATION_FAILED" {
 		t.Errorf("query limit 1000: %v", d)
 	}
 	if w := e.writes(); w != 0 {

@@ -75,7 +75,7 @@ func TestCrashCommit(t *testing.T) {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			first <- e.scCall(ctx, cs, "import.commit", args)
+			first <- e.scCall(ctx, cs, "import_commit", args)
 		}()
 		r.delay = time.Duration(rand.Int64N(int64(window)))
 		<-time.After(r.delay) // the random kill point, not a wait for something
@@ -99,12 +99,12 @@ func TestCrashCommit(t *testing.T) {
 			t0 := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			o2 := e.scCall(ctx, cs2, "import.commit", args)
+			o2 := e.scCall(ctx, cs2, "import_commit", args)
 			writes := e.docWritesSince(t0, r.p.id)
 			_, locked := lockedUntil(o2.errData)
 			switch {
 			case o2.transport != nil:
-				t.Errorf("run %d: the second import.commit: %v", i, o2.transport)
+				t.Errorf("run %d: the second import_commit: %v", i, o2.transport)
 				r.outcome = "transport error"
 			case o2.code() == "COMMIT_INTERRUPTED":
 				r.outcome = "interrupted"

@@ -222,77 +222,156 @@ func (e *env) dwirePTY(answer string, args ...string) result {
 // prompt shows, it calls beforeAnswer (if not nil) and types answer. It
 // reports problems with Errorf, so it may run in a goroutine.
 func (e *env) ptyRun(args []string, answer string, beforeAnswer func()) result {
+	s := e.ptyStart(args...)
+	if s == nil {
+		return result{code: -1}
+	}
+	prompted := s.waitFor(promptMark, 3*time.Minute)
+	if prompted {
+		if beforeAnswer != nil {
+			beforeAnswer()
+		}
+		s.send(answer)
+	}
+	r := s.wait(3 * time.Minute)
+	if !prompted && answer != "" {
+		e.t.Logf("no prompt was shown:\n%s", r.stdout)
+	}
+	return r
+}
+
+// promptMark ends every confirmation question dwire asks.
+const promptMark = "[y/N]"
+
+// ptySession is dwire running on a pseudo-terminal: what the terminal
+// showed so far, typing, signals, and its end.
+type ptySession struct {
+	e      *env
+	args   []string
+	c      *exec.Cmd
+	f      *os.File
+	start  time.Time
+	exited chan struct{}
+	werr   error // set before exited is closed
+
+	mu       sync.Mutex
+	buf      bytes.Buffer
+	readDone chan struct{}
+}
+
+// ptyStart starts dwire with args on a pseudo-terminal (80 columns, no
+// colour). It reports a failure with Errorf and returns nil, so it may run
+// in a goroutine.
+func (e *env) ptyStart(args ...string) *ptySession {
 	c := e.cmd(args...)
 	c.Env = append(c.Env, "TERM=dumb", "COLUMNS=80")
 	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: 80})
 	if err != nil {
-		e.t.Errorf("start on a pty: %v", err)
-		return result{code: -1}
+		e.t.Errorf("start dwire %v on a pty: %v", args, err)
+		return nil
 	}
-	defer f.Close()
-	var mu sync.Mutex
-	var buf bytes.Buffer
-	readDone := make(chan struct{})
+	s := &ptySession{e: e, args: args, c: c, f: f, start: time.Now(), exited: make(chan struct{}), readDone: make(chan struct{})}
 	go func() {
-		defer close(readDone)
+		defer close(s.readDone)
 		b := make([]byte, 4096)
 		for {
 			n, err := f.Read(b)
-			mu.Lock()
-			buf.Write(b[:n])
-			mu.Unlock()
+			s.mu.Lock()
+			s.buf.Write(b[:n])
+			s.mu.Unlock()
 			if err != nil {
 				return
 			}
 		}
 	}()
-	exited := make(chan error, 1)
-	start := time.Now()
-	go func() { exited <- c.Wait() }()
-	shown := func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
-	var werr error
-	prompted := false
-	deadline := time.After(3 * time.Minute)
-wait:
-	for {
+	go func() { s.werr = c.Wait(); close(s.exited) }()
+	e.t.Cleanup(func() {
 		select {
-		case werr = <-exited:
-			break wait
-		case <-deadline:
+		case <-s.exited:
+		default: // a test that failed half-way: do not leave dwire behind
+			_ = c.Process.Signal(syscall.SIGCONT)
 			_ = c.Process.Kill()
-			werr = <-exited
-			e.t.Errorf("dwire %v on a pty did not finish:\n%s", args, shown())
-			break wait
-		case <-time.After(10 * time.Millisecond): // poll the terminal for the prompt
-			if !prompted && strings.Contains(shown(), "[y/N]") {
-				prompted = true
-				if beforeAnswer != nil {
-					beforeAnswer()
-				}
-				if _, err := io.WriteString(f, answer); err != nil {
-					e.t.Errorf("type at the prompt: %v", err)
-				}
-			}
+			<-s.exited
+		}
+		_ = f.Close()
+	})
+	return s
+}
+
+// shown returns everything the terminal showed so far.
+func (s *ptySession) shown() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// done reports whether dwire has exited.
+func (s *ptySession) done() bool {
+	select {
+	case <-s.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitFor polls the terminal until it shows want; false when dwire exited
+// first or the deadline passed.
+func (s *ptySession) waitFor(want string, d time.Duration) bool {
+	deadline := time.After(d)
+	for !strings.Contains(s.shown(), want) {
+		select {
+		case <-s.exited:
+			return strings.Contains(s.shown(), want)
+		case <-deadline:
+			return false
+		case <-time.After(10 * time.Millisecond): // poll the terminal
 		}
 	}
+	return true
+}
+
+// send types text.
+func (s *ptySession) send(text string) {
+	if _, err := io.WriteString(s.f, text); err != nil {
+		s.e.t.Errorf("type %q into dwire %v: %v", text, s.args, err)
+	}
+}
+
+// signal sends sig to the dwire process.
+func (s *ptySession) signal(sig syscall.Signal) {
+	if err := s.c.Process.Signal(sig); err != nil {
+		s.e.t.Fatalf("send %v to dwire %v: %v", sig, s.args, err)
+	}
+}
+
+// wait waits up to d for dwire to exit (killing it after that) and returns
+// what the terminal showed and the exit code.
+func (s *ptySession) wait(d time.Duration) result {
 	select {
-	case <-readDone:
+	case <-s.exited:
+	case <-time.After(d):
+		_ = s.c.Process.Signal(syscall.SIGCONT)
+		_ = s.c.Process.Kill()
+		<-s.exited
+		s.e.t.Errorf("dwire %v on a pty did not finish within %s:\n%s", s.args, d, s.shown())
+	}
+	select {
+	case <-s.readDone:
 	case <-time.After(5 * time.Second):
 	}
-	r := result{stdout: shown(), elapsed: time.Since(start), code: -1}
+	_ = s.f.Close()
+	r := result{stdout: s.shown(), elapsed: time.Since(s.start), code: -1}
 	var ee *exec.ExitError
 	switch {
-	case werr == nil:
+	case s.werr == nil:
 		r.code = 0
-	case errors.As(werr, &ee):
+	case errors.As(s.werr, &ee):
 		r.code = ee.ExitCode()
 	default:
-		e.t.Errorf("dwire %v on a pty: %v", args, werr)
+		s.e.t.Errorf("dwire %v on a pty: %v", s.args, s.werr)
 	}
-	e.record(r.stdout)
-	if !prompted && answer != "" {
-		e.t.Logf("no prompt was shown:\n%s", r.stdout)
-	}
+	s.e.record(r.stdout)
 	return r
 }
 

@@ -172,7 +172,7 @@ func faultCreate(t *testing.T) {
 			if pv.Counts.Create != 6 {
 				t.Fatalf("preview = %+v, want 6 creates", pv.Counts)
 			}
-			o := scRunFaulted(t, e, "POST", bulk, c, scMCPCommit(e, cs, "import.commit", pv.PreviewHandle))
+			o := scRunFaulted(t, e, "POST", bulk, c, scMCPCommit(e, cs, "import_commit", pv.PreviewHandle))
 			e.noDuplicates()
 			// Creates whose outcome stayed unknown are held back by the
 			// next preview (creating them again could duplicate them; the
@@ -269,7 +269,7 @@ func faultEdit(t *testing.T) {
 			if pv.Counts.Update != 3 {
 				t.Fatalf("preview = %+v, want 3 updates", pv.Counts)
 			}
-			scRunFaulted(t, e, "PUT", put, c, scMCPCommit(e, cs, "import.commit", pv.PreviewHandle))
+			scRunFaulted(t, e, "PUT", put, c, scMCPCommit(e, cs, "import_commit", pv.PreviewHandle))
 			e.scConverge(cs, path, p, nil)
 		})
 	}
@@ -281,8 +281,8 @@ func (e *env) scPreviewProgress(cs *mcp.ClientSession, args map[string]any) stri
 	var pv struct {
 		PreviewHandle string `json:"preview_handle"`
 	}
-	if d := e.call(cs, "progress.preview", args, &pv); d != nil {
-		e.t.Fatalf("progress.preview %v: %v", args, d)
+	if d := e.call(cs, "progress_preview", args, &pv); d != nil {
+		e.t.Fatalf("progress_preview %v: %v", args, d)
 	}
 	return pv.PreviewHandle
 }
@@ -319,15 +319,15 @@ func faultTransition(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			target := order[i%len(order)]
 			h := e.scPreviewProgress(cs, map[string]any{"item": key, "status": target})
-			scRunFaulted(t, e, "POST", tr, c, scMCPCommit(e, cs, "progress.commit", h))
+			scRunFaulted(t, e, "POST", tr, c, scMCPCommit(e, cs, "progress_commit", h))
 			// Converge: preview and commit again when the move did not happen.
 			if st := e.issuesByRef()["moves/s-1"].StatusCategory; st != scStatusCategory[target] {
 				if c.want == "" {
 					t.Errorf("the commit succeeded but %s is %s, not %s", key, st, target)
 				}
 				h := e.scPreviewProgress(cs, map[string]any{"item": key, "status": target})
-				if o := scMCPCommit(e, cs, "progress.commit", h)(); o.errData != nil {
-					t.Fatalf("converging progress.commit: %v", o.errData)
+				if o := scMCPCommit(e, cs, "progress_commit", h)(); o.errData != nil {
+					t.Fatalf("converging progress_commit: %v", o.errData)
 				}
 			}
 			if st := e.issuesByRef()["moves/s-1"].StatusCategory; st != scStatusCategory[target] {
@@ -374,15 +374,15 @@ func faultComment(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			marker := fmt.Sprintf("fault-note-%d-%s", i, strings.ReplaceAll(c.kind, "-", ""))
 			h := e.scPreviewProgress(cs, map[string]any{"item": key, "comment": "Progress note " + marker})
-			o := scRunFaulted(t, e, "POST", cm, c, scMCPCommit(e, cs, "progress.commit", h))
+			o := scRunFaulted(t, e, "POST", cm, c, scMCPCommit(e, cs, "progress_commit", h))
 			n := scCount(e.scComments(key), marker)
 			if o.errData == nil && n != 1 {
 				t.Errorf("the commit succeeded and %s has %d comments %s, want 1", key, n, marker)
 			}
 			if n == 0 {
 				h := e.scPreviewProgress(cs, map[string]any{"item": key, "comment": "Progress note " + marker})
-				if o := scMCPCommit(e, cs, "progress.commit", h)(); o.errData != nil {
-					t.Fatalf("converging progress.commit: %v", o.errData)
+				if o := scMCPCommit(e, cs, "progress_commit", h)(); o.errData != nil {
+					t.Fatalf("converging progress_commit: %v", o.errData)
 				}
 			}
 			if n := scCount(e.scComments(key), marker); n != 1 {

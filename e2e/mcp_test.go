@@ -64,7 +64,7 @@ func TestMCPGate(t *testing.T) {
 
 	var pv previewJSON
 	if d := e.call(cs, "import_preview", map[string]any{"path": "plan.md"}, &pv); d != nil {
-		t.Fatalf("import.preview failed: %v", d)
+		t.Fatalf("import_preview failed: %v", d)
 	}
 	if pv.ResultType != "preview" || pv.Counts.Create != 6 || pv.PreviewHandle == "" {
 		t.Fatalf("preview = %+v", pv)
@@ -94,7 +94,7 @@ func TestMCPGate(t *testing.T) {
 	key := newKey()
 	var c commitJSON
 	if d := e.call(cs, "import_commit", map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true, "idempotency_key": key}, &c); d != nil {
-		t.Fatalf("import.commit failed: %v", d)
+		t.Fatalf("import_commit failed: %v", d)
 	}
 	if c.ResultType != "committed" || c.Counts.Created != 6 {
 		t.Fatalf("commit = %+v", c)
@@ -128,10 +128,10 @@ func TestMCPGate(t *testing.T) {
 		PreviewHandle string `json:"preview_handle"`
 	}
 	if d := e.call(cs, "progress_preview", map[string]any{"item": "mcp-plan/s-1", "status": "in_progress"}, &pp); d != nil {
-		t.Fatalf("progress.preview: %v", d)
+		t.Fatalf("progress_preview: %v", d)
 	}
 	if got := codeOf(e.call(cs, "import_commit", map[string]any{"preview_handle": pp.PreviewHandle, "confirmed": true}, nil)); got != "PREVIEW_NOT_FOUND" {
-		t.Errorf("progress handle to import.commit: %q", got)
+		t.Errorf("progress handle to import_commit: %q", got)
 	}
 
 	// After expiry.
@@ -154,7 +154,7 @@ func TestMCPGate(t *testing.T) {
 		Truncated bool `json:"truncated"`
 	}
 	if d := e.call(cs, "workitem_query", map[string]any{"ready": true, "limit": 3}, &q); d != nil {
-		t.Fatalf("workitem.query: %v", d)
+		t.Fatalf("workitem_query: %v", d)
 	}
 	if q.ResultType != "preview" || q.Returned != 3 || len(q.Items) != 3 || !q.Truncated {
 		t.Errorf("query = %+v", q)
@@ -169,7 +169,7 @@ func TestMCPGate(t *testing.T) {
 		CommentAdded bool   `json:"comment_added"`
 	}
 	if d := e.call(cs, "progress_commit", map[string]any{"preview_handle": pp2.PreviewHandle, "confirmed": true}, &pc); d != nil {
-		t.Fatalf("progress.commit: %v", d)
+		t.Fatalf("progress_commit: %v", d)
 	}
 	if pc.ResultType != "committed" || pc.Status != "done" || !pc.CommentAdded {
 		t.Errorf("progress commit = %+v", pc)
@@ -185,7 +185,7 @@ func TestMCPGate(t *testing.T) {
 	}
 	e.call(cs, "workitem_get", map[string]any{"item": "mcp-plan/s-2"}, &g)
 	if g.Item.Status != "done" || len(g.Item.AcceptanceCriteria) != 2 || g.Item.Epic == nil || g.Item.Epic.Title != "Epic 1" {
-		t.Errorf("workitem.get = %+v", g.Item)
+		t.Errorf("workitem_get = %+v", g.Item)
 	}
 	if is := e.issuesByRef()["mcp-plan/s-2"]; is.StatusCategory != "done" {
 		t.Errorf("tracker status of s-2 = %q", is.StatusCategory)

@@ -20,7 +20,7 @@ import (
 
 // Helpers of the fault, crash and team scenarios.
 
-// scCommit is the part of an import.commit / progress.commit result the
+// scCommit is the part of an import_commit / progress_commit result the
 // scenarios read.
 type scCommit struct {
 	ResultType     string `json:"result_type"`
@@ -84,7 +84,7 @@ func (e *env) scCall(ctx context.Context, cs *mcp.ClientSession, name string, ar
 	return o
 }
 
-// scCommitImport calls import.commit with confirmed: true.
+// scCommitImport calls import_commit with confirmed: true.
 func (e *env) scCommitImport(cs *mcp.ClientSession, handle, key string) scOutcome {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -93,14 +93,14 @@ func (e *env) scCommitImport(cs *mcp.ClientSession, handle, key string) scOutcom
 	if key != "" {
 		args["idempotency_key"] = key
 	}
-	o := e.scCall(ctx, cs, "import.commit", args)
+	o := e.scCall(ctx, cs, "import_commit", args)
 	if o.transport != nil {
-		e.t.Fatalf("import.commit: %v", o.transport)
+		e.t.Fatalf("import_commit: %v", o.transport)
 	}
 	return o
 }
 
-// scPreviewResult is the part of an import.preview result the scenarios
+// scPreviewResult is the part of an import_preview result the scenarios
 // read, including creates held back after an unknown outcome.
 type scPreviewResult struct {
 	PreviewHandle string `json:"preview_handle"`
@@ -126,12 +126,12 @@ func (p scPreviewResult) held() map[string]bool {
 	return h
 }
 
-// scPreview calls import.preview and fails the test on an error.
+// scPreview calls import_preview and fails the test on an error.
 func (e *env) scPreview(cs *mcp.ClientSession, path string) scPreviewResult {
 	e.t.Helper()
 	var pv scPreviewResult
-	if d := e.call(cs, "import.preview", map[string]any{"path": path}, &pv); d != nil {
-		e.t.Fatalf("import.preview %s: %v", path, d)
+	if d := e.call(cs, "import_preview", map[string]any{"path": path}, &pv); d != nil {
+		e.t.Fatalf("import_preview %s: %v", path, d)
 	}
 	return pv
 }

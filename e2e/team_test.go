@@ -21,6 +21,13 @@ import (
 // none is required.
 func teamStore(t *testing.T) string {
 	t.Helper()
+	u, _ := teamSchema(t)
+	return u
+}
+
+// teamSchema is teamStore, also returning the schema's name.
+func teamSchema(t *testing.T) (storeURL, schema string) {
+	t.Helper()
 	if pgURL == "" {
 		if os.Getenv("DWIRE_REQUIRE_POSTGRES") == "1" {
 			t.Fatalf("PostgreSQL is required (DWIRE_REQUIRE_POSTGRES=1) but none is available: %s", pgWhy)
@@ -29,7 +36,7 @@ func teamStore(t *testing.T) string {
 	}
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
-	schema := "e2e_team_" + hex.EncodeToString(b)
+	schema = "e2e_team_" + hex.EncodeToString(b)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -47,7 +54,7 @@ func teamStore(t *testing.T) string {
 	if strings.Contains(pgURL, "?") {
 		sep = "&"
 	}
-	return pgURL + sep + "schema=" + schema
+	return pgURL + sep + "schema=" + schema, schema
 }
 
 // TestTeamAgentPreviewPersonReviews: an agent previews over MCP against a
@@ -108,7 +115,7 @@ func TestTeamAgentPreviewPersonReviews(t *testing.T) {
 // TestTeamConcurrentCommits: 4 documents, one preview handle each (made
 // with `dwire import --dry-run --json`); each handle is raced by a person
 // (`dwire review` on a terminal, answering y) and an agent (`dwire mcp`,
-// import.commit) — 8 processes against one Postgres store and one fake
+// import_commit) — 8 processes against one Postgres store and one fake
 // Jira, released together. Every handle executes exactly once, the other
 // process gets the documented refusal, and the tracker holds 4×3 issues
 // with zero duplicates.
@@ -181,7 +188,7 @@ func TestTeamConcurrentCommits(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			agent[d] = e.scCall(ctx, sessions[d], "import.commit", map[string]any{"preview_handle": handles[d], "confirmed": true, "idempotency_key": newKey()})
+			agent[d] = e.scCall(ctx, sessions[d], "import_commit", map[string]any{"preview_handle": handles[d], "confirmed": true, "idempotency_key": newKey()})
 		}()
 	}
 	close(release)
@@ -201,7 +208,7 @@ func TestTeamConcurrentCommits(t *testing.T) {
 		a := agent[d]
 		switch {
 		case a.transport != nil:
-			t.Errorf("handle %d: import.commit: %v", d, a.transport)
+			t.Errorf("handle %d: import_commit: %v", d, a.transport)
 		case a.errData == nil && a.result.ResultType == "committed" && !a.result.Replayed:
 			winners = append(winners, "mcp")
 			if a.result.Counts.Created != 3 {
@@ -209,7 +216,7 @@ func TestTeamConcurrentCommits(t *testing.T) {
 			}
 		case a.code() == "PREVIEW_NOT_FOUND" && strings.Contains(fmt.Sprint(a.errData["message"]), "already committed"):
 		default:
-			t.Errorf("handle %d: import.commit got %s %v, want a commit or PREVIEW_NOT_FOUND (already committed)", d, scOrOK(a.code()), a.errData)
+			t.Errorf("handle %d: import_commit got %s %v, want a commit or PREVIEW_NOT_FOUND (already committed)", d, scOrOK(a.code()), a.errData)
 		}
 		if len(winners) != 1 {
 			t.Errorf("handle %d was executed by %v, want exactly one winner\n--- cli\n%s\n--- mcp\n%+v", d, winners, c, a)

@@ -31,6 +31,11 @@ const FileName = ".devworkwire.yaml"
 const (
 	EnvConfig   = "DWIRE_CONFIG"    // path of the configuration file
 	EnvStoreURL = "DWIRE_STORE_URL" // overrides `store`
+	// EnvCommitLockLease shortens (or lengthens) the commit lock's lease,
+	// 1s to 10m (default core.DefaultCommitLockLease, 30s). A testing
+	// knob, for tests that pause a real commit past its lease; not for
+	// normal use (docs/configuration.md).
+	EnvCommitLockLease = "DWIRE_COMMIT_LOCK_LEASE"
 	// DefaultTokenEnv is the default name of the variable holding the token.
 	DefaultTokenEnv = "JIRA_API_TOKEN"
 	// DefaultEmailEnv is read when `jira.email` is not in the file.
@@ -52,6 +57,9 @@ const (
 	MaxSearchLagWindow     = 24 * time.Hour
 	// MaxMaxInFlight is the largest jira.max_in_flight accepted.
 	MaxMaxInFlight = 64
+	// The range of DWIRE_COMMIT_LOCK_LEASE.
+	MinCommitLockLease = time.Second
+	MaxCommitLockLease = 10 * time.Minute
 )
 
 // File is the on-disk shape of .devworkwire.yaml (see
@@ -109,6 +117,9 @@ type Config struct {
 	// outcome is held back (not created again) while Jira search may not
 	// show it yet; 0 holds nothing back.
 	SearchLagWindow time.Duration
+	// CommitLockLease is the commit lock's lease from
+	// DWIRE_COMMIT_LOCK_LEASE (0 → core's default).
+	CommitLockLease time.Duration
 
 	raw []byte // the file's bytes, to notice a token pasted anywhere in it
 }
@@ -425,6 +436,15 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 			return nil, invalid("search_lag_window", "%s is out of range. Use a value from 0s to 24h (default 10m).", s)
 		}
 		c.SearchLagWindow = d
+	}
+
+	// DWIRE_COMMIT_LOCK_LEASE (testing knob)
+	if s := strings.TrimSpace(getenv(EnvCommitLockLease)); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < MinCommitLockLease || d > MaxCommitLockLease {
+			return nil, invalid(EnvCommitLockLease, "is not a duration from 1s to 10m (such as 3s). Unset it: the commit lock's lease is 30s by default, and this variable is meant for tests only.")
+		}
+		c.CommitLockLease = d
 	}
 	return c, nil
 }

@@ -66,5 +66,6 @@ func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, l
 		PreviewTTL:      cfg.PreviewTTL,
 		SearchLagWindow: &lag,
 		WritesInFlight:  cfg.MaxInFlight, // 0 → core's default
+		CommitLockLease: cfg.CommitLockLease,
 	}
 }

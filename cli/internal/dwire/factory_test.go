@@ -1,10 +1,12 @@
 package dwire
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/devworkwire/devworkwire/cli/internal/config"
+	"github.com/devworkwire/devworkwire/core"
 )
 
 // TestServiceOptionsSearchLagWindow: search_lag_window reaches
@@ -29,6 +31,40 @@ func TestServiceOptionsSearchLagWindow(t *testing.T) {
 		}
 		if o.PreviewTTL != cfg.PreviewTTL {
 			t.Errorf("%q: PreviewTTL = %v, want %v", in, o.PreviewTTL, cfg.PreviewTTL)
+		}
+	}
+}
+
+// TestServiceOptionsCommitLockLease: DWIRE_COMMIT_LOCK_LEASE (the testing
+// knob the e2e pause-past-lease scenario uses) reaches
+// core.ServiceOptions; unset leaves core's default; a value that is not a
+// duration from 1s to 10m is CONFIG_INVALID naming the variable.
+func TestServiceOptionsCommitLockLease(t *testing.T) {
+	base := "jira:\n  site: https://x.atlassian.net\n  project: PROJ\n  email: a@example.com\n"
+	for in, want := range map[string]time.Duration{"": 0, "3s": 3 * time.Second, " 10m ": 10 * time.Minute, "1s": time.Second} {
+		cfg, err := config.Parse("/w/"+config.FileName, []byte(base), func(k string) string {
+			if k == config.EnvCommitLockLease {
+				return in
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if got := serviceOptions(nil, nil, cfg, nil).CommitLockLease; got != want {
+			t.Errorf("%q: CommitLockLease = %v, want %v", in, got, want)
+		}
+	}
+	for _, in := range []string{"soon", "0s", "999ms", "11m", "-3s"} {
+		_, err := config.Parse("/w/"+config.FileName, []byte(base), func(k string) string {
+			if k == config.EnvCommitLockLease {
+				return in
+			}
+			return ""
+		})
+		var ce *core.Error
+		if !errors.As(err, &ce) || ce.Code != core.CodeConfigInvalid || len(ce.Details) != 1 || ce.Details[0].Field != config.EnvCommitLockLease {
+			t.Errorf("%q: got %v, want CONFIG_INVALID naming %s", in, err, config.EnvCommitLockLease)
 		}
 	}
 }
