@@ -54,6 +54,7 @@ type envOptions struct {
 	mock     harness.MockJiraOptions
 	storeURL string // "" = SQLite file in the workspace
 	ttl      string
+	jira     string // more lines of the jira section, each "  key: value\n"
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -86,7 +87,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.ttl != "" {
 		ttl = "preview_ttl: " + o.ttl + "\n"
 	}
-	cfg := fmt.Sprintf("jira:\n  site: %s\n  project: %s\n  email: %s\n  token_env: JIRA_API_TOKEN\nstore: %s\n%s", j.URL, o.mock.Project, email, store, ttl)
+	cfg := fmt.Sprintf("jira:\n  site: %s\n  project: %s\n  email: %s\n  token_env: JIRA_API_TOKEN\n%sstore: %s\n%s", j.URL, o.mock.Project, email, o.jira, store, ttl)
 	e.write(".devworkwire.yaml", cfg)
 	t.Cleanup(e.checkSecrets)
 	return e

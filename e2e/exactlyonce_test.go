@@ -39,23 +39,42 @@ func (e *env) countDuplicates() {
 // process's in-flight request does not time out while it is stopped.
 const pauseLease = 3 * time.Second
 
-// TestPausePastLease (issue 14 #1): a real `dwire import` of 200 items is
-// SIGSTOPped mid-commit (every request to the fake taking 300 ms) and
-// stays stopped until its commit lock's lease has lapsed by the store's
-// clock; another `dwire import` on the same store then previews and
-// commits the same document; then the first is SIGCONTed. Exactly one
-// issue per reference, and the resumed process reports that it stopped
-// (COMMIT_PARTIAL, exit 4: it lost the lock after writing). The pause
-// comes once the first story batch is fenced (its write-ahead markers in
-// the store: the batch is about to be sent or on its way), or once that
-// batch is in Jira (the next one being fenced, sent or on its way).
+// TestPausePastLease (issue 14 #1): a real `dwire import` is SIGSTOPped
+// mid-commit (every request to the fake taking 300 ms) and stays stopped
+// until its commit lock's lease has lapsed by the store's clock; another
+// `dwire import` on the same store then previews and commits the same
+// document; then the first is SIGCONTed. Exactly one issue per reference,
+// and the resumed process reports that it stopped (COMMIT_PARTIAL, exit
+// 4: it lost the lock after writing).
+//
+// The pause comes once the first story batch is fenced (its write-ahead
+// markers in the store: the batch is about to be sent or on its way), or
+// once that batch is in Jira. Sending one request at a time
+// (jira.max_in_flight: 1), 200 items: the epics, then stories in batches
+// of 50, 50, 50 and 46. With the default (writes in parallel), 602
+// items: 12 story batches, more than are ever in flight at once, so the
+// paused process still has batches to fence when it resumes (one that
+// fenced everything before the pause just finishes: nothing is left for
+// it to stop before).
 func TestPausePastLease(t *testing.T) {
 	for _, kind := range storeKinds {
-		for _, at := range []string{"fenced", "created"} {
-			t.Run(kind+"/"+at, func(t *testing.T) { pausePastLease(t, kind, at) })
+		for _, v := range []pauseVariant{
+			{name: "one-at-a-time/fenced", inFlight: 1, epics: 4, stories: 49, at: "fenced"},
+			{name: "one-at-a-time/created", inFlight: 1, epics: 4, stories: 49, at: "created"},
+			{name: "parallel/fenced", epics: 2, stories: 300, at: "fenced"},
+		} {
+			t.Run(kind+"/"+v.name, func(t *testing.T) { pausePastLease(t, kind, v) })
 		}
 	}
 	t.Cleanup(logExactlyOnceStats(t))
+}
+
+// pauseVariant is one shape of the pause scenario.
+type pauseVariant struct {
+	name           string
+	inFlight       int // jira.max_in_flight; 0 = the default
+	epics, stories int // stories per epic
+	at             string
 }
 
 func logExactlyOnceStats(t *testing.T) func() {
@@ -65,14 +84,17 @@ func logExactlyOnceStats(t *testing.T) func() {
 	}
 }
 
-func pausePastLease(t *testing.T, kind, at string) {
+func pausePastLease(t *testing.T, kind string, v pauseVariant) {
 	ctx := context.Background()
-	e, st := newStoreEnv(t, kind, envOptions{})
+	o := envOptions{}
+	if v.inFlight > 0 {
+		o.jira = fmt.Sprintf("  max_in_flight: %d\n", v.inFlight)
+	}
+	e, st := newStoreEnv(t, kind, o)
 	e.extra = append(e.extra, "DWIRE_COMMIT_LOCK_LEASE="+pauseLease.String())
-	// 200 items: one bulk create of the 4 epics, then stories in bulk
-	// creates of 50, 50, 50 and 46.
-	p := planSpec{id: "paused", epics: 4, stories: 49}
-	const total = 200
+	p := planSpec{id: "paused", epics: v.epics, stories: v.stories}
+	total := v.epics * (1 + v.stories)
+	at := v.at
 	e.write("plan.md", p.markdown())
 	if err := e.jira.SetConfig(ctx, 300, 0, 0); err != nil {
 		t.Fatal(err)
@@ -97,7 +119,7 @@ func pausePastLease(t *testing.T, kind, at string) {
 		if at == "fenced" {
 			return a.done() || st.indexed(p.id+"/s-") > 0
 		}
-		return a.done() || len(e.issues()) >= 4+50
+		return a.done() || len(e.issues()) >= v.epics+50
 	})
 	if a.done() {
 		t.Fatalf("A ended before its first story batch was %s:\n%s", at, a.shown())
@@ -161,8 +183,8 @@ func pausePastLease(t *testing.T, kind, at string) {
 	if held > 0 {
 		exactlyOnceStats.pauseHeld.Add(1)
 	}
-	t.Logf("pause-past-lease on %s, paused once the first story batch was %s: A paused %s with %d issues written, B held back %d and exited %d, A exited %d; %d issues for %d references, duplicates found: 0",
-		kind, at, pause.Round(100*time.Millisecond), atPause, held, b.code, ra.code, len(e.issues()), total)
+	t.Logf("pause-past-lease on %s, %d items, max_in_flight %d, paused once the first story batch was %s: A paused %s with %d issues written, B held back %d and exited %d, A exited %d; %d issues for %d references, duplicates found: 0",
+		kind, total, v.inFlight, at, pause.Round(100*time.Millisecond), atPause, held, b.code, ra.code, len(e.issues()), total)
 }
 
 // previewHandle finds the handle a preview printed.
