@@ -51,7 +51,7 @@ const pauseLease = 3 * time.Second
 // markers in the store: the batch is about to be sent or on its way), or
 // once that batch is in Jira. Sending one request at a time
 // (jira.max_in_flight: 1), 200 items: the epics, then stories in batches
-// of 50, 50, 50 and 46. With the default (writes in parallel), 602
+// of 50, 50, 50 and 46. Writes in parallel (jira.max_in_flight: 4), 602
 // items: 12 story batches, more than are ever in flight at once, so the
 // paused process still has batches to fence when it resumes (one that
 // fenced everything before the pause just finishes: nothing is left for
@@ -61,7 +61,7 @@ func TestPausePastLease(t *testing.T) {
 		for _, v := range []pauseVariant{
 			{name: "one-at-a-time/fenced", inFlight: 1, epics: 4, stories: 49, at: "fenced"},
 			{name: "one-at-a-time/created", inFlight: 1, epics: 4, stories: 49, at: "created"},
-			{name: "parallel/fenced", epics: 2, stories: 300, at: "fenced"},
+			{name: "parallel/fenced", inFlight: 4, epics: 2, stories: 300, at: "fenced"},
 		} {
 			t.Run(kind+"/"+v.name, func(t *testing.T) { pausePastLease(t, kind, v) })
 		}
@@ -72,7 +72,7 @@ func TestPausePastLease(t *testing.T) {
 // pauseVariant is one shape of the pause scenario.
 type pauseVariant struct {
 	name           string
-	inFlight       int // jira.max_in_flight; 0 = the default
+	inFlight       int // jira.max_in_flight
 	epics, stories int // stories per epic
 	at             string
 }
