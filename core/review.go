@@ -23,7 +23,8 @@ type PreviewLister interface {
 type madeByKey struct{}
 
 // WithMadeBy returns ctx saying who or what makes the previews made with
-// it (e.g. "dwire import, by ana" or "agent Claude Desktop via MCP"); the
+// it (a short phrase the front door chooses: the command and the account,
+// or the agent's client); the
 // stored plan keeps it, so a person listing pending previews sees where
 // each came from.
 func WithMadeBy(ctx context.Context, who string) context.Context {
