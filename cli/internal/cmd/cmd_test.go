@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
@@ -18,13 +20,21 @@ func testFactory() *cmdutil.Factory {
 	return &cmdutil.Factory{IOStreams: ios, Getenv: func(string) string { return "" }}
 }
 
-func TestNewCmdImportParses(t *testing.T) {
-	var got *ImportOptions
-	c := NewCmdImport(testFactory(), func(_ context.Context, o *ImportOptions) error { got = o; return nil })
-	c.SetArgs([]string{"plan.md", "--dry-run"})
+// parse runs the command newCmd builds on args, with a runF that captures
+// the options, and returns them with the command.
+func parse[O any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.Context, *O) error) *cobra.Command, args ...string) (*O, *cobra.Command) {
+	t.Helper()
+	var got *O
+	c := newCmd(testFactory(), func(_ context.Context, o *O) error { got = o; return nil })
+	c.SetArgs(args)
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
+	return got, c
+}
+
+func TestNewCmdImportParses(t *testing.T) {
+	got, c := parse(t, NewCmdImport, "plan.md", "--dry-run")
 	if got.Path != "plan.md" || !got.DryRun {
 		t.Fatalf("options = %+v", got)
 	}
@@ -34,29 +44,17 @@ func TestNewCmdImportParses(t *testing.T) {
 }
 
 func TestNewCmdProgressParses(t *testing.T) {
-	var got *ProgressOptions
-	c := NewCmdProgress(testFactory(), func(_ context.Context, o *ProgressOptions) error { got = o; return nil })
-	c.SetArgs([]string{"PROJ-1", "--status", "done", "--comment", "-"})
-	if err := c.Execute(); err != nil {
-		t.Fatal(err)
-	}
+	got, _ := parse(t, NewCmdProgress, "PROJ-1", "--status", "done", "--comment", "-")
 	if got.Item != "PROJ-1" || got.Status != "done" || got.Comment != "-" || !got.CommentSet {
 		t.Fatalf("options = %+v", got)
 	}
-	c = NewCmdProgress(testFactory(), func(_ context.Context, o *ProgressOptions) error { got = o; return nil })
-	c.SetArgs([]string{"PROJ-1", "--status", "todo"})
-	if err := c.Execute(); err != nil || got.CommentSet {
-		t.Fatalf("CommentSet without --comment: %+v %v", got, err)
+	if got, _ = parse(t, NewCmdProgress, "PROJ-1", "--status", "todo"); got.CommentSet {
+		t.Fatalf("CommentSet without --comment: %+v", got)
 	}
 }
 
 func TestNewCmdListDefaults(t *testing.T) {
-	var got *ListOptions
-	c := NewCmdList(testFactory(), func(_ context.Context, o *ListOptions) error { got = o; return nil })
-	c.SetArgs([]string{"--ready", "--epic", "checkout-v2/e-1"})
-	if err := c.Execute(); err != nil {
-		t.Fatal(err)
-	}
+	got, _ := parse(t, NewCmdList, "--ready", "--epic", "checkout-v2/e-1")
 	if !got.Ready || got.Epic != "checkout-v2/e-1" || got.Limit != core.DefaultQueryLimit {
 		t.Fatalf("options = %+v", got)
 	}
@@ -118,12 +116,7 @@ func TestJiraChecksPlaceEachFailure(t *testing.T) {
 }
 
 func TestNewCmdImportReleaseHeld(t *testing.T) {
-	var got *ImportOptions
-	c := NewCmdImport(testFactory(), func(_ context.Context, o *ImportOptions) error { got = o; return nil })
-	c.SetArgs([]string{"plan.md", "--release-held", "s-1,doc/s-2", "--release-held", "e-1"})
-	if err := c.Execute(); err != nil {
-		t.Fatal(err)
-	}
+	got, _ := parse(t, NewCmdImport, "plan.md", "--release-held", "s-1,doc/s-2", "--release-held", "e-1")
 	if strings.Join(got.ReleaseHeld, " ") != "s-1 doc/s-2 e-1" {
 		t.Fatalf("ReleaseHeld = %q", got.ReleaseHeld)
 	}

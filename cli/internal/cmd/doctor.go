@@ -63,13 +63,7 @@ Jira (credentials accepted, project, issue types, reference field) and the
 state store — and say for each what is wrong and how to fix it. Writes
 nothing anywhere.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o.JSON, o.RunID = f.JSON, f.RunID
-			if runF != nil {
-				return runF(c.Context(), o)
-			}
-			return doctorRun(c.Context(), o)
-		},
+		RunE: runE(o, runF, doctorRun, func(*cobra.Command, []string) { o.JSON, o.RunID = f.JSON, f.RunID }),
 	}
 }
 

@@ -9,16 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
-	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
 // ImportOptions are the dependencies and flags of `dwire import`.
 type ImportOptions struct {
-	IO      *iostreams.IOStreams
-	Service cmdutil.OpenServiceFunc
-	JSON    bool
+	ServiceOptions
 	// WorkDir anchors a relative document path.
 	WorkDir string
 
@@ -30,7 +27,7 @@ type ImportOptions struct {
 
 // NewCmdImport parses `dwire import <doc> [--dry-run]`.
 func NewCmdImport(f *cmdutil.Factory, runF func(context.Context, *ImportOptions) error) *cobra.Command {
-	o := &ImportOptions{IO: f.IOStreams, Service: f.OpenService, WorkDir: f.WorkDir}
+	o := &ImportOptions{ServiceOptions: serviceOptions(f), WorkDir: f.WorkDir}
 	c := &cobra.Command{
 		Use:   "import <document>",
 		Short: "Preview a document's import into Jira, confirm, and commit it",
@@ -49,13 +46,7 @@ there, --release-held s-1,s-2 (or --release-held all) plans those items as
 normal creates, marked "released" in the preview you confirm.`,
 		Example: "  dwire import plan.md\n  dwire import plan.md --dry-run --json\n  dwire import plan.md --release-held s-1",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			o.Path, o.JSON = args[0], f.JSON
-			if runF != nil {
-				return runF(c.Context(), o)
-			}
-			return importRun(c.Context(), o)
-		},
+		RunE:    runE(o, runF, importRun, func(_ *cobra.Command, args []string) { o.Path, o.JSON = args[0], f.JSON }),
 	}
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
 	c.Flags().StringSliceVar(&o.ReleaseHeld, "release-held", nil, "after checking Jira: create these held-back items anyway (item ids or references, or all)")

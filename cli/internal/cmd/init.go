@@ -63,13 +63,7 @@ missing. The API token is read from the environment (JIRA_API_TOKEN, or
 the variable named with --token-env) and is never written to the file.`,
 		Example: "  export JIRA_API_TOKEN=…\n  dwire init\n  dwire init --site https://acme.atlassian.net --project PROJ \\\n      --email me@acme.com",
 		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o.ConfigPath, o.JSON = f.ConfigPath, f.JSON
-			if runF != nil {
-				return runF(c.Context(), o)
-			}
-			return initRun(c.Context(), o)
-		},
+		RunE:    runE(o, runF, initRun, func(*cobra.Command, []string) { o.ConfigPath, o.JSON = f.ConfigPath, f.JSON }),
 	}
 	fl := c.Flags()
 	fl.StringVar(&o.Site, "site", "", "Jira Cloud site, e.g. https://your-team.atlassian.net")

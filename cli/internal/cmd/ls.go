@@ -7,16 +7,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
-	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
 // ListOptions are the dependencies and flags of `dwire ls`.
 type ListOptions struct {
-	IO      *iostreams.IOStreams
-	Service cmdutil.OpenServiceFunc
-	JSON    bool
+	ServiceOptions
 
 	Ready    bool
 	Status   string
@@ -29,7 +26,7 @@ type ListOptions struct {
 
 // NewCmdList parses `dwire ls`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	o := &ListOptions{IO: f.IOStreams, Service: f.OpenService}
+	o := &ListOptions{ServiceOptions: serviceOptions(f)}
 	c := &cobra.Command{
 		Use:     "ls",
 		Aliases: []string{"list"},
@@ -40,13 +37,7 @@ in status todo whose every blocking item is done: what to work on next
 The list is bounded by --limit (1–100); when more match, it says so.`,
 		Example: "  dwire ls --ready\n  dwire ls --epic checkout-v2/e-1 --status todo\n  dwire ls --document checkout-v2 --json",
 		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o.JSON = f.JSON
-			if runF != nil {
-				return runF(c.Context(), o)
-			}
-			return listRun(c.Context(), o)
-		},
+		RunE:    runE(o, runF, listRun, func(*cobra.Command, []string) { o.JSON = f.JSON }),
 	}
 	fl := c.Flags()
 	fl.BoolVar(&o.Ready, "ready", false, "only items ready to work on (todo, nothing blocking)")

@@ -48,12 +48,7 @@ and the configuration in the host's entry for the server:
 docs/mcp.md has the entries for Claude Desktop, Claude Code, VS Code and
 Cursor.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(c.Context(), o)
-			}
-			return mcpRun(c.Context(), o)
-		},
+		RunE: runE(o, runF, mcpRun, func(*cobra.Command, []string) {}),
 	}
 	c.Flags().StringVar(&o.Elicitation, "elicitation", mcpserver.ElicitationWhenAvailable,
 		"ask the person directly on commits: off, when-available or required")

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
-	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -19,9 +18,7 @@ const MaxComment = 32 << 10
 
 // ProgressOptions are the dependencies and flags of `dwire progress`.
 type ProgressOptions struct {
-	IO      *iostreams.IOStreams
-	Service cmdutil.OpenServiceFunc
-	JSON    bool
+	ServiceOptions
 
 	Item    string
 	Status  string
@@ -34,7 +31,7 @@ type ProgressOptions struct {
 
 // NewCmdProgress parses `dwire progress <key|ref> [--status S] [--comment TEXT|-]`.
 func NewCmdProgress(f *cmdutil.Factory, runF func(context.Context, *ProgressOptions) error) *cobra.Command {
-	o := &ProgressOptions{IO: f.IOStreams, Service: f.OpenService}
+	o := &ProgressOptions{ServiceOptions: serviceOptions(f)}
 	c := &cobra.Command{
 		Use:   "progress <key|reference>",
 		Short: "Report progress on a work item: move its status, add a comment",
@@ -48,14 +45,10 @@ on the terminal. With --dry-run the command stops after the preview (with
 commit with dwire review).`,
 		Example: "  dwire progress PROJ-12 --status in_progress\n  dwire progress checkout-v2/s-1 --status done --comment \"Shipped in #42\"\n  git log -1 --format=%B | dwire progress PROJ-12 --comment -",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: runE(o, runF, progressRun, func(c *cobra.Command, args []string) {
 			o.Item, o.JSON = args[0], f.JSON
 			o.CommentSet = c.Flags().Changed("comment")
-			if runF != nil {
-				return runF(c.Context(), o)
-			}
-			return progressRun(c.Context(), o)
-		},
+		}),
 	}
 	c.Flags().StringVar(&o.Status, "status", "", "target status: todo, in_progress or done")
 	c.Flags().StringVar(&o.Comment, "comment", "", "Markdown comment to add (- reads it from stdin)")

@@ -15,16 +15,14 @@ import (
 
 // ReviewOptions are the dependencies and flags of `dwire review`.
 type ReviewOptions struct {
-	IO      *iostreams.IOStreams
-	Service cmdutil.OpenServiceFunc
-	JSON    bool
+	ServiceOptions
 
 	Handle string
 }
 
 // NewCmdReview parses `dwire review <handle>`.
 func NewCmdReview(f *cmdutil.Factory, runF func(context.Context, *ReviewOptions) error) *cobra.Command {
-	o := &ReviewOptions{IO: f.IOStreams, Service: f.OpenService}
+	o := &ReviewOptions{ServiceOptions: serviceOptions(f)}
 	c := &cobra.Command{
 		Use:   "review [preview-handle]",
 		Short: "Review a stored preview (e.g. an agent's), confirm and commit it",
@@ -37,16 +35,12 @@ Without a handle it lists the previews of this project waiting for a
 person (not committed, not expired), newest first.`,
 		Example: "  dwire review\n  dwire review imp_3f9c…\n  dwire review prg_81d0…",
 		Args:    cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: runE(o, runF, reviewRun, func(_ *cobra.Command, args []string) {
 			o.JSON = f.JSON
 			if len(args) == 1 {
 				o.Handle = strings.TrimSpace(args[0])
 			}
-			if runF != nil {
-				return runF(c.Context(), o)
-			}
-			return reviewRun(c.Context(), o)
-		},
+		}),
 	}
 	// Completes the handles of the pending previews, from the state store
 	// (no request to Jira).

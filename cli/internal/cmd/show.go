@@ -6,36 +6,27 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
-	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
 // ShowOptions are the dependencies and flags of `dwire show`.
 type ShowOptions struct {
-	IO      *iostreams.IOStreams
-	Service cmdutil.OpenServiceFunc
-	JSON    bool
+	ServiceOptions
 
 	Item string
 }
 
 // NewCmdShow parses `dwire show <key|ref>`.
 func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cobra.Command {
-	o := &ShowOptions{IO: f.IOStreams, Service: f.OpenService}
+	o := &ShowOptions{ServiceOptions: serviceOptions(f)}
 	return &cobra.Command{
 		ValidArgsFunction: completeItem(f.OpenService),
 		Use:               "show <key|reference>",
 		Short:             "Show one work item in full (read-only)",
 		Example:           "  dwire show PROJ-12\n  dwire show checkout-v2/s-1 --json",
 		Args:              cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			o.Item, o.JSON = args[0], f.JSON
-			if runF != nil {
-				return runF(c.Context(), o)
-			}
-			return showRun(c.Context(), o)
-		},
+		RunE:              runE(o, runF, showRun, func(_ *cobra.Command, args []string) { o.Item, o.JSON = args[0], f.JSON }),
 	}
 }
 
