@@ -224,8 +224,7 @@ func (s *Server) Link(blocked, blocker string) error {
 	if a == nil || b == nil || a == b {
 		return fmt.Errorf("link needs two different existing issues, got %q and %q", blocked, blocker)
 	}
-	s.nextLink++
-	s.links = append(s.links, &link{ID: s.nextLink, Blocked: a, Blocker: b})
+	s.addLinkLocked(&linkTypes[0], b, a)
 	return nil
 }
 
@@ -258,7 +257,7 @@ func (s *Server) Seed(in SeedIssue) (string, error) {
 	}
 	t := byName(issueTypes, in.IssueType)
 	if t == nil {
-		return "", fmt.Errorf("seed: issue type %q does not exist; use Epic, Story or Task", in.IssueType)
+		return "", fmt.Errorf("seed: issue type %q does not exist; use Epic, Story, Task or Subtask", in.IssueType)
 	}
 	if in.Summary == "" || runeLen(in.Summary) > maxSummary {
 		return "", fmt.Errorf("seed: summary must be 1 to 255 characters")
@@ -273,10 +272,12 @@ func (s *Server) Seed(in SeedIssue) (string, error) {
 	}
 	if in.Parent != "" {
 		par := s.issueByKeyOrID(in.Parent)
-		if par == nil || par.cur.TypeID != IssueTypeEpicID || t.ID == IssueTypeEpicID {
-			return "", fmt.Errorf("seed: parent %q must be an existing epic (and the child not an epic)", in.Parent)
+		if !seedParentFits(t, par) {
+			return "", fmt.Errorf("seed: parent %q must be an existing epic (of a story or task) or story/task (of a sub-task)", in.Parent)
 		}
 		pw.parent = &par
+	} else if t.Subtask {
+		return "", fmt.Errorf("seed: a sub-task needs a parent story or task")
 	}
 	if in.Labels != nil {
 		pw.labels = &in.Labels
@@ -455,6 +456,9 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.Apply(c)
 		w.WriteHeader(http.StatusNoContent)
 	default:
+		if s.serveStructureAdmin(w, r, p, decode, bad) { // links, boards, sprints, backlog (structure_admin.go)
+			return
+		}
 		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("unknown admin endpoint %s %s", r.Method, r.URL.Path)))
 	}
 }

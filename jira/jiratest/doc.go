@@ -12,8 +12,45 @@
 //     per-project permissions (browse, create, edit, transition, comment):
 //     no browse = the project and its issues do not exist (404, absent from
 //     search); otherwise 403. Request bodies must be application/json (415).
-//   - Issue types Epic (10000, hierarchy 1), Story (10001), Task (10002);
-//     parent links only from a story/task to an epic.
+//   - Issue types Epic (10000, hierarchy 1), Story (10001), Task (10002),
+//     Subtask (10003, hierarchy -1, subtask: true); parent links from a
+//     story/task to an epic, and from a sub-task to a story or task of the
+//     same project, which a sub-task must have (create without one, or
+//     under an epic or another sub-task, is refused per field, also per
+//     element in bulk create; clearing a sub-task's parent too).
+//   - Issue links (links.go): Jira Cloud's default link types Blocks ("is
+//     blocked by" / "blocks"), Cloners, Duplicate ("is duplicated by" /
+//     "duplicates"), Relates ("relates to"); GET issueLinkType[/{id}];
+//     POST issueLink (201 without a body, as Jira; inwardIssue is the
+//     link's source: {Blocks, inwardIssue A, outwardIssue B} is "A blocks
+//     B", so fields.issuelinks of B holds inwardIssue A and of A
+//     outwardIssue B, as Atlassian's issue linking model describes); a
+//     duplicate request answers 201 and adds nothing; unknown type or
+//     issue 404, an issue linked to itself 400); GET and DELETE
+//     issueLink/{id} (204; 404 unknown; 400 not a number). Creating or
+//     deleting a link moves both issues' updated.
+//   - The Jira Software (Agile) REST API 1.0 parts DevWorkWire uses
+//     (agile.go), checked against Atlassian's documentation of the Jira
+//     Software Cloud REST API (developer.atlassian.com/cloud/jira/software/
+//     rest/: board, sprint and issue groups), not against an OpenAPI
+//     description (none was available offline), so the contract
+//     middleware does not check them: GET board (projectKeyOrId, type,
+//     name, startAt/maxResults ≤ 50, isLast/total) and board/{id}; GET
+//     board/{id}/sprint (state=active,future,closed; 400 on a Kanban
+//     board); GET sprint/{id}; POST sprint/{id}/issue (≤ 50 issues, 204;
+//     400 for a closed sprint, an unknown issue, an issue of another
+//     project, or a sub-task, which is in its parent's sprint and moves
+//     with it); PUT issue/rank (≤ 50 issues, exactly one of
+//     rankBeforeIssue/rankAfterIssue, 204, or Jira's partial success: 207
+//     with entries [{issueId, issueKey, status, errors}] for every issue,
+//     the others applied; FailRank scripts a failing issue). Every project
+//     gets a Scrum board "<KEY> board" with "<KEY> Sprint 1" (active) and
+//     "<KEY> Sprint 2" (future); AddBoard/AddSprint/SetSprintState add
+//     more. The Sprint (customfield_10020, gh-sprint, array of sprints)
+//     and Rank (customfield_10019, gh-lexo-rank, a sortable string) fields
+//     are in GET field and on issues; a new issue ranks last; ORDER BY
+//     Rank follows the rank; moving to a sprint and ranking move the
+//     moved issues' updated.
 //   - One workflow: To Do (new) → In Progress (indeterminate) → Done (done),
 //     global transitions 11/21/31 between all of them.
 //   - Fields: summary (≤ 255, no newlines), description and comments as ADF
@@ -106,6 +143,14 @@
 // (issue in linkedIssues(...), currentUser() ...), JQL history operators
 // (WAS, CHANGED), relevance ordering in text search, fields
 // other than those above, screens, users other than the one configured,
-// sub-tasks, issue deletion, changelog, expand options (ignored), and
-// fieldsByKeys.
+// issue deletion, changelog, expand options (ignored), and
+// fieldsByKeys. Of links and the Agile API: link comments, the "Link
+// issues" permission (Edit stands for it), the per-issue link limit (413),
+// link types' administration; setting Sprint or Rank through issue
+// fields (use the Agile API), JQL on sprint (sprint = / openSprints()),
+// rank as a JQL clause (ORDER BY only), moving to the backlog
+// (POST backlog/issue), ranking while moving to a sprint, board
+// configuration, filters and columns, sprint create/start/complete
+// through the API, the search index's lag for rank (ORDER BY Rank reads
+// the current rank).
 package jiratest

@@ -144,7 +144,7 @@ func TestDiscovery(t *testing.T) {
 	}
 	c.auth = auth
 	r = c.do("GET", "/rest/api/3/project/DEMO", nil)
-	if m := r.json(t); r.status != 200 || m["key"] != "DEMO" || len(m["issueTypes"].([]any)) != 3 {
+	if m := r.json(t); r.status != 200 || m["key"] != "DEMO" || len(m["issueTypes"].([]any)) != 4 { // Epic, Story, Task, Subtask
 		t.Errorf("project: %d %s", r.status, r.body)
 	}
 	if r := c.do("GET", "/rest/api/3/project/10000", nil); r.status != 200 {
@@ -167,7 +167,7 @@ func TestDiscovery(t *testing.T) {
 	}
 	r = c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes", nil)
 	m := r.json(t)
-	if r.status != 200 || m["total"].(float64) != 3 || len(m["issueTypes"].([]any)) != 3 {
+	if r.status != 200 || m["total"].(float64) != 4 || len(m["issueTypes"].([]any)) != 4 {
 		t.Errorf("createmeta types: %d %s", r.status, r.body)
 	}
 	r = c.do("GET", "/rest/api/3/issue/createmeta/DEMO/issuetypes?startAt=1&maxResults=1", nil)

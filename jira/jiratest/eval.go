@@ -29,6 +29,7 @@ const (
 	fkText // summary, description, comment, reference, text
 	fkLabels
 	fkDate
+	fkRank // Rank: ORDER BY only (no operators)
 )
 
 type jqlField struct {
@@ -59,6 +60,8 @@ func (s *Server) resolveField(name string) *jqlField {
 		return &jqlField{fkDate, "created"}
 	case "updated", "updateddate":
 		return &jqlField{fkDate, "updated"}
+	case "rank", "cf[10019]":
+		return &jqlField{fkRank, "rank"} // ORDER BY only (agile.go)
 	}
 	n := strings.TrimPrefix(s.fieldID, "customfield_")
 	if l == "cf["+n+"]" || strings.EqualFold(name, s.fieldName) {
@@ -523,6 +526,8 @@ func compareBy(f *jqlField, a, b *issue, sa, sb *issueState) int {
 		return cmpInt(sa.ParentID, sb.ParentID)
 	case fkText:
 		return strings.Compare(strings.ToLower(sa.Summary), strings.ToLower(sb.Summary))
+	case fkRank:
+		return cmpInt(a.rank, b.rank)
 	}
 	return 0
 }

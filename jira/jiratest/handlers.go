@@ -30,6 +30,7 @@ func (s *Server) routes() {
 	h("POST /rest/api/3/issue/bulkfetch", s.handleBulkFetch)
 	h("GET /rest/api/3/mypermissions", s.handleMyPermissions)
 	s.issueRoutes(h)
+	s.structureRoutes(h)
 	h("GET /rest/api/3/search/jql", s.handleSearchGet)
 	h("POST /rest/api/3/search/jql", s.handleSearchPost)
 	h("POST /rest/api/3/search/approximate-count", s.handleCount)
@@ -168,7 +169,7 @@ func (s *Server) fieldsJSON() []any {
 			"schema":      map[string]any{"type": "string", "custom": TextAreaFieldType, "customId": 10051},
 		})
 	}
-	return out
+	return append(out, agileFieldsJSON()...)
 }
 
 func (s *Server) handleFields(w http.ResponseWriter, r *http.Request) {
@@ -176,7 +177,11 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request) {
 }
 
 // paging parses startAt/maxResults for createmeta (max 200).
-func paging(r *http.Request) (start, max int, e *jiraError) {
+func paging(r *http.Request) (start, max int, e *jiraError) { return pageParams(r, 200, true) }
+
+// pageParams parses startAt/maxResults (default 50): a maxResults above
+// limit is refused (refuse) or capped.
+func pageParams(r *http.Request, limit int, refuse bool) (start, max int, e *jiraError) {
 	start, max = 0, 50
 	q := r.URL.Query()
 	if v := q.Get("startAt"); v != "" {
@@ -191,10 +196,10 @@ func paging(r *http.Request) (start, max int, e *jiraError) {
 		if err != nil || n < 0 {
 			return 0, 0, newErr("Parameter 'maxResults' must be a non-negative number.")
 		}
-		if n > 200 {
-			return 0, 0, newErr("Parameter 'maxResults' must not exceed the limit '200'")
+		if n > limit && refuse {
+			return 0, 0, newErr(fmt.Sprintf("Parameter 'maxResults' must not exceed the limit '%d'", limit))
 		}
-		max = n
+		max = min(n, limit)
 	}
 	return start, max, nil
 }

@@ -12,12 +12,14 @@ import (
 type issueType struct {
 	ID, Name, Description string
 	HierarchyLevel        int
+	Subtask               bool // a sub-task type: its issues need a parent story or task (subtask.go)
 }
 
 var issueTypes = []issueType{
-	{IssueTypeEpicID, "Epic", "A big user story that needs to be broken down.", 1},
-	{IssueTypeStoryID, "Story", "Functionality or a feature expressed as a user goal.", 0},
-	{IssueTypeTaskID, "Task", "A small, distinct piece of work.", 0},
+	{IssueTypeEpicID, "Epic", "A big user story that needs to be broken down.", 1, false},
+	{IssueTypeStoryID, "Story", "Functionality or a feature expressed as a user goal.", 0, false},
+	{IssueTypeTaskID, "Task", "A small, distinct piece of work.", 0, false},
+	{IssueTypeSubtaskID, "Subtask", "A small piece of work that's part of a larger task.", -1, true},
 }
 
 func (t issueType) id() string   { return t.ID }
@@ -106,9 +108,13 @@ type comment struct {
 	Created time.Time
 }
 
+// link is an issue link of type TypeID ("" = Blocks, links.go): Blocker
+// is its source (the outward description, "blocks", is shown on it),
+// Blocked its destination ("is blocked by").
 type link struct {
 	ID               int64
 	Blocked, Blocker *issue
+	TypeID           string
 }
 
 // issueState is an immutable snapshot of an issue's searchable fields.
@@ -120,6 +126,7 @@ type issueState struct {
 	ParentID      int64
 	Custom        map[string]string
 	Labels        []string
+	Sprint        int64 // the sprint the issue is in (agile.go); 0 = backlog
 	CommentText   []string
 	Updated       time.Time
 	StatusChanged time.Time
@@ -154,6 +161,7 @@ type issue struct {
 	hist     []stamped // what the search index saw, oldest first
 	props    map[string]json.RawMessage
 	comments []comment
+	rank     int64 // backlog order, lowest first (agile.go)
 }
 
 // setState records a new current state (and its time for the search index).
@@ -188,6 +196,7 @@ func (s *Server) addProjectLocked(key, name string) *project {
 		p.types[t.ID] = true
 	}
 	s.projects = append(s.projects, p)
+	s.addDefaultBoardLocked(p)
 	return p
 }
 

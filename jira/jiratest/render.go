@@ -147,7 +147,7 @@ func issueTypeJSON(base string, t *issueType) map[string]any {
 		"description":    t.Description,
 		"iconUrl":        base + "/images/icons/issuetypes/" + strings.ToLower(t.Name) + ".svg",
 		"name":           t.Name,
-		"subtask":        false,
+		"subtask":        t.Subtask,
 		"avatarId":       10300,
 		"hierarchyLevel": t.HierarchyLevel,
 	}
@@ -263,6 +263,7 @@ func (s *Server) renderIssue(base string, iss *issue, st *issueState, fs fieldSe
 			return st.Labels
 		})
 		add("issuelinks", true, func() any { return s.linksJSON(base, iss) })
+		s.renderAgile(base, iss, st, fs, f)
 		add("comment", false, func() any {
 			cs := []any{}
 			for _, c := range iss.comments {
@@ -297,8 +298,8 @@ func (s *Server) renderIssue(base string, iss *issue, st *issueState, fs fieldSe
 
 func (s *Server) linksJSON(base string, iss *issue) []any {
 	out := []any{}
-	typ := map[string]any{"id": "10000", "name": "Blocks", "inward": "is blocked by", "outward": "blocks", "self": base + "/rest/api/3/issueLinkType/10000"}
 	for _, l := range s.links {
+		typ := l.linkType().json(base)
 		switch iss {
 		case l.Blocked:
 			out = append(out, map[string]any{"id": itoa(l.ID), "self": base + "/rest/api/3/issueLink/" + itoa(l.ID), "type": typ, "inwardIssue": s.issueRefJSON(base, l.Blocker)})

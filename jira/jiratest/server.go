@@ -34,6 +34,8 @@ const (
 	IssueTypeEpicID  = "10000"
 	IssueTypeStoryID = "10001"
 	IssueTypeTaskID  = "10002"
+	// IssueTypeSubtaskID is the sub-task type (subtask: true, subtask.go).
+	IssueTypeSubtaskID = "10003"
 
 	StatusToDoID       = "10000"
 	StatusInProgressID = "3"
@@ -108,6 +110,7 @@ type Server struct {
 	fieldName string
 	refIndex  map[string]map[*issue]struct{} // reference-field token → issues (index.go)
 	noIndex   bool                           // tests: always scan every issue
+	agile     agileState                     // boards, sprints, rank (agile.go)
 }
 
 // New returns a Server with one project (Options.Project) whose user has

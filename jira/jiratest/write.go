@@ -92,6 +92,7 @@ func (s *Server) validateWrite(in issueUpdate, iss *issue) (*plannedWrite, int, 
 		s.checkRequired(in.Fields, pw, e)
 	}
 	checkHierarchy(pw, iss, e)
+	s.checkSubtask(pw, iss, e)
 	checkProperties(in.Properties, e)
 	if !e.empty() {
 		return nil, http.StatusBadRequest, e
@@ -297,8 +298,8 @@ func (s *Server) checkRequired(fields map[string]json.RawMessage, pw *plannedWri
 // checkHierarchy: epics have no parent; stories and tasks may have an
 // epic (not themselves).
 func checkHierarchy(pw *plannedWrite, iss *issue, e *jiraError) {
-	if pw.parent == nil || *pw.parent == nil || pw.typeID == "" || e.Errors["parent"] != "" {
-		return
+	if pw.parent == nil || *pw.parent == nil || pw.typeID == "" || pw.typeID == IssueTypeSubtaskID || e.Errors["parent"] != "" {
+		return // a sub-task's parent: checkSubtask
 	}
 	p := *pw.parent
 	if pw.typeID == IssueTypeEpicID || p.cur.TypeID != IssueTypeEpicID || (iss != nil && p == iss) {
@@ -365,6 +366,7 @@ func (s *Server) applyCreate(pw *plannedWrite) *issue {
 	s.issues = append(s.issues, iss)
 	s.byKey[iss.Key] = iss
 	s.byID[iss.ID] = iss
+	iss.rank = s.nextRankLocked()
 	s.setState(iss, st)
 	return iss
 }

@@ -30,6 +30,10 @@ OPERATIONS = {
     "/rest/api/3/search/jql": ["get", "post"],
     "/rest/api/3/search/approximate-count": ["post"],
     "/rest/api/3/mypermissions": ["get"],
+    "/rest/api/3/issueLink": ["post"],
+    "/rest/api/3/issueLink/{linkId}": ["get", "delete"],
+    "/rest/api/3/issueLinkType": ["get"],
+    "/rest/api/3/issueLinkType/{issueLinkTypeId}": ["get"],
 }
 
 
