@@ -42,6 +42,9 @@ type commitLock struct {
 	done  chan struct{}
 	// lost is set once the lock was seen in other hands.
 	lost atomic.Bool
+	// fences runs the fences of writes that go out together as one store
+	// step (record.go's group commit).
+	fences *grouped[IndexEntry]
 }
 
 // lockCommit takes the named commit lock for owner. It waits up to
@@ -80,6 +83,9 @@ func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind PreviewKin
 		pause = min(2*pause, 500*time.Millisecond)
 	}
 	l := &commitLock{s: s, o: o, name: name, owner: owner, what: what, lock: lk, stop: make(chan struct{}), done: make(chan struct{})}
+	l.fences = &grouped[IndexEntry]{flush: func(ctx context.Context, markers []IndexEntry) error {
+		return s.st.Fence(ctx, name, owner, lk.Generation, markers)
+	}}
 	go l.renew(context.WithoutCancel(ctx))
 	return l, nil
 }
@@ -127,9 +133,11 @@ func (l *commitLock) lose() {
 // markers of a create batch; none before an update, transition or
 // comment). When the lock was taken over it returns COMMIT_INTERRUPTED
 // (lockLostError) and nothing is written; other store faults are returned
-// as they are.
+// as they are. Fences asked for while another one runs are one store step
+// (one Fence with all their markers) once it ended: each of them still
+// verifies the lock after its caller asked, before that caller sends.
 func (l *commitLock) fence(ctx context.Context, markers []IndexEntry) error {
-	err := l.s.st.Fence(context.WithoutCancel(ctx), l.name, l.owner, l.lock.Generation, markers)
+	err := l.fences.do(ctx, markers...)
 	var lost *LockLostError
 	if errors.As(err, &lost) {
 		l.lose()

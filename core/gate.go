@@ -62,6 +62,8 @@ type commitRun struct {
 	progress func(done, total int)
 	// lock is the commit lock; every write is preceded by lock.fence.
 	lock *commitLock
+	// trails records outcomes in groups (record.go).
+	trails *grouped[trail]
 }
 
 // commitKind is what commitGated needs to know of a kind of commit.
@@ -108,7 +110,7 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 		return k.replay(g.replay)
 	}
 	o.log.Info("run started", "idempotency_key", g.key, "handle", g.preview.Handle)
-	return pl.execute(ctx, &commitRun{s: s, o: o, key: g.key, handle: g.preview.Handle, progress: in.Progress, lock: lock})
+	return pl.execute(ctx, &commitRun{s: s, o: o, key: g.key, handle: g.preview.Handle, progress: in.Progress, lock: lock, trails: newRecorder(s.st, g.key)})
 }
 
 // openGate applies the gate rules that need no tracker read, in order:
@@ -379,14 +381,18 @@ func (r *commitRun) finish(ctx context.Context, state RunState, result any) {
 	}
 }
 
-// record records one outcome of the run durably and logs it; it returns
-// the store's error (the caller decides whether that stops the run).
-func (r *commitRun) record(ctx context.Context, rec ItemOutcome) error {
-	err := r.s.st.RecordOutcome(context.WithoutCancel(ctx), r.key, rec)
+// record records outcomes of the run, after the dedup index entries of
+// the writes they report, durably (together with those of concurrent
+// calls: record.go), and logs them; it returns the store's error (the
+// caller decides whether that stops the run).
+func (r *commitRun) record(ctx context.Context, index []IndexEntry, recs ...ItemOutcome) error {
+	err := r.trails.do(ctx, trail{index: index, outcomes: recs})
 	if err != nil {
-		r.o.log.Error("could not record an item outcome", "code", ErrorCode(err), "reference", rec.Reference, "outcome", rec.Outcome)
+		r.o.log.Error("could not record item outcomes", "code", ErrorCode(err), "outcomes", len(recs), "index_entries", len(index))
 	}
-	logItem(ctx, r.o, rec)
+	for _, rec := range recs {
+		logItem(ctx, r.o, rec)
+	}
 	return err
 }
 

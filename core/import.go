@@ -470,11 +470,13 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 			x.o.log.Warn("could not refresh the dedup index", "code", ErrorCode(err))
 		}
 	}
+	var held []ItemOutcome
 	for _, e := range blocked {
 		// Reported, never created: the earlier create's outcome is unknown.
-		x.record(ctx, ItemOutcome{Reference: e.Spec.Reference, Action: ActionCreate, Outcome: OutcomeUnknown,
+		held = append(held, ItemOutcome{Reference: e.Spec.Reference, Action: ActionCreate, Outcome: OutcomeUnknown,
 			Message: fmt.Sprintf("not created: an earlier create (%s) had an unknown outcome and search does not show the item yet", e.UnknownSince.Format(time.RFC3339))})
 	}
+	x.record(ctx, nil, held, false)
 	for _, phase := range [][]*planEntry{epics, stories} {
 		if x.stop != nil {
 			break
@@ -549,16 +551,17 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 		return
 	}
 	outs, callErr := x.s.p.Create(ctx, specs)
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	byRef := make(map[Reference]CreateOutcome, len(outs))
 	for _, oc := range outs {
 		byRef[oc.Reference] = oc
 	}
-	// Index every created item first: it is what keeps a later preview
-	// from creating it again, even while tracker search lags.
+	// Index every created item (recorded first, with the outcomes): it is
+	// what keeps a later preview from creating it again, even while
+	// tracker search lags.
 	now := utc(x.s.now())
 	var index []IndexEntry
+	var recs []ItemOutcome
+	x.mu.Lock()
 	for i, e := range batch {
 		oc, ok := byRef[e.Spec.Reference]
 		switch {
@@ -572,15 +575,6 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 			// nothing).
 			index = append(index, IndexEntry{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, UpdatedAt: now})
 		}
-	}
-	if len(index) > 0 {
-		if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), index); err != nil {
-			x.o.log.Error("could not record created items in the dedup index", "code", ErrorCode(err), "items", len(index))
-			x.storeFault(err, "recording created items in the dedup index")
-		}
-	}
-	for _, e := range batch {
-		oc, ok := byRef[e.Spec.Reference]
 		if !ok {
 			continue // not tried: the call failed before reaching it
 		}
@@ -598,7 +592,7 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 			rec.Outcome, rec.Key = OutcomeCommitted, oc.Key
 			x.keys[e.Spec.Reference], x.urls[e.Spec.Reference] = oc.Key, oc.URL
 		}
-		x.record(ctx, rec)
+		recs = append(recs, rec)
 		if rec.Outcome != OutcomeCommitted && x.stop == nil {
 			se := Errorf(rec.Code, "%s", rec.Message)
 			if ae := AsError(oc.Err); ae != nil && ae.Code == rec.Code {
@@ -611,7 +605,6 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 				x.why = fmt.Sprintf("creating %s failed (%s: %s)", e.Spec.Reference, rec.Code, strings.TrimSuffix(rec.Message, "."))
 			}
 		}
-		x.report()
 	}
 	if callErr != nil && x.stop == nil {
 		x.stop = callErr
@@ -621,6 +614,9 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 		x.stop = Errorf(CodeInternal, "the tracker returned %d outcomes for %d items", len(outs), len(batch))
 		x.why = "the tracker did not report on every item"
 	}
+	x.mu.Unlock()
+	// The batch's index entries and outcomes: one store step.
+	x.record(ctx, index, recs, true)
 }
 
 func (x *execution) update(ctx context.Context, e *planEntry) {
@@ -632,8 +628,6 @@ func (x *execution) update(ctx context.Context, e *planEntry) {
 	x.mu.Unlock()
 	rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionUpdate, Key: e.Key}
 	err := x.s.p.Update(ctx, e.Key, sp)
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	if err != nil {
 		ae := AsError(err)
 		why := ""
@@ -648,20 +642,18 @@ func (x *execution) update(ctx context.Context, e *planEntry) {
 			rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
 			why = fmt.Sprintf("updating %s (%s) failed (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
 		}
-		x.record(ctx, rec)
+		x.mu.Lock()
 		if x.stop == nil { // the first failure is the one reported
 			x.stop, x.why = err, why
 		}
-		x.report()
+		x.mu.Unlock()
+		x.record(ctx, nil, []ItemOutcome{rec}, true)
 		return
 	}
-	if err := x.s.st.UpsertIndex(context.WithoutCancel(ctx), []IndexEntry{{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: sp.Digest, UpdatedAt: utc(x.s.now())}}); err != nil {
-		x.o.log.Error("could not record an updated item in the dedup index", "code", ErrorCode(err), "key", e.Key)
-		x.storeFault(err, "recording "+string(e.Spec.Reference)+" in the dedup index")
-	}
 	rec.Outcome = OutcomeCommitted
-	x.record(ctx, rec)
-	x.report()
+	// Its index entry and outcome: one store step, shared with the edits
+	// that end at the same time (record.go).
+	x.record(ctx, []IndexEntry{{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: sp.Digest, UpdatedAt: utc(x.s.now())}}, []ItemOutcome{rec}, true)
 }
 
 // fenced runs the fence before a write (recording markers, if any) and
@@ -698,10 +690,33 @@ func (x *execution) storeFault(err error, what string) {
 	}
 }
 
-func (x *execution) record(ctx context.Context, rec ItemOutcome) {
-	x.outcome[rec.Reference] = &rec
-	if err := x.commitRun.record(ctx, rec); err != nil {
-		x.storeFault(err, "recording the outcome of "+string(rec.Reference))
+// record records the outcomes of a write (after its dedup index
+// entries) durably, keeps them for the report and, with progress, counts
+// them as done; a store fault stops the run. Call it without x.mu held: writes that end
+// together share one store step (record.go).
+func (x *execution) record(ctx context.Context, index []IndexEntry, recs []ItemOutcome, progress bool) {
+	if len(recs) == 0 && len(index) == 0 {
+		return
+	}
+	x.mu.Lock()
+	for i := range recs {
+		x.outcome[recs[i].Reference] = &recs[i]
+	}
+	x.mu.Unlock()
+	err := x.commitRun.record(ctx, index, recs...)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err != nil {
+		what := fmt.Sprintf("recording the outcomes of %d items", len(recs))
+		if len(recs) == 1 {
+			what = "recording the outcome of " + string(recs[0].Reference)
+		}
+		x.storeFault(err, what)
+	}
+	if progress {
+		for range recs {
+			x.report()
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -907,18 +908,24 @@ func TestCommitResultLinksEveryItem(t *testing.T) {
 	}
 }
 
-// flakyStore fails RecordOutcome from the n-th call on.
+// flakyStore fails recording outcomes from the n-th outcome on: the
+// RecordOutcomes call that would record it, and every later one, fail
+// (recording nothing).
 type flakyStore struct {
 	core.Store
-	calls, failFrom int
+	mu                 sync.Mutex
+	outcomes, failFrom int
 }
 
-func (f *flakyStore) RecordOutcome(ctx context.Context, key string, o core.ItemOutcome) error {
-	f.calls++
-	if f.calls >= f.failFrom {
+func (f *flakyStore) RecordOutcomes(ctx context.Context, key string, outcomes []core.ItemOutcome) error {
+	f.mu.Lock()
+	f.outcomes += len(outcomes)
+	fail := len(outcomes) > 0 && f.outcomes >= f.failFrom
+	f.mu.Unlock()
+	if fail {
 		return core.Errorf(core.CodeInternal, "the state store is read-only")
 	}
-	return f.Store.RecordOutcome(ctx, key, o)
+	return f.Store.RecordOutcomes(ctx, key, outcomes)
 }
 
 func TestStoreFaultStopsTheCommit(t *testing.T) {

@@ -123,9 +123,16 @@ type Store interface {
 	// concurrent calls on one handle, exactly one starts.
 	StartRun(ctx context.Context, req StartRunRequest) (run Run, started bool, err error)
 
-	// RecordOutcome appends one item's outcome to the run with this
-	// idempotency key, durably, before returning.
-	RecordOutcome(ctx context.Context, key string, o ItemOutcome) error
+	// RecordOutcomes appends outcomes, in order, to the in_progress run
+	// with this idempotency key, in one atomic step (all of them or none,
+	// also when the process or the machine dies meanwhile), durably before
+	// returning. A commit records a batch's outcomes together, and the
+	// outcomes of writes that ended together, in one call: one durable
+	// store transaction, not one per item. An empty outcomes changes
+	// nothing and returns nil.
+	// Errors (INTERNAL_ERROR, nothing recorded): no run has this key, or
+	// the run has finished.
+	RecordOutcomes(ctx context.Context, key string, outcomes []ItemOutcome) error
 
 	// FinishRun moves an in_progress run to its final state and stores the
 	// result for replay.

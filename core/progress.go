@@ -226,7 +226,7 @@ func (c *progressCommit) execute(ctx context.Context, r *commitRun) (ProgressCom
 			if unclear {
 				outcome, msg = OutcomeUnknown, "may or may not have been applied ("+string(ae.Code)+"): "+ae.Message
 			}
-			_ = r.record(ctx, ItemOutcome{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: msg})
+			_ = r.record(ctx, nil, ItemOutcome{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: msg})
 			details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: st.action + ": " + msg})
 			for _, rest := range steps[i+1:] {
 				details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeUntried, Message: rest.action + ": not attempted"})
@@ -236,7 +236,7 @@ func (c *progressCommit) execute(ctx context.Context, r *commitRun) (ProgressCom
 			r.finish(ctx, state, e)
 			return ProgressCommitResult{}, e
 		}
-		_ = r.record(ctx, ItemOutcome{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: OutcomeCommitted, Message: st.done})
+		_ = r.record(ctx, nil, ItemOutcome{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: OutcomeCommitted, Message: st.done})
 		if st.action == "transition" {
 			res.Transitioned, res.Status = true, pl.Target
 			details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeCommitted, Message: "transition: " + st.done})

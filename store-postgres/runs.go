@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -138,9 +139,13 @@ func (s *Store) lockRun(ctx context.Context, tx pgx.Tx, key string) (core.RunSta
 	return core.RunState(state), err
 }
 
-// RecordOutcome implements core.Store.
-func (s *Store) RecordOutcome(ctx context.Context, key string, o core.ItemOutcome) error {
-	return s.write(ctx, "record an outcome of run "+key, func(tx pgx.Tx) error {
+// RecordOutcomes implements core.Store: one transaction for the whole
+// batch, its inserts sent in one round trip (in order: seq follows them).
+func (s *Store) RecordOutcomes(ctx context.Context, key string, outcomes []core.ItemOutcome) error {
+	if len(outcomes) == 0 {
+		return nil
+	}
+	return s.write(ctx, fmt.Sprintf("record %d outcome(s) of run %s", len(outcomes), key), func(tx pgx.Tx) error {
 		state, err := s.lockRun(ctx, tx, key)
 		if err != nil {
 			return err
@@ -148,9 +153,20 @@ func (s *Store) RecordOutcome(ctx context.Context, key string, o core.ItemOutcom
 		if state != core.RunInProgress {
 			return storeerr.RunFinished(key, state)
 		}
-		_, err = tx.Exec(ctx, s.q(`INSERT INTO {schema}.run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`), key, string(o.Reference), string(o.Action), o.Key, o.Outcome, string(o.Code), o.Message)
-		return err
+		var b pgx.Batch
+		ins := s.q(`INSERT INTO {schema}.run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`)
+		for _, o := range outcomes {
+			b.Queue(ins, key, string(o.Reference), string(o.Action), o.Key, o.Outcome, string(o.Code), o.Message)
+		}
+		br := tx.SendBatch(ctx, &b)
+		for range outcomes {
+			if _, err := br.Exec(); err != nil {
+				_ = br.Close()
+				return err
+			}
+		}
+		return br.Close()
 	})
 }
 

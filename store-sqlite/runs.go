@@ -117,15 +117,28 @@ func lockRunInProgress(ctx context.Context, tx *sql.Tx, key string) error {
 	return nil
 }
 
-// RecordOutcome implements core.Store.
-func (s *Store) RecordOutcome(ctx context.Context, key string, o core.ItemOutcome) error {
-	return s.write(ctx, "record an outcome of run "+key, func(tx *sql.Tx) error {
+// RecordOutcomes implements core.Store: one transaction (one fsync of the
+// WAL under synchronous=FULL) for the whole batch.
+func (s *Store) RecordOutcomes(ctx context.Context, key string, outcomes []core.ItemOutcome) error {
+	if len(outcomes) == 0 {
+		return nil
+	}
+	return s.write(ctx, fmt.Sprintf("record %d outcome(s) of run %s", len(outcomes), key), func(tx *sql.Tx) error {
 		if err := lockRunInProgress(ctx, tx, key); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, key, string(o.Reference), string(o.Action), o.Key, o.Outcome, string(o.Code), o.Message)
-		return err
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for _, o := range outcomes {
+			if _, err := ins.ExecContext(ctx, key, string(o.Reference), string(o.Action), o.Key, o.Outcome, string(o.Code), o.Message); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

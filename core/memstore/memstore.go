@@ -212,9 +212,13 @@ func cloneRun(r *core.Run) core.Run {
 	return out
 }
 
-// RecordOutcome implements core.Store.
-func (s *Store) RecordOutcome(_ context.Context, key string, o core.ItemOutcome) error {
-	return s.withRunInProgress(key, func(r *core.Run) { r.Outcomes = append(r.Outcomes, o) })
+// RecordOutcomes implements core.Store: under the store's lock, so a
+// reader sees all of a batch or none of it.
+func (s *Store) RecordOutcomes(_ context.Context, key string, outcomes []core.ItemOutcome) error {
+	if len(outcomes) == 0 {
+		return nil
+	}
+	return s.withRunInProgress(key, func(r *core.Run) { r.Outcomes = append(r.Outcomes, outcomes...) })
 }
 
 // withRunInProgress changes the in_progress run with this key under the

@@ -86,12 +86,12 @@ func KeyReused(key, runHandle, handle string) *core.Error {
 		WithDetails(core.Detail{Field: "idempotency_key", Message: fmt.Sprintf("already used with preview %q", runHandle)})
 }
 
-// RunNotFound: RecordOutcome or FinishRun for a key without a run.
+// RunNotFound: RecordOutcomes or FinishRun for a key without a run.
 func RunNotFound(key string) *core.Error {
 	return core.Errorf(core.CodeInternal, "No commit run with idempotency key %q exists; a run must be started before outcomes are recorded. This is a bug in the caller.", key)
 }
 
-// RunFinished: RecordOutcome or FinishRun on a run that already finished.
+// RunFinished: RecordOutcomes or FinishRun on a run that already finished.
 func RunFinished(key string, state core.RunState) *core.Error {
 	return core.Errorf(core.CodeInternal, "The commit run with idempotency key %q already finished (%s) and cannot change. This is a bug in the caller.", key, state)
 }

@@ -211,7 +211,7 @@ func testPruneRuns(t *testing.T, e *env) {
 		handles = append(handles, e.save(e.preview(core.PreviewImport, 2*time.Hour)).Handle)
 	}
 	e.mustStart("old", handles[0])
-	if err := e.s.RecordOutcome(ctx, "old", outcome(0)); err != nil {
+	if err := e.s.RecordOutcomes(ctx, "old", []core.ItemOutcome{outcome(0)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.s.FinishRun(ctx, "old", core.RunCommitted, []byte("old result"), e.clock.Now()); err != nil {
@@ -380,8 +380,8 @@ func testOutcomesSurviveCrash(t *testing.T, e *env) {
 	var want []core.ItemOutcome
 	for i := range 3 {
 		o := outcome(i)
-		if err := e.s.RecordOutcome(t.Context(), "k1", o); err != nil {
-			t.Fatalf("RecordOutcome %d: %v", i, err)
+		if err := e.s.RecordOutcomes(t.Context(), "k1", []core.ItemOutcome{o}); err != nil {
+			t.Fatalf("RecordOutcomes %d: %v", i, err)
 		}
 		want = append(want, o)
 	}
@@ -399,7 +399,7 @@ func testOutcomesSurviveCrash(t *testing.T, e *env) {
 	equalOutcomes(t, again.Outcomes, want)
 	// Recording continues in order after the restart.
 	o := outcome(3)
-	if err := e.s.RecordOutcome(t.Context(), "k1", o); err != nil {
+	if err := e.s.RecordOutcomes(t.Context(), "k1", []core.ItemOutcome{o}); err != nil {
 		t.Fatal(err)
 	}
 	equalOutcomes(t, e.getRun("k1").Outcomes, append(want, o))
@@ -412,7 +412,7 @@ func testFinishRunReplay(t *testing.T, e *env) {
 		run := e.mustStart(key, p.Handle)
 		outs := []core.ItemOutcome{outcome(0), outcome(2)}
 		for _, o := range outs {
-			if err := e.s.RecordOutcome(t.Context(), key, o); err != nil {
+			if err := e.s.RecordOutcomes(t.Context(), key, []core.ItemOutcome{o}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -451,18 +451,43 @@ func testFinishRunInvalid(t *testing.T, e *env) {
 	}
 }
 
-func testRecordOutcomeInvalid(t *testing.T, e *env) {
+func testRecordOutcomesInvalid(t *testing.T, e *env) {
 	ctx := t.Context()
-	wantCode(t, e.s.RecordOutcome(ctx, "nope", outcome(0)), core.CodeInternal, "RecordOutcome(unknown key)")
+	wantCode(t, e.s.RecordOutcomes(ctx, "nope", []core.ItemOutcome{outcome(0)}), core.CodeInternal, "RecordOutcomes(unknown key)")
+	if err := e.s.RecordOutcomes(ctx, "nope", nil); err != nil {
+		t.Fatalf("RecordOutcomes(no outcomes) = %v, want nil (nothing to record)", err)
+	}
 	p := e.save(e.preview(core.PreviewImport, time.Hour))
 	e.mustStart("k1", p.Handle)
 	if err := e.s.FinishRun(ctx, "k1", core.RunCommitted, []byte("{}"), e.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, e.s.RecordOutcome(ctx, "k1", outcome(1)), core.CodeInternal, "RecordOutcome(finished run)")
+	wantCode(t, e.s.RecordOutcomes(ctx, "k1", []core.ItemOutcome{outcome(1)}), core.CodeInternal, "RecordOutcomes(finished run)")
+	wantCode(t, e.s.RecordOutcomes(ctx, "k1", []core.ItemOutcome{outcome(1), outcome(2), outcome(3)}), core.CodeInternal, "RecordOutcomes(finished run, a batch)")
 	if r := e.getRun("k1"); len(r.Outcomes) != 0 {
 		t.Fatalf("outcome recorded on a finished run: %+v", r.Outcomes)
 	}
+}
+
+func testRecordOutcomesBatch(t *testing.T, e *env) {
+	// A batch is appended in order, after what was recorded before, and
+	// survives a reopen; batches and single outcomes mix.
+	p := e.save(e.preview(core.PreviewImport, time.Hour))
+	e.mustStart("k1", p.Handle)
+	var want []core.ItemOutcome
+	for _, n := range []int{1, 50, 0, 3} {
+		var batch []core.ItemOutcome
+		for range n {
+			batch = append(batch, outcome(len(want)+len(batch)))
+		}
+		if err := e.s.RecordOutcomes(t.Context(), "k1", batch); err != nil {
+			t.Fatalf("RecordOutcomes(%d outcomes): %v", n, err)
+		}
+		want = append(want, batch...)
+		equalOutcomes(t, e.getRun("k1").Outcomes, want)
+	}
+	e.reopen()
+	equalOutcomes(t, e.getRun("k1").Outcomes, want)
 }
 
 func testGetRunUnknown(t *testing.T, e *env) {

@@ -20,10 +20,14 @@ const (
 	envCrashKey    = "DWIRE_STORETEST_CRASH_KEY"
 )
 
-// runCrashChild starts a run and records outcomes 0, 1, 2, … forever,
-// printing "recorded N" after RecordOutcome(N) returned and then waiting
-// for the parent's go-ahead (a byte on stdin), so it is never more than one
-// outcome ahead of what the parent has read (a pipe buffers ~64 KiB).
+// crashBatch is how many outcomes the crash child records per call.
+const crashBatch = 5
+
+// runCrashChild starts a run and records batches of crashBatch outcomes
+// (0…4, 5…9, …) forever, printing "recorded N" after RecordOutcomes of
+// batch N returned and then waiting for the parent's go-ahead (a byte on
+// stdin), so it is never more than one batch ahead of what the parent has
+// read (a pipe buffers ~64 KiB).
 func runCrashChild(open func(ctx context.Context) (core.Store, error)) error {
 	ctx := context.Background()
 	s, err := open(ctx)
@@ -40,7 +44,11 @@ func runCrashChild(open func(ctx context.Context) (core.Store, error)) error {
 		return fmt.Errorf("StartRun: started=%v, %v", started, err)
 	}
 	for i := 0; ; i++ {
-		if err := s.RecordOutcome(ctx, key, outcome(i)); err != nil {
+		batch := make([]core.ItemOutcome, crashBatch)
+		for j := range batch {
+			batch[j] = outcome(i*crashBatch + j)
+		}
+		if err := s.RecordOutcomes(ctx, key, batch); err != nil {
 			return err
 		}
 		fmt.Printf("recorded %d\n", i)
@@ -52,11 +60,12 @@ func runCrashChild(open func(ctx context.Context) (core.Store, error)) error {
 
 // processCrash kills a process in the middle of a commit run: a child (the
 // test binary, with env added so it can open the same store) starts a run
-// on a preview saved through s and records outcomes until, after at least
-// 20 acknowledged ones, it gets SIGKILL. reopen then opens the store as a
-// restarted process would; the run must be in_progress with every
-// acknowledged outcome, in order (and at most the one in flight beyond
-// them), a repeat StartRun must return it, and it must still finish.
+// on a preview saved through s and records batches of outcomes until,
+// after at least 20 acknowledged batches, it gets SIGKILL. reopen then
+// opens the store as a restarted process would; the run must be
+// in_progress with every acknowledged batch, in order, and all or nothing
+// of the one in flight beyond them (never part of a batch), a repeat
+// StartRun must return it, and it must still finish.
 func processCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (core.Store, error), env []string) {
 	t.Helper()
 	ctx := t.Context()
@@ -90,7 +99,7 @@ func processCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (
 	}
 	if acked < 19 {
 		_ = cmd.Wait()
-		t.Fatalf("child stopped after %d outcomes; stderr:\n%s", acked+1, stderr.String())
+		t.Fatalf("child stopped after %d batches; stderr:\n%s", acked+1, stderr.String())
 	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -109,8 +118,8 @@ func processCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (
 	if r.State != core.RunInProgress {
 		t.Fatalf("run state after the crash = %s, want in_progress", r.State)
 	}
-	if n := len(r.Outcomes); n < acked+1 || n > acked+2 {
-		t.Fatalf("%d outcomes survived; %d were acknowledged before the kill", n, acked+1)
+	if n := len(r.Outcomes); n%crashBatch != 0 || n < (acked+1)*crashBatch || n > (acked+2)*crashBatch {
+		t.Fatalf("%d outcomes survived; %d batches of %d were acknowledged before the kill (a batch is recorded whole or not at all)", n, acked+1, crashBatch)
 	}
 	for i, o := range r.Outcomes {
 		if o != outcome(i) {
@@ -124,5 +133,5 @@ func processCrash(t *testing.T, s core.Store, reopen func(ctx context.Context) (
 	if err := s2.FinishRun(ctx, key, core.RunPartial, []byte("after crash"), now.Add(time.Minute)); err != nil {
 		t.Fatalf("FinishRun after the crash: %v", err)
 	}
-	t.Logf("killed the child after %d acknowledged outcomes; %d survived", acked+1, len(r.Outcomes))
+	t.Logf("killed the child after %d acknowledged batches of %d outcomes; %d outcomes survived", acked+1, crashBatch, len(r.Outcomes))
 }

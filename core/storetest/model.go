@@ -148,9 +148,12 @@ func testModel(t *testing.T, e *env, checks int) {
 			},
 			"record": func(rt *rapid.T) {
 				k := key(keyGen.Draw(rt, "key"))
-				o := outcome(rapid.IntRange(0, 5).Draw(rt, "outcome"))
-				if mr := m.runInProgress(rt, "RecordOutcome", k, e.s.RecordOutcome(ctx, k, o)); mr != nil {
-					mr.outcomes = append(mr.outcomes, o)
+				var batch []core.ItemOutcome
+				for _, i := range rapid.SliceOfN(rapid.IntRange(0, 5), 1, 4).Draw(rt, "outcomes") {
+					batch = append(batch, outcome(i))
+				}
+				if mr := m.runInProgress(rt, "RecordOutcomes", k, e.s.RecordOutcomes(ctx, k, batch)); mr != nil {
+					mr.outcomes = append(mr.outcomes, batch...)
 				}
 			},
 			"finish": func(rt *rapid.T) {

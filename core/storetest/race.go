@@ -178,7 +178,7 @@ func testConcurrentOutcomes(t *testing.T, e *env) {
 			for j := range per {
 				o := outcome(j)
 				o.Key = fmt.Sprintf("R%d-%d", i, j)
-				if err := e.s.RecordOutcome(t.Context(), fmt.Sprint("r", i), o); err != nil {
+				if err := e.s.RecordOutcomes(t.Context(), fmt.Sprint("r", i), []core.ItemOutcome{o}); err != nil {
 					errs <- err
 					return
 				}
@@ -188,7 +188,7 @@ func testConcurrentOutcomes(t *testing.T, e *env) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatalf("RecordOutcome: %v", err)
+		t.Fatalf("RecordOutcomes: %v", err)
 	}
 	for i := range runs {
 		r := e.getRun(fmt.Sprint("r", i))
@@ -201,6 +201,94 @@ func testConcurrentOutcomes(t *testing.T, e *env) {
 			}
 		}
 	}
+}
+
+func testOutcomeBatchesAtomic(t *testing.T, e *env) {
+	// Writers record batches of one run's outcomes concurrently while
+	// readers read the run: every read sees whole batches only (all of a
+	// batch or none), each batch's outcomes together and in order.
+	const writers, batches, size = 3, 6, 7
+	p := e.save(e.preview(core.PreviewImport, time.Hour))
+	e.mustStart("k1", p.Handle)
+	batchOf := func(w, b int) []core.ItemOutcome {
+		out := make([]core.ItemOutcome, size)
+		for j := range out {
+			out[j] = outcome(j)
+			out[j].Key = fmt.Sprintf("W%d-B%d-%d", w, b, j)
+		}
+		return out
+	}
+	// whole checks that outcomes are whole batches, each in order, and
+	// each writer's batches in its order.
+	whole := func(outcomes []core.ItemOutcome) error {
+		if len(outcomes)%size != 0 {
+			return fmt.Errorf("%d outcomes: not a whole number of batches of %d", len(outcomes), size)
+		}
+		next := map[int]int{}
+		for i := 0; i < len(outcomes); i += size {
+			var w, b, j int
+			if _, err := fmt.Sscanf(outcomes[i].Key, "W%d-B%d-%d", &w, &b, &j); err != nil || j != 0 || b != next[w] {
+				return fmt.Errorf("outcome %d is %s: not the start of writer %d's batch %d", i, outcomes[i].Key, w, next[w])
+			}
+			next[w]++
+			for j, want := range batchOf(w, b) {
+				if outcomes[i+j] != want {
+					return fmt.Errorf("outcome %d is %+v, want %+v (a batch interleaved or torn)", i+j, outcomes[i+j], want)
+				}
+			}
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers+2)
+	done := make(chan struct{})
+	for w := range writers {
+		wg.Go(func() {
+			for b := range batches {
+				if err := e.s.RecordOutcomes(t.Context(), "k1", batchOf(w, b)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	var readers sync.WaitGroup
+	reads := make([]int, 2)
+	for r := range reads {
+		readers.Go(func() {
+			for {
+				run, found, err := e.s.GetRun(t.Context(), "k1")
+				if err == nil && !found {
+					err = fmt.Errorf("GetRun: run not found")
+				}
+				if err == nil {
+					err = whole(run.Outcomes)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				reads[r]++
+				select {
+				case <-done:
+					return
+				default:
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(done)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	got := e.getRun("k1").Outcomes
+	if err := whole(got); err != nil || len(got) != writers*batches*size {
+		t.Fatalf("after all writers: %d outcomes (want %d), %v", len(got), writers*batches*size, err)
+	}
+	t.Logf("%d reads during the writes saw whole batches only", reads[0]+reads[1])
 }
 
 // shuffled returns a copy of xs in a random order.

@@ -53,7 +53,7 @@ func TestReviewOfAStoppedCommit(t *testing.T) {
 	if _, _, err := h.store.StartRun(ctx, core.StartRunRequest{Key: "idk_dead", Handle: handle, RunID: "run_dead", Now: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.store.RecordOutcome(ctx, "idk_dead", core.ItemOutcome{Reference: "checkout-v2/e-1", Action: core.ActionCreate, Outcome: core.OutcomeCommitted, Key: "DEMO-1"}); err != nil {
+	if err := h.store.RecordOutcomes(ctx, "idk_dead", []core.ItemOutcome{{Reference: "checkout-v2/e-1", Action: core.ActionCreate, Outcome: core.OutcomeCommitted, Key: "DEMO-1"}}); err != nil {
 		t.Fatal(err)
 	}
 	h.run("", false, "review", handle).expect(t, 4, "Error: COMMIT_INTERRUPTED: This preview's commit (run run_dead", "written 1 of 5 items", "committed DEMO-1 checkout-v2/e-1")

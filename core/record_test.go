@@ -1,0 +1,46 @@
+package core_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// countingStore remembers the size of every RecordOutcomes call.
+type countingStore struct {
+	core.Store
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (c *countingStore) RecordOutcomes(ctx context.Context, key string, outcomes []core.ItemOutcome) error {
+	c.mu.Lock()
+	c.sizes = append(c.sizes, len(outcomes))
+	c.mu.Unlock()
+	return c.Store.RecordOutcomes(ctx, key, outcomes)
+}
+
+// A create batch's outcomes are recorded in one store call, not one per
+// item (issue 20: one durable transaction each), and every one of them is
+// in the run.
+func TestCreateBatchOutcomesAreOneStoreCall(t *testing.T) {
+	e := newEnv(t)
+	e.oneAtATime() // one group per batch, in plan order
+	cs := &countingStore{Store: e.st}
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: cs, Now: e.clock.Now, WritesInFlight: 1})
+	pre := e.preview(bigDoc("r", 2, 60)) // 2 epics, 120 stories
+	res, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "batched"})
+	if err != nil || res.Counts.Created != 122 {
+		t.Fatalf("commit: %+v, %v", res.Counts, err)
+	}
+	if want := []int{2, 50, 50, 20}; !slices.Equal(cs.sizes, want) {
+		t.Errorf("RecordOutcomes calls of %v outcomes; want %v (one per create batch)", cs.sizes, want)
+	}
+	run, _, err := e.st.GetRun(e.ctx, "batched")
+	if err != nil || len(run.Outcomes) != 122 {
+		t.Fatalf("run has %d outcomes, %v; want 122", len(run.Outcomes), err)
+	}
+}
