@@ -100,6 +100,7 @@ type IssueSnapshot struct {
 	Description    json.RawMessage            `json:"description"`
 	Properties     map[string]json.RawMessage `json:"properties"`
 	Labels         []string                   `json:"labels"`
+	Fields         map[string][]string        `json:"fields,omitempty"` // fields.go's fields: id → names (account ids for users)
 	Comments       []json.RawMessage          `json:"comments"`
 	Created        time.Time                  `json:"created"`
 	Updated        time.Time                  `json:"updated"`
@@ -113,6 +114,7 @@ func (s *Server) snapshot(iss *issue) IssueSnapshot {
 		StatusCategory: byID(statuses, st.StatusID).Category.Key, Description: st.Description,
 		Properties: map[string]json.RawMessage{}, Labels: append([]string{}, st.Labels...),
 		Comments: []json.RawMessage{}, Created: iss.Created.UTC(), Updated: st.Updated.UTC(),
+		Fields: s.modelSnapshot(iss),
 	}
 	if sn.Description == nil {
 		sn.Description = json.RawMessage("null")
@@ -170,6 +172,9 @@ type PersonEdit struct {
 	Summary                 *string `json:"summary,omitempty"`
 	DescriptionMarkdownText *string `json:"description_markdown_text,omitempty"` // plain text → one ADF paragraph
 	Status                  *string `json:"status,omitempty"`                    // status name: moves the issue there
+	// Fields sets fields.go's fields (id or name → a value as in an edit
+	// request, null clears).
+	Fields map[string]json.RawMessage `json:"fields,omitempty"`
 }
 
 // TextADF returns an ADF document with one paragraph holding text (no
@@ -201,6 +206,9 @@ func (s *Server) EditAsPerson(key string, e PersonEdit) error {
 	if e.DescriptionMarkdownText != nil {
 		st.Description = TextADF(*e.DescriptionMarkdownText)
 	}
+	if err := s.personFields(iss, st, e.Fields); err != nil {
+		return err
+	}
 	if e.Status != nil {
 		to := byName(statuses, *e.Status)
 		if to == nil {
@@ -230,16 +238,18 @@ func (s *Server) Link(blocked, blocker string) error {
 
 // SeedIssue describes an issue that exists before a test starts.
 type SeedIssue struct {
-	Project     string            `json:"project,omitempty"` // default: the first project
-	IssueType   string            `json:"issuetype"`         // Epic, Story or Task
-	Summary     string            `json:"summary"`
-	Reference   string            `json:"reference,omitempty"`
-	Parent      string            `json:"parent,omitempty"` // key of an epic
-	Status      string            `json:"status,omitempty"` // To Do (default), In Progress, Done
-	Description string            `json:"description_markdown_text,omitempty"`
-	Labels      []string          `json:"labels,omitempty"`
-	Properties  map[string]any    `json:"properties,omitempty"`
-	Extra       map[string]string `json:"-"`
+	Project     string         `json:"project,omitempty"` // default: the first project
+	IssueType   string         `json:"issuetype"`         // Epic, Story or Task
+	Summary     string         `json:"summary"`
+	Reference   string         `json:"reference,omitempty"`
+	Parent      string         `json:"parent,omitempty"` // key of an epic
+	Status      string         `json:"status,omitempty"` // To Do (default), In Progress, Done
+	Description string         `json:"description_markdown_text,omitempty"`
+	Labels      []string       `json:"labels,omitempty"`
+	Properties  map[string]any `json:"properties,omitempty"`
+	// Fields sets fields.go's fields as PersonEdit.Fields does.
+	Fields map[string]json.RawMessage `json:"fields,omitempty"`
+	Extra  map[string]string          `json:"-"`
 }
 
 // Seed creates an issue directly (no request is logged). Seeded issues are
@@ -290,6 +300,14 @@ func (s *Server) Seed(in SeedIssue) (string, error) {
 		pw.props = append(pw.props, entityProperty{Key: k, Value: b})
 	}
 	iss := s.applyCreate(pw)
+	if len(in.Fields) > 0 {
+		st := iss.cur.clone()
+		if err := s.personFields(iss, st, in.Fields); err != nil {
+			return "", fmt.Errorf("seed: %v", err)
+		}
+		iss.cur = st
+		iss.hist[len(iss.hist)-1].st = st
+	}
 	if in.Status != "" {
 		to := byName(statuses, in.Status)
 		if to == nil {
@@ -445,6 +463,16 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		if !s.SetPermissions(in.Project, Permissions{Browse: in.Browse, Create: in.Create, Edit: in.Edit, Transition: in.Transition, Comment: in.Comment}) {
 			bad(fmt.Errorf("project %q does not exist", in.Project))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	case p == "/fields" && r.Method == http.MethodPost:
+		var fs FieldSeed
+		if !decode(&fs) {
+			return
+		}
+		if err := s.ApplyFields(fs); err != nil {
+			bad(err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)

@@ -63,6 +63,28 @@
 //     required per issue type (RequireField). Issue entity properties
 //     (≤ 32768 bytes), also settable in create/edit bodies; they do not move
 //     `updated`, and an edit that changes no field does not either.
+//   - Planning fields (fields.go): priorities (Jira Cloud's default scheme
+//     Highest/High/Medium/Low/Lowest, ids 1–5, Medium the default of a new
+//     issue; FieldSeed.Priorities replaces it), assignee, due date,
+//     per-project components and versions (released, archived: an archived
+//     version is refused and not offered), users with account ids (the
+//     configured one, DemoAccountID, assignable everywhere; others
+//     assignable in every project or the ones listed; an e-mail hidden by
+//     privacy settings is neither returned nor matched by the search), and
+//     custom fields of type text, number, date, select, multi-select, user
+//     and labels. The default site is a new team-managed project: a
+//     "Story point estimate" number field (StoryPointEstimateID), every
+//     field on every issue type's screens, no components or versions.
+//     Fields can be required per issue type or taken off an issue type's
+//     screens (FieldSeed: seed file, POST /_mockjira/fields, ApplyFields);
+//     GET field, createmeta and editmeta list them with their allowed
+//     values (createmeta: required, the priority's default); create and
+//     edit accept {"id"} or {"name"} (options {"value"}), {"accountId"} for
+//     users, and refuse bad values with Jira's messages in `errors` keyed
+//     by field id; GET user/assignable/search (project, issueKey or
+//     issueId; query matches a word prefix of the display name or a
+//     visible e-mail prefix; accountId exactly). A person's field edits:
+//     PersonEdit.Fields, SeedIssue.Fields.
 //   - Endpoints: GET myself, serverInfo, project/{key}, field,
 //     issue/createmeta/{project}/issuetypes[/{id}], mypermissions (the five
 //     modelled project permissions in a project or the global context; an
@@ -142,7 +164,12 @@
 // operations form of create/edit (rejected with a message), JQL functions
 // (issue in linkedIssues(...), currentUser() ...), JQL history operators
 // (WAS, CHANGED), relevance ordering in text search, fields
-// other than those above, screens, users other than the one configured,
+// other than those above, separate edit screens (the edit screen is the
+// create screen; editmeta never says required), field contexts (a field's
+// options are the same in every project), cascading selects, time tracking,
+// JQL on the planning fields (priority, assignee, components, … are not
+// searchable), user search outside assignable/search, group and role
+// visibility of users, Jira's sorting of labels (kept as sent),
 // issue deletion, changelog, expand options (ignored), and
 // fieldsByKeys. Of links and the Agile API: link comments, the "Link
 // issues" permission (Edit stands for it), the per-issue link limit (413),

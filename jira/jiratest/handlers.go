@@ -29,6 +29,7 @@ func (s *Server) routes() {
 	h("POST /rest/api/3/issue/bulk", s.handleBulkCreate)
 	h("POST /rest/api/3/issue/bulkfetch", s.handleBulkFetch)
 	h("GET /rest/api/3/mypermissions", s.handleMyPermissions)
+	h("GET /rest/api/3/user/assignable/search", s.handleAssignableSearch)
 	s.issueRoutes(h)
 	s.structureRoutes(h)
 	h("GET /rest/api/3/search/jql", s.handleSearchGet)
@@ -169,7 +170,8 @@ func (s *Server) fieldsJSON() []any {
 			"schema":      map[string]any{"type": "string", "custom": TextAreaFieldType, "customId": 10051},
 		})
 	}
-	return append(out, agileFieldsJSON()...)
+	out = append(out, agileFieldsJSON()...)
+	return append(out, s.modelFieldsJSON()...)
 }
 
 func (s *Server) handleFields(w http.ResponseWriter, r *http.Request) {
@@ -272,6 +274,9 @@ func (s *Server) createMetaFields(w http.ResponseWriter, r *http.Request, p *pro
 	}
 	n, _ := strconv.Atoi(strings.TrimPrefix(s.fieldID, "customfield_"))
 	all = append(all, fm(s.fieldID, s.fieldName, false, map[string]any{"type": "string", "custom": TextFieldType, "customId": n}, "set"))
+	for _, e := range s.modelFieldMeta(base, p, t.ID, req) {
+		all = append(all, e)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"fields": pageOf(all, start, max), "maxResults": max, "startAt": start, "total": len(all)})
 }
 

@@ -68,6 +68,7 @@ func withIssueBody[T any](s *Server, need permission, h func(w http.ResponseWrit
 func (s *Server) issueRoutes(h func(pattern string, f http.HandlerFunc)) {
 	h("GET /rest/api/3/issue/{key}", s.withIssue(browse, s.getIssue))
 	h("PUT /rest/api/3/issue/{key}", withIssueBody(s, browse, s.editIssue))
+	h("GET /rest/api/3/issue/{key}/editmeta", s.withIssue(browse, s.editMeta))
 	h("GET /rest/api/3/issue/{key}/transitions", s.withIssue(browse, s.getTransitions))
 	h("POST /rest/api/3/issue/{key}/transitions", withIssueBody(s, needTransition, s.doTransition))
 	h("GET /rest/api/3/issue/{key}/comment", s.withIssue(browse, s.getComments))

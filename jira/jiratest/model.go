@@ -126,7 +126,8 @@ type issueState struct {
 	ParentID      int64
 	Custom        map[string]string
 	Labels        []string
-	Sprint        int64 // the sprint the issue is in (agile.go); 0 = backlog
+	Sprint        int64               // the sprint the issue is in (agile.go); 0 = backlog
+	Model         map[string][]string // the fields of fields.go: id → values as stored
 	CommentText   []string
 	Updated       time.Time
 	StatusChanged time.Time
@@ -142,6 +143,7 @@ func (st *issueState) clone() *issueState {
 	c.docs = nil
 	c.Custom = maps.Clone(st.Custom)
 	c.Labels = slices.Clone(st.Labels)
+	c.Model = maps.Clone(st.Model)
 	c.CommentText = slices.Clone(st.CommentText)
 	return &c
 }

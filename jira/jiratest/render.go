@@ -271,6 +271,7 @@ func (s *Server) renderIssue(base string, iss *issue, st *issueState, fs fieldSe
 			}
 			return map[string]any{"comments": cs, "self": base + "/rest/api/3/issue/" + itoa(iss.ID) + "/comment", "maxResults": len(cs), "total": len(cs), "startAt": 0}
 		})
+		s.renderModelFields(base, iss, st, fs, f)
 		add(s.fieldID, true, func() any {
 			if v, ok := st.Custom[s.fieldID]; ok {
 				return v

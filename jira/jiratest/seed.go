@@ -23,6 +23,7 @@ type SeedFile struct {
 	SearchLagMS     int     `json:"search_lag_ms,omitempty"`
 	RateLimitPerSec float64 `json:"rate_limit_per_sec,omitempty"`
 	LimitConfig
+	FieldSeed
 	Issues []SeedIssue `json:"issues,omitempty"`
 	Links  []SeedLink  `json:"links,omitempty"`
 	Faults []Fault     `json:"faults,omitempty"`
@@ -63,6 +64,9 @@ func (sf SeedFile) Options() Options {
 
 // ApplySeed creates the seed file's issues, links and faults.
 func (s *Server) ApplySeed(sf SeedFile) error {
+	if err := s.ApplyFields(sf.FieldSeed); err != nil {
+		return err
+	}
 	for i, in := range sf.Issues {
 		if _, err := s.Seed(in); err != nil {
 			return fmt.Errorf("issue %d: %w", i+1, err)

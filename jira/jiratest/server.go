@@ -111,6 +111,7 @@ type Server struct {
 	refIndex  map[string]map[*issue]struct{} // reference-field token → issues (index.go)
 	noIndex   bool                           // tests: always scan every issue
 	agile     agileState                     // boards, sprints, rank (agile.go)
+	fields    *fieldModel                    // priorities, users, custom fields… (fields.go)
 }
 
 // New returns a Server with one project (Options.Project) whose user has
@@ -159,6 +160,7 @@ func New(o Options) *Server {
 		lag:       o.SearchLag,
 		fieldID:   o.FieldID,
 		fieldName: o.FieldName,
+		fields:    newFieldModel(),
 	}
 	s.bucket = newTokenBucket(o.RateLimit, o.RateBurst, s.now())
 	s.limits = newLimiter(o.Limits)

@@ -47,6 +47,7 @@ type plannedWrite struct {
 	parent      **issue          // set (possibly to nil = remove)
 	custom      map[string]*string
 	labels      *[]string
+	model       map[string][]string // fields.go: id → values (nil = clear)
 	props       []entityProperty
 }
 
@@ -175,7 +176,9 @@ func (s *Server) checkField(k string, raw json.RawMessage, create bool, pw *plan
 	case "labels":
 		msg = pw.setLabels(raw)
 	default:
-		if k != s.fieldID {
+		if s.isModelField(k) {
+			msg = s.setModelField(k, raw, pw)
+		} else if k != s.fieldID {
 			msg = fmt.Sprintf(msgCannotSet, k)
 		} else {
 			msg = pw.setCustom(k, raw)
@@ -324,13 +327,8 @@ func checkProperties(props []entityProperty, e *jiraError) {
 }
 
 func (s *Server) fieldDisplayName(id string) string {
-	if id == s.fieldID {
-		return s.fieldName
-	}
-	for _, f := range systemFields {
-		if f.id == id {
-			return f.name
-		}
+	if n := s.fieldByID(id); n != "" {
+		return n
 	}
 	return id
 }
@@ -358,7 +356,8 @@ func (s *Server) applyCreate(pw *plannedWrite) *issue {
 	p.nextNum++
 	s.nextID++
 	iss := &issue{ID: s.nextID, Num: p.nextNum, Key: fmt.Sprintf("%s-%d", p.Key, p.nextNum), Proj: p, Created: now, props: map[string]json.RawMessage{}}
-	st := &issueState{TypeID: pw.typeID, StatusID: StatusToDoID, Custom: map[string]string{}, Updated: now, StatusChanged: now}
+	st := &issueState{TypeID: pw.typeID, StatusID: StatusToDoID, Custom: map[string]string{}, Model: map[string][]string{}, Updated: now, StatusChanged: now}
+	s.defaultModelFields(pw, st)
 	pw.applyTo(st)
 	for _, pr := range pw.props {
 		iss.props[pr.Key] = compact(pr.Value)
@@ -397,6 +396,9 @@ func (pw *plannedWrite) applyTo(st *issueState) {
 	}
 	if pw.labels != nil {
 		st.Labels = *pw.labels
+	}
+	for k, v := range pw.model {
+		st.setModel(k, v)
 	}
 }
 

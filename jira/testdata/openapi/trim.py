@@ -34,6 +34,8 @@ OPERATIONS = {
     "/rest/api/3/issueLink/{linkId}": ["get", "delete"],
     "/rest/api/3/issueLinkType": ["get"],
     "/rest/api/3/issueLinkType/{issueLinkTypeId}": ["get"],
+    "/rest/api/3/issue/{issueIdOrKey}/editmeta": ["get"],
+    "/rest/api/3/user/assignable/search": ["get"],
 }
 
 
