@@ -65,6 +65,9 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
+	if err := s.checkItems(ctx, doc, entries); err != nil { // measure.go
+		return ImportPreviewResult{}, err
+	}
 	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
 	if err := s.checkPermissions(ctx, importPermissions(entries)...); err != nil {
 		return ImportPreviewResult{}, err

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/devworkwire/devworkwire/core"
 )
 
 // TestCrashCommit SIGKILLs the committing `dwire mcp` at random points of
@@ -90,7 +92,8 @@ func TestCrashCommit(t *testing.T) {
 
 		// A fresh process, the same key and handle. It runs beside the
 		// next runs: a commit that finds the document's lock taken by the
-		// killed process waits up to 30 s for it.
+		// killed process waits for it up to core.DefaultCommitLockWait,
+		// longer than the lease (core.DefaultCommitLockLease) it waits out.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -156,8 +159,12 @@ func TestCrashCommit(t *testing.T) {
 		held += len(e.scConverge(cs2, r.path, r.p, nil))
 	}
 	if len(deferred) > 0 {
-		// The first commit itself waits up to 30 s for a busy lock.
-		<-time.After(time.Until(deferred[0].killedAt.Add(commitLockLease - 25*time.Second)))
+		// A commit itself waits up to the service's lock wait for a busy
+		// lock, so only a lease longer than that wait is waited out here
+		// (today's lease is shorter: no wait).
+		if wait := core.DefaultCommitLockLease - core.DefaultCommitLockWait + 5*time.Second; wait > 0 {
+			<-time.After(time.Until(deferred[0].killedAt.Add(wait)))
+		}
 		for _, r := range deferred {
 			held += len(e.scConverge(cs2, r.path, r.p, map[string]bool{anyHeld: true}))
 		}
@@ -173,11 +180,6 @@ func TestCrashCommit(t *testing.T) {
 	}
 	e.noDuplicates()
 }
-
-// commitLockLease is the service's per-document commit lock lease
-// (core.DefaultCommitLockLease); a refusal naming the lock's end is waited
-// out if it differs.
-const commitLockLease = 2 * time.Minute
 
 func others(m map[string]int) map[string]int {
 	o := map[string]int{}

@@ -3,7 +3,7 @@ package jira
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -35,6 +35,35 @@ func (p *Provider) MeasureItem(ctx context.Context, spec core.ItemSpec) (sizes m
 	}
 	sizes, err = m.textSizes(fields)
 	return sizes, TextLimit, err
+}
+
+// CheckItems implements core.ItemChecker: every multi-line field of specs
+// that Jira would refuse as too long (MeasureItem against TextLimit), one
+// core.SizeProblem each, so the preview refuses what Create and Update
+// would refuse. Reads only (it may run discovery).
+func (p *Provider) CheckItems(ctx context.Context, specs []core.ItemSpec) ([]core.Detail, error) {
+	var details []core.Detail
+	for _, spec := range specs {
+		sizes, limit, err := p.MeasureItem(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		details = append(details, oversized(spec.Reference, sizes, limit)...)
+	}
+	return details, nil
+}
+
+var _ core.ItemChecker = (*Provider)(nil)
+
+// oversized lists the fields of sizes over limit, description first.
+func oversized(ref core.Reference, sizes map[string]int, limit int) []core.Detail {
+	var details []core.Detail
+	for _, name := range []string{"description", "acceptance_criteria"} {
+		if n := sizes[name]; n > limit {
+			details = append(details, core.SizeProblem(ref, name, n, limit))
+		}
+	}
+	return details
 }
 
 // textSizes measures the multi-line fields of fields, by their domain
@@ -70,18 +99,11 @@ func (m *meta) checkTextSizes(spec core.ItemSpec, fields map[string]any) error {
 	if err != nil {
 		return core.Wrap(err, core.CodeInternal, "Could not encode the fields of %s.", spec.Reference)
 	}
-	var details []core.Detail
-	for _, name := range []string{"description", "acceptance_criteria"} {
-		if n := sizes[name]; n > TextLimit {
-			details = append(details, core.Detail{Item: string(spec.Reference), Field: name, Message: fmt.Sprintf("%d characters as Jira counts them; at most %d", n, TextLimit)})
-		}
-	}
+	details := oversized(spec.Reference, sizes, TextLimit)
 	if len(details) == 0 {
 		return nil
 	}
-	what := "description"
-	if len(details) == 1 && details[0].Field == "acceptance_criteria" {
-		what = "acceptance criteria"
-	}
-	return core.Errorf(core.CodeValidationFailed, "The %s of %s is too long for Jira: %s (Jira counts the document it stores, acceptance criteria included). Shorten it.", what, spec.Reference, details[0].Message).WithDetails(details...)
+	field := details[0].Field
+	return core.Errorf(core.CodeValidationFailed, "The %s of %s is too long for Jira: %d characters as Jira counts them (the document it stores, acceptance criteria included); at most %d. Shorten it.",
+		strings.ReplaceAll(field, "_", " "), spec.Reference, sizes[field], TextLimit).WithDetails(details...)
 }

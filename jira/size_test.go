@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -63,5 +64,45 @@ func TestMeasureItemPredictsWhatJiraCounts(t *testing.T) {
 	}
 	if n := len(f.srv.Writes()); n != 0 {
 		t.Errorf("%d writes sent for an item Jira would refuse; want none", n)
+	}
+}
+
+// TestPreviewRefusesWhatJiraWouldRefuse: through the core service over
+// HTTP, a document whose Markdown passes the plan's own checks but whose
+// description as Jira counts it (its ADF, criteria included) is over the
+// limit is refused by the import preview (core.ItemChecker): one
+// VALIDATION_FAILED naming every such item with its size and the limit,
+// nothing written to Jira.
+func TestPreviewRefusesWhatJiraWouldRefuse(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	var list []string
+	for i := range 2000 {
+		list = append(list, "- item "+itoa(i))
+	}
+	md := strings.Join(list, "\n") // ~22,000 Markdown characters, far more as ADF
+	doc := "---\nid: sized\n---\n# Sized\n\n## Epic e-1: Epic\n\nSmall.\n\n### Story s-1: Big\n\n" + md +
+		"\n\nAcceptance criteria:\n- It works\n\n### Story s-2: Small\n\nSmall.\n\n### Story s-3: Big too\n\n" + md + "\n"
+	f.srv.ClearRequests()
+	_, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "sized.md", Data: []byte(doc)})
+	e := core.AsError(err)
+	if e == nil || e.Code != core.CodeValidationFailed || !strings.Contains(e.Message, "2 item(s)") {
+		t.Fatalf("preview = %v; want VALIDATION_FAILED for 2 items", err)
+	}
+	for i, ref := range []string{"sized/s-1", "sized/s-3"} {
+		sizes, _, err := f.p.MeasureItem(f.ctx, core.ItemSpec{Reference: core.Reference(ref), Kind: core.KindStory, Title: "x", Description: md, AcceptanceCriteria: map[bool][]string{true: {"It works"}}[i == 0]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= len(e.Details) {
+			t.Fatalf("details = %+v", e.Details)
+		}
+		d := e.Details[i]
+		if d.Item != ref || d.Field != "description" || d.Line == 0 || !strings.Contains(d.Message, itoa(sizes["description"])) || !strings.Contains(d.Message, itoa(TextLimit)) {
+			t.Errorf("detail %d = %+v; want %s, its line, size %d and limit %d", i, d, ref, sizes["description"], TextLimit)
+		}
+	}
+	if n := len(f.srv.Writes()); n != 0 {
+		t.Errorf("%d writes to Jira; want none", n)
 	}
 }

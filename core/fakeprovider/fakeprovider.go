@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -29,6 +30,7 @@ const (
 	OpTransitions Op = "transitions"
 	OpTransition  Op = "transition"
 	OpComment     Op = "comment"
+	OpCheckItems  Op = "check_items" // core.ItemChecker
 )
 
 // IsWrite reports whether op changes the tracker.
@@ -53,6 +55,12 @@ type Options struct {
 	// without a known key, Query) until Settle is called, like Jira's
 	// eventually consistent search.
 	SearchLag bool
+	// TextLimit, when set, is the most characters the fake accepts in an
+	// item's text as it counts it (TextSize: description and acceptance
+	// criteria together, like a tracker that writes the criteria into the
+	// description): Create and Update refuse a longer item, and CheckItems
+	// (core.ItemChecker) reports it beforehand.
+	TextLimit int
 }
 
 type item struct {
@@ -106,6 +114,7 @@ type Provider struct {
 	project     string
 	now         func() time.Time
 	lag         bool
+	textLimit   int
 	items       map[string]*item
 	seq         int
 	calls       map[Op]int
@@ -126,7 +135,7 @@ var _ core.WorkItemProvider = (*Provider)(nil)
 func New(o Options) *Provider {
 	p := &Provider{
 		scope: cmp.Or(o.Scope, DefaultScope), project: cmp.Or(o.Project, "DEMO"),
-		now: o.Now, lag: o.SearchLag,
+		now: o.Now, lag: o.SearchLag, textLimit: o.TextLimit,
 		items: map[string]*item{}, calls: map[Op]int{}, noTrans: map[core.Status]bool{},
 	}
 	if p.now == nil {
@@ -684,7 +693,42 @@ func (p *Provider) itemFault() *itemFault {
 	return nil
 }
 
+// TextSize is the size of an item's text as the fake counts it against
+// Options.TextLimit: the characters of the description and of every
+// acceptance criterion, one more per criterion (its line break).
+func TextSize(s core.ItemSpec) int {
+	n := utf8.RuneCountInString(s.Description)
+	for _, c := range s.AcceptanceCriteria {
+		n += utf8.RuneCountInString(c) + 1
+	}
+	return n
+}
+
+// CheckItems implements core.ItemChecker: the specs whose TextSize is over
+// Options.TextLimit (none without a limit). Reads only; counted as
+// OpCheckItems.
+func (p *Provider) CheckItems(ctx context.Context, specs []core.ItemSpec) ([]core.Detail, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.enter(ctx, OpCheckItems); err != nil {
+		return nil, err
+	}
+	var out []core.Detail
+	for _, s := range specs {
+		if n := TextSize(s); p.textLimit > 0 && n > p.textLimit {
+			out = append(out, core.SizeProblem(s.Reference, "description", n, p.textLimit))
+		}
+	}
+	return out, nil
+}
+
+var _ core.ItemChecker = (*Provider)(nil)
+
 func (p *Provider) validate(s core.ItemSpec) error {
+	if n := TextSize(s); p.textLimit > 0 && n > p.textLimit {
+		d := core.SizeProblem(s.Reference, "description", n, p.textLimit)
+		return core.Errorf(core.CodeValidationFailed, "%s: %s", s.Reference, d.Message).WithDetails(d)
+	}
 	if strings.TrimSpace(s.Title) == "" {
 		return core.Errorf(core.CodeValidationFailed, "%s: the summary must not be empty", s.Reference)
 	}
