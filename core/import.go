@@ -437,8 +437,9 @@ type execution struct {
 	outcome map[Reference]*ItemOutcome
 	done    int
 	total   int
-	stop    error  // the failure that stopped the run
-	why     string // what stopped it, in a few words
+	stop    error                  // the failure that stopped the run
+	why     string                 // what stopped it, in a few words
+	dups    map[Reference][]string // created references another issue holds too (duplicates.go)
 }
 
 func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
@@ -724,10 +725,14 @@ func (x *execution) record(ctx context.Context, index []IndexEntry, recs []ItemO
 }
 
 func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
+	x.checkDuplicates(ctx) // duplicates.go
 	if x.stop != nil {
 		return ImportCommitResult{}, x.partial(ctx)
 	}
 	if err := x.heldBack(ctx); err != nil {
+		return ImportCommitResult{}, err
+	}
+	if err := x.duplicated(ctx); err != nil {
 		return ImportCommitResult{}, err
 	}
 	r := ImportCommitResult{
@@ -791,6 +796,7 @@ func (x *execution) heldBack(ctx context.Context) error {
 	e := Errorf(CodeCommitPartial, "Not everything was written: %d item(s) committed, %d held back and not created (see details). A held-back item's earlier create had an unknown outcome and the tracker's search does not show it yet, so creating it again could make a duplicate. Check the tracker for those references; a preview after %s finds them or, if they are still missing, plans them as normal creates.",
 		committed, held, retry.Format(time.RFC3339)).WithDetails(details...)
 	e.RunID = x.o.runID
+	x.noteDuplicates(e)
 	x.finish(ctx, RunPartial, e)
 	x.o.log.Warn("commit held items back", "committed", committed, "held", held)
 	return e
@@ -836,6 +842,7 @@ func (x *execution) partial(ctx context.Context) error {
 	e.WithDetails(details...)
 	e.Err = x.stop
 	e.RunID = x.o.runID
+	x.noteDuplicates(e)
 	x.finish(ctx, state, e)
 	x.o.log.Warn("commit stopped", "committed", committed, "failed", failed, "unknown", unknown, "untried", untried, "cause", cause.Code, "code", e.Code)
 	return e

@@ -59,6 +59,7 @@ func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.Cr
 	if err := p.ensureCreatable(ctx, m); err != nil {
 		return nil, err
 	}
+	p.noteFloor(specs) // duplicates.go
 	out := make([]core.CreateOutcome, 0, len(specs))
 	size := core.MaxBatch
 	if p.cfg.SingleCreate {

@@ -38,6 +38,7 @@ type Provider struct {
 	created map[core.Reference]int64 // issue ids this Provider created, for reconcileIssues
 	tailHi  int                      // newest key number of the project a tail read found (see tail.go)
 	tailRan bool                     // a tail read finished (tailHi is known, 0 for an empty project)
+	floors  map[core.Reference]int   // tailHi when each reference was sent to Create (duplicates.go)
 
 	paceOnce sync.Once
 	pace     *pacer // pacing(); tests may set it before the first request

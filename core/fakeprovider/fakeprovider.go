@@ -31,6 +31,7 @@ const (
 	OpTransition  Op = "transition"
 	OpComment     Op = "comment"
 	OpCheckItems  Op = "check_items" // core.ItemChecker
+	OpDuplicates  Op = "duplicates"  // core.DuplicateChecker
 )
 
 // IsWrite reports whether op changes the tracker.
@@ -723,6 +724,32 @@ func (p *Provider) CheckItems(ctx context.Context, specs []core.ItemSpec) ([]cor
 }
 
 var _ core.ItemChecker = (*Provider)(nil)
+
+// Duplicates implements core.DuplicateChecker: every item holding a
+// reference of created, searchable or not (it reads the items, not the
+// search index), oldest first, for the references held more than once.
+// Counted as OpDuplicates.
+func (p *Provider) Duplicates(ctx context.Context, created map[core.Reference]string) (map[core.Reference][]string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.enter(ctx, OpDuplicates); err != nil {
+		return nil, err
+	}
+	holders := map[core.Reference][]string{}
+	for _, it := range p.sorted() {
+		if _, ok := created[it.w.Reference]; ok {
+			holders[it.w.Reference] = append(holders[it.w.Reference], it.w.Key)
+		}
+	}
+	for ref, keys := range holders {
+		if len(keys) < 2 {
+			delete(holders, ref)
+		}
+	}
+	return holders, nil
+}
+
+var _ core.DuplicateChecker = (*Provider)(nil)
 
 func (p *Provider) validate(s core.ItemSpec) error {
 	if n := TextSize(s); p.textLimit > 0 && n > p.textLimit {
