@@ -3,7 +3,6 @@ package core_test
 import (
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -36,22 +35,14 @@ func TestSameMomentCommitsFromSeparateStoresReportTheDuplicates(t *testing.T) {
 	// takes effect; B commits meanwhile (its stale check sees nothing of
 	// A's); then A's creates land.
 	reached, resume := e.p.Hold(fakeprovider.OpCreate, 1)
-	var (
-		wg   sync.WaitGroup
-		aErr error
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_, aErr = a.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pa.PreviewHandle, Confirmed: true, IdempotencyKey: "A"})
-	}()
+	waitA := e.commitAsync(a, pa.PreviewHandle, "A")
 	<-reached
 	resB, err := b.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pb.PreviewHandle, Confirmed: true, IdempotencyKey: "B"})
 	if err != nil || resB.Counts.Created != n {
 		t.Fatalf("B's commit: %+v, %v; want all %d created", resB.Counts, err, n)
 	}
 	resume()
-	wg.Wait()
+	aErr := waitA()
 
 	ce, ok := aErr.(*core.Error)
 	if !ok || ce.Code != core.CodeCommitPartial {

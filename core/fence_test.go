@@ -25,15 +25,7 @@ func TestPausedCommitterIsFencedOut(t *testing.T) {
 	doc := bigDoc("big", 3, 49) // 150 items: 3 epics (1 batch), 147 stories (batches of 50, 50, 47)
 	pa := e.preview(doc)
 	reached, resume := e.p.Hold(fakeprovider.OpCreate, 3) // A's second story batch
-	var (
-		wg   sync.WaitGroup
-		aErr error
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_, aErr = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pa.PreviewHandle, Confirmed: true, IdempotencyKey: "A"})
-	}()
+	waitA := e.commitAsync(e.svc, pa.PreviewHandle, "A")
 	<-reached
 	e.clock.Advance(core.DefaultCommitLockLease + time.Second) // A's lease runs out
 
@@ -50,8 +42,7 @@ func TestPausedCommitterIsFencedOut(t *testing.T) {
 	wantErr(t, err, core.CodeCommitPartial, "47 item(s) committed, 50 held back")
 
 	resume()
-	wg.Wait()
-	ce := wantErr(t, aErr, core.CodeCommitPartial, "lost the commit lock of document big", "stopped before sending anything more", "103 item(s) committed", "47 untried")
+	ce := wantErr(t, waitA(), core.CodeCommitPartial, "lost the commit lock of document big", "stopped before sending anything more", "103 item(s) committed", "47 untried")
 	if ce.Err == nil || core.ErrorCode(ce.Err) != core.CodeCommitInterrupted {
 		t.Errorf("cause %v; want COMMIT_INTERRUPTED", ce.Err)
 	}
@@ -131,11 +122,7 @@ func TestSameKeyWhileTheFirstIsRunning(t *testing.T) {
 	e := newEnv(t)
 	pre := e.preview(checkoutDoc())
 	reached, resume := e.p.Hold(fakeprovider.OpCreate, 2) // the stories, after the epics were recorded
-	first := make(chan error, 1)
-	go func() {
-		_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
-		first <- err
-	}()
+	first := e.commitAsync(e.svc, pre.PreviewHandle, "K")
 	<-reached
 	other := e.service(e.p) // another process, same key and handle
 	_, err := other.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
@@ -147,7 +134,7 @@ func TestSameKeyWhileTheFirstIsRunning(t *testing.T) {
 		t.Errorf("details %+v; want the 2 outcomes recorded so far", ce.Details)
 	}
 	resume()
-	if err := <-first; err != nil {
+	if err := first(); err != nil {
 		t.Fatal(err)
 	}
 	res, err := other.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})

@@ -96,6 +96,17 @@ func (e *env) commit(handle, key string) core.ImportCommitResult {
 	return res
 }
 
+// commitAsync starts svc's commit of handle under key in the background
+// (e.g. to pause it at a Hold); wait returns its error once it ended.
+func (e *env) commitAsync(svc *core.WorkItemService, handle, key string) (wait func() error) {
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: key})
+		done <- err
+	}()
+	return func() error { return <-done }
+}
+
 // commitHeld commits a plan that holds creates back and asserts the
 // result: COMMIT_PARTIAL (not everything was written), with committed
 // committed items and the held references as outcome unknown.

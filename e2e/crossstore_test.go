@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,18 +17,29 @@ import (
 // person and CI) each with their own store, one Jira. Run through real
 // dwire processes against the real mockjira.
 
-// crossStoreStats counts the scenarios' runs, the duplicates they found
-// and the extra requests, for the issue's note (logged when a test ends).
+// crossStoreStats counts the scenarios' runs and what the race made and
+// reported, for the issue's note (logged when a test ends); duplicates
+// found are counted by countDuplicates.
 var crossStoreStats struct {
-	stopWordRuns, lagRuns, raceRuns, raceDuplicates, raceReported atomic.Int64
-	duplicates                                                    atomic.Int64
+	sync.Mutex
+	stopWordRuns, lagRuns                  int
+	raceRuns, raceDuplicates, raceReported int
+}
+
+// countCrossStore adds to the figures under their lock.
+func countCrossStore(f func()) {
+	crossStoreStats.Lock()
+	defer crossStoreStats.Unlock()
+	f()
 }
 
 func logCrossStoreStats(t *testing.T) func() {
 	return func() {
-		t.Logf("issue 14 separate-store scenarios so far: stop-word %d runs, search-lag %d runs (duplicates found: %d); same-moment race %d runs: %d references duplicated by the race, %d of them reported by a commit (must be all)",
-			crossStoreStats.stopWordRuns.Load(), crossStoreStats.lagRuns.Load(), crossStoreStats.duplicates.Load(),
-			crossStoreStats.raceRuns.Load(), crossStoreStats.raceDuplicates.Load(), crossStoreStats.raceReported.Load())
+		countCrossStore(func() {
+			c := &crossStoreStats
+			t.Logf("issue 14 separate-store scenarios so far: stop-word %d runs, search-lag %d runs (duplicates found by all issue 14 scenarios: %d); same-moment race %d runs: %d references duplicated by the race, %d of them reported by a commit (must be all)",
+				c.stopWordRuns, c.lagRuns, exactlyOnceStats.duplicates.Load(), c.raceRuns, c.raceDuplicates, c.raceReported)
+		})
 	}
 }
 
@@ -151,7 +161,6 @@ func TestStopWordReferencesFromSeparateStores(t *testing.T) {
 				t.Errorf("the second person's import made %d writes; want 1 (the update)", w)
 			}
 			e.countDuplicates()
-			crossStoreStats.duplicates.Add(int64(len(e.dups())))
 			after := e.issues()
 			if len(after) != len(stopWordRefs) {
 				t.Errorf("%d issues for %d references", len(after), len(stopWordRefs))
@@ -161,7 +170,7 @@ func TestStopWordReferencesFromSeparateStores(t *testing.T) {
 					t.Errorf("%s re-parented: %q, was %q", ref, parent, before[ref])
 				}
 			}
-			crossStoreStats.stopWordRuns.Add(1)
+			countCrossStore(func() { crossStoreStats.stopWordRuns++ })
 			t.Logf("stop-word references on %s then a separate SQLite store: %d issues for %d references, the second preview all unchanged, 1 write (the edit), no story re-parented; duplicates found: 0", kind, len(after), len(stopWordRefs))
 		})
 	}
@@ -225,11 +234,10 @@ func TestSearchLagAcrossStores(t *testing.T) {
 				t.Fatalf("the imports took %s: not all within the 60 s search lag", time.Since(start))
 			}
 			e.countDuplicates()
-			crossStoreStats.duplicates.Add(int64(len(e.dups())))
 			if n := len(e.issues()); n != total {
 				t.Errorf("%d issues for %d references", n, total)
 			}
-			crossStoreStats.lagRuns.Add(1)
+			countCrossStore(func() { crossStoreStats.lagRuns++ })
 			t.Logf("search lag 60 s, %d items, stores %s: %s (a preview + an import each, nothing written); duplicates found: 0", total, kind, strings.Join(lines, "; "))
 		})
 	}
@@ -308,8 +316,7 @@ func sameMoment(t *testing.T, door string) {
 	wg.Wait()
 
 	dups := e.dups()
-	crossStoreStats.raceRuns.Add(1)
-	crossStoreStats.raceDuplicates.Add(int64(len(dups)))
+	countCrossStore(func() { crossStoreStats.raceRuns++; crossStoreStats.raceDuplicates += len(dups) })
 	if len(dups) == 0 {
 		t.Fatalf("the race did not happen (no duplicate; results %v):\n%s\n%s", codes, outs[0], outs[1])
 	}
@@ -329,7 +336,7 @@ func sameMoment(t *testing.T, door string) {
 			t.Errorf("the duplicated %s was reported by neither commit:\n%s\n%s", ref, outs[0], outs[1])
 		}
 	}
-	crossStoreStats.raceReported.Add(int64(reported))
+	countCrossStore(func() { crossStoreStats.raceReported += reported })
 	for i, c := range codes {
 		switch {
 		case c == committed:
