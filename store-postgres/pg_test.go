@@ -13,6 +13,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/storetest"
 	pgstore "github.com/devworkwire/devworkwire/store-postgres"
 	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 func open(t *testing.T, url, schema string) *pgstore.Store {
@@ -210,5 +211,58 @@ func TestLeaseOnServerClock(t *testing.T) {
 	var held *core.LockHeldError
 	if !errors.As(err, &held) || held.Owner != "a" {
 		t.Fatalf("AcquireLock from a host 48 h ahead: %v; want held by a", err)
+	}
+}
+
+// A process paused inside one of the store's transactions (here: a
+// transaction that took a row lock of the commit-lock table, as Fence
+// does, and then went silent) no longer blocks everyone else for as long
+// as it stays paused: the server ends its session after
+// Options.IdleInTransactionTimeout, the transaction rolls back, and the
+// lock is free for the next process. The default is the commit lock's
+// lease.
+func TestPausedTransactionIsEndedByTheServer(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	if pgstore.DefaultIdleInTransactionTimeout != core.DefaultCommitLockLease {
+		t.Errorf("default %s; want the commit lock's lease", pgstore.DefaultIdleInTransactionTimeout)
+	}
+	def := open(t, url, schema)
+	var setting string
+	if err := def.Pool().QueryRow(t.Context(), `SHOW idle_in_transaction_session_timeout`).Scan(&setting); err != nil || setting != "30s" {
+		t.Errorf("default session setting %q, %v; want 30s", setting, err)
+	}
+	s, err := pgstore.Open(t.Context(), pgstore.Options{URL: url, Schema: schema, IdleInTransactionTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.AcquireLock(t.Context(), "paused", "a", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.Pool().Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	var n int
+	if err := tx.QueryRow(t.Context(), `SELECT count(*) FROM (SELECT 1 FROM `+pgx.Identifier{schema, "locks"}.Sanitize()+` WHERE name = 'paused' FOR UPDATE) l`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("lock the row: %d, %v", n, err)
+	}
+	// The paused holder does nothing more. Another process's Fence needs
+	// the row; it gets it once the server ended the paused session.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		err := def.Fence(ctx, "paused", "a", 1, nil)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the row stayed locked by the paused transaction: %v", err)
+		}
+	}
+	if _, err := tx.Exec(t.Context(), `SELECT 1`); err == nil {
+		t.Error("the paused transaction still works; want its session ended by the server")
 	}
 }

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,7 +51,23 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// MaxConns is the pool size (0 means pgxpool's default).
 	MaxConns int32
+	// IdleInTransactionTimeout is the server-side
+	// idle_in_transaction_session_timeout of every session (0 means
+	// DefaultIdleInTransactionTimeout; negative leaves the server's
+	// setting). A process paused inside one of the store's transactions
+	// (SIGSTOP, a closed laptop lid, during Fence's row lock) would
+	// otherwise block every other process of the team for as long as it
+	// stays paused; with it the server ends that session after the
+	// timeout, its transaction rolls back (nothing half-written) and its
+	// locks are freed. The store's transactions never wait on anything
+	// but the database, so a healthy one is never idle that long.
+	IdleInTransactionTimeout time.Duration
 }
+
+// DefaultIdleInTransactionTimeout is Options.IdleInTransactionTimeout's
+// default: the commit lock's lease (core.DefaultCommitLockLease), after
+// which a paused holder has lost its lock anyway.
+const DefaultIdleInTransactionTimeout = core.DefaultCommitLockLease
 
 // Store is a core.Store in a PostgreSQL schema. It is safe for concurrent
 // use by goroutines, processes and machines.
@@ -111,6 +128,10 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		cfg.MaxConns = o.MaxConns
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "devworkwire"
+	if _, inURL := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !inURL && cmp.Or(o.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout) > 0 {
+		idle := cmp.Or(o.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout)
+		cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(max(idle.Milliseconds(), 1))
+	}
 	where := fmt.Sprintf("%s/%s", net.JoinHostPort(cfg.ConnConfig.Host, fmt.Sprint(cfg.ConnConfig.Port)), cfg.ConnConfig.Database)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
