@@ -106,3 +106,35 @@ func TestPreviewRefusesWhatJiraWouldRefuse(t *testing.T) {
 		t.Errorf("%d writes to Jira; want none", n)
 	}
 }
+
+// TestFitsSurelyIsABound: for the Markdown that expands most (nested
+// lists on one line, tables, headings, hard breaks, emphasis, escapes,
+// control characters), the ADF Jira counts stays within the bound
+// CheckItems uses to skip measuring short items, with a margin; and an
+// item at the edge of the bound is measured.
+func TestFitsSurelyIsABound(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	worst := 0.0
+	for _, unit := range []string{"- ", "|a|\n|-|\n", "#\n", "a  \n", "*a*", "a\\\n", "<", "\x01", "\"", "> ", "1. ", "`a`", "---\n", "~~a~~", "[a](b)", "![a](b)", ">\u202e", "é"} {
+		for _, reps := range []int{1, 3, 20, 60} {
+			md := strings.Repeat(unit, reps)
+			spec := core.ItemSpec{Reference: "bound/s-1", Kind: core.KindStory, Title: "t", Description: md, AcceptanceCriteria: []string{unit}}
+			sizes, _, err := f.p.MeasureItem(f.ctx, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := utf8.RuneCountInString(md) + utf8.RuneCountInString(unit) + 4
+			for _, size := range sizes {
+				if bound := adfFixed + adfPerRune*n; size*2 > bound {
+					t.Errorf("%q × %d: %d characters of ADF for %d of Markdown; the bound %d leaves less than a margin of 2", unit, reps, size, n, bound)
+				}
+				worst = max(worst, float64(size-60)/float64(n))
+			}
+		}
+	}
+	t.Logf("worst expansion: %.1f ADF characters per Markdown character (bound: %d + %d per character)", worst, adfFixed, adfPerRune)
+	edge := core.ItemSpec{Reference: "bound/s-2", Description: strings.Repeat("a", (TextLimit-adfFixed)/adfPerRune+1)}
+	if fitsSurely(edge) {
+		t.Error("an item past the bound is not measured")
+	}
+}
