@@ -19,7 +19,7 @@ const (
 )
 
 // Valid reports whether k is a known kind.
-func (k Kind) Valid() bool { return k == KindEpic || k == KindStory }
+func (k Kind) Valid() bool { return k == KindEpic || k == KindStory || k == KindSubtask }
 
 // Status is the domain state of a work item, mapped from Jira's status
 // categories (new → todo, indeterminate → in_progress, done → done).
@@ -87,6 +87,13 @@ type WorkItem struct {
 	URL                string    `json:"url,omitempty"`
 	Updated            time.Time `json:"updated,omitzero"`
 	BlockedBy          []Linked  `json:"blocked_by,omitempty"`
+	Blocks             []Linked  `json:"blocks,omitempty"`   // items this one blocks (structureport.go)
+	Subtasks           []Linked  `json:"subtasks,omitempty"` // a story's sub-tasks
+	Sprint             string    `json:"sprint,omitempty"`   // the name of the sprint it is in
+	// Rank is an opaque value that sorts items in backlog order ("" when
+	// the tracker has none); only the relative order of two items means
+	// anything.
+	Rank string `json:"-"`
 
 	// LastWritten is the content digest (ContentDigest) DevWorkWire stored
 	// with the item when it last wrote it; "" if it never did.

@@ -30,6 +30,9 @@ type Config struct {
 	ReferenceField string
 	// EpicType and StoryType are issue type names (defaults "Epic", "Story").
 	EpicType, StoryType string
+	// SubtaskType is the sub-task issue type's name (default: the
+	// project's first sub-task type; structure.go).
+	SubtaskType string
 	// AcceptanceCriteriaField is an optional custom field id or name; when
 	// empty, acceptance criteria live in the description under an
 	// "Acceptance criteria" heading.

@@ -34,3 +34,6 @@ func (h contractHarness) Link(_ context.Context, blocked, blocker string) error 
 	return h.f.srv.Link(blocked, blocker)
 }
 func (h contractHarness) Close() error { return nil }
+
+// FutureSprint is the future sprint of the fake's default board.
+func (h contractHarness) FutureSprint() string { return h.f.srv.ProjectKey() + " Sprint 2" }

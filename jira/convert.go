@@ -184,6 +184,7 @@ type issueRef struct {
 }
 
 type linkJSON struct {
+	ID   string `json:"id"`
 	Type struct {
 		Name    string `json:"name"`
 		Inward  string `json:"inward"`
@@ -274,7 +275,7 @@ func (m *meta) fieldsRequested() []string {
 	if m.acField != "" {
 		f = append(f, m.acField)
 	}
-	return f
+	return append(f, m.structureFields()...)
 }
 
 // workItem translates an issue into the domain.
@@ -311,20 +312,14 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 	if t, ok := parseJiraTime(is.str("updated")); ok {
 		w.Updated = t
 	}
-	var links []linkJSON
-	_ = json.Unmarshal(is.Fields["issuelinks"], &links)
-	for _, l := range links {
-		if l.InwardIssue != nil && strings.EqualFold(l.Type.Inward, "is blocked by") {
-			w.BlockedBy = append(w.BlockedBy, core.Linked{Key: l.InwardIssue.Key, Status: mapCategory(l.InwardIssue.Fields.Status.StatusCategory.Key)})
-		}
-	}
+	structure := m.readStructure(is, &w) // sub-task kind, dependencies, sub-tasks, sprint, rank (structure.go)
 	jd := c.digest()
 	pr, ok := is.property()
 	if ok {
 		w.LastWritten = pr.Digest
 	}
 	w.EditedOutside = !ok || pr.JiraDigest != jd
-	fp := sha256.Sum256([]byte(strings.Join([]string{is.Key, is.str("updated"), st.Name, st.StatusCategory.Key, jd, pr.Digest, pr.JiraDigest}, "\x00")))
+	fp := sha256.Sum256([]byte(strings.Join([]string{is.Key, is.str("updated"), st.Name, st.StatusCategory.Key, jd, pr.Digest, pr.JiraDigest, structure}, "\x00")))
 	w.Fingerprint = hex.EncodeToString(fp[:16])
 	return w
 }
@@ -342,8 +337,13 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 	if create {
 		fields["project"] = map[string]string{"key": p.cfg.Project}
 		tid := m.storyTypeID
-		if spec.Kind == core.KindEpic {
+		switch spec.Kind {
+		case core.KindEpic:
 			tid = m.epicTypeID
+		case core.KindSubtask:
+			if tid = m.structure.subtaskTypeID; tid == "" {
+				return nil, nil, core.Errorf(core.CodeConfigInvalid, "Project %s has no sub-task issue type, so %s cannot be created.", p.cfg.Project, spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "kind"})
+			}
 		}
 		fields["issuetype"] = map[string]string{"id": tid}
 	}

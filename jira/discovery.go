@@ -26,7 +26,8 @@ type meta struct {
 	acADF       bool   // the AC field is a rich-text field (ADF in API v3)
 	epicTypeID  string
 	storyTypeID string
-	typeNames   []string // the two types' names as Jira spells them (for JQL)
+	typeNames   []string      // the two types' names as Jira spells them (for JQL), and the sub-task type's
+	structure   structureMeta // sub-task type, Sprint and Rank fields (structure.go)
 	// createPending is set while the create fields of both issue types
 	// have not been checked yet (guarded by Provider.metaMu). The check
 	// costs a request per type and matters only for creates, so a Provider
@@ -177,6 +178,7 @@ func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 			return nil, field(want.cfg, core.CodeConfigInvalid, fmt.Sprintf("Project %s has no issue type %q. Available types: %s. Set %s to one of them, or add the type to the project's issue type scheme in Jira.", p.cfg.Project, want.name, strings.Join(names, ", "), want.cfg))
 		}
 	}
+	p.discoverStructure(m, fields, types)
 	return m, nil
 }
 

@@ -32,11 +32,19 @@ const (
 	OpComment     Op = "comment"
 	OpCheckItems  Op = "check_items" // core.ItemChecker
 	OpDuplicates  Op = "duplicates"  // core.DuplicateChecker
+	// The structure operations (structure.go).
+	OpDependencies     Op = "dependencies"
+	OpAddDependency    Op = "add_dependency"
+	OpRemoveDependency Op = "remove_dependency"
+	OpSprints          Op = "sprints"
+	OpMoveToSprint     Op = "move_to_sprint"
+	OpRank             Op = "rank"
 )
 
 // IsWrite reports whether op changes the tracker.
 func (o Op) IsWrite() bool {
-	return o == OpCreate || o == OpUpdate || o == OpTransition || o == OpComment
+	return o == OpCreate || o == OpUpdate || o == OpTransition || o == OpComment ||
+		o == OpAddDependency || o == OpRemoveDependency || o == OpMoveToSprint || o == OpRank
 }
 
 // ErrCrash is the value the provider panics with at a scripted crash point
@@ -72,7 +80,8 @@ type item struct {
 	rev         int
 	seq         int
 	searchable  bool
-	blockedBy   []string
+	rank        int    // backlog order (structure.go)
+	sprint      string // sprint id ("" = none)
 	comments    []string
 }
 
@@ -128,6 +137,7 @@ type Provider struct {
 	forbid      testing.TB
 	denied      map[core.Permission]bool // Deny
 	noTrans     map[core.Status]bool
+	structure   structureState // dependencies, sprints, sub-task support (structure.go)
 }
 
 var _ core.WorkItemProvider = (*Provider)(nil)
@@ -142,6 +152,7 @@ func New(o Options) *Provider {
 	if p.now == nil {
 		p.now = time.Now
 	}
+	p.structure = newStructureState(p.project)
 	return p
 }
 
@@ -312,19 +323,11 @@ func (p *Provider) SetStatus(key string, s core.Status) error {
 	return p.Edit(key, func(w *core.WorkItem) { w.Status = s })
 }
 
-// Link records that blocked "is blocked by" blocker.
+// Link records, as a person would, that blocked "is blocked by" blocker.
 func (p *Provider) Link(blocked, blocker string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	it, ok := p.items[blocked]
-	if !ok {
-		return notFound(blocked)
-	}
-	if _, ok := p.items[blocker]; !ok {
-		return notFound(blocker)
-	}
-	it.blockedBy = append(it.blockedBy, blocker)
-	return nil
+	return p.linkLocked(blocked, blocker)
 }
 
 // AddAsPerson creates an item as a person would (no DevWorkWire digest; it
@@ -570,21 +573,13 @@ func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) erro
 // faults before it, change applied to the item under the lock, and the
 // faults scheduled for after it took effect.
 func (p *Provider) writeItem(ctx context.Context, op Op, key string, change func(it *item) error) error {
-	p.pause(op)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f, err := p.enter(ctx, op)
-	if err != nil {
-		return err
-	}
-	it, ok := p.items[key]
-	if !ok {
-		return notFound(key)
-	}
-	if err := change(it); err != nil {
-		return err
-	}
-	return p.after(f)
+	return p.structureWrite(ctx, op, func() error {
+		it, ok := p.items[key]
+		if !ok {
+			return notFound(key)
+		}
+		return change(it)
+	})
 }
 
 var workflow = []core.Transition{
@@ -762,6 +757,9 @@ func (p *Provider) validate(s core.ItemSpec) error {
 	if !s.Kind.Valid() {
 		return core.Errorf(core.CodeValidationFailed, "%s: unknown issue type %q", s.Reference, s.Kind)
 	}
+	if s.Kind == core.KindSubtask {
+		return p.validateSubtask(s)
+	}
 	if s.ParentKey != "" {
 		par, ok := p.items[s.ParentKey]
 		if !ok || par.w.Kind != core.KindEpic {
@@ -777,7 +775,7 @@ func (p *Provider) add(w core.WorkItem) *item {
 	if !w.Status.Valid() {
 		w.Status = core.StatusTodo
 	}
-	it := &item{w: w, seq: p.seq}
+	it := &item{w: w, seq: p.seq, rank: p.seq * rankGap}
 	p.touch(it)
 	p.items[w.Key] = it
 	return it
@@ -812,11 +810,7 @@ func (p *Provider) view(it *item) core.WorkItem {
 	w.LastWritten = it.lastWritten
 	w.EditedOutside = it.lastWritten == "" || it.hash != it.writtenHash
 	w.Fingerprint = fmt.Sprintf("%s@%d", w.Key, it.rev)
-	for _, b := range it.blockedBy {
-		if bi, ok := p.items[b]; ok {
-			w.BlockedBy = append(w.BlockedBy, core.Linked{Key: b, Status: bi.w.Status})
-		}
-	}
+	p.viewStructure(it, &w)
 	return w
 }
 

@@ -23,7 +23,8 @@ func (h harness) EditTitle(_ context.Context, key, title string) error {
 func (h harness) Link(_ context.Context, blocked, blocker string) error {
 	return h.fake.Link(blocked, blocker)
 }
-func (h harness) Close() error { return nil }
+func (h harness) Close() error         { return nil }
+func (h harness) FutureSprint() string { return "DEMO Sprint 2" }
 
 func newHarness(lag bool) providertest.HarnessMaker {
 	return func(context.Context, testing.TB) (providertest.Harness, error) {

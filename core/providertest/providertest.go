@@ -73,6 +73,7 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"Query", testQuery},
 		{"QueryReady", testQueryReady},
 	}
+	tests = append(tests, structureTests...) // structure.go
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)

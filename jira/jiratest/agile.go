@@ -553,8 +553,18 @@ func (s *Server) rankLocked(moving []*issue, anchor *issue, before bool) {
 // rankValue renders a rank like Jira's LexoRank strings (sortable as text).
 func rankValue(r int64) string { return fmt.Sprintf("0|i%012x:", r) }
 
-// renderAgile adds the Sprint and Rank fields to a rendered issue.
+// renderAgile adds the Sprint and Rank fields and the sub-tasks (of a
+// standard issue) to a rendered issue.
 func (s *Server) renderAgile(base string, iss *issue, st *issueState, fs fieldSel, f map[string]any) {
+	if fs.wants("subtasks", true) && !byID(issueTypes, st.TypeID).Subtask {
+		subs := []any{}
+		for _, c := range s.issues {
+			if c.cur.ParentID == iss.ID && byID(issueTypes, c.cur.TypeID).Subtask && c.Proj.perms.Browse {
+				subs = append(subs, s.issueRefJSON(base, c))
+			}
+		}
+		f["subtasks"] = subs
+	}
 	if fs.wants(SprintFieldID, true) {
 		var v any
 		if sp := s.sprintLocked(st.Sprint); sp != nil {

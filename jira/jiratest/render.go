@@ -33,6 +33,7 @@ var systemFields = []sysField{
 	{"updated", "Updated", "datetime", "updated", "", true, false, true, []string{"updated", "updatedDate"}},
 	{"statuscategorychangedate", "Status Category Changed", "datetime", "statuscategorychangedate", "", true, false, true, []string{"statusCategoryChangedDate"}},
 	{"issuelinks", "Linked Issues", "array", "issuelinks", "issuelinks", true, true, true, []string{"issueLink"}},
+	{"subtasks", "Sub-tasks", "array", "subtasks", "issuelinks", true, false, true, []string{"subtasks"}},
 	{"labels", "Labels", "array", "labels", "string", true, true, true, []string{"labels"}},
 	{"comment", "Comment", "comments-page", "comment", "", false, true, true, []string{"comment"}},
 }

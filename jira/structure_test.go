@@ -1,0 +1,145 @@
+package jira
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// TestDependsOnDirection pins what "B depends on A" (B's "Depends on: A")
+// writes. Atlassian's issue linking model
+// (https://developer.atlassian.com/cloud/jira/platform/issue-linking-model/)
+// documents the "Blocks" type as inward "is blocked by", outward "blocks",
+// and that an issue's view labels a link whose other end is in
+// inwardIssue with the inward description. So Jira shows "B is blocked by
+// A" on B exactly when GET B has the Blocks link with inwardIssue A, which
+// POST /rest/api/3/issueLink makes from inwardIssue A, outwardIssue B (the
+// inward issue is the link's source, the one that "blocks"). Three peers
+// shipped this inverted; this test fails if the adapter does too.
+func TestDependsOnDirection(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	outs, err := f.p.Create(f.ctx, f.specs("dir", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := outs[0].Key, outs[1].Key // b depends on a
+	f.srv.ClearRequests()
+	if err := f.p.AddDependency(f.ctx, b, a); err != nil {
+		t.Fatalf("AddDependency: %v", err)
+	}
+	var sent struct {
+		Type                      struct{ Name string }
+		InwardIssue, OutwardIssue struct{ Key string }
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 || reqs[0].Path != "/rest/api/3/issueLink" {
+		t.Fatalf("requests: %+v", reqs)
+	}
+	if err := json.Unmarshal([]byte(reqs[0].Body), &sent); err != nil {
+		t.Fatal(err)
+	}
+	if sent.Type.Name != "Blocks" || sent.InwardIssue.Key != a || sent.OutwardIssue.Key != b {
+		t.Errorf("sent %+v; want type Blocks, inwardIssue %s (the blocker), outwardIssue %s (the blocked)", sent, a, b)
+	}
+	// What a person sees on B in Jira: its issuelinks hold the Blocks link
+	// with inwardIssue A, labelled with the inward "is blocked by".
+	f.srv.ClearRequests()
+	r, err := f.p.Get(f.ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.BlockedBy) != 1 || r.BlockedBy[0].Key != a || len(r.Blocks) != 0 {
+		t.Errorf("%s: blocked by %v, blocks %v; want blocked by %s only", b, r.BlockedBy, r.Blocks, a)
+	}
+	if ra, _ := f.p.Get(f.ctx, a); len(ra.Blocks) != 1 || ra.Blocks[0].Key != b {
+		t.Errorf("%s blocks %v; want %s", a, ra.Blocks, b)
+	}
+	if ls := f.srv.Links(); len(ls) != 1 || ls[0].From != a || ls[0].To != b {
+		t.Errorf("Jira's links: %+v; want one from %s (blocks) to %s (is blocked by)", ls, a, b)
+	}
+}
+
+// TestAddDependencyUnanswered: a link request whose answer never came is
+// reported unknown (core.IsOutcomeUnknown), sent once, and the link it
+// made is found by Dependencies.
+func TestAddDependencyUnanswered(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	outs, err := f.p.Create(f.ctx, f.specs("unans", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := outs[0].Key, outs[1].Key
+	if err := f.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issueLink", Call: 1, Kind: jiratest.FaultDropAfterApply}); err != nil {
+		t.Fatal(err)
+	}
+	err = f.p.AddDependency(f.ctx, b, a)
+	if !core.IsOutcomeUnknown(err) {
+		t.Fatalf("AddDependency through a dropped connection: %v; want an unknown outcome", err)
+	}
+	f.assertNoSecrets(t, err.Error())
+	if n := f.srv.CountRequests("POST", "/rest/api/3/issueLink"); n != 1 {
+		t.Errorf("link requests sent: %d; want 1 (never resent)", n)
+	}
+	deps, err := f.p.Dependencies(f.ctx, []string{b})
+	if err != nil || len(deps) != 1 || deps[0].Blocker != a || deps[0].Blocked != b {
+		t.Errorf("Dependencies after the unanswered link: %+v, %v", deps, err)
+	}
+}
+
+// TestRankPartialSuccess: Jira's 207 becomes per-item outcomes; the items
+// it moved are moved.
+func TestRankPartialSuccess(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	outs, err := f.p.Create(f.ctx, f.specs("rank", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := []string{outs[0].Key, outs[1].Key, outs[2].Key}
+	if err := f.srv.FailRank(k[1], "Rank field is locked"); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := f.p.Rank(f.ctx, []string{k[2], k[1]}, k[0], true)
+	if err != nil {
+		t.Fatalf("Rank: %v", err)
+	}
+	if ro[0].Err != nil || ro[1].Err == nil || core.ErrorCode(ro[1].Err) != core.CodeValidationFailed || !strings.Contains(ro[1].Err.Error(), "locked") {
+		t.Errorf("outcomes: %+v", ro)
+	}
+	if got := f.srv.Backlog("DEMO"); strings.Join(got, ",") != strings.Join([]string{k[2], k[0], k[1]}, ",") {
+		t.Errorf("backlog: %v", got)
+	}
+}
+
+// TestSprintsAndSubtaskDiscovery: the sub-task type and the Sprint and
+// Rank fields are discovered; a closed sprint is reported with its state;
+// a project without a sub-task type is refused naming the setting.
+func TestSprintsAndSubtaskDiscovery(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	if _, err := f.srv.AddSprint(1, "Old", jiratest.SprintClosed); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := f.srv.AddBoard("DEMO", "Second board", "scrum")
+	if _, err := f.srv.AddSprint(b2, "Old", jiratest.SprintFuture); err != nil {
+		t.Fatal(err)
+	}
+	sps, err := f.p.Sprints(f.ctx, "old")
+	if err != nil || len(sps) != 2 {
+		t.Fatalf("Sprints(old): %+v, %v", sps, err)
+	}
+	states := sps[0].State + "," + sps[1].State
+	if states != "closed,future" || sps[0].Board == sps[1].Board {
+		t.Errorf("sprints: %+v", sps)
+	}
+	if err := f.p.CheckSubtasks(f.ctx); err != nil {
+		t.Errorf("CheckSubtasks: %v", err)
+	}
+	g := startJira(t, jiratest.Options{}, nil)
+	g.srv.SetIssueTypes("DEMO", "Epic", "Story")
+	err = g.p.CheckSubtasks(g.ctx)
+	if core.ErrorCode(err) != core.CodeConfigInvalid || !strings.Contains(err.Error(), "sub-task") {
+		t.Errorf("CheckSubtasks without a sub-task type: %v", err)
+	}
+}
