@@ -196,6 +196,11 @@ func (c *progressCommit) steps() []progressStep {
 }
 
 // execute runs the steps in order (transition, then comment), fail-fast.
+// Unlike an import's edits they never go out together: both write the one
+// item, and two writes to one issue are never in flight at once (Jira's
+// per-issue write limit; the comment follows the status it reports on).
+// Each step passes the fence, and records its outcome (record.go) before
+// the next one starts; a cancelled context starts no further step.
 func (c *progressCommit) execute(ctx context.Context, r *commitRun) (ProgressCommitResult, error) {
 	pl := c.pl
 	res := ProgressCommitResult{ResultType: ResultCommitted, RunID: r.o.runID, PreviewHandle: r.handle, IdempotencyKey: r.key,

@@ -39,6 +39,9 @@ type bench struct {
 	o    Options
 	bins harness.Binaries
 	tmp  string
+	// confirm is the time between a preview and its commit (a person
+	// reading the preview before confirming it); 0 = none.
+	confirm time.Duration
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -476,6 +479,14 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 		}
 		counts.Unchanged = pr.Counts.Unchanged
 		return pre, Phase{ByEndpoint: map[string]int{}}, counts, nil
+	}
+	if b.confirm > 0 {
+		// Not measured: the person reads the preview and confirms.
+		select {
+		case <-ctx.Done():
+			return pre, com, counts, ctx.Err()
+		case <-time.After(b.confirm):
+		}
 	}
 	var cr core.ImportCommitResult
 	if com, err = measured(ctx, mj, func() (err error) {
