@@ -28,6 +28,15 @@ func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
 func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
+// refusal is a table case: an input the service refuses with code, in a
+// message containing every one of frags.
+type refusal[I any] struct {
+	name  string
+	in    I
+	code  core.Code
+	frags []string
+}
+
 // env is one service over the fake tracker and the in-memory store.
 type env struct {
 	t     *testing.T

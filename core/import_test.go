@@ -47,12 +47,7 @@ func TestImportPreviewClassifiesAndWritesNothing(t *testing.T) {
 func TestImportPreviewBadDocuments(t *testing.T) {
 	e := newEnv(t)
 	e.p.ForbidWrites(t)
-	cases := []struct {
-		name  string
-		in    core.ImportPreviewInput
-		code  core.Code
-		frags []string
-	}{
+	cases := []refusal[core.ImportPreviewInput]{
 		{"validation", core.ImportPreviewInput{Path: "p.md", Data: []byte(markdown("p", story("s-1", "A", "e-9"), story("s-1", "B", "")))},
 			core.CodeValidationFailed, []string{}},
 		{"missing file", core.ImportPreviewInput{Path: t.TempDir() + "/nope.md"}, core.CodeSourceNotFound, []string{"nope.md"}},

@@ -136,6 +136,23 @@ func tenEdits(t *testing.T, e *env) core.ImportPreviewResult {
 	return pre
 }
 
+// heldTenEdits starts the commit of tenEdits under ctx with at most
+// inFlight writes in flight, each held by the gate g until the test lets it
+// go; done gets the commit's error.
+func heldTenEdits(t *testing.T, ctx context.Context, inFlight int) (e *env, g *gated, pre core.ImportPreviewResult, done <-chan error) {
+	t.Helper()
+	e = newEnv(t)
+	pre = tenEdits(t, e)
+	e.writes = inFlight
+	g = &gated{Provider: e.p, arrived: make(chan string, 16), hold: true}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := e.commitWith(g, ctx, pre.PreviewHandle)
+		errc <- err
+	}()
+	return e, g, pre, errc
+}
+
 func (e *env) commitWith(p core.WorkItemProvider, ctx context.Context, handle string) (core.ImportCommitResult, error) {
 	return e.service(p).ImportCommit(ctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: "k-" + handle})
 }
@@ -177,15 +194,7 @@ func waitArrivals(t *testing.T, g *gated, n int) []string {
 // TestWritesGoOutTogetherUpToTheBound: independent writes are in flight
 // together, never more than WritesInFlight.
 func TestWritesGoOutTogetherUpToTheBound(t *testing.T) {
-	e := newEnv(t)
-	pre := tenEdits(t, e)
-	e.writes = 4
-	g := &gated{Provider: e.p, arrived: make(chan string, 16), hold: true}
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.commitWith(g, e.ctx, pre.PreviewHandle)
-		done <- err
-	}()
+	e, g, _, done := heldTenEdits(t, t.Context(), 4)
 	waitArrivals(t, g, 4)
 	if n, _ := g.stats(); n != 4 {
 		t.Fatalf("%d writes in flight once four arrived", n)
@@ -247,15 +256,7 @@ func TestStoriesWaitForTheirEpics(t *testing.T) {
 // sent; the writes already in flight finish and are recorded as committed;
 // the report splits committed / failed / untried.
 func TestFailFastWithWritesInFlight(t *testing.T) {
-	e := newEnv(t)
-	pre := tenEdits(t, e)
-	e.writes = 3
-	g := &gated{Provider: e.p, arrived: make(chan string, 16), hold: true}
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.commitWith(g, e.ctx, pre.PreviewHandle)
-		done <- err
-	}()
+	e, g, pre, done := heldTenEdits(t, t.Context(), 3)
 	arr := waitArrivals(t, g, 3)
 	// The second of the three fails and is recorded before the other two
 	// return.
@@ -288,16 +289,8 @@ func TestFailFastWithWritesInFlight(t *testing.T) {
 // TestCancelStopsNewWrites: a cancelled commit sends no new write; those
 // in flight end and are recorded; the rest are untried.
 func TestCancelStopsNewWrites(t *testing.T) {
-	e := newEnv(t)
-	pre := tenEdits(t, e)
-	e.writes = 3
-	g := &gated{Provider: e.p, arrived: make(chan string, 16), hold: true}
-	ctx, cancel := context.WithCancel(e.ctx)
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.commitWith(g, ctx, pre.PreviewHandle)
-		done <- err
-	}()
+	ctx, cancel := context.WithCancel(t.Context())
+	_, g, _, done := heldTenEdits(t, ctx, 3)
 	waitArrivals(t, g, 3)
 	cancel()
 	err := <-done

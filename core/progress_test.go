@@ -83,12 +83,7 @@ func TestProgressPreviewErrors(t *testing.T) {
 	key := e.byRef()["checkout/s-1"].Key
 	e.p.RemoveTransitionTo(core.StatusDone)
 	e.p.ForbidWrites(t)
-	cases := []struct {
-		name  string
-		in    core.ProgressPreviewInput
-		code  core.Code
-		frags []string
-	}{
+	cases := []refusal[core.ProgressPreviewInput]{
 		{"no transition", core.ProgressPreviewInput{Item: key, Status: core.StatusDone}, core.CodeValidationFailed,
 			[]string{"No workflow transition", key, "done", `"Start progress" → in_progress`}},
 		{"bad status", core.ProgressPreviewInput{Item: key, Status: "finished"}, core.CodeValidationFailed, []string{`"finished"`, "todo, in_progress or done"}},

@@ -47,10 +47,7 @@ func serverBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "mcptestserver")
-		out, err := exec.Command("go", "build", "-o", binPath, "./internal/cmd/mcptestserver").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		buildErr = streamtest.GoBuild(binPath, "./internal/cmd/mcptestserver")
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

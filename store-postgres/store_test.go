@@ -19,7 +19,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	storetest.RunChildIfRequested(func(ctx context.Context) (core.Store, error) {
+	storetest.RunChildIfRequested(context.Background(), func(ctx context.Context) (core.Store, error) {
 		return pgstore.Open(ctx, pgstore.Options{URL: os.Getenv(envRaceURL), Schema: os.Getenv(envRaceSchema), MaxConns: 4})
 	})
 	os.Exit(pgtest.Main(m))

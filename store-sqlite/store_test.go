@@ -16,7 +16,7 @@ import (
 const envRacePath = "DWIRE_SQLITE_RACE_PATH"
 
 func TestMain(m *testing.M) {
-	storetest.RunChildIfRequested(func(ctx context.Context) (core.Store, error) {
+	storetest.RunChildIfRequested(context.Background(), func(ctx context.Context) (core.Store, error) {
 		return sqlitestore.Open(ctx, sqlitestore.Options{Path: os.Getenv(envRacePath)})
 	})
 	os.Exit(m.Run())

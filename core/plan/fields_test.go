@@ -118,10 +118,7 @@ func TestFieldDefaults(t *testing.T) {
 		"## Story s-1: Own values\nLabels: extra, base\nPriority: High\n\n" +
 		"## Story s-2: Defaults only\n\n" +
 		"## Story s-3: Clears\nLabels: none\nPriority: none\nAssignee: bo@example.com\n"
-	doc, err := Parse("p.md", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := mustParse(t, "p.md", src)
 	doc2 := func(v string, l int) Field[string] {
 		return Field[string]{State: FieldSet, Value: v, From: SourceDocument, Line: l}
 	}

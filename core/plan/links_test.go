@@ -14,10 +14,7 @@ func TestDependencies(t *testing.T) {
 		"## Story s-1: One\nDepends on: PROJ-120, other/s-9, doc/s-2\n\n" +
 		"## Story s-2: Two\nBlocks: AB-1\n\n" +
 		"## Story AB-1: A local id shaped like a key\n"
-	d, err := Parse("p.md", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := mustParse(t, "p.md", src)
 	want := []Link{{LinkKey, "PROJ-120", 5}, {LinkReference, "other/s-9", 5}, {LinkItem, "s-2", 5}}
 	if diff := cmp.Diff(want, d.Items[0].DependsOn); diff != "" {
 		t.Errorf("s-1 DependsOn (-want +got):\n%s", diff)
@@ -43,13 +40,8 @@ func TestDependencies(t *testing.T) {
 		{"yaml", "stories:\n  - id: s-1\n    title: T\n    depends_on: [s-2]\n  - id: s-2\n    title: U\n    depends_on: s-1\n", []string{"cycle: s-1 → s-2 → s-1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			name := "p.md"
-			if strings.HasPrefix(tc.src, "stories:") {
-				name = "p.yaml"
-			}
-			_, err := Parse(name, []byte(tc.src))
-			var pe *Error
-			if !errors.As(err, &pe) || pe.Code != CodeValidationFailed {
+			pe, err := parseSource(tc.src)
+			if pe == nil || pe.Code != CodeValidationFailed {
 				t.Fatalf("got %v, want VALIDATION_FAILED", err)
 			}
 			if len(pe.Problems) != len(tc.want) {
@@ -68,10 +60,7 @@ func TestDependencies(t *testing.T) {
 // import writes, keeps only epics and stories), with their own section.
 func TestSubtasks(t *testing.T) {
 	src := "## Story s-1: Story\nIntro.\n\n#### Sub-task t-1: First\nEstimate: 2\nIts text.\n\n#### Acceptance criteria\n- done\n\n#### Subtask t-2: Second\n\n##### Deep heading stays in t-2\n\n#### Notes\nStory text again.\n\n## Story s-2: Next\n"
-	d, err := Parse("p.md", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := mustParse(t, "p.md", src)
 	if len(d.Items) != 2 || len(d.Subtasks) != 2 {
 		t.Fatalf("items %d, sub-tasks %d", len(d.Items), len(d.Subtasks))
 	}
@@ -86,7 +75,7 @@ func TestSubtasks(t *testing.T) {
 		t.Errorf("t-2 = %+v", t2)
 	}
 	// Ids are unique across items and sub-tasks.
-	_, err = Parse("p.md", []byte("## Story s-1: A\n\n#### Sub-task s-1: B\n"))
+	_, err := Parse("p.md", []byte("## Story s-1: A\n\n#### Sub-task s-1: B\n"))
 	var pe *Error
 	if !errors.As(err, &pe) || !strings.Contains(pe.Problems[0].Message, "Sub-task s-1 at line 3 has the same id as the story at line 1") {
 		t.Errorf("duplicate id: %v", err)

@@ -13,10 +13,7 @@ import (
 
 func TestParseMarkdownBasic(t *testing.T) {
 	src := "---\nid: checkout-v2\n---\n# Checkout v2\n\n## Epic e-1: Guest checkout\nFree Markdown description.\n\n```\n## Story x: not a heading\n```\n\n### Story s-1: Pay without an account\nDescription.\n\nAcceptance criteria:\n- A guest can pay with a card\n- [ ] The order confirmation is e-mailed\n\n### Story s-2: Save address\nEpic: e-1\nDrift: take-document\n\n## Story s-3: Loose\n"
-	got, err := Parse("plan.md", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := mustParse(t, "plan.md", src)
 	want := &Document{ID: "checkout-v2", Title: "Checkout v2", Items: []Item{
 		{ID: "e-1", Kind: KindEpic, Title: "Guest checkout", Description: "Free Markdown description.\n\n```\n## Story x: not a heading\n```", Line: 6},
 		{ID: "s-1", Kind: KindStory, Title: "Pay without an account", Description: "Description.", AcceptanceCriteria: []string{"A guest can pay with a card", "The order confirmation is e-mailed"}, Epic: "e-1", Line: 13},
@@ -30,10 +27,7 @@ func TestParseMarkdownBasic(t *testing.T) {
 
 func TestParseYAMLBasic(t *testing.T) {
 	src := "id: checkout-v2\ntitle: Checkout v2\nepics:\n  - id: e-1\n    title: Guest checkout\n    stories:\n      - id: s-1\n        title: Pay\n        acceptance_criteria: [a, b]\nstories:\n  - id: s-3\n    title: Loose\n    epic: e-1\n    drift: take-document\n"
-	got, err := Parse("plan.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := mustParse(t, "plan.yaml", src)
 	want := &Document{ID: "checkout-v2", Title: "Checkout v2", Items: []Item{
 		{ID: "e-1", Kind: KindEpic, Title: "Guest checkout", Line: 4},
 		{ID: "s-1", Kind: KindStory, Title: "Pay", AcceptanceCriteria: []string{"a", "b"}, Epic: "e-1", Line: 7},
@@ -141,10 +135,7 @@ func TestLimits(t *testing.T) {
 }
 
 func TestLineEndingsAndBOM(t *testing.T) {
-	want, err := Parse("p.md", []byte("---\nid: d\n---\n## Epic e-1: A\nText\n\n### Story s-1: B\nAcceptance criteria:\n- c\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := mustParse(t, "p.md", "---\nid: d\n---\n## Epic e-1: A\nText\n\n### Story s-1: B\nAcceptance criteria:\n- c\n")
 	for name, src := range map[string]string{
 		"crlf":   "---\r\nid: d\r\n---\r\n## Epic e-1: A\r\nText\r\n\r\n### Story s-1: B\r\nAcceptance criteria:\r\n- c\r\n",
 		"cr":     "---\rid: d\r---\r## Epic e-1: A\rText\r\r### Story s-1: B\rAcceptance criteria:\r- c\r",
@@ -243,13 +234,8 @@ func TestYAMLDuplicateKeys(t *testing.T) {
 		{"front matter", "---\ntitle: a\nid: d\ntitle: b\n---\n## Story s-1: x\n", 4, `the key "title" is given twice in the same mapping of the front matter (lines 2 and 4)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			name := "p.yaml"
-			if strings.HasPrefix(tc.src, "---") {
-				name = "p.md"
-			}
-			_, err := Parse(name, []byte(tc.src))
-			var pe *Error
-			if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != tc.line || !strings.Contains(pe.Message, tc.want) {
+			pe, err := parseSource(tc.src)
+			if pe == nil || pe.Code != CodeSourceParseFailed || pe.Line != tc.line || !strings.Contains(pe.Message, tc.want) {
 				t.Fatalf("got %v (line %d), want SOURCE_PARSE_FAILED at line %d containing %q", err, lineOf(pe), tc.line, tc.want)
 			}
 		})
@@ -258,6 +244,30 @@ func TestYAMLDuplicateKeys(t *testing.T) {
 	if _, err := Parse("p.yaml", []byte("id: d\nstories:\n  - id: s-1\n    title: a\n  - id: s-2\n    title: a\n")); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// mustParse parses src as the file name, failing t on an error.
+func mustParse(t *testing.T, name, src string) *Document {
+	t.Helper()
+	doc, err := Parse(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// parseSource parses src as a Markdown plan when it starts like one (front
+// matter or a heading), else as a YAML plan, and returns its error with
+// the *Error in it (nil when there is none).
+func parseSource(src string) (*Error, error) {
+	name := "p.yaml"
+	if strings.HasPrefix(src, "---") || strings.HasPrefix(src, "#") {
+		name = "p.md"
+	}
+	_, err := Parse(name, []byte(src))
+	var pe *Error
+	errors.As(err, &pe)
+	return pe, err
 }
 
 func lineOf(pe *Error) int {

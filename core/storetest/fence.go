@@ -362,8 +362,8 @@ func testConcurrentFenceTakeover(t *testing.T, e *env) {
 	r.check(t, e.s, inGoroutines(racers, func(id int) []fenceAttempt { return r.run(t.Context(), e.s, id) }))
 }
 
-func runFenceChild(open func(ctx context.Context) (core.Store, error)) error {
-	return runRaceChild(open, func(ctx context.Context, s core.Store, _, id int, args []string, _ time.Time) []any {
+func runFenceChild(ctx context.Context, open func(ctx context.Context) (core.Store, error)) error {
+	return runRaceChild(ctx, open, func(ctx context.Context, s core.Store, _, id int, args []string, _ time.Time) []any {
 		r, err := parseFenceRace(args)
 		if err != nil {
 			return []any{fenceAttempt{Racer: id, Err: err.Error()}}

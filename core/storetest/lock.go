@@ -77,8 +77,8 @@ func checkLockRace(t *testing.T, s core.Store, names []string, attempts []lockAt
 	}
 }
 
-func runLockChild(open func(ctx context.Context) (core.Store, error)) error {
-	return runRaceChild(open, func(ctx context.Context, s core.Store, proc, id int, names []string, _ time.Time) []any {
+func runLockChild(ctx context.Context, open func(ctx context.Context) (core.Store, error)) error {
+	return runRaceChild(ctx, open, func(ctx context.Context, s core.Store, proc, id int, names []string, _ time.Time) []any {
 		var out []any
 		for _, a := range lockRaceOnce(ctx, s, fmt.Sprintf("p%d-g%d", proc, id), names) {
 			out = append(out, a)

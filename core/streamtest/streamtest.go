@@ -1,13 +1,15 @@
 // Package streamtest holds the stream helpers that tests of several
 // modules share: Buffer, a goroutine-safe sink for logs and a child
 // process's output; Start and StartWaited, which run a child process on
-// pipes; and RunWithin, which runs one with a deadline.
+// pipes; RunWithin, which runs one with a deadline; and GoBuild, which
+// builds the binary a test runs as a child.
 package streamtest
 
 import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
 	"testing"
@@ -111,4 +113,17 @@ func RunWithin(cmd *exec.Cmd, d time.Duration) error {
 		<-done
 		return fmt.Errorf("did not exit in time: killed after %s", d)
 	}
+}
+
+// GoBuild builds the main package pkg (a directory, relative to the
+// test's working directory, or an import path) into the file out with
+// `go build` and flags, statically (CGO_ENABLED=0) as the release builds
+// do. The error carries the compiler's output.
+func GoBuild(out, pkg string, flags ...string) error {
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return nil
 }

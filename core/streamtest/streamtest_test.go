@@ -99,3 +99,10 @@ func TestRunWithinKillsALateProcess(t *testing.T) {
 		t.Fatalf("a hanging process: %v, want did not exit in time", err)
 	}
 }
+
+func TestGoBuildSaysWhatFailed(t *testing.T) {
+	err := streamtest.GoBuild(t.TempDir()+"/x", "./no-such-package")
+	if err == nil || !strings.Contains(err.Error(), "go build ./no-such-package") || !strings.Contains(err.Error(), "no-such-package") {
+		t.Fatalf("GoBuild of a missing package: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -22,10 +23,8 @@ import (
 //	go test -run '^$' -bench Cold -benchtime 50x ./cmd/dwire
 func BenchmarkCold(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "dwire")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
+	if err := streamtest.GoBuild(bin, ".", "-trimpath", "-ldflags", "-s -w"); err != nil {
+		b.Fatal(err)
 	}
 	srv := jiratest.New(jiratest.Options{Token: testToken})
 	hs := httptest.NewServer(srv)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
+	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
 // demoBin builds mockjira and puts it next to dwire (this test binary) in
@@ -17,10 +18,7 @@ func demoBin(t *testing.T) string {
 	self, err := exec.LookPath("dwire")
 	must(t, err)
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "mockjira"), "github.com/devworkwire/devworkwire/jira/cmd/mockjira")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build mockjira: %v\n%s", err, out)
-	}
+	must(t, streamtest.GoBuild(filepath.Join(dir, "mockjira"), "github.com/devworkwire/devworkwire/jira/cmd/mockjira"))
 	must(t, os.Symlink(self, filepath.Join(dir, "dwire")))
 	return dir
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -21,10 +22,8 @@ import (
 // line, calls the API and stops it with SIGTERM.
 func TestProcess(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "mockjira")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	if err := streamtest.GoBuild(bin, "."); err != nil {
+		t.Fatal(err)
 	}
 	seed := filepath.Join(t.TempDir(), "seed.json")
 	if err := os.WriteFile(seed, []byte(`{"issues":[{"issuetype":"Epic","summary":"Seeded epic","reference":"doc/e-1"}]}`), 0o600); err != nil {

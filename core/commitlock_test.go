@@ -14,6 +14,43 @@ import (
 	"github.com/devworkwire/devworkwire/core/storeerr"
 )
 
+// importLock is the commit lock of import commits of document doc.
+func importLock(doc string) string { return "import|" + fakeprovider.DefaultScope + "|" + doc }
+
+// wantLockFree fails the test unless the commit lock of doc is free: it
+// takes the lock and releases it again.
+func (e *env) wantLockFree(doc string) {
+	e.t.Helper()
+	lk, err := e.st.AcquireLock(e.ctx, importLock(doc), "after", time.Minute)
+	if err != nil {
+		e.t.Fatalf("the commit lock was not released: %v", err)
+	}
+	_ = lk.Release(e.ctx)
+}
+
+// commitResult is what one of commitsAtOnce's commits returned.
+type commitResult struct {
+	r   core.ImportCommitResult
+	err error
+}
+
+// commitsAtOnce runs one ImportCommit per input at the same moment and
+// returns the results as they arrive.
+func commitsAtOnce(ctx context.Context, svc *core.WorkItemService, ins ...core.CommitInput) []commitResult {
+	out := make(chan commitResult, len(ins))
+	for _, in := range ins {
+		go func() {
+			r, err := svc.ImportCommit(ctx, in)
+			out <- commitResult{r, err}
+		}()
+	}
+	res := make([]commitResult, 0, len(ins))
+	for range ins {
+		res = append(res, <-out)
+	}
+	return res
+}
+
 // lockSpy is a store that reports what happens to AcquireLock, and can
 // pretend a lock is held by a dead process.
 type lockSpy struct {
@@ -118,20 +155,8 @@ func TestConcurrentCommitsOfTwoPreviewsOfOneDocument(t *testing.T) {
 		}
 		close(go1)
 	}()
-	type res struct {
-		r   core.ImportCommitResult
-		err error
-	}
-	out := make(chan res, 2)
-	for _, h := range []string{preA.PreviewHandle, preB.PreviewHandle} {
-		go func() {
-			r, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: h, Confirmed: true})
-			out <- res{r, err}
-		}()
-	}
 	var ok, stale int
-	for range 2 {
-		r := <-out
+	for _, r := range commitsAtOnce(e.ctx, svc, core.CommitInput{PreviewHandle: preA.PreviewHandle, Confirmed: true}, core.CommitInput{PreviewHandle: preB.PreviewHandle, Confirmed: true}) {
 		switch {
 		case r.err == nil && r.r.Counts.Created == 6:
 			ok++
@@ -148,12 +173,7 @@ func TestConcurrentCommitsOfTwoPreviewsOfOneDocument(t *testing.T) {
 	if got := e.byRef(); len(got) != 6 || len(e.p.Items()) != 6 {
 		t.Errorf("%d references, %d items; want 6 and 6 (no duplicates)", len(got), len(e.p.Items()))
 	}
-	// The lock is free again.
-	lk, err := e.st.AcquireLock(e.ctx, "import|"+fakeprovider.DefaultScope+"|checkout", "after", time.Minute)
-	if err != nil {
-		t.Fatalf("the commit lock was not released: %v", err)
-	}
-	_ = lk.Release(e.ctx)
+	e.wantLockFree("checkout") // the lock is free again
 }
 
 // A commit lock held by a dead process (until its lease lapses): the
@@ -284,8 +304,7 @@ func TestRetryTakesOverTheLockOfACommitKilledBeforeItsRun(t *testing.T) {
 	if _, found, _ := e.st.GetRun(e.ctx, "k"); found {
 		t.Fatal("the killed commit started its run; the scenario needs a kill before StartRun")
 	}
-	lock := "import|" + fakeprovider.DefaultScope + "|checkout"
-	if _, err := e.st.AcquireLock(e.ctx, lock, "probe", time.Minute); err == nil {
+	if _, err := e.st.AcquireLock(e.ctx, importLock("checkout"), "probe", time.Minute); err == nil {
 		t.Fatal("the killed commit left no lock; the scenario needs one")
 	}
 	// A new process. Its lock wait is short, so a commit that has to wait
@@ -308,12 +327,7 @@ func TestRetryTakesOverTheLockOfACommitKilledBeforeItsRun(t *testing.T) {
 	if got := e.byRef(); len(got) != 6 {
 		t.Errorf("%d items; want 6", len(got))
 	}
-	// The retry released the lock when its run finished.
-	lk, err := e.st.AcquireLock(e.ctx, lock, "after", time.Minute)
-	if err != nil {
-		t.Fatalf("the commit lock was not released: %v", err)
-	}
-	_ = lk.Release(e.ctx)
+	e.wantLockFree("checkout") // the retry released the lock when its run finished
 }
 
 // Concurrent commits of one handle under one key share the lock's owner:
@@ -323,20 +337,9 @@ func TestRetryTakesOverTheLockOfACommitKilledBeforeItsRun(t *testing.T) {
 func TestConcurrentCommitsOfOneKeyShareTheLock(t *testing.T) {
 	e := newEnv(t)
 	pre := e.preview(bigDoc("c", 2, 10))
-	type res struct {
-		r   core.ImportCommitResult
-		err error
-	}
-	out := make(chan res, 4)
-	for range 4 {
-		go func() {
-			r, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "same"})
-			out <- res{r, err}
-		}()
-	}
+	in := core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "same"}
 	executed := 0
-	for range 4 {
-		r := <-out
+	for _, r := range commitsAtOnce(e.ctx, e.svc, in, in, in, in) {
 		switch c := core.ErrorCode(r.err); {
 		case r.err == nil && !r.r.Replayed:
 			executed++
@@ -348,9 +351,136 @@ func TestConcurrentCommitsOfOneKeyShareTheLock(t *testing.T) {
 	if executed != 1 || len(e.p.Items()) != 22 {
 		t.Errorf("%d commits executed, %d items; want 1 and 22", executed, len(e.p.Items()))
 	}
-	lk, err := e.st.AcquireLock(e.ctx, "import|"+fakeprovider.DefaultScope+"|c", "after", time.Minute)
+	e.wantLockFree("c")
+}
+
+// A committer paused past its commit lock's lease (before its second batch
+// of story creates: a closed laptop lid, Ctrl-Z) while a second process
+// takes the lock over, previews and commits; then the first resumes. Every
+// reference ends up as exactly one issue: the second process holds back
+// the batch the first had fenced (its write-ahead markers), and the first,
+// on resuming, sends only the request already in flight and is fenced out
+// at its next batch, reporting that it stopped.
+func TestPausedCommitterIsFencedOut(t *testing.T) {
+	e := newEnv(t)
+	e.oneAtATime()              // "its next batch": batches in plan order, one at a time
+	doc := bigDoc("big", 3, 49) // 150 items: 3 epics (1 batch), 147 stories (batches of 50, 50, 47)
+	pa := e.preview(doc)
+	reached, resume := e.p.Hold(fakeprovider.OpCreate, 3) // A's second story batch
+	waitA := e.commitAsync(e.svc, pa.PreviewHandle, "A")
+	<-reached
+	e.clock.Advance(core.DefaultCommitLockLease + time.Second) // A's lease runs out
+
+	b := e.service(e.p) // another process on the same store
+	pre, err := b.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "plan.md", Data: []byte(doc)})
 	if err != nil {
-		t.Fatalf("the commit lock was not released: %v", err)
+		t.Fatal(err)
 	}
-	_ = lk.Release(e.ctx)
+	if pre.Counts.Blocked != 50 || pre.Counts.Create != 47 {
+		t.Fatalf("B's preview: %+v; want the 50 items of A's fenced batch held back and 47 to create", pre.Counts)
+	}
+	// B writes the rest; the 50 held back make its commit COMMIT_PARTIAL.
+	_, err = b.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "B"})
+	wantErr(t, err, core.CodeCommitPartial, "47 item(s) committed, 50 held back")
+
+	resume()
+	ce := wantErr(t, waitA(), core.CodeCommitPartial, "lost the commit lock of document big", "stopped before sending anything more", "103 item(s) committed", "47 untried")
+	if ce.Err == nil || core.ErrorCode(ce.Err) != core.CodeCommitInterrupted {
+		t.Errorf("cause %v; want COMMIT_INTERRUPTED", ce.Err)
+	}
+	if run, _, _ := e.st.GetRun(e.ctx, "A"); run.State != core.RunPartial {
+		t.Errorf("A's run is %s; want partial", run.State)
+	}
+	if got := e.byRef(); len(got) != 150 || len(e.p.Items()) != 150 {
+		t.Errorf("%d references, %d issues; want 150 and 150 (one issue per reference)", len(got), len(e.p.Items()))
+	}
+	// The next import finds everything.
+	if again := e.preview(doc); again.Counts.Unchanged != 150 {
+		t.Errorf("re-preview %+v; want all 150 unchanged", again.Counts)
+	}
+}
+
+// takeoverStore lets another owner take the commit lock over (its lease
+// having run out) just before the commit's first fence.
+type takeoverStore struct {
+	*memstore.Store
+	clock *clock
+	once  sync.Once
+}
+
+func (s *takeoverStore) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
+	s.once.Do(func() {
+		s.clock.Advance(core.DefaultCommitLockLease + time.Second)
+		if _, err := s.Store.AcquireLock(ctx, name, "intruder|imp_x", time.Minute); err != nil {
+			panic(err)
+		}
+	})
+	return s.Store.Fence(ctx, name, owner, generation, markers)
+}
+
+// Every write, not only a create batch, is fenced: an update, a transition
+// and a comment are not sent once the lock was taken over; the commit
+// stops with COMMIT_INTERRUPTED and nothing written.
+func TestEveryWriteIsFenced(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-3"].Key // not the updated item
+	items := append([]docItem(nil), checkoutItems...)
+	items[1].title = "Pay as a guest"
+	upd := e.preview(markdown("checkout", items...))
+	prog := progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "shipped"})
+	for _, c := range []struct {
+		name   string
+		commit func(svc *core.WorkItemService) error
+	}{
+		{"update", func(svc *core.WorkItemService) error {
+			_, err := svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: upd.PreviewHandle, Confirmed: true})
+			return err
+		}},
+		{"transition and comment", func(svc *core.WorkItemService) error {
+			_, err := svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: prog.PreviewHandle, Confirmed: true})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: &takeoverStore{Store: e.st, clock: e.clock}, Now: e.clock.Now})
+			before := e.p.Writes()
+			ce := wantErr(t, c.commit(svc), core.CodeCommitInterrupted, "Nothing was written", "lost the commit lock", "intruder")
+			if e.p.Writes() != before {
+				t.Errorf("%d writes after the lock was taken over", e.p.Writes()-before)
+			}
+			if !strings.Contains(ce.Message, "stopped before sending anything more") {
+				t.Errorf("message %q", ce.Message)
+			}
+		})
+	}
+}
+
+// A second call with the idempotency key of a commit that is still
+// running is told so — another commit with this key is running now — not
+// that the process probably died; once the first finished, the same call
+// replays its result. (A call after a crash still hears "died".)
+func TestSameKeyWhileTheFirstIsRunning(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	reached, resume := e.p.Hold(fakeprovider.OpCreate, 2) // the stories, after the epics were recorded
+	first := e.commitAsync(e.svc, pre.PreviewHandle, "K")
+	<-reached
+	other := e.service(e.p) // another process, same key and handle
+	_, err := other.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
+	ce := wantErr(t, err, core.CodeCommitInterrupted, "is running now", "holds the commit lock of document checkout", "2 item outcome(s)", "repeat this call")
+	if strings.Contains(ce.Message, "probably died") {
+		t.Errorf("a running commit is reported dead: %q", ce.Message)
+	}
+	if len(ce.Details) != 2 {
+		t.Errorf("details %+v; want the 2 outcomes recorded so far", ce.Details)
+	}
+	resume()
+	if err := first(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := other.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
+	if err != nil || !res.Replayed || res.Counts.Created != 6 {
+		t.Errorf("repeat after it finished: %+v, %v; want the replayed result", res.Counts, err)
+	}
 }
