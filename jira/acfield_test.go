@@ -163,15 +163,11 @@ func (p *acProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // go to that (multi-line, ADF) field, not the description, and read back
 // as a list without drift.
 func TestAcceptanceCriteriaField(t *testing.T) {
-	srv := jiratest.New(jiratest.Options{})
-	proxy := &acProxy{inner: srv, vals: map[string]json.RawMessage{}}
-	ts := httptest.NewServer(proxy)
-	defer ts.Close()
-	defer srv.Close()
-	p, err := New(Config{BaseURL: ts.URL, Email: srv.Email(), Token: srv.Token(), Project: srv.ProjectKey(), AcceptanceCriteriaField: "Acceptance Criteria"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var proxy *acProxy
+	srv, p := startBehind(t, jiratest.Options{}, func(fake *jiratest.Server) http.Handler {
+		proxy = &acProxy{inner: fake, vals: map[string]json.RawMessage{}}
+		return proxy
+	}, func(c *Config) { c.AcceptanceCriteriaField = "Acceptance Criteria" })
 	ctx := t.Context()
 	spec := core.ItemSpec{Reference: "ac/s-1", Kind: core.KindStory, Title: "With criteria", Description: "Just the description.", AcceptanceCriteria: []string{"First", "Second one"}, Digest: "sha256:a"}
 	out, err := p.Create(ctx, []core.ItemSpec{spec})

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +59,30 @@ func startJira(t *testing.T, o jiratest.Options, mod func(*Config)) *fixture {
 	f := &fixture{srv: srv, p: p, logs: logs, ctx: ctx}
 	t.Cleanup(func() { checkRequests(t, srv) })
 	return f
+}
+
+// startBehind starts a fake Jira (options o) behind the handler front
+// makes, which sees every request before (or instead of) the fake, and a
+// Provider for it (mod may adjust the config). Both are closed when the
+// test ends.
+func startBehind(t *testing.T, o jiratest.Options, front func(fake *jiratest.Server) http.Handler, mod func(*Config)) (*jiratest.Server, *Provider) {
+	t.Helper()
+	fake := jiratest.New(o)
+	ts := httptest.NewServer(front(fake))
+	fake.URL = ts.URL
+	t.Cleanup(func() {
+		fake.Close()
+		ts.Close()
+	})
+	cfg := Config{BaseURL: ts.URL, Email: fake.Email(), Token: fake.Token(), Project: fake.ProjectKey()}
+	if mod != nil {
+		mod(&cfg)
+	}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return fake, p
 }
 
 // secrets are the strings that must never appear in errors or logs.

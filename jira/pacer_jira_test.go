@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -19,36 +18,32 @@ import (
 // limit all succeed, and no two writes to one issue are ever in flight at
 // the same time (the server watches).
 func TestConcurrentEditsUnderJiraLimits(t *testing.T) {
-	srv := jiratest.New(jiratest.Options{Limits: jiratest.Limits{BurstPerSec: 20, IssueWrites: 2, IssueWindow: time.Second}})
 	var (
 		mu      sync.Mutex
 		writing = map[string]int{}
 		overlap []string
 	)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := ""
-		if r.Method == http.MethodPut {
-			key = strings.TrimPrefix(r.URL.Path, "/rest/api/3/issue/")
-			mu.Lock()
-			if writing[key]++; writing[key] > 1 {
-				overlap = append(overlap, key)
+	srv, p := startBehind(t, jiratest.Options{Limits: jiratest.Limits{BurstPerSec: 20, IssueWrites: 2, IssueWindow: time.Second}}, func(srv *jiratest.Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			key := ""
+			if r.Method == http.MethodPut {
+				key = strings.TrimPrefix(r.URL.Path, "/rest/api/3/issue/")
+				mu.Lock()
+				if writing[key]++; writing[key] > 1 {
+					overlap = append(overlap, key)
+				}
+				mu.Unlock()
 			}
-			mu.Unlock()
-		}
-		srv.ServeHTTP(w, r)
-		if key != "" {
-			mu.Lock()
-			writing[key]--
-			mu.Unlock()
-		}
-	}))
-	defer ts.Close()
-	srv.URL = ts.URL
-	p, err := New(Config{BaseURL: ts.URL, Email: srv.Email(), Token: srv.Token(), Project: srv.ProjectKey(),
-		MaxAttempts: 10, MaxRetryWait: 30 * time.Second, RequestTimeout: 10 * time.Second, MaxInFlight: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
+			srv.ServeHTTP(w, r)
+			if key != "" {
+				mu.Lock()
+				writing[key]--
+				mu.Unlock()
+			}
+		})
+	}, func(c *Config) {
+		c.MaxAttempts, c.MaxRetryWait, c.RequestTimeout, c.MaxInFlight = 10, 30*time.Second, 10*time.Second, 8
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var keys []string

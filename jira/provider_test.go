@@ -537,53 +537,46 @@ func TestLookupKnownKeysBatches(t *testing.T) {
 func TestLookupKnownKeysFallbacks(t *testing.T) {
 	for _, mode := range []string{"404", "issueErrors"} {
 		t.Run(mode, func(t *testing.T) {
-			fake := jiratest.New(jiratest.Options{SearchLag: time.Hour})
 			fetches := 0
 			var mu sync.Mutex
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path != "/rest/api/3/issue/bulkfetch" {
-					fake.ServeHTTP(w, r)
-					return
-				}
-				mu.Lock()
-				fetches++
-				mu.Unlock()
-				if mode == "404" {
+			fake, p := startBehind(t, jiratest.Options{SearchLag: time.Hour}, func(fake *jiratest.Server) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path != "/rest/api/3/issue/bulkfetch" {
+						fake.ServeHTTP(w, r)
+						return
+					}
+					mu.Lock()
+					fetches++
+					mu.Unlock()
+					if mode == "404" {
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(404)
+						_, _ = w.Write([]byte(`{"errorMessages":["Not found"],"errors":{}}`))
+						return
+					}
+					rec := httptest.NewRecorder()
+					fake.ServeHTTP(rec, r)
+					var resp struct {
+						Issues      []json.RawMessage `json:"issues"`
+						IssueErrors []any             `json:"issueErrors"`
+					}
+					_ = json.Unmarshal(rec.Body.Bytes(), &resp)
+					half := len(resp.Issues) / 2
+					for range resp.Issues[half:] {
+						resp.IssueErrors = append(resp.IssueErrors, map[string]string{"id": "1", "errorMessage": "Retry later"})
+					}
+					resp.Issues = resp.Issues[:half]
 					w.Header().Set("Content-Type", "application/json")
-					w.WriteHeader(404)
-					_, _ = w.Write([]byte(`{"errorMessages":["Not found"],"errors":{}}`))
-					return
-				}
-				rec := httptest.NewRecorder()
-				fake.ServeHTTP(rec, r)
-				var resp struct {
-					Issues      []json.RawMessage `json:"issues"`
-					IssueErrors []any             `json:"issueErrors"`
-				}
-				_ = json.Unmarshal(rec.Body.Bytes(), &resp)
-				half := len(resp.Issues) / 2
-				for range resp.Issues[half:] {
-					resp.IssueErrors = append(resp.IssueErrors, map[string]string{"id": "1", "errorMessage": "Retry later"})
-				}
-				resp.Issues = resp.Issues[:half]
-				w.Header().Set("Content-Type", "application/json")
-				_ = json.NewEncoder(w).Encode(resp)
-			}))
-			defer ts.Close()
-			defer fake.Close()
-			fake.URL = ts.URL
-			cfg := Config{BaseURL: ts.URL, Email: fake.Email(), Token: fake.Token(), Project: fake.ProjectKey()}
-			p, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+					_ = json.NewEncoder(w).Encode(resp)
+				})
+			}, nil)
 			ctx := context.Background()
 			specs := (&fixture{}).specs("fb", 10)
 			out, err := p.Create(ctx, specs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p2, _ := New(cfg)
+			p2, _ := New(Config{BaseURL: fake.URL, Email: fake.Email(), Token: fake.Token(), Project: fake.ProjectKey()}) // a second process
 			known := map[core.Reference]string{}
 			var refs []core.Reference
 			for i, s := range specs {

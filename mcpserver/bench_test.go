@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
-	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -52,12 +50,11 @@ func BenchmarkColdInitializeListTools(b *testing.B) {
 // of arguments and result, middleware) against calling the service
 // directly, over a fakeprovider holding 60 items (query limit 25).
 func BenchmarkQueryOverhead(b *testing.B) {
-	prov := fakeprovider.New(fakeprovider.Options{})
+	r := newReal(b, Options{}, nil, nil)
 	for i := 0; i < 60; i++ {
-		prov.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Story number " + string(rune('A'+i%26)), Description: "Some **Markdown** text.", AcceptanceCriteria: []string{"one", "two"}, Status: core.StatusTodo})
+		r.prov.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Story number " + string(rune('A'+i%26)), Description: "Some **Markdown** text.", AcceptanceCriteria: []string{"one", "two"}, Status: core.StatusTodo})
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: prov, Store: memstore.New(memstore.Options{})})
-	c := connect(b, svc, Options{}, nil, "")
+	svc, c := r.svc, r.c
 	ctx := context.Background()
 	in := core.QueryInput{Status: core.StatusTodo}
 	args := map[string]any{"status": "todo"}

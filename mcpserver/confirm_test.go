@@ -18,11 +18,16 @@ type asker struct {
 	message  atomic.Value
 	response *mcp.ElicitResult
 	err      error
+	// reading, when set, runs while the person reads the question.
+	reading func()
 }
 
 func (a *asker) handle(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	a.n.Add(1)
 	a.message.Store(r.Params.Message)
+	if a.reading != nil {
+		a.reading()
+	}
 	return a.response, a.err
 }
 

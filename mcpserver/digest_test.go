@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -81,19 +80,8 @@ func TestElicitationCommitsThePlanThatWasShown(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(ws, "plans", "bigger.md"), []byte(biggerDoc), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			var swap func()
-			var asked atomic.Int32
-			var question atomic.Value
-			c := connect(t, svc, Options{Workspace: ws, Elicitation: ElicitationRequired}, &mcp.ClientOptions{
-				ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-					asked.Add(1)
-					question.Store(r.Params.Message)
-					if swap != nil {
-						swap() // while the person reads the question
-					}
-					return accept(), nil
-				},
-			}, proto)
+			a := &asker{response: accept()}
+			c := connect(t, svc, Options{Workspace: ws, Elicitation: ElicitationRequired}, &mcp.ClientOptions{ElicitationHandler: a.handle}, proto)
 			shown := c.mustCall(t, ToolImportPreview, map[string]any{"path": "plans/checkout.md"})
 			handle, digest := shown["preview_handle"].(string), shown["plan_digest"].(string)
 			if digest == "" {
@@ -104,7 +92,7 @@ func TestElicitationCommitsThePlanThatWasShown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			swap = func() { st.rewrite(handle, injected.Plan) }
+			a.reading = func() { st.rewrite(handle, injected.Plan) } // swapped while the person reads the question
 
 			prov.ForbidWrites(t)
 			_, err = c.call(t, ToolImportCommit, map[string]any{"preview_handle": handle, "confirmed": true})
@@ -112,23 +100,23 @@ func TestElicitationCommitsThePlanThatWasShown(t *testing.T) {
 			if msg := data["message"].(string); !strings.Contains(msg, "not the plan that was shown") {
 				t.Errorf("message: %s", msg)
 			}
-			if asked.Load() != 1 || strings.Contains(question.Load().(string), "Injected") {
-				t.Fatalf("asked %d times; question: %v", asked.Load(), question.Load())
+			if a.n.Load() != 1 || strings.Contains(a.asked(), "Injected") {
+				t.Fatalf("asked %d times; question: %v", a.n.Load(), a.asked())
 			}
 
 			// The agent's own digest of another plan: refused, nobody asked.
-			swap = nil
+			a.reading = nil
 			_, err = c.call(t, ToolImportCommit, map[string]any{"preview_handle": handle, "confirmed": true, "plan_digest": digest})
 			wantCode(t, err, core.CodePreviewStale)
-			if asked.Load() != 1 {
+			if a.n.Load() != 1 {
 				t.Errorf("the person was asked about a plan the agent did not see")
 			}
 			prov.AllowWrites()
 
 			// With the plan as stored now, shown and accepted, it commits.
 			m := c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": handle, "confirmed": true})
-			if m["counts"].(map[string]any)["created"] != 4.0 || !strings.Contains(question.Load().(string), "Injected") {
-				t.Errorf("commit of the plan shown: %v; question %v", m["counts"], question.Load())
+			if m["counts"].(map[string]any)["created"] != 4.0 || !strings.Contains(a.asked(), "Injected") {
+				t.Errorf("commit of the plan shown: %v; question %v", m["counts"], a.asked())
 			}
 		})
 	}

@@ -41,7 +41,7 @@ type real struct {
 	c     *conn
 }
 
-func newReal(t *testing.T, o Options, copts *mcp.ClientOptions, wrap func(core.WorkItemProvider) core.WorkItemProvider) *real {
+func newReal(t testing.TB, o Options, copts *mcp.ClientOptions, wrap func(core.WorkItemProvider) core.WorkItemProvider) *real {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	prov := fakeprovider.New(fakeprovider.Options{Now: clk.now})

@@ -124,18 +124,26 @@ func tableAsParagraphs(t Node) []Node {
 			if i > 0 {
 				in = append(in, Node{Type: "text", Text: " | "})
 			}
-			for j, p := range cell.Content {
-				if j > 0 {
-					in = append(in, Node{Type: "text", Text: " "})
-				}
-				in = append(in, p.Content...)
-			}
+			in = append(in, joinBlocks(cell.Content, func(p Node) []Node { return p.Content })...)
 		}
 		if in = mergeText(in); len(in) > 0 {
 			out = append(out, Node{Type: "paragraph", Content: in})
 		}
 	}
 	return out
+}
+
+// joinBlocks is the inline content of a table cell's blocks, each block's
+// through inline, with a space between blocks.
+func joinBlocks(blocks []Node, inline func(Node) []Node) []Node {
+	var in []Node
+	for i, b := range blocks {
+		if i > 0 {
+			in = append(in, Node{Type: "text", Text: " "})
+		}
+		in = append(in, inline(b)...)
+	}
+	return in
 }
 
 // isEmptyItem reports whether a list item holds no content at all (only

@@ -35,18 +35,27 @@ func genListItem(t *rapid.T, depth int) Node {
 		kids = append(kids, Node{Type: "paragraph", Content: genText(t)})
 	}
 	for range rapid.IntRange(0, 2).Draw(t, "itemMore") {
-		switch rapid.IntRange(0, 3).Draw(t, "itemKind") {
-		case 0:
-			kids = append(kids, Node{Type: "paragraph", Content: genText(t)})
-		case 1:
-			kids = append(kids, genCode(t))
-		default:
+		kids = append(kids, genNested(t, "itemKind", 3, func() []Node {
 			if depth < 3 {
-				kids = append(kids, genList(t, depth+1, true))
+				return []Node{genList(t, depth+1, true)}
 			}
-		}
+			return nil
+		})...)
 	}
 	return Node{Type: "listItem", Content: kids}
+}
+
+// genNested draws one block inside a list item or a quote (the draw named
+// label, from 0 to n): a paragraph, a code block, or else what nested
+// gives (a nested list, or nothing).
+func genNested(t *rapid.T, label string, n int, nested func() []Node) []Node {
+	switch rapid.IntRange(0, n).Draw(t, label) {
+	case 0:
+		return []Node{{Type: "paragraph", Content: genText(t)}}
+	case 1:
+		return []Node{genCode(t)}
+	}
+	return nested()
 }
 
 func genList(t *rapid.T, depth int, tasks bool) Node {
@@ -118,14 +127,7 @@ func genDocBlocks(t *rapid.T) []Node {
 		case 4:
 			var kids []Node
 			for range rapid.IntRange(1, 3).Draw(t, "quoteKids") {
-				switch rapid.IntRange(0, 2).Draw(t, "quoteKind") {
-				case 0:
-					kids = append(kids, Node{Type: "paragraph", Content: genText(t)})
-				case 1:
-					kids = append(kids, genCode(t))
-				default:
-					kids = append(kids, genList(t, 1, false))
-				}
+				kids = append(kids, genNested(t, "quoteKind", 2, func() []Node { return []Node{genList(t, 1, false)} })...)
 			}
 			out = append(out, Node{Type: "blockquote", Content: kids})
 		case 5:

@@ -359,14 +359,7 @@ func (w *mdWriter) table(t Node) []string {
 	for _, r := range t.Content {
 		var cells []string
 		for _, c := range r.Content {
-			var in []Node
-			for i, b := range c.Content {
-				if i > 0 {
-					in = append(in, Node{Type: "text", Text: " "})
-				}
-				in = append(in, blockInline(b)...)
-			}
-			cells = append(cells, w.inline(in, modeCell))
+			cells = append(cells, w.inline(joinBlocks(c.Content, blockInline), modeCell))
 		}
 		cols = max(cols, len(cells))
 		rows = append(rows, cells)
