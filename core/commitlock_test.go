@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/devworkwire/devworkwire/core/storetest"
 )
 
 // importLock is the commit lock of import commits of document doc.
@@ -404,7 +405,7 @@ func TestPausedCommitterIsFencedOut(t *testing.T) {
 // having run out) just before the commit's first fence.
 type takeoverStore struct {
 	*memstore.Store
-	clock *clock
+	clock *storetest.Clock
 	once  sync.Once
 }
 

@@ -6,27 +6,20 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/storetest"
 	"github.com/devworkwire/devworkwire/core/streamtest"
 )
 
-// clock is a settable clock for tests.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+// newClock is the tests' settable clock.
+func newClock() *storetest.Clock {
+	return storetest.NewClock(time.Date(2026, 3, 14, 9, 26, 53, 589_000_000, time.UTC))
 }
-
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 14, 9, 26, 53, 589_000_000, time.UTC)} }
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // refusal is a table case: an input the service refuses with code, in a
 // message containing every one of frags.
@@ -43,7 +36,7 @@ type env struct {
 	ctx   context.Context
 	p     *fakeprovider.Provider
 	st    *memstore.Store
-	clock *clock
+	clock *storetest.Clock
 	logs  *streamtest.Buffer
 	svc   *core.WorkItemService
 	// writes is ServiceOptions.WritesInFlight (0: the default).

@@ -14,6 +14,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/storetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,35 +22,23 @@ import (
 // memstore) behind the MCP server and check every gate rule and every
 // error code the service raises, as an agent sees them through MCP.
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 type real struct {
 	prov  *fakeprovider.Provider
 	svc   *core.WorkItemService
-	clock *clock
+	clock *storetest.Clock
 	ws    string
 	c     *conn
 }
 
 func newReal(t testing.TB, o Options, copts *mcp.ClientOptions, wrap func(core.WorkItemProvider) core.WorkItemProvider) *real {
 	t.Helper()
-	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-	prov := fakeprovider.New(fakeprovider.Options{Now: clk.now})
+	clk := storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	prov := fakeprovider.New(fakeprovider.Options{Now: clk.Now})
 	var p core.WorkItemProvider = prov
 	if wrap != nil {
 		p = wrap(prov)
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{Now: clk.now}), Now: clk.now})
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{Now: clk.Now}), Now: clk.Now})
 	ws, _ := newWorkspace(t)
 	if o.Workspace == "" {
 		o.Workspace = ws
@@ -117,7 +106,7 @@ func TestRealServiceGateRules(t *testing.T) {
 		t.Errorf("refusals wrote %d times", writes()-w)
 	}
 	// Expired.
-	r.clock.add(31 * time.Minute)
+	r.clock.Advance(31 * time.Minute)
 	wantCode(t, errOf(r.c.call(t, ToolProgressCommit, map[string]any{"preview_handle": ph, "confirmed": true})), core.CodePreviewExpired)
 }
 
