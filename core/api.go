@@ -46,6 +46,9 @@ type Counts struct {
 	// Released counts the creates (included in Create) of held-back items
 	// the caller released (ImportPreviewInput.ReleaseHeld).
 	Released int `json:"released,omitempty" jsonschema:"creates (counted in create) of held-back items released by release_held"`
+	// Structure counts the structure writes the commit makes after the
+	// items: dependencies added or removed, sprint moves, rank moves.
+	Structure int `json:"structure,omitempty" jsonschema:"structure writes: dependencies added or removed, items moved into a sprint or in the backlog order"`
 }
 
 // PlanItem is one row of an import preview.
@@ -90,6 +93,10 @@ type ImportPreviewResult struct {
 	Counts        Counts     `json:"counts"`
 	Items         []PlanItem `json:"items"`
 	Warnings      []string   `json:"warnings,omitempty"`
+	// Structure lists the planned changes of dependencies, sprints and the
+	// backlog order ("s-2 depends on s-1: link to add", "s-3 moves before
+	// s-1"); sub-tasks are rows of Items.
+	Structure []StructureChange `json:"structure,omitempty"`
 	// PlanDigest is the digest of the plan as stored under the handle
 	// (what a commit executes). A commit given it refuses a stored plan
 	// that no longer has it.
@@ -138,6 +145,12 @@ type CommitCounts struct {
 	// Unknown counts blocked creates that were not made (their earlier
 	// create's outcome is still unknown).
 	Unknown int `json:"unknown,omitempty"`
+	// The structure writes committed: dependencies added and removed,
+	// items moved into a sprint, items moved in the backlog order.
+	Linked   int `json:"linked,omitempty"`
+	Unlinked int `json:"unlinked,omitempty"`
+	Sprinted int `json:"sprinted,omitempty"`
+	Ranked   int `json:"ranked,omitempty"`
 }
 
 // ImportCommitResult is the result of a committed import.

@@ -43,6 +43,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err != nil {
 		return ImportPreviewResult{}, planError(err)
 	}
+	doc = withSubtasks(doc) // sub-tasks are looked up, classified and written like stories (structure.go)
 	scope := s.p.Scope()
 	refs := make([]Reference, len(doc.Items))
 	for i, it := range doc.Items {
@@ -69,10 +70,18 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
+	structure, problems, err := s.planStructure(ctx, doc, entries, found) // structure.go
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
+	if len(problems) > 0 {
+		return ImportPreviewResult{}, structureRefusal(problems)
+	}
 	if err := s.checkPermissions(ctx, importPermissions(entries)...); err != nil {
 		return ImportPreviewResult{}, err
 	}
 	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Document: doc.ID, Scope: scope, Warnings: warnings, MadeBy: madeByFrom(ctx)}, Entries: entries}
+	pl.Structure = structure
 	p, err := s.savePreview(ctx, PreviewImport, pl)
 	if err != nil {
 		return ImportPreviewResult{}, err
@@ -173,10 +182,7 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 	for _, it := range doc.Items {
 		ref := NewReference(doc.ID, it.ID)
 		kind := Kind(it.Kind)
-		var parent Reference
-		if kind == KindStory && it.Epic != "" {
-			parent = NewReference(doc.ID, it.Epic)
-		}
+		parent := parentOf(doc.ID, it) // a story's epic, a sub-task's story (structure.go)
 		ac := it.AcceptanceCriteria
 		if len(ac) == 0 {
 			ac = nil
@@ -298,8 +304,11 @@ func releaseHeld(doc *plan.Document, held map[Reference]bool, release []string) 
 }
 
 func kindLabel(k Kind) string {
-	if k == KindEpic {
+	switch k {
+	case KindEpic:
 		return "Epic"
+	case KindSubtask:
+		return "Sub-task"
 	}
 	return "Story"
 }
@@ -443,7 +452,7 @@ type execution struct {
 }
 
 func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
-	var epics, stories, blocked []*planEntry
+	var epics, stories, subtasks, blocked []*planEntry
 	var index []IndexEntry
 	scope := x.pl.Head.Scope
 	now := utc(x.s.now())
@@ -463,9 +472,12 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 			continue
 		}
 		x.total++
-		if e.Spec.Kind == KindEpic {
+		switch e.Spec.Kind {
+		case KindEpic:
 			epics = append(epics, e)
-		} else {
+		case KindSubtask:
+			subtasks = append(subtasks, e) // after their stories
+		default:
 			stories = append(stories, e)
 		}
 	}
@@ -481,12 +493,13 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 			Message: fmt.Sprintf("not created: an earlier create (%s) had an unknown outcome and search does not show the item yet", e.UnknownSince.Format(time.RFC3339))})
 	}
 	x.record(ctx, nil, held, false)
-	for _, phase := range [][]*planEntry{epics, stories} {
+	for _, phase := range [][]*planEntry{epics, stories, subtasks} {
 		if x.stop != nil {
 			break
 		}
 		x.phase(ctx, phase)
 	}
+	x.runStructure(ctx) // links → sprint → rank (structure_commit.go)
 	return x.result(ctx)
 }
 
@@ -760,6 +773,7 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 		}
 		r.Items = append(r.Items, ci)
 	}
+	x.structureCounts(&r.Counts)
 	x.finish(ctx, RunCommitted, r)
 	return r, nil
 }
@@ -837,6 +851,7 @@ func (x *execution) partial(ctx context.Context) error {
 		}
 		details = append(details, d)
 	}
+	x.structureDetails(&details, &committed, &failed, &unknown, &untried) // structure_commit.go
 	cause := AsError(x.stop)
 	e, state := importStop(x.why, cause, committed, failed, unknown, unknownCreates, untried)
 	e.WithDetails(details...)

@@ -2,7 +2,9 @@ package core
 
 import (
 	"context"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -188,6 +190,7 @@ func (s *WorkItemService) KnownItems(ctx context.Context, limit int) ([]IndexEnt
 	if err != nil {
 		return nil, err
 	}
+	es = slices.DeleteFunc(es, func(e IndexEntry) bool { _, item := e.Reference.Split(); return strings.HasPrefix(item, "~") }) // a document's link record (structure.go), not an item
 	sort.Slice(es, func(i, j int) bool { return es[i].Reference < es[j].Reference })
 	return es, nil
 }

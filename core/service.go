@@ -37,6 +37,9 @@ type ServiceOptions struct {
 	// The provider may send fewer at once (it paces by the tracker's
 	// signals); epics are always written before the stories under them.
 	WritesInFlight int
+	// Rank makes the document's order the backlog order of its epics and
+	// stories in the tracker (structure.go). Off in the zero value.
+	Rank bool
 }
 
 // Defaults of ServiceOptions.
@@ -65,12 +68,13 @@ type WorkItemService struct {
 	lockLease time.Duration
 	lockWait  time.Duration
 	writes    int // WritesInFlight
+	rank      bool
 }
 
 // NewWorkItemService returns a service over a provider and a store.
 func NewWorkItemService(o ServiceOptions) *WorkItemService {
 	s := &WorkItemService{p: o.Provider, st: o.Store, log: o.Logger, now: o.Now, ttl: o.PreviewTTL,
-		lagWindow: DefaultSearchLagWindow, lockLease: o.CommitLockLease, lockWait: o.CommitLockWait, writes: o.WritesInFlight}
+		lagWindow: DefaultSearchLagWindow, lockLease: o.CommitLockLease, lockWait: o.CommitLockWait, writes: o.WritesInFlight, rank: o.Rank}
 	if o.SearchLagWindow != nil {
 		s.lagWindow = max(*o.SearchLagWindow, 0)
 	}

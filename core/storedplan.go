@@ -30,6 +30,9 @@ type importPlan struct {
 	Version int         `json:"version"`
 	Head    importHead  `json:"result"`
 	Entries []planEntry `json:"entries"`
+	// Structure is what the commit writes after the items: links, sprint
+	// moves, rank moves (structure.go); nil when the document has none.
+	Structure *structurePlan `json:"structure,omitempty"`
 }
 
 // importHead is what an import plan says about the whole document.
@@ -153,6 +156,10 @@ func (pl *importPlan) result(p Preview) ImportPreviewResult {
 	for i := range pl.Entries {
 		r.Items[i] = pl.Entries[i].row()
 		r.Counts.add(r.Items[i])
+	}
+	if pl.Structure != nil {
+		r.Structure = pl.Structure.Changes
+		r.Counts.Structure = pl.Structure.writes()
 	}
 	return r
 }

@@ -21,9 +21,6 @@ func unwrittenWarnings(doc *plan.Document) []string {
 		if names := managedFields(it.Fields); len(names) > 0 {
 			parts = append(parts, "the field(s) "+strings.Join(names, ", "))
 		}
-		if len(it.DependsOn) > 0 || len(it.Blocks) > 0 {
-			parts = append(parts, "its dependencies (Depends on / Blocks)")
-		}
 		if len(parts) > 0 {
 			out = append(out, fmt.Sprintf("%s %s sets %s: this version checks them but does not write them to the tracker yet; they are left as they are there.",
 				kindLabel(Kind(it.Kind)), it.ID, strings.Join(parts, " and ")))
@@ -59,7 +56,6 @@ func managedFields(f plan.Fields) []string {
 	add("Components", f.Components.Managed())
 	add("Fix versions", f.FixVersions.Managed())
 	add("Due", f.Due.Managed())
-	add("Sprint", f.Sprint.Managed())
 	custom := slices.Sorted(maps.Keys(f.Custom))
 	for _, name := range custom {
 		add(name, f.Custom[name].Managed())

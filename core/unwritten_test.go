@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// A document whose field lines, dependencies or sub-tasks this version does
-// not write yet says so in the preview; a plain document does not. (Before,
+// A document whose field lines this version does not write yet says so in
+// the preview; a plain document does not. Dependencies and sub-tasks are
+// written (no warning). (Before,
 // such a plan previewed without a word: a person confirmed "Priority: High"
 // believing it would be written.)
 func TestPreviewWarnsOfWhatIsNotWrittenYet(t *testing.T) {
@@ -33,12 +34,23 @@ Text.
 	all := strings.Join(res.Warnings, "\n")
 	for _, want := range []string{
 		"Story s-1 sets the field(s) Labels, Priority: this version checks them but does not write them",
-		"Story s-2 sets its dependencies (Depends on / Blocks)",
-		"1 sub-task(s) — t-1 (story s-2) — are checked but not written",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("warnings lack %q:\n%s", want, all)
 		}
+	}
+	// Dependencies and sub-tasks are written now (issue 17): no warning;
+	// the link is a planned change, the sub-task a row of the plan.
+	for _, gone := range []string{"dependencies (Depends on / Blocks)", "sub-task(s)"} {
+		if strings.Contains(all, gone) {
+			t.Errorf("warnings still say %q:\n%s", gone, all)
+		}
+	}
+	if len(res.Structure) != 1 || res.Structure[0].Action != "link" || !strings.Contains(res.Structure[0].Message, "s-2 depends on s-1") {
+		t.Errorf("structure changes: %+v", res.Structure)
+	}
+	if last := res.Items[len(res.Items)-1]; last.Reference != "fields/t-1" || last.Kind != "subtask" || last.Action != "create" {
+		t.Errorf("the sub-task's row: %+v", last)
 	}
 	if plain := e.preview(checkoutDoc()); len(plain.Warnings) != 0 {
 		t.Errorf("a plain document got warnings: %q", plain.Warnings)

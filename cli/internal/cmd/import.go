@@ -113,6 +113,9 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 		released = fmt.Sprintf(", %d of them released", p.Counts.Released)
 	}
 	q := fmt.Sprintf("Write %s to Jira (%d to create%s, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), p.Counts.Create, released, p.Counts.Update)
+	if n := p.Counts.Structure; n > 0 {
+		q = fmt.Sprintf("Write %s and %s to Jira (%d to create%s, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), plural(n, "structure change"), p.Counts.Create, released, p.Counts.Update)
+	}
 	if ok, err := confirmed(ctx, ios, o.JSON, q, "Writing to Jira", p.RunID, p.PreviewHandle, p); !ok {
 		return err
 	}

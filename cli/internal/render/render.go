@@ -170,6 +170,12 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 			line(k, tree, c)
 		}
 	}
+	if len(p.Structure) > 0 { // dependencies, sprint and rank changes
+		fmt.Fprintln(w)
+		for _, c := range p.Structure {
+			fmt.Fprintf(w, "  %s%s\n", cs.Cyan(pad(c.Action, actionW)), Truncate(CleanText(c.Message), width-2-actionW))
+		}
+	}
 	fmt.Fprintf(w, "\n  %s\n", CountsLine(p.Counts))
 	if p.PreviewHandle != "" {
 		fmt.Fprintf(w, "  Preview %s (expires %s)\n", p.PreviewHandle, FormatTime(p.ExpiresAt))
@@ -218,11 +224,14 @@ func CountsLine(c core.Counts) string {
 	if c.Blocked > 0 {
 		parts = append(parts, fmt.Sprintf("%d held back", c.Blocked))
 	}
+	if c.Structure > 0 {
+		parts = append(parts, fmt.Sprintf("%d structure change(s)", c.Structure))
+	}
 	return strings.Join(parts, " · ")
 }
 
 // Writes reports whether committing the preview would write anything.
-func Writes(c core.Counts) bool { return c.Create+c.Update > 0 }
+func Writes(c core.Counts) bool { return c.Create+c.Update+c.Structure > 0 }
 
 // ImportCommit writes the summary of a committed import: counts, then each
 // written item with its key and link.

@@ -1,0 +1,261 @@
+package core_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+)
+
+// Scenarios of a document's structure (issue 17): sub-tasks, dependencies,
+// sprint, rank — preview, refusals, commit, re-import, faults.
+
+const structureDoc = `---
+id: shop
+---
+## Epic e-1: Checkout
+
+### Story s-1: Pay as a guest
+
+Text.
+
+### Story s-2: Save the address
+Depends on: s-1
+Sprint: DEMO Sprint 2
+
+#### Sub-task t-1: Migration for the address table
+
+Text.
+
+### Story s-3: Show the receipt
+Blocks: s-2
+`
+
+func (e *env) keyOf(ref core.Reference) string {
+	e.t.Helper()
+	w, ok := e.byRef()[ref]
+	if !ok {
+		e.t.Fatalf("%s is not in the tracker", ref)
+	}
+	return w.Key
+}
+
+func structureMessages(res core.ImportPreviewResult) []string {
+	var out []string
+	for _, c := range res.Structure {
+		out = append(out, string(c.Action)+": "+c.Message)
+	}
+	return out
+}
+
+func TestStructureImportAndReimport(t *testing.T) {
+	e := newEnv(t)
+	res := e.preview(structureDoc)
+	msgs := strings.Join(structureMessages(res), "\n")
+	for _, want := range []string{"link: s-2 depends on s-1", "link: s-2 depends on s-3", "sprint: s-2 moves to sprint DEMO Sprint 2"} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("preview lacks %q:\n%s", want, msgs)
+		}
+	}
+	cr := e.commit(res.PreviewHandle, "")
+	if cr.Counts.Created != 5 || cr.Counts.Linked != 2 || cr.Counts.Sprinted != 1 {
+		t.Errorf("counts: %+v", cr.Counts)
+	}
+	s1, s2, s3, t1 := e.keyOf("shop/s-1"), e.keyOf("shop/s-2"), e.keyOf("shop/s-3"), e.keyOf("shop/t-1")
+	if got, want := e.p.Deps(), []string{s2 + "<-" + s1, s2 + "<-" + s3}; !sameSet(got, want) {
+		t.Errorf("dependencies %v; want %v", got, want)
+	}
+	w := e.byRef()["shop/t-1"]
+	if w.Kind != core.KindSubtask || w.ParentKey != s2 || w.Sprint != "DEMO Sprint 2" {
+		t.Errorf("sub-task %s: kind %s parent %s sprint %q; want a sub-task of %s in DEMO Sprint 2", t1, w.Kind, w.ParentKey, w.Sprint, s2)
+	}
+	// Unchanged re-import: nothing to do, no writes.
+	again := e.preview(structureDoc)
+	if len(again.Structure) != 0 || again.Counts.Unchanged != 5 {
+		t.Errorf("re-import: structure %v counts %+v", structureMessages(again), again.Counts)
+	}
+	// A person links s-3 to e-1 themselves; the document drops s-2's
+	// dependency on s-1: only DevWorkWire's link is removed.
+	e1 := e.keyOf("shop/e-1")
+	if err := e.p.Link(s3, e1); err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(structureDoc, "Depends on: s-1\n", "", 1)
+	res = e.preview(doc)
+	if got := structureMessages(res); len(got) != 1 || !strings.Contains(got[0], "unlink: s-2 no longer depends on s-1") {
+		t.Errorf("preview after removing a dependency: %v", got)
+	}
+	cr = e.commit(res.PreviewHandle, "")
+	if cr.Counts.Unlinked != 1 {
+		t.Errorf("counts: %+v", cr.Counts)
+	}
+	if got, want := e.p.Deps(), []string{s2 + "<-" + s3, s3 + "<-" + e1}; !sameSet(got, want) {
+		t.Errorf("after the re-import: %v; want %v (the person's link kept)", got, want)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// TestStructureRefusals: every problem at once, nothing stored, no write.
+func TestStructureRefusals(t *testing.T) {
+	e := newEnv(t)
+	e.p.AddSprint("Old", core.SprintClosed, "DEMO board")
+	e.p.AddSprint("Twice", core.SprintFuture, "A")
+	e.p.AddSprint("Twice", core.SprintActive, "B")
+	e.p.DisableSubtasks()
+	doc := `---
+id: bad
+---
+### Story s-1: One
+Depends on: other/s-9, NOPE-404
+Sprint: Nowhere
+
+#### Sub-task t-1: Piece
+
+### Story s-2: Two
+Sprint: Old
+
+### Story s-3: Three
+Sprint: Twice
+`
+	e.p.ForbidWrites(t)
+	_, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "bad.md", Data: []byte(doc)})
+	ce := wantErr(t, err, core.CodeValidationFailed, "structure cannot be written (6 problem(s))")
+	all := ce.Message
+	for _, want := range []string{"other/s-9, which is not in the tracker", "NOPE-404, which does not exist", `"Nowhere" does not exist`, `"Old" is closed`, `"Twice" is ambiguous: Twice (future, board A); Twice (active, board B)`, "sub-task type"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("refusal lacks %q: %s", want, all)
+		}
+	}
+	if e.p.Writes() != 0 {
+		t.Errorf("%d writes", e.p.Writes())
+	}
+}
+
+// TestStructureStaleCheckCoversLinks: a link a person adds after the
+// preview makes the commit refuse the plan.
+func TestStructureStaleCheckCoversLinks(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(structureDoc)
+	doc := strings.Replace(structureDoc, "Text.\n\n### Story s-2", "Changed text.\n\n### Story s-2", 1)
+	res := e.preview(doc)
+	if err := e.p.Link(e.keyOf("shop/s-1"), e.keyOf("shop/e-1")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewStale)
+}
+
+// TestLinkLostResponseIsReadBackNotResent: the answer to a link request
+// never came, but the link was made: the commit reads it back, records it
+// as committed and made by DevWorkWire, and sends it once.
+func TestLinkLostResponseIsReadBackNotResent(t *testing.T) {
+	e := newEnv(t)
+	e.oneAtATime()
+	e.p.LoseResponse(fakeprovider.OpAddDependency, 1, core.Errorf(core.CodeJiraUnavailable, "connection reset"))
+	cr := e.importDoc(structureDoc)
+	if cr.Counts.Linked != 2 {
+		t.Errorf("counts: %+v", cr.Counts)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpAddDependency]; n != 2 {
+		t.Errorf("link requests: %d; want 2 (none resent)", n)
+	}
+	// Made by DevWorkWire: dropping it from the document removes it.
+	res := e.preview(strings.Replace(structureDoc, "Depends on: s-1\n", "", 1))
+	if got := structureMessages(res); len(got) != 1 || !strings.HasPrefix(got[0], "unlink:") {
+		t.Errorf("after the read-back link: %v", got)
+	}
+}
+
+// TestLinkUnknownIsReportedNotResent: a link whose answer never came and
+// that the tracker does not show is unknown: COMMIT_PARTIAL, the sprint
+// move after it untried.
+func TestLinkUnknownIsReportedNotResent(t *testing.T) {
+	e := newEnv(t)
+	e.oneAtATime()
+	e.p.FailCall(fakeprovider.OpAddDependency, 1, core.MarkOutcomeUnknown(core.Errorf(core.CodeJiraUnavailable, "timeout")))
+	res := e.preview(structureDoc)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodeCommitPartial)
+	outcomes := map[string]string{}
+	for _, d := range ce.Details {
+		outcomes[d.Item] = d.Outcome
+	}
+	if outcomes["shop/~link:s-2<-s-1"] != core.OutcomeUnknown || outcomes["shop/~sprint:s-2"] != core.OutcomeUntried {
+		t.Errorf("outcomes: %v", outcomes)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpAddDependency]; n > 2 {
+		t.Errorf("link requests: %d", n)
+	}
+}
+
+// TestSprintMoveFailureIsPartial: a refused sprint move fails the commit
+// fast with COMMIT_PARTIAL; the items and links are committed.
+func TestSprintMoveFailureIsPartial(t *testing.T) {
+	e := newEnv(t)
+	e.p.FailCall(fakeprovider.OpMoveToSprint, 1, core.Errorf(core.CodeValidationFailed, "sprint closed meanwhile"))
+	res := e.preview(structureDoc)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodeCommitPartial)
+	var failed []string
+	for _, d := range ce.Details {
+		if d.Outcome == core.OutcomeFailed {
+			failed = append(failed, d.Item)
+		}
+	}
+	if !slices.Equal(failed, []string{"shop/~sprint:s-2"}) {
+		t.Errorf("failed: %v (%+v)", failed, ce.Details)
+	}
+}
+
+func (e *env) ranked() *core.WorkItemService {
+	return core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, Rank: true})
+}
+
+func TestRankFollowsTheDocument(t *testing.T) {
+	e := newEnv(t)
+	e.svc = e.ranked()
+	doc := "---\nid: order\n---\n### Story s-1: One\n\n### Story s-2: Two\n\n### Story s-3: Three\n\n## Epic e-1: Later epic\n"
+	e.importDoc(doc) // the epic is created first, then ranked after s-3
+	keys := func(ids ...string) []string {
+		var out []string
+		for _, id := range ids {
+			out = append(out, e.keyOf(core.NewReference("order", id)))
+		}
+		return out
+	}
+	if got, want := e.p.Backlog(), keys("s-1", "s-2", "s-3", "e-1"); !slices.Equal(got, want) {
+		t.Fatalf("backlog after import: %v; want %v", got, want)
+	}
+	reordered := "---\nid: order\n---\n### Story s-3: Three\n\n### Story s-1: One\n\n### Story s-2: Two\n\n## Epic e-1: Later epic\n"
+	res := e.preview(reordered)
+	if got := structureMessages(res); len(got) != 1 || got[0] != "rank: s-3 moves before s-1" {
+		t.Errorf("preview: %v", got)
+	}
+	cr := e.commit(res.PreviewHandle, "")
+	if cr.Counts.Ranked != 1 {
+		t.Errorf("counts: %+v", cr.Counts)
+	}
+	if got, want := e.p.Backlog(), keys("s-3", "s-1", "s-2", "e-1"); !slices.Equal(got, want) {
+		t.Errorf("backlog: %v; want %v", got, want)
+	}
+	if again := e.preview(reordered); len(again.Structure) != 0 {
+		t.Errorf("re-import: %v", structureMessages(again))
+	}
+	// A refused rank is a failed outcome; it was the only write, so
+	// nothing was written and the run fails with the cause's code.
+	e.p.FailRank(e.keyOf("order/s-2"), core.Errorf(core.CodeValidationFailed, "rank locked"))
+	res = e.preview("---\nid: order\n---\n### Story s-2: Two\n\n### Story s-3: Three\n\n### Story s-1: One\n\n## Epic e-1: Later epic\n")
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodeValidationFailed, "ranking")
+	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool { return d.Item == "order/~rank:s-2" && d.Outcome == core.OutcomeFailed }) {
+		t.Errorf("details: %+v", ce.Details)
+	}
+}
