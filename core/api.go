@@ -234,6 +234,10 @@ type ItemView struct {
 	URL                string    `json:"url,omitempty"`
 	Updated            time.Time `json:"updated,omitzero"`
 	BlockedBy          []Linked  `json:"blocked_by,omitempty"`
+	Blocks             []Linked  `json:"blocks,omitempty"`   // what this item blocks
+	Story              *ItemRef  `json:"story,omitempty"`    // a sub-task's story
+	Subtasks           []Linked  `json:"subtasks,omitempty"` // a story's sub-tasks
+	Sprint             string    `json:"sprint,omitempty"`
 	Children           []ItemRef `json:"children,omitempty"` // an epic's stories
 }
 
@@ -250,8 +254,8 @@ type QueryInput struct {
 	Epic     string `json:"epic,omitempty" jsonschema:"only stories of this epic (key or reference)"`
 	Document string `json:"document,omitempty" jsonschema:"only items imported from this document id"`
 	Text     string `json:"text,omitempty" jsonschema:"free text to search in title and description"`
-	Kind     Kind   `json:"kind,omitempty" jsonschema:"epic or story: only items of this kind"`
-	Ready    bool   `json:"ready,omitempty" jsonschema:"only work ready to pick up: stories in status todo whose every blocking item is done (epics only when kind is epic)"`
+	Kind     Kind   `json:"kind,omitempty" jsonschema:"epic, story or subtask: only items of this kind"`
+	Ready    bool   `json:"ready,omitempty" jsonschema:"only work ready to pick up: stories and sub-tasks in status todo whose every blocking item is done (epics only when kind is epic)"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"most items to return, 1 to 100 (default 25)"`
 }
 

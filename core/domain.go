@@ -173,9 +173,9 @@ type Filter struct {
 	Text     string // free text in title or description
 	// Kind selects items of one kind ("" = every kind).
 	Kind Kind
-	// Ready selects items in status todo whose every "is blocked by" item is
-	// done. It does not exclude a kind by itself: the service asks for
-	// stories when a caller wants ready work without naming a kind.
+	// Ready selects work a person can pick up: items in status todo whose
+	// every "is blocked by" item is done, and, unless Kind names one,
+	// stories and sub-tasks only (no epics).
 	Ready bool
 	// Limit is the most items to return (1..100).
 	Limit int

@@ -38,7 +38,7 @@ func (s *WorkItemService) view(ctx context.Context, w WorkItem, epics map[string
 	v := ItemView{
 		Key: w.Key, Reference: w.Reference, Kind: w.Kind, Title: w.Title, Description: w.Description,
 		AcceptanceCriteria: w.AcceptanceCriteria, Status: w.Status, StatusName: w.StatusName, URL: w.URL,
-		BlockedBy: w.BlockedBy,
+		BlockedBy: w.BlockedBy, Blocks: w.Blocks, Subtasks: w.Subtasks, Sprint: w.Sprint,
 	}
 	if !w.Updated.IsZero() {
 		v.Updated = utc(w.Updated)
@@ -60,7 +60,11 @@ func (s *WorkItemService) view(ctx context.Context, w WorkItem, epics map[string
 		}
 		epics[w.ParentKey] = ref
 	}
-	v.Epic = ref
+	if w.Kind == KindSubtask {
+		v.Story = ref // a sub-task's parent is its story
+	} else {
+		v.Epic = ref
+	}
 	return v, nil
 }
 
@@ -85,7 +89,7 @@ func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (Quer
 		problems = append(problems, Detail{Field: "limit", Message: fmt.Sprintf("limit %d is out of range; use 1 to %d (default %d)", in.Limit, MaxQueryLimit, DefaultQueryLimit)})
 	}
 	if in.Kind != "" && !in.Kind.Valid() {
-		problems = append(problems, Detail{Field: "kind", Message: fmt.Sprintf("%q is not a kind; use epic or story", in.Kind)})
+		problems = append(problems, Detail{Field: "kind", Message: fmt.Sprintf("%q is not a kind; use epic, story or subtask", in.Kind)})
 	}
 	if in.Ready && in.Status != "" && in.Status != StatusTodo {
 		problems = append(problems, Detail{Field: "ready", Message: fmt.Sprintf("ready items are in status todo, so ready cannot be combined with status %s", in.Status)})
@@ -98,11 +102,9 @@ func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (Quer
 		return QueryResult{}, Errorf(CodeValidationFailed, "Invalid query: %s.", strings.Join(msgs, "; ")).WithDetails(problems...)
 	}
 	f := Filter{Status: in.Status, Kind: in.Kind, Document: strings.TrimSpace(in.Document), Text: strings.TrimSpace(in.Text), Ready: in.Ready, Limit: in.Limit}
-	if f.Ready && f.Kind == "" {
-		// Ready work is what a person can pick up: stories, not epics
-		// (an epic is done when its stories are). Epics on request only.
-		f.Kind = KindStory
-	}
+	// Ready work is what a person can pick up: stories and sub-tasks, not
+	// epics (an epic is done when its stories are); the provider leaves
+	// epics out of Ready unless Kind asks for them (Filter.Ready).
 	if f.Limit == 0 {
 		f.Limit = DefaultQueryLimit
 	}

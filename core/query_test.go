@@ -114,7 +114,7 @@ func TestQuery(t *testing.T) {
 	}{
 		{core.QueryInput{Status: "open"}, core.CodeValidationFailed, []string{`"open"`, "todo, in_progress or done"}},
 		{core.QueryInput{Limit: 101}, core.CodeValidationFailed, []string{"101", "1 to 100"}},
-		{core.QueryInput{Kind: "task"}, core.CodeValidationFailed, []string{`"task"`, "epic or story"}},
+		{core.QueryInput{Kind: "task"}, core.CodeValidationFailed, []string{`"task"`, "epic, story or subtask"}},
 		{core.QueryInput{Limit: -1}, core.CodeValidationFailed, []string{"-1"}},
 		{core.QueryInput{Ready: true, Status: core.StatusDone}, core.CodeValidationFailed, []string{"ready"}},
 		{core.QueryInput{Epic: "q/s-1-1"}, core.CodeValidationFailed, []string{"not an epic"}},

@@ -259,3 +259,58 @@ func TestRankFollowsTheDocument(t *testing.T) {
 		t.Errorf("details: %+v", ce.Details)
 	}
 }
+
+// TestReadyIsStoriesAndSubtasks: ready work is stories and sub-tasks in
+// todo whose blockers are all done; epics are not listed; marking the
+// blocker done makes the blocked item ready. Get lists dependencies both
+// ways with status, sub-tasks and the sprint.
+func TestReadyIsStoriesAndSubtasks(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(structureDoc)
+	ready := func() []string {
+		r, err := e.svc.Query(e.ctx, core.QueryInput{Ready: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range r.Items {
+			out = append(out, string(it.Reference))
+		}
+		slices.Sort(out)
+		return out
+	}
+	// s-2 is blocked by s-1 and s-3 (todo); t-1 is a sub-task, ready.
+	if got, want := ready(), []string{"shop/s-1", "shop/s-3", "shop/t-1"}; !slices.Equal(got, want) {
+		t.Errorf("ready: %v; want %v", got, want)
+	}
+	for _, id := range []string{"s-1", "s-3"} {
+		if err := e.p.SetStatus(e.keyOf(core.NewReference("shop", id)), core.StatusDone); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := ready(), []string{"shop/s-2", "shop/t-1"}; !slices.Equal(got, want) {
+		t.Errorf("ready after the blockers are done: %v; want %v", got, want)
+	}
+	g, err := e.svc.Get(e.ctx, core.GetInput{Item: "shop/s-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := g.Item
+	if len(v.BlockedBy) != 2 || len(v.Subtasks) != 1 || v.Subtasks[0].Key != e.keyOf("shop/t-1") || v.Sprint != "DEMO Sprint 2" {
+		t.Errorf("s-2: blocked by %v, sub-tasks %v, sprint %q", v.BlockedBy, v.Subtasks, v.Sprint)
+	}
+	g, err = e.svc.Get(e.ctx, core.GetInput{Item: "shop/s-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Item.Blocks) != 1 || g.Item.Blocks[0].Key != e.keyOf("shop/s-2") || g.Item.Blocks[0].Status != core.StatusTodo {
+		t.Errorf("s-1 blocks %v", g.Item.Blocks)
+	}
+	g, err = e.svc.Get(e.ctx, core.GetInput{Item: "shop/t-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Item.Story == nil || g.Item.Story.Key != e.keyOf("shop/s-2") || g.Item.Epic != nil {
+		t.Errorf("t-1: story %+v epic %+v", g.Item.Story, g.Item.Epic)
+	}
+}

@@ -124,6 +124,9 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		if f.EpicKey != "" && w.ParentKey != f.EpicKey {
 			return true
 		}
+		if f.Ready && f.Kind == "" && w.Kind == core.KindEpic {
+			return true // ready work is stories and sub-tasks (core.Filter.Ready)
+		}
 		if f.Ready {
 			for _, b := range w.BlockedBy {
 				if b.Status != core.StatusDone {

@@ -478,7 +478,8 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 			f.EpicKey != "" && w.ParentKey != f.EpicKey,
 			f.Document != "" && w.Reference.Document() != f.Document,
 			text != "" && !strings.Contains(strings.ToLower(w.Title), text) && !strings.Contains(strings.ToLower(w.Description), text),
-			f.Ready && !ready(w):
+			f.Ready && !ready(w),
+			f.Ready && f.Kind == "" && w.Kind == core.KindEpic:
 			continue
 		}
 		if len(out) == limit {

@@ -35,7 +35,7 @@ func completeStatus(*cobra.Command, []string, string) ([]string, cobra.ShellComp
 
 // completeKind completes `dwire ls --kind`.
 func completeKind(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return []string{"epic	epics only", "story	stories only"}, cobra.ShellCompDirectiveNoFileComp
+	return []string{"epic	epics only", "story	stories only", "subtask	sub-tasks only"}, cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeElicitation completes `dwire mcp --elicitation`.

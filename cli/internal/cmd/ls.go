@@ -32,7 +32,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Aliases: []string{"list"},
 		Short:   "List work items (read-only)",
 		Long: `List work items of the configured project, filtered. --ready lists stories
-in status todo whose every blocking item is done: what to work on next
+and sub-tasks in status todo whose every blocking item is done: what to work on next
 (epics are not ready work; add --kind epic to ask for them).
 The list is bounded by --limit (1–100); when more match, it says so.`,
 		Example: "  dwire ls --ready\n  dwire ls --epic checkout-v2/e-1 --status todo\n  dwire ls --document checkout-v2 --json",
@@ -42,7 +42,7 @@ The list is bounded by --limit (1–100); when more match, it says so.`,
 	fl := c.Flags()
 	fl.BoolVar(&o.Ready, "ready", false, "only items ready to work on (todo, nothing blocking)")
 	fl.StringVar(&o.Status, "status", "", "only items in this status: todo, in_progress or done")
-	fl.StringVar(&o.Kind, "kind", "", "only items of this kind: epic or story")
+	fl.StringVar(&o.Kind, "kind", "", "only items of this kind: epic, story or subtask")
 	fl.StringVar(&o.Epic, "epic", "", "only stories of this epic (key or reference)")
 	fl.StringVar(&o.Document, "document", "", "only items imported from this document id")
 	fl.StringVar(&o.Text, "text", "", "free text to search in title and description")
@@ -63,7 +63,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	}
 	kind := core.Kind(o.Kind)
 	if kind != "" && !kind.Valid() {
-		return invalidFlag("--kind", "--kind %q is not a kind. Use epic or story.", o.Kind)
+		return invalidFlag("--kind", "--kind %q is not a kind. Use epic, story or subtask.", o.Kind)
 	}
 	if o.Limit < 1 || o.Limit > core.MaxQueryLimit {
 		return invalidFlag("--limit", "--limit %d is out of range. Use 1 to %d.", o.Limit, core.MaxQueryLimit)

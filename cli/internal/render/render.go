@@ -393,6 +393,10 @@ func Item(w io.Writer, v core.ItemView, o Options) {
 	if v.Epic != nil {
 		row("epic", v.Epic.Key+" "+v.Epic.Title)
 	}
+	if v.Story != nil {
+		row("story", v.Story.Key+" "+v.Story.Title)
+	}
+	row("sprint", v.Sprint)
 	row("url", v.URL)
 	if !v.Updated.IsZero() {
 		row("updated", FormatTime(v.Updated))
@@ -403,6 +407,16 @@ func Item(w io.Writer, v core.ItemView, o Options) {
 			b = append(b, l.Key+" ("+string(l.Status)+")")
 		}
 		row("blocked by", strings.Join(b, ", "))
+	}
+	for _, l := range []struct {
+		name  string
+		items []core.Linked
+	}{{"blocks", v.Blocks}, {"sub-tasks", v.Subtasks}} {
+		var b []string
+		for _, x := range l.items {
+			b = append(b, x.Key+" ("+string(x.Status)+")")
+		}
+		row(l.name, strings.Join(b, ", "))
 	}
 	if len(v.Children) > 0 {
 		fmt.Fprintln(w, "  stories")
