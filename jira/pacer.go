@@ -77,12 +77,18 @@ type endpointPace struct {
 	// is used at once, and the refill no faster than the interval.
 	credit   float64
 	creditAt time.Time
-	limit    int // the last X-RateLimit-Limit seen
-	strikes  int // 429s since the last clean answer
-	calm     int // clean answers without a low budget since the interval last changed
-	single   int // clean answers still needed to leave one-at-a-time; 0 = not single
-	minRTT   time.Duration
-	sent     []time.Time // sends in the last second (the rate a refusal cut)
+	// synced is when the request whose answer last set the credit was
+	// sent. Answers come back out of order (one slow answer among fast
+	// ones), and an older request's Remaining is older news: it would
+	// raise the credit to what Jira had left before the newer requests
+	// took theirs. Only an answer to a request sent no earlier sets it.
+	synced  time.Time
+	limit   int // the last X-RateLimit-Limit seen
+	strikes int // 429s since the last clean answer
+	calm    int // clean answers without a low budget since the interval last changed
+	single  int // clean answers still needed to leave one-at-a-time; 0 = not single
+	minRTT  time.Duration
+	sent    []time.Time // sends in the last second (the rate a refusal cut)
 }
 
 // issuePace is the pacing of writes to one issue.
@@ -278,7 +284,6 @@ func (pc *pacer) release(t *ticket, resp *response) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	now := pc.now()
-	rtt := now.Sub(t.start)
 	pc.inFlight--
 	ep := pc.endpoint(t.endpoint)
 	ep.inFlight--
@@ -287,13 +292,14 @@ func (pc *pacer) release(t *ticket, resp *response) {
 		is = pc.issue(t.issue)
 		is.busy = false
 	}
-	pc.learn(ep, is, readSignals(resp, now), rtt, now)
+	pc.learn(ep, is, readSignals(resp, now), t.start, now)
 	close(pc.changed)
 	pc.changed = make(chan struct{})
 }
 
 // learn applies one answer's signals. Call with pc.mu held.
-func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, rtt time.Duration, now time.Time) {
+func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now time.Time) {
+	rtt := now.Sub(sent)
 	cutoff := now.Add(-time.Second)
 	for len(ep.sent) > 0 && ep.sent[0].Before(cutoff) {
 		ep.sent = ep.sent[1:]
@@ -346,10 +352,11 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, rtt time.Dura
 				}
 			}
 		}
-		if ep.interval > 0 && s.limit > 0 && s.remaining >= 0 {
-			// Jira's own count replaces the estimate.
+		if ep.interval > 0 && s.limit > 0 && s.remaining >= 0 && !sent.Before(ep.synced) {
+			// Jira's own count replaces the estimate (unless a newer
+			// request's answer already did).
 			ep.limit = s.limit
-			ep.credit, ep.creditAt = float64(s.remaining-ep.inFlight-1), now
+			ep.credit, ep.creditAt, ep.synced = float64(s.remaining-ep.inFlight-1), now, sent
 		}
 		if ep.minRTT == 0 || rtt < ep.minRTT {
 			ep.minRTT = rtt

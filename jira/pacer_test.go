@@ -498,3 +498,39 @@ func TestPacerSlowStartThenAdditive(t *testing.T) {
 		t.Errorf("after the 429, 4 clean answers grew the window to %v; want additive growth (< 5)", w)
 	}
 }
+
+// TestPacerIgnoresAnOlderAnswersBudget: answers come back out of order;
+// the Remaining of a request sent before the one that last set the credit
+// is older news and must not raise the credit again (it let a paced
+// endpoint send past Jira's bucket: a 429 and a whole second's pause in
+// make bench's burst-limited commit).
+func TestPacerIgnoresAnOlderAnswersBudget(t *testing.T) {
+	pc, clk := testPacer(16)
+	pc.endpoint(epEdit).window = 16
+	first := admit(pc, epEdit, 1)[0]
+	clk.Advance(10 * time.Millisecond)
+	older := admit(pc, epEdit, 1)[0] // sent before newer, answered after it
+	clk.Advance(10 * time.Millisecond)
+	newer := admit(pc, epEdit, 1)[0]
+	clk.Advance(50 * time.Millisecond)
+	// A low budget paces the endpoint (interval set, credit from Jira).
+	pc.release(first, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "3"))
+	if pc.endpoint(epEdit).interval == 0 {
+		t.Fatal("not paced below half the budget")
+	}
+	pc.release(newer, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "1"))
+	credit := pc.endpoint(epEdit).credit // 1 left, less older in flight, less the reserve
+	// Jira had 1 left after newer; older's answer still says 2.
+	pc.release(older, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "2"))
+	if got := pc.endpoint(epEdit).credit; got != credit {
+		t.Errorf("the older answer moved the credit from %v to %v", credit, got)
+	}
+	if n := len(admit(pc, epEdit, 16)); n != 0 {
+		t.Fatalf("admitted %d at once after Jira said 1 was left (one kept in reserve), want 0", n)
+	}
+	// The credit refills one per interval from there.
+	clk.Advance(time.Duration((1 - credit) * float64(pc.endpoint(epEdit).interval)))
+	if n := len(admit(pc, epEdit, 16)); n != 1 {
+		t.Fatalf("admitted %d once the credit refilled to one, want 1", n)
+	}
+}

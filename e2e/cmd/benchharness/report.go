@@ -225,7 +225,7 @@ func markdown(r *Results) string {
 	for _, s := range r.Sizes {
 		w("| %d | %d | %d | %s | %s | %s | %s | %s |\n", s.Items, s.Commit.Requests, s.Commit.MinRequests, f2(s.Commit.RequestRatio), f1(s.Commit.WallMS), ratio(s.Commit.WallRatio), f1(s.Commit.MockJiraCPUMS), endpoints(s.Commit.ByEndpoint))
 	}
-	w("\nThe wall ratio compares with a Jira that answers in exactly the latency. mockjira is not free: it serves each request on the same two cores (it checks each created issue's ADF against the schema, once per document shape), so its CPU time adds to the wall time. It is shown in its own column; a real Jira's server time is part of its latency instead. The commit's own cost besides the requests is the state store: every outcome is one SQLite transaction with synchronous=FULL (an fsync), recorded as it happens.\n")
+	w("\nThe wall ratio compares with a Jira that answers in exactly the latency. mockjira is not free: it serves each request on the same two cores (it checks each created issue's ADF against the schema, once per document shape), so its CPU time adds to the wall time. It is shown in its own column; a real Jira's server time is part of its latency instead. The commit's own cost besides the requests is the state store (SQLite, synchronous=FULL: each transaction is a flush to disk): a create batch's outcomes are one transaction, and the fences and outcomes of writes that start or end together share one (group commit), so a 1,000-item commit is a few dozen transactions, not one per item.\n")
 	w("\nThe in-process preview before each commit: ")
 	var pp []string
 	for _, s := range r.Sizes {
