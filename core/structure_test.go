@@ -314,3 +314,32 @@ func TestReadyIsStoriesAndSubtasks(t *testing.T) {
 		t.Errorf("t-1: story %+v epic %+v", g.Item.Story, g.Item.Epic)
 	}
 }
+
+// TestGraphReadsStatuses: the graph of a document, with statuses read
+// from the tracker (no write).
+func TestGraphReadsStatuses(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(structureDoc)
+	s1 := e.keyOf("shop/s-1")
+	if err := e.p.SetStatus(s1, core.StatusDone); err != nil {
+		t.Fatal(err)
+	}
+	e.p.ForbidWrites(t)
+	g, err := e.svc.Graph(e.ctx, core.GraphInput{Path: "plan.md", Data: []byte(structureDoc), Status: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, n := range g.Nodes {
+		got[n.ID] = n.Key + "/" + string(n.Status)
+	}
+	if got["s-1"] != s1+"/done" || got["t-1"] != e.keyOf("shop/t-1")+"/todo" || len(g.Nodes) != 5 {
+		t.Errorf("nodes: %v", got)
+	}
+	want := []core.GraphEdge{{From: "e-1", To: "s-1", Kind: core.EdgeParent}, {From: "s-1", To: "s-2", Kind: core.EdgeBlocks}, {From: "s-3", To: "s-2", Kind: core.EdgeBlocks}}
+	for _, w := range want {
+		if !slices.Contains(g.Edges, w) {
+			t.Errorf("edges %v lack %v", g.Edges, w)
+		}
+	}
+}

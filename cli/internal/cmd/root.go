@@ -47,6 +47,7 @@ commit (some items were written), 70 internal error, 130 interrupted
 		NewCmdProgress(f, nil),
 		NewCmdList(f, nil),
 		NewCmdShow(f, nil),
+		NewCmdGraph(f, nil),
 		NewCmdReview(f, nil),
 		NewCmdDoctor(f, nil),
 		NewCmdMCP(f, nil),

@@ -25,6 +25,7 @@ type Service interface {
 	StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
 	PendingPreviews(ctx context.Context, limit int) (core.PendingResult, error)
 	KnownItems(ctx context.Context, limit int) ([]core.IndexEntry, error)
+	Graph(ctx context.Context, in core.GraphInput) (core.GraphResult, error)
 }
 
 // Factory carries the dependencies of every command. Production wiring
