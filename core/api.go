@@ -80,6 +80,9 @@ type PlanItem struct {
 	// exist in the tracker, that makes a duplicate. ReleaseNote says so.
 	Released    bool   `json:"released,omitempty" jsonschema:"a held-back item released by release_held: created by this plan although an earlier create had an unknown outcome"`
 	ReleaseNote string `json:"release_note,omitempty" jsonschema:"what the release means (a duplicate if the item does exist in the tracker)"`
+	// Fields are the item's managed fields: the document's value, where
+	// it came from and what the commit does with it (PlanField).
+	Fields []PlanField `json:"fields,omitempty" jsonschema:"the managed fields: value as the document sets it, its source (item, document, config) and what the commit does (set, unchanged, kept, conflict, take-document)"`
 }
 
 // ImportPreviewResult is the stored plan, as shown to the caller.

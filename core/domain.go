@@ -94,6 +94,14 @@ type WorkItem struct {
 	// the tracker has none); only the relative order of two items means
 	// anything.
 	Rank string `json:"-"`
+	// Fields are the item's managed-field values the provider knows of
+	// (key → canonical values; fields.go), whether or not a document
+	// manages them. A field absent here is empty.
+	Fields map[string][]string `json:"fields,omitempty"`
+	// FieldBases are the per-field digests (FieldDigest) DevWorkWire
+	// stored when it last wrote the item: the base of the three-way
+	// comparison. Nil for an item written before per-field bases.
+	FieldBases map[string]string `json:"-"`
 
 	// LastWritten is the content digest (ContentDigest) DevWorkWire stored
 	// with the item when it last wrote it; "" if it never did.
@@ -126,6 +134,14 @@ type ItemSpec struct {
 	// Digest is ContentDigest of this spec; the provider stores it with the
 	// item in the same create/edit request.
 	Digest string `json:"digest"`
+	// Fields are the managed fields to write, in canonical form (key →
+	// value; an empty value clears the field). A field not here is left as
+	// it is in the tracker.
+	Fields map[string]FieldValue `json:"fields,omitempty"`
+	// FieldBases are the per-field digests to store with the item in the
+	// same request (WorkItem.FieldBases on the next read): every field the
+	// document manages, written or not.
+	FieldBases map[string]string `json:"field_bases,omitempty"`
 }
 
 // ContentDigest is the digest of an item's document content: kind, title,

@@ -39,7 +39,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		}
 		data = b
 	}
-	doc, err := plan.Parse(filepath.Base(in.Path), data)
+	doc, err := plan.Options{CustomFields: s.fields.Custom}.Parse(filepath.Base(in.Path), data)
 	if err != nil {
 		return ImportPreviewResult{}, planError(err)
 	}
@@ -62,10 +62,15 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
+	resolved, written, err := s.resolveFields(ctx, doc, found)
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
 	entries, warnings, err := classify(doc, found, idx, utc(s.now()), s.lagWindow, in.ReleaseHeld)
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
+	warnings = append(warnings, applyFields(doc, entries, resolved, written, found)...)
 	if err := s.checkItems(ctx, doc, entries); err != nil { // measure.go
 		return ImportPreviewResult{}, err
 	}

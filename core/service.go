@@ -40,6 +40,9 @@ type ServiceOptions struct {
 	// Rank makes the document's order the backlog order of its epics and
 	// stories in the tracker (structure.go). Off in the zero value.
 	Rank bool
+	// Fields are the project's custom field names and field defaults
+	// (fields.go).
+	Fields FieldOptions
 }
 
 // Defaults of ServiceOptions.
@@ -65,6 +68,7 @@ type WorkItemService struct {
 	now       func() time.Time
 	ttl       time.Duration
 	lagWindow time.Duration
+	fields    FieldOptions
 	lockLease time.Duration
 	lockWait  time.Duration
 	writes    int // WritesInFlight
@@ -74,7 +78,7 @@ type WorkItemService struct {
 // NewWorkItemService returns a service over a provider and a store.
 func NewWorkItemService(o ServiceOptions) *WorkItemService {
 	s := &WorkItemService{p: o.Provider, st: o.Store, log: o.Logger, now: o.Now, ttl: o.PreviewTTL,
-		lagWindow: DefaultSearchLagWindow, lockLease: o.CommitLockLease, lockWait: o.CommitLockWait, writes: o.WritesInFlight, rank: o.Rank}
+		lagWindow: DefaultSearchLagWindow, lockLease: o.CommitLockLease, lockWait: o.CommitLockWait, writes: o.WritesInFlight, rank: o.Rank, fields: o.Fields}
 	if o.SearchLagWindow != nil {
 		s.lagWindow = max(*o.SearchLagWindow, 0)
 	}

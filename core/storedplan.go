@@ -65,6 +65,8 @@ type planEntry struct {
 	// (its earlier create's unknown outcome at UnknownSince) and that the
 	// person released after checking the tracker: created as normal.
 	Released bool `json:"released,omitempty"`
+	// Fields are the managed fields as the preview shows them (fields.go).
+	Fields []PlanField `json:"fields,omitempty"`
 }
 
 // progressPlan is a stored progress plan.
@@ -186,7 +188,7 @@ func (c *Counts) add(it PlanItem) {
 // row is the entry as a preview row.
 func (e *planEntry) row() PlanItem {
 	r := PlanItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
-		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument}
+		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument, Fields: e.Fields}
 	if e.Blocked {
 		r.UnknownSince, r.RetryAfter = e.UnknownSince, e.RetryAfter
 		r.BlockedReason = fmt.Sprintf("not created by this plan: an earlier create (%s) had an unknown outcome and the tracker's search does not show the item yet; creating it again could make a duplicate. Look for reference %s in the tracker; a preview after %s finds it or, if it is still missing, plans it as a normal create.",

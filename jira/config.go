@@ -55,6 +55,16 @@ type Config struct {
 	// DefaultMaxInFlight; 1 = one request at a time). Below the cap the
 	// pacer (pacer.go) starts small and follows Jira's rate-limit signals.
 	MaxInFlight int
+	// CustomFields maps the custom field names documents use (the
+	// configuration's `fields:`) to a Jira field id or name.
+	CustomFields map[string]string
+	// EstimateField is the number field Estimate writes (id or name);
+	// default "Story point estimate", else "Story Points".
+	EstimateField string
+	// Users maps what documents write for a person (an e-mail or a name)
+	// to an account id, for people the assignable-user search cannot
+	// find by it (e-mail hidden by privacy settings) or finds several of.
+	Users map[string]string
 	// SingleCreate sends one POST /issue per item instead of bulk creates.
 	// It exists only as the benchmark baseline.
 	SingleCreate bool

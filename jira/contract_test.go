@@ -2,6 +2,8 @@ package jira
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -37,3 +39,23 @@ func (h contractHarness) Close() error { return nil }
 
 // FutureSprint is the future sprint of the fake's default board.
 func (h contractHarness) FutureSprint() string { return h.f.srv.ProjectKey() + " Sprint 2" }
+
+// SetFieldAsPerson sets a built-in field as a person would in Jira.
+func (h contractHarness) SetFieldAsPerson(_ context.Context, key, field string, values []string) error {
+	var raw string
+	id := map[string]string{core.FieldPriority: "priority", core.FieldLabels: "labels", core.FieldDue: "duedate"}[field]
+	switch {
+	case id == "":
+		return fmt.Errorf("contract harness: field %s is not settable here", field)
+	case len(values) == 0:
+		raw = "null"
+	case field == core.FieldPriority:
+		raw = fmt.Sprintf(`{"name":%q}`, values[0])
+	case field == core.FieldLabels:
+		b, _ := json.Marshal(values)
+		raw = string(b)
+	default:
+		raw = fmt.Sprintf("%q", values[0])
+	}
+	return h.f.srv.EditAsPerson(key, jiratest.PersonEdit{Fields: map[string]json.RawMessage{id: json.RawMessage(raw)}})
+}

@@ -158,6 +158,10 @@ func (c jiraContent) digest() string {
 type property struct {
 	Digest     string `json:"digest"`
 	JiraDigest string `json:"jira_digest"`
+	// Fields are the per-field bases (core.ItemSpec.FieldBases): what
+	// DevWorkWire last wrote to each managed field. Absent on items
+	// written before per-field bases.
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
 // issue is an issue as the search and issue endpoints return it.
@@ -275,7 +279,7 @@ func (m *meta) fieldsRequested() []string {
 	if m.acField != "" {
 		f = append(f, m.acField)
 	}
-	return append(f, m.structureFields()...)
+	return append(append(f, m.structureFields()...), m.managedIDs()...)
 }
 
 // workItem translates an issue into the domain.
@@ -318,6 +322,7 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 	if ok {
 		w.LastWritten = pr.Digest
 	}
+	w.Fields, w.FieldBases = m.readFields(is.Fields), pr.Fields
 	w.EditedOutside = !ok || pr.JiraDigest != jd
 	fp := sha256.Sum256([]byte(strings.Join([]string{is.Key, is.str("updated"), st.Name, st.StatusCategory.Key, jd, pr.Digest, pr.JiraDigest, structure}, "\x00")))
 	w.Fingerprint = hex.EncodeToString(fp[:16])
@@ -332,6 +337,9 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 		return nil, nil, err
 	}
 	if err := m.checkTextSizes(spec, fields); err != nil {
+		return nil, nil, err
+	}
+	if err := m.addFieldValues(fields, spec); err != nil {
 		return nil, nil, err
 	}
 	if create {
@@ -366,7 +374,7 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 		raw[k] = b
 	}
 	jd := m.content(raw, spec.ParentKey).digest()
-	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: jd}}}
+	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: jd, Fields: spec.FieldBases}}}
 	return fields, props, nil
 }
 

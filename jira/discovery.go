@@ -2,6 +2,7 @@ package jira
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -28,6 +29,7 @@ type meta struct {
 	storyTypeID string
 	typeNames   []string      // the two types' names as Jira spells them (for JQL), and the sub-task type's
 	structure   structureMeta // sub-task type, Sprint and Rank fields (structure.go)
+	fieldsOf                  // the managed fields (fields.go)
 	// createPending is set while the create fields of both issue types
 	// have not been checked yet (guarded by Provider.metaMu). The check
 	// costs a request per type and matters only for creates, so a Provider
@@ -58,11 +60,12 @@ type createMetaTypes struct {
 
 type createMetaFields struct {
 	Fields []struct {
-		FieldID         string `json:"fieldId"`
-		Key             string `json:"key"`
-		Name            string `json:"name"`
-		Required        bool   `json:"required"`
-		HasDefaultValue bool   `json:"hasDefaultValue"`
+		FieldID         string            `json:"fieldId"`
+		Key             string            `json:"key"`
+		Name            string            `json:"name"`
+		Required        bool              `json:"required"`
+		HasDefaultValue bool              `json:"hasDefaultValue"`
+		AllowedValues   []json.RawMessage `json:"allowedValues"`
 	} `json:"fields"`
 	StartAt    int `json:"startAt"`
 	MaxResults int `json:"maxResults"`
@@ -139,6 +142,9 @@ func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 		return nil, err
 	}
 	m.refField, m.refName, m.refClause = ref.ID, ref.Name, jql.CustomField(ref.ID)
+	if err := p.mapFields(m, fields); err != nil {
+		return nil, err
+	}
 	if p.cfg.AcceptanceCriteriaField != "" {
 		ac, err := findField(fields, p.cfg.AcceptanceCriteriaField)
 		if err != nil {
@@ -299,7 +305,8 @@ func (p *Provider) checkCreateFields(ctx context.Context, m *meta, typeID, typeN
 			if id == m.refField {
 				seenRef = true
 			}
-			if f.Required && !f.HasDefaultValue && !fills[id] {
+			m.recordCreateField(typeID, id, f.Required && !f.HasDefaultValue, f.AllowedValues)
+			if f.Required && !f.HasDefaultValue && !fills[id] && m.byID[id] == nil {
 				missing = append(missing, fmt.Sprintf("%s (%s)", f.Name, id))
 			}
 		}
@@ -312,7 +319,7 @@ func (p *Provider) checkCreateFields(ctx context.Context, m *meta, typeID, typeN
 		return refMissing(fmt.Sprintf("The reference field %q (%s) exists but cannot be set on %s issues in project %s. In Jira, add the field to the create and edit screens of that issue type (Project settings → Issue types → %s → Fields).", m.refName, m.refField, typeName, p.cfg.Project, typeName))
 	}
 	if len(missing) > 0 {
-		return core.Errorf(core.CodeConfigInvalid, "Issue type %s in project %s requires fields DevWorkWire does not fill: %s. Make them optional or give them a default value in the project's field configuration.", typeName, p.cfg.Project, strings.Join(missing, ", "))
+		return core.Errorf(core.CodeConfigInvalid, "Issue type %s in project %s requires fields DevWorkWire does not fill: %s. Make them optional or give them a default value in the project's field configuration, or declare them under fields: in the configuration and set them in the document (or as a default).", typeName, p.cfg.Project, strings.Join(missing, ", "))
 	}
 	return nil
 }

@@ -43,7 +43,9 @@ func TestLookupSkipsCreateFieldsWhenAllFound(t *testing.T) {
 		t.Errorf("lookup with a missing reference read create fields %d times; want 2 (epic, story)", n)
 	}
 
-	f.srv.RequireField(f.srv.ProjectKey(), jiratest.IssueTypeStoryID, "labels")
+	// A required field documents cannot set (not declared under fields:);
+	// a declared or built-in one is checked per item by ResolveFields.
+	requireUndeclared(t, f.srv)
 	if _, err := fresh().Lookup(f.ctx, append(refs, "perf/new"), nil); core.ErrorCode(err) != core.CodeConfigInvalid {
 		t.Errorf("Lookup with a missing reference and a required unfilled field = %v; want CONFIG_INVALID", err)
 	}
@@ -82,5 +84,18 @@ func TestLookupBatchesConcurrently(t *testing.T) {
 	}
 	if n := f.srv.CountRequests("POST", "/rest/api/3/search/jql"); n != 5 {
 		t.Errorf("%d searches for 455 references; want 5", n)
+	}
+}
+
+// requireUndeclared makes a custom field "Team" that no configuration
+// declares required on stories.
+func requireUndeclared(t *testing.T, s *jiratest.Server) {
+	t.Helper()
+	err := s.ApplyFields(jiratest.FieldSeed{
+		CustomFields: []jiratest.CustomField{{ID: "customfield_10070", Name: "Team", Type: jiratest.FieldSelect, Options: []string{"Web"}}},
+		Required:     []jiratest.ScreenField{{IssueType: "Story", Field: "Team"}},
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -32,6 +33,9 @@ type Provider struct {
 
 	metaMu sync.Mutex
 	meta   *meta
+	// fieldIDs maps the Jira ids of the managed fields to their keys
+	// (fields.go), readable without metaMu (error translation runs under it).
+	fieldIDs atomic.Pointer[map[string]string]
 
 	mu      sync.Mutex
 	stats   Stats

@@ -38,7 +38,7 @@ func TestCheckAndDiscoveryErrors(t *testing.T) {
 		{name: "unknown project", mod: func(c *Config) { c.Project = "NOPE" }, want: core.CodeConfigInvalid, has: []string{"NOPE"}},
 		{name: "unknown issue type", mod: func(c *Config) { c.EpicType = "Initiative" }, want: core.CodeConfigInvalid, has: []string{"Initiative", "Epic, Story"}},
 		{name: "wrong token", mod: func(c *Config) { c.Token = "wrong-token-not-secret" }, want: core.CodeJiraUnauthorized, has: []string{"API token"}},
-		{name: "required field not filled", setup: func(s *jiratest.Server) { s.RequireField(s.ProjectKey(), jiratest.IssueTypeStoryID, "labels") }, want: core.CodeConfigInvalid, has: []string{"Story", "labels"}},
+		{name: "required field not filled", setup: func(s *jiratest.Server) { requireUndeclared(t, s) }, want: core.CodeConfigInvalid, has: []string{"Story", "Team", "fields:"}},
 		{name: "same-named multi-line decoy field", opts: jiratest.Options{DuplicateFieldName: true}, want: ""},
 		{name: "epic type not in the project", setup: func(s *jiratest.Server) { s.SetIssueTypes(s.ProjectKey(), "Story", "Task") }, want: core.CodeConfigInvalid, has: []string{`"Epic"`, "Story, Task"}},
 		{name: "cannot browse", setup: func(s *jiratest.Server) {

@@ -367,7 +367,11 @@ func (p *Provider) translateErrors(jb jiraErrorBody) (string, []core.Detail) {
 	for _, k := range keys {
 		m := p.clean(jb.Errors[k])
 		parts = append(parts, fmt.Sprintf("field %s: %s", k, m))
-		details = append(details, core.Detail{Field: k, Message: m})
+		d := core.Detail{Field: k, Message: m}
+		if key := p.fieldKeyOf(k); key != "" {
+			d.Field, d.Message = key, fmt.Sprintf("%s (%s): %s", core.FieldName(key), k, m)
+		}
+		details = append(details, d)
 	}
 	if len(parts) == 0 {
 		return "the request was not accepted (no reason was given).", details

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +40,7 @@ const (
 	OpSprints          Op = "sprints"
 	OpMoveToSprint     Op = "move_to_sprint"
 	OpRank             Op = "rank"
+	OpResolve          Op = "resolve_fields" // core.FieldResolver
 )
 
 // IsWrite reports whether op changes the tracker.
@@ -83,6 +85,8 @@ type item struct {
 	rank        int    // backlog order (structure.go)
 	sprint      string // sprint id ("" = none)
 	comments    []string
+	fields      map[string][]string // managed fields (fields.go)
+	bases       map[string]string   // per-field bases DevWorkWire stored
 }
 
 type fault struct {
@@ -138,6 +142,7 @@ type Provider struct {
 	denied      map[core.Permission]bool // Deny
 	noTrans     map[core.Status]bool
 	structure   structureState // dependencies, sprints, sub-task support (structure.go)
+	fieldMeta   FieldMeta
 }
 
 var _ core.WorkItemProvider = (*Provider)(nil)
@@ -535,6 +540,7 @@ func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.Cr
 			AcceptanceCriteria: slices.Clone(s.AcceptanceCriteria), ParentKey: s.ParentKey, Status: core.StatusTodo,
 		})
 		it.searchable = !p.lag
+		writeFields(it, s)
 		it.lastWritten = s.Digest
 		it.writtenHash = it.hash
 		switch {
@@ -563,6 +569,7 @@ func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) erro
 		if s.Reference != "" {
 			it.w.Reference = s.Reference
 		}
+		writeFields(it, s)
 		it.lastWritten = s.Digest
 		p.touch(it)
 		it.writtenHash = it.hash
@@ -812,6 +819,7 @@ func (p *Provider) view(it *item) core.WorkItem {
 	w.EditedOutside = it.lastWritten == "" || it.hash != it.writtenHash
 	w.Fingerprint = fmt.Sprintf("%s@%d", w.Key, it.rev)
 	p.viewStructure(it, &w)
+	w.Fields, w.FieldBases = maps.Clone(it.fields), maps.Clone(it.bases)
 	return w
 }
 

@@ -212,3 +212,7 @@ func TestHoldPausesACallBeforeItsEffect(t *testing.T) {
 		t.Errorf("%d items after resume; want 2", n)
 	}
 }
+
+func (h harness) SetFieldAsPerson(_ context.Context, key, field string, values []string) error {
+	return h.fake.SetField(key, field, values)
+}

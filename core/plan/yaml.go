@@ -197,23 +197,34 @@ const defaultsWho = "The document's `defaults:`"
 // readDefaults reads a `defaults:` mapping (front matter or top level);
 // off is the number of lines before the YAML.
 func (r *result) readDefaults(v *yaml.Node, off int) {
+	r.readDefaultsOf(v, off, defaultsOf{"The document's defaults", defaultsWho, SourceDocument})
+}
+
+// defaultsOf says whose defaults are read: what messages call them
+// (name, who) and the source of their fields.
+type defaultsOf struct {
+	name, who string
+	from      Source
+}
+
+func (r *result) readDefaultsOf(v *yaml.Node, off int, d defaultsOf) {
 	line := v.Line + off
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
-		r.addf("", "defaults", line, "The document's defaults (line %d) are a %s; write them as a mapping of field keys, such as \"defaults: {labels: [checkout], priority: High}\"", line, nodeKind(v))
+		r.addf("", "defaults", line, "%s (line %d) are a %s; write them as a mapping of field keys, such as \"defaults: {labels: [checkout], priority: High}\"", d.name, line, nodeKind(v))
 		return
 	}
-	s := &fieldSetter{fields: &r.defaults, from: SourceDocument}
+	s := &fieldSetter{fields: &r.defaults, from: d.from}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k := v.Content[i]
 		if !slices.Contains(fieldKeys, k.Value) {
 			kl := k.Line + off
-			r.addf("", "defaults."+k.Value, kl, "The document's defaults have an unknown key %q at line %d%s; the keys of the defaults are %s", k.Value, kl, didYouMean(k.Value, fieldKeys), strings.Join(fieldKeys, ", "))
+			r.addf("", "defaults."+k.Value, kl, "%s have an unknown key %q at line %d%s; the keys of the defaults are %s", d.name, k.Value, kl, didYouMean(k.Value, fieldKeys), strings.Join(fieldKeys, ", "))
 			continue
 		}
-		r.yamlField(s, "", defaultsWho, k, resolveAlias(v.Content[i+1]), off)
+		r.yamlField(s, "", d.who, k, resolveAlias(v.Content[i+1]), off)
 	}
 }
 

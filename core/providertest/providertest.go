@@ -72,6 +72,7 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"AddComment", testAddComment},
 		{"Query", testQuery},
 		{"QueryReady", testQueryReady},
+		{"Fields", testFields},
 	}
 	tests = append(tests, structureTests...) // structure.go
 	for _, tc := range tests {

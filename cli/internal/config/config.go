@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/plan"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -70,6 +71,10 @@ type File struct {
 	PreviewTTL string   `yaml:"preview_ttl,omitempty"`
 	// SearchLagWindow is a Go duration, 0s to 24h (default 10m).
 	SearchLagWindow string `yaml:"search_lag_window,omitempty"`
+	// Fields, Defaults and Users: the planning fields (fields.go).
+	Fields   map[string]string `yaml:"fields,omitempty"`
+	Defaults yaml.Node         `yaml:"defaults,omitempty"`
+	Users    map[string]string `yaml:"users,omitempty"`
 }
 
 // JiraFile is the `jira` section.
@@ -86,6 +91,8 @@ type JiraFile struct {
 	// MaxInFlight caps the requests in flight to Jira at once, 1 to
 	// MaxMaxInFlight (default: the adapter's, jira.DefaultMaxInFlight).
 	MaxInFlight int `yaml:"max_in_flight,omitempty"`
+	// EstimateField is the number field Estimate writes (id or name).
+	EstimateField string `yaml:"estimate_field,omitempty"`
 }
 
 // IssueTypes names the Jira issue types used for epics and stories.
@@ -120,6 +127,15 @@ type Config struct {
 	// CommitLockLease is the commit lock's lease from
 	// DWIRE_COMMIT_LOCK_LEASE (0 → core's default).
 	CommitLockLease time.Duration
+	// CustomFields maps the custom field names documents use to a Jira
+	// field id or name (`fields:`); Defaults are the project's field
+	// defaults (`defaults:`, source "config"); Users maps an e-mail or a
+	// name to an account id (`users:`); EstimateField is
+	// jira.estimate_field.
+	CustomFields  map[string]string
+	Defaults      plan.Fields
+	Users         map[string]string
+	EstimateField string
 
 	raw []byte // the file's bytes, to notice a token pasted anywhere in it
 }
@@ -305,7 +321,7 @@ func decodeError(path string, err error) *core.Error {
 			case "IssueTypes":
 				field = "jira.issue_types." + field
 			}
-			e := invalid(field, "unknown field (line %s). Check the spelling against docs/configuration.md; known top-level fields are jira, store, preview_ttl and search_lag_window.", m[1])
+			e := invalid(field, "unknown field (line %s). Check the spelling against docs/configuration.md; known top-level fields are jira, store, preview_ttl, search_lag_window, fields, defaults and users.", m[1])
 			e.Details[0].Line = atoi(m[1])
 			return e
 		}
@@ -402,6 +418,9 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 		return nil, invalid("jira.max_in_flight", "%d is out of range. Use 1 (one request at a time) to %d, or leave it out for the default.", n, MaxMaxInFlight)
 	}
 	c.MaxInFlight = j.MaxInFlight
+	if err := c.readFields(path, f); err != nil {
+		return nil, err
+	}
 
 	// store
 	c.StoreURL = strings.TrimSpace(f.Store)

@@ -44,6 +44,9 @@ func openJira(_ context.Context, cfg *config.Config, token string, log *slog.Log
 		StoryType:               cfg.StoryType,
 		AcceptanceCriteriaField: cfg.AcceptanceCriteriaField,
 		MaxInFlight:             cfg.MaxInFlight,
+		CustomFields:            cfg.CustomFields,
+		EstimateField:           cfg.EstimateField,
+		Users:                   cfg.Users,
 		Logger:                  log,
 	})
 }
@@ -67,5 +70,6 @@ func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, l
 		SearchLagWindow: &lag,
 		WritesInFlight:  cfg.MaxInFlight, // 0 → core's default
 		CommitLockLease: cfg.CommitLockLease,
+		Fields:          core.FieldOptions{Custom: cfg.CustomNames(), Defaults: cfg.Defaults},
 	}
 }

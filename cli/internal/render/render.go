@@ -204,7 +204,7 @@ func notes(it core.PlanItem) []string {
 		n = append(n, "edited in Jira since the last import; left alone",
 			"to overwrite, add \"Drift: take-document\" to the item")
 	}
-	return n
+	return append(n, fieldNotes(it)...)
 }
 
 // CountsLine is "2 to create · 1 to update · 3 unchanged · 1 drift (left alone)".

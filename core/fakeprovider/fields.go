@@ -1,0 +1,187 @@
+package fakeprovider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// FieldMeta is what the fake tracker allows in the managed fields
+// (SetFieldMeta). The zero value of a part takes its default.
+type FieldMeta struct {
+	// Priorities, default Jira Cloud's scheme (Highest … Lowest).
+	Priorities []string
+	// Users maps what a document may write for a person (an e-mail or a
+	// name, matched case-insensitively) to the account id it resolves to.
+	// Several entries for one written value make it ambiguous. Default:
+	// demo@example.com → "acc-demo". An account id itself is accepted too.
+	Users map[string][]string
+	// Components and FixVersions allowed (default none).
+	Components, FixVersions []string
+	// Custom lists the declared custom fields (keys "fields.<name>") and
+	// their allowed values (nil = free text). A custom key not here is not
+	// on the item's screen.
+	Custom map[string][]string
+	// Required lists field keys a create must set.
+	Required []string
+}
+
+var defaultPriorities = []string{"Highest", "High", "Medium", "Low", "Lowest"}
+
+// SetFieldMeta sets what the managed fields allow.
+func (p *Provider) SetFieldMeta(m FieldMeta) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fieldMeta = m
+}
+
+// SetField changes one managed field of an item as a person in the
+// tracker would (nil clears it): the item's fingerprint changes, its
+// content digest does not.
+func (p *Provider) SetField(key, field string, values []string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	it, ok := p.items[key]
+	if !ok {
+		return notFound(key)
+	}
+	setField(it, field, values)
+	p.touch(it)
+	return nil
+}
+
+func setField(it *item, field string, values []string) {
+	if it.fields == nil {
+		it.fields = map[string][]string{}
+	}
+	if len(values) == 0 {
+		delete(it.fields, field)
+	} else {
+		it.fields[field] = slices.Clone(values)
+	}
+}
+
+// writeFields applies a spec's fields and stores its bases.
+func writeFields(it *item, s core.ItemSpec) {
+	for k, v := range s.Fields {
+		setField(it, k, v.Values)
+	}
+	if s.FieldBases != nil {
+		it.bases = maps.Clone(s.FieldBases)
+	}
+}
+
+// ResolveFields implements core.FieldResolver against FieldMeta.
+func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) ([]map[string]core.FieldValue, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.enter(ctx, OpResolve); err != nil {
+		return nil, err
+	}
+	m := p.fieldMeta
+	prios := m.Priorities
+	if prios == nil {
+		prios = defaultPriorities
+	}
+	users := m.Users
+	if users == nil {
+		users = map[string][]string{"demo@example.com": {"acc-demo"}}
+	}
+	out := make([]map[string]core.FieldValue, len(reqs))
+	var details []core.Detail
+	bad := func(r core.FieldRequest, k, msg string) {
+		details = append(details, core.Detail{Item: string(r.Reference), Field: k, Message: fmt.Sprintf("%s: %s", core.FieldName(k), msg)})
+	}
+	oneOf := func(v string, allowed []string) (string, bool) {
+		for _, a := range allowed {
+			if strings.EqualFold(a, v) {
+				return a, true
+			}
+		}
+		return "", false
+	}
+	for i, r := range reqs {
+		res := map[string]core.FieldValue{}
+		for _, k := range slices.Sorted(maps.Keys(r.Fields)) {
+			v := r.Fields[k]
+			var vals []string
+			for _, x := range v.Values {
+				switch {
+				case k == core.FieldPriority || k == core.FieldComponents || k == core.FieldFixVersions:
+					allowed := map[string][]string{core.FieldPriority: prios, core.FieldComponents: m.Components, core.FieldFixVersions: m.FixVersions}[k]
+					c, ok := oneOf(x, allowed)
+					if !ok {
+						bad(r, k, fmt.Sprintf("%q does not exist; allowed: %s", x, strings.Join(allowed, ", ")))
+					}
+					vals = append(vals, c)
+				case k == core.FieldAssignee:
+					var ids []string
+					for name, acc := range users {
+						if strings.EqualFold(name, x) {
+							ids = append(ids, acc...)
+						}
+						if slices.Contains(acc, x) {
+							ids = append(ids, x)
+						}
+					}
+					slices.Sort(ids)
+					ids = slices.Compact(ids)
+					switch len(ids) {
+					case 1:
+						vals = append(vals, ids[0])
+					case 0:
+						bad(r, k, fmt.Sprintf("no assignable user %q", x))
+					default:
+						bad(r, k, fmt.Sprintf("%q is ambiguous: %s", x, strings.Join(ids, ", ")))
+					}
+				case k == core.FieldEstimate:
+					n, err := strconv.ParseFloat(x, 64)
+					if err != nil {
+						bad(r, k, fmt.Sprintf("%q is not a number", x))
+					}
+					vals = append(vals, strconv.FormatFloat(n, 'f', -1, 64))
+				case k == core.FieldDue:
+					if _, err := time.Parse(time.DateOnly, x); err != nil {
+						bad(r, k, fmt.Sprintf("%q is not a date", x))
+					}
+					vals = append(vals, x)
+				case strings.HasPrefix(k, core.FieldCustomPrefix):
+					allowed, declared := m.Custom[k]
+					switch {
+					case !declared:
+						bad(r, k, "not on the screen of this item's type")
+					case allowed == nil:
+						vals = append(vals, x)
+					default:
+						c, ok := oneOf(x, allowed)
+						if !ok {
+							bad(r, k, fmt.Sprintf("%q is not an option; allowed: %s", x, strings.Join(allowed, ", ")))
+						}
+						vals = append(vals, c)
+					}
+				default:
+					vals = append(vals, x)
+				}
+			}
+			res[k] = core.FieldValue{Values: vals, Source: v.Source}
+		}
+		if r.Create {
+			for _, k := range m.Required {
+				if fv, ok := r.Fields[k]; !ok || len(fv.Values) == 0 {
+					bad(r, k, "required; set it in the item or a default")
+				}
+			}
+		}
+		out[i] = res
+	}
+	if len(details) > 0 {
+		return nil, core.Errorf(core.CodeValidationFailed, "%d field problem(s) (see details); nothing was stored.", len(details)).WithDetails(details...)
+	}
+	return out, nil
+}

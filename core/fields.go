@@ -1,0 +1,328 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+// The keys of the built-in managed fields (ItemSpec.Fields,
+// WorkItem.Fields). A custom field's key is FieldCustomPrefix and its name
+// as declared (plan.Options.CustomFields): "fields.Team".
+const (
+	FieldLabels      = "labels"
+	FieldPriority    = "priority"
+	FieldAssignee    = "assignee"
+	FieldEstimate    = "estimate"
+	FieldComponents  = "components"
+	FieldFixVersions = "fix_versions"
+	FieldDue         = "due"
+
+	FieldCustomPrefix = "fields."
+)
+
+// BuiltinFields are the built-in managed field keys, in the order of
+// docs/plan-format.md.
+var BuiltinFields = []string{FieldLabels, FieldPriority, FieldAssignee, FieldEstimate, FieldComponents, FieldFixVersions, FieldDue}
+
+// FieldName is how a field key is written in documents and messages
+// ("Fix versions", "Team").
+func FieldName(key string) string {
+	switch key {
+	case FieldFixVersions:
+		return "Fix versions"
+	case FieldDue:
+		return "Due"
+	}
+	if c, ok := strings.CutPrefix(key, FieldCustomPrefix); ok {
+		return c
+	}
+	if key == "" {
+		return key
+	}
+	return strings.ToUpper(key[:1]) + key[1:]
+}
+
+// FieldValue is one managed field's value, free of tracker vocabulary:
+// its entries (one for a single-valued field), none when the document
+// clears the field ("none"). In a FieldRequest the entries are as the
+// document writes them (a custom field's text unsplit); in an ItemSpec and
+// a WorkItem they are in the provider's canonical form (what
+// FieldResolver.ResolveFields returns: an account id for a person, a
+// priority as the tracker spells it, a number without trailing zeros).
+type FieldValue struct {
+	Values []string `json:"values"`
+	// Source says where the document's value came from: item, document
+	// (its defaults), config (the project's defaults), or both joined by
+	// "+" for labels added to defaults.
+	Source string `json:"source,omitempty"`
+}
+
+// FieldDigest is the digest of a field's canonical values, as the base of
+// the three-way comparison: order and repeats do not count.
+func FieldDigest(values []string) string {
+	v := slices.Clone(values)
+	slices.Sort(v)
+	v = slices.Compact(v)
+	if v == nil {
+		v = []string{}
+	}
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:12])
+}
+
+// FieldRequest asks a FieldResolver to check one item's fields.
+type FieldRequest struct {
+	Reference Reference
+	Kind      Kind
+	Create    bool // the plan creates the item: the create screen's required fields apply
+	Fields    map[string]FieldValue
+}
+
+// FieldResolver is the provider capability that checks a plan's fields
+// against the tracker before anything is written. The Jira adapter and
+// core/fakeprovider have it; a document that sets fields cannot be
+// imported through a provider without it.
+type FieldResolver interface {
+	// ResolveFields returns, per request and in order, its fields in
+	// canonical form (see FieldValue). It refuses with one
+	// VALIDATION_FAILED holding every problem at once (a Detail per
+	// problem: Item = the reference, Field = the field key, Message naming
+	// the value and what is allowed): a required field of a create that
+	// no request field sets, a value the tracker does not allow (unknown
+	// priority, component, version or option; a person who cannot be
+	// resolved to exactly one assignable account), a value of the wrong
+	// type or over the tracker's limits, a field the item's type cannot
+	// hold. Reads only, with a bounded number of requests (never one per
+	// item).
+	ResolveFields(ctx context.Context, reqs []FieldRequest) ([]map[string]FieldValue, error)
+}
+
+// FieldOptions are the project's field settings (ServiceOptions.Fields).
+type FieldOptions struct {
+	// Custom are the custom field names documents may set (the
+	// configuration's `fields:`), passed to the parser.
+	Custom []string
+	// Defaults are the project's defaults (the configuration's
+	// `defaults:`): applied after the document's, so an item's own value
+	// wins, then the document's, then these (labels add up).
+	Defaults plan.Fields
+}
+
+// docFields converts an item's managed fields (sprint excepted: it is not
+// a field of the item in the tracker) to field values as written.
+func docFields(f plan.Fields) map[string]FieldValue {
+	out := map[string]FieldValue{}
+	text := func(key string, v plan.Field[string]) {
+		if v.Managed() {
+			fv := FieldValue{Source: string(v.From)}
+			if v.State == plan.FieldSet {
+				fv.Values = []string{v.Value}
+			}
+			out[key] = fv
+		}
+	}
+	list := func(key string, v plan.Field[[]string]) {
+		if v.Managed() {
+			out[key] = FieldValue{Values: slices.Clone(v.Value), Source: string(v.From)}
+		}
+	}
+	list(FieldLabels, f.Labels)
+	text(FieldPriority, f.Priority)
+	text(FieldAssignee, f.Assignee)
+	if f.Estimate.Managed() {
+		fv := FieldValue{Source: string(f.Estimate.From)}
+		if f.Estimate.State == plan.FieldSet {
+			fv.Values = []string{strconv.FormatFloat(f.Estimate.Value, 'f', -1, 64)}
+		}
+		out[FieldEstimate] = fv
+	}
+	list(FieldComponents, f.Components)
+	list(FieldFixVersions, f.FixVersions)
+	text(FieldDue, f.Due)
+	for name, v := range f.Custom {
+		text(FieldCustomPrefix+name, v)
+	}
+	return out
+}
+
+// PlanField is one managed field of a preview row.
+type PlanField struct {
+	Field string `json:"field" jsonschema:"the field: labels, priority, assignee, estimate, components, fix_versions, due, or fields.<name> for a custom field"`
+	// Value is the document's value as written (lists joined by ", "),
+	// "" when the document clears the field (Cleared).
+	Value   string `json:"value" jsonschema:"the value as the document writes it (lists joined by comma and space); empty when cleared"`
+	Cleared bool   `json:"cleared,omitempty"` // the document clears the field ("none")
+	Source  string `json:"source" jsonschema:"where the value came from: item, document (its defaults), config (the project's defaults), or e.g. item+document for labels that add up"`
+	// Write is what the commit does with the field: "set" (written),
+	// "unchanged" (the tracker holds the value), "kept" (a person changed
+	// it in the tracker and the document did not: the tracker's value is
+	// kept), "conflict" (both changed it differently: not written; the
+	// item's other fields are), "take-document" (a conflict the document
+	// overrides: written).
+	Write string `json:"write" jsonschema:"what the commit does: set, unchanged, kept (a person's change in the tracker is kept), conflict (changed in both: not written), take-document (a conflict the document overrides)"`
+	// Tracker is the tracker's value (canonical) where it differs from
+	// the document's: on kept and conflict rows.
+	Tracker string `json:"tracker,omitempty"`
+}
+
+// resolveFields applies the project's defaults to every item, then has
+// the provider check and resolve the fields of the items that manage any
+// (one call for the whole document). It returns the canonical fields per
+// reference and the values as written.
+func (s *WorkItemService) resolveFields(ctx context.Context, doc *plan.Document, found map[Reference]WorkItem) (map[Reference]map[string]FieldValue, map[Reference]map[string]FieldValue, error) {
+	// Every create is checked (a required field no item sets), and every
+	// item that sets fields.
+	var reqs []FieldRequest
+	var first *FieldRequest // the first request that sets a field
+	written := map[Reference]map[string]FieldValue{}
+	for i := range doc.Items {
+		it := &doc.Items[i]
+		it.Fields = it.Fields.WithDefaults(s.fields.Defaults)
+		f := docFields(it.Fields)
+		ref := NewReference(doc.ID, it.ID)
+		_, exists := found[ref]
+		if len(f) == 0 && exists {
+			continue
+		}
+		written[ref] = f
+		reqs = append(reqs, FieldRequest{Reference: ref, Kind: Kind(it.Kind), Create: !exists, Fields: f})
+		if first == nil && len(f) > 0 {
+			r := reqs[len(reqs)-1]
+			first = &r
+		}
+	}
+	fr, ok := s.p.(FieldResolver)
+	switch {
+	case !ok && first != nil:
+		return nil, nil, Errorf(CodeValidationFailed, "The document sets fields (%s of %s, …), but this tracker connection cannot write fields. Remove the field lines, or use a tracker that supports them.",
+			strings.Join(fieldNames(first.Fields), ", "), first.Reference).WithDetails(Detail{Item: string(first.Reference), Field: "fields", Message: "fields are not supported by this tracker"})
+	case !ok || len(reqs) == 0:
+		return nil, nil, nil
+	}
+	res, err := fr.ResolveFields(ctx, reqs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(res) != len(reqs) {
+		return nil, nil, Errorf(CodeInternal, "The tracker resolved the fields of %d items, not %d.", len(res), len(reqs))
+	}
+	out := make(map[Reference]map[string]FieldValue, len(reqs))
+	for i, r := range reqs {
+		for k, v := range res[i] {
+			v.Source = r.Fields[k].Source
+			res[i][k] = v
+		}
+		out[r.Reference] = res[i]
+	}
+	return out, written, nil
+}
+
+func fieldNames(f map[string]FieldValue) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(f)) {
+		out = append(out, FieldName(k))
+	}
+	return out
+}
+
+// applyFields settles each entry's managed fields after classify: a create
+// writes them all; an existing item's fields are compared three ways —
+// the document's value, the tracker's, and the base (what DevWorkWire
+// last wrote, WorkItem.FieldBases):
+//   - document = tracker: unchanged (the base moves forward on the next write);
+//   - no base (a field not managed before, or an item written before
+//     per-field bases): the document's value is written;
+//   - document = base, tracker ≠ base: a person changed it: kept;
+//   - document ≠ base, tracker = base: written;
+//   - all three differ: a conflict, not written unless the item says
+//     "Drift: take-document"; the item's other fields are written.
+//
+// An unchanged item with a field to write becomes an update; an item
+// left as drift writes nothing. It returns the warnings to show.
+func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[Reference]map[string]FieldValue, found map[Reference]WorkItem) []string {
+	var warnings []string
+	for i := range entries {
+		e := &entries[i]
+		ref := e.Spec.Reference
+		it := doc.Items[i]
+		w, exists := found[ref]
+		label := kindLabel(e.Spec.Kind) + " " + it.ID
+		for _, k := range slices.Sorted(maps.Keys(w.FieldBases)) {
+			if _, still := resolved[ref][k]; !still && exists {
+				warnings = append(warnings, fmt.Sprintf("%s (%s): %s is no longer managed by the document; it is left as %s in the tracker.", label, w.Key, FieldName(k), shownValues(w.Fields[k])))
+			}
+		}
+		fields := resolved[ref]
+		if len(fields) == 0 {
+			continue
+		}
+		write := map[string]FieldValue{}
+		bases := map[string]string{}
+		var kept, conflicts []string
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			v := fields[k]
+			d := FieldDigest(v.Values)
+			row := PlanField{Field: k, Value: strings.Join(written[ref][k].Values, ", "), Cleared: len(v.Values) == 0, Source: v.Source, Write: "set"}
+			if !exists || e.Action == ActionCreate {
+				write[k], bases[k] = v, d
+				e.Fields = append(e.Fields, row)
+				continue
+			}
+			j := FieldDigest(w.Fields[k])
+			b, hasBase := w.FieldBases[k]
+			switch {
+			case d == j:
+				row.Write, bases[k] = "unchanged", d
+			case !hasBase || (d != b && j == b):
+				write[k], bases[k] = v, d
+			case d == b:
+				row.Write, row.Tracker, bases[k] = "kept", shownValues(w.Fields[k]), b
+				kept = append(kept, FieldName(k))
+			case it.TakeDocument:
+				row.Write, row.Tracker = "take-document", shownValues(w.Fields[k])
+				write[k], bases[k] = v, d
+			default:
+				row.Write, row.Tracker, bases[k] = "conflict", shownValues(w.Fields[k]), b
+				conflicts = append(conflicts, FieldName(k))
+			}
+			e.Fields = append(e.Fields, row)
+		}
+		if e.Action == ActionDrift {
+			continue // nothing of a drifted item is written
+		}
+		e.Spec.Fields, e.Spec.FieldBases = write, bases
+		if len(kept) > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s (%s): %s changed in the tracker since DevWorkWire wrote it and the document did not change it: kept Jira's change.", label, w.Key, strings.Join(kept, ", ")))
+		}
+		if len(conflicts) > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s (%s): %s changed both in the tracker and in the document, differently: not written (the item's other fields are). Make the document match the tracker, or add \"Drift: take-document\" to the item to write the document's value.", label, w.Key, strings.Join(conflicts, ", ")))
+		}
+		if len(write) > 0 && e.Action == ActionUnchanged {
+			e.Action = ActionUpdate
+		}
+		if e.Action == ActionUpdate {
+			for _, k := range slices.Sorted(maps.Keys(write)) {
+				e.ChangedFields = append(e.ChangedFields, k)
+			}
+		}
+	}
+	return warnings
+}
+
+// shownValues is a field's values for a message ("none" when empty).
+func shownValues(v []string) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	return strings.Join(v, ", ")
+}

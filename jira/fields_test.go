@@ -1,0 +1,177 @@
+package jira
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// companySite is a fake Jira with a company-style setup: Components and a
+// custom select Team required on stories, a "Story Points" estimate
+// besides the team-managed one, users (one with a hidden e-mail, two
+// with one name).
+func companySite(t *testing.T, mod func(*Config)) *fixture {
+	t.Helper()
+	f := startJira(t, jiratest.Options{}, func(c *Config) {
+		c.CustomFields = map[string]string{"Team": "customfield_10070", "Reviewer": "Reviewer"}
+		if mod != nil {
+			mod(c)
+		}
+	})
+	err := f.srv.ApplyFields(jiratest.FieldSeed{
+		CustomFields: []jiratest.CustomField{
+			{ID: "customfield_10070", Name: "Team", Type: jiratest.FieldSelect, Options: []string{"Payments", "Web"}},
+			{ID: "customfield_10071", Name: "Reviewer", Type: jiratest.FieldUser},
+			{ID: "customfield_10028", Name: "Story Points", Type: jiratest.FieldNumber},
+		},
+		Users: []jiratest.User{
+			{AccountID: "acc-ana", Email: "ana@example.com", DisplayName: "Ana Lima"},
+			{AccountID: "acc-bo", Email: "bo@example.com", DisplayName: "Bo Berg", EmailHidden: true},
+			{AccountID: "acc-sam1", Email: "sam1@example.com", DisplayName: "Sam Lee"},
+			{AccountID: "acc-sam2", Email: "sam2@example.com", DisplayName: "Sam Lee"},
+		},
+		Components: []jiratest.Component{{Name: "Payments"}, {Name: "Web"}},
+		Versions:   []jiratest.Version{{Name: "2027.1"}},
+		Required:   []jiratest.ScreenField{{IssueType: "Story", Field: "Team"}, {IssueType: "Story", Field: "components"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func fv(v ...string) core.FieldValue { return core.FieldValue{Values: v} }
+
+func TestResolveFieldsAgainstJira(t *testing.T) {
+	f := companySite(t, func(c *Config) { c.Users = map[string]string{"bo@example.com": "acc-bo"} })
+	ok := core.FieldRequest{Reference: "d/s-1", Kind: core.KindStory, Create: true, Fields: map[string]core.FieldValue{
+		core.FieldPriority: fv("highest"), core.FieldAssignee: fv("ana@example.com"), core.FieldComponents: fv("web", "Payments"),
+		core.FieldFixVersions: fv("2027.1"), core.FieldEstimate: fv("8"), "fields.Team": fv("payments"), "fields.Reviewer": fv("bo@example.com"),
+	}}
+	before := len(f.srv.Requests())
+	res, err := f.p.ResolveFields(f.ctx, []core.FieldRequest{ok, ok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{core.FieldPriority: {"Highest"}, core.FieldAssignee: {"acc-ana"}, core.FieldComponents: {"Web", "Payments"},
+		core.FieldFixVersions: {"2027.1"}, core.FieldEstimate: {"8"}, "fields.Team": {"Payments"}, "fields.Reviewer": {"acc-bo"}}
+	for k, w := range want {
+		if got := res[1][k].Values; !slices.Equal(got, w) {
+			t.Errorf("%s = %q, want %q", k, got, w)
+		}
+	}
+	// field list, issue types, 2 × create metadata, one user search (the
+	// hidden e-mail comes from the users: map; the same person twice is
+	// searched once).
+	if n := len(f.srv.Requests()) - before; n > 5 {
+		t.Errorf("resolution sent %d requests; want at most 5", n)
+	}
+	if n := f.srv.CountRequests("GET", "/rest/api/3/user/assignable/search"); n != 1 {
+		t.Errorf("%d user searches; want 1", n)
+	}
+	// The estimate is the team-managed "Story point estimate" (found first).
+	if id := f.p.meta.byKey[core.FieldEstimate].id; id != jiratest.StoryPointEstimateID {
+		t.Errorf("estimate field %s; want %s", id, jiratest.StoryPointEstimateID)
+	}
+
+	bad := core.FieldRequest{Reference: "d/s-2", Kind: core.KindStory, Create: true, Fields: map[string]core.FieldValue{
+		core.FieldPriority: fv("Urgent"), core.FieldAssignee: fv("Sam Lee"), core.FieldFixVersions: fv("2030.9"),
+		"fields.Reviewer": fv("bo@example.com"), core.FieldDue: fv("2027-02-30"),
+	}}
+	hidden := core.FieldRequest{Reference: "d/e-1", Kind: core.KindEpic, Fields: map[string]core.FieldValue{core.FieldAssignee: fv("bo@example.com")}}
+	f2 := companySite(t, nil)
+	_, err = f2.p.ResolveFields(f2.ctx, []core.FieldRequest{bad, hidden})
+	if core.ErrorCode(err) != core.CodeValidationFailed {
+		t.Fatalf("err = %v; want VALIDATION_FAILED", err)
+	}
+	var got []string
+	for _, d := range core.AsError(err).Details {
+		got = append(got, d.Item+" "+d.Field+": "+d.Message)
+	}
+	all := strings.Join(got, "\n")
+	for _, w := range []string{
+		`d/s-2 priority: Priority: "Urgent" is not allowed in Jira; allowed: Highest, High, Medium, Low, Lowest`,
+		`d/s-2 assignee: Assignee: "Sam Lee" matches 2 people: Sam Lee (acc-sam1), Sam Lee (acc-sam2)`,
+		`d/s-2 fix_versions: Fix versions: "2030.9" is not allowed in Jira; allowed: 2027.1`,
+		`d/s-2 due: Due: "2027-02-30" is not a date`,
+		`d/s-2 components: Components is required for Story issues in project DEMO; set ` + "`Components`" + `: on the item or as a default.`,
+		`d/s-2 fields.Team: Team is required for Story issues`,
+		`d/e-1 assignee: Assignee: no user "bo@example.com" can be assigned issues in project DEMO`,
+		"users: in the configuration",
+	} {
+		if !strings.Contains(all, w) {
+			t.Errorf("details lack %q:\n%s", w, all)
+		}
+	}
+	if len(f2.srv.Writes()) != 0 {
+		t.Error("resolution wrote to Jira")
+	}
+}
+
+func TestFieldsWrittenInTheSameRequestsAndReadBack(t *testing.T) {
+	f := companySite(t, nil)
+	specs := f.specs("fw", 3)
+	for i := range specs {
+		specs[i].Fields = map[string]core.FieldValue{core.FieldComponents: fv("Web"), "fields.Team": fv("Web"), core.FieldLabels: fv("a", "b"), core.FieldAssignee: fv("acc-ana")}
+		specs[i].FieldBases = map[string]string{"fields.Team": core.FieldDigest([]string{"Web"})}
+	}
+	f.srv.ClearRequests()
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil || out[2].Err != nil {
+		t.Fatalf("Create: %v %+v", err, out)
+	}
+	if n := f.srv.CountRequests("POST", "/rest/api/3/issue/bulk"); n != 1 {
+		t.Errorf("%d bulk creates; want 1 (fields go into the same request)", n)
+	}
+	w, err := f.p.Get(f.ctx, out[2].Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(w.Fields["fields.Team"], []string{"Web"}) || !slices.Equal(w.Fields[core.FieldAssignee], []string{"acc-ana"}) || w.FieldBases["fields.Team"] != specs[2].FieldBases["fields.Team"] {
+		t.Errorf("read back %v / %v", w.Fields, w.FieldBases)
+	}
+	if w.EditedOutside {
+		t.Error("an item just written reads as edited outside")
+	}
+}
+
+// Jira's own refusal of a field (a value that was valid at preview and
+// is not any more) is mapped back to the item and the field's key.
+func TestJiraFieldErrorMappedToItemAndField(t *testing.T) {
+	f := companySite(t, nil)
+	specs := f.specs("fe", 1)
+	specs[0].Fields = map[string]core.FieldValue{"fields.Team": fv("Mobile"), core.FieldComponents: fv("Web")}
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce := core.AsError(out[0].Err)
+	if ce == nil || ce.Code != core.CodeValidationFailed {
+		t.Fatalf("outcome %+v; want VALIDATION_FAILED", out[0])
+	}
+	if len(ce.Details) != 1 || ce.Details[0].Item != string(specs[0].Reference) || ce.Details[0].Field != "fields.Team" || !strings.Contains(ce.Details[0].Message, "Team (customfield_10070): Option value 'Mobile' is not valid") {
+		t.Errorf("details %+v", ce.Details)
+	}
+}
+
+func TestEstimateFieldSetting(t *testing.T) {
+	f := companySite(t, func(c *Config) { c.EstimateField = "Story Points" })
+	if _, err := f.p.ensureMeta(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if id := f.p.meta.byKey[core.FieldEstimate].id; id != "customfield_10028" {
+		t.Errorf("estimate field %s; want the configured Story Points (customfield_10028)", id)
+	}
+	f2 := companySite(t, func(c *Config) { c.EstimateField = "Team" })
+	err := f2.p.Check(f2.ctx)
+	if core.ErrorCode(err) != core.CodeConfigInvalid || !strings.Contains(err.Error(), "not a number field") {
+		t.Errorf("Check with a non-number estimate field: %v", err)
+	}
+	f3 := companySite(t, func(c *Config) { c.CustomFields["Nope"] = "No such field" })
+	if err := f3.p.Check(f3.ctx); core.ErrorCode(err) != core.CodeConfigInvalid || !strings.Contains(err.Error(), "fields.Nope") {
+		t.Errorf("Check with an unknown custom field: %v", err)
+	}
+}
