@@ -288,7 +288,7 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 			case d == b:
 				row.Write, row.Tracker, bases[k] = "kept", shownValues(w.Fields[k]), b
 				kept = append(kept, FieldName(k))
-			case it.TakeDocument:
+			case takesField(it, k):
 				row.Write, row.Tracker = "take-document", shownValues(w.Fields[k])
 				write[k], bases[k] = v, d
 			default:
@@ -317,6 +317,20 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 		}
 	}
 	return warnings
+}
+
+// takesContent reports whether the item's drift marker takes the
+// document's content (title, description, criteria, epic: one unit) over
+// edits in the tracker: "Drift: take-document" alone, or naming one of
+// them.
+func takesContent(it plan.Item) bool {
+	return it.TakeDocument && (len(it.TakeFields) == 0 || slices.ContainsFunc(it.TakeFields, plan.IsContentKey))
+}
+
+// takesField reports whether the item's drift marker takes the document's
+// value of field k in a conflict.
+func takesField(it plan.Item, k string) bool {
+	return it.TakeDocument && (len(it.TakeFields) == 0 || slices.Contains(it.TakeFields, k))
 }
 
 // shownValues is a field's values for a message ("none" when empty).

@@ -225,3 +225,26 @@ func TestFieldsNoLongerManagedAreLeftAlone(t *testing.T) {
 		t.Errorf("priority = %v, want High left alone", w.Fields["priority"])
 	}
 }
+
+// "Drift: take-document priority" takes the document's priority in a
+// conflict and leaves the item's other conflicts (and its content) alone.
+func TestFieldsTakeDocumentNamesFields(t *testing.T) {
+	e := fieldsEnv(t, plan.Fields{})
+	e.commit(e.preview(fieldsDoc).PreviewHandle, "k1")
+	key := e.item("pay/s-1").Key
+	for f, v := range map[string][]string{"priority": {"Lowest"}, "estimate": {"13"}} {
+		if err := e.p.SetField(key, f, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc := strings.NewReplacer("Priority: high", "Priority: Medium\nDrift: take-document priority", "Estimate: 5", "Estimate: 8").Replace(fieldsDoc)
+	res := e.preview(doc)
+	if p, est := rowOf(t, res, "pay/s-1", "priority"), rowOf(t, res, "pay/s-1", "estimate"); p.Write != "take-document" || est.Write != "conflict" {
+		t.Errorf("priority %+v, estimate %+v; want take-document and conflict", p, est)
+	}
+	e.commit(res.PreviewHandle, "k2")
+	w := e.item("pay/s-1")
+	if !slices.Equal(w.Fields["priority"], []string{"Medium"}) || !slices.Equal(w.Fields["estimate"], []string{"13"}) {
+		t.Errorf("after commit: %v; want priority Medium written, estimate 13 kept", w.Fields)
+	}
+}

@@ -224,7 +224,7 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 			e.Key, e.URL, e.Fingerprint = w.Key, w.URL, w.Fingerprint
 			changed := changedFields(w, spec)
 			switch {
-			case w.EditedOutside && it.TakeDocument:
+			case w.EditedOutside && takesContent(it):
 				e.Action, e.TakeDocument = ActionUpdate, true
 				e.ChangedFields = changed
 			case w.EditedOutside:
@@ -250,7 +250,7 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 				warnings = append(warnings, fmt.Sprintf("%s %s is a %s in the document but %s is a %s in the tracker; its type is not changed.", kindLabel(kind), it.ID, kind, w.Key, w.Kind))
 			}
 		}
-		if it.TakeDocument && !(exists && w.EditedOutside) {
+		if takesContent(it) && !(exists && w.EditedOutside) && len(it.TakeFields) == 0 {
 			warnings = append(warnings, fmt.Sprintf("%s %s is marked \"Drift: take-document\" but has no outside edits to replace; the marker has no effect and can be removed.", kindLabel(kind), it.ID))
 		}
 		entries = append(entries, e)

@@ -445,8 +445,10 @@ func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int, field
 			continue
 		}
 		it.exclude = append(it.exclude, [2]int{line, line})
-		if strings.EqualFold(val, DriftTakeDocument) {
-			it.TakeDocument = true
+		if keys, problem, ok := r.opts.takeDocument(val); ok && problem == "" {
+			it.TakeDocument, it.TakeFields = true, keys
+		} else if ok {
+			r.addf(it.ID, "drift", line, "%s %s has \"Drift: %s\" at line %d, which %s", kindWord(it.Kind), it.ID, val, line, problem)
 		} else {
 			r.addf(it.ID, "drift", line, "%s %s has \"Drift: %s\" at line %d; the only drift marker is \"Drift: take-document\" (take the document's version over edits made in Jira). Fix or remove the line", kindWord(it.Kind), it.ID, val, line)
 		}

@@ -50,6 +50,11 @@ type Item struct {
 	Story              string   `json:",omitempty"` // for a sub-task: id of its story
 	Line               int      // 1-based line of the item's heading / YAML node
 	TakeDocument       bool     // drift override marker ("Drift: take-document" / `drift: take-document`)
+	// TakeFields are the fields a "Drift: take-document priority, …"
+	// marker names (keys: "priority", "fields.Team"; the content keys
+	// "title", "description", "acceptance_criteria", "parent"); empty
+	// when the marker names none, which takes everything.
+	TakeFields []string `json:",omitempty"`
 	// Fields are the item's managed fields (its field block / field keys)
 	// with the document's defaults applied; the zero Fields manages
 	// nothing. They are parsed and validated, not yet written to the

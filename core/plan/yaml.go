@@ -517,8 +517,13 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 		case "drift":
 			s, ok := scalar(v)
 			switch {
-			case ok && strings.EqualFold(strings.TrimSpace(s), DriftTakeDocument):
-				it.TakeDocument = true
+			case ok && r.opts.isTakeDocument(s):
+				keys, problem, _ := r.opts.takeDocument(s)
+				if problem != "" {
+					r.addf(name, "drift", k.Line, "%s %s has \"drift: %s\" at line %d, which %s", w, name, s, k.Line, problem)
+					break
+				}
+				it.TakeDocument, it.TakeFields = true, keys
 			case ok && s == "":
 			default:
 				shown := s

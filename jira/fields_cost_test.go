@@ -1,0 +1,83 @@
+package jira
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// fieldsDoc1000 is a 1,000-item plan (20 epics × 49 stories + 20 more
+// stories), each story with seven fields when withFields is set.
+func fieldsDoc1000(withFields bool) string {
+	var b strings.Builder
+	b.WriteString("---\nid: cost\n---\n# Cost\n\n")
+	n := 0
+	for e := 1; e <= 20; e++ {
+		fmt.Fprintf(&b, "## Epic e-%d: Epic %d\n\nEpic text.\n\n", e, e)
+		for s := 0; s < 49; s++ {
+			n++
+			fmt.Fprintf(&b, "### Story s-%d: Story %d\n", n, n)
+			if withFields {
+				fmt.Fprintf(&b, "Labels: l%d\nPriority: High\nAssignee: ana@example.com\nEstimate: %d\nComponents: Web\nFix versions: 2027.1\nDue: 2027-03-%02d\n", n%7, n%13, 1+n%28)
+			}
+			b.WriteString("\nStory text.\n\n")
+		}
+	}
+	return b.String()
+}
+
+// importCost previews and commits a document through the service over
+// the adapter and a fresh fake, and returns the Jira requests each took
+// and the bulk creates of the commit.
+func importCost(t *testing.T, doc string) (preview, commit, creates int) {
+	t.Helper()
+	srv := jiratest.Start(t, jiratest.Options{})
+	if err := srv.ApplyFields(jiratest.FieldSeed{
+		Users:      []jiratest.User{{AccountID: "acc-ana", Email: "ana@example.com", DisplayName: "Ana Lima"}},
+		Components: []jiratest.Component{{Name: "Web"}},
+		Versions:   []jiratest.Version{{Name: "2027.1"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Config{BaseURL: srv.URL, Email: srv.Email(), Token: srv.Token(), Project: srv.ProjectKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{})})
+	ctx := context.Background()
+	pv, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: "cost.md", Data: []byte(doc)})
+	if err != nil {
+		t.Fatalf("preview: %v", err)
+	}
+	preview = len(srv.Requests())
+	srv.ClearRequests()
+	res, err := svc.ImportCommit(ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+	if err != nil || res.Counts.Created != 1000 {
+		t.Fatalf("commit: %v %+v", err, res.Counts)
+	}
+	return preview, len(srv.Requests()), srv.CountRequests("POST", "/rest/api/3/issue/bulk")
+}
+
+// TestFieldsCost1000: seven fields per item cost the plan's commit no
+// request (they go into the same bulk creates), and the preview at most 5
+// discovery requests more (here one: the assignable-user search for the
+// one person; the field list and create metadata are read anyway).
+func TestFieldsCost1000(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,000 items")
+	}
+	p0, c0, b0 := importCost(t, fieldsDoc1000(false))
+	p1, c1, b1 := importCost(t, fieldsDoc1000(true))
+	t.Logf("without fields: preview %d, commit %d requests (%d bulk creates); with 7 fields per story: preview %d, commit %d (%d)", p0, c0, b0, p1, c1, b1)
+	if b1 != b0 || c1 != c0 {
+		t.Errorf("commit with fields: %d requests (%d bulk creates); without: %d (%d); want equal", c1, b1, c0, b0)
+	}
+	if extra := p1 + c1 - p0 - c0; extra > 5 {
+		t.Errorf("fields cost %d more requests in all; want at most 5 discovery requests", extra)
+	}
+}
