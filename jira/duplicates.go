@@ -35,18 +35,18 @@ import (
 // Provider) it starts bulkFetchMax keys below the oldest created key.
 
 // noteFloor records, for each spec about to be created, the newest key the
-// Provider's tail reads have seen (see Duplicates).
+// Provider's tail reads of its document have seen (see Duplicates).
 func (p *Provider) noteFloor(specs []core.ItemSpec) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.tailRan {
-		return
-	}
 	if p.floors == nil {
 		p.floors = map[core.Reference]int{}
 	}
 	for _, s := range specs {
-		p.floors[s.Reference] = p.tailHi
+		doc, _ := s.Reference.Split()
+		if hi, ran := p.tails[doc]; ran {
+			p.floors[s.Reference] = hi
+		}
 	}
 }
 

@@ -40,9 +40,8 @@ type Provider struct {
 	mu      sync.Mutex
 	stats   Stats
 	created map[core.Reference]int64 // issue ids this Provider created, for reconcileIssues
-	tailHi  int                      // newest key number of the project a tail read found (see tail.go)
-	tailRan bool                     // a tail read finished (tailHi is known, 0 for an empty project)
-	floors  map[core.Reference]int   // tailHi when each reference was sent to Create (duplicates.go)
+	tails   map[string]int           // per document: the newest key number a finished tail read found (0: an empty project; see tail.go)
+	floors  map[core.Reference]int   // tails[its document] when each reference was sent to Create (duplicates.go)
 
 	paceOnce sync.Once
 	pace     *pacer // pacing(); tests may set it before the first request

@@ -39,6 +39,7 @@ const (
 // tail is the state of one Lookup's tail read.
 type tail struct {
 	project string
+	doc     string // the one document of the references ("" for several): its memory (Provider.tails)
 	want    map[core.Reference]bool
 	from    int // first key number read
 	next    int // next key number to read
@@ -61,12 +62,19 @@ func (p *Provider) newTail(ctx context.Context, m *meta, refs []core.Reference, 
 	for _, w := range out {
 		tl.hi = max(tl.hi, tl.number(w.Key))
 	}
-	// The newest key an earlier tail read of this Provider found (the
-	// commit after a preview in one process) is as good a start.
+	// The newest key an earlier tail read of this Provider found for the
+	// same document (the commit after a preview in one process) is as good
+	// a start. Only for the same document: a read for another one (a
+	// `dwire mcp` process serves many) kept only that document's issues,
+	// and this one's may lie before its end.
+	tl.doc = oneDocument(refs)
 	p.mu.Lock()
-	tl.hi = max(tl.hi, p.tailHi)
-	ran := p.tailRan
+	hi, ran := p.tails[tl.doc]
 	p.mu.Unlock()
+	if tl.doc == "" {
+		hi, ran = 0, false
+	}
+	tl.hi = max(tl.hi, hi)
 	if tl.hi == 0 && !ran {
 		n, err := p.newestSearchable(ctx, m)
 		if err != nil {
@@ -78,12 +86,32 @@ func (p *Provider) newTail(ctx context.Context, m *meta, refs []core.Reference, 
 	return tl, nil
 }
 
-// finishTail records the newest key the tail found for the next Lookup.
+// finishTail records the newest key the tail found for the next Lookup
+// of the same document.
 func (p *Provider) finishTail(tl *tail) {
+	if tl.doc == "" {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.tailHi = max(p.tailHi, tl.hi)
-	p.tailRan = true
+	if p.tails == nil {
+		p.tails = map[string]int{}
+	}
+	p.tails[tl.doc] = max(p.tails[tl.doc], tl.hi)
+}
+
+// oneDocument is the document every reference of refs belongs to, "" when
+// they belong to several (or there are none).
+func oneDocument(refs []core.Reference) string {
+	doc := ""
+	for i, r := range refs {
+		d, _ := r.Split()
+		if i > 0 && d != doc {
+			return ""
+		}
+		doc = d
+	}
+	return doc
 }
 
 // number is the number of a key of the tail's project, 0 for any other.

@@ -193,8 +193,8 @@ func TestLookupTailOfANewDocument(t *testing.T) {
 			t.Errorf("lookup %d: %d requests (%v); want %d", i+1, n, st.ByEndpoint, want)
 		}
 	}
-	if p2.tailHi != 3 {
-		t.Errorf("tail high-water %d; want 3 (DEMO-3)", p2.tailHi)
+	if p2.tails["fresh"] != 3 {
+		t.Errorf("tail high-water of document fresh %d; want 3 (DEMO-3)", p2.tails["fresh"])
 	}
 }
 
@@ -218,6 +218,35 @@ func TestLookupTailOfAnEmptyProject(t *testing.T) {
 		}
 		if n := f.p.Stats().Requests - before.Requests; n != want {
 			t.Errorf("lookup %d in an empty project: %d requests; want %d", i+1, n, want)
+		}
+	}
+}
+
+// TestLookupTailIsPerDocument: one Provider (a `dwire mcp` process) looks
+// up document X, whose tail read runs over document Y's issues that
+// another store created a moment ago (search lagging); its later lookup
+// of Y must still find them. Before, the Provider's one memory of the
+// tail made Y's tail start after X's, past Y's issues: Y would have been
+// created twice.
+func TestLookupTailIsPerDocument(t *testing.T) {
+	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
+	other, _ := New(f.p.cfg) // another store's process
+	y := (&fixture{}).specs("doc-y", 3)
+	outY, err := other.Create(f.ctx, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := New(f.p.cfg)
+	if got, err := p.Lookup(f.ctx, refsOf((&fixture{}).specs("doc-x", 2)), nil); err != nil || len(got) != 0 {
+		t.Fatalf("Lookup(X) = %v, %v", got, err)
+	}
+	got, err := p.Lookup(f.ctx, refsOf(y), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range y {
+		if got[s.Reference].Key != outY[i].Key {
+			t.Errorf("Lookup(Y) of %s = %q; want %s (it would be created again)", s.Reference, got[s.Reference].Key, outY[i].Key)
 		}
 	}
 }
