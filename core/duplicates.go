@@ -31,12 +31,13 @@ type DuplicateChecker interface {
 
 // checkDuplicates asks the provider (DuplicateChecker) whether any item
 // this commit created is now held by another item too, and keeps the
-// answer in x.dups for the result. A failed check is logged, not
-// reported as the commit's failure: everything was written either way.
+// answer in x.dups for the result. A check that fails is logged and
+// changes nothing: what was written stays written, and the next preview
+// warns of any reference held twice.
 func (x *execution) checkDuplicates(ctx context.Context) {
 	dc, ok := x.s.p.(DuplicateChecker)
-	if !ok {
-		return
+	if !ok || ctx.Err() != nil {
+		return // (a cancelled commit is not held up: the next preview warns of any duplicate)
 	}
 	created := map[Reference]string{}
 	x.mu.Lock()
@@ -49,7 +50,7 @@ func (x *execution) checkDuplicates(ctx context.Context) {
 	if len(created) == 0 {
 		return
 	}
-	dups, err := dc.Duplicates(context.WithoutCancel(ctx), created)
+	dups, err := dc.Duplicates(ctx, created)
 	if err != nil {
 		x.o.log.Warn("could not check the created items for duplicates made at the same moment", "code", ErrorCode(err), "items", len(created))
 		return
