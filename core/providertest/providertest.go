@@ -74,7 +74,8 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"QueryReady", testQueryReady},
 		{"Fields", testFields},
 	}
-	tests = append(tests, structureTests...) // structure.go
+	tests = append(tests, structureTests...)  // structure.go
+	tests = append(tests, capabilityTests...) // capabilities.go
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
