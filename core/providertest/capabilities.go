@@ -19,14 +19,22 @@ var capabilityTests = []struct {
 	{"CheckItemsAgreesWithCreate", testCheckItems},
 }
 
+// capability returns the provider as T, or skips the test when it has no
+// such capability.
+func capability[T any](t *testing.T, s *suite, name string) T {
+	t.Helper()
+	c, ok := s.Provider.(T)
+	if !ok {
+		t.Skip("the provider has no " + name + " capability")
+	}
+	return c
+}
+
 // testDuplicates: a reference created once is not reported; created again
 // (as another store's commit at the same moment would), each holder's
 // check names both keys, oldest first.
 func testDuplicates(t *testing.T, s *suite) {
-	dc, ok := s.Provider.(core.DuplicateChecker)
-	if !ok {
-		t.Skip("the provider has no core.DuplicateChecker capability")
-	}
+	dc := capability[core.DuplicateChecker](t, s, "core.DuplicateChecker")
 	a := s.spec(core.KindStory, "s-1", "Created at the same moment", "", "")
 	alone := s.spec(core.KindStory, "s-2", "Created once", "", "")
 	first := s.create(t, a, alone)
@@ -59,10 +67,7 @@ func testDuplicates(t *testing.T, s *suite) {
 // refuse it as invalid (VALIDATION_FAILED), naming it; a huge text is the
 // case a tracker's limit refuses, whatever the limit is.
 func testCheckItems(t *testing.T, s *suite) {
-	ic, ok := s.Provider.(core.ItemChecker)
-	if !ok {
-		t.Skip("the provider has no core.ItemChecker capability")
-	}
+	ic := capability[core.ItemChecker](t, s, "core.ItemChecker")
 	fine := s.spec(core.KindStory, "s-1", "An ordinary story", "", "")
 	huge := s.spec(core.KindStory, "s-2", "A story with a huge description", "", "")
 	var b strings.Builder
