@@ -319,6 +319,26 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 	return warnings
 }
 
+// boxedCriteria are an item's acceptance criteria as written to the
+// tracker: when any criterion has a task-list box, every one is written
+// as a task ("[ ] text" / "[x] text"; a criterion without a box is
+// unchecked), which the tracker shows as a checklist; otherwise the plain
+// texts.
+func boxedCriteria(it plan.Item) []string {
+	if !slices.ContainsFunc(it.CriteriaBoxes, func(b string) bool { return b != "" }) {
+		return it.AcceptanceCriteria
+	}
+	out := make([]string, len(it.AcceptanceCriteria))
+	for i, c := range it.AcceptanceCriteria {
+		box := plan.BoxTodo
+		if i < len(it.CriteriaBoxes) && it.CriteriaBoxes[i] == plan.BoxDone {
+			box = plan.BoxDone
+		}
+		out[i] = box + " " + c
+	}
+	return out
+}
+
 // takesContent reports whether the item's drift marker takes the
 // document's content (title, description, criteria, epic: one unit) over
 // edits in the tracker: "Drift: take-document" alone, or naming one of

@@ -248,3 +248,18 @@ func TestFieldsTakeDocumentNamesFields(t *testing.T) {
 		t.Errorf("after commit: %v; want priority Medium written, estimate 13 kept", w.Fields)
 	}
 }
+
+// Criteria written with task-list boxes are written as tasks (a plain one
+// among them unchecked), so the tracker shows a checklist; unchanged on
+// the next preview.
+func TestCriteriaBoxesAreWrittenAsTasks(t *testing.T) {
+	e := newEnv(t)
+	doc := "---\nid: ac\n---\n## Epic e-1: E\n\n### Story s-1: S\nText.\n\nAcceptance criteria:\n- [x] Done already\n- [ ] Still to do\n\n- Plain\n"
+	e.commit(e.preview(doc).PreviewHandle, "k1")
+	if got := e.item("ac/s-1").AcceptanceCriteria; !slices.Equal(got, []string{"[x] Done already", "[ ] Still to do", "[ ] Plain"}) {
+		t.Errorf("criteria in the tracker %q", got)
+	}
+	if res := e.preview(doc); res.Counts.Unchanged != 2 {
+		t.Errorf("re-preview %+v; want unchanged", res.Counts)
+	}
+}

@@ -188,7 +188,7 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 		ref := NewReference(doc.ID, it.ID)
 		kind := Kind(it.Kind)
 		parent := parentOf(doc.ID, it) // a story's epic, a sub-task's story (structure.go)
-		ac := it.AcceptanceCriteria
+		ac := boxedCriteria(it)
 		if len(ac) == 0 {
 			ac = nil
 		}

@@ -175,3 +175,28 @@ func TestEstimateFieldSetting(t *testing.T) {
 		t.Errorf("Check with an unknown custom field: %v", err)
 	}
 }
+
+// Acceptance criteria written with task-list boxes go to Jira as an ADF
+// task list (one task item per criterion, DONE for [x]) and read back
+// with their boxes.
+func TestCriteriaAsTaskList(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	specs := f.specs("ac", 1)
+	specs[0].AcceptanceCriteria = []string{"[ ] A guest can pay", "[x] The order is e-mailed"}
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil || out[0].Err != nil {
+		t.Fatalf("Create: %v %+v", err, out)
+	}
+	sn, _ := f.srv.Issue(out[0].Key)
+	d := string(sn.Description)
+	if !strings.Contains(d, `"type":"taskList"`) || !strings.Contains(d, `"state":"DONE"`) || !strings.Contains(d, `"state":"TODO"`) {
+		t.Errorf("description is not a task list with both states: %s", d)
+	}
+	w, err := f.p.Get(f.ctx, out[0].Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(w.AcceptanceCriteria, specs[0].AcceptanceCriteria) || w.EditedOutside {
+		t.Errorf("read back %q (edited outside %v); want %q", w.AcceptanceCriteria, w.EditedOutside, specs[0].AcceptanceCriteria)
+	}
+}

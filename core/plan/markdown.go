@@ -551,19 +551,27 @@ func (d *mdDoc) criteria(r *result, it *mdItem, n ast.Node, labelLine, _ int) {
 		for e > s && strings.TrimSpace(d.text(e)) == "" {
 			e--
 		}
-		it.AcceptanceCriteria = append(it.AcceptanceCriteria, d.listItemText(s, e))
+		text, box := d.listItemText(s, e)
+		it.AcceptanceCriteria = append(it.AcceptanceCriteria, text)
 		it.critLines = append(it.critLines, s)
+		it.addBox(box)
 	}
 }
 
 // listItemText returns the Markdown of the list item on lines s..e
-// without its marker, checkbox and indentation.
-func (d *mdDoc) listItemText(s, e int) string {
+// without its marker, checkbox and indentation, and its checkbox
+// (BoxTodo, BoxDone, or "" for none).
+func (d *mdDoc) listItemText(s, e int) (string, string) {
 	first := d.text(s)
 	indent := listMarkerEnd(first)
 	first = first[indent:]
+	box := ""
 	if len(first) >= 3 && first[0] == '[' && first[2] == ']' && (first[1] == ' ' || first[1] == 'x' || first[1] == 'X') &&
 		(len(first) == 3 || first[3] == ' ' || first[3] == '\t') {
+		box = BoxTodo
+		if first[1] != ' ' {
+			box = BoxDone
+		}
 		first = strings.TrimLeft(first[3:], " \t")
 	}
 	out := []string{first}
@@ -575,7 +583,7 @@ func (d *mdDoc) listItemText(s, e int) string {
 		}
 		out = append(out, t[k:])
 	}
-	return strings.TrimSpace(strings.Join(out, "\n"))
+	return strings.TrimSpace(strings.Join(out, "\n")), box
 }
 
 // description returns the item's section without marker lines and the

@@ -50,6 +50,11 @@ type Item struct {
 	Story              string   `json:",omitempty"` // for a sub-task: id of its story
 	Line               int      // 1-based line of the item's heading / YAML node
 	TakeDocument       bool     // drift override marker ("Drift: take-document" / `drift: take-document`)
+	// CriteriaBoxes holds, per acceptance criterion, the task-list box it
+	// was written with in Markdown (BoxTodo "[ ]", BoxDone "[x]", "" for a
+	// plain list item); nil when no criterion has one. The box is not part
+	// of the criterion's text.
+	CriteriaBoxes []string `json:",omitempty"`
 	// TakeFields are the fields a "Drift: take-document priority, …"
 	// marker names (keys: "priority", "fields.Team"; the content keys
 	// "title", "description", "acceptance_criteria", "parent"); empty

@@ -16,7 +16,7 @@ func TestParseMarkdownBasic(t *testing.T) {
 	got := mustParse(t, "plan.md", src)
 	want := &Document{ID: "checkout-v2", Title: "Checkout v2", Items: []Item{
 		{ID: "e-1", Kind: KindEpic, Title: "Guest checkout", Description: "Free Markdown description.\n\n```\n## Story x: not a heading\n```", Line: 6},
-		{ID: "s-1", Kind: KindStory, Title: "Pay without an account", Description: "Description.", AcceptanceCriteria: []string{"A guest can pay with a card", "The order confirmation is e-mailed"}, Epic: "e-1", Line: 13},
+		{ID: "s-1", Kind: KindStory, Title: "Pay without an account", Description: "Description.", AcceptanceCriteria: []string{"A guest can pay with a card", "The order confirmation is e-mailed"}, CriteriaBoxes: []string{"", BoxTodo}, Epic: "e-1", Line: 13},
 		{ID: "s-2", Kind: KindStory, Title: "Save address", Epic: "e-1", Line: 20, TakeDocument: true},
 		{ID: "s-3", Kind: KindStory, Title: "Loose", Line: 24},
 	}}

@@ -511,8 +511,10 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 					r.addf(name, "acceptance_criteria", c.Line, "%s %s has an acceptance criterion that is a %s (line %d); write each criterion as text", w, name, nodeKind(c), c.Line)
 					continue
 				}
-				it.AcceptanceCriteria = append(it.AcceptanceCriteria, strings.TrimSpace(s))
+				text, box := yamlCriterion(s)
+				it.AcceptanceCriteria = append(it.AcceptanceCriteria, text)
 				it.critLines = append(it.critLines, c.Line)
+				it.addBox(box)
 			}
 		case "drift":
 			s, ok := scalar(v)
