@@ -75,6 +75,9 @@ type File struct {
 	Fields   map[string]string `yaml:"fields,omitempty"`
 	Defaults yaml.Node         `yaml:"defaults,omitempty"`
 	Users    map[string]string `yaml:"users,omitempty"`
+	// Rank makes the document's order the backlog order in Jira (off
+	// unless true in this version).
+	Rank *bool `yaml:"rank,omitempty"`
 }
 
 // JiraFile is the `jira` section.
@@ -136,6 +139,8 @@ type Config struct {
 	Defaults      plan.Fields
 	Users         map[string]string
 	EstimateField string
+	// Rank is the file's `rank:` (core.ServiceOptions.Rank).
+	Rank bool
 
 	raw []byte // the file's bytes, to notice a token pasted anywhere in it
 }
@@ -456,6 +461,8 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 		}
 		c.SearchLagWindow = d
 	}
+
+	c.Rank = f.Rank != nil && *f.Rank
 
 	// DWIRE_COMMIT_LOCK_LEASE (testing knob)
 	if s := strings.TrimSpace(getenv(EnvCommitLockLease)); s != "" {

@@ -281,3 +281,19 @@ func TestEnvNamesThatMayBeTokensAreRefusedUnechoed(t *testing.T) {
 		}
 	}
 }
+
+// TestRankSetting: `rank: true` turns ranking on; absent or false, off.
+func TestRankSetting(t *testing.T) {
+	for in, want := range map[string]bool{"": false, "rank: false\n": false, "rank: true\n": true} {
+		c, err := Parse("/w/.devworkwire.yaml", []byte(good+in), env(nil))
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if c.Rank != want {
+			t.Errorf("%q: Rank = %v, want %v", in, c.Rank, want)
+		}
+	}
+	if _, err := Parse("/w/.devworkwire.yaml", []byte(good+"rank: sometimes\n"), env(nil)); err == nil {
+		t.Error("rank: sometimes was accepted")
+	}
+}

@@ -71,5 +71,6 @@ func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, l
 		WritesInFlight:  cfg.MaxInFlight, // 0 → core's default
 		CommitLockLease: cfg.CommitLockLease,
 		Fields:          core.FieldOptions{Custom: cfg.CustomNames(), Defaults: cfg.Defaults},
+		Rank:            cfg.Rank,
 	}
 }
