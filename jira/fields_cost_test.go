@@ -34,7 +34,7 @@ func fieldsDoc1000(withFields bool) string {
 // importCost previews and commits a document through the service over
 // the adapter and a fresh fake, and returns the Jira requests each took
 // and the bulk creates of the commit.
-func importCost(t *testing.T, doc string) (preview, commit, creates int) {
+func importCost(t *testing.T, doc string) (preview, commit, creates, again int) {
 	t.Helper()
 	srv := jiratest.Start(t, jiratest.Options{})
 	if err := srv.ApplyFields(jiratest.FieldSeed{
@@ -60,7 +60,18 @@ func importCost(t *testing.T, doc string) (preview, commit, creates int) {
 	if err != nil || res.Counts.Created != 1000 {
 		t.Fatalf("commit: %v %+v", err, res.Counts)
 	}
-	return preview, len(srv.Requests()), srv.CountRequests("POST", "/rest/api/3/issue/bulk")
+	commit, creates = len(srv.Requests()), srv.CountRequests("POST", "/rest/api/3/issue/bulk")
+	// The unchanged re-import, in a new process (a new Provider).
+	p2, err := New(Config{BaseURL: srv.URL, Email: srv.Email(), Token: srv.Token(), Project: srv.ProjectKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ClearRequests()
+	svc2 := core.NewWorkItemService(core.ServiceOptions{Provider: p2, Store: memstore.New(memstore.Options{})})
+	if pv, err := svc2.ImportPreview(ctx, core.ImportPreviewInput{Path: "cost.md", Data: []byte(doc)}); err != nil || pv.Counts.Unchanged != 1000 {
+		t.Fatalf("re-preview: %v %+v", err, pv.Counts)
+	}
+	return preview, commit, creates, len(srv.Requests())
 }
 
 // TestFieldsCost1000: seven fields per item cost the plan's commit no
@@ -71,13 +82,16 @@ func TestFieldsCost1000(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 items")
 	}
-	p0, c0, b0 := importCost(t, fieldsDoc1000(false))
-	p1, c1, b1 := importCost(t, fieldsDoc1000(true))
-	t.Logf("without fields: preview %d, commit %d requests (%d bulk creates); with 7 fields per story: preview %d, commit %d (%d)", p0, c0, b0, p1, c1, b1)
+	p0, c0, b0, u0 := importCost(t, fieldsDoc1000(false))
+	p1, c1, b1, u1 := importCost(t, fieldsDoc1000(true))
+	t.Logf("without fields: preview %d, commit %d requests (%d bulk creates), unchanged re-import %d; with 7 fields per story: preview %d, commit %d (%d), unchanged re-import %d", p0, c0, b0, u0, p1, c1, b1, u1)
 	if b1 != b0 || c1 != c0 {
 		t.Errorf("commit with fields: %d requests (%d bulk creates); without: %d (%d); want equal", c1, b1, c0, b0)
 	}
 	if extra := p1 + c1 - p0 - c0; extra > 5 {
 		t.Errorf("fields cost %d more requests in all; want at most 5 discovery requests", extra)
+	}
+	if extra := u1 - u0; extra > 5 {
+		t.Errorf("the unchanged re-import with fields costs %d more requests; want at most 5", extra)
 	}
 }
