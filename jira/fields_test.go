@@ -1,11 +1,13 @@
 package jira
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -198,5 +200,47 @@ func TestCriteriaAsTaskList(t *testing.T) {
 	}
 	if !slices.Equal(w.AcceptanceCriteria, specs[0].AcceptanceCriteria) || w.EditedOutside {
 		t.Errorf("read back %q (edited outside %v); want %q", w.AcceptanceCriteria, w.EditedOutside, specs[0].AcceptanceCriteria)
+	}
+}
+
+// An issue written before per-field bases (its devworkwire property holds
+// only digest and jira_digest) is migrated by the next import: the
+// document's field values are written and the bases recorded.
+func TestFieldsMigrateItemsWithoutBases(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	plain := "---\nid: mig\n---\n## Epic e-1: E\n\nText.\n"
+	doc := "---\nid: mig\n---\n## Epic e-1: E\nPriority: High\nLabels: a\n\nText.\n"
+	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "mig.md", Data: []byte(plain)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
+		t.Fatal(err)
+	}
+	key := f.srv.Issues()[0].Key
+	if prop := string(f.srv.Issues()[0].Properties[PropertyKey]); strings.Contains(prop, `"fields"`) {
+		t.Fatalf("precondition: the property already has bases: %s", prop)
+	}
+	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Fields: map[string]json.RawMessage{"priority": json.RawMessage(`{"name":"Low"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	pv, err = svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "mig.md", Data: []byte(doc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pv.Counts.Update != 1 || len(pv.Items[0].Fields) != 2 || pv.Items[0].Fields[1].Write != "set" {
+		t.Fatalf("preview %+v %+v; want an update setting both fields", pv.Counts, pv.Items[0].Fields)
+	}
+	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k2"}); err != nil {
+		t.Fatal(err)
+	}
+	sn, _ := f.srv.Issue(key)
+	if !slices.Equal(sn.Fields["priority"], []string{"High"}) || !slices.Equal(sn.Labels, []string{"a"}) || !strings.Contains(string(sn.Properties[PropertyKey]), `"priority":"sha256:`) {
+		t.Errorf("after the migration: fields %v labels %v property %s", sn.Fields, sn.Labels, sn.Properties[PropertyKey])
+	}
+	pv, err = svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "mig.md", Data: []byte(doc)})
+	if err != nil || pv.Counts.Unchanged != 1 {
+		t.Errorf("the next preview: %v %+v; want unchanged", err, pv.Counts)
 	}
 }
