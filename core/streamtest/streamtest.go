@@ -73,9 +73,31 @@ func Start(t testing.TB, cmd *exec.Cmd) *Piped {
 // StartWaited is Start, and then waits for cmd in the background: Exited
 // is closed once cmd exited, and Err is then its Wait error. A process
 // still running when the test ends is killed.
+//
+// Its Stdout stays readable after the process exited: Wait closes the
+// pipes exec.Cmd made (so reading them while Wait runs in the background
+// may fail with "file already closed"), therefore stdout is a pipe of
+// StartWaited's own, closed when the test ends.
 func StartWaited(t testing.TB, cmd *exec.Cmd) *Piped {
 	t.Helper()
-	p := Start(t, cmd)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	cmd.Stdout = w
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		w.Close()
+		t.Fatal(err)
+	}
+	p := &Piped{Stdin: stdin, Stdout: r, Stderr: &Buffer{}}
+	cmd.Stderr = p.Stderr
+	err = cmd.Start()
+	w.Close() // the child holds its own copy: EOF once it exits
+	if err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
 	p.exited = make(chan struct{})
 	go func() { p.err = cmd.Wait(); close(p.exited) }()
 	t.Cleanup(func() {

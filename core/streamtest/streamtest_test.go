@@ -82,6 +82,26 @@ func TestStartWaited(t *testing.T) {
 	}
 }
 
+// Stdout is read after the process exited and Wait (in the background)
+// returned: with exec's own pipe, Wait had closed it ("file already
+// closed"), which made every reader racing Wait flaky.
+func TestStartWaitedStdoutOutlivesWait(t *testing.T) {
+	p := streamtest.StartWaited(t, child("echo"))
+	if _, err := io.WriteString(p.Stdin, "kept\n"); err != nil {
+		t.Fatal(err)
+	}
+	p.Stdin.Close()
+	select {
+	case <-p.Exited():
+	case <-time.After(time.Minute):
+		t.Fatal("the child did not exit")
+	}
+	out, err := io.ReadAll(p.Stdout)
+	if err != nil || string(out) != "kept\n" || p.Err() != nil {
+		t.Fatalf("stdout %q, read error %v, wait error %v", out, err, p.Err())
+	}
+}
+
 func TestRunWithinKillsALateProcess(t *testing.T) {
 	if err := streamtest.RunWithin(child("echo"), time.Minute); err != nil {
 		t.Fatalf("a process that exits: %v", err)
