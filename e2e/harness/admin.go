@@ -166,3 +166,10 @@ func (a *Admin) SetConfig(ctx context.Context, latencyMS, searchLagMS, rateLimit
 		"latency_ms": latencyMS, "search_lag_ms": searchLagMS, "rate_limit_per_sec": rateLimit,
 	}, nil)
 }
+
+// SetFields adds the seed's priorities, custom fields, people, components,
+// versions and required fields to the fake (the seed file's fields, at
+// run time).
+func (a *Admin) SetFields(ctx context.Context, fs jiratest.FieldSeed) error {
+	return a.do(ctx, http.MethodPost, "/_mockjira/fields", fs, nil)
+}

@@ -52,7 +52,17 @@ func epicsFor(n int) int { return max(1, int(math.Round(float64(n)*0.02))) }
 // document renders a planning document of n items (≈2% epics, the stories
 // spread evenly over them). Items whose index is in edited get a changed
 // title.
-func document(n int, edited func(i int) bool) []byte {
+func document(n int, edited func(i int) bool) []byte { return planDoc(n, edited, false) }
+
+// fieldLines are the seven field lines every story of a fields document
+// carries (i: the story's index), the values the fields seed allows.
+func fieldLines(i int) string {
+	return fmt.Sprintf("Labels: l%d\nPriority: High\nAssignee: %s\nEstimate: %d\nComponents: Web\nFix versions: 2027.1\nDue: 2027-03-%02d\n", i%7, benchAssignee, i%13, 1+i%28)
+}
+
+// planDoc is document, and with withFields the seven fields of fieldLines
+// under every story's heading.
+func planDoc(n int, edited func(i int) bool, withFields bool) []byte {
 	epics := epicsFor(n)
 	stories := n - epics
 	var b strings.Builder
@@ -72,8 +82,12 @@ func document(n int, edited func(i int) bool) []byte {
 		fmt.Fprintf(&b, "\n## Epic e-%d: Epic number %d%s\n\nWhat epic %d is about, in a sentence or two of **Markdown**.\n", e+1, e+1, suffix(), e+1)
 		i++
 		for s := 0; s < per; s++ {
-			fmt.Fprintf(&b, "\n## Story s-%d-%d: Story %d of epic %d%s\nEpic: e-%d\n\nAs a user I want story %d so that the benchmark has some text to carry.\n\nAcceptance criteria:\n- It works\n- It is tested\n",
-				e+1, s+1, s+1, e+1, suffix(), e+1, s+1)
+			fields := ""
+			if withFields {
+				fields = fieldLines(i)
+			}
+			fmt.Fprintf(&b, "\n## Story s-%d-%d: Story %d of epic %d%s\nEpic: e-%d\n%s\nAs a user I want story %d so that the benchmark has some text to carry.\n\nAcceptance criteria:\n- It works\n- It is tested\n",
+				e+1, s+1, s+1, e+1, suffix(), e+1, fields, s+1)
 			i++
 		}
 	}

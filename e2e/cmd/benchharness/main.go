@@ -40,7 +40,12 @@ type Options struct {
 	// BurstLimit their limit in requests per second per endpoint.
 	BurstItems int
 	BurstLimit float64
-	Log        io.Writer // progress lines
+	// FieldsItems is the size of the plan run with and without seven
+	// fields per story (0 = none); FieldsOnly measures only that and
+	// merges it into the results already in OutJSON.
+	FieldsItems int
+	FieldsOnly  bool
+	Log         io.Writer // progress lines
 }
 
 func main() {
@@ -82,6 +87,8 @@ func parseFlags(args []string) (Options, error) {
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", 0, "jira max_in_flight of every provider (0 = the adapter's default, 1 = one request at a time)")
 	fs.IntVar(&o.BurstItems, "burst-items", -1, "items of the runs under a burst limit (default 1000; with -quick 20; 0 = none)")
 	fs.Float64Var(&o.BurstLimit, "burst-limit", 10, "the burst limit of those runs, requests per second per endpoint and method")
+	fs.IntVar(&o.FieldsItems, "fields-items", -1, "items of the plan imported with and without seven fields per story (default 1000; with -quick 20; 0 = none)")
+	fs.BoolVar(&o.FieldsOnly, "fields-only", false, "measure only the fields runs and merge them into the results already in -out-json (both reports rewritten)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
 	fs.StringVar(&o.Render, "render", "", "measure nothing: rewrite the Markdown report from this benchmarks.json (same numbers, current wording)")
@@ -110,6 +117,15 @@ func parseFlags(args []string) (Options, error) {
 	}
 	if o.BurstItems > 0 && (o.BurstLimit < 1 || o.BurstItems < 2) {
 		return Options{}, fmt.Errorf("-burst-limit must be at least 1 and -burst-items at least 2 (or 0)")
+	}
+	if o.FieldsItems < 0 {
+		o.FieldsItems = 1000
+		if o.Quick {
+			o.FieldsItems = 20
+		}
+	}
+	if o.FieldsOnly && o.FieldsItems < 2 {
+		return Options{}, fmt.Errorf("-fields-only needs -fields-items of at least 2")
 	}
 	if o.ColdRuns <= 0 {
 		o.ColdRuns = 31
@@ -149,6 +165,9 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if o.FieldsOnly {
+		return b.fieldsOnly(ctx, res)
+	}
 	for _, n := range o.Sizes {
 		sr, err := b.size(ctx, n)
 		if err != nil {
@@ -160,6 +179,11 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	if o.BurstItems > 0 {
 		if res.Burst, err = b.burstRuns(ctx, o.BurstItems, o.BurstLimit); err != nil {
 			return nil, fmt.Errorf("burst-limited runs: %w", err)
+		}
+	}
+	if o.FieldsItems > 0 {
+		if res.Fields, err = b.fieldsRuns(ctx, o.FieldsItems); err != nil {
+			return nil, fmt.Errorf("fields runs: %w", err)
 		}
 	}
 	logf(o, "CLI cold start (%d runs)", o.ColdRuns)

@@ -50,6 +50,10 @@ func TestQuickRun(t *testing.T) {
 	if s.Baseline == nil || s.Baseline.ByEndpoint["POST /rest/api/3/issue"] != 20 {
 		t.Errorf("baseline did not create one issue per request: %+v", s.Baseline)
 	}
+	if f := res.Fields; f == nil || f.Items != 20 || f.With.Commit.Requests == 0 ||
+		f.With.Commit.ByEndpoint["POST /rest/api/3/issue/bulk"] != f.Without.Commit.ByEndpoint["POST /rest/api/3/issue/bulk"] || f.With.Unchanged.Writes != 0 {
+		t.Errorf("fields runs: %+v", f)
+	}
 	if len(res.Burst) != 2 {
 		t.Fatalf("%d burst-limited runs, want 2 (fresh, edited)", len(res.Burst))
 	}
@@ -65,7 +69,7 @@ func TestQuickRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Targets", "## Machine", "-quick smoke run", "| 20 |", "## Under Jira's burst limit"} {
+	for _, want := range []string{"## Targets", "## Machine", "-quick smoke run", "| 20 |", "## Under Jira's burst limit", "## Fields (issue 16)", "seven fields per item"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("benchmarks.md lacks %q", want)
 		}
