@@ -62,6 +62,11 @@ type PlanItem struct {
 	// ChangedFields lists what an update changes: title, description,
 	// acceptance_criteria, parent.
 	ChangedFields []string `json:"changed_fields,omitempty"`
+	// Changes says, per field, what an update changes (old → new), and on
+	// a drift row where the tracker and the document differ (From is what
+	// the tracker holds now, with the person's edits; To what the document
+	// wants). Unset on creates and unchanged rows.
+	Changes []FieldChange `json:"changes,omitempty" jsonschema:"per field: from (the tracker now) and to (the document); on an update what the commit writes, on a drift what differs and is left alone"`
 	// TakeDocument is true when the document deliberately overrides a
 	// drifted item (the item is then an update that replaces Jira's edits).
 	TakeDocument bool `json:"take_document,omitempty"`
@@ -83,6 +88,34 @@ type PlanItem struct {
 	// Fields are the item's managed fields: the document's value, where
 	// it came from and what the commit does with it (PlanField).
 	Fields []PlanField `json:"fields,omitempty" jsonschema:"the managed fields: value as the document sets it, its source (item, document, config) and what the commit does (set, unchanged, kept, conflict, take-document)"`
+}
+
+// FieldChange is one field of a preview row, old → new. It is general so
+// that every field kind fits: a one-line value (title, parent, priority)
+// is From → To; a text that spans lines (description, acceptance
+// criteria, one criterion a line) also has Diff; a set (labels,
+// components) also has Added and Removed. Values are bounded: From and To
+// at MaxChangeValue runes (Truncated), Diff at MaxDiffLines lines.
+type FieldChange struct {
+	// Field is the field's name as documents and changed_fields spell it:
+	// title, description, acceptance_criteria, parent, …
+	Field string `json:"field" jsonschema:"the field: title, description, acceptance_criteria, parent, …"`
+	// From is the tracker's value now ("" when unset); for parent an issue
+	// key.
+	From string `json:"from" jsonschema:"the tracker's value now (empty when unset), cut at 200 characters"`
+	// To is the document's value ("" clears); for parent an issue key, or
+	// the reference of an epic this plan creates.
+	To string `json:"to" jsonschema:"the document's value (empty clears), cut at 200 characters; for parent a key or the reference of an epic this plan creates"`
+	// Diff is a unified diff of From → To (hunks only, no file header,
+	// DiffContext lines of context, at most MaxDiffLines lines; a last
+	// line "\ N more changed lines not shown" when cut) of the whole
+	// texts, for text that spans lines.
+	Diff string `json:"diff,omitempty" jsonschema:"for text over several lines: a unified diff (hunks only) of the whole texts, with 2 lines of context, at most 24 lines"`
+	// Added and Removed are the values a set-valued field gains and loses.
+	Added   []string `json:"added,omitempty" jsonschema:"for a list field: the values the write adds"`
+	Removed []string `json:"removed,omitempty" jsonschema:"for a list field: the values the write removes"`
+	// Truncated is true when From or To was cut (MaxChangeValue).
+	Truncated bool `json:"truncated,omitempty" jsonschema:"true when from or to was cut"`
 }
 
 // ImportPreviewResult is the stored plan, as shown to the caller.

@@ -74,6 +74,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err := s.checkItems(ctx, doc, entries); err != nil { // measure.go
 		return ImportPreviewResult{}, err
 	}
+	describeChanges(entries, found) // diff.go
 	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
 	structure, problems, err := s.planStructure(ctx, doc, entries, found) // structure.go
 	if err != nil {

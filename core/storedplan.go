@@ -56,6 +56,9 @@ type planEntry struct {
 	Fingerprint   string   `json:"fingerprint,omitempty"`
 	TakeDocument  bool     `json:"take_document,omitempty"`
 	ChangedFields []string `json:"changed_fields,omitempty"`
+	// Changes are the fields of an update (or the differences of a
+	// drift) with the tracker's and the document's values (diff.go).
+	Changes []storedChange `json:"changes,omitempty"`
 	// Blocked marks a create the commit must not make: an earlier create
 	// had an unknown outcome at UnknownSince, within the search-lag window.
 	Blocked      bool      `json:"blocked,omitempty"`
@@ -67,6 +70,25 @@ type planEntry struct {
 	Released bool `json:"released,omitempty"`
 	// Fields are the managed fields as the preview shows them (fields.go).
 	Fields []PlanField `json:"fields,omitempty"`
+}
+
+// storedChange is a FieldChange as stored, compactly: its from and to
+// values as a pair, a set's added and removed values as a pair (absent
+// for other fields).
+type storedChange struct {
+	Field  string     `json:"field"`
+	Values [2]string  `json:"values"` // from, to
+	Diff   string     `json:"diff,omitempty"`
+	Sets   [][]string `json:"sets,omitempty"` // added, removed
+	Cut    bool       `json:"cut,omitempty"`  // Truncated
+}
+
+func (c storedChange) api() FieldChange {
+	f := FieldChange{Field: c.Field, From: c.Values[0], To: c.Values[1], Diff: c.Diff, Truncated: c.Cut}
+	if len(c.Sets) == 2 {
+		f.Added, f.Removed = c.Sets[0], c.Sets[1]
+	}
+	return f
 }
 
 // progressPlan is a stored progress plan.
@@ -189,6 +211,9 @@ func (c *Counts) add(it PlanItem) {
 func (e *planEntry) row() PlanItem {
 	r := PlanItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
 		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument, Fields: e.Fields}
+	for _, c := range e.Changes {
+		r.Changes = append(r.Changes, c.api())
+	}
 	if e.Blocked {
 		r.UnknownSince, r.RetryAfter = e.UnknownSince, e.RetryAfter
 		r.BlockedReason = fmt.Sprintf("not created by this plan: an earlier create (%s) had an unknown outcome and the tracker's search does not show the item yet; creating it again could make a duplicate. Look for reference %s in the tracker; a preview after %s finds it or, if it is still missing, plans it as a normal create.",

@@ -14,12 +14,23 @@ import (
 // keeps showing everything.
 const MaxRows = 200
 
+// MaxChangeBytes bounds the field changes (from, to, diff) one preview
+// result carries in all: each change is already bounded by core
+// (MaxChangeValue, MaxDiffLines), but 200 rows of long descriptions would
+// still be more than a model should read at once. Rows past the budget
+// keep changed_fields and lose their changes (changes_omitted counts
+// them); the stored plan and `dwire review` still show them all.
+const MaxChangeBytes = 96 << 10
+
 // importPreviewResult is import_preview's result: the core preview with
 // at most MaxRows items.
 type importPreviewResult struct {
 	core.ImportPreviewResult
 	RowsTruncated bool `json:"rows_truncated" jsonschema:"true when items lists only some of the plan's items (changes first, in document order); counts always cover the whole plan, and the commit executes the whole stored plan"`
 	RowsTotal     int  `json:"rows_total" jsonschema:"the number of items in the whole plan"`
+	// ChangesOmitted counts the rows whose changes were left out
+	// (MaxChangeBytes).
+	ChangesOmitted int `json:"changes_omitted,omitempty" jsonschema:"rows whose changes were left out to keep the result small (their changed_fields still name the fields); a person sees them all with dwire review <preview_handle>"`
 }
 
 // importCommitResult is import_commit's result with at most MaxRows items.
@@ -39,7 +50,40 @@ type getResult struct {
 func boundPreview(r core.ImportPreviewResult) importPreviewResult {
 	total := len(r.Items)
 	r.Items = firstRows(r.Items, func(it core.PlanItem) bool { return it.Action != core.ActionUnchanged })
-	return importPreviewResult{ImportPreviewResult: r, RowsTruncated: len(r.Items) < total, RowsTotal: total}
+	omitted := 0
+	r.Items, omitted = boundChanges(r.Items)
+	return importPreviewResult{ImportPreviewResult: r, RowsTruncated: len(r.Items) < total, RowsTotal: total, ChangesOmitted: omitted}
+}
+
+// boundChanges keeps the rows' changes, in order, while they fit in
+// MaxChangeBytes, and leaves out those of the rows after (counted). rows
+// is not changed.
+func boundChanges(rows []core.PlanItem) ([]core.PlanItem, int) {
+	size, omitted := 0, 0
+	var out []core.PlanItem
+	for i, it := range rows {
+		if len(it.Changes) == 0 {
+			continue
+		}
+		for _, c := range it.Changes {
+			size += len(c.Field) + len(c.From) + len(c.To) + len(c.Diff)
+			for _, v := range append(slices.Clip(c.Added), c.Removed...) {
+				size += len(v)
+			}
+		}
+		if size <= MaxChangeBytes {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(rows)
+		}
+		out[i].Changes = nil
+		omitted++
+	}
+	if out == nil {
+		return rows, 0
+	}
+	return out, omitted
 }
 
 func boundCommit(r core.ImportCommitResult) importCommitResult {

@@ -154,3 +154,51 @@ func TestHundredThousandItemPreviewResultSize(t *testing.T) {
 		t.Fatalf("stored plan: %v (%v)", info.Import != nil, err)
 	}
 }
+
+// TestPreviewChangesAreBounded: the rows' changes are carried as data
+// (field, from, to, diff) while they fit in MaxChangeBytes; the rows past
+// it keep changed_fields and changes_omitted counts them.
+func TestPreviewChangesAreBounded(t *testing.T) {
+	long := strings.Repeat("d", core.MaxChangeValue)
+	items := make([]core.PlanItem, 0, 150)
+	for i := range 150 {
+		items = append(items, core.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: core.ActionUpdate,
+			Key: fmt.Sprintf("DEMO-%d", i+1), ChangedFields: []string{"description"},
+			Changes: []core.FieldChange{{Field: "description", From: long, To: long + "x", Diff: strings.Repeat("-"+long+"\n", 3)}}})
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "p.md", "# P\n")
+	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+		r := sampleImportPreview()
+		r.Items, r.Counts = items, core.Counts{Update: 150}
+		return r, nil
+	}}
+	c := connect(t, svc, Options{Workspace: dir}, nil, "")
+	m := c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})
+	rows := m["items"].([]any)
+	with, without := 0, false
+	for i, r := range rows {
+		row := r.(map[string]any)
+		ch, ok := row["changes"].([]any)
+		if ok {
+			with++
+			if c := ch[0].(map[string]any); c["field"] != "description" || c["from"] != long || !strings.HasPrefix(c["diff"].(string), "-ddd") {
+				t.Fatalf("row %d change %v", i, c)
+			}
+		}
+		if ok && without {
+			t.Fatalf("row %d has changes after a row without", i)
+		}
+		without = without || !ok
+		if row["changed_fields"] == nil {
+			t.Fatalf("row %d lost changed_fields", i)
+		}
+	}
+	per := 11 + 2*core.MaxChangeValue + 1 + 3*(core.MaxChangeValue+2)
+	if with != MaxChangeBytes/per || m["changes_omitted"] != float64(150-with) {
+		t.Errorf("%d rows with changes (want %d), changes_omitted %v", with, MaxChangeBytes/per, m["changes_omitted"])
+	}
+	if svc.importPreview = nil; c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})["changes_omitted"] != nil {
+		t.Error("changes_omitted shown for a small plan")
+	}
+}

@@ -148,6 +148,12 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 		for _, n := range notes(it) {
 			fmt.Fprintf(w, "%s%s\n", noteLead, cs.Gray(Truncate(n, avail)))
 		}
+		for _, l := range changeLines(cs, it, avail) {
+			fmt.Fprintf(w, "%s%s\n", noteLead, l)
+		}
+		if it.Action == core.ActionDrift {
+			fmt.Fprintf(w, "%s%s\n", noteLead, cs.Gray(Truncate(`to overwrite, add "Drift: take-document" to the item`, avail)))
+		}
 	}
 	if len(p.Items) == 0 {
 		fmt.Fprintln(w, "  (the document has no items)")
@@ -197,12 +203,14 @@ func notes(it core.PlanItem) []string {
 		n = append(n, "takes the document's version over edits made in Jira")
 		fallthrough
 	case it.Action == core.ActionUpdate:
-		if len(it.ChangedFields) > 0 {
+		if len(it.ChangedFields) > 0 && len(it.Changes) == 0 {
 			n = append(n, "changes: "+strings.Join(it.ChangedFields, ", "))
 		}
-	case it.Action == core.ActionDrift:
+	case it.Action == core.ActionDrift && len(it.Changes) > 0:
 		n = append(n, "edited in Jira since the last import; left alone",
-			"to overwrite, add \"Drift: take-document\" to the item")
+			"differs (Jira → document):")
+	case it.Action == core.ActionDrift:
+		n = append(n, "edited in Jira since the last import; left alone")
 	}
 	return append(n, fieldNotes(it)...)
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,22 +48,33 @@ func samplePreview() core.ImportPreviewResult {
 }
 
 func TestImportPreviewGolden80(t *testing.T) {
+	previewGolden80(t, samplePreview(), "import_preview_80", "create", "update", "unchanged", "drift", "DEMO-11", "2 to create · 2 to update · 1 unchanged · 1 drift (left alone)")
+}
+
+// previewGolden80 renders p at 80 columns, checks it against the golden
+// file name and that it holds every want.
+func previewGolden80(t *testing.T, p core.ImportPreviewResult, name string, wants ...string) {
+	t.Helper()
 	var b bytes.Buffer
-	ImportPreview(&b, samplePreview(), Options{Width: 80})
+	ImportPreview(&b, p, Options{Width: 80})
 	maxWidth(t, b.String(), 80)
-	golden(t, "import_preview_80", b.Bytes())
-	for _, w := range []string{"create", "update", "unchanged", "drift", "DEMO-11", "2 to create · 2 to update · 1 unchanged · 1 drift (left alone)"} {
+	golden(t, name, b.Bytes())
+	for _, w := range wants {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("preview lacks %q", w)
 		}
 	}
 }
 
-func TestImportPreviewNarrow(t *testing.T) {
+func TestImportPreviewNarrow(t *testing.T) { previewFits40(t, samplePreview()) }
+
+// previewFits40 checks that the item lines of p fit 40 columns. The
+// header, counts and handle lines carry a URL or a handle and may be
+// longer.
+func previewFits40(t *testing.T, p core.ImportPreviewResult) {
+	t.Helper()
 	var b bytes.Buffer
-	ImportPreview(&b, samplePreview(), Options{Width: 40})
-	// The header, counts and handle lines carry a URL or a handle and may
-	// be longer; the item lines fit.
+	ImportPreview(&b, p, Options{Width: 40})
 	lines := strings.Split(b.String(), "\n")
 	maxWidth(t, strings.Join(lines[2:len(lines)-4], "\n"), 40)
 }
@@ -119,10 +131,16 @@ func TestListAndItemGolden(t *testing.T) {
 }
 
 func TestColourOnlyAddsEscapes(t *testing.T) {
+	colourOnlyAddsEscapes(t, func(w io.Writer, o Options) { ImportPreview(w, samplePreview(), o) })
+}
+
+// colourOnlyAddsEscapes checks that view, coloured, is the plain view
+// with escapes added.
+func colourOnlyAddsEscapes(t *testing.T, view func(io.Writer, Options)) {
+	t.Helper()
 	var plain, coloured bytes.Buffer
-	ImportPreview(&plain, samplePreview(), Options{Width: 80})
-	cs := colourOn()
-	ImportPreview(&coloured, samplePreview(), Options{Width: 80, CS: cs})
+	view(&plain, Options{Width: 80})
+	view(&coloured, Options{Width: 80, CS: colourOn()})
 	if plain.String() == coloured.String() {
 		t.Fatal("colour scheme had no effect")
 	}

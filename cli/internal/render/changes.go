@@ -1,0 +1,135 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// The changes of a preview row (core.FieldChange), as Terraform shows
+// them: "~ field: old → new" on one line when it fits, a set as
+// "+added −removed", and a text over several lines as a compact line
+// diff (removed lines "- ", added "+ ", context "  ", "…" between hunks,
+// the lines not shown counted). Each returned line fits avail columns.
+
+// changeLines renders the changes of a row, each line at most avail
+// columns; a changed field without a FieldChange is "~ field: changed".
+func changeLines(cs *iostreams.ColorScheme, it core.PlanItem, avail int) []string {
+	var out []string
+	for _, c := range it.Changes {
+		out = append(out, changeLine(cs, c, avail)...)
+	}
+	if len(it.Changes) > 0 {
+		for _, f := range undescribed(it) {
+			out = append(out, cs.Yellow(Truncate("~ "+f+": changed", avail)))
+		}
+	}
+	return out
+}
+
+func changeLine(cs *iostreams.ColorScheme, c core.FieldChange, avail int) []string {
+	head := "~ " + c.Field + ":"
+	switch {
+	case len(c.Added) > 0 || len(c.Removed) > 0:
+		var parts []string
+		for _, v := range c.Added {
+			parts = append(parts, "+"+oneLine(v))
+		}
+		for _, v := range c.Removed {
+			parts = append(parts, "−"+oneLine(v))
+		}
+		return []string{cs.Yellow(Truncate(head+" "+strings.Join(parts, " "), avail))}
+	case c.Diff != "":
+		return append([]string{cs.Yellow(Truncate(head, avail))}, diffLines(cs, c.Diff, avail-2)...)
+	}
+	from, to := shownValue(c.From), shownValue(c.To)
+	if inline := head + " " + from + " → " + to; utf8.RuneCountInString(inline) <= avail {
+		return []string{cs.Yellow(inline)}
+	}
+	return []string{
+		cs.Yellow(Truncate(head, avail)),
+		"  " + cs.Red(Truncate("- "+from, avail-2)),
+		"  " + cs.Green(Truncate("+ "+to, avail-2)),
+	}
+}
+
+// shownValue is a value on one line; an empty one is "(none)".
+func shownValue(s string) string {
+	if s = oneLine(s); s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// diffLines is a unified diff (core.FieldChange.Diff) as compact lines
+// indented by two, each at most avail+2 columns.
+func diffLines(cs *iostreams.ColorScheme, diff string, avail int) []string {
+	var out []string
+	hunks := 0
+	for _, l := range strings.Split(strings.TrimSuffix(diff, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		text := strings.ReplaceAll(l[1:], "\t", "    ")
+		switch l[0] {
+		case '@':
+			if hunks++; hunks > 1 {
+				out = append(out, "  "+cs.Gray("…"))
+			}
+		case '\\':
+			out = append(out, "  "+cs.Gray(Truncate("… "+notShown(text), avail)))
+		case '-':
+			out = append(out, "  "+cs.Red(cut("- "+text, avail)))
+		case '+':
+			out = append(out, "  "+cs.Green(cut("+ "+text, avail)))
+		default:
+			out = append(out, "  "+cs.Gray(cut("  "+text, avail)))
+		}
+	}
+	return out
+}
+
+// notShown turns the diff's "N more changed lines not shown" into
+// "N more changed lines".
+func notShown(s string) string {
+	f := strings.Fields(s)
+	if len(f) > 0 {
+		if n, err := strconv.Atoi(f[0]); err == nil {
+			return fmt.Sprintf("%d more changed %s", n, map[bool]string{true: "line", false: "lines"}[n == 1])
+		}
+	}
+	return oneLine(s)
+}
+
+// cut shortens s to n runes keeping its spaces (a diff line's indentation
+// is part of it).
+func cut(s string, n int) string {
+	s = strings.TrimRight(s, " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if n <= 1 {
+		return "…"
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// undescribed are the changed fields of an update that have no
+// core.FieldChange (named only).
+func undescribed(it core.PlanItem) []string {
+	var out []string
+	for _, f := range it.ChangedFields {
+		if !slices.ContainsFunc(it.Changes, func(c core.FieldChange) bool { return c.Field == f }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}

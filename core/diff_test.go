@@ -1,0 +1,137 @@
+package core_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/google/go-cmp/cmp"
+)
+
+// rowOf returns the preview row of ref.
+func rowOf(t *testing.T, p core.ImportPreviewResult, ref core.Reference) core.PlanItem {
+	t.Helper()
+	for _, it := range p.Items {
+		if it.Reference == ref {
+			return it
+		}
+	}
+	t.Fatalf("no row %s in %+v", ref, p.Items)
+	return core.PlanItem{}
+}
+
+// An update row says, per field, what the tracker holds and what the
+// document writes; the stored plan carries it (shown again by its
+// handle), so what is reviewed is what was stored.
+func TestUpdateRowsCarryTheirChanges(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	keys := e.byRef()
+	items := slices.Clone(checkoutItems)
+	items[1].title = "Pay as a guest"
+	items[1].desc = "Line one.\nLine two.\nLine three."
+	items[2].ac = []string{"It works", "It is fast", "It is tested"}
+	items[4].epic = "e-1"
+	pre := e.preview(markdown("checkout", items...))
+	want := map[core.Reference][]core.FieldChange{
+		"checkout/s-1": {
+			{Field: "title", From: "Pay without an account", To: "Pay as a guest"},
+			{Field: "description", From: "Story Pay without an account.", To: "Line one.\nLine two.\nLine three.",
+				Diff: "@@ -1 +1,3 @@\n-Story Pay without an account.\n+Line one.\n+Line two.\n+Line three.\n"},
+		},
+		"checkout/s-2": {{Field: "acceptance_criteria", From: "It works\nIt is tested", To: "It works\nIt is fast\nIt is tested",
+			Diff: "@@ -1,2 +1,3 @@\n It works\n+It is fast\n It is tested\n"}},
+		"checkout/s-3": {{Field: "parent", From: keys["checkout/e-2"].Key, To: keys["checkout/e-1"].Key}},
+	}
+	for ref, w := range want {
+		row := rowOf(t, pre, ref)
+		if diff := cmp.Diff(w, row.Changes); diff != "" {
+			t.Errorf("%s changes (-want +got):\n%s", ref, diff)
+		}
+		var names []string
+		for _, c := range row.Changes {
+			names = append(names, c.Field)
+		}
+		if !slices.Equal(names, row.ChangedFields) {
+			t.Errorf("%s: changes %v, changed_fields %v", ref, names, row.ChangedFields)
+		}
+	}
+	if row := rowOf(t, pre, "checkout/e-1"); row.Changes != nil {
+		t.Errorf("unchanged row has changes %+v", row.Changes)
+	}
+	info, err := e.svc.StoredPreview(e.ctx, pre.PreviewHandle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(pre.Items, info.Import.Items); diff != "" {
+		t.Errorf("stored preview differs (-made +shown again):\n%s", diff)
+	}
+	b, _ := json.Marshal(rowOf(t, pre, "checkout/s-3"))
+	if !strings.Contains(string(b), `"changes":[{"field":"parent","from":"`) {
+		t.Errorf("JSON row %s", b)
+	}
+}
+
+// A story moved under an epic this plan creates names the epic by its
+// reference (its key is not known before the commit).
+func TestParentChangeToANewEpicNamesItsReference(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	items := append(slices.Clone(checkoutItems), epic("e-3", "New epic"))
+	items[4].epic = "e-3"
+	row := rowOf(t, e.preview(markdown("checkout", items...)), "checkout/s-3")
+	if len(row.Changes) != 1 || row.Changes[0].Field != "parent" || row.Changes[0].To != "checkout/e-3" || row.Changes[0].From == "" {
+		t.Errorf("changes %+v", row.Changes)
+	}
+}
+
+// A drift row says where the tracker (with the person's edit) and the
+// document differ; nothing of it is written.
+func TestDriftRowsSayWhatDiffers(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	// A person edits the title and the criteria; the document changes
+	// the description.
+	edit := func(w *core.WorkItem) { w.Title, w.AcceptanceCriteria = "Edited in Jira", []string{"It works"} }
+	if err := e.p.Edit(e.byRef()["checkout/s-1"].Key, edit); err != nil {
+		t.Fatal(err)
+	}
+	items := slices.Clone(checkoutItems)
+	items[1].desc = "Changed in the document."
+	row := rowOf(t, e.preview(markdown("checkout", items...)), "checkout/s-1")
+	want := []core.FieldChange{
+		{Field: "title", From: "Edited in Jira", To: "Pay without an account"},
+		{Field: "description", From: "Story Pay without an account.", To: "Changed in the document."},
+		{Field: "acceptance_criteria", From: "It works", To: "It works\nIt is tested", Diff: "@@ -1 +1,2 @@\n It works\n+It is tested\n"},
+	}
+	if diff := cmp.Diff(want, row.Changes); row.Action != core.ActionDrift || diff != "" {
+		t.Errorf("%s changes (-want +got):\n%s", row.Action, diff)
+	}
+	if row.ChangedFields != nil {
+		t.Errorf("a drift row names changed_fields %v (it writes nothing)", row.ChangedFields)
+	}
+}
+
+// Values are bounded: a long description is cut with "…" (truncated) and
+// its diff keeps at most MaxDiffLines lines, counting the rest.
+func TestChangesAreBounded(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	var lines []string
+	for i := range 100 {
+		lines = append(lines, strings.Repeat("x", 30)+" line "+string(rune('a'+i%26)))
+	}
+	items := slices.Clone(checkoutItems)
+	items[1].desc = strings.Join(lines, "\n")
+	row := rowOf(t, e.preview(markdown("checkout", items...)), "checkout/s-1")
+	c := row.Changes[0]
+	if !c.Truncated || len([]rune(c.To)) != core.MaxChangeValue || !strings.HasSuffix(c.To, "…") {
+		t.Errorf("to not bounded: %d runes, truncated %v", len([]rune(c.To)), c.Truncated)
+	}
+	dl := strings.Split(strings.TrimSuffix(c.Diff, "\n"), "\n")
+	if len(dl) != core.MaxDiffLines+2 || dl[len(dl)-1] != `\ 77 more changed lines not shown` {
+		t.Errorf("diff of %d lines, last %q", len(dl), dl[len(dl)-1])
+	}
+}
