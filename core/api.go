@@ -166,7 +166,8 @@ type CommittedItem struct {
 	Action    Action    `json:"action"`
 	Key       string    `json:"key,omitempty"`
 	URL       string    `json:"url,omitempty"`
-	Outcome   string    `json:"outcome"` // committed | skipped (unchanged or drift) | unknown (a blocked create, not made)
+	Parent    Reference `json:"parent,omitempty"` // the epic's reference, for a story (as in the preview)
+	Outcome   string    `json:"outcome"`          // committed | skipped (unchanged or drift) | unknown (a blocked create, not made)
 	// Released marks the create of a held-back item the preview released
 	// (PlanItem.Released).
 	Released bool `json:"released,omitempty" jsonschema:"the create of a held-back item released by release_held"`

@@ -759,7 +759,7 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 		IdempotencyKey: x.key, CommittedAt: utc(x.s.now()), Items: make([]CommittedItem, 0, len(x.pl.Entries)),
 	}
 	for _, e := range x.pl.Entries {
-		ci := CommittedItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: x.keys[e.Spec.Reference], URL: x.urls[e.Spec.Reference], Released: e.Released}
+		ci := CommittedItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: x.keys[e.Spec.Reference], URL: x.urls[e.Spec.Reference], Released: e.Released, Parent: e.Parent}
 		switch {
 		case e.Blocked:
 			ci.Outcome = OutcomeUnknown

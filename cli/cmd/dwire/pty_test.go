@@ -242,28 +242,10 @@ func TestPTYProgressCommentFromStdin(t *testing.T) {
 	s.wantExit(0)
 	before := len(f.srv.Writes())
 
-	cmd := exec.Command("dwire", "progress", "checkout-v2/s-1", "--status", "done", "--comment", "-")
-	cmd.Dir = f.dir
-	cmd.Env = f.env
-	ptmx, tty, err := pty.Open()
-	must(t, err)
-	defer ptmx.Close()
-	cmd.Stdin = strings.NewReader("Shipped in #42.\n")
-	cmd.Stdout, cmd.Stderr = tty, tty
-	// The terminal (fd 1 in the child) becomes its controlling tty.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 1}
-	must(t, cmd.Start())
-	tty.Close()
-	ps := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
-	go ps.pump()
+	ps := f.startWith(t, strings.NewReader("Shipped in #42.\n"), nil, "progress", "checkout-v2/s-1", "--status", "done", "--comment", "-")
 	ps.answer(promptText, "y")
 	ps.wantExit(0)
-	out := ps.output()
-	for _, want := range []string{"todo → done", "comment    Shipped in #42.", "Committed: DEMO-", "moved to done, comment added"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("terminal lacks %q:\n%s", want, out)
-		}
-	}
+	ps.shows("todo → done", "comment    Shipped in #42.", "Committed: DEMO-", "moved to done, comment added")
 	if len(f.srv.Writes()) <= before {
 		t.Fatal("progress wrote nothing")
 	}
@@ -557,5 +539,89 @@ func TestPTYSpinnerWhileJiraIsSlow(t *testing.T) {
 	s.wantExit(0)
 	if strings.Contains(s.output(), "Waiting") {
 		t.Fatalf("a spinner with --json:\n%s", s.output())
+	}
+}
+
+// shows fails the test for each text the terminal did not show.
+func (s *ptySession) shows(texts ...string) {
+	s.t.Helper()
+	out := s.output()
+	for _, want := range texts {
+		if !strings.Contains(out, want) {
+			s.t.Errorf("terminal lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// startWith runs dwire with the terminal as its controlling tty and on
+// the streams not given: stdin from in and stdout to out when they are
+// not nil (`echo … | dwire …`, `dwire … > out.txt`).
+func (f *ptyFixture) startWith(t *testing.T, in io.Reader, out *os.File, args ...string) *ptySession {
+	t.Helper()
+	cmd := exec.Command("dwire", args...)
+	cmd.Dir = f.dir
+	cmd.Env = f.env
+	ptmx, tty, err := pty.Open()
+	must(t, err)
+	t.Cleanup(func() { ptmx.Close() })
+	must(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 80}))
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if in != nil {
+		cmd.Stdin = in
+	}
+	if out != nil {
+		cmd.Stdout = out
+	}
+	// The terminal (fd 2 in the child) becomes its controlling tty.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 2}
+	must(t, cmd.Start())
+	tty.Close()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	s := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
+	go s.pump()
+	return s
+}
+
+// startRedirected runs dwire with stdout redirected to the file out.
+func (f *ptyFixture) startRedirected(t *testing.T, out string, args ...string) *ptySession {
+	t.Helper()
+	file, err := os.Create(out)
+	must(t, err)
+	t.Cleanup(func() { file.Close() })
+	return f.startWith(t, nil, file, args...)
+}
+
+// With stdout redirected, the preview a person confirms is shown on the
+// terminal too (it used to go only into the file, so the prompt asked
+// "Write 5 items?" with the plan invisible); the file keeps the preview
+// and the result as before.
+func TestPTYRedirectedStdoutShowsThePreviewOnTheTerminal(t *testing.T) {
+	f := newPTYFixture(t)
+	out := filepath.Join(f.dir, "out.txt")
+	s := f.startRedirected(t, out, "import", "plan.md")
+	s.answer(promptText, "y")
+	s.wantExit(0)
+	s.shows("Import preview of checkout-v2", "create", "Story s-1:", "5 to create")
+	term := s.output()
+	if i, j := strings.Index(term, "5 to create"), strings.Index(term, promptText); i < 0 || j < i {
+		t.Errorf("the preview is not on the terminal before the prompt:\n%s", term)
+	}
+	b, err := os.ReadFile(out)
+	must(t, err)
+	for _, want := range []string{"Import preview of checkout-v2", "Committed: 5 created"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("stdout file lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(term, "Committed:") || strings.Contains(string(b), promptText) {
+		t.Errorf("the result went to the terminal or the prompt to the file:\nterminal:\n%s\nfile:\n%s", term, b)
+	}
+
+	// A preview that needs no confirmation (a dry run) is not repeated on
+	// the terminal.
+	s = f.startRedirected(t, out, "import", "plan.md", "--dry-run")
+	s.wantExit(0)
+	if strings.Contains(s.output(), "Import preview of") {
+		t.Errorf("a dry run's preview is on the terminal as well:\n%s", s.output())
 	}
 }

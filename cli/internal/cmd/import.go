@@ -23,6 +23,8 @@ type ImportOptions struct {
 	DryRun bool
 	// ReleaseHeld are the held-back items to create anyway (--release-held).
 	ReleaseHeld []string
+	// Full shows every row of a large preview (--full).
+	Full bool
 }
 
 // NewCmdImport parses `dwire import <doc> [--dry-run]`.
@@ -49,6 +51,7 @@ normal creates, marked "released" in the preview you confirm.`,
 		RunE:    runE(o, runF, importRun, func(_ *cobra.Command, args []string) { o.Path, o.JSON = args[0], f.JSON }),
 	}
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
+	c.Flags().BoolVar(&o.Full, "full", false, "show every item of a large preview (without it, beyond 50 items only those that change or need attention)")
 	c.Flags().StringSliceVar(&o.ReleaseHeld, "release-held", nil, "after checking Jira: create these held-back items anyway (item ids or references, or all)")
 	_ = c.RegisterFlagCompletionFunc("release-held", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"all\tevery held-back item"}, cobra.ShellCompDirectiveNoFileComp
@@ -89,7 +92,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	if !writes {
 		shown.PreviewHandle = "" // nothing to commit: the handle is noise
 	}
-	if done, err := showPreview(ios, o.JSON, !interactive, p, func(w io.Writer, ro render.Options) { render.ImportPreview(w, shown, ro) }); done {
+	if done, err := showPreview(ios, o.JSON, !interactive, p, func(w io.Writer, ro render.Options) { ro.Full = o.Full; render.ImportPreview(w, shown, ro) }); done {
 		return err
 	}
 	if o.DryRun {

@@ -40,7 +40,9 @@ func viewOpts(ios *iostreams.IOStreams, stderr bool) render.Options {
 // showPreview shows a preview to a person: on stdout, or on stderr under
 // --json (asJSON), where stdout carries the JSON result. When the command
 // ends here (final) under --json, result is printed as JSON instead, and
-// done is true.
+// done is true. A preview that is about to be confirmed (not final) while
+// stdout is redirected goes to the terminal too (stderr): the person must
+// see what they confirm.
 func showPreview(ios *iostreams.IOStreams, asJSON, final bool, result any, view func(io.Writer, render.Options)) (done bool, err error) {
 	switch {
 	case asJSON && final:
@@ -49,9 +51,17 @@ func showPreview(ios *iostreams.IOStreams, asJSON, final bool, result any, view 
 		view(ios.ErrOut, viewOpts(ios, true))
 	default:
 		view(ios.Out, viewOpts(ios, false))
+		if !final && redirected(ios) {
+			view(ios.ErrOut, viewOpts(ios, true))
+		}
 	}
 	return false, nil
 }
+
+// redirected reports whether stdout is not a terminal while a person can
+// be asked on it: a preview shown for confirmation on stdout alone would
+// then be invisible at the prompt (`dwire import plan.md > out.txt`).
+func redirected(ios *iostreams.IOStreams) bool { return !ios.IsStdoutTTY() && ios.CanPrompt() }
 
 func plural(n int, word string) string {
 	if n == 1 {

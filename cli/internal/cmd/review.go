@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,8 @@ type ReviewOptions struct {
 	ServiceOptions
 
 	Handle string
+	// Full shows every row of a large import preview (--full).
+	Full bool
 }
 
 // NewCmdReview parses `dwire review <handle>`.
@@ -42,6 +45,7 @@ person (not committed, not expired), newest first.`,
 			}
 		}),
 	}
+	c.Flags().BoolVar(&o.Full, "full", false, "show every item of a large import preview (without it, beyond 50 items only those that change or need attention)")
 	// Completes the handles of the pending previews, from the state store
 	// (no request to Jira).
 	c.ValidArgsFunction = func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -96,10 +100,22 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	w, ro := ios.Out, viewOpts(ios, false)
-	if o.JSON {
-		w, ro = ios.ErrOut, viewOpts(ios, true)
+	// The preview on stdout (stderr under --json); one that is about to be
+	// confirmed while stdout is redirected also on the terminal.
+	show := func(asks bool, view func(io.Writer, render.Options)) {
+		w, ro := ios.Out, viewOpts(ios, false)
+		if o.JSON {
+			w, ro = ios.ErrOut, viewOpts(ios, true)
+		}
+		ro.Full = o.Full
+		view(w, ro)
+		if asks && !o.JSON && redirected(ios) {
+			ro = viewOpts(ios, true)
+			ro.Full = o.Full
+			view(ios.ErrOut, ro)
+		}
 	}
+	pending := info.ConsumedBy == ""
 	var runID, question, what string
 	var shown any // the preview object itself, for --json
 	switch {
@@ -108,7 +124,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		shown = p
 		warn(ios, p.Warnings)
 		titleWarnings(ios, planTitles(*p))
-		render.ImportPreview(w, *p, ro)
+		show(pending && render.Writes(p.Counts), func(w io.Writer, ro render.Options) { render.ImportPreview(w, *p, ro) })
 		runID, what = p.RunID, "Writing to Jira"
 		if !render.Writes(p.Counts) {
 			fmt.Fprintln(ios.ErrOut, "Nothing to write: this preview changes nothing in Jira.")
@@ -123,7 +139,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		shown = p
 		warn(ios, p.Warnings)
 		titleWarnings(ios, map[string]string{p.Item.Key: p.Item.Title})
-		render.ProgressPreview(w, *p, ro)
+		show(pending, func(w io.Writer, ro render.Options) { render.ProgressPreview(w, *p, ro) })
 		runID, what = p.RunID, "Reporting progress"
 		question = fmt.Sprintf("Write this to %s in Jira?", p.Item.Key)
 	default:

@@ -21,6 +21,10 @@ import (
 type Options struct {
 	Width int                    // columns available; <40 is treated as 40
 	CS    *iostreams.ColorScheme // nil → no colour
+	// Full shows every row of a large import preview; without it, a
+	// preview of more than SummaryRows rows shows the rows that write or
+	// need attention and counts the unchanged ones.
+	Full bool
 }
 
 func (o Options) width() int {
@@ -109,6 +113,12 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 	cs := o.cs()
 	width := o.width()
 	fmt.Fprintf(w, "Import preview of %s → %s\n\n", cs.Bold(p.Document), p.Scope)
+	if !o.Full && len(p.Items) > SummaryRows {
+		for _, l := range fitParts(fmt.Sprintf("%d items:", len(p.Items)), countParts(p.Counts), width-2) {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+		fmt.Fprintln(w)
+	}
 
 	keyW := 0
 	for _, it := range p.Items {
@@ -122,19 +132,6 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 	const actionW = 11 // "unchanged" + 2
 	lead := 2 + actionW + keyW
 
-	// Group stories under the epics present in the plan.
-	epics := map[core.Reference]bool{}
-	for _, it := range p.Items {
-		if it.Kind == core.KindEpic {
-			epics[it.Reference] = true
-		}
-	}
-	children := map[core.Reference][]core.PlanItem{}
-	for _, it := range p.Items {
-		if it.Kind != core.KindEpic && it.Parent != "" && epics[it.Parent] {
-			children[it.Parent] = append(children[it.Parent], it)
-		}
-	}
 	line := func(it core.PlanItem, tree, cont string) {
 		act := pad(string(it.Action), actionW)
 		if it.BlockedReason != "" {
@@ -158,22 +155,14 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 	if len(p.Items) == 0 {
 		fmt.Fprintln(w, "  (the document has no items)")
 	}
-	for _, it := range p.Items {
-		if it.Kind != core.KindEpic && it.Parent != "" && epics[it.Parent] {
-			continue // printed under its epic
-		}
-		kids := children[it.Reference]
-		cont := ""
-		if len(kids) > 0 {
-			cont = "│ "
-		}
-		line(it, "", cont)
-		for i, k := range kids {
-			tree, c := "├─ ", "│  "
-			if i == len(kids)-1 {
-				tree, c = "└─ ", "   "
-			}
-			line(k, tree, c)
+	summary := !o.Full && len(p.Items) > SummaryRows
+	rows := treeOrder(planNodes(p.Items), func(i int) bool { return !summary || needsAttention(p.Items[i]) })
+	for _, r := range rows {
+		line(p.Items[r.i], r.tree, r.cont)
+	}
+	if summary {
+		if hidden := len(p.Items) - len(rows); hidden > 0 {
+			fmt.Fprintf(w, "  %s\n", cs.Gray(fmt.Sprintf("… and %d unchanged (--full shows every item)", hidden)))
 		}
 	}
 	if len(p.Structure) > 0 { // dependencies, sprint and rank changes
@@ -182,7 +171,10 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 			fmt.Fprintf(w, "  %s%s\n", cs.Cyan(pad(c.Action, actionW)), Truncate(CleanText(c.Message), width-2-actionW))
 		}
 	}
-	fmt.Fprintf(w, "\n  %s\n", CountsLine(p.Counts))
+	fmt.Fprintln(w)
+	for _, l := range fitParts("", countParts(p.Counts), width-2) {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 	if p.PreviewHandle != "" {
 		fmt.Fprintf(w, "  Preview %s (expires %s)\n", p.PreviewHandle, FormatTime(p.ExpiresAt))
 	}
@@ -216,7 +208,10 @@ func notes(it core.PlanItem) []string {
 }
 
 // CountsLine is "2 to create · 1 to update · 3 unchanged · 1 drift (left alone)".
-func CountsLine(c core.Counts) string {
+func CountsLine(c core.Counts) string { return strings.Join(countParts(c), " · ") }
+
+// countParts are the parts of CountsLine.
+func countParts(c core.Counts) []string {
 	create := fmt.Sprintf("%d to create", c.Create)
 	if c.Released > 0 {
 		create += fmt.Sprintf(" (%d released)", c.Released)
@@ -235,14 +230,37 @@ func CountsLine(c core.Counts) string {
 	if c.Structure > 0 {
 		parts = append(parts, fmt.Sprintf("%d structure change(s)", c.Structure))
 	}
-	return strings.Join(parts, " · ")
+	return parts
+}
+
+// fitParts joins head and parts with " · " into lines of at most width
+// columns, breaking only between parts (head starts the first line).
+func fitParts(head string, parts []string, width int) []string {
+	var lines []string
+	cur := head
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case cur == head:
+			cur += " " + p
+		case utf8.RuneCountInString(cur+" · "+p) > width:
+			lines = append(lines, cur+" ·")
+			cur = p
+		default:
+			cur += " · " + p
+		}
+	}
+	return append(lines, cur)
 }
 
 // Writes reports whether committing the preview would write anything.
 func Writes(c core.Counts) bool { return c.Create+c.Update+c.Structure > 0 }
 
-// ImportCommit writes the summary of a committed import: counts, then each
-// written item with its key and link.
+// ImportCommit writes the summary of a committed import: the counts, then
+// the items written (and those whose create is unknown) in the preview's
+// tree order — the first ShownWritten with their links, the rest counted
+// and then one link to a Jira search of everything written.
 func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 	r = Clean(r)
 	cs := o.cs()
@@ -265,12 +283,41 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 			keyW = n
 		}
 	}
+	wrote := func(it core.CommittedItem) bool { return it.Outcome == core.OutcomeCommitted }
+	var written []core.CommittedItem
 	for _, it := range r.Items {
+		if wrote(it) {
+			written = append(written, it)
+		}
+	}
+	// The first ShownWritten written items, and every unknown one.
+	shown, more := map[int]bool{}, 0
+	for _, row := range treeOrder(commitNodes(r.Items), func(int) bool { return true }) {
+		switch it := r.Items[row.i]; {
+		case wrote(it) && len(shown) < ShownWritten, it.Outcome == core.OutcomeUnknown:
+			shown[row.i] = true
+		case wrote(it):
+			more++
+		}
+	}
+	for _, row := range treeOrder(commitNodes(r.Items), func(i int) bool { return shown[i] }) {
+		it := r.Items[row.i]
 		word := outcomeWord(it)
-		label := Truncate(itemLabel(it.Kind, it.Reference, it.Title), width-2-11-keyW-2)
-		fmt.Fprintf(w, "  %s%s  %s\n", actionColor(cs, it.Action, pad(word, 11)), pad(it.Key, keyW), label)
-		if it.URL != "" && (it.Action == core.ActionCreate || it.Action == core.ActionUpdate) {
-			fmt.Fprintf(w, "  %s%s\n", strings.Repeat(" ", 11+keyW+2), cs.Cyan(it.URL))
+		if !shown[row.i] {
+			word = "" // an epic shown as its stories' context
+		}
+		label := Truncate(itemLabel(it.Kind, it.Reference, it.Title), width-2-11-keyW-2-utf8.RuneCountInString(row.tree))
+		fmt.Fprintf(w, "  %s%s  %s%s\n", actionColor(cs, it.Action, pad(word, 11)), pad(it.Key, keyW), row.tree, label)
+		if it.URL != "" && shown[row.i] && wrote(it) {
+			fmt.Fprintf(w, "  %s%s%s\n", strings.Repeat(" ", 11+keyW+2), row.cont, cs.Cyan(it.URL))
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(w, "  %s\n", cs.Gray(fmt.Sprintf("… and %d more written", more)))
+	}
+	if more > 0 { // (when every written item is listed, each has its link)
+		if link := SearchLink(written); link != "" {
+			fmt.Fprintf(w, "  All %d written: %s\n", len(written), cs.Cyan(link))
 		}
 	}
 	fmt.Fprintf(w, "  run %s\n", r.RunID)
