@@ -30,6 +30,12 @@ type ImportPreviewInput struct {
 	// reference ("plan/s-1"); the single entry "all" releases every held
 	// item. An entry naming an item that is not held back is
 	// VALIDATION_FAILED (nothing is stored).
+	// Removed says what to do with the items DevWorkWire created under
+	// this document's id that it no longer lists: "close" plans a
+	// transition of each to done with a comment (as `removed: close` in
+	// the document's front matter does); "" or "leave" shows them as
+	// removed and leaves them alone. Nothing is ever deleted.
+	Removed     string   `json:"removed,omitempty" jsonschema:"items the document no longer lists: leave (the default: shown as removed, left alone) or close (plan a transition to done with a comment, confirmed like any write); nothing is ever deleted"`
 	ReleaseHeld []string `json:"release_held,omitempty" jsonschema:"only after checking the tracker: item ids or references of held-back items (blocked_reason set in a preview) to create anyway, or the single entry all; an id that is not held back is refused"`
 }
 
@@ -49,6 +55,10 @@ type Counts struct {
 	// Structure counts the structure writes the commit makes after the
 	// items: dependencies added or removed, sprint moves, rank moves.
 	Structure int `json:"structure,omitempty" jsonschema:"structure writes: dependencies added or removed, items moved into a sprint or in the backlog order"`
+	// Removed counts the items in the tracker the document no longer
+	// lists, left alone; Close those this plan closes.
+	Removed int `json:"removed,omitempty" jsonschema:"items in Jira that the document no longer lists, left alone"`
+	Close   int `json:"close,omitempty" jsonschema:"items the document no longer lists that the commit closes (transition to done, with a comment)"`
 }
 
 // PlanItem is one row of an import preview.
@@ -88,6 +98,12 @@ type PlanItem struct {
 	// Fields are the item's managed fields: the document's value, where
 	// it came from and what the commit does with it (PlanField).
 	Fields []PlanField `json:"fields,omitempty" jsonschema:"the managed fields: value as the document sets it, its source (item, document, config) and what the commit does (set, unchanged, kept, conflict, take-document)"`
+	// On a removed or close row (an item the document no longer lists):
+	// its status in the tracker; for a close, the name of the transition
+	// to done and the comment the commit adds.
+	Status     Status `json:"status,omitempty" jsonschema:"removed and close rows: the item's status in Jira"`
+	Transition string `json:"transition,omitempty" jsonschema:"close rows: the workflow transition to done the commit uses"`
+	Comment    string `json:"comment,omitempty" jsonschema:"close rows: the comment the commit adds, saying why the item is closed"`
 }
 
 // FieldChange is one field of a preview row, old → new. It is general so
@@ -167,7 +183,7 @@ type CommittedItem struct {
 	Key       string    `json:"key,omitempty"`
 	URL       string    `json:"url,omitempty"`
 	Parent    Reference `json:"parent,omitempty"` // the epic's reference, for a story (as in the preview)
-	Outcome   string    `json:"outcome"`          // committed | skipped (unchanged or drift) | unknown (a blocked create, not made)
+	Outcome   string    `json:"outcome"`          // committed | skipped (unchanged, drift or removed) | unknown (a blocked create, not made)
 	// Released marks the create of a held-back item the preview released
 	// (PlanItem.Released).
 	Released bool `json:"released,omitempty" jsonschema:"the create of a held-back item released by release_held"`
@@ -188,6 +204,8 @@ type CommitCounts struct {
 	Unlinked int `json:"unlinked,omitempty"`
 	Sprinted int `json:"sprinted,omitempty"`
 	Ranked   int `json:"ranked,omitempty"`
+	Closed   int `json:"closed,omitempty"`  // removed items closed
+	Removed  int `json:"removed,omitempty"` // removed items left alone
 }
 
 // ImportCommitResult is the result of a committed import.
@@ -276,6 +294,9 @@ type ItemView struct {
 	Subtasks           []Linked  `json:"subtasks,omitempty"` // a story's sub-tasks
 	Sprint             string    `json:"sprint,omitempty"`
 	Children           []ItemRef `json:"children,omitempty"` // an epic's stories
+	// Removed is true for an item its planning document no longer lists
+	// (as of the document's last import): not work of the plan.
+	Removed bool `json:"removed,omitempty" jsonschema:"true when the planning document no longer lists this item (as of its last import): it is not work of the plan"`
 }
 
 // GetResult is the result of workitem.get.

@@ -49,6 +49,11 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	for i, it := range doc.Items {
 		refs[i] = NewReference(doc.ID, it.ID)
 	}
+	removed, err := s.removedRefs(ctx, scope, doc) // removed.go: looked up with the others
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
+	refs = append(refs, removed...)
 	idx, err := s.st.LookupIndex(ctx, scope, refs)
 	if err != nil {
 		return ImportPreviewResult{}, err
@@ -75,6 +80,11 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	describeChanges(entries, found) // diff.go
+	entries, gone, err := s.planRemoved(ctx, removed, found, doc, in.Removed, entries)
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
+	warnings = append(warnings, gone...)
 	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
 	structure, problems, err := s.planStructure(ctx, doc, entries, found) // structure.go
 	if err != nil {
@@ -86,7 +96,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err := s.checkPermissions(ctx, importPermissions(entries)...); err != nil {
 		return ImportPreviewResult{}, err
 	}
-	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Document: doc.ID, Scope: scope, Warnings: warnings, MadeBy: madeByFrom(ctx)}, Entries: entries}
+	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Document: doc.ID, Scope: scope, Warnings: warnings, MadeBy: madeByFrom(ctx), Path: in.Path}, Entries: entries}
 	pl.Structure = structure
 	p, err := s.savePreview(ctx, PreviewImport, pl)
 	if err != nil {
@@ -458,7 +468,7 @@ type execution struct {
 }
 
 func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
-	var epics, stories, subtasks, blocked []*planEntry
+	var epics, stories, subtasks, blocked, closes []*planEntry
 	var index []IndexEntry
 	scope := x.pl.Head.Scope
 	now := utc(x.s.now())
@@ -469,6 +479,11 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 			if e.Action == ActionUnchanged {
 				index = append(index, IndexEntry{Scope: scope, Reference: e.Spec.Reference, Key: e.Key, Digest: e.Spec.Digest, UpdatedAt: now})
 			}
+		}
+		if e.Action == ActionClose {
+			closes = append(closes, e) // removed.go
+			x.total++
+			continue
 		}
 		if e.Action != ActionCreate && e.Action != ActionUpdate {
 			continue
@@ -506,6 +521,7 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 		x.phase(ctx, phase)
 	}
 	x.runStructure(ctx) // links → sprint → rank (structure_commit.go)
+	x.closePhase(ctx, closes)
 	return x.result(ctx)
 }
 
@@ -745,6 +761,7 @@ func (x *execution) record(ctx context.Context, index []IndexEntry, recs []ItemO
 
 func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 	x.checkDuplicates(ctx) // duplicates.go
+	x.recordDocument(ctx)  // documents.go
 	if x.stop != nil {
 		return ImportCommitResult{}, x.partial(ctx)
 	}
@@ -776,6 +793,12 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 		case e.Action == ActionDrift:
 			ci.Outcome = "skipped"
 			r.Counts.Drift++
+		case e.Action == ActionClose:
+			ci.Outcome = OutcomeCommitted
+			r.Counts.Closed++
+		case e.Action == ActionRemoved:
+			ci.Outcome = "skipped"
+			r.Counts.Removed++
 		}
 		r.Items = append(r.Items, ci)
 	}
@@ -805,7 +828,7 @@ func (x *execution) heldBack(ctx context.Context) error {
 			details = append(details, Detail{Item: string(ref), Outcome: OutcomeUnknown,
 				Message: fmt.Sprintf("held back, not created: an earlier create (%s) had an unknown outcome and the tracker's search does not show it yet; look for reference %s in the tracker (a preview after %s finds it, or plans it as a normal create if it is still missing)",
 					e.UnknownSince.Format(time.RFC3339), ref, e.RetryAfter.Format(time.RFC3339))})
-		case e.Action == ActionCreate || e.Action == ActionUpdate:
+		case e.writes():
 			committed++
 			details = append(details, Detail{Item: string(ref), Key: x.keys[ref], Outcome: OutcomeCommitted, Message: fmt.Sprintf("%sd as %s", e.Action, x.keys[ref])})
 		}
@@ -828,7 +851,7 @@ func (x *execution) partial(ctx context.Context) error {
 	var committed, failed, unknown, unknownCreates, untried int
 	var details []Detail
 	for _, e := range x.pl.Entries {
-		if (e.Action != ActionCreate && e.Action != ActionUpdate) || e.Blocked {
+		if !e.writes() || e.Blocked {
 			continue
 		}
 		ref := e.Spec.Reference

@@ -38,7 +38,7 @@ func (s *WorkItemService) checkPermissions(ctx context.Context, perms ...Permiss
 
 // importPermissions are the permissions the entries' writes need.
 func importPermissions(entries []planEntry) []Permission {
-	var create, edit bool
+	var create, edit, closes bool
 	for _, e := range entries {
 		if e.Blocked {
 			continue
@@ -48,6 +48,8 @@ func importPermissions(entries []planEntry) []Permission {
 			create = true
 		case ActionUpdate:
 			edit = true
+		case ActionClose: // removed.go
+			closes = true
 		}
 	}
 	var out []Permission
@@ -56,6 +58,9 @@ func importPermissions(entries []planEntry) []Permission {
 	}
 	if edit {
 		out = append(out, PermissionEdit)
+	}
+	if closes {
+		out = append(out, PermissionTransition, PermissionComment)
 	}
 	return out
 }

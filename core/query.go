@@ -28,6 +28,9 @@ func (s *WorkItemService) Get(ctx context.Context, in GetInput) (GetResult, erro
 			v.Children = append(v.Children, itemRef(k))
 		}
 	}
+	one := []ItemView{v}
+	s.markRemoved(ctx, o, one) // removed.go
+	v = one[0]
 	o.done("item read", "key", w.Key, "children", len(v.Children))
 	return GetResult{ResultType: ResultPreview, RunID: o.runID, Item: v}, nil
 }
@@ -139,5 +142,6 @@ func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (Quer
 		res.Items = append(res.Items, v)
 	}
 	res.Returned = len(res.Items)
+	s.markRemoved(ctx, o, res.Items) // removed.go
 	return res, nil
 }

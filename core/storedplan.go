@@ -42,6 +42,9 @@ type importHead struct {
 	Scope    string   `json:"scope"`
 	Warnings []string `json:"warnings,omitempty"`
 	MadeBy   string   `json:"made_by,omitempty"` // who or what made the preview (WithMadeBy)
+	// Path is the file the document was read from (recorded with the
+	// document at commit, documents.go).
+	Path string `json:"path,omitempty"`
 }
 
 // planEntry is one item of a stored import plan.
@@ -70,6 +73,12 @@ type planEntry struct {
 	Released bool `json:"released,omitempty"`
 	// Fields are the managed fields as the preview shows them (fields.go).
 	Fields []PlanField `json:"fields,omitempty"`
+	// A removed or close entry (removed.go): the item's status in the
+	// tracker; for a close, the transition to done and the comment.
+	Status         Status `json:"status,omitempty"`
+	TransitionID   string `json:"transition_id,omitempty"`
+	TransitionName string `json:"transition_name,omitempty"`
+	Comment        string `json:"comment,omitempty"`
 }
 
 // storedChange is a FieldChange as stored, compactly: its from and to
@@ -204,6 +213,10 @@ func (c *Counts) add(it PlanItem) {
 		c.Unchanged++
 	case it.Action == ActionDrift:
 		c.Drift++
+	case it.Action == ActionRemoved:
+		c.Removed++
+	case it.Action == ActionClose:
+		c.Close++
 	}
 }
 
@@ -213,6 +226,9 @@ func (e *planEntry) row() PlanItem {
 		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument, Fields: e.Fields}
 	for _, c := range e.Changes {
 		r.Changes = append(r.Changes, c.api())
+	}
+	if e.Action == ActionRemoved || e.Action == ActionClose {
+		r.Status, r.Transition, r.Comment = e.Status, e.TransitionName, e.Comment
 	}
 	if e.Blocked {
 		r.UnknownSince, r.RetryAfter = e.UnknownSince, e.RetryAfter

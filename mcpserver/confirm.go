@@ -168,15 +168,23 @@ func describe(info core.PreviewInfo) string {
 	switch {
 	case info.Import != nil:
 		p := info.Import
-		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira (%s), importing document %q: create %d, update %d; %d unchanged and %d drifted items are left alone.\n",
-			p.Scope, p.Document, p.Counts.Create, p.Counts.Update, p.Counts.Unchanged, p.Counts.Drift)
+		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira (%s), importing document %q: create %d, update %d",
+			p.Scope, p.Document, p.Counts.Create, p.Counts.Update)
+		if p.Counts.Close > 0 {
+			fmt.Fprintf(&b, ", close %d items the document no longer lists (transition to done, with a comment)", p.Counts.Close)
+		}
+		fmt.Fprintf(&b, "; %d unchanged and %d drifted items are left alone", p.Counts.Unchanged, p.Counts.Drift)
+		if p.Counts.Removed > 0 {
+			fmt.Fprintf(&b, ", and %d items the document no longer lists", p.Counts.Removed)
+		}
+		b.WriteString(".\n")
 		n := 0
 		for _, it := range p.Items {
-			if it.Action != core.ActionCreate && it.Action != core.ActionUpdate {
+			if it.Action != core.ActionCreate && it.Action != core.ActionUpdate && it.Action != core.ActionClose {
 				continue
 			}
 			if n == maxListed {
-				fmt.Fprintf(&b, "… and %d more.\n", p.Counts.Create+p.Counts.Update-n)
+				fmt.Fprintf(&b, "… and %d more.\n", p.Counts.Create+p.Counts.Update+p.Counts.Close-n)
 				break
 			}
 			n++

@@ -288,3 +288,17 @@ func TestDescribeNamesReleasedItems(t *testing.T) {
 		t.Errorf("describe: %s", s)
 	}
 }
+
+// A close of an item the document no longer lists is named in the
+// question, with the count; removed items left alone are counted.
+func TestDescribeNamesCloses(t *testing.T) {
+	p := sampleImportPreview()
+	p.Items = []core.PlanItem{{Reference: "d/s-1", Kind: core.KindStory, Title: "gone", Action: core.ActionClose, Key: "DEMO-4"},
+		{Reference: "d/s-2", Kind: core.KindStory, Title: "kept", Action: core.ActionRemoved, Key: "DEMO-5"}}
+	p.Counts = core.Counts{Close: 1, Removed: 1}
+	s := describe(core.PreviewInfo{Kind: core.PreviewImport, Import: &p})
+	if !strings.Contains(s, "close 1 items the document no longer lists") || !strings.Contains(s, `- close story d/s-1 "gone" (DEMO-4)`) ||
+		!strings.Contains(s, "1 items the document no longer lists.") || strings.Contains(s, "kept") {
+		t.Errorf("describe: %s", s)
+	}
+}

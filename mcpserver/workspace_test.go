@@ -107,7 +107,7 @@ func TestMissingWorkspaceIsConfigInvalid(t *testing.T) {
 	wantCode(t, err, core.CodeConfigInvalid)
 }
 
-// import_preview passes release_held through to the service.
+// import_preview passes release_held and removed through to the service.
 func TestImportPreviewPassesReleaseHeld(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "p.yaml"), []byte("id: p\n"), 0o644); err != nil {
@@ -115,8 +115,11 @@ func TestImportPreviewPassesReleaseHeld(t *testing.T) {
 	}
 	svc := &fakeService{}
 	c := connect(t, svc, Options{Workspace: dir}, nil, "")
-	c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.yaml", "release_held": []string{"s-1", "p/s-2"}})
+	c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.yaml", "release_held": []string{"s-1", "p/s-2"}, "removed": "close"})
 	if got := svc.lastImport.ReleaseHeld; !slices.Equal(got, []string{"s-1", "p/s-2"}) {
 		t.Errorf("service got release_held %q", got)
+	}
+	if got := svc.lastImport.Removed; got != "close" {
+		t.Errorf("service got removed %q", got)
 	}
 }

@@ -37,6 +37,7 @@ type data struct {
 	runs     map[string]*core.Run
 	index    map[indexKey]core.IndexEntry
 	locks    map[string]lockRow
+	docs     map[indexKey]core.DocumentRecord // documents.go (scope, document id)
 }
 
 // lockRow is a lock; a released lock keeps its row (owner "") so its

@@ -84,6 +84,9 @@ type Document struct {
 	// Defaults are the document's `defaults:` (front matter or top level)
 	// as written; they are already applied to every item's Fields.
 	Defaults Fields `json:",omitzero"`
+	// Removed is the document's `removed:` (RemovedClose or RemovedLeave;
+	// "" when not set, which is RemovedLeave).
+	Removed string `json:",omitempty"`
 }
 
 // Problem is one validation problem. Item is the item id ("" for the

@@ -43,6 +43,7 @@ type result struct {
 	items     []*rawItem
 	opts      *Options
 	defaults  Fields // the document's `defaults:`
+	removed   string // `removed:` (removed.go)
 	problems  []Problem
 	dropped   int // problems beyond MaxProblems
 }
@@ -72,7 +73,7 @@ const MaxProblems = 1000
 // finish validates r and returns the Document or a VALIDATION_FAILED error
 // listing every problem.
 func (r *result) finish(name string) (*Document, error) {
-	doc := &Document{Title: r.title}
+	doc := &Document{Title: r.title, Removed: r.removed}
 
 	// Document id.
 	if r.docIDSet {

@@ -186,6 +186,8 @@ func readFrontMatter(name string, root *yaml.Node, r *result) *Error {
 			}
 		case "defaults":
 			r.readDefaults(v, 1)
+		case "removed":
+			r.readRemoved(v, line) // removed.go
 		}
 	}
 	return nil
@@ -354,7 +356,7 @@ func nodeKind(n *yaml.Node) string {
 }
 
 var (
-	docKeys   = []string{"id", "title", "defaults", "epics", "stories"}
+	docKeys   = []string{"id", "title", "defaults", "removed", "epics", "stories"}
 	epicKeys  = []string{"id", "title", "description", "acceptance_criteria", "drift", "depends_on", "blocks", "stories"}
 	storyKeys = []string{"id", "title", "description", "acceptance_criteria", "drift", "epic", "depends_on", "blocks", "subtasks"}
 	subKeys   = []string{"id", "title", "description", "acceptance_criteria", "drift", "depends_on", "blocks"}
@@ -418,6 +420,8 @@ func parseYAML(name string, data []byte, opts *Options) (*result, *Error) {
 			}
 		case "defaults":
 			r.readDefaults(v, 0)
+		case "removed":
+			r.readRemoved(v, k.Line) // removed.go
 		default:
 			r.addf("", k.Value, k.Line, "Unknown top-level key %q at line %d%s; the top-level keys are %s", k.Value, k.Line, didYouMean(k.Value, docKeys), strings.Join(docKeys, ", "))
 		}

@@ -140,6 +140,7 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"TwoPreviewsOfOneDocument", testTwoPreviewsOfOneDocument},
 		{"PendingPreviews", testPendingPreviews},
 		{"ListIndex", testListIndex},
+		{"Documents", testDocuments}, // documents.go
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
 	}
 	if sharesProcesses(t, newHarness) {

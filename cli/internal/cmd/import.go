@@ -25,6 +25,9 @@ type ImportOptions struct {
 	ReleaseHeld []string
 	// Full shows every row of a large preview (--full).
 	Full bool
+	// Removed is what to do with items the document no longer lists
+	// (--removed close|leave; "" is the document's own `removed:`).
+	Removed string
 }
 
 // NewCmdImport parses `dwire import <doc> [--dry-run]`.
@@ -52,6 +55,10 @@ normal creates, marked "released" in the preview you confirm.`,
 	}
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
 	c.Flags().BoolVar(&o.Full, "full", false, "show every item of a large preview (without it, beyond 50 items only those that change or need attention)")
+	c.Flags().StringVar(&o.Removed, "removed", "", "items the document no longer lists: close (transition to done, with a comment) or leave (shown, left alone); default: the document's removed: setting, else leave")
+	_ = c.RegisterFlagCompletionFunc("removed", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"close\tclose them, with a comment", "leave\tshow them, leave them alone"}, cobra.ShellCompDirectiveNoFileComp
+	})
 	c.Flags().StringSliceVar(&o.ReleaseHeld, "release-held", nil, "after checking Jira: create these held-back items anyway (item ids or references, or all)")
 	_ = c.RegisterFlagCompletionFunc("release-held", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"all\tevery held-back item"}, cobra.ShellCompDirectiveNoFileComp
@@ -78,7 +85,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	}
 	defer closeFn()
 
-	p, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path, ReleaseHeld: o.ReleaseHeld})
+	p, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path, ReleaseHeld: o.ReleaseHeld, Removed: o.Removed})
 	if err != nil {
 		return err
 	}
@@ -111,14 +118,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	if !ios.CanPrompt() {
 		return confirmRequired(p.RunID, p.PreviewHandle, "Writing to Jira")
 	}
-	released := ""
-	if p.Counts.Released > 0 {
-		released = fmt.Sprintf(", %d of them released", p.Counts.Released)
-	}
-	q := fmt.Sprintf("Write %s to Jira (%d to create%s, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), p.Counts.Create, released, p.Counts.Update)
-	if n := p.Counts.Structure; n > 0 {
-		q = fmt.Sprintf("Write %s and %s to Jira (%d to create%s, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), plural(n, "structure change"), p.Counts.Create, released, p.Counts.Update)
-	}
+	q := importQuestion(p.Counts)
 	if ok, err := confirmed(ctx, ios, o.JSON, q, "Writing to Jira", p.RunID, p.PreviewHandle, p); !ok {
 		return err
 	}

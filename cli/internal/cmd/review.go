@@ -133,7 +133,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 			}
 			return nil
 		}
-		question = fmt.Sprintf("Write %s to Jira (%d to create, %d to update)?", plural(p.Counts.Create+p.Counts.Update, "item"), p.Counts.Create, p.Counts.Update)
+		question = importQuestion(p.Counts)
 	case info.Kind == core.PreviewProgress && info.Progress != nil:
 		p := info.Progress
 		shown = p

@@ -90,8 +90,10 @@ func actionColor(cs *iostreams.ColorScheme, a core.Action, s string) string {
 		return cs.Yellow(s)
 	case core.ActionDrift:
 		return cs.Red(s)
-	case core.ActionUnchanged:
+	case core.ActionUnchanged, core.ActionRemoved:
 		return cs.Gray(s)
+	case core.ActionClose:
+		return cs.Yellow(s)
 	}
 	return s
 }
@@ -203,6 +205,11 @@ func notes(it core.PlanItem) []string {
 			"differs (Jira → document):")
 	case it.Action == core.ActionDrift:
 		n = append(n, "edited in Jira since the last import; left alone")
+	case it.Action == core.ActionRemoved:
+		n = append(n, "no longer in the document: left alone",
+			"(\"removed: close\" in the front matter closes it)")
+	case it.Action == core.ActionClose:
+		n = append(n, fmt.Sprintf("not in the document: closed via %q, with a comment", it.Transition))
 	}
 	return append(n, fieldNotes(it)...)
 }
@@ -230,6 +237,12 @@ func countParts(c core.Counts) []string {
 	if c.Structure > 0 {
 		parts = append(parts, fmt.Sprintf("%d structure change(s)", c.Structure))
 	}
+	if c.Close > 0 {
+		parts = append(parts, fmt.Sprintf("%d to close (no longer in the document)", c.Close))
+	}
+	if c.Removed > 0 {
+		parts = append(parts, fmt.Sprintf("%d removed (left alone)", c.Removed))
+	}
 	return parts
 }
 
@@ -255,7 +268,7 @@ func fitParts(head string, parts []string, width int) []string {
 }
 
 // Writes reports whether committing the preview would write anything.
-func Writes(c core.Counts) bool { return c.Create+c.Update+c.Structure > 0 }
+func Writes(c core.Counts) bool { return c.Create+c.Update+c.Structure+c.Close > 0 }
 
 // ImportCommit writes the summary of a committed import: the counts, then
 // the items written (and those whose create is unknown) in the preview's
@@ -272,6 +285,12 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 	}
 	if c.Unknown > 0 {
 		head += fmt.Sprintf(", %d not created (an earlier create's outcome is unknown)", c.Unknown)
+	}
+	if c.Closed > 0 {
+		head += fmt.Sprintf(", %d closed", c.Closed)
+	}
+	if c.Removed > 0 {
+		head += fmt.Sprintf(", %d removed left alone", c.Removed)
 	}
 	fmt.Fprintln(w, cs.Green(head)+".")
 	if r.Replayed {
@@ -336,6 +355,10 @@ func outcomeWord(it core.CommittedItem) string {
 		return "drift"
 	case core.ActionUnchanged:
 		return "unchanged"
+	case core.ActionClose:
+		return "closed"
+	case core.ActionRemoved:
+		return "removed"
 	}
 	return it.Outcome
 }
@@ -423,7 +446,11 @@ func List(w io.Writer, r core.QueryResult, o Options) {
 	titleW := width - keyW - statusW - kindW
 	fmt.Fprintf(w, "%s%s%s%s\n", pad("KEY", keyW), pad("STATUS", statusW), pad("KIND", kindW), "TITLE")
 	for _, it := range r.Items {
-		fmt.Fprintf(w, "%s%s%s%s\n", pad(it.Key, keyW), pad(string(it.Status), statusW), pad(string(it.Kind), kindW), Truncate(it.Title, titleW))
+		title := it.Title
+		if it.Removed {
+			title = "(removed from the document) " + title
+		}
+		fmt.Fprintf(w, "%s%s%s%s\n", pad(it.Key, keyW), pad(string(it.Status), statusW), pad(string(it.Kind), kindW), Truncate(title, titleW))
 	}
 }
 
@@ -445,6 +472,9 @@ func Item(w io.Writer, v core.ItemView, o Options) {
 	}
 	row("status", status)
 	row("reference", string(v.Reference))
+	if v.Removed {
+		row("plan", "removed: its planning document no longer lists it")
+	}
 	if v.Epic != nil {
 		row("epic", v.Epic.Key+" "+v.Epic.Title)
 	}

@@ -1,0 +1,65 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// DocumentRecord is what the state store remembers of a planning document
+// at its last commit: the file it was imported from and the ids of the
+// items it held then (issue 18 §§2, 4). The preview uses it to warn when
+// another file reuses the document id; queries use it to mark the items
+// a document no longer lists.
+type DocumentRecord struct {
+	Scope    string
+	Document string // document id
+	// Path is the file the document was last imported from, as the front
+	// door gave it (absolute for both doors); "" when only its bytes were
+	// given.
+	Path      string
+	Items     []string // item ids, in document order
+	UpdatedAt time.Time
+}
+
+// DocumentStore is the Store capability behind removed items and
+// document-id collisions. Every store in this repository has it (checked
+// by core/storetest, "Documents"); without it a preview shows no removed
+// items and no collision.
+type DocumentStore interface {
+	// RecordDocument stores r, replacing the record of r.Scope and
+	// r.Document. Errors: INTERNAL_ERROR (store fault).
+	RecordDocument(ctx context.Context, r DocumentRecord) error
+	// LoadDocuments returns the records of the given document ids of scope
+	// (ids without a record are absent from the map).
+	LoadDocuments(ctx context.Context, scope string, documents []string) (map[string]DocumentRecord, error)
+	// ListDocumentIndex returns the dedup index entries of scope that hold
+	// a tracker key and whose reference belongs to document
+	// ("<document>/…"), in no particular order.
+	ListDocumentIndex(ctx context.Context, scope, document string) ([]IndexEntry, error)
+}
+
+// documents returns the store's DocumentStore, or nil.
+func (s *WorkItemService) documents() DocumentStore {
+	d, _ := s.st.(DocumentStore)
+	return d
+}
+
+// recordDocument remembers, at the end of an import commit, the file the
+// document was imported from and the items it listed. Best effort: a
+// store fault is logged, the commit's result stands.
+func (x *execution) recordDocument(ctx context.Context) {
+	ds := x.s.documents()
+	if ds == nil {
+		return
+	}
+	r := DocumentRecord{Scope: x.pl.Head.Scope, Document: x.pl.Head.Document, Path: x.pl.Head.Path, UpdatedAt: utc(x.s.now())}
+	for _, e := range x.pl.Entries {
+		if e.Action != ActionRemoved && e.Action != ActionClose {
+			_, id := e.Spec.Reference.Split()
+			r.Items = append(r.Items, id)
+		}
+	}
+	if err := ds.RecordDocument(context.WithoutCancel(ctx), r); err != nil {
+		x.o.log.Warn("could not record the document's file and items", "code", ErrorCode(err), "document", r.Document)
+	}
+}

@@ -1,0 +1,65 @@
+package pgstore
+
+import (
+	"context"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
+)
+
+var _ core.DocumentStore = (*Store)(nil)
+
+// RecordDocument implements core.DocumentStore.
+func (s *Store) RecordDocument(ctx context.Context, r core.DocumentRecord) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	items, err := sqlrows.DocumentItems(r.Items)
+	if err != nil {
+		return s.fault(err, "record a document")
+	}
+	_, err = s.pool.Exec(ctx, s.q(`INSERT INTO {schema}.documents (scope, document, path, items, updated_at) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (scope, document) DO UPDATE SET path = excluded.path, items = excluded.items, updated_at = excluded.updated_at`),
+		r.Scope, r.Document, r.Path, items, dbTime(r.UpdatedAt))
+	return s.fault(err, "record a document")
+}
+
+// LoadDocuments implements core.DocumentStore.
+func (s *Store) LoadDocuments(ctx context.Context, scope string, documents []string) (map[string]core.DocumentRecord, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if len(documents) == 0 {
+		return map[string]core.DocumentRecord{}, nil
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.DocumentColumns+` FROM {schema}.documents
+		WHERE scope = $1 AND document = ANY($2::text[])`), scope, documents)
+	if err != nil {
+		return nil, s.fault(err, "load documents")
+	}
+	defer rows.Close()
+	out, err := sqlrows.Documents(rows, scope, fromDBTime)
+	if err != nil {
+		return nil, s.fault(err, "load documents")
+	}
+	return out, nil
+}
+
+// ListDocumentIndex implements core.DocumentStore (starts_with, not a
+// range: the database's collation may not order '/' bytewise).
+func (s *Store) ListDocumentIndex(ctx context.Context, scope, document string) ([]core.IndexEntry, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index
+		WHERE scope = $1 AND starts_with(reference, $2) AND issue_key <> ''`), scope, document+"/")
+	if err != nil {
+		return nil, s.fault(err, "list a document's dedup index")
+	}
+	defer rows.Close()
+	m, err := sqlrows.Index(rows, scope, fromDBTime, 0)
+	if err != nil {
+		return nil, s.fault(err, "list a document's dedup index")
+	}
+	return sqlrows.Entries(m), nil
+}

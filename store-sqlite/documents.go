@@ -1,0 +1,71 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
+)
+
+var _ core.DocumentStore = (*Store)(nil)
+
+// RecordDocument implements core.DocumentStore.
+func (s *Store) RecordDocument(ctx context.Context, r core.DocumentRecord) error {
+	items, err := sqlrows.DocumentItems(r.Items)
+	if err != nil {
+		return s.fault(err, "record a document")
+	}
+	return s.write(ctx, "record a document", func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO documents (scope, document, path, items, updated_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (scope, document) DO UPDATE SET path = excluded.path, items = excluded.items, updated_at = excluded.updated_at`,
+			r.Scope, r.Document, r.Path, items, dbTime(r.UpdatedAt))
+		return err
+	})
+}
+
+// LoadDocuments implements core.DocumentStore.
+func (s *Store) LoadDocuments(ctx context.Context, scope string, documents []string) (map[string]core.DocumentRecord, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if len(documents) == 0 {
+		return map[string]core.DocumentRecord{}, nil
+	}
+	list, err := json.Marshal(documents)
+	if err != nil {
+		return nil, s.fault(err, "load documents")
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.DocumentColumns+` FROM documents
+		WHERE scope = ? AND document IN (SELECT value FROM json_each(?))`, scope, string(list))
+	if err != nil {
+		return nil, s.fault(err, "load documents")
+	}
+	defer rows.Close()
+	out, err := sqlrows.Documents(rows, scope, fromDBTime)
+	if err != nil {
+		return nil, s.fault(err, "load documents")
+	}
+	return out, nil
+}
+
+// ListDocumentIndex implements core.DocumentStore: a range of the index's
+// primary key ("<document>/" up to "<document>0", '0' being the byte after
+// '/').
+func (s *Store) ListDocumentIndex(ctx context.Context, scope, document string) ([]core.IndexEntry, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index
+		WHERE scope = ? AND reference >= ? AND reference < ? AND issue_key <> ''`, scope, document+"/", document+"0")
+	if err != nil {
+		return nil, s.fault(err, "list a document's dedup index")
+	}
+	defer rows.Close()
+	m, err := sqlrows.Index(rows, scope, fromDBTime, 0)
+	if err != nil {
+		return nil, s.fault(err, "list a document's dedup index")
+	}
+	return sqlrows.Entries(m), nil
+}
