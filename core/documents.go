@@ -2,7 +2,11 @@ package core
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"time"
+
+	"github.com/devworkwire/devworkwire/core/plan"
 )
 
 // DocumentRecord is what the state store remembers of a planning document
@@ -62,4 +66,48 @@ func (x *execution) recordDocument(ctx context.Context) {
 	if err := ds.RecordDocument(context.WithoutCancel(ctx), r); err != nil {
 		x.o.log.Warn("could not record the document's file and items", "code", ErrorCode(err), "document", r.Document)
 	}
+}
+
+// documentCollision checks a preview of doc read from path against the
+// file its id was last imported from (issue 18 §4): another file reusing
+// the id takes over the issues the tracker holds under it, which is a
+// warning naming both files, and an error (VALIDATION_FAILED, nothing
+// stored) when the document shares none of those items — then it is not
+// a moved or renamed file but another plan with the same id. found holds
+// what the tracker has of the document's items and of its removed ones.
+func (s *WorkItemService) documentCollision(ctx context.Context, scope string, doc *plan.Document, path string, found map[Reference]WorkItem) (string, error) {
+	ds := s.documents()
+	if ds == nil || path == "" {
+		return "", nil
+	}
+	recs, err := ds.LoadDocuments(ctx, scope, []string{doc.ID})
+	if err != nil {
+		return "", err
+	}
+	last, ok := recs[doc.ID]
+	if !ok || last.Path == "" || filepath.Clean(last.Path) == filepath.Clean(path) {
+		return "", nil
+	}
+	listed := make(map[Reference]bool, len(doc.Items))
+	for _, it := range doc.Items {
+		listed[NewReference(doc.ID, it.ID)] = true
+	}
+	held, shared := 0, 0
+	for ref, w := range found {
+		if ref.Document() == doc.ID && w.Reference == ref {
+			held++
+			if listed[ref] {
+				shared++
+			}
+		}
+	}
+	switch {
+	case held == 0:
+		return "", nil
+	case shared == 0:
+		return "", Errorf(CodeValidationFailed, "Document id %s was last imported from %s, and this file (%s) lists none of the %d items the tracker holds under that id: it is another plan with the same id, and importing it would take those items as removed. Nothing was stored. Give this document its own id (id: … in its front matter, or at the top of a YAML document), or import %s.",
+			doc.ID, last.Path, path, held, last.Path).WithDetails(Detail{Field: "id", Message: fmt.Sprintf("document id %s is %s's", doc.ID, last.Path)})
+	}
+	return fmt.Sprintf("Document id %s was last imported from %s; this file (%s) would take over its %d items in the tracker (it lists %d of them). If this file is a copy rather than the same plan moved or renamed, give it its own id before committing.",
+		doc.ID, last.Path, path, held, shared), nil
 }

@@ -85,6 +85,12 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	warnings = append(warnings, gone...)
+	if w, err := s.documentCollision(ctx, scope, doc, in.Path, found); err != nil || w != "" { // documents.go
+		if err != nil {
+			return ImportPreviewResult{}, err
+		}
+		warnings = append([]string{w}, warnings...)
+	}
 	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
 	structure, problems, err := s.planStructure(ctx, doc, entries, found) // structure.go
 	if err != nil {
