@@ -113,6 +113,10 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 		} else {
 			fmt.Fprintln(ios.ErrOut, "Nothing to write: Jira already matches the document.")
 		}
+		if n := p.Counts.Removed; n > 0 {
+			fmt.Fprintf(ios.ErrOut, "%s no longer in the document %s left alone in Jira; to close %s, import with --removed close.\n",
+				plural(n, "item"), map[bool]string{true: "is", false: "are"}[n == 1], map[bool]string{true: "it", false: "them"}[n == 1])
+		}
 		return nil
 	}
 	if !ios.CanPrompt() {

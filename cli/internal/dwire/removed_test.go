@@ -24,7 +24,7 @@ func TestImportRemovedItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	writes := h.prov.Writes()
-	h.run("", true, "import", "plan.md").expect(t, 0, "removed", "Story s-2: Save address for next time", "no longer in the document: left alone", "1 removed (left alone)", "Nothing to write")
+	h.run("", true, "import", "plan.md").expect(t, 0, "removed", "Story s-2: Save address for next time", "no longer in the document: left alone", "1 removed (left alone)", "Nothing to write", "1 item no longer in the document is left alone in Jira; to close it, import with --removed close.")
 	h.run("y\n", true, "import", "plan.md", "--removed", "close").
 		expect(t, 0, "close ", "closed via", "(0 to create, 0 to update, 1 to close)?", "1 closed")
 	if h.prov.Writes() != writes+2 {
