@@ -799,12 +799,8 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 		case e.Action == ActionDrift:
 			ci.Outcome = "skipped"
 			r.Counts.Drift++
-		case e.Action == ActionClose:
-			ci.Outcome = OutcomeCommitted
-			r.Counts.Closed++
-		case e.Action == ActionRemoved:
-			ci.Outcome = "skipped"
-			r.Counts.Removed++
+		default:
+			removedOutcome(&ci, &r.Counts) // removed.go
 		}
 		r.Items = append(r.Items, ci)
 	}

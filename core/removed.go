@@ -75,7 +75,7 @@ func (s *WorkItemService) planRemoved(ctx context.Context, removed []Reference, 
 		e := planEntry{
 			Spec:   ItemSpec{Reference: ref, Kind: w.Kind, Title: w.Title},
 			Parent: byKey[w.ParentKey], Action: ActionRemoved,
-			Key: w.Key, URL: w.URL, Fingerprint: w.Fingerprint, Status: w.Status,
+			Key: w.Key, URL: w.URL, Fingerprint: w.Fingerprint, Gone: &storedGone{Status: w.Status},
 		}
 		if close && w.Status != StatusDone {
 			t, avail, err := s.transitionTo(ctx, w.Key, StatusDone)
@@ -86,8 +86,8 @@ func (s *WorkItemService) planRemoved(ctx context.Context, removed []Reference, 
 				warnings = append(warnings, fmt.Sprintf("%s %s (%s) is no longer in the document, but no workflow transition takes it from %s to done (available: %s), so it is left alone. Close it in the tracker, or change the workflow.",
 					kindLabel(w.Kind), ref, w.Key, w.Status, avail))
 			} else {
-				e.Action, e.TransitionID, e.TransitionName = ActionClose, t.ID, t.Name
-				e.Comment = fmt.Sprintf("Closed by DevWorkWire: this item (reference %s) is no longer in the planning document %s, whose import closes the items it no longer lists.", ref, ref.Document())
+				e.Action, e.Gone.TransitionID, e.Gone.TransitionName = ActionClose, t.ID, t.Name
+				e.Gone.Comment = fmt.Sprintf("Closed by DevWorkWire: this item (reference %s) is no longer in the planning document %s, whose import closes the items it no longer lists.", ref, ref.Document())
 			}
 		}
 		entries = append(entries, e)
@@ -123,10 +123,10 @@ func (x *execution) closeRemoved(ctx context.Context, e *planEntry) {
 	}
 	rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionClose, Key: e.Key}
 	step, sent := "transition", false
-	err := x.s.p.Transition(ctx, e.Key, e.TransitionID)
+	err := x.s.p.Transition(ctx, e.Key, e.Gone.TransitionID)
 	if err == nil {
 		step, sent = "comment", true
-		err = x.s.p.AddComment(ctx, e.Key, e.Comment)
+		err = x.s.p.AddComment(ctx, e.Key, e.Gone.Comment)
 	}
 	if err == nil {
 		rec.Outcome = OutcomeCommitted
@@ -198,5 +198,15 @@ func (s *WorkItemService) markRemoved(ctx context.Context, o *op, items []ItemVi
 		if r, ok := recs[doc]; ok && id != "" && !slices.Contains(r.Items, id) {
 			items[i].Removed = true
 		}
+	}
+}
+
+// removedOutcome is the outcome of a close or removed entry in a commit
+// that finished, counted.
+func removedOutcome(ci *CommittedItem, c *CommitCounts) {
+	if ci.Action == ActionClose {
+		ci.Outcome, c.Closed = OutcomeCommitted, c.Closed+1
+	} else if ci.Action == ActionRemoved {
+		ci.Outcome, c.Removed = "skipped", c.Removed+1
 	}
 }

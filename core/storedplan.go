@@ -73,9 +73,15 @@ type planEntry struct {
 	Released bool `json:"released,omitempty"`
 	// Fields are the managed fields as the preview shows them (fields.go).
 	Fields []PlanField `json:"fields,omitempty"`
-	// A removed or close entry (removed.go): the item's status in the
-	// tracker; for a close, the transition to done and the comment.
-	Status         Status `json:"status,omitempty"`
+	// Gone is set on a removed or close entry (removed.go).
+	Gone *storedGone `json:"gone,omitempty"`
+}
+
+// storedGone is what a removed or close entry holds of its item: its
+// status in the tracker; for a close, the transition to done and the
+// comment.
+type storedGone struct {
+	Status         Status `json:"status"`
 	TransitionID   string `json:"transition_id,omitempty"`
 	TransitionName string `json:"transition_name,omitempty"`
 	Comment        string `json:"comment,omitempty"`
@@ -227,8 +233,8 @@ func (e *planEntry) row() PlanItem {
 	for _, c := range e.Changes {
 		r.Changes = append(r.Changes, c.api())
 	}
-	if e.Action == ActionRemoved || e.Action == ActionClose {
-		r.Status, r.Transition, r.Comment = e.Status, e.TransitionName, e.Comment
+	if g := e.Gone; g != nil {
+		r.Status, r.Transition, r.Comment = g.Status, g.TransitionName, g.Comment
 	}
 	if e.Blocked {
 		r.UnknownSince, r.RetryAfter = e.UnknownSince, e.RetryAfter

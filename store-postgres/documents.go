@@ -29,37 +29,16 @@ func (s *Store) LoadDocuments(ctx context.Context, scope string, documents []str
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	if len(documents) == 0 {
-		return map[string]core.DocumentRecord{}, nil
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.DocumentColumns+` FROM {schema}.documents WHERE scope = $1 AND document = ANY($2::text[])`), scope, documents)
+	if rows != nil {
+		defer rows.Close() // (pgx: to be closed even after an error)
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.DocumentColumns+` FROM {schema}.documents
-		WHERE scope = $1 AND document = ANY($2::text[])`), scope, documents)
-	if err != nil {
-		return nil, s.fault(err, "load documents")
-	}
-	defer rows.Close()
-	out, err := sqlrows.Documents(rows, scope, fromDBTime)
-	if err != nil {
-		return nil, s.fault(err, "load documents")
-	}
-	return out, nil
+	out, err := sqlrows.Documents(rows, err, scope, fromDBTime)
+	return out, s.fault(err, "load documents")
 }
 
 // ListDocumentIndex implements core.DocumentStore (starts_with, not a
 // range: the database's collation may not order '/' bytewise).
 func (s *Store) ListDocumentIndex(ctx context.Context, scope, document string) ([]core.IndexEntry, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index
-		WHERE scope = $1 AND starts_with(reference, $2) AND issue_key <> ''`), scope, document+"/")
-	if err != nil {
-		return nil, s.fault(err, "list a document's dedup index")
-	}
-	defer rows.Close()
-	m, err := sqlrows.Index(rows, scope, fromDBTime, 0)
-	if err != nil {
-		return nil, s.fault(err, "list a document's dedup index")
-	}
-	return sqlrows.Entries(m), nil
+	return s.listIndex(ctx, scope, "list a document's dedup index", `starts_with(reference, $2) AND issue_key <> ''`, document+"/")
 }

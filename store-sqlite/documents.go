@@ -30,42 +30,18 @@ func (s *Store) LoadDocuments(ctx context.Context, scope string, documents []str
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	if len(documents) == 0 {
-		return map[string]core.DocumentRecord{}, nil
+	list, _ := json.Marshal(documents) // (strings always encode)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.DocumentColumns+` FROM documents WHERE scope = ? AND document IN (SELECT value FROM json_each(?))`, scope, string(list))
+	if err == nil {
+		defer rows.Close()
 	}
-	list, err := json.Marshal(documents)
-	if err != nil {
-		return nil, s.fault(err, "load documents")
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.DocumentColumns+` FROM documents
-		WHERE scope = ? AND document IN (SELECT value FROM json_each(?))`, scope, string(list))
-	if err != nil {
-		return nil, s.fault(err, "load documents")
-	}
-	defer rows.Close()
-	out, err := sqlrows.Documents(rows, scope, fromDBTime)
-	if err != nil {
-		return nil, s.fault(err, "load documents")
-	}
-	return out, nil
+	out, err := sqlrows.Documents(rows, err, scope, fromDBTime)
+	return out, s.fault(err, "load documents")
 }
 
 // ListDocumentIndex implements core.DocumentStore: a range of the index's
 // primary key ("<document>/" up to "<document>0", '0' being the byte after
 // '/').
 func (s *Store) ListDocumentIndex(ctx context.Context, scope, document string) ([]core.IndexEntry, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index
-		WHERE scope = ? AND reference >= ? AND reference < ? AND issue_key <> ''`, scope, document+"/", document+"0")
-	if err != nil {
-		return nil, s.fault(err, "list a document's dedup index")
-	}
-	defer rows.Close()
-	m, err := sqlrows.Index(rows, scope, fromDBTime, 0)
-	if err != nil {
-		return nil, s.fault(err, "list a document's dedup index")
-	}
-	return sqlrows.Entries(m), nil
+	return s.listIndex(ctx, scope, "list a document's dedup index", `reference >= ? AND reference < ? AND issue_key <> ''`, document+"/", document+"0")
 }

@@ -64,21 +64,26 @@ var _ core.IndexLister = (*Store)(nil)
 
 // ListIndex implements core.IndexLister.
 func (s *Store) ListIndex(ctx context.Context, scope string, limit int) ([]core.IndexEntry, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
 	if limit <= 0 {
 		limit = 1 << 30
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index
-		WHERE scope = ? AND issue_key <> '' LIMIT ?`, scope, limit)
+	return s.listIndex(ctx, scope, "list the dedup index", `issue_key <> '' LIMIT ?`, limit)
+}
+
+// listIndex lists the entries of scope that meet cond (with args), for
+// what (a fault's wording).
+func (s *Store) listIndex(ctx context.Context, scope, what, cond string, args ...any) ([]core.IndexEntry, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index WHERE scope = ? AND `+cond, append([]any{scope}, args...)...)
 	if err != nil {
-		return nil, s.fault(err, "list the dedup index")
+		return nil, s.fault(err, what)
 	}
 	defer rows.Close()
 	m, err := sqlrows.Index(rows, scope, fromDBTime, 0)
 	if err != nil {
-		return nil, s.fault(err, "list the dedup index")
+		return nil, s.fault(err, what)
 	}
 	return sqlrows.Entries(m), nil
 }

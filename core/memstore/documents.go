@@ -8,7 +8,10 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 )
 
-var _ core.DocumentStore = (*Store)(nil)
+// ListDocumentIndex implements core.DocumentStore.
+func (s *Store) ListDocumentIndex(_ context.Context, scope, document string) ([]core.IndexEntry, error) {
+	return s.listIndex(scope, 0, func(e core.IndexEntry) bool { return strings.HasPrefix(string(e.Reference), document+"/") })
+}
 
 // RecordDocument implements core.DocumentStore.
 func (s *Store) RecordDocument(_ context.Context, r core.DocumentRecord) error {
@@ -37,22 +40,6 @@ func (s *Store) LoadDocuments(_ context.Context, scope string, documents []strin
 		if r, ok := d.docs[indexKey{scope, core.Reference(id)}]; ok {
 			r.Items = slices.Clone(r.Items)
 			out[id] = r
-		}
-	}
-	return out, nil
-}
-
-// ListDocumentIndex implements core.DocumentStore.
-func (s *Store) ListDocumentIndex(_ context.Context, scope, document string) ([]core.IndexEntry, error) {
-	d, err := s.lock()
-	if err != nil {
-		return nil, err
-	}
-	defer d.mu.Unlock()
-	var out []core.IndexEntry
-	for _, e := range d.index {
-		if e.Scope == scope && e.Key != "" && strings.HasPrefix(string(e.Reference), document+"/") {
-			out = append(out, e)
 		}
 	}
 	return out, nil

@@ -39,10 +39,19 @@ func (s *Store) PendingPreviews(_ context.Context, scope string, now time.Time, 
 	return out, false, nil
 }
 
-var _ core.IndexLister = (*Store)(nil)
+var (
+	_ core.IndexLister   = (*Store)(nil)
+	_ core.DocumentStore = (*Store)(nil) // documents.go
+)
 
 // ListIndex implements core.IndexLister.
 func (s *Store) ListIndex(_ context.Context, scope string, limit int) ([]core.IndexEntry, error) {
+	return s.listIndex(scope, limit, func(core.IndexEntry) bool { return true })
+}
+
+// listIndex lists up to limit (<= 0: all) entries of scope with a key
+// that keep accepts.
+func (s *Store) listIndex(scope string, limit int, keep func(core.IndexEntry) bool) ([]core.IndexEntry, error) {
 	d, err := s.lock()
 	if err != nil {
 		return nil, err
@@ -50,7 +59,7 @@ func (s *Store) ListIndex(_ context.Context, scope string, limit int) ([]core.In
 	defer d.mu.Unlock()
 	var out []core.IndexEntry
 	for _, e := range d.index {
-		if e.Scope == scope && e.Key != "" && (limit <= 0 || len(out) < limit) {
+		if e.Scope == scope && e.Key != "" && keep(e) && (limit <= 0 || len(out) < limit) {
 			out = append(out, e)
 		}
 	}

@@ -14,13 +14,9 @@ import (
 // documents (even one whose id starts the same), other scopes and
 // write-ahead markers left out.
 func testDocuments(t *testing.T, e *env) {
-	d, ok := e.s.(core.DocumentStore)
-	if !ok {
-		t.Fatalf("%T does not implement core.DocumentStore", e.s)
-	}
-	ctx := t.Context()
+	d := capability[core.DocumentStore](t, e)
+	ctx, now := t.Context(), e.clock.Now().UTC().Truncate(time.Millisecond)
 	const a, b = "https://a.atlassian.net/A", "https://b.atlassian.net/B"
-	now := e.clock.Now().UTC().Truncate(time.Millisecond)
 	if got, err := d.LoadDocuments(ctx, a, []string{"plan"}); err != nil || len(got) != 0 {
 		t.Fatalf("LoadDocuments before any record = %+v, %v", got, err)
 	}
@@ -86,4 +82,16 @@ func testDocuments(t *testing.T, e *env) {
 	if got, err := d.ListDocumentIndex(ctx, a, "absent"); err != nil || len(got) != 0 {
 		t.Errorf("ListDocumentIndex of an unknown document = %+v, %v", got, err)
 	}
+}
+
+// capability returns the open store as the capability C, failing the test
+// when it lacks it.
+func capability[C any](t *testing.T, e *env) C {
+	t.Helper()
+	c, ok := e.s.(C)
+	if !ok {
+		var want *C
+		t.Fatalf("%T does not implement %T", e.s, want)
+	}
+	return c
 }
