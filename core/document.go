@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"path/filepath"
 
 	"github.com/devworkwire/devworkwire/core/plan"
 )
@@ -37,4 +38,16 @@ func planError(err error) error {
 		e.Details = append(e.Details, Detail{Item: p.Item, Field: p.Field, Line: p.Line, Message: p.Message})
 	}
 	return e
+}
+
+// SamePath reports whether two document paths name the same file: equal
+// once cleaned, or equal once symbolic links are resolved (the MCP server
+// resolves them; a shell's working directory may not have).
+func SamePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }

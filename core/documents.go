@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core/plan"
@@ -85,7 +84,7 @@ func (s *WorkItemService) documentCollision(ctx context.Context, scope string, d
 		return "", err
 	}
 	last, ok := recs[doc.ID]
-	if !ok || last.Path == "" || filepath.Clean(last.Path) == filepath.Clean(path) {
+	if !ok || last.Path == "" || SamePath(last.Path, path) {
 		return "", nil
 	}
 	listed := make(map[Reference]bool, len(doc.Items))

@@ -1,6 +1,8 @@
 package core_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,5 +49,32 @@ func TestAnotherFileReusingADocumentID(t *testing.T) {
 	}
 	if _, err := e.previewAt("/w/plans/checkout.md", checkoutDoc()); err != nil {
 		t.Errorf("the old file again (it shares the items): %v", err)
+	}
+}
+
+func TestSamePath(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "p.md"), []byte("# P\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"/w/plans/p.md", "/w/plans/./p.md", true},
+		{"/w/plans/p.md", "/w/plans/q.md", false},
+		{filepath.Join(dir, "link", "p.md"), filepath.Join(real, "p.md"), true},
+		{filepath.Join(dir, "link", "gone.md"), filepath.Join(real, "gone.md"), false},
+	} {
+		if got := core.SamePath(c.a, c.b); got != c.want {
+			t.Errorf("SamePath(%s, %s) = %v", c.a, c.b, got)
+		}
 	}
 }

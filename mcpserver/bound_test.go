@@ -202,3 +202,22 @@ func TestPreviewChangesAreBounded(t *testing.T) {
 		t.Error("changes_omitted shown for a small plan")
 	}
 }
+
+// Rows of every action pass the advertised output schema: a preview with
+// removed and close rows used to be refused as not matching it.
+func TestPreviewOfEveryActionMatchesTheSchema(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "p.md", "# P\n")
+	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+		r := sampleImportPreview()
+		r.Items = nil
+		for _, a := range []core.Action{core.ActionCreate, core.ActionUpdate, core.ActionUnchanged, core.ActionDrift, core.ActionRemoved, core.ActionClose} {
+			r.Items = append(r.Items, core.PlanItem{Reference: core.Reference("p/" + string(a)), Kind: core.KindStory, Title: "T", Action: a, Status: core.StatusTodo})
+		}
+		return r, nil
+	}}
+	c := connect(t, svc, Options{Workspace: dir}, nil, "")
+	if rows := c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})["items"].([]any); len(rows) != 6 {
+		t.Fatalf("%d rows", len(rows))
+	}
+}
