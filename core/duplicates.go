@@ -77,7 +77,7 @@ func (x *execution) duplicated(ctx context.Context) error {
 	var details []Detail
 	for _, e := range x.pl.Entries {
 		ref := e.Spec.Reference
-		if e.Action == ActionCreate || e.Action == ActionUpdate {
+		if e.writes() { // creates, updates and closes (removed.go)
 			details = append(details, Detail{Item: string(ref), Key: x.keys[ref], Outcome: OutcomeCommitted, Message: fmt.Sprintf("%sd as %s", e.Action, x.keys[ref])})
 		}
 	}
