@@ -35,17 +35,13 @@ func (p backlogPreview) row(ref string) (action, status string) {
 // files (CLI), and refused when it lists none of the id's items (both
 // doors), with zero writes.
 func TestRemovedItemsAndDocumentIDsBothDoors(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	p := planSpec{id: "rm-plan", epics: 1, stories: 3}
+	e, p := newEnv(t, envOptions{}), planSpec{id: "rm-plan", epics: 1, stories: 3}
 	e.write("plan.md", p.markdown())
 	cs, _ := e.mcp()
+	if o := e.scCommitImport(cs, e.scPreview(cs, "plan.md").PreviewHandle, ""); o.code() != "" {
+		t.Fatalf("first import: %v", o.errData)
+	}
 	var pv backlogPreview
-	if d := e.call(cs, "import_preview", map[string]any{"path": "plan.md"}, &pv); d != nil {
-		t.Fatalf("import_preview: %v", d)
-	}
-	if d := e.call(cs, "import_commit", map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true}, nil); d != nil {
-		t.Fatalf("import_commit: %v", d)
-	}
 
 	p.stories = 2 // s-3 deleted from the document
 	e.write("plan.md", p.markdown())
