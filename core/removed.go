@@ -35,8 +35,8 @@ func (s *WorkItemService) removedRefs(ctx context.Context, scope string, doc *pl
 	if err != nil {
 		return nil, err
 	}
-	listed := make(map[Reference]bool, len(doc.Items))
-	for _, it := range doc.Items {
+	listed := make(map[Reference]bool, len(doc.Items)+len(doc.Subtasks))
+	for _, it := range slices.Concat(doc.Items, doc.Subtasks) { // a sub-task the document lists is not removed either
 		listed[NewReference(doc.ID, it.ID)] = true
 	}
 	var out []Reference

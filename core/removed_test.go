@@ -172,3 +172,21 @@ func TestRemovedChoice(t *testing.T) {
 	_, err = e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "plan.md", Data: []byte(doc), Removed: "delete"})
 	wantErr(t, err, core.CodeValidationFailed, `removed "delete" is not a choice`)
 }
+
+// A sub-task the document lists (under its story) is not taken as removed
+// once the tracker holds it under its reference.
+func TestListedSubtaskIsNotRemoved(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.p.AddAsPerson(core.WorkItem{Reference: "checkout/t-1", Kind: core.KindStory, Title: "A sub-task"})
+	if err := e.st.UpsertIndex(e.ctx, []core.IndexEntry{{Scope: e.p.Scope(), Reference: "checkout/t-1", Key: key, Digest: "sha256:x", UpdatedAt: e.clock.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	doc := checkoutDoc() + "\n#### Sub-task t-1: A sub-task\n" // under the last story, s-4
+	if pre := e.preview(doc); pre.Counts.Removed != 0 {
+		t.Errorf("a listed sub-task is shown as removed: %+v", pre.Counts)
+	}
+	if pre := e.preview(checkoutDoc()); pre.Counts.Removed != 1 {
+		t.Errorf("an unlisted one is not: %+v", pre.Counts)
+	}
+}
