@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// rowOf returns the preview row of ref.
-func rowOf(t *testing.T, p core.ImportPreviewResult, ref core.Reference) core.PlanItem {
+// planRow returns the preview row of ref.
+func planRow(t *testing.T, p core.ImportPreviewResult, ref core.Reference) core.PlanItem {
 	t.Helper()
 	for _, it := range p.Items {
 		if it.Reference == ref {
@@ -46,7 +46,7 @@ func TestUpdateRowsCarryTheirChanges(t *testing.T) {
 		"checkout/s-3": {{Field: "parent", From: keys["checkout/e-2"].Key, To: keys["checkout/e-1"].Key}},
 	}
 	for ref, w := range want {
-		row := rowOf(t, pre, ref)
+		row := planRow(t, pre, ref)
 		if diff := cmp.Diff(w, row.Changes); diff != "" {
 			t.Errorf("%s changes (-want +got):\n%s", ref, diff)
 		}
@@ -58,7 +58,7 @@ func TestUpdateRowsCarryTheirChanges(t *testing.T) {
 			t.Errorf("%s: changes %v, changed_fields %v", ref, names, row.ChangedFields)
 		}
 	}
-	if row := rowOf(t, pre, "checkout/e-1"); row.Changes != nil {
+	if row := planRow(t, pre, "checkout/e-1"); row.Changes != nil {
 		t.Errorf("unchanged row has changes %+v", row.Changes)
 	}
 	info, err := e.svc.StoredPreview(e.ctx, pre.PreviewHandle)
@@ -68,7 +68,7 @@ func TestUpdateRowsCarryTheirChanges(t *testing.T) {
 	if diff := cmp.Diff(pre.Items, info.Import.Items); diff != "" {
 		t.Errorf("stored preview differs (-made +shown again):\n%s", diff)
 	}
-	b, _ := json.Marshal(rowOf(t, pre, "checkout/s-3"))
+	b, _ := json.Marshal(planRow(t, pre, "checkout/s-3"))
 	if !strings.Contains(string(b), `"changes":[{"field":"parent","from":"`) {
 		t.Errorf("JSON row %s", b)
 	}
@@ -81,7 +81,7 @@ func TestParentChangeToANewEpicNamesItsReference(t *testing.T) {
 	e.importDoc(checkoutDoc())
 	items := append(slices.Clone(checkoutItems), epic("e-3", "New epic"))
 	items[4].epic = "e-3"
-	row := rowOf(t, e.preview(markdown("checkout", items...)), "checkout/s-3")
+	row := planRow(t, e.preview(markdown("checkout", items...)), "checkout/s-3")
 	if len(row.Changes) != 1 || row.Changes[0].Field != "parent" || row.Changes[0].To != "checkout/e-3" || row.Changes[0].From == "" {
 		t.Errorf("changes %+v", row.Changes)
 	}
@@ -100,7 +100,7 @@ func TestDriftRowsSayWhatDiffers(t *testing.T) {
 	}
 	items := slices.Clone(checkoutItems)
 	items[1].desc = "Changed in the document."
-	row := rowOf(t, e.preview(markdown("checkout", items...)), "checkout/s-1")
+	row := planRow(t, e.preview(markdown("checkout", items...)), "checkout/s-1")
 	want := []core.FieldChange{
 		{Field: "title", From: "Edited in Jira", To: "Pay without an account"},
 		{Field: "description", From: "Story Pay without an account.", To: "Changed in the document."},
@@ -125,7 +125,7 @@ func TestChangesAreBounded(t *testing.T) {
 	}
 	items := slices.Clone(checkoutItems)
 	items[1].desc = strings.Join(lines, "\n")
-	row := rowOf(t, e.preview(markdown("checkout", items...)), "checkout/s-1")
+	row := planRow(t, e.preview(markdown("checkout", items...)), "checkout/s-1")
 	c := row.Changes[0]
 	if !c.Truncated || len([]rune(c.To)) != core.MaxChangeValue || !strings.HasSuffix(c.To, "…") {
 		t.Errorf("to not bounded: %d runes, truncated %v", len([]rune(c.To)), c.Truncated)

@@ -24,7 +24,7 @@ func TestRemovedItemIsShownAndLeftAlone(t *testing.T) {
 	if pre.Counts != (core.Counts{Unchanged: 5, Removed: 1}) {
 		t.Fatalf("counts %+v", pre.Counts)
 	}
-	row := rowOf(t, pre, "checkout/s-2")
+	row := planRow(t, pre, "checkout/s-2")
 	if row.Action != core.ActionRemoved || row.Key != key || row.Title != "Save address" || row.Status != core.StatusTodo || row.Parent != "checkout/e-1" || row.Kind != core.KindStory {
 		t.Errorf("row %+v", row)
 	}
@@ -66,7 +66,7 @@ func TestRemovedItemIsClosedOnlyWhenChosen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			row := rowOf(t, pre, "checkout/s-2")
+			row := planRow(t, pre, "checkout/s-2")
 			if pre.Counts != (core.Counts{Unchanged: 5, Close: 1}) || row.Action != core.ActionClose || row.Transition == "" ||
 				!strings.Contains(row.Comment, "no longer in the planning document checkout") {
 				t.Fatalf("counts %+v row %+v", pre.Counts, row)
@@ -79,7 +79,7 @@ func TestRemovedItemIsClosedOnlyWhenChosen(t *testing.T) {
 				t.Errorf("after the close: %+v, comments %q", w, e.p.Comments(key))
 			}
 			again := e.preview(doc)
-			if r := rowOf(t, again, "checkout/s-2"); r.Action != core.ActionRemoved || r.Status != core.StatusDone || again.Counts.Close != 0 {
+			if r := planRow(t, again, "checkout/s-2"); r.Action != core.ActionRemoved || r.Status != core.StatusDone || again.Counts.Close != 0 {
 				t.Errorf("a closed item is planned again: %+v", r)
 			}
 		})
@@ -103,7 +103,7 @@ func TestClosingRemovedItemsNeedsAWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row := rowOf(t, pre, "checkout/s-2"); row.Action != core.ActionRemoved || len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "no workflow transition takes it from todo to done") {
+	if row := planRow(t, pre, "checkout/s-2"); row.Action != core.ActionRemoved || len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "no workflow transition takes it from todo to done") {
 		t.Errorf("row %+v warnings %q", row, pre.Warnings)
 	}
 }
