@@ -21,13 +21,13 @@ type ImportOptions struct {
 
 	Path   string
 	DryRun bool
-	// ReleaseHeld are the held-back items to create anyway (--release-held).
-	ReleaseHeld []string
 	// Full shows every row of a large preview (--full).
 	Full bool
 	// Removed is what to do with items the document no longer lists
 	// (--removed close|leave; "" is the document's own `removed:`).
 	Removed string
+	// ReleaseHeld are the held-back items to create anyway (--release-held).
+	ReleaseHeld []string
 }
 
 // NewCmdImport parses `dwire import <doc> [--dry-run]`.
