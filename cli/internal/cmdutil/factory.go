@@ -11,18 +11,15 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
 // Service is what the commands need of core.WorkItemService (declared
-// here, where it is consumed).
+// here, where it is consumed): everything the MCP server needs, since
+// `dwire mcp` hands this service to mcpserver, and the reads behind
+// `dwire review` without a handle and completion.
 type Service interface {
-	ImportPreview(ctx context.Context, in core.ImportPreviewInput) (core.ImportPreviewResult, error)
-	ImportCommit(ctx context.Context, in core.CommitInput) (core.ImportCommitResult, error)
-	ProgressPreview(ctx context.Context, in core.ProgressPreviewInput) (core.ProgressPreviewResult, error)
-	ProgressCommit(ctx context.Context, in core.CommitInput) (core.ProgressCommitResult, error)
-	Get(ctx context.Context, in core.GetInput) (core.GetResult, error)
-	Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error)
-	StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
+	mcpserver.Service
 	PendingPreviews(ctx context.Context, limit int) (core.PendingResult, error)
 	KnownItems(ctx context.Context, limit int) ([]core.IndexEntry, error)
 	Graph(ctx context.Context, in core.GraphInput) (core.GraphResult, error)
