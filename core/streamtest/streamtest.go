@@ -118,6 +118,21 @@ func (p *Piped) Exited() <-chan struct{} { return p.exited }
 // Exited is closed.
 func (p *Piped) Err() error { return p.err }
 
+// WaitExit waits at most d for a process started with StartWaited to exit
+// and returns its Wait error; t fails (Fatal) when it is still running
+// then, with why it should have exited (e.g. "after SIGTERM") and what it
+// wrote to stderr.
+func (p *Piped) WaitExit(t testing.TB, d time.Duration, why string) error {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.err
+	case <-time.After(d):
+		t.Fatalf("the process did not exit %s within %s; stderr:\n%s", why, d, p.Stderr.String())
+		return nil
+	}
+}
+
 // RunWithin starts cmd and waits at most d for it to exit. It returns
 // cmd's error, or, when d passed first, kills cmd and returns an error
 // saying so.

@@ -72,13 +72,8 @@ func TestStartWaited(t *testing.T) {
 	if _, err := io.ReadAll(p.Stdout); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-p.Exited():
-		if p.Err() != nil || p.Stderr.String() != "echoed\n" {
-			t.Fatalf("err %v, stderr %q", p.Err(), p.Stderr.String())
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the child did not exit")
+	if err := p.WaitExit(t, time.Minute, "after its stdin closed"); err != nil || p.Stderr.String() != "echoed\n" {
+		t.Fatalf("err %v, stderr %q", err, p.Stderr.String())
 	}
 }
 
@@ -91,10 +86,8 @@ func TestStartWaitedStdoutOutlivesWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Stdin.Close()
-	select {
-	case <-p.Exited():
-	case <-time.After(time.Minute):
-		t.Fatal("the child did not exit")
+	if err := p.WaitExit(t, time.Minute, "after its stdin closed"); err != nil {
+		t.Fatal(err)
 	}
 	out, err := io.ReadAll(p.Stdout)
 	if err != nil || string(out) != "kept\n" || p.Err() != nil {

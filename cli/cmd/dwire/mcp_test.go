@@ -75,13 +75,8 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatalf("unconfirmed commit = %s", b)
 	}
 	stdin.Close()
-	select {
-	case <-pp.Exited():
-		if err := pp.Err(); err != nil {
-			t.Fatalf("dwire mcp exited with %v after stdin closed\n%s", err, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("dwire mcp did not exit when stdin closed")
+	if err := pp.WaitExit(t, 20*time.Second, "when stdin closed"); err != nil {
+		t.Fatalf("dwire mcp exited with %v after stdin closed\n%s", err, stderr.String())
 	}
 	if len(f.srv.Writes()) != 0 {
 		t.Fatalf("%d writes over MCP without a confirmed commit", len(f.srv.Writes()))

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -14,18 +12,7 @@ import (
 // TestLimitFlags: -burst-limit and -issue-write-limit turn on Jira's
 // burst and per-issue write limits.
 func TestLimitFlags(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-burst-limit", "0.001", "-burst-size", "2", "-issue-write-limit", "1", "-issue-write-window", "1h"}, func(string) string { return "" }, pw, io.Discard)
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := strings.TrimSpace(strings.TrimPrefix(line, "MOCKJIRA_URL="))
+	url, _, stop := startRun(t, "-addr", "127.0.0.1:0", "-burst-limit", "0.001", "-burst-size", "2", "-issue-write-limit", "1", "-issue-write-window", "1h")
 	do := func(method, path, body string) *http.Response {
 		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
 		req.SetBasicAuth(jiratest.DefaultEmail, jiratest.DefaultToken)
@@ -57,8 +44,7 @@ func TestLimitFlags(t *testing.T) {
 	if r.StatusCode != 429 || r.Header.Get("RateLimit-Reason") != jiratest.ReasonPerIssue {
 		t.Errorf("second edit within the window: %d %q", r.StatusCode, r.Header.Get("RateLimit-Reason"))
 	}
-	cancel()
-	if code := <-done; code != 0 {
+	if code := stop(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
 }

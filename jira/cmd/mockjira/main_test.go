@@ -31,21 +31,8 @@ func TestProcess(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-project", "PROC", "-seed", seed)
 	cmd.Env = append(os.Environ(), "MOCKJIRA_TOKEN=env-token-not-secret")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
+	pp := streamtest.StartWaited(t, cmd) // killed if still running when the test ends
+	stdout, stderr := pp.Stdout, pp.Stderr
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -88,15 +75,8 @@ func TestProcess(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v\nstderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("mockjira did not exit after SIGTERM")
+	if err := pp.WaitExit(t, 10*time.Second, "after SIGTERM"); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\nstderr:\n%s", err, stderr.String())
 	}
 	if strings.Contains(stderr.String(), "env-token-not-secret") {
 		t.Error("token in logs")
@@ -122,25 +102,12 @@ func TestRunFlags(t *testing.T) {
 		t.Errorf("bad address: exit %d", code)
 	}
 	// In-process: runs until the context ends, exit 0.
-	ctx, cancel := context.WithCancel(context.Background())
-	out.Reset()
-	done := make(chan int, 1)
-	pr, pw := io.Pipe()
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-latency", "1ms", "-rate-limit", "1000"}, env, pw, io.Discard)
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "MOCKJIRA_URL=http://127.0.0.1:") {
-		t.Fatalf("first line %q %v", line, err)
+	url, _, stop := startRun(t, "-addr", "127.0.0.1:0", "-latency", "1ms", "-rate-limit", "1000")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("URL %q", url)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d after cancel", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return after cancel")
+	if code := stop(); code != 0 {
+		t.Errorf("exit %d after cancel", code)
 	}
 }
 
@@ -167,8 +134,9 @@ func TestRunAllInterfacesPrintsLoopback(t *testing.T) {
 }
 
 // startRun runs mockjira in process with args and returns its URL (from
-// the first stdout line), its stderr, and stop, which ends it and returns
-// the exit code.
+// the first stdout line), its stderr, and stop, which ends it (cancels its
+// context) and returns the exit code; t fails when run does not return
+// within 10 s of the cancel.
 func startRun(t *testing.T, args ...string) (string, *bytes.Buffer, func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -183,7 +151,13 @@ func startRun(t *testing.T, args ...string) (string, *bytes.Buffer, func() int) 
 	}
 	return strings.TrimSpace(strings.TrimPrefix(line, "MOCKJIRA_URL=")), errb, func() int {
 		cancel()
-		return <-done
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(10 * time.Second):
+			t.Fatal("run did not return after cancel")
+			return 0
+		}
 	}
 }
 
