@@ -109,6 +109,12 @@ type WorkItem struct {
 	// EditedOutside is true when the item's content in the tracker differs
 	// from what DevWorkWire last wrote (or DevWorkWire never wrote it).
 	EditedOutside bool `json:"-"`
+	// ContentChanged says, per content key (ContentTitle,
+	// ContentDescription, ContentCriteria), whether that part differs in
+	// the tracker from what DevWorkWire last wrote; nil when the provider
+	// cannot tell (an item written before per-part digests): then only
+	// EditedOutside is known, for the whole item.
+	ContentChanged map[string]bool `json:"-"`
 	// Fingerprint is an opaque provider value that changes whenever the
 	// item changes in the tracker (content, status, parent). Commit compares
 	// it with what the preview saw to refuse stale plans.
@@ -142,6 +148,11 @@ type ItemSpec struct {
 	// same request (WorkItem.FieldBases on the next read): every field the
 	// document manages, written or not.
 	FieldBases map[string]string `json:"field_bases,omitempty"`
+	// HeldContent are the content keys (ContentTitle, …) whose value in
+	// this spec is the tracker's, not DevWorkWire's (a person's change kept,
+	// or in conflict): the provider records them as not written by
+	// DevWorkWire, so the next read still reports them ContentChanged.
+	HeldContent []string `json:"held_content,omitempty"`
 }
 
 // ContentDigest is the digest of an item's document content: kind, title,

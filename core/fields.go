@@ -71,7 +71,11 @@ type FieldValue struct {
 func FieldDigest(values []string) string {
 	v := slices.Clone(values)
 	slices.Sort(v)
-	v = slices.Compact(v)
+	return shortDigest(slices.Compact(v))
+}
+
+// shortDigest is the digest of values in the order given (nil as empty).
+func shortDigest(v []string) string {
 	if v == nil {
 		v = []string{}
 	}
@@ -258,7 +262,7 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 		w, exists := found[ref]
 		label := kindLabel(e.Spec.Kind) + " " + it.ID
 		for _, k := range slices.Sorted(maps.Keys(w.FieldBases)) {
-			if _, still := resolved[ref][k]; !still && exists {
+			if _, still := resolved[ref][k]; !still && exists && !isContentKey(k) {
 				warnings = append(warnings, fmt.Sprintf("%s (%s): %s is no longer managed by the document; it is left as %s in the tracker.", label, w.Key, FieldName(k), shownValues(w.Fields[k])))
 			}
 		}
@@ -300,7 +304,11 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 		if e.Action == ActionDrift {
 			continue // nothing of a drifted item is written
 		}
-		e.Spec.Fields, e.Spec.FieldBases = write, bases
+		e.Spec.Fields = write
+		if e.Spec.FieldBases == nil {
+			e.Spec.FieldBases = map[string]string{}
+		}
+		maps.Copy(e.Spec.FieldBases, bases) // next to the content's (contentmerge.go)
 		if len(kept) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s (%s): %s changed in the tracker since DevWorkWire wrote it and the document did not change it: kept Jira's change.", label, w.Key, strings.Join(kept, ", ")))
 		}

@@ -76,6 +76,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	warnings = append(warnings, applyFields(doc, entries, resolved, written, found)...)
+	settleContentConflicts(entries)
 	if err := s.checkItems(ctx, doc, entries); err != nil { // measure.go
 		return ImportPreviewResult{}, err
 	}
@@ -218,6 +219,9 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 		}
 		e := planEntry{Spec: spec, Parent: parent}
 		w, exists := found[ref]
+		// (A story whose epic this plan creates is not merged: it is an
+		// update, to get the new epic's key as parent.)
+		merges := exists && mergesContent(w, spec) && (parent == "" || spec.ParentKey != "")
 		switch {
 		case !exists:
 			e.Action = ActionCreate
@@ -241,6 +245,15 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 			e.Key, e.URL, e.Fingerprint = w.Key, w.URL, w.Fingerprint
 			changed := changedFields(w, spec)
 			switch {
+			case merges: // part by part (contentmerge.go)
+				writes, rows, kept, conflicts := mergeContent(it, w, &e.Spec)
+				e.Fields = append(e.Fields, rows...)
+				warnings = append(warnings, contentWarnings(kindLabel(kind)+" "+it.ID, w.Key, kept, conflicts)...)
+				e.TakeDocument = slices.ContainsFunc(rows, func(r PlanField) bool { return r.Write == "take-document" })
+				e.Action = ActionUnchanged
+				if writes {
+					e.Action, e.ChangedFields = ActionUpdate, changedFields(w, e.Spec)
+				}
 			case w.EditedOutside && takesContent(it):
 				e.Action, e.TakeDocument = ActionUpdate, true
 				e.ChangedFields = changed
@@ -266,6 +279,9 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 			if w.Kind != "" && w.Kind != kind {
 				warnings = append(warnings, fmt.Sprintf("%s %s is a %s in the document but %s is a %s in the tracker; its type is not changed.", kindLabel(kind), it.ID, kind, w.Key, w.Kind))
 			}
+		}
+		if !merges {
+			contentBases(&e.Spec) // what this write puts in the tracker: the next import merges part by part
 		}
 		if takesContent(it) && !(exists && w.EditedOutside) && len(it.TakeFields) == 0 {
 			warnings = append(warnings, fmt.Sprintf("%s %s is marked \"Drift: take-document\" but has no outside edits to replace; the marker has no effect and can be removed.", kindLabel(kind), it.ID))

@@ -162,6 +162,20 @@ type property struct {
 	// DevWorkWire last wrote to each managed field. Absent on items
 	// written before per-field bases.
 	Fields map[string]string `json:"fields,omitempty"`
+	// Content are the Jira-side digests of the title, the description and
+	// the acceptance criteria as written (contentDigests), so a read can
+	// tell which of them a person changed. Absent on items written before.
+	Content map[string]string `json:"content,omitempty"`
+}
+
+// contentDigests are the per-part digests of c's title, description and
+// acceptance criteria (core's content keys), as a read splits them.
+func (m *meta) contentDigests(c jiraContent) map[string]string {
+	desc, ac := c.Description, parseList(c.AC)
+	if m.acField == "" {
+		desc, ac = splitAC(c.Description)
+	}
+	return core.ContentDigests(c.Summary, desc, ac)
 }
 
 // issue is an issue as the search and issue endpoints return it.
@@ -324,6 +338,12 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 	}
 	w.Fields, w.FieldBases = m.readFields(is.Fields), pr.Fields
 	w.EditedOutside = !ok || pr.JiraDigest != jd
+	if pr.Content != nil {
+		w.ContentChanged = map[string]bool{}
+		for k, d := range m.contentDigests(c) {
+			w.ContentChanged[k] = pr.Content[k] != d
+		}
+	}
 	fp := sha256.Sum256([]byte(strings.Join([]string{is.Key, is.str("updated"), st.Name, st.StatusCategory.Key, jd, pr.Digest, pr.JiraDigest, structure}, "\x00")))
 	w.Fingerprint = hex.EncodeToString(fp[:16])
 	return w
@@ -373,8 +393,12 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 		}
 		raw[k] = b
 	}
-	jd := m.content(raw, spec.ParentKey).digest()
-	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: jd, Fields: spec.FieldBases}}}
+	c := m.content(raw, spec.ParentKey)
+	content := m.contentDigests(c)
+	for _, k := range spec.HeldContent {
+		content[k] = "" // the tracker's (a person's) value: still changed on the next read
+	}
+	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: c.digest(), Fields: spec.FieldBases, Content: content}}}
 	return fields, props, nil
 }
 

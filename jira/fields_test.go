@@ -1,7 +1,10 @@
 package jira
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -219,6 +222,7 @@ func TestFieldsMigrateItemsWithoutBases(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := f.srv.Issues()[0].Key
+	writeOldProperty(t, f.srv, key)
 	if prop := string(f.srv.Issues()[0].Properties[PropertyKey]); strings.Contains(prop, `"fields"`) {
 		t.Fatalf("precondition: the property already has bases: %s", prop)
 	}
@@ -242,5 +246,93 @@ func TestFieldsMigrateItemsWithoutBases(t *testing.T) {
 	pv, err = svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "mig.md", Data: []byte(doc)})
 	if err != nil || pv.Counts.Unchanged != 1 {
 		t.Errorf("the next preview: %v %+v; want unchanged", err, pv.Counts)
+	}
+}
+
+// writeOldProperty rewrites the issue's devworkwire property as a version
+// before per-field and per-part bases wrote it: the two item-level
+// digests only (through Jira's issue property API).
+func writeOldProperty(t *testing.T, srv *jiratest.Server, key string) {
+	t.Helper()
+	sn, _ := srv.Issue(key)
+	var pr property
+	if err := json.Unmarshal(sn.Properties[PropertyKey], &pr); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]string{"digest": pr.Digest, "jira_digest": pr.JiraDigest})
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/rest/api/3/issue/"+key+"/properties/"+PropertyKey, bytes.NewReader(b))
+	req.SetBasicAuth(srv.Email(), srv.Token())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode >= 300 {
+		t.Fatalf("write the old property: %v %v", err, resp)
+	}
+	resp.Body.Close()
+}
+
+// TestContentMergeOverHTTP: title, description and criteria are parts of
+// the three-way merge through the adapter (the property's per-part
+// digests): a person's summary is kept while the document's description is
+// written. An issue whose property predates per-part digests is settled as
+// one unit (drift) until it is written, then part by part.
+func TestContentMergeOverHTTP(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	doc := func(desc, marker string) []byte {
+		return []byte("---\nid: cm\n---\n## Epic e-1: Checkout\n" + marker + "\n" + desc + "\n\nAcceptance criteria:\n- [ ] It works\n- [x] It is tested\n")
+	}
+	n := 0
+	run := func(data []byte, wantCounts core.Counts) core.ImportPreviewResult {
+		t.Helper()
+		pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "cm.md", Data: data})
+		if err != nil || pv.Counts != wantCounts {
+			t.Fatalf("preview: %v %+v %+v; want %+v", err, pv.Counts, pv.Items, wantCounts)
+		}
+		if wantCounts.Create+wantCounts.Update > 0 {
+			n++
+			if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: fmt.Sprint("k", n)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return pv
+	}
+	summary := func(key, s string) {
+		t.Helper()
+		if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Summary: &s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(doc("First text.", ""), core.Counts{Create: 1})
+	key := f.srv.Issues()[0].Key
+	if prop := string(f.srv.Issues()[0].Properties[PropertyKey]); !strings.Contains(prop, `"content":{`) {
+		t.Fatalf("the property has no per-part digests: %s", prop)
+	}
+	run(doc("First text.", ""), core.Counts{Unchanged: 1}) // the criteria's boxes read back as written
+
+	// Migration: an issue written before per-part digests drifts as a unit.
+	writeOldProperty(t, f.srv, key)
+	summary(key, "Renamed in Jira")
+	pv := run(doc("Second text.", ""), core.Counts{Drift: 1})
+	if len(pv.Warnings) != 1 || !strings.Contains(pv.Warnings[0], "was edited in the tracker") {
+		t.Errorf("migration warnings %q", pv.Warnings)
+	}
+	run(doc("Second text.", "Drift: take-document\n"), core.Counts{Update: 1})
+	if sn, _ := f.srv.Issue(key); sn.Summary != "Checkout" || !strings.Contains(string(sn.Properties[PropertyKey]), `"title":"sha256:`) {
+		t.Fatalf("after take-document: %q %s", sn.Summary, sn.Properties[PropertyKey])
+	}
+
+	// Now part by part: the person's summary kept, the description written.
+	summary(key, "Renamed again in Jira")
+	pv = run(doc("Third text.", ""), core.Counts{Update: 1})
+	if len(pv.Warnings) != 1 || !strings.Contains(pv.Warnings[0], "title changed in the tracker") || !slices.Equal(pv.Items[0].ChangedFields, []string{"description"}) {
+		t.Errorf("per-part preview: warnings %q row %+v", pv.Warnings, pv.Items[0])
+	}
+	sn, _ := f.srv.Issue(key)
+	if sn.Summary != "Renamed again in Jira" || !strings.Contains(string(sn.Description), "Third text.") {
+		t.Errorf("after the per-part update: %q %s", sn.Summary, sn.Description)
+	}
+	pv = run(doc("Third text.", ""), core.Counts{Unchanged: 1})
+	if len(pv.Warnings) != 1 || !strings.Contains(pv.Warnings[0], "kept Jira's change") {
+		t.Errorf("the next preview: warnings %q", pv.Warnings)
 	}
 }

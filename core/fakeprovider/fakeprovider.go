@@ -75,10 +75,11 @@ type Options struct {
 }
 
 type item struct {
-	w           core.WorkItem // stored fields (Key, Reference, Kind, Title, Description, AC, ParentKey, Status, Updated)
-	lastWritten string        // digest DevWorkWire stored with the item
-	writtenHash string        // hash of the content as DevWorkWire last wrote it
-	hash        string        // hash of the current content
+	w           core.WorkItem     // stored fields (Key, Reference, Kind, Title, Description, AC, ParentKey, Status, Updated)
+	lastWritten string            // digest DevWorkWire stored with the item
+	writtenHash string            // hash of the content as DevWorkWire last wrote it
+	written     map[string]string // core.ContentDigests of it then
+	hash        string            // hash of the current content
 	rev         int
 	seq         int
 	searchable  bool
@@ -542,7 +543,7 @@ func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.Cr
 		it.searchable = !p.lag
 		writeFields(it, s)
 		it.lastWritten = s.Digest
-		it.writtenHash = it.hash
+		it.writtenHash, it.written = it.hash, writtenContent(it.w, s.HeldContent)
 		switch {
 		case itf != nil && itf.kind == ItemCrashAfter:
 			panic(ErrCrash)
@@ -572,7 +573,7 @@ func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) erro
 		writeFields(it, s)
 		it.lastWritten = s.Digest
 		p.touch(it)
-		it.writtenHash = it.hash
+		it.writtenHash, it.written = it.hash, writtenContent(it.w, s.HeldContent)
 		return nil
 	})
 }
@@ -817,10 +818,26 @@ func (p *Provider) view(it *item) core.WorkItem {
 	w.URL = p.url(w.Key)
 	w.LastWritten = it.lastWritten
 	w.EditedOutside = it.lastWritten == "" || it.hash != it.writtenHash
+	if it.written != nil {
+		w.ContentChanged = map[string]bool{}
+		for k, d := range core.ContentDigests(w.Title, w.Description, w.AcceptanceCriteria) {
+			w.ContentChanged[k] = it.written[k] != d
+		}
+	}
 	w.Fingerprint = fmt.Sprintf("%s@%d", w.Key, it.rev)
 	p.viewStructure(it, &w)
 	w.Fields, w.FieldBases = maps.Clone(it.fields), maps.Clone(it.bases)
 	return w
+}
+
+// writtenContent are the per-part digests of what DevWorkWire wrote, held
+// parts (the tracker's value written back) marked as not its own.
+func writtenContent(w core.WorkItem, held []string) map[string]string {
+	d := core.ContentDigests(w.Title, w.Description, w.AcceptanceCriteria)
+	for _, k := range held {
+		d[k] = ""
+	}
+	return d
 }
 
 func contentHash(w core.WorkItem) string {

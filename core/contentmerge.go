@@ -1,0 +1,168 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+// The content keys: an item's title, description and acceptance criteria
+// are each a field of the three-way merge, as the managed fields are
+// (fields.go). Their bases are kept with the managed fields' in
+// ItemSpec.FieldBases / WorkItem.FieldBases under these keys; what the
+// tracker holds of each, compared with what DevWorkWire last wrote, is
+// WorkItem.ContentChanged.
+const (
+	ContentTitle       = "title"
+	ContentDescription = "description"
+	ContentCriteria    = "acceptance_criteria"
+)
+
+var contentKeys = []string{ContentTitle, ContentDescription, ContentCriteria}
+
+func isContentKey(k string) bool {
+	return k == ContentTitle || k == ContentDescription || k == ContentCriteria
+}
+
+// ContentFieldDigest is the digest of one content part's values, in order
+// (a title or a description is one value; criteria keep their order).
+func ContentFieldDigest(values ...string) string { return shortDigest(values) }
+
+// ContentDigests are the per-part digests of an item's content (the
+// description without surrounding space).
+func ContentDigests(title, description string, ac []string) map[string]string {
+	return map[string]string{
+		ContentTitle:       ContentFieldDigest(title),
+		ContentDescription: ContentFieldDigest(strings.TrimSpace(description)),
+		ContentCriteria:    ContentFieldDigest(ac...),
+	}
+}
+
+// contentBases puts the per-part digests of what spec writes into its
+// FieldBases (the bases of the next import's merge).
+func contentBases(spec *ItemSpec) {
+	if spec.FieldBases == nil {
+		spec.FieldBases = map[string]string{}
+	}
+	for k, d := range ContentDigests(spec.Title, spec.Description, spec.AcceptanceCriteria) {
+		spec.FieldBases[k] = d
+	}
+}
+
+// mergesContent reports whether an existing item's content is settled part
+// by part: the tracker says which parts changed since DevWorkWire wrote
+// them, the item has the bases of all three parts, and its parent is the
+// document's (a person moving it is drift of the whole item, as before).
+// Items written before per-part bases are settled as one unit.
+func mergesContent(w WorkItem, spec ItemSpec) bool {
+	if w.ContentChanged == nil || w.ParentKey != spec.ParentKey {
+		return false
+	}
+	for _, k := range contentKeys {
+		if _, ok := w.FieldBases[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeContent settles the title, description and criteria of an existing
+// item three ways (document, tracker, base) and sets spec's content to
+// what will be in the tracker: the document's part where it is written,
+// the tracker's where a person's change is kept or conflicts. It returns
+// whether any part is written, the preview rows of the parts not simply
+// written, and the kept and conflicting parts' names.
+//   - tracker unchanged: the document's part (written when it differs);
+//   - tracker changed, document = tracker: unchanged;
+//   - tracker changed, document = base: kept (the tracker's part);
+//   - tracker changed, document ≠ base: a conflict (the tracker's part)
+//     unless "Drift: take-document" takes it.
+func mergeContent(it plan.Item, w WorkItem, spec *ItemSpec) (writes bool, rows []PlanField, kept, conflicts []string) {
+	doc := map[string][]string{ContentTitle: {spec.Title}, ContentDescription: {strings.TrimSpace(spec.Description)}, ContentCriteria: spec.AcceptanceCriteria}
+	jira := map[string][]string{ContentTitle: {w.Title}, ContentDescription: {strings.TrimSpace(w.Description)}, ContentCriteria: w.AcceptanceCriteria}
+	bases := map[string]string{}
+	take := func(k string) { // the tracker's part stays
+		switch k {
+		case ContentTitle:
+			spec.Title = w.Title
+		case ContentDescription:
+			spec.Description = w.Description
+		default:
+			spec.AcceptanceCriteria = w.AcceptanceCriteria
+		}
+	}
+	for _, k := range contentKeys {
+		d, b := ContentFieldDigest(doc[k]...), w.FieldBases[k]
+		row := PlanField{Field: k, Value: shownContent(doc[k]), Source: "item", Tracker: shownContent(jira[k])}
+		switch {
+		case !w.ContentChanged[k]:
+			bases[k] = d
+			writes = writes || d != b
+			continue
+		case d == ContentFieldDigest(jira[k]...):
+			bases[k] = d
+			continue
+		case takesField(it, k): // before kept: "Drift: take-document" replaces a person's edits, as it did for the whole item
+			row.Write, bases[k] = "take-document", d
+			writes = true
+		case d == b:
+			row.Write, bases[k] = "kept", b
+			kept = append(kept, k)
+			take(k)
+			spec.HeldContent = append(spec.HeldContent, k)
+		default:
+			row.Write, bases[k] = "conflict", b
+			conflicts = append(conflicts, k)
+			take(k)
+			spec.HeldContent = append(spec.HeldContent, k)
+		}
+		rows = append(rows, row)
+	}
+	if spec.FieldBases == nil {
+		spec.FieldBases = map[string]string{}
+	}
+	for k, d := range bases {
+		spec.FieldBases[k] = d
+	}
+	return writes, rows, kept, conflicts
+}
+
+// shownContent is a content part for a preview row (criteria joined by
+// "; ", long text cut).
+func shownContent(v []string) string {
+	s := strings.Join(v, "; ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
+}
+
+// contentWarnings is the one message of an item's kept and conflicting
+// content parts (none when there are neither).
+func contentWarnings(label, key string, kept, conflicts []string) []string {
+	var parts []string
+	if len(kept) > 0 {
+		parts = append(parts, fmt.Sprintf("%s changed in the tracker since DevWorkWire wrote it and the document did not change it: kept Jira's change", strings.Join(kept, ", ")))
+	}
+	if len(conflicts) > 0 {
+		parts = append(parts, fmt.Sprintf("%s changed both in the tracker and in the document, differently: not written (the item's other parts and fields are). Make the document match the tracker, or add \"Drift: take-document %s\" to the item to write the document's version", strings.Join(conflicts, ", "), strings.Join(conflicts, ", ")))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s (%s): %s.", label, key, strings.Join(parts, "; "))}
+}
+
+// settleContentConflicts makes an item whose only changes are conflicting
+// content parts (nothing to write, once the managed fields are settled)
+// drift, as a whole-item conflict was.
+func settleContentConflicts(entries []planEntry) {
+	for i := range entries {
+		e := &entries[i]
+		if e.Action == ActionUnchanged && slices.ContainsFunc(e.Fields, func(r PlanField) bool { return r.Write == "conflict" && isContentKey(r.Field) }) {
+			e.Action = ActionDrift
+		}
+	}
+}
