@@ -79,11 +79,16 @@ func TestCLIImportLifecycle(t *testing.T) {
 		t.Errorf("s-2 summary = %q", got)
 	}
 
-	// An edit made in Jira by a person is drift: shown, never overwritten.
+	// An edit made in Jira by a person that the document changes too,
+	// differently, is drift: shown, never overwritten. (A person's edit the
+	// document did not change is kept, and the item's other changes are
+	// written: core's TestContentMergePerPart.)
 	s3 := e.issuesByRef()["cli-plan/s-3"].Key
 	if err := e.jira.EditAsPerson(ctx, s3, "Renamed by a person in Jira"); err != nil {
 		t.Fatal(err)
 	}
+	p.titles["s-3"] = "Story 3, renamed in the document"
+	e.write("plan.md", p.markdown())
 	pv = previewJSON{}
 	if r := e.dwireJSON(&pv, "import", "plan.md", "--dry-run"); r.code != 0 {
 		t.Fatalf("dry-run after Jira edit: %s", r)

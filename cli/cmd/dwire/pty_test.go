@@ -221,10 +221,14 @@ func TestPTYYesCommits(t *testing.T) {
 		t.Fatalf("second import not unchanged:\n%s", s.output())
 	}
 
-	// A person edits an epic in Jira: the next preview shows drift and
-	// leaves it alone.
+	// A person edits an epic's title in Jira and the document changes it
+	// too, differently: the next preview shows drift and leaves it alone
+	// (a person's edit the document did not change is kept instead).
 	title := "Guest checkout (edited in Jira)"
 	must(t, f.srv.EditAsPerson("DEMO-1", jiratest.PersonEdit{Summary: &title}))
+	plan, err := os.ReadFile(filepath.Join(f.dir, "plan.md"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(f.dir, "plan.md"), []byte(strings.Replace(string(plan), "## Epic e-1: Guest checkout\n", "## Epic e-1: Guest checkout, renamed in the document\n", 1)), 0o600))
 	s = f.start(t, nil, "import", "plan.md", "--dry-run")
 	s.wantExit(0)
 	for _, want := range []string{"drift      DEMO-1  Epic e-1: Guest checkout", "edited in Jira since the last import; left alone", "1 drift (left alone)"} {
