@@ -144,15 +144,24 @@ func shownContent(v []string) string {
 func contentWarnings(label, key string, kept, conflicts []string) []string {
 	var parts []string
 	if len(kept) > 0 {
-		parts = append(parts, fmt.Sprintf("%s changed in the tracker since DevWorkWire wrote it and the document did not change it: kept Jira's change", strings.Join(kept, ", ")))
+		parts = append(parts, fmt.Sprintf("%s changed in the tracker since DevWorkWire wrote it and the document did not change it: kept Jira's change", shownFieldNames(kept)))
 	}
 	if len(conflicts) > 0 {
-		parts = append(parts, fmt.Sprintf("%s changed both in the tracker and in the document, differently: not written (the item's other parts and fields are). Make the document match the tracker, or add \"Drift: take-document %s\" to the item to write the document's version", strings.Join(conflicts, ", "), strings.Join(conflicts, ", ")))
+		parts = append(parts, fmt.Sprintf("%s changed both in the tracker and in the document, differently: not written (the item's other parts and fields are). Make the document match the tracker, or add \"Drift: take-document %s\" to the item to write the document's version", shownFieldNames(conflicts), strings.Join(conflicts, ", ")))
 	}
 	if len(parts) == 0 {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s (%s): %s.", label, key, strings.Join(parts, "; "))}
+}
+
+// shownFieldNames are keys as messages name them (FieldName), joined by ", ".
+func shownFieldNames(keys []string) string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = FieldName(k)
+	}
+	return strings.Join(names, ", ")
 }
 
 // settleContentConflicts makes an item whose only changes are conflicting

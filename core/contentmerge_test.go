@@ -52,7 +52,7 @@ func TestContentMergePerPart(t *testing.T) {
 		if row.Action != core.ActionUpdate || write != "kept" || !slices.Equal(row.ChangedFields, []string{"title"}) || pre.Counts != (core.Counts{Update: 1, Unchanged: 5}) {
 			t.Fatalf("counts %+v row %+v", pre.Counts, row)
 		}
-		if len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "description changed in the tracker") || !strings.Contains(pre.Warnings[0], "kept Jira's change") {
+		if len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "Description changed in the tracker") || !strings.Contains(pre.Warnings[0], "kept Jira's change") {
 			t.Errorf("warnings %q", pre.Warnings)
 		}
 		e.commit(pre.PreviewHandle, "")
@@ -84,7 +84,7 @@ func TestContentMergePerPart(t *testing.T) {
 		if row.Action != core.ActionUnchanged || write != "kept" || pre.Counts != (core.Counts{Unchanged: 6}) {
 			t.Fatalf("counts %+v row %+v", pre.Counts, row)
 		}
-		if len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "acceptance_criteria changed in the tracker") || !strings.Contains(pre.Warnings[0], "kept Jira's change") {
+		if len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "Acceptance criteria changed in the tracker") || !strings.Contains(pre.Warnings[0], "kept Jira's change") {
 			t.Errorf("warnings %q", pre.Warnings)
 		}
 	})
@@ -109,7 +109,7 @@ func TestContentMergePerPart(t *testing.T) {
 		if row, write := contentRow(t, pre, ref, "description"); row.Action != core.ActionDrift || write != "conflict" || pre.Counts != (core.Counts{Drift: 1, Unchanged: 5}) {
 			t.Fatalf("conflict alone: counts %+v row %+v", pre.Counts, row)
 		}
-		if len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "description changed both") || !strings.Contains(pre.Warnings[0], `"Drift: take-document description"`) {
+		if len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "Description changed both") || !strings.Contains(pre.Warnings[0], `"Drift: take-document description"`) {
 			t.Errorf("warnings %q", pre.Warnings)
 		}
 		items[1].title = "Pay as a guest" // another part changes too: it is written

@@ -35,7 +35,11 @@ const (
 
 // describeChanges fills the changes of every update and drift entry from
 // what the tracker holds (found): an update's ChangedFields, a drift's
-// differences between the tracker and the document.
+// differences between the tracker and the document. For an item merged
+// part by part (contentmerge.go) a drift's changes are its parts in
+// conflict, from the tracker's value to the document's; a part whose
+// person's change is kept is not written and has no change (its Fields
+// row says "kept"), as a kept managed field.
 func describeChanges(entries []planEntry, found map[Reference]WorkItem) {
 	for i := range entries {
 		e := &entries[i]
@@ -47,6 +51,14 @@ func describeChanges(entries []planEntry, found map[Reference]WorkItem) {
 		switch e.Action {
 		case ActionDrift:
 			names = changedFields(w, e.Spec)
+			if e.docContent != nil { // merged part by part: the parts in conflict
+				names = nil
+				for _, r := range e.Fields {
+					if r.Write == "conflict" && isContentKey(r.Field) {
+						names = append(names, r.Field)
+					}
+				}
+			}
 			if e.Parent != "" && e.Spec.ParentKey == "" && !slices.Contains(names, FieldParent) {
 				names = append(names, FieldParent) // the epic is created by this plan
 			}
@@ -66,13 +78,17 @@ func describeChanges(entries []planEntry, found map[Reference]WorkItem) {
 // contentChange is the change of one content field of e (false for a
 // field this file does not know: other fields describe their own).
 func contentChange(w WorkItem, e *planEntry, field string) (storedChange, bool) {
+	doc := &e.Spec
+	if e.docContent != nil {
+		doc = e.docContent // the document's parts, not the tracker's kept ones
+	}
 	switch field {
 	case FieldTitle:
-		return valueChange(field, w.Title, e.Spec.Title), true
+		return valueChange(field, w.Title, doc.Title), true
 	case FieldDescription:
-		return textChange(field, strings.TrimSpace(w.Description), strings.TrimSpace(e.Spec.Description)), true
+		return textChange(field, strings.TrimSpace(w.Description), strings.TrimSpace(doc.Description)), true
 	case FieldAcceptanceCriteria:
-		return textChange(field, strings.Join(w.AcceptanceCriteria, "\n"), strings.Join(e.Spec.AcceptanceCriteria, "\n")), true
+		return textChange(field, strings.Join(w.AcceptanceCriteria, "\n"), strings.Join(doc.AcceptanceCriteria, "\n")), true
 	case FieldParent:
 		to := e.Spec.ParentKey
 		if to == "" && e.Parent != "" {

@@ -88,30 +88,70 @@ func TestParentChangeToANewEpicNamesItsReference(t *testing.T) {
 }
 
 // A drift row says where the tracker (with the person's edit) and the
-// document differ; nothing of it is written.
+// document differ: the parts in conflict, from the tracker's value to the
+// document's; nothing of it is written. A person's edit the document did
+// not touch is kept and shows no change, while the document's other
+// changes are written (issue 16: drift per part).
 func TestDriftRowsSayWhatDiffers(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
-	// A person edits the title and the criteria; the document changes
-	// the description.
-	edit := func(w *core.WorkItem) { w.Title, w.AcceptanceCriteria = "Edited in Jira", []string{"It works"} }
-	if err := e.p.Edit(e.byRef()["checkout/s-1"].Key, edit); err != nil {
-		t.Fatal(err)
+	editTitleAndCriteria := func(t *testing.T) *env {
+		t.Helper()
+		e := newEnv(t)
+		e.importDoc(checkoutDoc())
+		// A person edits the title and the criteria.
+		edit := func(w *core.WorkItem) { w.Title, w.AcceptanceCriteria = "Edited in Jira", []string{"It works"} }
+		if err := e.p.Edit(e.byRef()["checkout/s-1"].Key, edit); err != nil {
+			t.Fatal(err)
+		}
+		return e
 	}
-	items := slices.Clone(checkoutItems)
-	items[1].desc = "Changed in the document."
-	row := planRow(t, e.preview(markdown("checkout", items...)), "checkout/s-1")
-	want := []core.FieldChange{
-		{Field: "title", From: "Edited in Jira", To: "Pay without an account"},
-		{Field: "description", From: "Story Pay without an account.", To: "Changed in the document."},
-		{Field: "acceptance_criteria", From: "It works", To: "It works\nIt is tested", Diff: "@@ -1 +1,2 @@\n It works\n+It is tested\n"},
+	fieldWrites := func(row core.PlanItem) map[string]string {
+		m := map[string]string{}
+		for _, f := range row.Fields {
+			m[f.Field] = f.Write
+		}
+		return m
 	}
-	if diff := cmp.Diff(want, row.Changes); row.Action != core.ActionDrift || diff != "" {
-		t.Errorf("%s changes (-want +got):\n%s", row.Action, diff)
-	}
-	if row.ChangedFields != nil {
-		t.Errorf("a drift row names changed_fields %v (it writes nothing)", row.ChangedFields)
-	}
+	t.Run("the document changes the same parts differently: drift, with the changes", func(t *testing.T) {
+		e := editTitleAndCriteria(t)
+		items := slices.Clone(checkoutItems)
+		items[1].title = "Pay as a guest"
+		items[1].ac = []string{"It works", "It is tested", "It is documented"}
+		row := planRow(t, e.preview(markdown("checkout", items...)), "checkout/s-1")
+		want := []core.FieldChange{
+			{Field: "title", From: "Edited in Jira", To: "Pay as a guest"},
+			{Field: "acceptance_criteria", From: "It works", To: "It works\nIt is tested\nIt is documented", Diff: "@@ -1 +1,3 @@\n It works\n+It is tested\n+It is documented\n"},
+		}
+		if diff := cmp.Diff(want, row.Changes); row.Action != core.ActionDrift || diff != "" {
+			t.Errorf("%s changes (-want +got):\n%s", row.Action, diff)
+		}
+		if row.ChangedFields != nil {
+			t.Errorf("a drift row names changed_fields %v (it writes nothing)", row.ChangedFields)
+		}
+		if w := fieldWrites(row); w["title"] != "conflict" || w["acceptance_criteria"] != "conflict" {
+			t.Errorf("field rows %+v", row.Fields)
+		}
+	})
+	t.Run("the document changes another part: an update writing it, the person's parts kept", func(t *testing.T) {
+		e := editTitleAndCriteria(t)
+		items := slices.Clone(checkoutItems)
+		items[1].desc = "Changed in the document."
+		pre := e.preview(markdown("checkout", items...))
+		row := planRow(t, pre, "checkout/s-1")
+		want := []core.FieldChange{{Field: "description", From: "Story Pay without an account.", To: "Changed in the document."}}
+		if diff := cmp.Diff(want, row.Changes); row.Action != core.ActionUpdate || diff != "" {
+			t.Errorf("%s changes (-want +got):\n%s", row.Action, diff)
+		}
+		if !slices.Equal(row.ChangedFields, []string{"description"}) {
+			t.Errorf("changed_fields %v", row.ChangedFields)
+		}
+		if w := fieldWrites(row); w["title"] != "kept" || w["acceptance_criteria"] != "kept" {
+			t.Errorf("field rows %+v", row.Fields)
+		}
+		e.commit(pre.PreviewHandle, "")
+		if w := e.byRef()["checkout/s-1"]; w.Title != "Edited in Jira" || !slices.Equal(w.AcceptanceCriteria, []string{"It works"}) || w.Description != "Changed in the document." {
+			t.Errorf("after the commit: %q %q %q", w.Title, w.Description, w.AcceptanceCriteria)
+		}
+	})
 }
 
 // Values are bounded: a long description is cut with "…" (truncated) and

@@ -41,6 +41,8 @@ func FieldName(key string) string {
 		return "Fix versions"
 	case FieldDue:
 		return "Due"
+	case ContentCriteria:
+		return "Acceptance criteria"
 	}
 	if c, ok := strings.CutPrefix(key, FieldCustomPrefix); ok {
 		return c

@@ -246,6 +246,8 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 			changed := changedFields(w, spec)
 			switch {
 			case merges: // part by part (contentmerge.go)
+				doc := e.Spec
+				e.docContent = &doc
 				writes, rows, kept, conflicts := mergeContent(it, w, &e.Spec)
 				e.Fields = append(e.Fields, rows...)
 				warnings = append(warnings, contentWarnings(kindLabel(kind)+" "+it.ID, w.Key, kept, conflicts)...)

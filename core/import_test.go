@@ -719,8 +719,8 @@ func TestDriftIsLeftAloneUnlessTakeDocument(t *testing.T) {
 	if res.Counts != (core.CommitCounts{Drift: 1, Unchanged: 5}) || e.p.Stats().Calls[fakeprovider.OpUpdate] != 0 {
 		t.Errorf("counts %+v", res.Counts)
 	}
-	if w := e.byRef()["checkout/s-1"]; w.Title != "Edited in Jira" {
-		t.Errorf("drifted item overwritten: %q", w.Title)
+	if w := e.byRef()["checkout/s-1"]; w.Title != "Edited in Jira" || w.Description != "Edited in Jira too." {
+		t.Errorf("drifted item overwritten: %q %q", w.Title, w.Description)
 	}
 	// The author takes the document's version deliberately.
 	items[1].take = true

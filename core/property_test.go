@@ -178,10 +178,24 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 					}
 				}
 			}
+			docOf := map[core.Reference]docItem{}
+			for _, it := range m.items {
+				docOf[core.Reference("prop/"+it.id)] = it
+			}
 			untouched := func() {
 				for _, w := range p.Items() {
 					if d, ok := drifted[w.Key]; ok && (w.Title != d.Title || w.ParentKey != d.ParentKey) {
 						rt.Fatalf("round %d: drifted item %s was overwritten", round, w.Key)
+					}
+					// Its other parts are as they were or the document's.
+					if d, ok := drifted[w.Key]; ok {
+						doc, inDoc := docOf[w.Reference]
+						if w.Description != d.Description && (!inDoc || strings.TrimSpace(w.Description) != doc.desc) {
+							rt.Fatalf("round %d: drifted item %s has description %q, neither its own %q nor the document's", round, w.Key, w.Description, d.Description)
+						}
+						if !slices.Equal(w.AcceptanceCriteria, d.AcceptanceCriteria) && (!inDoc || !slices.Equal(w.AcceptanceCriteria, doc.ac)) {
+							rt.Fatalf("round %d: drifted item %s has criteria %q, neither its own %q nor the document's", round, w.Key, w.AcceptanceCriteria, d.AcceptanceCriteria)
+						}
 					}
 				}
 			}

@@ -75,6 +75,11 @@ type planEntry struct {
 	Fields []PlanField `json:"fields,omitempty"`
 	// Gone is set on a removed or close entry (removed.go).
 	Gone *storedGone `json:"gone,omitempty"`
+	// docContent is the document's title, description and criteria of an
+	// item merged part by part (contentmerge.go), whose Spec holds the
+	// tracker's kept and conflicting parts; nil otherwise. Only the
+	// preview's describeChanges reads it (not stored).
+	docContent *ItemSpec
 }
 
 // storedGone is what a removed or close entry holds of its item: its
