@@ -324,7 +324,7 @@ func TestContentMergeOverHTTP(t *testing.T) {
 	// Now part by part: the person's summary kept, the description written.
 	summary(key, "Renamed again in Jira")
 	pv = run(doc("Third text.", ""), core.Counts{Update: 1})
-	if len(pv.Warnings) != 1 || !strings.Contains(pv.Warnings[0], "title changed in the tracker") || !slices.Equal(pv.Items[0].ChangedFields, []string{"description"}) {
+	if len(pv.Warnings) != 1 || !strings.Contains(pv.Warnings[0], "Title changed in the tracker") || !slices.Equal(pv.Items[0].ChangedFields, []string{"description"}) {
 		t.Errorf("per-part preview: warnings %q row %+v", pv.Warnings, pv.Items[0])
 	}
 	sn, _ := f.srv.Issue(key)
