@@ -190,12 +190,23 @@ func TextADF(text string) json.RawMessage {
 
 // EditAsPerson edits an issue as a person would in Jira (bumps updated).
 func (s *Server) EditAsPerson(key string, e PersonEdit) error {
+	return s.changeIssue(key, func(iss *issue) error { return s.editAsPersonLocked(iss, e) })
+}
+
+// changeIssue is the prologue of the test-side methods that change one
+// issue: lock the server, find the issue by key or id (an error naming key
+// when it does not exist), then call f.
+func (s *Server) changeIssue(key string, f func(iss *issue) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	iss := s.issueByKeyOrID(key)
 	if iss == nil {
 		return fmt.Errorf("issue %s does not exist", key)
 	}
+	return f(iss)
+}
+
+func (s *Server) editAsPersonLocked(iss *issue, e PersonEdit) error {
 	st := iss.cur.clone()
 	if e.Summary != nil {
 		if *e.Summary == "" || runeLen(*e.Summary) > maxSummary {

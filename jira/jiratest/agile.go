@@ -144,21 +144,17 @@ func (s *Server) SetSprintState(sprintID int64, state string) error {
 // in Jira's partial-success answer (207): the rest of the request is
 // applied. An empty msg clears it.
 func (s *Server) FailRank(key, msg string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	iss := s.issueByKeyOrID(key)
-	if iss == nil {
-		return fmt.Errorf("issue %s does not exist", key)
-	}
-	if s.agile.rankFail == nil {
-		s.agile.rankFail = map[int64]string{}
-	}
-	if msg == "" {
-		delete(s.agile.rankFail, iss.ID)
-	} else {
-		s.agile.rankFail[iss.ID] = msg
-	}
-	return nil
+	return s.changeIssue(key, func(iss *issue) error {
+		if s.agile.rankFail == nil {
+			s.agile.rankFail = map[int64]string{}
+		}
+		if msg == "" {
+			delete(s.agile.rankFail, iss.ID)
+		} else {
+			s.agile.rankFail[iss.ID] = msg
+		}
+		return nil
+	})
 }
 
 // Backlog returns the keys of a project's issues in rank order (the
@@ -191,21 +187,11 @@ func (s *Server) SprintOf(key string) string {
 }
 
 func (s *Server) boardLocked(id int64) *board {
-	for _, b := range s.agile.boards {
-		if b.ID == id {
-			return b
-		}
-	}
-	return nil
+	return first(s.agile.boards, func(b *board) bool { return b.ID == id })
 }
 
 func (s *Server) sprintLocked(id int64) *sprint {
-	for _, sp := range s.agile.sprints {
-		if sp.ID == id {
-			return sp
-		}
-	}
-	return nil
+	return first(s.agile.sprints, func(sp *sprint) bool { return sp.ID == id })
 }
 
 func (s *Server) byRankLocked() []*issue {
@@ -392,14 +378,8 @@ func (s *Server) agileIssues(keys []string) ([]*issue, *jiraError) {
 	return out, nil
 }
 
-func (s *Server) handleMoveToSprint(w http.ResponseWriter, r *http.Request) {
-	var in agileIssuesRequest
-	if e := decodeBody(r, &in); e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// handleMoveToSprint runs locked (withLockedBody).
+func (s *Server) handleMoveToSprint(w http.ResponseWriter, r *http.Request, in agileIssuesRequest) {
 	sp := s.visibleSprint(w, r)
 	if sp == nil {
 		return

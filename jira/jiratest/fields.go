@@ -329,12 +329,7 @@ func (s *Server) resolveFieldName(v string) string {
 }
 
 func (s *Server) customByID(id string) *customField {
-	for _, cf := range s.fields.custom {
-		if cf.ID == id {
-			return cf
-		}
-	}
-	return nil
+	return first(s.fields.custom, func(cf *customField) bool { return cf.ID == id })
 }
 
 // isModelField reports whether id is a field of the model.

@@ -25,7 +25,7 @@ func (s *Server) routes() {
 	cm := http.NewServeMux()
 	cm.Handle("GET /rest/api/3/issue/createmeta/{project}/issuetypes", s.auth(s.withCreateMeta(s.createMetaTypes)))
 	cm.Handle("GET /rest/api/3/issue/createmeta/{project}/issuetypes/{id}", s.auth(s.withCreateMeta(s.createMetaFields)))
-	h("POST /rest/api/3/issue", s.handleCreate)
+	h("POST /rest/api/3/issue", withLockedBody(s, s.handleCreate))
 	h("POST /rest/api/3/issue/bulk", s.handleBulkCreate)
 	h("POST /rest/api/3/issue/bulkfetch", s.handleBulkFetch)
 	h("GET /rest/api/3/mypermissions", s.handleMyPermissions)
@@ -304,14 +304,31 @@ func createdJSON(base string, iss *issue) map[string]any {
 	return map[string]any{"id": itoa(iss.ID), "key": iss.Key, "self": base + "/rest/api/3/issue/" + itoa(iss.ID)}
 }
 
-func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
-	var in issueUpdate
-	if e := decodeBody(r, &in); e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
+// withBody is the prologue of an endpoint with a JSON body: decode it
+// into a T (400 on bad JSON, before anything is locked or looked up, as
+// Jira does), then call h.
+func withBody[T any](h func(w http.ResponseWriter, r *http.Request, in T)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var in T
+		if e := decodeBody(r, &in); e != nil {
+			writeErr(w, http.StatusBadRequest, e)
+			return
+		}
+		h(w, r, in)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+}
+
+// withLockedBody is withBody calling h with the server locked.
+func withLockedBody[T any](s *Server, h func(w http.ResponseWriter, r *http.Request, in T)) http.HandlerFunc {
+	return withBody(func(w http.ResponseWriter, r *http.Request, in T) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		h(w, r, in)
+	})
+}
+
+// handleCreate runs locked (withLockedBody).
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, in issueUpdate) {
 	pw, status, e := s.validateWrite(in, nil)
 	if e != nil {
 		writeErr(w, status, e)

@@ -54,14 +54,9 @@ func (s *Server) withIssue(need permission, h issueHandler) http.HandlerFunc {
 // decoded first (400 on bad JSON, before the issue is looked up, as Jira
 // does).
 func withIssueBody[T any](s *Server, need permission, h func(w http.ResponseWriter, r *http.Request, iss *issue, in T)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		var in T
-		if e := decodeBody(r, &in); e != nil {
-			writeErr(w, http.StatusBadRequest, e)
-			return
-		}
+	return withBody(func(w http.ResponseWriter, r *http.Request, in T) {
 		s.withIssue(need, func(w http.ResponseWriter, r *http.Request, iss *issue) { h(w, r, iss, in) })(w, r)
-	}
+	})
 }
 
 // issueRoutes registers the issue endpoints with h (auth included).

@@ -59,7 +59,7 @@ func (s *Server) structureRoutes(h func(string, http.HandlerFunc)) {
 	h("GET /rest/agile/1.0/board/{boardId}", serveFound(s, s.visibleBoard, func(base string, b *board) any { return s.boardJSON(base, b) }))
 	h("GET /rest/agile/1.0/board/{boardId}/sprint", s.handleBoardSprints)
 	h("GET /rest/agile/1.0/sprint/{sprintId}", serveFound(s, s.visibleSprint, func(base string, sp *sprint) any { return sprintJSON(base, sp) }))
-	h("POST /rest/agile/1.0/sprint/{sprintId}/issue", s.handleMoveToSprint)
+	h("POST /rest/agile/1.0/sprint/{sprintId}/issue", withLockedBody(s, s.handleMoveToSprint))
 	h("PUT /rest/agile/1.0/issue/rank", s.handleRank)
 }
 

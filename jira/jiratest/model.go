@@ -50,6 +50,14 @@ func byName[T named](table []T, name string) *T {
 	return nil
 }
 
+// first is the first element of xs that match holds for, or nil.
+func first[T any](xs []*T, match func(*T) bool) *T {
+	if i := slices.IndexFunc(xs, match); i >= 0 {
+		return xs[i]
+	}
+	return nil
+}
+
 // byNameOrID is how JQL names an issue type or a status: by name, else by id.
 func byNameOrID[T named](table []T, v string) *T {
 	if e := byName(table, v); e != nil {
