@@ -383,6 +383,10 @@ func (s *Server) Apply(c Config) {
 	s.applyLimitConfig(c.LimitConfig)
 }
 
+// adminCall decodes an admin request's JSON body into in and runs f:
+// 400 with f's error, or status with f's result (no body when nil).
+type adminCall func(in any, status int, f func() (any, error))
+
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimPrefix(r.URL.Path, "/_mockjira")
 	bad := func(err error) { writeErr(w, http.StatusBadRequest, newErr(err.Error())) }
@@ -397,6 +401,20 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		return true
 	}
+	var call adminCall = func(in any, status int, f func() (any, error)) {
+		if !decode(in) {
+			return
+		}
+		out, err := f()
+		switch {
+		case err != nil:
+			bad(err)
+		case out == nil:
+			w.WriteHeader(status)
+		default:
+			writeJSON(w, status, out)
+		}
+	}
 	switch {
 	case p == "/requests" && r.Method == http.MethodGet:
 		writeJSON(w, http.StatusOK, s.Requests())
@@ -407,55 +425,42 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.Issues())
 	case p == "/issues" && r.Method == http.MethodPost:
 		var in SeedIssue
-		if !decode(&in) {
-			return
-		}
-		key, err := s.Seed(in)
-		if err != nil {
-			bad(err)
-			return
-		}
-		sn, _ := s.Issue(key)
-		writeJSON(w, http.StatusCreated, sn)
+		call(&in, http.StatusCreated, func() (any, error) {
+			key, err := s.Seed(in)
+			if err != nil {
+				return nil, err
+			}
+			sn, _ := s.Issue(key)
+			return sn, nil
+		})
 	case strings.HasPrefix(p, "/issues/") && strings.HasSuffix(p, "/edit") && r.Method == http.MethodPost:
 		key := strings.TrimSuffix(strings.TrimPrefix(p, "/issues/"), "/edit")
 		var e PersonEdit
-		if !decode(&e) {
-			return
-		}
-		if err := s.EditAsPerson(key, e); err != nil {
-			bad(err)
-			return
-		}
-		sn, _ := s.Issue(key)
-		writeJSON(w, http.StatusOK, sn)
+		call(&e, http.StatusOK, func() (any, error) {
+			if err := s.EditAsPerson(key, e); err != nil {
+				return nil, err
+			}
+			sn, _ := s.Issue(key)
+			return sn, nil
+		})
 	case p == "/links" && r.Method == http.MethodPost:
 		var in struct{ Blocked, Blocker string }
-		if !decode(&in) {
-			return
-		}
-		if err := s.Link(in.Blocked, in.Blocker); err != nil {
-			bad(err)
-			return
-		}
-		w.WriteHeader(http.StatusCreated)
+		call(&in, http.StatusCreated, func() (any, error) { return nil, s.Link(in.Blocked, in.Blocker) })
 	case p == "/faults" && r.Method == http.MethodGet:
 		writeJSON(w, http.StatusOK, s.Faults())
 	case p == "/faults" && r.Method == http.MethodPost:
 		var fs []Fault
-		if !decode(&fs) {
-			return
-		}
-		for _, f := range fs {
-			if err := f.validate(); err != nil {
-				bad(err)
-				return
+		call(&fs, http.StatusNoContent, func() (any, error) {
+			for _, f := range fs {
+				if err := f.validate(); err != nil {
+					return nil, err
+				}
 			}
-		}
-		for _, f := range fs {
-			_ = s.AddFault(f)
-		}
-		w.WriteHeader(http.StatusNoContent)
+			for _, f := range fs {
+				_ = s.AddFault(f)
+			}
+			return nil, nil
+		})
 	case p == "/faults" && r.Method == http.MethodDelete:
 		s.ClearFaults()
 		w.WriteHeader(http.StatusNoContent)
@@ -466,36 +471,26 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			Project                                   string
 			Browse, Create, Edit, Transition, Comment bool
 		}
-		if !decode(&in) {
-			return
-		}
-		if in.Project == "" {
-			in.Project = s.opts.Project
-		}
-		if !s.SetPermissions(in.Project, Permissions{Browse: in.Browse, Create: in.Create, Edit: in.Edit, Transition: in.Transition, Comment: in.Comment}) {
-			bad(fmt.Errorf("project %q does not exist", in.Project))
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
+		call(&in, http.StatusNoContent, func() (any, error) {
+			if in.Project == "" {
+				in.Project = s.opts.Project
+			}
+			if !s.SetPermissions(in.Project, Permissions{Browse: in.Browse, Create: in.Create, Edit: in.Edit, Transition: in.Transition, Comment: in.Comment}) {
+				return nil, fmt.Errorf("project %q does not exist", in.Project)
+			}
+			return nil, nil
+		})
 	case p == "/fields" && r.Method == http.MethodPost:
 		var fs FieldSeed
-		if !decode(&fs) {
-			return
-		}
-		if err := s.ApplyFields(fs); err != nil {
-			bad(err)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
+		call(&fs, http.StatusNoContent, func() (any, error) { return nil, s.ApplyFields(fs) })
 	case p == "/config" && r.Method == http.MethodPost:
 		var c Config
-		if !decode(&c) {
-			return
-		}
-		s.Apply(c)
-		w.WriteHeader(http.StatusNoContent)
+		call(&c, http.StatusNoContent, func() (any, error) {
+			s.Apply(c)
+			return nil, nil
+		})
 	default:
-		if s.serveStructureAdmin(w, r, p, decode, bad) { // links, boards, sprints, backlog (structure_admin.go)
+		if s.serveStructureAdmin(w, r, p, call) { // links, boards, sprints, backlog (structure_admin.go)
 			return
 		}
 		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("unknown admin endpoint %s %s", r.Method, r.URL.Path)))

@@ -15,23 +15,7 @@ import (
 //	POST /_mockjira/sprints                    {"board":1,"name":"S","state":"future"} → {"id":N}
 //	POST /_mockjira/sprints/state              {"sprint":1,"state":"closed"}
 //	POST /_mockjira/rank-failures              {"key":"DEMO-1","message":"..."} ("" clears)
-func (s *Server) serveStructureAdmin(w http.ResponseWriter, r *http.Request, p string, decode func(any) bool, bad func(error)) bool {
-	// call decodes the body into in and runs f: bad(err), or status with
-	// f's result (no body when nil).
-	call := func(in any, status int, f func() (any, error)) {
-		if !decode(in) {
-			return
-		}
-		out, err := f()
-		switch {
-		case err != nil:
-			bad(err)
-		case out == nil:
-			w.WriteHeader(status)
-		default:
-			writeJSON(w, status, out)
-		}
-	}
+func (s *Server) serveStructureAdmin(w http.ResponseWriter, r *http.Request, p string, call adminCall) bool {
 	idOf := func(id int64, err error) (any, error) {
 		if err != nil {
 			return nil, err
