@@ -52,33 +52,11 @@ type Piped struct {
 // Start connects cmd's stdin and stdout to pipes and its stderr to a new
 // Buffer, then starts it; t fails (Fatal) if any of that fails. The caller
 // waits for cmd.
-func Start(t testing.TB, cmd *exec.Cmd) *Piped {
-	t.Helper()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &Piped{Stdin: stdin, Stdout: stdout, Stderr: &Buffer{}}
-	cmd.Stderr = p.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", cmd.Path, err)
-	}
-	return p
-}
-
-// StartWaited is Start, and then waits for cmd in the background: Exited
-// is closed once cmd exited, and Err is then its Wait error. A process
-// still running when the test ends is killed.
 //
-// Its Stdout stays readable after the process exited: Wait closes the
-// pipes exec.Cmd made (so reading them while Wait runs in the background
-// may fail with "file already closed"), therefore stdout is a pipe of
-// StartWaited's own, closed when the test ends.
-func StartWaited(t testing.TB, cmd *exec.Cmd) *Piped {
+// Stdout is a pipe of Start's own, not exec's StdoutPipe: Wait closes the
+// pipes exec.Cmd made, so reading those after (or while) Wait runs fails
+// with "file already closed". This one stays readable until the test ends.
+func Start(t testing.TB, cmd *exec.Cmd) *Piped {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -98,6 +76,16 @@ func StartWaited(t testing.TB, cmd *exec.Cmd) *Piped {
 	if err != nil {
 		t.Fatalf("start %s: %v", cmd.Path, err)
 	}
+	return p
+}
+
+// StartWaited is Start, and then waits for cmd in the background: Exited
+// is closed once cmd exited, and Err is then its Wait error. A process
+// still running when the test ends is killed. Stdout stays readable after
+// the exit (see Start).
+func StartWaited(t testing.TB, cmd *exec.Cmd) *Piped {
+	t.Helper()
+	p := Start(t, cmd)
 	p.exited = make(chan struct{})
 	go func() { p.err = cmd.Wait(); close(p.exited) }()
 	t.Cleanup(func() {
