@@ -399,10 +399,18 @@ func planSprints(ctx context.Context, sp StructureProvider, doc *plan.Document, 
 // their relative order. The longest run of existing items already in that
 // order stays; every other item is placed right after the item before it
 // in the document (before the first that stays, for those ahead of it).
+// Items held back (an earlier create of unknown outcome) have no key to
+// rank and are left out.
 func planRank(doc *plan.Document, entries []planEntry, found map[Reference]WorkItem, pl *structurePlan) {
+	held := map[Reference]bool{} // neither in the tracker nor created by this plan
+	for _, e := range entries {
+		if e.Blocked {
+			held[e.Spec.Reference] = true
+		}
+	}
 	var items []plan.Item
 	for _, it := range doc.Items {
-		if Kind(it.Kind) != KindSubtask {
+		if Kind(it.Kind) != KindSubtask && !held[NewReference(doc.ID, it.ID)] {
 			items = append(items, it)
 		}
 	}

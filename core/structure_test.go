@@ -260,6 +260,40 @@ func TestRankFollowsTheDocument(t *testing.T) {
 	}
 }
 
+// TestRankLeavesOutHeldBackItems: an epic whose create had an unknown
+// outcome is held back by the next preview (no key); the items created
+// by that plan are ranked among themselves, not relative to the held-back
+// epic (which sent a rank request with no anchor, refused by Jira).
+func TestRankLeavesOutHeldBackItems(t *testing.T) {
+	e := newEnv(t, fakeprovider.Options{SearchLag: true})
+	e.svc = e.ranked()
+	doc := "---\nid: held\n---\n## Epic e-1: First\n\n### Story s-1: One\n\n### Story s-2: Two\n"
+	pre := e.preview(doc)
+	e.p.FailItem(1, fakeprovider.ItemLost, nil) // e-1: created, response lost
+	if _, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true}); core.ErrorCode(err) != core.CodeCommitPartial {
+		t.Fatalf("first commit: %v", err)
+	}
+	again := e.preview(doc)
+	if again.Counts.Blocked != 1 {
+		t.Fatalf("re-preview counts %+v; want e-1 held back", again.Counts)
+	}
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: again.PreviewHandle, Confirmed: true})
+	if err != nil {
+		for _, d := range core.AsError(err).Details {
+			if strings.Contains(string(d.Item), "~rank:") && d.Outcome != core.OutcomeCommitted {
+				t.Errorf("rank write %s: %s %s", d.Item, d.Outcome, d.Message)
+			}
+		}
+	}
+	s1, s2 := e.keyOf("held/s-1"), e.keyOf("held/s-2")
+	if s1 == "" || s2 == "" {
+		t.Fatalf("stories not created: %q %q (%v)", s1, s2, err)
+	}
+	if got := e.p.Backlog(); slices.Index(got, s1) > slices.Index(got, s2) {
+		t.Errorf("backlog %v: s-1 (%s) after s-2 (%s)", got, s1, s2)
+	}
+}
+
 // TestReadyIsStoriesAndSubtasks: ready work is stories and sub-tasks in
 // todo whose blockers are all done; epics are not listed; marking the
 // blocker done makes the blocked item ready. Get lists dependencies both

@@ -108,7 +108,9 @@ func pausePastLease(t *testing.T, kind string, v pauseVariant) {
 	if !a.waitFor(promptMark, 2*time.Minute) {
 		t.Fatalf("A never asked:\n%s", a.shown())
 	}
-	if !strings.Contains(a.shown(), fmt.Sprintf("Write %d items to Jira (%d to create", total, total)) {
+	// Ranking is on by default: every item after the first is also
+	// placed after the one before it (total-1 rank moves).
+	if !strings.Contains(a.shown(), fmt.Sprintf("Write %d items and %d structure changes to Jira (%d to create", total, total-1, total)) {
 		t.Fatalf("A's question is not about %d creates:\n%s", total, a.shown())
 	}
 	a.send("y\r")

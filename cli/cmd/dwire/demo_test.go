@@ -35,7 +35,10 @@ func TestDemoOnATerminal(t *testing.T) {
 	s := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
 	go s.pump()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); ptmx.Close() })
-	for _, step := range []string{"Write 11 items to Jira", "Write this to DEMO-", "Write 1 item to Jira"} {
+	// Ranking is on by default: the 11 items' import also places 10 of
+	// them after the one before it (the first anchors); the agent's new
+	// story s-9 is placed after the item before it (1 move).
+	for _, step := range []string{"Write 11 items and 10 structure changes to Jira", "Write this to DEMO-", "Write 1 item and 1 structure change to Jira"} {
 		s.waitFor(step)
 		s.send("y\r")
 	}

@@ -75,8 +75,8 @@ type File struct {
 	Fields   map[string]string `yaml:"fields,omitempty"`
 	Defaults yaml.Node         `yaml:"defaults,omitempty"`
 	Users    map[string]string `yaml:"users,omitempty"`
-	// Rank makes the document's order the backlog order in Jira (off
-	// unless true in this version).
+	// Rank makes the document's order the backlog order in Jira (on
+	// unless false).
 	Rank *bool `yaml:"rank,omitempty"`
 }
 
@@ -139,7 +139,8 @@ type Config struct {
 	Defaults      plan.Fields
 	Users         map[string]string
 	EstimateField string
-	// Rank is the file's `rank:` (core.ServiceOptions.Rank).
+	// Rank is the file's `rank:` (core.ServiceOptions.Rank); true unless
+	// `rank: false`.
 	Rank bool
 
 	raw []byte // the file's bytes, to notice a token pasted anywhere in it
@@ -462,7 +463,7 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 		c.SearchLagWindow = d
 	}
 
-	c.Rank = f.Rank != nil && *f.Rank
+	c.Rank = f.Rank == nil || *f.Rank
 
 	// DWIRE_COMMIT_LOCK_LEASE (testing knob)
 	if s := strings.TrimSpace(getenv(EnvCommitLockLease)); s != "" {

@@ -282,9 +282,10 @@ func TestEnvNamesThatMayBeTokensAreRefusedUnechoed(t *testing.T) {
 	}
 }
 
-// TestRankSetting: `rank: true` turns ranking on; absent or false, off.
+// TestRankSetting: ranking is on when `rank:` is absent or true;
+// `rank: false` turns it off.
 func TestRankSetting(t *testing.T) {
-	for in, want := range map[string]bool{"": false, "rank: false\n": false, "rank: true\n": true} {
+	for in, want := range map[string]bool{"": true, "rank: false\n": false, "rank: true\n": true} {
 		c, err := Parse("/w/.devworkwire.yaml", []byte(good+in), env(nil))
 		if err != nil {
 			t.Fatalf("%q: %v", in, err)

@@ -125,7 +125,9 @@ type SizeResult struct {
 	Epics   int `json:"epics"`
 	Stories int `json:"stories"`
 	Edited  int `json:"edited"`
-	// MinCommitRequests = ceil(epics/50) + ceil(stories/50) + ceil(items/100).
+	// MinCommitRequests = ceil(epics/50) + ceil(stories/50) + ceil(items/100)
+	// + ceil((items-1)/50): ranking is on by default, so a fresh import
+	// places every item after the first in rank requests of 50 (issue 17).
 	MinCommitRequests int           `json:"min_commit_requests"`
 	MinSearchPages    int           `json:"min_search_pages"`
 	Preview           PreviewPhase  `json:"preview"`                   // dwire import --dry-run --json, empty tracker
@@ -151,7 +153,7 @@ type Extrapolated struct {
 func (b *bench) size(ctx context.Context, n int) (SizeResult, error) {
 	epics := epicsFor(n)
 	sr := SizeResult{Items: n, Epics: epics, Stories: n - epics, MinSearchPages: ceilDiv(n, pageSize)}
-	sr.MinCommitRequests = ceilDiv(epics, createBatch) + ceilDiv(n-epics, createBatch) + sr.MinSearchPages
+	sr.MinCommitRequests = ceilDiv(epics, createBatch) + ceilDiv(n-epics, createBatch) + sr.MinSearchPages + ceilDiv(n-1, createBatch)
 	dir := filepath.Join(b.tmp, fmt.Sprintf("size-%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return sr, err
@@ -475,7 +477,8 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 	if err != nil {
 		return pre, com, counts, err
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: st, WritesInFlight: inFlight})
+	// Rank as dwire does by default (rank: absent or true).
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: st, WritesInFlight: inFlight, Rank: true})
 	if err := mj.ClearRequests(ctx); err != nil {
 		return pre, com, counts, err
 	}

@@ -34,9 +34,10 @@ func TestQuickRun(t *testing.T) {
 	if s.Items != 20 || s.Epics != 1 || s.Edited != 2 {
 		t.Errorf("size: %d items, %d epics, %d edited; want 20, 1, 2", s.Items, s.Epics, s.Edited)
 	}
-	// 1 epic batch + 1 story batch + 1 search page.
-	if s.MinCommitRequests != 3 {
-		t.Errorf("minimum commit requests %d, want 3", s.MinCommitRequests)
+	// 1 epic batch + 1 story batch + 1 search page + 1 rank batch (the 19
+	// items after the first, ranking being on by default).
+	if s.MinCommitRequests != 4 {
+		t.Errorf("minimum commit requests %d, want 4", s.MinCommitRequests)
 	}
 	if s.Commit.Requests == 0 || s.Commit.ByEndpoint["POST /rest/api/3/issue/bulk"] == 0 {
 		t.Errorf("commit used no bulk create: %+v", s.Commit.ByEndpoint)
