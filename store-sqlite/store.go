@@ -100,7 +100,9 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if bt <= 0 {
 		bt = DefaultBusyTimeout
 	}
-	dsn := fmt.Sprintf("%s?_txlock=immediate&_busy_timeout=%d&_journal_mode=WAL&_synchronous=FULL&_foreign_keys=1", path, bt.Milliseconds())
+	// journal_mode is not in the DSN: WAL is a property of the file, set
+	// once by enableWAL, which retries what SQLite refuses at once.
+	dsn := fmt.Sprintf("%s?_txlock=immediate&_busy_timeout=%d&_synchronous=FULL&_foreign_keys=1", path, bt.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, storeerr.Fault(err, what, "open "+path)
@@ -112,6 +114,10 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		now = time.Now
 	}
 	s := &Store{db: db, path: path, now: now}
+	if err := s.enableWAL(ctx, bt); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -127,6 +133,34 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	}
 	logger.DebugContext(ctx, "state store opened", "store", "sqlite", "path", path, "pruned_previews", n.Previews, "pruned_tombstones", n.Tombstones, "pruned_runs", n.Runs)
 	return s, nil
+}
+
+// enableWAL switches the file to WAL mode, which then holds for every
+// connection to it. When several connections make that switch on a new
+// file at once, SQLite answers SQLITE_BUSY at once instead of calling its
+// busy handler (waiting could deadlock), so the switch is retried, with
+// short growing pauses, until the busy timeout has passed.
+func (s *Store) enableWAL(ctx context.Context, busyTimeout time.Duration) error {
+	const op = "switch the database to WAL mode"
+	deadline := time.Now().Add(busyTimeout)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		var mode string
+		err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
+		if err == nil {
+			return nil
+		}
+		var se *sqlite.Error
+		if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return s.fault(err, op)
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return s.fault(ctx.Err(), op)
+		case <-t.C:
+		}
+	}
 }
 
 func invalidPath(path, why string) *core.Error {
