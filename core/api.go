@@ -45,6 +45,9 @@ type Counts struct {
 	Update    int `json:"update"`
 	Unchanged int `json:"unchanged"`
 	Drift     int `json:"drift"`
+	// Adopt counts existing issues the commit takes over (a Key line):
+	// it writes their reference and the document's fields to them.
+	Adopt int `json:"adopt,omitempty" jsonschema:"existing issues the commit adopts (a Key line): their reference and the document's content are written to them"`
 	// Blocked counts rows with action create that the commit will NOT
 	// create: an earlier create of the item had an unknown outcome and
 	// search cannot see it yet (see PlanItem.BlockedReason).
@@ -195,6 +198,7 @@ type CommitCounts struct {
 	Updated   int `json:"updated"`
 	Unchanged int `json:"unchanged"`
 	Drift     int `json:"drift"` // drifted items left untouched
+	Adopted   int `json:"adopted,omitempty" jsonschema:"existing issues adopted: their reference and the document's content written"`
 	// Unknown counts blocked creates that were not made (their earlier
 	// create's outcome is still unknown).
 	Unknown int `json:"unknown,omitempty"`

@@ -443,7 +443,7 @@ func (s *WorkItemService) storedPreview(ctx context.Context, handle string) (Pre
 		}
 		r := pl.result(p)
 		info.Import = &r
-		total = r.Counts.Create + r.Counts.Update + r.Counts.Structure
+		total = r.Counts.Create + r.Counts.Update + r.Counts.Adopt + r.Counts.Structure
 	case PreviewProgress:
 		pl, err := decodeProgressPlan(p)
 		if err != nil {

@@ -63,6 +63,10 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	s.resolveMarkers(ctx, o, scope, idx, found)
+	adopted, err := s.adoptIssues(ctx, doc, found) // adopt.go: Key lines
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
 	lost, err := s.lostIssues(ctx, doc, idx, found)
 	if err != nil {
 		return ImportPreviewResult{}, err
@@ -81,6 +85,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	describeChanges(entries, found) // diff.go
+	markAdopted(entries, adopted)
 	entries, gone, err := s.planRemoved(ctx, removed, found, doc, in.Removed, entries)
 	if err != nil {
 		return ImportPreviewResult{}, err
@@ -454,6 +459,14 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 		ref := string(e.Spec.Reference)
 		ie, inIdx := idx[e.Spec.Reference]
 		switch {
+		case e.Action == ActionAdopt: // adopt.go: read by key
+			d, err := s.staleAdopt(ctx, e, now)
+			if err != nil {
+				return err
+			}
+			if d != nil {
+				details = append(details, *d)
+			}
 		case e.Blocked:
 			// The plan does not create it, whatever the tracker shows now.
 		case e.Released && !exists && unknownMarker(ie, inIdx) && utc(ie.UpdatedAt).Equal(e.UnknownSince):
@@ -509,7 +522,7 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 			x.total++
 			continue
 		}
-		if e.Action != ActionCreate && e.Action != ActionUpdate {
+		if !e.writes() {
 			continue
 		}
 		if e.Blocked {
@@ -689,7 +702,7 @@ func (x *execution) update(ctx context.Context, e *planEntry) {
 	x.mu.Lock()
 	sp := x.spec(e)
 	x.mu.Unlock()
-	rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionUpdate, Key: e.Key}
+	rec := ItemOutcome{Reference: e.Spec.Reference, Action: e.Action, Key: e.Key}
 	err := x.s.p.Update(ctx, e.Key, sp)
 	if err != nil {
 		ae := AsError(err)
@@ -811,6 +824,9 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 		case e.Action == ActionUpdate:
 			ci.Outcome = OutcomeCommitted
 			r.Counts.Updated++
+		case e.Action == ActionAdopt:
+			ci.Outcome = OutcomeCommitted
+			r.Counts.Adopted++
 		case e.Action == ActionUnchanged:
 			ci.Outcome = "skipped"
 			r.Counts.Unchanged++
@@ -850,7 +866,7 @@ func (x *execution) heldBack(ctx context.Context) error {
 					e.UnknownSince.Format(time.RFC3339), ref, e.RetryAfter.Format(time.RFC3339))})
 		case e.writes():
 			committed++
-			details = append(details, Detail{Item: string(ref), Key: x.keys[ref], Outcome: OutcomeCommitted, Message: fmt.Sprintf("%sd as %s", e.Action, x.keys[ref])})
+			details = append(details, Detail{Item: string(ref), Key: x.keys[ref], Outcome: OutcomeCommitted, Message: fmt.Sprintf("%s as %s", pastTense(e.Action), x.keys[ref])})
 		}
 	}
 	if held == 0 {
@@ -887,7 +903,7 @@ func (x *execution) partial(ctx context.Context) error {
 		switch d.Outcome {
 		case OutcomeCommitted:
 			committed++
-			d.Message = fmt.Sprintf("%sd as %s", e.Action, d.Key)
+			d.Message = fmt.Sprintf("%s as %s", pastTense(e.Action), d.Key)
 		case OutcomeFailed:
 			failed++
 		case OutcomeUnknown:

@@ -36,7 +36,7 @@ func (s *WorkItemService) checkItems(ctx context.Context, doc *plan.Document, en
 	}
 	var specs []ItemSpec
 	for _, e := range entries {
-		if (e.Action == ActionCreate || e.Action == ActionUpdate) && !e.Blocked {
+		if (e.Action == ActionCreate || e.Action == ActionUpdate || e.Action == ActionAdopt) && !e.Blocked {
 			specs = append(specs, e.Spec)
 		}
 	}

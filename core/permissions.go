@@ -46,7 +46,7 @@ func importPermissions(entries []planEntry) []Permission {
 		switch e.Action {
 		case ActionCreate:
 			create = true
-		case ActionUpdate:
+		case ActionUpdate, ActionAdopt:
 			edit = true
 		case ActionClose: // removed.go
 			closes = true

@@ -165,10 +165,10 @@ func (x *execution) closePhase(ctx context.Context, closes []*planEntry) {
 	x.parallel(ctx, writes)
 }
 
-// writes reports whether the entry is a write of the plan (create, update
-// or close).
+// writes reports whether the entry is a write of the plan (create, update,
+// adopt or close).
 func (e *planEntry) writes() bool {
-	return e.Action == ActionCreate || e.Action == ActionUpdate || e.Action == ActionClose
+	return e.Action == ActionCreate || e.Action == ActionUpdate || e.Action == ActionAdopt || e.Action == ActionClose
 }
 
 // markRemoved marks the items their planning document no longer lists, as

@@ -220,6 +220,8 @@ func (c *Counts) add(it PlanItem) {
 		}
 	case it.Action == ActionUpdate:
 		c.Update++
+	case it.Action == ActionAdopt:
+		c.Adopt++
 	case it.Action == ActionUnchanged:
 		c.Unchanged++
 	case it.Action == ActionDrift:

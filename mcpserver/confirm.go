@@ -170,6 +170,9 @@ func describe(info core.PreviewInfo) string {
 		p := info.Import
 		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira (%s), importing document %q: create %d, update %d",
 			p.Scope, p.Document, p.Counts.Create, p.Counts.Update)
+		if p.Counts.Adopt > 0 {
+			fmt.Fprintf(&b, ", adopt %d existing issues (their reference and the document's content are written to them)", p.Counts.Adopt)
+		}
 		if p.Counts.Close > 0 {
 			fmt.Fprintf(&b, ", close %d items the document no longer lists (transition to done, with a comment)", p.Counts.Close)
 		}
@@ -180,11 +183,11 @@ func describe(info core.PreviewInfo) string {
 		b.WriteString(".\n")
 		n := 0
 		for _, it := range p.Items {
-			if it.Action != core.ActionCreate && it.Action != core.ActionUpdate && it.Action != core.ActionClose {
+			if it.Action != core.ActionCreate && it.Action != core.ActionUpdate && it.Action != core.ActionAdopt && it.Action != core.ActionClose {
 				continue
 			}
 			if n == maxListed {
-				fmt.Fprintf(&b, "… and %d more.\n", p.Counts.Create+p.Counts.Update+p.Counts.Close-n)
+				fmt.Fprintf(&b, "… and %d more.\n", p.Counts.Create+p.Counts.Update+p.Counts.Adopt+p.Counts.Close-n)
 				break
 			}
 			n++

@@ -455,6 +455,10 @@ func (p *Provider) Get(ctx context.Context, key string) (core.WorkItem, error) {
 	if _, err := p.enter(ctx, OpGet); err != nil {
 		return core.WorkItem{}, err
 	}
+	if proj, _, _ := strings.Cut(key, "-"); !strings.EqualFold(proj, p.project) {
+		// As the Jira adapter: another project's issue is not read.
+		return core.WorkItem{}, core.Errorf(core.CodeWorkItemNotFound, "%s is an issue of project %s; DevWorkWire works only with project %s.", key, strings.ToUpper(proj), p.project)
+	}
 	it, ok := p.items[key]
 	if !ok {
 		return core.WorkItem{}, notFound(key)

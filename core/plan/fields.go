@@ -217,7 +217,7 @@ func (o *Options) markdownField(name string) (fieldRef, bool) {
 // customField resolves a custom field name as declared.
 func (o *Options) customField(name string) (fieldRef, bool) {
 	n := normName(name)
-	if n == "" || n == "epic" || n == "drift" || linkNames[n] != "" {
+	if n == "" || n == "epic" || n == "drift" || n == keyName || linkNames[n] != "" {
 		return fieldRef{}, false
 	}
 	for i := range builtinFields {

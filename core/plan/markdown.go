@@ -460,6 +460,11 @@ func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int, field
 // looks like a misspelt one, description otherwise.
 func (d *mdDoc) field(r *result, it *mdItem, line int, name, value string) {
 	who := kindWord(it.Kind) + " " + it.ID
+	if normName(name) == keyName && !strings.ContainsAny(value, " \t") { // key.go; with spaces it is prose
+		it.exclude = append(it.exclude, [2]int{line, line})
+		r.setKey(it.rawItem, value, line, strings.TrimSpace("Key: "+value))
+		return
+	}
 	if key := linkNames[normName(name)]; key != "" {
 		it.exclude = append(it.exclude, [2]int{line, line})
 		shown := linkDisplay(key) + ": " + value

@@ -70,6 +70,12 @@ type Item struct {
 	// the order written. Parsed and validated, not yet written.
 	DependsOn []Link `json:",omitempty"`
 	Blocks    []Link `json:",omitempty"`
+	// Key is the Jira issue this item adopts ("Key: PROJ-12" in the field
+	// block, `key:` in YAML): the import writes the item's reference to
+	// that existing issue instead of creating one. "" for none. KeyLine is
+	// the line that set it.
+	Key     string `json:",omitempty"`
+	KeyLine int    `json:",omitempty"`
 }
 
 // Document is a parsed, valid planning document.

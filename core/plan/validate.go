@@ -201,6 +201,7 @@ func (r *result) finish(name string) (*Document, error) {
 	}
 
 	r.resolveLinks(doc.ID, r.items, func(id string) bool { _, ok := byID[id]; return ok })
+	r.checkKeys() // key.go
 
 	if len(r.problems) > 0 {
 		sort.SliceStable(r.problems, func(i, j int) bool { return r.problems[i].Line < r.problems[j].Line })

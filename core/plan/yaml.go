@@ -357,9 +357,9 @@ func nodeKind(n *yaml.Node) string {
 
 var (
 	docKeys   = []string{"id", "title", "defaults", "removed", "epics", "stories"}
-	epicKeys  = []string{"id", "title", "description", "acceptance_criteria", "drift", "depends_on", "blocks", "stories"}
-	storyKeys = []string{"id", "title", "description", "acceptance_criteria", "drift", "epic", "depends_on", "blocks", "subtasks"}
-	subKeys   = []string{"id", "title", "description", "acceptance_criteria", "drift", "depends_on", "blocks"}
+	epicKeys  = []string{"id", "title", "description", "acceptance_criteria", "drift", "key", "depends_on", "blocks", "stories"}
+	storyKeys = []string{"id", "title", "description", "acceptance_criteria", "drift", "epic", "key", "depends_on", "blocks", "subtasks"}
+	subKeys   = []string{"id", "title", "description", "acceptance_criteria", "drift", "key", "depends_on", "blocks"}
 )
 
 func parseYAML(name string, data []byte, opts *Options) (*result, *Error) {
@@ -538,6 +538,13 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 				}
 				r.addf(name, "drift", k.Line, "%s %s has \"drift: %s\" at line %d; the only value is \"take-document\" (take the document's version over edits made in Jira). Fix or remove the key", w, name, shown, k.Line)
 			}
+		case "key": // key.go
+			s, ok := scalar(v)
+			if !ok {
+				r.addf(name, keyName, k.Line, "%s %s has a key that is a %s (line %d); write the key of the Jira issue it adopts, such as \"key: PROJ-12\"", w, name, nodeKind(v), k.Line)
+				continue
+			}
+			r.setKey(it, s, k.Line, "key: "+s)
 		case "subtasks":
 			if kind != KindStory {
 				r.addf(name, "subtasks", k.Line, "%s %s has a \"subtasks\" key at line %d; only a story has sub-tasks. Move them into a story", w, itemName(name, n.Line), k.Line)

@@ -72,7 +72,10 @@ func importQuestion(c core.Counts) string {
 	if c.Close > 0 {
 		closes = fmt.Sprintf(", %d to close", c.Close)
 	}
-	what := plural(c.Create+c.Update+c.Close, "item")
+	if c.Adopt > 0 {
+		closes = fmt.Sprintf(", %d to adopt", c.Adopt) + closes
+	}
+	what := plural(c.Create+c.Update+c.Adopt+c.Close, "item")
 	if n := c.Structure; n > 0 {
 		what += " and " + plural(n, "structure change")
 	}

@@ -88,6 +88,8 @@ func actionColor(cs *iostreams.ColorScheme, a core.Action, s string) string {
 		return cs.Green(s)
 	case core.ActionUpdate:
 		return cs.Yellow(s)
+	case core.ActionAdopt:
+		return cs.Cyan(s)
 	case core.ActionDrift:
 		return cs.Red(s)
 	case core.ActionUnchanged, core.ActionRemoved:
@@ -200,6 +202,11 @@ func notes(it core.PlanItem) []string {
 		if len(it.ChangedFields) > 0 && len(it.Changes) == 0 {
 			n = append(n, "changes: "+strings.Join(it.ChangedFields, ", "))
 		}
+	case it.Action == core.ActionAdopt:
+		n = append(n, "existing issue; the plan writes its reference")
+		if len(it.ChangedFields) > 0 && len(it.Changes) == 0 {
+			n = append(n, "changes: "+strings.Join(it.ChangedFields, ", "))
+		}
 	case it.Action == core.ActionDrift && len(it.Changes) > 0:
 		n = append(n, "edited in Jira since the last import; left alone",
 			"differs (Jira → document):")
@@ -227,6 +234,9 @@ func countParts(c core.Counts) []string {
 		create,
 		fmt.Sprintf("%d to update", c.Update),
 		fmt.Sprintf("%d unchanged", c.Unchanged),
+	}
+	if c.Adopt > 0 {
+		parts = append(parts[:2:2], append([]string{fmt.Sprintf("%d to adopt", c.Adopt)}, parts[2:]...)...)
 	}
 	if c.Drift > 0 {
 		parts = append(parts, fmt.Sprintf("%d drift (left alone)", c.Drift))
@@ -268,7 +278,7 @@ func fitParts(head string, parts []string, width int) []string {
 }
 
 // Writes reports whether committing the preview would write anything.
-func Writes(c core.Counts) bool { return c.Create+c.Update+c.Structure+c.Close > 0 }
+func Writes(c core.Counts) bool { return c.Create+c.Update+c.Adopt+c.Structure+c.Close > 0 }
 
 // ImportCommit writes the summary of a committed import: the counts, then
 // the items written (and those whose create is unknown) in the preview's
@@ -280,6 +290,9 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 	width := o.width()
 	c := r.Counts
 	head := fmt.Sprintf("Committed: %d created, %d updated, %d unchanged", c.Created, c.Updated, c.Unchanged)
+	if c.Adopted > 0 {
+		head = fmt.Sprintf("Committed: %d created, %d adopted, %d updated, %d unchanged", c.Created, c.Adopted, c.Updated, c.Unchanged)
+	}
 	if c.Drift > 0 {
 		head += fmt.Sprintf(", %d drift left alone", c.Drift)
 	}
@@ -351,6 +364,8 @@ func outcomeWord(it core.CommittedItem) string {
 		return "created"
 	case core.ActionUpdate:
 		return "updated"
+	case core.ActionAdopt:
+		return "adopted"
 	case core.ActionDrift:
 		return "drift"
 	case core.ActionUnchanged:
