@@ -102,13 +102,15 @@ func TestAdoptBothDoors(t *testing.T) {
 	}
 	// Adopting an issue that is another item's: refused by both doors.
 	e.write("grab.md", "---\nid: grab\n---\n## Story g-1: Mine now\nKey: "+story+"\n")
-	if r := e.dwire("import", "grab.md", "--dry-run"); r.code != 1 || !strings.Contains(r.stderr, "VALIDATION_FAILED") || !strings.Contains(r.stderr, "already carries the reference shop/s-1") {
+	const taken = "already carries the reference shop/s-1"
+	refusal := e.call(cs, "import_preview", map[string]any{"path": "grab.md"}, nil)
+	r = e.dwire("import", "grab.md", "--dry-run")
+	switch msg, _ := refusal["message"].(string); {
+	case codeOf(refusal) != "VALIDATION_FAILED" || !strings.Contains(msg, taken):
+		t.Errorf("MCP adopt of a taken issue: %v", refusal)
+	case r.code != 1 || !strings.Contains(r.stderr, "VALIDATION_FAILED") || !strings.Contains(r.stderr, taken):
 		t.Errorf("CLI adopt of a taken issue: %s", r)
-	}
-	if got := codeOf(e.call(cs, "import_preview", map[string]any{"path": "grab.md"}, nil)); got != "VALIDATION_FAILED" {
-		t.Errorf("MCP adopt of a taken issue: %q", got)
-	}
-	if w := e.writes(); w != w1 {
-		t.Errorf("re-imports and refusals made %d writes", w-w1)
+	case e.writes() != w1:
+		t.Errorf("re-imports and refusals made %d writes", e.writes()-w1)
 	}
 }

@@ -58,3 +58,33 @@ func TestRemovedRowsGolden80(t *testing.T) {
 		t.Error("a close is a write; a removed row is not")
 	}
 }
+
+// Existing issues adopted by Key lines: adopt rows with their diff, the
+// counts, the commit summary.
+func TestAdoptRowsGolden80(t *testing.T) {
+	p := core.ImportPreviewResult{
+		ResultType: "preview", RunID: "run_a", PreviewHandle: "pv_a", ExpiresAt: expires, Document: "shop", Scope: "https://example.atlassian.net/DEMO",
+		Counts: core.Counts{Adopt: 2, Create: 1},
+		Items: []core.PlanItem{
+			{Reference: "shop/e-1", Kind: "epic", Title: "Checkout", Action: core.ActionAdopt, Key: "DEMO-1", ChangedFields: []string{"title"},
+				Changes: []core.FieldChange{{Field: "title", From: "Checkout (old)", To: "Checkout"}}},
+			{Reference: "shop/s-1", Kind: "story", Title: "Pay", Action: core.ActionAdopt, Key: "DEMO-2", Parent: "shop/e-1"},
+			{Reference: "shop/s-2", Kind: "story", Title: "Brand new", Action: core.ActionCreate, Parent: "shop/e-1"},
+		},
+	}
+	previewGolden80(t, p, "import_adopt_80",
+		"adopt      DEMO-1  Epic e-1: Checkout",
+		"existing issue; the plan writes its reference",
+		"~ title: Checkout (old) → Checkout",
+		"1 to create · 0 to update · 2 to adopt · 0 unchanged")
+	var b bytes.Buffer
+	ImportCommit(&b, core.ImportCommitResult{RunID: "run_c", Counts: core.CommitCounts{Adopted: 2, Created: 1}, Items: []core.CommittedItem{
+		{Reference: "shop/e-1", Kind: "epic", Title: "Checkout", Action: core.ActionAdopt, Key: "DEMO-1", Outcome: core.OutcomeCommitted, URL: "https://example.atlassian.net/browse/DEMO-1"},
+	}}, Options{Width: 80})
+	if out := b.String(); !strings.HasPrefix(out, "Committed: 1 created, 2 adopted, 0 updated, 0 unchanged.\n") || !strings.Contains(out, "adopted    DEMO-1") {
+		t.Errorf("commit summary:\n%s", out)
+	}
+	if !Writes(p.Counts) || !Writes(core.Counts{Adopt: 1}) {
+		t.Error("an adopt is a write")
+	}
+}
