@@ -16,11 +16,16 @@ const (
 // ImportPreviewInput asks for a preview of importing a planning document.
 type ImportPreviewInput struct {
 	// Path of the Markdown (.md) or YAML (.yaml/.yml) document.
-	Path string `json:"path" jsonschema:"path of the planning document (.md, .yaml or .yml)"`
+	Path string `json:"path" jsonschema:"path of the planning document (.md, .markdown, .yaml or .yml), or of a directory: every planning document in it, recursively, as one preview"`
 	// Data, when set, is the document's content and Path only names it
 	// (for the default document id and format). Front doors that read the
 	// file themselves pass it here.
 	Data []byte `json:"-"`
+	// Set, when set, is the documents of a directory as the front door read
+	// them (ReadDocuments), and Path names the directory. Without Data and
+	// Set, a Path that is a directory is read as a set too: every planning
+	// document in it, recursively, planned as one preview.
+	Set *DocumentSet `json:"-"`
 	// ReleaseHeld releases items the preview would hold back (an earlier
 	// create had an unknown outcome and the tracker's search does not show
 	// the item yet, within ServiceOptions.SearchLagWindow): the plan
@@ -67,11 +72,14 @@ type Counts struct {
 // PlanItem is one row of an import preview.
 type PlanItem struct {
 	Reference Reference `json:"reference"`
-	Kind      Kind      `json:"kind"`
-	Title     string    `json:"title"`
-	Action    Action    `json:"action"`
-	Key       string    `json:"key,omitempty"`    // tracker key when the item exists
-	Parent    Reference `json:"parent,omitempty"` // the epic's reference, for a story
+	// Document is the id of the item's document (the reference's first
+	// part): in a preview of several documents, the group of the row.
+	Document string    `json:"document,omitempty" jsonschema:"the id of the item's document (in a preview of a directory, one of documents)"`
+	Kind     Kind      `json:"kind"`
+	Title    string    `json:"title"`
+	Action   Action    `json:"action"`
+	Key      string    `json:"key,omitempty"`    // tracker key when the item exists
+	Parent   Reference `json:"parent,omitempty"` // the epic's reference, for a story
 	// ChangedFields lists what an update changes: title, description,
 	// acceptance_criteria, parent.
 	ChangedFields []string `json:"changed_fields,omitempty"`
@@ -139,15 +147,18 @@ type FieldChange struct {
 
 // ImportPreviewResult is the stored plan, as shown to the caller.
 type ImportPreviewResult struct {
-	ResultType    string     `json:"result_type"` // "preview"
-	RunID         string     `json:"run_id"`
-	PreviewHandle string     `json:"preview_handle"`
-	ExpiresAt     time.Time  `json:"expires_at"`
-	Document      string     `json:"document"` // document id
-	Scope         string     `json:"scope"`
-	Counts        Counts     `json:"counts"`
-	Items         []PlanItem `json:"items"`
-	Warnings      []string   `json:"warnings,omitempty"`
+	ResultType    string    `json:"result_type"` // "preview"
+	RunID         string    `json:"run_id"`
+	PreviewHandle string    `json:"preview_handle"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	Document      string    `json:"document"` // document id ("" for a preview of several documents: see Documents)
+	// Documents lists, for a preview of a directory, each document and
+	// its file, in the order of the rows; empty for one document.
+	Documents []PlanDocument `json:"documents,omitempty" jsonschema:"for a preview of a directory: each document (id and file), in the order of the rows"`
+	Scope     string         `json:"scope"`
+	Counts    Counts         `json:"counts"`
+	Items     []PlanItem     `json:"items"`
+	Warnings  []string       `json:"warnings,omitempty"`
 	// Structure lists the planned changes of dependencies, sprints and the
 	// backlog order ("s-2 depends on s-1: link to add", "s-3 moves before
 	// s-1"); sub-tasks are rows of Items.
@@ -156,6 +167,12 @@ type ImportPreviewResult struct {
 	// (what a commit executes). A commit given it refuses a stored plan
 	// that no longer has it.
 	PlanDigest string `json:"plan_digest"`
+}
+
+// PlanDocument is one document of a preview of several.
+type PlanDocument struct {
+	ID   string `json:"id" jsonschema:"the document id"`
+	File string `json:"file" jsonschema:"the file it was read from, as the directory's name and the path inside it"`
 }
 
 // CommitInput commits a stored preview (import or progress).
@@ -180,6 +197,7 @@ type CommitInput struct {
 // CommittedItem is one item's outcome in a commit result.
 type CommittedItem struct {
 	Reference Reference `json:"reference"`
+	Document  string    `json:"document,omitempty" jsonschema:"the id of the item's document"`
 	Kind      Kind      `json:"kind"`
 	Title     string    `json:"title"`
 	Action    Action    `json:"action"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,77 @@ import (
 // the taker-over sees every marker of a fence that succeeded, so items the
 // paused holder may still be creating are held back, never taken as absent.
 
+// A commit of several documents (an import of a directory) takes the lock
+// of each of them, in sorted order of their names, so two such commits
+// sharing documents never wait for each other in a cycle; it releases
+// them all when it returns. Its fence checks every lock, each in its own
+// store step that records the write-ahead markers of that lock's
+// document: a taker-over of any of the documents sees the markers of that
+// document's items.
+
+// lockName names one commit lock: name is the store's, what is for people
+// ("document checkout-v2"); document, for an import lock, is the document
+// whose items' markers the lock's fence records ("" records all).
+type lockName struct {
+	name, what, document string
+}
+
+// sortedLocks are names sorted and without repeats: the order locks are
+// taken in.
+func sortedLocks(names []lockName) []lockName {
+	out := slices.Clone(names)
+	slices.SortFunc(out, func(a, b lockName) int { return strings.Compare(a.name, b.name) })
+	return slices.CompactFunc(out, func(a, b lockName) bool { return a.name == b.name })
+}
+
+// commitLocks are the commit locks a commit holds, in the order taken.
+type commitLocks []*commitLock
+
+// lockCommits takes the named locks for owner in sorted order (each as
+// lockCommit does); when one cannot be taken, those already taken are
+// released and its error is returned.
+func (s *WorkItemService) lockCommits(ctx context.Context, o *op, kind PreviewKind, names []lockName, owner string) (commitLocks, error) {
+	var held commitLocks
+	for _, n := range sortedLocks(names) {
+		l, err := s.lockCommit(ctx, o, kind, n.name, owner, n.what)
+		if err != nil {
+			held.unlock(ctx, false)
+			return nil, err
+		}
+		l.document = n.document
+		held = append(held, l)
+	}
+	return held, nil
+}
+
+// fence fences a write against every lock (commitLock.fence, in the order
+// taken): each lock's step records the markers of its document. The first
+// refusal stops it and is returned.
+func (ls commitLocks) fence(ctx context.Context, markers []IndexEntry) error {
+	if len(ls) == 1 {
+		return ls[0].fence(ctx, markers)
+	}
+	for _, l := range ls {
+		var mine []IndexEntry
+		for _, m := range markers {
+			if l.document == "" || m.Reference.Document() == l.document {
+				mine = append(mine, m)
+			}
+		}
+		if err := l.fence(ctx, mine); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unlock unlocks every lock (commitLock.unlock), the last taken first.
+func (ls commitLocks) unlock(ctx context.Context, keep bool) {
+	for i := len(ls) - 1; i >= 0; i-- {
+		ls[i].unlock(ctx, keep)
+	}
+}
+
 // commitLock is a held commit lock, renewed while the commit runs.
 type commitLock struct {
 	s     *WorkItemService
@@ -37,9 +109,12 @@ type commitLock struct {
 	name  string
 	owner string
 	what  string // the locked document or item, for people
-	lock  Lock
-	stop  chan struct{}
-	done  chan struct{}
+	// document is the document whose markers this lock's fence records
+	// (lockName.document).
+	document string
+	lock     Lock
+	stop     chan struct{}
+	done     chan struct{}
 	// lost is set once the lock was seen in other hands.
 	lost atomic.Bool
 	// fences runs the fences of writes that go out together as one store

@@ -402,14 +402,19 @@ func TestPausedCommitterIsFencedOut(t *testing.T) {
 }
 
 // takeoverStore lets another owner take the commit lock over (its lease
-// having run out) just before the commit's first fence.
+// having run out) just before the commit's first fence (of the lock named
+// only, when set).
 type takeoverStore struct {
 	*memstore.Store
 	clock *storetest.Clock
 	once  sync.Once
+	only  string
 }
 
 func (s *takeoverStore) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
+	if s.only != "" && name != s.only {
+		return s.Store.Fence(ctx, name, owner, generation, markers)
+	}
 	s.once.Do(func() {
 		s.clock.Advance(core.DefaultCommitLockLease + time.Second)
 		if _, err := s.Store.AcquireLock(ctx, name, "intruder|imp_x", time.Minute); err != nil {
@@ -483,5 +488,110 @@ func TestSameKeyWhileTheFirstIsRunning(t *testing.T) {
 	res, err := other.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
 	if err != nil || !res.Replayed || res.Counts.Created != 6 {
 		t.Errorf("repeat after it finished: %+v, %v; want the replayed result", res.Counts, err)
+	}
+}
+
+// rendezvousStore holds the first AcquireLock of each of two commits
+// until both commits asked for one: the moment two commits that took
+// their locks in file order would each hold one document the other
+// waits for.
+type rendezvousStore struct {
+	*memstore.Store
+	mu    sync.Mutex
+	seen  map[string]bool
+	both  chan struct{}
+	names []string // the lock each commit asked for first
+}
+
+func (s *rendezvousStore) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (core.Lock, error) {
+	s.mu.Lock()
+	first := !strings.HasPrefix(owner, "probe|") && !s.seen[owner] && len(s.seen) < 2
+	if first {
+		s.seen[owner] = true
+		s.names = append(s.names, name)
+		if len(s.seen) == 2 {
+			close(s.both)
+		}
+	}
+	s.mu.Unlock()
+	if first {
+		select {
+		case <-s.both:
+		case <-ctx.Done():
+			return core.Lock{}, ctx.Err()
+		}
+	}
+	return s.Store.AcquireLock(ctx, name, owner, lease)
+}
+
+// Two directory commits sharing their documents, listed in the opposite
+// file order, started at the same moment: both take the locks in sorted
+// order, so neither waits for the other in a cycle. One commits, the
+// other then finds the items it planned to create in the tracker
+// (PREVIEW_STALE), and every item exists exactly once.
+func TestDirectoryCommitsTakeLocksInSortedOrder(t *testing.T) {
+	e := newEnv(t)
+	zeta := markdown("zeta", epic("e-1", "Zeta"), story("s-1", "Zeta story", "alpha/e-1"))
+	alpha := markdown("alpha", epic("e-1", "Alpha"), story("s-1", "Alpha story", "zeta/e-1"))
+	x := writeTree(t, map[string]string{"1.md": zeta, "2.md": alpha})
+	y := writeTree(t, map[string]string{"1.md": alpha, "2.md": zeta})
+	var handles []string // x's, then y's
+	for _, dir := range []string{x, y} {
+		pre, err := e.previewDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles = append(handles, pre.PreviewHandle)
+	}
+	st := &rendezvousStore{Store: e.st, seen: map[string]bool{}, both: make(chan struct{})}
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: st, Now: e.clock.Now, CommitLockWait: 3 * time.Second})
+	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Minute) // only guards against a hang
+	defer cancel()
+	results := commitsAtOnce(ctx, svc,
+		core.CommitInput{PreviewHandle: handles[0], Confirmed: true, IdempotencyKey: "x"},
+		core.CommitInput{PreviewHandle: handles[1], Confirmed: true, IdempotencyKey: "y"})
+	committed := 0
+	for _, r := range results {
+		switch {
+		case r.err == nil:
+			committed++
+		case core.ErrorCode(r.err) == core.CodePreviewStale:
+			ce := core.AsError(r.err)
+			if len(ce.Details) != 4 || !strings.Contains(ce.Details[0].Message, "now exists in the tracker") {
+				t.Errorf("stale details %+v; want the 4 items, now in the tracker", ce.Details)
+			}
+		default:
+			t.Errorf("commit: %v", r.err)
+		}
+	}
+	if committed != 1 {
+		t.Errorf("%d commits committed; want 1", committed)
+	}
+	if st.names[0] != st.names[1] || !strings.HasSuffix(st.names[0], "|alpha") {
+		t.Errorf("first locks asked for %q; want alpha's by both", st.names)
+	}
+	if got := e.byRef(); len(got) != 4 || len(e.p.Items()) != 4 {
+		t.Errorf("%d references, %d issues; want 4 and 4", len(got), len(e.p.Items()))
+	}
+	e.wantLockFree("alpha")
+	e.wantLockFree("zeta")
+}
+
+// Every write of a directory commit is fenced against every document's
+// lock: losing the lock of any one of them (here the second in order)
+// stops the commit before it sends anything.
+func TestDirectoryCommitIsFencedByEveryLock(t *testing.T) {
+	e := newEnv(t)
+	dir := writeTree(t, map[string]string{"a.md": markdown("alpha", epic("e-1", "A")), "b.md": markdown("beta", epic("e-1", "B"))})
+	pre, err := e.previewDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &takeoverStore{Store: e.st, clock: e.clock, only: importLock("beta")}
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: st, Now: e.clock.Now})
+	_, err = svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodeCommitInterrupted, "lost the commit lock of document beta")
+	if e.p.Writes() != 0 {
+		t.Errorf("%d writes after the lock was lost", e.p.Writes())
 	}
 }

@@ -35,7 +35,7 @@ func planError(err error) error {
 		e.Details = append(e.Details, Detail{Line: pe.Line, Message: pe.Message})
 	}
 	for _, p := range pe.Problems {
-		e.Details = append(e.Details, Detail{Item: p.Item, Field: p.Field, Line: p.Line, Message: p.Message})
+		e.Details = append(e.Details, Detail{Item: p.Item, File: p.File, Field: p.Field, Line: p.Line, Message: p.Message})
 	}
 	return e
 }

@@ -47,7 +47,7 @@ func (s *WorkItemService) documents() DocumentStore {
 	return d
 }
 
-// recordDocument remembers, at the end of an import commit, the file the
+// recordDocument remembers, at the end of an import commit, the file each
 // document was imported from and the items it listed. Best effort: a
 // store fault is logged, the commit's result stands.
 func (x *execution) recordDocument(ctx context.Context) {
@@ -55,15 +55,16 @@ func (x *execution) recordDocument(ctx context.Context) {
 	if ds == nil {
 		return
 	}
-	r := DocumentRecord{Scope: x.pl.Head.Scope, Document: x.pl.Head.Document, Path: x.pl.Head.Path, UpdatedAt: utc(x.s.now())}
-	for _, e := range x.pl.Entries {
-		if e.Action != ActionRemoved && e.Action != ActionClose {
-			_, id := e.Spec.Reference.Split()
-			r.Items = append(r.Items, id)
+	for _, d := range x.pl.Head.docs() {
+		r := DocumentRecord{Scope: x.pl.Head.Scope, Document: d.ID, Path: d.Path, UpdatedAt: utc(x.s.now())}
+		for _, e := range x.pl.Entries {
+			if doc, id := e.Spec.Reference.Split(); doc == d.ID && e.Action != ActionRemoved && e.Action != ActionClose {
+				r.Items = append(r.Items, id)
+			}
 		}
-	}
-	if err := ds.RecordDocument(context.WithoutCancel(ctx), r); err != nil {
-		x.o.log.Warn("could not record the document's file and items", "code", ErrorCode(err), "document", r.Document)
+		if err := ds.RecordDocument(context.WithoutCancel(ctx), r); err != nil {
+			x.o.log.Warn("could not record the document's file and items", "code", ErrorCode(err), "document", r.Document)
+		}
 	}
 }
 

@@ -91,6 +91,7 @@ const (
 // omitted from JSON.
 type Detail struct {
 	Item    string `json:"item,omitempty"`    // item id or reference
+	File    string `json:"file,omitempty"`    // the planning document's file, when several were read (a directory)
 	Field   string `json:"field,omitempty"`   // document or config field
 	Line    int    `json:"line,omitempty"`    // 1-based source line
 	Key     string `json:"key,omitempty"`     // Jira key when known

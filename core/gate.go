@@ -44,8 +44,9 @@ type gate struct {
 // plannedCommit is one kind's part of a commit: a decoded stored plan and
 // what to do with it.
 type plannedCommit[R any] interface {
-	// lock names the commit lock and, for people, what it protects.
-	lock() (name, what string)
+	// lock names the commit locks (one, or one per document of an import
+	// of several) and, for people, what each protects.
+	lock() []lockName
 	// stale re-reads what the plan touches and refuses (PREVIEW_STALE) a
 	// plan the tracker no longer matches.
 	stale(ctx context.Context) error
@@ -60,8 +61,9 @@ type commitRun struct {
 	key      string // idempotency key
 	handle   string
 	progress func(done, total int)
-	// lock is the commit lock; every write is preceded by lock.fence.
-	lock *commitLock
+	// lock is the commit lock (or the locks of a plan of several
+	// documents); every write is preceded by lock.fence.
+	lock commitLocks
 	// trails records outcomes in groups (record.go).
 	trails *grouped[trail]
 }
@@ -90,8 +92,7 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 	if err != nil {
 		return zero, err
 	}
-	name, what := pl.lock()
-	lock, err := s.lockCommit(ctx, o, k.kind, name, lockOwner(g.key, g.preview.Handle), what)
+	lock, err := s.lockCommits(ctx, o, k.kind, pl.lock(), lockOwner(g.key, g.preview.Handle))
 	if err != nil {
 		return zero, err
 	}
@@ -294,7 +295,8 @@ func whyInProgress[R any](ctx context.Context, s *WorkItemService, k commitKind[
 	if derr != nil {
 		return err
 	}
-	name, what := pl.lock()
+	first := sortedLocks(pl.lock())[0] // every lock of a commit has its owner; the first is taken first
+	name, what := first.name, first.what
 	owner := lockOwner(g.key, g.preview.Handle)
 	holder, until, held := s.lockHolder(ctx, name)
 	if !held || holder != owner {

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -27,33 +26,25 @@ func (s *WorkItemService) ImportPreview(ctx context.Context, in ImportPreviewInp
 }
 
 func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPreviewInput) (ImportPreviewResult, error) {
-	data := in.Data
-	if data == nil {
-		if strings.TrimSpace(in.Path) == "" {
-			return ImportPreviewResult{}, Errorf(CodeSourceNotFound, "No planning document given: pass the path of a .md, .yaml or .yml file.").
-				WithDetails(Detail{Field: "path", Message: "missing"})
-		}
-		b, err := ReadDocument(in.Path)
-		if err != nil {
-			return ImportPreviewResult{}, err
-		}
-		data = b
-	}
-	doc, err := plan.Options{CustomFields: s.fields.Custom}.Parse(filepath.Base(in.Path), data)
-	if err != nil {
-		return ImportPreviewResult{}, planError(err)
-	}
-	doc = withSubtasks(doc) // sub-tasks are looked up, classified and written like stories (structure.go)
-	scope := s.p.Scope()
-	refs := make([]Reference, len(doc.Items))
-	for i, it := range doc.Items {
-		refs[i] = NewReference(doc.ID, it.ID)
-	}
-	removed, err := s.removedRefs(ctx, scope, doc) // removed.go: looked up with the others
+	docs, set, skipped, err := s.previewDocuments(in) // documentset.go
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
-	refs = append(refs, removed...)
+	// One lookup for every item of every document, their removed items and
+	// the epics of other documents their stories name.
+	scope := s.p.Scope()
+	var refs []Reference
+	removed := make([][]Reference, len(docs))
+	for i, d := range docs {
+		for _, it := range d.doc.Items {
+			refs = append(refs, NewReference(d.doc.ID, it.ID))
+		}
+		if removed[i], err = s.removedRefs(ctx, scope, d.doc); err != nil { // removed.go: looked up with the others
+			return ImportPreviewResult{}, err
+		}
+		refs = append(refs, removed[i]...)
+	}
+	refs = append(refs, externalEpics(docs)...)
 	idx, err := s.st.LookupIndex(ctx, scope, refs)
 	if err != nil {
 		return ImportPreviewResult{}, err
@@ -63,59 +54,107 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	s.resolveMarkers(ctx, o, scope, idx, found)
-	adopted, err := s.adoptIssues(ctx, doc, found) // adopt.go: Key lines
-	if err != nil {
+	if err := checkExternalEpics(docs, found); err != nil {
 		return ImportPreviewResult{}, err
 	}
-	lost, err := s.lostIssues(ctx, doc, idx, found)
-	if err != nil {
-		return ImportPreviewResult{}, err
+	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Scope: scope, MadeBy: madeByFrom(ctx), Path: in.Path}}
+	if set == nil {
+		pl.Head.Document = docs[0].doc.ID
+	} else if w := skippedWarning(skipped); w != "" {
+		pl.Head.Warnings = append(pl.Head.Warnings, w)
 	}
-	resolved, written, err := s.resolveFields(ctx, doc, found)
-	if err != nil {
-		return ImportPreviewResult{}, err
-	}
-	entries, warnings, err := classify(doc, found, idx, utc(s.now()), s.lagWindow, in.ReleaseHeld)
-	if err != nil {
-		return ImportPreviewResult{}, err
-	}
-	warnings = append(warnings, applyFields(doc, entries, resolved, written, found)...)
-	settleContentConflicts(entries)
-	if err := s.checkItems(ctx, doc, entries); err != nil { // measure.go
-		return ImportPreviewResult{}, err
-	}
-	describeChanges(entries, found) // diff.go
-	markAdopted(entries, adopted)
-	entries, gone, err := s.planRemoved(ctx, removed, found, doc, in.Removed, entries)
-	if err != nil {
-		return ImportPreviewResult{}, err
-	}
-	warnings = append(warnings, gone...)
-	if w, err := s.documentCollision(ctx, scope, doc, in.Path, found); err != nil || w != "" { // documents.go
+	var problems []Detail
+	for i, d := range docs {
+		dp, err := s.planDocument(ctx, d, in, idx, found, removed[i])
 		if err != nil {
-			return ImportPreviewResult{}, err
+			return ImportPreviewResult{}, inFile(err, d.file)
 		}
-		warnings = append([]string{w}, warnings...)
-	}
-	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
-	structure, problems, err := s.planStructure(ctx, doc, entries, found) // structure.go
-	if err != nil {
-		return ImportPreviewResult{}, err
+		for _, p := range dp.problems {
+			if p.File == "" {
+				p.File = d.file
+			}
+			problems = append(problems, p)
+		}
+		pl.Entries = append(pl.Entries, dp.entries...)
+		if set == nil {
+			pl.Head.Warnings, pl.Structure = dp.warnings, dp.structure
+			continue
+		}
+		pl.Head.Documents = append(pl.Head.Documents, storedDocument{ID: d.doc.ID, Path: d.path, File: d.file})
+		for _, w := range dp.warnings {
+			pl.Head.Warnings = append(pl.Head.Warnings, d.file+": "+w)
+		}
+		if dp.structure != nil {
+			pl.Structures = append(pl.Structures, docStructure{Document: d.doc.ID, Plan: dp.structure})
+		}
 	}
 	if len(problems) > 0 {
 		return ImportPreviewResult{}, structureRefusal(problems)
 	}
-	if err := s.checkPermissions(ctx, importPermissions(entries)...); err != nil {
+	if err := s.checkPermissions(ctx, importPermissions(pl.Entries)...); err != nil {
 		return ImportPreviewResult{}, err
 	}
-	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Document: doc.ID, Scope: scope, Warnings: warnings, MadeBy: madeByFrom(ctx), Path: in.Path}, Entries: entries}
-	pl.Structure = structure
 	p, err := s.savePreview(ctx, PreviewImport, pl)
 	if err != nil {
 		return ImportPreviewResult{}, err
 	}
 	// What the caller sees is built from what was stored.
 	return pl.result(p), nil
+}
+
+// documentPlan is one document's part of an import plan.
+type documentPlan struct {
+	entries   []planEntry
+	warnings  []string
+	structure *structurePlan
+	problems  []Detail // structure refusals
+}
+
+// planDocument plans one document of a preview against what the tracker
+// holds (found, looked up with every document's items) and the dedup
+// index (idx); removed are its references it no longer lists.
+func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in ImportPreviewInput, idx map[Reference]IndexEntry, found map[Reference]WorkItem, removed []Reference) (documentPlan, error) {
+	doc := d.doc
+	adopted, err := s.adoptIssues(ctx, doc, found) // adopt.go: Key lines
+	if err != nil {
+		return documentPlan{}, err
+	}
+	lost, err := s.lostIssues(ctx, doc, idx, found)
+	if err != nil {
+		return documentPlan{}, err
+	}
+	resolved, written, err := s.resolveFields(ctx, doc, found)
+	if err != nil {
+		return documentPlan{}, err
+	}
+	entries, warnings, err := classify(doc, found, idx, utc(s.now()), s.lagWindow, in.ReleaseHeld)
+	if err != nil {
+		return documentPlan{}, err
+	}
+	warnings = append(warnings, applyFields(doc, entries, resolved, written, found)...)
+	settleContentConflicts(entries)
+	if err := s.checkItems(ctx, doc, entries); err != nil { // measure.go
+		return documentPlan{}, err
+	}
+	describeChanges(entries, found) // diff.go
+	markAdopted(entries, adopted)
+	entries, gone, err := s.planRemoved(ctx, removed, found, doc, in.Removed, entries)
+	if err != nil {
+		return documentPlan{}, err
+	}
+	warnings = append(warnings, gone...)
+	if w, err := s.documentCollision(ctx, s.p.Scope(), doc, d.path, found); err != nil || w != "" { // documents.go
+		if err != nil {
+			return documentPlan{}, err
+		}
+		warnings = append([]string{w}, warnings...)
+	}
+	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
+	structure, problems, err := s.planStructure(ctx, doc, entries, found) // structure.go
+	if err != nil {
+		return documentPlan{}, err
+	}
+	return documentPlan{entries: entries, warnings: warnings, structure: structure, problems: problems}, nil
 }
 
 // resolveMarkers replaces the unknown-create markers of items the tracker
@@ -411,8 +450,14 @@ type importCommit struct {
 // lock: the stale check and the run hold the document's commit lock, so a
 // concurrent commit of another preview of this document checks only after
 // this one finished, and sees what it wrote.
-func (c *importCommit) lock() (name, what string) {
-	return "import|" + c.pl.Head.Scope + "|" + c.pl.Head.Document, "document " + c.pl.Head.Document
+// A plan of several documents takes each document's lock (commitGated
+// takes them in sorted order).
+func (c *importCommit) lock() []lockName {
+	var out []lockName
+	for _, d := range c.pl.Head.docs() {
+		out = append(out, lockName{name: "import|" + c.pl.Head.Scope + "|" + d.ID, what: "document " + d.ID, document: d.ID})
+	}
+	return out
 }
 
 func (c *importCommit) stale(ctx context.Context) error { return c.s.checkStale(ctx, c.pl) }
@@ -557,7 +602,9 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 		}
 		x.phase(ctx, phase)
 	}
-	x.runStructure(ctx) // links → sprint → rank (structure_commit.go)
+	for _, ds := range x.pl.structures() {
+		x.runStructure(ctx, ds) // links → sprint → rank (structure_commit.go), each document's in turn
+	}
 	x.closePhase(ctx, closes)
 	return x.result(ctx)
 }
@@ -594,8 +641,8 @@ func (x *execution) phase(ctx context.Context, items []*planEntry) {
 
 func (x *execution) spec(e *planEntry) ItemSpec {
 	sp := e.Spec
-	if e.Parent != "" {
-		sp.ParentKey = x.keys[e.Parent]
+	if k := x.keys[e.Parent]; e.Parent != "" && (k != "" || sp.ParentKey == "") {
+		sp.ParentKey = k // (an epic of a document outside the plan keeps the key the preview found)
 	}
 	return sp
 }
@@ -813,7 +860,7 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 		IdempotencyKey: x.key, CommittedAt: utc(x.s.now()), Items: make([]CommittedItem, 0, len(x.pl.Entries)),
 	}
 	for _, e := range x.pl.Entries {
-		ci := CommittedItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: x.keys[e.Spec.Reference], URL: x.urls[e.Spec.Reference], Released: e.Released, Parent: e.Parent}
+		ci := CommittedItem{Reference: e.Spec.Reference, Document: e.Spec.Reference.Document(), Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: x.keys[e.Spec.Reference], URL: x.urls[e.Spec.Reference], Released: e.Released, Parent: e.Parent}
 		switch {
 		case e.Blocked:
 			ci.Outcome = OutcomeUnknown

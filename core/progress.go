@@ -150,8 +150,8 @@ type progressCommit struct {
 }
 
 // lock: the item's commit lock.
-func (c *progressCommit) lock() (name, what string) {
-	return "progress|" + c.scope + "|" + c.pl.Key, c.pl.Key
+func (c *progressCommit) lock() []lockName {
+	return []lockName{{name: "progress|" + c.scope + "|" + c.pl.Key, what: c.pl.Key}}
 }
 
 // stale re-reads the item once before the first write.

@@ -33,6 +33,32 @@ type importPlan struct {
 	// Structure is what the commit writes after the items: links, sprint
 	// moves, rank moves (structure.go); nil when the document has none.
 	Structure *structurePlan `json:"structure,omitempty"`
+	// Structures are, for a plan of several documents, each document's
+	// structure (those that have one, in document order); Structure is nil
+	// then.
+	Structures []docStructure `json:"structures,omitempty"`
+}
+
+// docStructure is one document's structure in a plan of several.
+type docStructure struct {
+	Document string         `json:"document"`
+	Plan     *structurePlan `json:"plan"`
+}
+
+// structures are the plan's structures, each with its document.
+func (pl *importPlan) structures() []docStructure {
+	if pl.Structure != nil {
+		return []docStructure{{Document: pl.Head.Document, Plan: pl.Structure}}
+	}
+	return pl.Structures
+}
+
+// storedDocument is one document of a plan of several: its id, the file
+// it was read from and how messages name that file.
+type storedDocument struct {
+	ID   string `json:"id"`
+	Path string `json:"path,omitempty"`
+	File string `json:"file,omitempty"`
 }
 
 // importHead is what an import plan says about the whole document.
@@ -43,8 +69,21 @@ type importHead struct {
 	Warnings []string `json:"warnings,omitempty"`
 	MadeBy   string   `json:"made_by,omitempty"` // who or what made the preview (WithMadeBy)
 	// Path is the file the document was read from (recorded with the
-	// document at commit, documents.go).
+	// document at commit, documents.go), or the directory of a plan of
+	// several documents.
 	Path string `json:"path,omitempty"`
+	// Documents are the documents of a plan of several (a directory), in
+	// the order of the entries, sorted by file; nil for one document
+	// (Document and Path), and Document is "" then.
+	Documents []storedDocument `json:"documents,omitempty"`
+}
+
+// docs are the plan's documents: Documents, or the one document.
+func (h importHead) docs() []storedDocument {
+	if len(h.Documents) > 0 {
+		return h.Documents
+	}
+	return []storedDocument{{ID: h.Document, Path: h.Path}}
 }
 
 // planEntry is one item of a stored import plan.
@@ -201,9 +240,17 @@ func (pl *importPlan) result(p Preview) ImportPreviewResult {
 		r.Items[i] = pl.Entries[i].row()
 		r.Counts.add(r.Items[i])
 	}
-	if pl.Structure != nil {
-		r.Structure = pl.Structure.Changes
-		r.Counts.Structure = pl.Structure.writes()
+	for _, d := range pl.Head.Documents {
+		r.Documents = append(r.Documents, PlanDocument{ID: d.ID, File: d.File})
+	}
+	for _, ds := range pl.structures() {
+		for _, c := range ds.Plan.Changes {
+			if len(pl.Head.Documents) > 0 {
+				c.Document = ds.Document
+			}
+			r.Structure = append(r.Structure, c)
+		}
+		r.Counts.Structure += ds.Plan.writes()
 	}
 	return r
 }
@@ -235,7 +282,7 @@ func (c *Counts) add(it PlanItem) {
 
 // row is the entry as a preview row.
 func (e *planEntry) row() PlanItem {
-	r := PlanItem{Reference: e.Spec.Reference, Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
+	r := PlanItem{Reference: e.Spec.Reference, Document: e.Spec.Reference.Document(), Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
 		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument, Fields: e.Fields}
 	for _, c := range e.Changes {
 		r.Changes = append(r.Changes, c.api())

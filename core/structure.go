@@ -27,9 +27,12 @@ const (
 // StructureChange is one planned change of the structure, as the preview
 // shows it.
 type StructureChange struct {
-	Action  string `json:"action"` // link | unlink | sprint | rank
-	Item    string `json:"item"`   // the item (local id, reference or key) it is about
-	Message string `json:"message"`
+	Action string `json:"action"` // link | unlink | sprint | rank
+	Item   string `json:"item"`   // the item (local id, reference or key) it is about
+	// Document is, in a preview of several documents, the document whose
+	// structure it is.
+	Document string `json:"document,omitempty" jsonschema:"in a preview of a directory: the document whose structure it is"`
+	Message  string `json:"message"`
 }
 
 // linksItem is the item id under which the dedup index keeps the
@@ -104,10 +107,12 @@ func withSubtasks(doc *plan.Document) *plan.Document {
 	return &d
 }
 
-// parentOf is the reference of an item's parent: a story's epic, a
-// sub-task's story.
+// parentOf is the reference of an item's parent: a story's epic (of its
+// document, or of another: plan.Item.EpicRef), a sub-task's story.
 func parentOf(docID string, it plan.Item) Reference {
 	switch {
+	case Kind(it.Kind) == KindStory && it.EpicRef != "": // an epic of another document
+		return Reference(it.EpicRef)
 	case Kind(it.Kind) == KindStory && it.Epic != "":
 		return NewReference(docID, it.Epic)
 	case Kind(it.Kind) == KindSubtask && it.Story != "":

@@ -20,8 +20,8 @@ type structureRow struct {
 	label  string
 }
 
-func (x *execution) opRef(kind, label string) Reference {
-	return NewReference(x.pl.Head.Document, "~"+kind+":"+label)
+func opRef(doc, kind, label string) Reference {
+	return NewReference(doc, "~"+kind+":"+label)
 }
 
 func (x *execution) endKey(e endpoint) string {
@@ -35,36 +35,43 @@ func (x *execution) endKey(e endpoint) string {
 
 // structureRows lists every planned structure write in commit order.
 func (x *execution) structureRows() []structureRow {
-	sp := x.pl.Structure
-	if sp == nil {
-		return nil
+	var rows []structureRow
+	for _, ds := range x.pl.structures() {
+		rows = append(rows, ds.rows()...)
 	}
+	return rows
+}
+
+// rows lists a document's planned structure writes in commit order.
+func (ds docStructure) rows() []structureRow {
+	sp, doc := ds.Plan, ds.Document
 	var rows []structureRow
 	for _, op := range sp.Links {
 		l := op.Blocked.Label + "<-" + op.Blocker.Label
-		rows = append(rows, structureRow{x.opRef("link", l), ActionLink, op.Blocked.Label + " depends on " + op.Blocker.Label})
+		rows = append(rows, structureRow{opRef(doc, "link", l), ActionLink, op.Blocked.Label + " depends on " + op.Blocker.Label})
 	}
 	for _, op := range sp.Unlinks {
 		l := op.Blocked.Label + "<-" + op.Blocker.Label
-		rows = append(rows, structureRow{x.opRef("unlink", l), ActionUnlink, "link " + op.Blocked.Label + " depends on " + op.Blocker.Label + " removed"})
+		rows = append(rows, structureRow{opRef(doc, "unlink", l), ActionUnlink, "link " + op.Blocked.Label + " depends on " + op.Blocker.Label + " removed"})
 	}
 	for _, op := range sp.Sprints {
 		for _, it := range op.Items {
-			rows = append(rows, structureRow{x.opRef("sprint", it.Label), ActionSprint, it.Label + " into sprint " + op.Sprint})
+			rows = append(rows, structureRow{opRef(doc, "sprint", it.Label), ActionSprint, it.Label + " into sprint " + op.Sprint})
 		}
 	}
 	for _, op := range sp.Ranks {
 		for _, it := range op.Items {
-			rows = append(rows, structureRow{x.opRef("rank", it.Label), ActionRank, it.Label + " ranked"})
+			rows = append(rows, structureRow{opRef(doc, "rank", it.Label), ActionRank, it.Label + " ranked"})
 		}
 	}
 	return rows
 }
 
-// runStructure runs the structure phases, unless the run stopped.
-func (x *execution) runStructure(ctx context.Context) {
+// runStructure runs the structure phases of a document, unless the run
+// stopped.
+func (x *execution) runStructure(ctx context.Context, ds docStructure) {
 	sp, ok := x.s.p.(StructureProvider)
-	if x.pl.Structure.empty() || x.stopped() {
+	if ds.Plan.empty() || x.stopped() {
 		return
 	}
 	if !ok {
@@ -73,12 +80,12 @@ func (x *execution) runStructure(ctx context.Context) {
 		x.mu.Unlock()
 		return
 	}
-	x.links(ctx, sp)
+	x.links(ctx, sp, ds)
 	if !x.stopped() {
-		x.sprints(ctx, sp)
+		x.sprints(ctx, sp, ds)
 	}
 	if !x.stopped() {
-		x.ranks(ctx, sp)
+		x.ranks(ctx, sp, ds)
 	}
 }
 
@@ -116,8 +123,8 @@ func (x *execution) failOn(rec ItemOutcome, what string) {
 
 // links adds and removes dependencies, then reads back the ones whose
 // answer never came and records which links DevWorkWire made.
-func (x *execution) links(ctx context.Context, sp StructureProvider) {
-	spl := x.pl.Structure
+func (x *execution) links(ctx context.Context, sp StructureProvider, ds docStructure) {
+	spl, doc := ds.Plan, ds.Document
 	type pending struct {
 		op  linkOp
 		ref Reference
@@ -127,7 +134,7 @@ func (x *execution) links(ctx context.Context, sp StructureProvider) {
 	results := make([]*pending, 0, len(spl.Links)+len(spl.Unlinks))
 	var writes []func(context.Context)
 	for _, op := range spl.Links {
-		p := &pending{op: op, ref: x.opRef("link", op.Blocked.Label+"<-"+op.Blocker.Label), add: true}
+		p := &pending{op: op, ref: opRef(doc, "link", op.Blocked.Label+"<-"+op.Blocker.Label), add: true}
 		results = append(results, p)
 		writes = append(writes, func(ctx context.Context) {
 			if !x.fenced(ctx, nil, "checking the commit lock before linking "+op.Blocked.Label) || x.stopped() {
@@ -141,7 +148,7 @@ func (x *execution) links(ctx context.Context, sp StructureProvider) {
 		})
 	}
 	for _, op := range spl.Unlinks {
-		p := &pending{op: op, ref: x.opRef("unlink", op.Blocked.Label+"<-"+op.Blocker.Label)}
+		p := &pending{op: op, ref: opRef(doc, "unlink", op.Blocked.Label+"<-"+op.Blocker.Label)}
 		results = append(results, p)
 		writes = append(writes, func(ctx context.Context) {
 			if !x.fenced(ctx, nil, "checking the commit lock before removing a link of "+op.Blocked.Label) || x.stopped() {
@@ -216,7 +223,7 @@ func (x *execution) links(ctx context.Context, sp StructureProvider) {
 		x.o.log.Warn("could not read the links back", "code", ErrorCode(readErr))
 	}
 	b, _ := json.Marshal(made)
-	index := []IndexEntry{{Scope: x.pl.Head.Scope, Reference: NewReference(x.pl.Head.Document, linksItem), Digest: "links:" + string(b), UpdatedAt: utc(x.s.now())}}
+	index := []IndexEntry{{Scope: x.pl.Head.Scope, Reference: NewReference(doc, linksItem), Digest: "links:" + string(b), UpdatedAt: utc(x.s.now())}}
 	x.record(ctx, index, recs, false)
 }
 
@@ -224,9 +231,10 @@ func (x *execution) links(ctx context.Context, sp StructureProvider) {
 var errUntried = Errorf(CodeInternal, "not attempted")
 
 // sprints moves the items into their sprints, 50 a request.
-func (x *execution) sprints(ctx context.Context, sp StructureProvider) {
+func (x *execution) sprints(ctx context.Context, sp StructureProvider, ds docStructure) {
+	doc := ds.Document
 	var writes []func(context.Context)
-	for _, op := range x.pl.Structure.Sprints {
+	for _, op := range ds.Plan.Sprints {
 		for start := 0; start < len(op.Items); start += MaxBatch {
 			batch := op.Items[start:min(start+MaxBatch, len(op.Items))]
 			writes = append(writes, func(ctx context.Context) {
@@ -243,7 +251,7 @@ func (x *execution) sprints(ctx context.Context, sp StructureProvider) {
 				}
 				recs := make([]ItemOutcome, len(batch))
 				for i, e := range batch {
-					recs[i] = x.outcome1(x.opRef("sprint", e.Label), ActionSprint, keys[i], err, "moving "+keys[i]+" into sprint "+op.Sprint)
+					recs[i] = x.outcome1(opRef(doc, "sprint", e.Label), ActionSprint, keys[i], err, "moving "+keys[i]+" into sprint "+op.Sprint)
 				}
 				x.record(ctx, nil, recs, false)
 				x.failOn(recs[0], "moving items into sprint "+op.Sprint)
@@ -266,8 +274,9 @@ func (x *execution) inSprint(ctx context.Context, keys []string, sprint string) 
 
 // ranks places the runs one request (≤ 50 items) at a time; a longer run
 // continues after the last item placed.
-func (x *execution) ranks(ctx context.Context, sp StructureProvider) {
-	for _, op := range x.pl.Structure.Ranks {
+func (x *execution) ranks(ctx context.Context, sp StructureProvider, ds docStructure) {
+	doc := ds.Document
+	for _, op := range ds.Plan.Ranks {
 		anchor, before := x.endKey(op.Anchor), op.Before
 		chunks := chunked(op.Items)
 		if before && len(chunks) > 1 {
@@ -293,7 +302,7 @@ func (x *execution) ranks(ctx context.Context, sp StructureProvider) {
 				if ierr == nil && i < len(outs) {
 					ierr = outs[i].Err
 				}
-				recs[i] = x.outcome1(x.opRef("rank", e.Label), ActionRank, keys[i], ierr, "ranking "+keys[i])
+				recs[i] = x.outcome1(opRef(doc, "rank", e.Label), ActionRank, keys[i], ierr, "ranking "+keys[i])
 			}
 			x.record(ctx, nil, recs, false)
 			for _, r := range recs {

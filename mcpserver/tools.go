@@ -45,7 +45,7 @@ const (
 )
 
 var (
-	descImportPreview   = tierReadOnly + "Writes nothing to Jira: reads the planning document (Markdown .md or YAML .yaml/.yml, a path inside the workspace) and the matching Jira items, and returns the plan (per item: create, update with its changes per field, unchanged, drift, or removed — in Jira but no longer in the document, left alone unless removed: close plans a close), which it keeps in the local state store (30 minutes by default) under a preview_handle that import_commit needs. Drifted items (edited in Jira since DevWorkWire wrote them) are shown and left alone. An item whose earlier create had an unknown outcome is held back (blocked_reason) while Jira search may not show it yet; only after the person checked Jira and found it missing, preview again with release_held to plan it as a create marked released, and confirm that plan as usual."
+	descImportPreview   = tierReadOnly + "Writes nothing to Jira: reads the planning document (Markdown .md or YAML .yaml/.yml, a path inside the workspace) — or every planning document of a directory in the workspace, recursively, as one plan with one handle (rows name their document; documents lists each with its file) — and the matching Jira items, and returns the plan (per item: create, update with its changes per field, unchanged, drift, or removed — in Jira but no longer in the document, left alone unless removed: close plans a close), which it keeps in the local state store (30 minutes by default) under a preview_handle that import_commit needs. Drifted items (edited in Jira since DevWorkWire wrote them) are shown and left alone. An item whose earlier create had an unknown outcome is held back (blocked_reason) while Jira search may not show it yet; only after the person checked Jira and found it missing, preview again with release_held to plan it as a create marked released, and confirm that plan as usual."
 	descImportCommit    = tierWrites + "Writes to Jira irreversibly: creates, updates (and, where the plan says close, closes) the work items of a stored import plan, exactly as import_preview showed it (epics before stories; stops at the first failure: COMMIT_PARTIAL once something was written, else the failure's own code). Requires the preview_handle from import_preview and confirmed: true, which you may only send after the person agreed to that plan. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes. Pass the preview's plan_digest to make sure the plan written is the one you showed: if the stored plan changed since, nothing is written (PREVIEW_STALE)."
 	descProgressPreview = tierReadOnly + "Writes nothing to Jira: checks a status change and/or comment for one work item (a Jira key such as PROJ-12 or a reference such as checkout-v2/s-1) and returns what progress_commit would do, keeping that plan in the local state store under a preview_handle."
 	descProgressCommit  = tierWrites + "Writes to Jira irreversibly: applies a stored progress plan (transitions the item's status and/or adds the comment) exactly as progress_preview showed it. Requires the preview_handle from progress_preview and confirmed: true, which you may only send after the person agreed. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes. Pass the preview's plan_digest to make sure the plan written is the one you showed."
@@ -96,7 +96,7 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 		in.Required = remove(in.Required, "confirmed")
 	}
 	if p := in.Properties["path"]; p != nil {
-		p.Description = "path of the planning document (.md, .markdown, .yaml or .yml), relative to the workspace (the folder holding .devworkwire.yaml) or absolute; it must resolve inside the workspace"
+		p.Description = "path of the planning document (.md, .markdown, .yaml or .yml), or of a directory: every planning document in it, recursively, as one preview (hidden entries, other files, symbolic links and files without epics, stories or id skipped, and listed in warnings); relative to the workspace (the folder holding .devworkwire.yaml) or absolute; it must resolve inside the workspace"
 	}
 	if p := in.Properties["release_held"]; p != nil {
 		p.Description = `only after the person checked Jira and found them missing: ids (s-1) or references (doc/s-1) of held-back items (rows with blocked_reason) to plan as creates anyway, marked released, or ["all"]; an item that is not held back is refused (VALIDATION_FAILED)`
@@ -283,11 +283,11 @@ func stripNull(s *jsonschema.Schema) {
 }
 
 func (s *server) importPreview(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.ImportPreviewInput) (*mcp.CallToolResult, importPreviewResult, error) {
-	path, data, err := readDocument(b.workspace, in.Path)
+	path, data, set, err := readSource(b.workspace, in.Path)
 	if err != nil {
 		return nil, importPreviewResult{}, err
 	}
-	res, err := b.svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path, Data: data, ReleaseHeld: in.ReleaseHeld, Removed: in.Removed})
+	res, err := b.svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path, Data: data, Set: set, ReleaseHeld: in.ReleaseHeld, Removed: in.Removed})
 	if err != nil {
 		return nil, importPreviewResult{}, err
 	}

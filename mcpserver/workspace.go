@@ -10,24 +10,43 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// readDocument resolves p inside the workspace and reads it with
-// core.ReadDocument (the parser's size cap). Relative paths are relative
-// to the workspace. The path and every symlink on it are resolved first; a
-// document that resolves outside the workspace is SOURCE_NOT_FOUND, saying
-// why.
-func readDocument(workspace, p string) (string, []byte, error) {
+// readSource resolves p inside the workspace (resolveInside) and reads
+// the document there with core.ReadDocument (the parser's size cap), or,
+// when it is a directory, every planning document in it with
+// core.ReadDocuments, which does not follow symbolic links, so nothing
+// outside the directory is read.
+func readSource(workspace, p string) (string, []byte, *core.DocumentSet, error) {
+	resolved, err := resolveInside(workspace, p)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if fi, err := os.Stat(resolved); err == nil && fi.IsDir() {
+		set, err := core.ReadDocuments(resolved)
+		return resolved, nil, set, err
+	}
+	data, err := core.ReadDocument(resolved)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return resolved, data, nil, nil
+}
+
+// resolveInside resolves p (relative to the workspace, or absolute) and
+// every symlink on it first, and refuses (SOURCE_NOT_FOUND, saying why) a
+// path that does not exist or resolves outside the workspace.
+func resolveInside(workspace, p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
-		return "", nil, core.Errorf(core.CodeSourceNotFound,
+		return "", core.Errorf(core.CodeSourceNotFound,
 			"No document path was given; pass path, the planning document's path relative to the workspace (e.g. plans/checkout-v2.md).").
 			WithDetails(core.Detail{Field: "path", Message: "empty"})
 	}
 	if strings.ContainsRune(p, 0) {
-		return "", nil, core.Errorf(core.CodeSourceNotFound, "The document path contains a NUL byte; pass a plain file path.").
+		return "", core.Errorf(core.CodeSourceNotFound, "The document path contains a NUL byte; pass a plain file path.").
 			WithDetails(core.Detail{Field: "path", Message: "contains a NUL byte"})
 	}
 	ws, err := workspaceDir(workspace)
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
 	abs := p
 	if !filepath.IsAbs(abs) {
@@ -39,7 +58,7 @@ func readDocument(workspace, p string) (string, []byte, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			msg = "does not exist"
 		}
-		return "", nil, core.Errorf(core.CodeSourceNotFound,
+		return "", core.Errorf(core.CodeSourceNotFound,
 			"%s %s. Paths are resolved relative to the workspace %s; check the path.", p, msg, ws).
 			WithDetails(core.Detail{Field: "path", Message: msg})
 	}
@@ -48,15 +67,11 @@ func readDocument(workspace, p string) (string, []byte, error) {
 		if resolved != filepath.Clean(abs) {
 			why = "resolves (through a symbolic link) to " + resolved + ", outside the workspace " + ws
 		}
-		return "", nil, core.Errorf(core.CodeSourceNotFound,
+		return "", core.Errorf(core.CodeSourceNotFound,
 			"%s %s. The MCP server reads only documents inside the workspace (the folder holding .devworkwire.yaml); move or copy the document into it.", p, why).
 			WithDetails(core.Detail{Field: "path", Message: "outside the workspace"})
 	}
-	data, err := core.ReadDocument(resolved)
-	if err != nil {
-		return "", nil, err
-	}
-	return resolved, data, nil
+	return resolved, nil
 }
 
 // workspaceDir is the workspace, absolute and with symlinks resolved.

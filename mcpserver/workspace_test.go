@@ -37,6 +37,7 @@ func TestWorkspaceConfinement(t *testing.T) {
 	mustLink(filepath.Join(outside, "secret.md"), filepath.Join(ws, "escape.md"))
 	mustLink(outside, filepath.Join(ws, "outdir"))
 	mustLink(filepath.Join(ws, "plans", "a.md"), filepath.Join(ws, "inside-link.md"))
+	mustLink(filepath.Join(outside, "secret.md"), filepath.Join(ws, "plans", "leak.md"))
 	// The workspace itself reached through a symlink still works.
 	wsLink := filepath.Join(root, "ws-link")
 	mustLink(ws, wsLink)
@@ -57,7 +58,7 @@ func TestWorkspaceConfinement(t *testing.T) {
 		{"escape.md", core.CodeSourceNotFound, "symbolic link"},
 		{"outdir/secret.md", core.CodeSourceNotFound, "outside the workspace"},
 		{"plans/missing.md", core.CodeSourceNotFound, "does not exist"},
-		{"plans", core.CodeSourceNotFound, "directory"},
+		{"outdir", core.CodeSourceNotFound, "outside the workspace"},
 		{"", core.CodeSourceNotFound, "No document path"},
 		{"big.md", core.CodeSourceParseFailed, "the limit is 5 MiB"},
 	}
@@ -72,6 +73,13 @@ func TestWorkspaceConfinement(t *testing.T) {
 			if !filepath.IsAbs(svc.lastImport.Path) || filepath.Base(svc.lastImport.Path) != "a.md" {
 				t.Errorf("%s: service got path %q", tc.path, svc.lastImport.Path)
 			}
+		}
+		// A directory inside the workspace is read as a set of documents;
+		// a symbolic link in it is skipped, never followed out of it.
+		c.mustCall(t, ToolImportPreview, map[string]any{"path": "plans"})
+		if set := svc.lastImport.Set; set == nil || len(set.Files) != 1 || string(set.Files[0].Data) != "# A\n" || set.Files[0].Name != "plans/a.md" ||
+			len(set.Skipped) != 1 || set.Skipped[0].Name != "plans/leak.md" || !strings.Contains(set.Skipped[0].Why, "symbolic link") || filepath.Base(svc.lastImport.Path) != "plans" {
+			t.Errorf("directory: service got path %q, set %+v", svc.lastImport.Path, set)
 		}
 		before := svc.called("ImportPreview")
 		for _, tc := range bad {

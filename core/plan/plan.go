@@ -46,10 +46,16 @@ type Item struct {
 	Title              string   // one line, at most 255 characters
 	Description        string   // Markdown, verbatim (trimmed of leading/trailing blank lines)
 	AcceptanceCriteria []string // one entry per criterion, Markdown
-	Epic               string   // for a story: id of its epic ("" = no epic)
-	Story              string   `json:",omitempty"` // for a sub-task: id of its story
-	Line               int      // 1-based line of the item's heading / YAML node
-	TakeDocument       bool     // drift override marker ("Drift: take-document" / `drift: take-document`)
+	Epic               string   // for a story: id of its epic ("" = no epic, or an epic of another document: EpicRef)
+	// EpicRef is, for a story whose "Epic:" line names an epic of another
+	// document ("infra-q1/e-1"), that reference; Epic is "" then. Parse
+	// checks only its form: ParseSet checks it against the other documents
+	// of a set, the importer against the tracker.
+	EpicRef      string `json:",omitempty"`
+	EpicRefLine  int    `json:",omitempty"` // the line of that "Epic:" line (`epic:` key)
+	Story        string `json:",omitempty"` // for a sub-task: id of its story
+	Line         int    // 1-based line of the item's heading / YAML node
+	TakeDocument bool   // drift override marker ("Drift: take-document" / `drift: take-document`)
 	// CriteriaBoxes holds, per acceptance criterion, the task-list box it
 	// was written with in Markdown (BoxTodo "[ ]", BoxDone "[x]", "" for a
 	// plain list item); nil when no criterion has one. The box is not part
@@ -103,6 +109,8 @@ type Problem struct {
 	Item, Field string
 	Line        int
 	Message     string
+	// File is the file of a set the problem is in (ParseSet; "" for Parse).
+	File string `json:",omitempty"`
 }
 
 // Error is the error Parse and ReadFile return. Code is one of
@@ -114,6 +122,12 @@ type Error struct {
 	Message  string
 	Line     int
 	Problems []Problem
+	// NotPlan is set when the input defines no epic or story and sets no
+	// document id (Markdown without item headings or front matter id;
+	// YAML without the keys id, epics and stories): it is not a planning
+	// document at all, such as a README next to the plans. ParseSet skips
+	// such files; Parse refuses them like any empty document.
+	NotPlan bool `json:",omitempty"`
 }
 
 // Error implements error: "CODE: message".

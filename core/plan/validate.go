@@ -44,6 +44,7 @@ type result struct {
 	opts      *Options
 	defaults  Fields // the document's `defaults:`
 	removed   string // `removed:` (removed.go)
+	listsKeys bool   // YAML: an `epics:` or `stories:` key is there (a plan, even if empty)
 	problems  []Problem
 	dropped   int // problems beyond MaxProblems
 }
@@ -153,6 +154,9 @@ func (r *result) finish(name string) (*Document, error) {
 		if it.noID || it.Kind != KindStory {
 			continue
 		}
+		if r.otherDocEpic(doc.ID, it) {
+			continue
+		}
 		switch {
 		case it.parentBroken:
 			it.Epic = ""
@@ -217,6 +221,7 @@ func (r *result) finish(name string) (*Document, error) {
 			Code:     CodeValidationFailed,
 			Message:  msg,
 			Problems: r.problems,
+			NotPlan:  len(r.items) == 0 && !r.docIDSet && !r.listsKeys,
 		}
 	}
 
@@ -236,6 +241,31 @@ func (r *result) finish(name string) (*Document, error) {
 		}
 	}
 	return doc, nil
+}
+
+// otherDocEpic handles a story's "Epic:" line that names a reference
+// (<document id>/<item id>): into this document it is the item's id;
+// into another document it is the story's EpicRef (true: nothing more to
+// check here). A malformed reference, or one a story under an epic
+// heading also has, is a problem (true).
+func (r *result) otherDocEpic(docID string, it *rawItem) bool {
+	d, id, ok := strings.Cut(it.epicRef, "/")
+	if !ok {
+		return false
+	}
+	switch {
+	case !ValidID(d) || !ValidID(id):
+		r.addf(it.ID, "epic", it.epicRefLine, "Story %s names epic %q at line %d, which is not a valid reference; write an epic id of this document (e-1) or <document id>/<epic id> for an epic of another document (infra-q1/e-1)", it.ID, it.epicRef, it.epicRefLine)
+		return true
+	case d == docID:
+		it.epicRef = id
+		return false
+	case it.parent != "":
+		r.addf(it.ID, "epic", it.epicRefLine, "Story %s sits under epic %s (line %d) but its Epic: line names %s, an epic of another document; remove the Epic: line or move the story out from under epic %s", it.ID, it.parent, it.parentLine, it.epicRef, it.parent)
+		return true
+	}
+	it.Epic, it.EpicRef, it.EpicRefLine = "", it.epicRef, it.epicRefLine
+	return true
 }
 
 func (r *result) idKeyHint() string {

@@ -399,6 +399,7 @@ func parseYAML(name string, data []byte, opts *Options) (*result, *Error) {
 				r.addf("", "title", k.Line, "The document title (line %d) is a %s; write it as one line of text", k.Line, nodeKind(v))
 			}
 		case "epics":
+			r.listsKeys = true
 			for _, e := range r.list(v, "", "epics", k.Line, "epics") {
 				ep := r.yamlItem(e, KindEpic, nil)
 				if ep == nil {
@@ -415,6 +416,7 @@ func parseYAML(name string, data []byte, opts *Options) (*result, *Error) {
 				}
 			}
 		case "stories":
+			r.listsKeys = true
 			for _, s := range r.list(v, "", "stories", k.Line, "stories") {
 				r.yamlItem(s, KindStory, nil)
 			}

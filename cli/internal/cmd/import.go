@@ -42,6 +42,14 @@ story), ask for confirmation — the answer defaults to no — and then write
 exactly the plan shown. Importing the same document again never creates
 duplicates: unchanged items stay untouched.
 
+Given a directory, it imports every planning document in it (.md,
+.markdown, .yaml, .yml; recursively) as one preview and one commit, with
+each document's rows under its name; epics are created before stories
+across the documents, so a story may name an epic of another document
+("Epic: infra-q1/e-1"). Hidden files and directories, other files,
+symbolic links and files without epics, stories or a document id (a
+README) are skipped, and the preview says which.
+
 With --dry-run the command stops after the preview. Without a terminal to
 ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.
 
@@ -49,7 +57,7 @@ An item whose earlier create had an unknown outcome is held back ("held")
 while Jira search may not show it yet. After checking Jira that it is not
 there, --release-held s-1,s-2 (or --release-held all) plans those items as
 normal creates, marked "released" in the preview you confirm.`,
-		Example: "  dwire import plan.md\n  dwire import plan.md --dry-run --json\n  dwire import plan.md --release-held s-1",
+		Example: "  dwire import plan.md\n  dwire import plans/\n  dwire import plan.md --dry-run --json\n  dwire import plan.md --release-held s-1",
 		Args:    cobra.ExactArgs(1),
 		RunE:    runE(o, runF, importRun, func(_ *cobra.Command, args []string) { o.Path, o.JSON = args[0], f.JSON }),
 	}

@@ -147,7 +147,7 @@ func saidIn(msg string, d core.Detail) bool {
 	if !strings.Contains(msg, strings.TrimRight(d.Message, ". ")) {
 		return false
 	}
-	if d.Item != "" && !strings.Contains(msg, d.Item) {
+	if d.Item != "" && !strings.Contains(msg, d.Item) || d.File != "" && !strings.Contains(msg, d.File) {
 		return false
 	}
 	return d.Line == 0 || strings.Contains(msg, fmt.Sprintf("line %d", d.Line))
@@ -160,7 +160,8 @@ func retryHint(c core.Code) string {
 	return " later"
 }
 
-// DetailLine renders one detail: outcome, key, item, field, line, message.
+// DetailLine renders one detail: outcome, key, item, field, file, line,
+// message.
 func DetailLine(d core.Detail) string {
 	var parts []string
 	if d.Outcome != "" {
@@ -178,6 +179,12 @@ func DetailLine(d core.Detail) string {
 			loc += " "
 		}
 		loc += "(" + d.Field + ")"
+	}
+	if d.File != "" { // a directory's document
+		if loc != "" {
+			loc += " "
+		}
+		loc += d.File
 	}
 	if d.Line > 0 {
 		if loc != "" {

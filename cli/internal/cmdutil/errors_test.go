@@ -105,3 +105,15 @@ func TestWithNextStep(t *testing.T) {
 		}
 	}
 }
+
+// A detail of a directory import names its file before the line; a
+// message that does not name the file does not swallow the detail.
+func TestDetailLineNamesTheFile(t *testing.T) {
+	d := core.Detail{File: "plans/team/app.md", Item: "app/s-2", Field: "epic", Line: 11, Message: "Story s-2 references epic nowhere/e-7"}
+	if got, want := DetailLine(d), "app/s-2 (epic) plans/team/app.md line 11: Story s-2 references epic nowhere/e-7"; got != want {
+		t.Errorf("DetailLine = %q; want %q", got, want)
+	}
+	if saidIn("Story s-2 references epic nowhere/e-7 (app/s-2, line 11)", d) {
+		t.Error("a message that does not name the file says the detail")
+	}
+}

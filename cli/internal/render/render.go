@@ -116,7 +116,11 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 	p = Clean(p)
 	cs := o.cs()
 	width := o.width()
-	fmt.Fprintf(w, "Import preview of %s → %s\n\n", cs.Bold(p.Document), p.Scope)
+	if len(p.Documents) > 0 {
+		fmt.Fprintf(w, "Import preview of %s (%d documents) → %s\n\n", cs.Bold(setDir(p.Documents)+"/"), len(p.Documents), p.Scope)
+	} else {
+		fmt.Fprintf(w, "Import preview of %s → %s\n\n", cs.Bold(p.Document), p.Scope)
+	}
 	if !o.Full && len(p.Items) > SummaryRows {
 		for _, l := range fitParts(fmt.Sprintf("%d items:", len(p.Items)), countParts(p.Counts), width-2) {
 			fmt.Fprintf(w, "  %s\n", l)
@@ -160,19 +164,37 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 		fmt.Fprintln(w, "  (the document has no items)")
 	}
 	summary := !o.Full && len(p.Items) > SummaryRows
-	rows := treeOrder(planNodes(p.Items), func(i int) bool { return !summary || needsAttention(p.Items[i]) })
-	for _, r := range rows {
-		line(p.Items[r.i], r.tree, r.cont)
+	shown := 0
+	for g, group := range documentGroups(p) {
+		if len(p.Documents) > 0 { // a directory: each document's rows under its id and file
+			if g > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "  %s  %s\n", cs.Bold(p.Documents[g].ID), cs.Gray(Truncate(p.Documents[g].File, width-4-utf8.RuneCountInString(p.Documents[g].ID))))
+		}
+		items := make([]core.PlanItem, len(group))
+		for i, k := range group {
+			items[i] = p.Items[k]
+		}
+		rows := treeOrder(planNodes(items), func(i int) bool { return !summary || needsAttention(items[i]) })
+		for _, r := range rows {
+			line(items[r.i], r.tree, r.cont)
+		}
+		shown += len(rows)
 	}
 	if summary {
-		if hidden := len(p.Items) - len(rows); hidden > 0 {
+		if hidden := len(p.Items) - shown; hidden > 0 {
 			fmt.Fprintf(w, "  %s\n", cs.Gray(fmt.Sprintf("… and %d unchanged (--full shows every item)", hidden)))
 		}
 	}
 	if len(p.Structure) > 0 { // dependencies, sprint and rank changes
 		fmt.Fprintln(w)
 		for _, c := range p.Structure {
-			fmt.Fprintf(w, "  %s%s\n", cs.Cyan(pad(c.Action, actionW)), Truncate(CleanText(c.Message), width-2-actionW))
+			msg := c.Message
+			if c.Document != "" {
+				msg = c.Document + ": " + msg // a directory: whose structure
+			}
+			fmt.Fprintf(w, "  %s%s\n", cs.Cyan(pad(c.Action, actionW)), Truncate(CleanText(msg), width-2-actionW))
 		}
 	}
 	fmt.Fprintln(w)
@@ -184,8 +206,40 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 	}
 }
 
+// documentGroups are the indices of p's rows per document of p.Documents
+// (in its order), or all rows as one group for a preview of one document.
+func documentGroups(p core.ImportPreviewResult) [][]int {
+	if len(p.Documents) == 0 {
+		all := make([]int, len(p.Items))
+		for i := range all {
+			all[i] = i
+		}
+		return [][]int{all}
+	}
+	at := map[string]int{}
+	for i, d := range p.Documents {
+		at[d.ID] = i
+	}
+	groups := make([][]int, len(p.Documents))
+	for i, it := range p.Items {
+		g := at[it.Reference.Document()]
+		groups[g] = append(groups[g], i)
+	}
+	return groups
+}
+
+// setDir is the directory a preview of several documents was read from
+// (the first part of its files' names).
+func setDir(docs []core.PlanDocument) string {
+	dir, _, _ := strings.Cut(docs[0].File, "/")
+	return dir
+}
+
 func notes(it core.PlanItem) []string {
 	var n []string
+	if doc, _ := it.Parent.Split(); it.Parent != "" && doc != it.Reference.Document() {
+		n = append(n, "epic "+string(it.Parent)+" (another document)")
+	}
 	if it.BlockedReason != "" {
 		n = append(n, "not created: an earlier create's outcome is unknown and Jira search does not show it yet",
 			"preview again after "+FormatTime(it.RetryAfter))
@@ -315,6 +369,10 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 			keyW = n
 		}
 	}
+	several := false // items of several documents (a directory)
+	for _, it := range r.Items {
+		several = several || it.Reference.Document() != r.Items[0].Reference.Document()
+	}
 	wrote := func(it core.CommittedItem) bool { return it.Outcome == core.OutcomeCommitted }
 	var written []core.CommittedItem
 	for _, it := range r.Items {
@@ -338,7 +396,11 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 		if !shown[row.i] {
 			word = "" // an epic shown as its stories' context
 		}
-		label := Truncate(itemLabel(it.Kind, it.Reference, it.Title), width-2-11-keyW-2-utf8.RuneCountInString(row.tree))
+		label := itemLabel(it.Kind, it.Reference, it.Title)
+		if several {
+			label = kindLabel(it.Kind) + " " + string(it.Reference) + ": " + it.Title // ids repeat across documents
+		}
+		label = Truncate(label, width-2-11-keyW-2-utf8.RuneCountInString(row.tree))
 		fmt.Fprintf(w, "  %s%s  %s%s\n", actionColor(cs, it.Action, pad(word, 11)), pad(it.Key, keyW), row.tree, label)
 		if it.URL != "" && shown[row.i] && wrote(it) {
 			fmt.Fprintf(w, "  %s%s%s\n", strings.Repeat(" ", 11+keyW+2), row.cont, cs.Cyan(it.URL))

@@ -1,0 +1,124 @@
+package plan
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A story's "Epic:" line (`epic:` key) may name an epic of another
+// document by reference; one into its own document is the local id.
+func TestEpicOfAnotherDocument(t *testing.T) {
+	md := "---\nid: app\n---\n## Story s-1: One\nEpic: infra/e-1\n\n## Epic e-2: Two\n\n## Story s-2: Three\nEpic: app/e-2\n"
+	doc, err := Parse("app.md", []byte(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := doc.Items[0]; s.Epic != "" || s.EpicRef != "infra/e-1" || s.EpicRefLine != 5 {
+		t.Errorf("s-1: epic %q, ref %q, line %d", s.Epic, s.EpicRef, s.EpicRefLine)
+	}
+	if s := doc.Items[2]; s.Epic != "e-2" || s.EpicRef != "" {
+		t.Errorf("s-2: epic %q, ref %q", s.Epic, s.EpicRef)
+	}
+	y := "id: rel\nstories:\n  - id: s-1\n    title: Ship\n    epic: app/e-2\n"
+	doc, err = Parse("rel.yaml", []byte(y))
+	if err != nil || doc.Items[0].EpicRef != "app/e-2" || doc.Items[0].EpicRefLine != 5 {
+		t.Fatalf("yaml: %+v, %v", doc, err)
+	}
+	for _, c := range []struct{ doc, want string }{
+		{"---\nid: app\n---\n## Story s-1: One\nEpic: bad!/e-1\n", `names epic "bad!/e-1" at line 5, which is not a valid reference`},
+		{"---\nid: app\n---\n## Epic e-1: E\n\n### Story s-1: One\nEpic: infra/e-1\n", "sits under epic e-1 (line 4) but its Epic: line names infra/e-1, an epic of another document"},
+	} {
+		_, err := Parse("app.md", []byte(c.doc))
+		var pe *Error
+		if !errors.As(err, &pe) || !strings.Contains(pe.Error(), c.want) && !strings.Contains(problemsOf(pe), c.want) {
+			t.Errorf("%q: %v; want %q", c.doc, err, c.want)
+		}
+	}
+}
+
+func problemsOf(pe *Error) string {
+	var b strings.Builder
+	for _, p := range pe.Problems {
+		b.WriteString(p.Message + "\n")
+	}
+	return b.String()
+}
+
+// A file without items and without an id is not a plan (NotPlan); one
+// with an id, or with an epics/stories key, is an empty plan.
+func TestNotPlan(t *testing.T) {
+	notPlans := map[string]string{"README.md": "# Plans\n\nOne per team.\n", "ci.yml": "on: push\njobs: {}\n"}
+	emptyPlans := map[string]string{"empty.md": "---\nid: x\n---\n# Nothing yet\n", "empty.yaml": "epics: []\n"}
+	check := func(name, data string, notPlan bool) {
+		_, err := Parse(name, []byte(data))
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Code != CodeValidationFailed || pe.NotPlan != notPlan {
+			t.Errorf("%s: %v; want VALIDATION_FAILED, not a plan %v", name, err, notPlan)
+		}
+	}
+	for name, data := range notPlans {
+		check(name, data, true)
+	}
+	for name, data := range emptyPlans {
+		check(name, data, false)
+	}
+}
+
+// ReadDir reads every planning document of a tree in path order and lists
+// what it skips; ParseSet skips files that are not plans.
+func TestReadDirAndParseSet(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plans")
+	files := map[string]string{
+		"b.md":          "---\nid: b\n---\n## Epic e-1: B\n",
+		"a/c.yaml":      "id: c\nstories:\n  - id: s-1\n    title: C\n    epic: b/e-1\n",
+		"a/notes.txt":   "x",
+		".git/HEAD.md":  "x",
+		"README.md":     "# About\n",
+		"z.md":          "---\nid: z\n---\n## Story s-1: Z\nEpic: elsewhere/e-4\n",
+		"a/.draft.yaml": "id: d\n",
+	}
+	for _, sub := range []string{"a", ".git"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "b.md"), filepath.Join(dir, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	got, skipped, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range got {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, " ") != "plans/README.md plans/a/c.yaml plans/b.md plans/z.md" {
+		t.Errorf("files %q", names)
+	}
+	var sk []string
+	for _, s := range skipped {
+		sk = append(sk, s.Name+" "+s.Why)
+	}
+	if want := "plans/.git/ hidden|plans/a/.draft.yaml hidden|plans/a/notes.txt " + SkipExtension + "|plans/link.md " + SkipSymlink; strings.Join(sk, "|") != want {
+		t.Errorf("skipped %q\nwant %q", strings.Join(sk, "|"), want)
+	}
+	set, err := Options{}.ParseSet(got, skipped...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Documents) != 3 || set.Documents[0].ID != "c" || len(set.Skipped) != 5 || set.Skipped[4].Name != "plans/README.md" {
+		t.Errorf("set %+v", set)
+	}
+	if len(set.External) != 1 || set.External[0] != (ExternalEpic{Reference: "elsewhere/e-4", File: "plans/z.md", Document: "z", Item: "s-1", Line: 5}) {
+		t.Errorf("external %+v", set.External)
+	}
+}
