@@ -931,7 +931,8 @@ func (x *execution) heldBack(ctx context.Context) error {
 // partial builds the fail-fast error: every planned write split into
 // committed / failed / unknown / untried.
 func (x *execution) partial(ctx context.Context) error {
-	var committed, failed, unknown, unknownCreates, untried int
+	var items, structure tally
+	unknownCreates := 0
 	var details []Detail
 	for _, e := range x.pl.Entries {
 		if !e.writes() || e.Blocked {
@@ -947,30 +948,26 @@ func (x *execution) partial(ctx context.Context) error {
 		} else {
 			d.Outcome, d.Message = OutcomeUntried, "not attempted: the commit stopped before reaching it"
 		}
+		items.add(d.Outcome)
 		switch d.Outcome {
 		case OutcomeCommitted:
-			committed++
 			d.Message = fmt.Sprintf("%s as %s", pastTense(e.Action), d.Key)
-		case OutcomeFailed:
-			failed++
 		case OutcomeUnknown:
-			unknown++
 			if e.Action == ActionCreate {
 				unknownCreates++
 			}
-		default:
-			untried++
 		}
 		details = append(details, d)
 	}
-	x.structureDetails(&details, &committed, &failed, &unknown, &untried) // structure_commit.go
+	x.structureDetails(&details, &structure) // structure_commit.go
 	cause := AsError(x.stop)
-	e, state := importStop(x.why, cause, committed, failed, unknown, unknownCreates, untried)
+	e, state := importStop(x.why, cause, items, structure, unknownCreates)
 	e.WithDetails(details...)
 	e.Err = x.stop
 	e.RunID = x.o.runID
 	x.noteDuplicates(e)
 	x.finish(ctx, state, e)
-	x.o.log.Warn("commit stopped", "committed", committed, "failed", failed, "unknown", unknown, "untried", untried, "cause", cause.Code, "code", e.Code)
+	x.o.log.Warn("commit stopped", "committed", items.committed, "failed", items.failed, "unknown", items.unknown, "untried", items.untried,
+		"structure_committed", structure.committed, "structure_failed", structure.failed, "structure_unknown", structure.unknown, "structure_untried", structure.untried, "cause", cause.Code, "code", e.Code)
 	return e
 }

@@ -44,11 +44,36 @@ func unknownMessage(ref Reference, err error) string {
 	return fmt.Sprintf("The create of %s may or may not have happened, and a search for it found nothing. It was not retried, to avoid a duplicate: check the tracker, then run the import preview again.", ref)
 }
 
+// tally counts planned writes by outcome.
+type tally struct{ committed, failed, unknown, untried int }
+
+func (t *tally) add(o string) {
+	switch o {
+	case OutcomeCommitted:
+		t.committed++
+	case OutcomeFailed:
+		t.failed++
+	case OutcomeUnknown:
+		t.unknown++
+	default:
+		t.untried++
+	}
+}
+
+func (t tally) total() int { return t.committed + t.failed + t.unknown + t.untried }
+
 // importStop is the error of an import commit stopped at its first
 // failure, and the run's final state, from the counts of planned writes by
-// outcome. why says what stopped it; cause is that failure.
-func importStop(why string, cause *Error, committed, failed, unknown, unknownCreates, untried int) (*Error, RunState) {
-	counts := fmt.Sprintf("%d item(s) committed, %d failed, %d unknown, %d untried (see details).", committed, failed, unknown, untried)
+// outcome: the items', and the structure writes' (dependencies, sprint
+// moves, backlog order), which are not items and are counted apart. why
+// says what stopped it; cause is that failure.
+func importStop(why string, cause *Error, items, structure tally, unknownCreates int) (*Error, RunState) {
+	counts := fmt.Sprintf("%d item(s) committed, %d failed, %d unknown, %d untried", items.committed, items.failed, items.unknown, items.untried)
+	if structure.total() > 0 {
+		counts += fmt.Sprintf("; structure changes (dependencies, sprint, backlog order): %d written, %d failed, %d unknown, %d untried", structure.committed, structure.failed, structure.unknown, structure.untried)
+	}
+	counts += " (see details)."
+	committed, unknown := items.committed+structure.committed, items.unknown+structure.unknown
 	if committed == 0 && unknown == 0 {
 		// Nothing was written (and nothing may have been): this is not a
 		// partial commit but the failure itself, with its own code and
@@ -59,13 +84,16 @@ func importStop(why string, cause *Error, committed, failed, unknown, unknownCre
 	}
 	msg := fmt.Sprintf("The commit stopped at the first failure: %s. %s", why, counts)
 	if committed == 0 {
-		msg += " Nothing is known to have been written, but the items with an unknown outcome may have been written."
+		msg += " Nothing is known to have been written, but the writes with an unknown outcome may have been written."
 	}
 	switch {
 	case unknownCreates > 0:
 		msg += " Items with an unknown outcome were not retried, to avoid duplicates: check them in the tracker."
-	case unknown > 0:
+	case items.unknown > 0:
 		msg += " Items with an unknown outcome were not sent again: check them in the tracker (a new preview shows whether they match the document)."
+	}
+	if structure.unknown > 0 {
+		msg += " Structure changes with an unknown outcome were not sent again either: a new preview reads them back and plans only what is missing."
 	}
 	msg += " Run the import preview again: committed items then show as unchanged and only the rest is planned."
 	return Errorf(CodeCommitPartial, "%s", msg), RunPartial

@@ -453,9 +453,11 @@ func planRank(doc *plan.Document, entries []planEntry, found map[Reference]WorkI
 		} else {
 			pl.Ranks = append(pl.Ranks, rankOp{Items: run, Anchor: end(i - 1)})
 		}
+		var fresh []string // created by this plan: one line for the run
 		for k := i; k < j; k++ {
 			if ranks[k] == "" {
-				continue // new: no move to show
+				fresh = append(fresh, items[k].ID)
+				continue
 			}
 			msg := fmt.Sprintf("%s moves before %s", items[k].ID, items[first].ID)
 			if i > first {
@@ -463,8 +465,27 @@ func planRank(doc *plan.Document, entries []planEntry, found map[Reference]WorkI
 			}
 			pl.Changes = append(pl.Changes, StructureChange{Action: string(ActionRank), Item: items[k].ID, Message: msg})
 		}
+		if len(fresh) > 0 {
+			where := "after " + items[i-1].ID
+			if i < first {
+				where = "before " + items[first].ID
+			}
+			pl.Changes = append(pl.Changes, StructureChange{Action: string(ActionRank), Item: fresh[0], Message: newRanked(fresh, where)})
+		}
 		i = j
 	}
+}
+
+// newRanked is the preview line of the new items of one rank run: they
+// are counted as structure changes, so the preview lists them too.
+func newRanked(ids []string, where string) string {
+	switch len(ids) {
+	case 1:
+		return fmt.Sprintf("new item %s is placed %s in the backlog", ids[0], where)
+	case 2:
+		return fmt.Sprintf("new items %s and %s are placed %s in the backlog, in the document's order", ids[0], ids[1], where)
+	}
+	return fmt.Sprintf("%d new items (%s … %s) are placed %s in the backlog, in the document's order", len(ids), ids[0], ids[len(ids)-1], where)
 }
 
 func keysOf(m map[int]bool) []int {

@@ -345,8 +345,9 @@ func (x *execution) ranked(ctx context.Context, keys []string, anchor string, be
 	return true
 }
 
-// structureDetails adds the structure writes to a partial report.
-func (x *execution) structureDetails(details *[]Detail, committed, failed, unknown, untried *int) {
+// structureDetails adds the structure writes to a partial report and
+// counts them in t (apart from the items: they are not items).
+func (x *execution) structureDetails(details *[]Detail, t *tally) {
 	for _, r := range x.structureRows() {
 		d := Detail{Item: string(r.ref)}
 		if oc, ok := x.outcome[r.ref]; ok {
@@ -354,17 +355,10 @@ func (x *execution) structureDetails(details *[]Detail, committed, failed, unkno
 		} else {
 			d.Outcome, d.Message = OutcomeUntried, r.label+": not attempted, the commit stopped before reaching it"
 		}
-		switch d.Outcome {
-		case OutcomeCommitted:
-			*committed++
+		if d.Outcome == OutcomeCommitted {
 			d.Message = r.label
-		case OutcomeFailed:
-			*failed++
-		case OutcomeUnknown:
-			*unknown++
-		default:
-			*untried++
 		}
+		t.add(d.Outcome)
 		*details = append(*details, d)
 	}
 }

@@ -213,6 +213,51 @@ func TestSprintMoveFailureIsPartial(t *testing.T) {
 	if !slices.Equal(failed, []string{"shop/~sprint:s-2"}) {
 		t.Errorf("failed: %v (%+v)", failed, ce.Details)
 	}
+	// The links and the sprint move are not items: counted apart.
+	wantErr(t, err, core.CodeCommitPartial, "5 item(s) committed, 0 failed, 0 unknown, 0 untried; structure changes (dependencies, sprint, backlog order): 2 written, 1 failed, 0 unknown, 0 untried")
+}
+
+// TestSprintMoveLostAnswerIsReadBack: the sprint move was made but its
+// answer never came: the commit reads the item back, finds it in the
+// sprint, records the move as committed and sends it once.
+func TestSprintMoveLostAnswerIsReadBack(t *testing.T) {
+	e := newEnv(t)
+	e.p.LoseResponse(fakeprovider.OpMoveToSprint, 1, nil)
+	cr := e.importDoc(structureDoc)
+	if cr.Counts.Sprinted != 1 || cr.Counts.Linked != 2 {
+		t.Errorf("counts: %+v", cr.Counts)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpMoveToSprint]; n != 1 {
+		t.Errorf("sprint moves sent: %d; want 1 (none resent)", n)
+	}
+	if w := e.byRef()["shop/s-2"]; w.Sprint != "DEMO Sprint 2" {
+		t.Errorf("s-2 in sprint %q", w.Sprint)
+	}
+	if again := e.preview(structureDoc); len(again.Structure) != 0 {
+		t.Errorf("re-import: %v", structureMessages(again))
+	}
+}
+
+// TestSprintMoveDroppedAnswerIsUnknown: the sprint move's answer never
+// came and the item is not in the sprint: the move is reported unknown
+// (COMMIT_PARTIAL), not sent again; the next preview plans it again.
+func TestSprintMoveDroppedAnswerIsUnknown(t *testing.T) {
+	e := newEnv(t)
+	e.p.FailCall(fakeprovider.OpMoveToSprint, 1, core.MarkOutcomeUnknown(core.Errorf(core.CodeJiraUnavailable, "the connection dropped")))
+	res := e.preview(structureDoc)
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodeCommitPartial, "5 item(s) committed, 0 failed, 0 unknown, 0 untried; structure changes (dependencies, sprint, backlog order): 2 written, 0 failed, 1 unknown, 0 untried", "were not sent again")
+	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool {
+		return d.Item == "shop/~sprint:s-2" && d.Outcome == core.OutcomeUnknown && strings.Contains(d.Message, "may or may not have been applied")
+	}) {
+		t.Errorf("details: %+v", ce.Details)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpMoveToSprint]; n != 1 {
+		t.Errorf("sprint moves sent: %d; want 1", n)
+	}
+	if got := structureMessages(e.preview(structureDoc)); !slices.Equal(got, []string{"sprint: s-2 moves to sprint DEMO Sprint 2"}) {
+		t.Errorf("next preview: %v", got)
+	}
 }
 
 func (e *env) ranked() *core.WorkItemService {
@@ -223,7 +268,15 @@ func TestRankFollowsTheDocument(t *testing.T) {
 	e := newEnv(t)
 	e.svc = e.ranked()
 	doc := "---\nid: order\n---\n### Story s-1: One\n\n### Story s-2: Two\n\n### Story s-3: Three\n\n## Epic e-1: Later epic\n"
-	e.importDoc(doc) // the epic is created first, then ranked after s-3
+	// The epic is created first, then ranked after s-3. The new items'
+	// rank moves are structure changes, and the preview lists them.
+	pre := e.preview(doc)
+	if got, want := structureMessages(pre), []string{"rank: 3 new items (s-2 … e-1) are placed after s-1 in the backlog, in the document's order"}; !slices.Equal(got, want) || pre.Counts.Structure != 3 {
+		t.Errorf("first preview: %v, %d structure change(s); want %v, 3", got, pre.Counts.Structure, want)
+	}
+	if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != 3 || cr.Counts.Created != 4 {
+		t.Errorf("first commit counts: %+v", cr.Counts)
+	}
 	keys := func(ids ...string) []string {
 		var out []string
 		for _, id := range ids {
@@ -258,6 +311,60 @@ func TestRankFollowsTheDocument(t *testing.T) {
 	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool { return d.Item == "order/~rank:s-2" && d.Outcome == core.OutcomeFailed }) {
 		t.Errorf("details: %+v", ce.Details)
 	}
+}
+
+// TestRankLostAnswerIsReadBack: the rank request was applied but its
+// answer never came: the commit reads the order back, records the moves
+// as committed and sends the request once.
+func TestRankLostAnswerIsReadBack(t *testing.T) {
+	e := newEnv(t)
+	e.svc = e.ranked()
+	e.importDoc(rankDoc("s-1", "s-2", "s-3"))
+	e.p.LoseResponse(fakeprovider.OpRank, 1, nil)
+	sent := e.p.Stats().Calls[fakeprovider.OpRank]
+	cr := e.commit(e.preview(rankDoc("s-3", "s-1", "s-2")).PreviewHandle, "")
+	if cr.Counts.Ranked != 1 {
+		t.Errorf("counts: %+v", cr.Counts)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 1 {
+		t.Errorf("rank requests: %d; want 1 (none resent)", n)
+	}
+	if got, want := e.p.Backlog(), []string{e.keyOf("order/s-3"), e.keyOf("order/s-1"), e.keyOf("order/s-2")}; !slices.Equal(got, want) {
+		t.Errorf("backlog %v; want %v", got, want)
+	}
+}
+
+// TestRankUnknownIsReportedNotResent: the rank request's answer never
+// came and the order does not show the move: the move is unknown
+// (COMMIT_PARTIAL, a structure change, not an item), not sent again; the
+// next preview plans it again.
+func TestRankUnknownIsReportedNotResent(t *testing.T) {
+	e := newEnv(t)
+	e.svc = e.ranked()
+	e.importDoc(rankDoc("s-1", "s-2", "s-3"))
+	e.p.FailCall(fakeprovider.OpRank, 1, core.MarkOutcomeUnknown(core.Errorf(core.CodeJiraUnavailable, "timeout")))
+	sent := e.p.Stats().Calls[fakeprovider.OpRank]
+	res := e.preview(rankDoc("s-3", "s-1", "s-2"))
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodeCommitPartial, "0 item(s) committed, 0 failed, 0 unknown, 0 untried; structure changes (dependencies, sprint, backlog order): 0 written, 0 failed, 1 unknown, 0 untried", "may have been written", "were not sent again")
+	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool { return d.Item == "order/~rank:s-3" && d.Outcome == core.OutcomeUnknown }) {
+		t.Errorf("details: %+v", ce.Details)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 1 {
+		t.Errorf("rank requests: %d; want 1", n)
+	}
+	if got := structureMessages(e.preview(rankDoc("s-3", "s-1", "s-2"))); !slices.Equal(got, []string{"rank: s-3 moves before s-1"}) {
+		t.Errorf("next preview: %v", got)
+	}
+}
+
+// rankDoc is document "order" with its stories in the order given.
+func rankDoc(ids ...string) string {
+	doc := "---\nid: order\n---\n"
+	for _, id := range ids {
+		doc += "### Story " + id + ": Story " + id + "\n\n"
+	}
+	return doc
 }
 
 // TestRankLeavesOutHeldBackItems: an epic whose create had an unknown

@@ -334,6 +334,26 @@ func fitParts(head string, parts []string, width int) []string {
 // Writes reports whether committing the preview would write anything.
 func Writes(c core.Counts) bool { return c.Create+c.Update+c.Adopt+c.Structure+c.Close > 0 }
 
+// structureWritten says which structure writes a commit made (they are
+// not items: the counts of items do not hold them); none when it made none.
+func structureWritten(c core.CommitCounts) []string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{
+		{c.Linked, "dependency link(s) added"},
+		{c.Unlinked, "dependency link(s) removed"},
+		{c.Sprinted, "moved into a sprint"},
+		{c.Ranked, "placed in the backlog order"},
+	} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return parts
+}
+
 // ImportCommit writes the summary of a committed import: the counts, then
 // the items written (and those whose create is unknown) in the preview's
 // tree order — the first ShownWritten with their links, the rest counted
@@ -360,6 +380,11 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 		head += fmt.Sprintf(", %d removed left alone", c.Removed)
 	}
 	fmt.Fprintln(w, cs.Green(head)+".")
+	if st := structureWritten(c); len(st) > 0 {
+		for _, l := range fitParts("Structure:", st, width-2) {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
 	if r.Replayed {
 		fmt.Fprintln(w, "  (This commit had already run; its result is shown again and nothing new was written.)")
 	}
