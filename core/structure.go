@@ -466,9 +466,9 @@ func planRank(doc *plan.Document, entries []planEntry, found map[Reference]WorkI
 			pl.Changes = append(pl.Changes, StructureChange{Action: string(ActionRank), Item: items[k].ID, Message: msg})
 		}
 		if len(fresh) > 0 {
-			where := "after " + items[i-1].ID
-			if i < first {
-				where = "before " + items[first].ID
+			where := "before " + items[first].ID
+			if i > first {
+				where = "after " + items[i-1].ID
 			}
 			pl.Changes = append(pl.Changes, StructureChange{Action: string(ActionRank), Item: fresh[0], Message: newRanked(fresh, where)})
 		}

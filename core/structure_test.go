@@ -358,6 +358,22 @@ func TestRankUnknownIsReportedNotResent(t *testing.T) {
 	}
 }
 
+// TestRankPlacesNewItemsAhead: new items ahead of the first item that
+// stays are placed before it, and the preview says so.
+func TestRankPlacesNewItemsAhead(t *testing.T) {
+	e := newEnv(t)
+	e.svc = e.ranked()
+	e.importDoc(rankDoc("s-1", "s-2"))
+	res := e.preview(rankDoc("s-0", "s-1", "s-2"))
+	if got, want := structureMessages(res), []string{"rank: new item s-0 is placed before s-1 in the backlog"}; !slices.Equal(got, want) {
+		t.Errorf("preview: %v; want %v", got, want)
+	}
+	e.commit(res.PreviewHandle, "")
+	if got, want := e.p.Backlog(), []string{e.keyOf("order/s-0"), e.keyOf("order/s-1"), e.keyOf("order/s-2")}; !slices.Equal(got, want) {
+		t.Errorf("backlog %v; want %v", got, want)
+	}
+}
+
 // rankDoc is document "order" with its stories in the order given.
 func rankDoc(ids ...string) string {
 	doc := "---\nid: order\n---\n"
