@@ -346,8 +346,8 @@ type Config struct {
 
 // SetLatency sets the per-request latency.
 func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	s.latency = d
 }
 
@@ -360,8 +360,8 @@ func (s *Server) SetSearchLag(d time.Duration) {
 
 // SetRateLimit sets the token bucket (perSec 0 = off; burst 0 = max(1, perSec)).
 func (s *Server) SetRateLimit(perSec float64, burst int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	s.bucket.set(perSec, burst, s.now())
 }
 

@@ -53,25 +53,26 @@ func (s *Server) handleBulkFetch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	fs := parseFieldSel(req.Fields, "*navigable")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var hits []*issue
-	seen := map[int64]bool{}
-	for _, k := range *req.IssueIdsOrKeys {
-		iss := s.issueByKeyOrID(strings.TrimSpace(k))
-		if iss == nil || !iss.Proj.perms.Browse || seen[iss.ID] {
-			continue
+	s.readAnswer(w, func() answer {
+		var hits []*issue
+		seen := map[int64]bool{}
+		for _, k := range *req.IssueIdsOrKeys {
+			iss := s.issueByKeyOrID(strings.TrimSpace(k))
+			if iss == nil || !iss.Proj.perms.Browse || seen[iss.ID] {
+				continue
+			}
+			seen[iss.ID] = true
+			hits = append(hits, iss)
 		}
-		seen[iss.ID] = true
-		hits = append(hits, iss)
-	}
-	slices.SortFunc(hits, func(a, b *issue) int { return cmpInt(a.ID, b.ID) })
-	base := s.base(r)
-	out := make([]any, 0, len(hits))
-	for _, iss := range hits {
-		out = append(out, s.renderIssue(base, iss, iss.cur, fs, ps))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"issues": out, "issueErrors": []any{}})
+		slices.SortFunc(hits, func(a, b *issue) int { return cmpInt(a.ID, b.ID) })
+		s.found()
+		base := s.base(r)
+		out := make([]any, 0, len(hits))
+		for _, iss := range hits {
+			out = append(out, s.renderIssue(base, iss, iss.cur, fs, ps))
+		}
+		return encodeJSON(http.StatusOK, map[string]any{"issues": out, "issueErrors": []any{}})
+	})
 }
 
 // permissionInfo describes the project permissions mypermissions answers.

@@ -146,6 +146,12 @@
 //     number: 5xx, 503 with Retry-After, 429, connection reset, hang until the
 //     client gives up, and drop-after-apply (the write is applied, then the
 //     connection is reset without a response — the duplicate trap).
+//   - Concurrency as Jira has it: requests sent together are answered
+//     together. Searches, counts and bulk fetches hold the data lock for
+//     reading (evaluated and rendered at the same time, the answer written
+//     after the lock is released); writes hold it alone, so a read never
+//     sees half a write. Latency, limits and faults are applied under a
+//     lock of their own, so a request on its way in waits for no search.
 //   - A request log (each entry is logged before its response leaves, so a
 //     client holding a response can count it; requests that got no response
 //     are logged when the server gives up on them) and admin endpoints under

@@ -354,12 +354,19 @@ func (s *Server) evalClause(c *clause, iss *issue, st *issueState) bool {
 }
 
 // textDocs returns the analysed token lists a text clause searches, cached
-// on the (immutable) state.
+// on the (immutable) state. Searches run at once under the read lock, so
+// the cache has its own lock (s.docsMu); a field two searches analyse at
+// the same moment is analysed twice, to the same result.
 func (s *Server) textDocs(field string, st *issueState) [][]string {
-	if d, ok := st.docs[field]; ok {
+	s.docsMu.Lock()
+	d, ok := st.docs[field]
+	s.docsMu.Unlock()
+	if ok {
 		return d
 	}
-	d := s.analyzeDocs(field, st)
+	d = s.analyzeDocs(field, st)
+	s.docsMu.Lock()
+	defer s.docsMu.Unlock()
 	if st.docs == nil {
 		st.docs = map[string][][]string{}
 	}

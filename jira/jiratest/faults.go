@@ -68,23 +68,23 @@ func (s *Server) AddFault(f Fault) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	s.faults = append(s.faults, &faultRule{Fault: f})
 	return nil
 }
 
 // ClearFaults removes all scripted faults.
 func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	s.faults = nil
 }
 
 // Faults returns the scripted faults.
 func (s *Server) Faults() []Fault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	out := make([]Fault, len(s.faults))
 	for i, f := range s.faults {
 		out[i] = f.Fault
@@ -93,8 +93,8 @@ func (s *Server) Faults() []Fault {
 }
 
 func (s *Server) matchFault(r *http.Request) *Fault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	var hit *Fault
 	for _, f := range s.faults {
 		if f.Method != "" && f.Method != r.Method {
@@ -202,8 +202,8 @@ func (b *tokenBucket) take(now time.Time) (ok bool, wait time.Duration, remainin
 }
 
 func (s *Server) takeToken() (ok bool, wait time.Duration, limit, remaining int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	ok, wait, remaining = s.bucket.take(s.now())
 	return ok, wait, int(s.bucket.burst), remaining
 }

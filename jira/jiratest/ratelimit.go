@@ -50,7 +50,7 @@ const (
 // budget (Atlassian: "less than 20% of any budget remains").
 const nearLimitFraction = 0.2
 
-// limiter holds the state of Limits. Guarded by Server.mu.
+// limiter holds the state of Limits. Guarded by Server.gateMu.
 type limiter struct {
 	cfg    Limits
 	bursts map[string]*tokenBucket // endpoint → bucket
@@ -76,15 +76,15 @@ func (lm *limiter) on() bool { return lm.cfg.BurstPerSec > 0 || lm.cfg.IssueWrit
 
 // SetLimits replaces the rate limits (and forgets the budgets used so far).
 func (s *Server) SetLimits(l Limits) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	s.limits.set(l)
 }
 
 // CurrentLimits returns the rate limits in force.
 func (s *Server) CurrentLimits() Limits {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	return s.limits.cfg
 }
 
@@ -105,7 +105,7 @@ func endpointOf(r *http.Request) string {
 }
 
 // issueWritten is the key of the issue a request writes to, or "".
-// Call with s.mu held.
+// It takes s.mu for reading: call without s.gateMu.
 func (s *Server) issueWritten(r *http.Request) string {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return ""
@@ -119,6 +119,8 @@ func (s *Server) issueWritten(r *http.Request) string {
 	case "", "bulk", "bulkfetch", "createmeta":
 		return ""
 	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	if iss := s.issueByKeyOrID(seg); iss != nil {
 		return iss.Key // writes by id and by key count against one budget
 	}
@@ -158,12 +160,18 @@ func (f *refusal) write(w http.ResponseWriter) {
 // budget, sets the X-RateLimit-* headers (see Limits) on w and
 // returns nil.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
-	s.mu.Lock()
-	lm := s.limits
-	if !lm.on() {
-		s.mu.Unlock()
+	s.gateMu.Lock()
+	on, perIssue := s.limits.on(), s.limits.cfg.IssueWrites > 0
+	s.gateMu.Unlock()
+	if !on {
 		return nil
 	}
+	written := ""
+	if perIssue {
+		written = s.issueWritten(r) // before gateMu: it reads the issues
+	}
+	s.gateMu.Lock()
+	lm := s.limits
 	now := s.now()
 	var (
 		budgets []budget
@@ -188,7 +196,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 	}
 	key := ""
 	if lm.cfg.IssueWrites > 0 {
-		key = s.issueWritten(r)
+		key = written // "" if the limit came on just now: from the next request
 	}
 	if key != "" {
 		times := lm.writes[key]
@@ -217,7 +225,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 			budgets[len(budgets)-1].remaining--
 		}
 	}
-	s.mu.Unlock()
+	s.gateMu.Unlock()
 
 	if refuse != "" {
 		return &refusal{reason: refuse, wait: wait, limit: refused.limit, now: now}

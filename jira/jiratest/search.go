@@ -121,13 +121,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, req searchReques
 	for _, id := range req.ReconcileIssues {
 		reconcile[id] = true
 	}
-	s.withSearch(w, req.JQL, reconcile, func(hits []*issue, states []*issueState) {
-		s.writePage(w, r, req, hits, states, offset, max, fs, ps)
+	s.withSearch(w, req.JQL, reconcile, func(hits []*issue, states []*issueState) answer {
+		return s.page(r, req, hits, states, offset, max, fs, ps)
 	})
 }
 
-// writePage writes one page of search results. Call with s.mu held.
-func (s *Server) writePage(w http.ResponseWriter, r *http.Request, req searchRequest, hits []*issue, states []*issueState, offset, max int, fs fieldSel, ps propSel) {
+// page renders one page of search results. Call with s.mu held.
+func (s *Server) page(r *http.Request, req searchRequest, hits []*issue, states []*issueState, offset, max int, fs fieldSel, ps propSel) answer {
 	base := s.base(r)
 	out := []any{}
 	end := min(offset+max, len(hits))
@@ -139,7 +139,7 @@ func (s *Server) writePage(w http.ResponseWriter, r *http.Request, req searchReq
 		b, _ := json.Marshal(pageToken{Offset: end, Query: queryHash(req)})
 		resp["nextPageToken"] = base64.RawURLEncoding.EncodeToString(b)
 	}
-	writeJSON(w, http.StatusOK, resp)
+	return encodeJSON(http.StatusOK, resp)
 }
 
 func (s *Server) handleCount(w http.ResponseWriter, r *http.Request) {
@@ -150,20 +150,23 @@ func (s *Server) handleCount(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, e)
 		return
 	}
-	s.withSearch(w, req.JQL, nil, func(hits []*issue, _ []*issueState) {
-		writeJSON(w, http.StatusOK, map[string]any{"count": len(hits)})
+	s.withSearch(w, req.JQL, nil, func(hits []*issue, _ []*issueState) answer {
+		return encodeJSON(http.StatusOK, map[string]any{"count": len(hits)})
 	})
 }
 
-// withSearch runs jql over the search index with s.mu held and calls h
-// with the hits (400 with Jira's message when the JQL is refused).
-func (s *Server) withSearch(w http.ResponseWriter, jql string, reconcile map[int64]bool, h func(hits []*issue, states []*issueState)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	hits, states, e := s.run(jql, reconcile)
-	if e != nil {
-		writeErr(w, http.StatusBadRequest, e)
-		return
-	}
-	h(hits, states)
+// withSearch runs jql over the search index and answers with what h
+// encodes from the hits (400 with Jira's message when the JQL is refused).
+// It holds s.mu for reading (readAnswer): searches are evaluated and
+// rendered at the same time, and a write waits until those in progress
+// have encoded their answers, so none sees half a write.
+func (s *Server) withSearch(w http.ResponseWriter, jql string, reconcile map[int64]bool, h func(hits []*issue, states []*issueState) answer) {
+	s.readAnswer(w, func() answer {
+		hits, states, e := s.run(jql, reconcile)
+		if e != nil {
+			return encodeJSON(http.StatusBadRequest, e)
+		}
+		s.found()
+		return h(hits, states)
+	})
 }

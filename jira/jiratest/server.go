@@ -92,7 +92,22 @@ type Server struct {
 	logMu    sync.Mutex // guards requests (handlers log while holding mu)
 	requests []RecordedRequest
 
-	mu        sync.Mutex
+	// gateMu guards what every request passes before its handler
+	// (ServeHTTP): the latency, the token bucket, Jira's limits and the
+	// scripted faults. It is not mu, so a request on its way in never
+	// waits for a search or a write in progress. Never take mu while
+	// holding it.
+	gateMu  sync.Mutex
+	latency time.Duration
+	bucket  *tokenBucket
+	limits  *limiter
+	faults  []*faultRule
+
+	// mu guards the site's data. Writes hold it; searches and bulk
+	// fetches hold it for reading (readAnswer), so they are evaluated
+	// and rendered at the same time, as Jira answers them.
+	mu        sync.RWMutex
+	docsMu    sync.Mutex // guards every issueState's docs cache (filled by searches under the read lock)
 	projects  []*project
 	issues    []*issue
 	byKey     map[string]*issue
@@ -101,17 +116,17 @@ type Server struct {
 	nextID    int64
 	nextLink  int64
 	nextCmt   int64
-	faults    []*faultRule
-	latency   time.Duration
 	lag       time.Duration
-	bucket    *tokenBucket
-	limits    *limiter
 	fieldID   string
 	fieldName string
 	refIndex  map[string]map[*issue]struct{} // reference-field token → issues (index.go)
 	noIndex   bool                           // tests: always scan every issue
-	agile     agileState                     // boards, sprints, rank (agile.go)
-	fields    *fieldModel                    // priorities, users, custom fields… (fields.go)
+	// searchHook, when set (tests), is called by every search and bulk
+	// fetch when it has found its issues and before it renders them, with
+	// mu held for reading.
+	searchHook func()
+	agile      agileState  // boards, sprints, rank (agile.go)
+	fields     *fieldModel // priorities, users, custom fields… (fields.go)
 }
 
 // New returns a Server with one project (Options.Project) whose user has
@@ -263,9 +278,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer rec.logNow()
 
-	s.mu.Lock()
+	s.gateMu.Lock()
 	lat := s.latency
-	s.mu.Unlock()
+	s.gateMu.Unlock()
 	if lat > 0 {
 		t := time.NewTimer(lat)
 		select {
@@ -341,15 +356,49 @@ func fieldErr(field, msg string) *jiraError {
 
 func (e *jiraError) empty() bool { return len(e.ErrorMessages) == 0 && len(e.Errors) == 0 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func writeJSON(w http.ResponseWriter, status int, v any) { encodeJSON(status, v).write(w) }
+
+// answer is a JSON response encoded and not yet written: a handler that
+// reads under mu encodes its answer there (the values it renders point
+// into the site's data) and writes it after releasing the lock, so a slow
+// client never holds the lock.
+type answer struct {
+	status int
+	body   []byte
+}
+
+func encodeJSON(status int, v any) answer {
 	b, err := json.Marshal(v)
 	if err != nil {
 		b = []byte(`{"errorMessages":["mockjira: cannot encode response"],"errors":{}}`)
 		status = http.StatusInternalServerError
 	}
+	return answer{status, b}
+}
+
+func (a answer) write(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
+}
+
+// readAnswer answers with what read encodes while holding mu for reading
+// (any number of reads at once; writes wait), written after the lock is
+// released.
+func (s *Server) readAnswer(w http.ResponseWriter, read func() answer) {
+	a := func() answer {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		return read()
+	}()
+	a.write(w)
+}
+
+// found calls searchHook (tests). Call with s.mu held for reading.
+func (s *Server) found() {
+	if s.searchHook != nil {
+		s.searchHook()
+	}
 }
 
 func writeErr(w http.ResponseWriter, status int, e *jiraError) { writeJSON(w, status, e) }
