@@ -82,13 +82,16 @@ type endpointPace struct {
 	// ones), and an older request's Remaining is older news: it would
 	// raise the credit to what Jira had left before the newer requests
 	// took theirs. Only an answer to a request sent no earlier sets it.
-	synced  time.Time
-	limit   int // the last X-RateLimit-Limit seen
-	strikes int // 429s since the last clean answer
-	calm    int // clean answers without a low budget since the interval last changed
-	single  int // clean answers still needed to leave one-at-a-time; 0 = not single
-	minRTT  time.Duration
-	sent    []time.Time // sends in the last second (the rate a refusal cut)
+	synced time.Time
+	// estimated: the credit has been set from an answer since pacing
+	// began, so the next answer's Remaining can be checked against it.
+	estimated bool
+	limit     int // the last X-RateLimit-Limit seen
+	strikes   int // 429s since the last clean answer
+	calm      int // clean answers without a low budget since the interval last changed
+	single    int // clean answers still needed to leave one-at-a-time; 0 = not single
+	minRTT    time.Duration
+	sent      []time.Time // sends in the last second (the rate a refusal cut)
 }
 
 // issuePace is the pacing of writes to one issue.
@@ -335,8 +338,13 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 		if ep.single > 0 {
 			ep.single--
 		}
+		// Low: Jira says so, or what is left once the requests in flight
+		// are counted is under half the limit, or is less than the window
+		// would send (a window grown on a full budget must not outrun
+		// the rest of it: 8 in flight into 6 left were 2 429s and a
+		// whole second's pause).
 		low := s.near || (s.limit > 0 && s.remaining >= 0 &&
-			float64(s.remaining-ep.inFlight) < lowFraction*float64(s.limit))
+			(float64(s.remaining-ep.inFlight) < lowFraction*float64(s.limit) || s.remaining <= ep.allowed()))
 		switch {
 		case low:
 			ep.calm = 0
@@ -354,9 +362,23 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 		}
 		if ep.interval > 0 && s.limit > 0 && s.remaining >= 0 && !sent.Before(ep.synced) {
 			// Jira's own count replaces the estimate (unless a newer
-			// request's answer already did).
+			// request's answer already did): what it says is left, less
+			// the requests still in flight. That is one too many when a
+			// request sent before this one was counted after it but
+			// answered before it (neither in flight nor in Remaining).
+			// The first answer keeps one in reserve for that; later ones
+			// may raise the estimate by at most the one request they
+			// settle (it was counted as spent when it was sent, and
+			// Jira's count may hold it too), which is exact for such a
+			// pair and costs nothing when answers come in order.
 			ep.limit = s.limit
-			ep.credit, ep.creditAt, ep.synced = float64(s.remaining-ep.inFlight-1), now, sent
+			told := float64(s.remaining - ep.inFlight)
+			if ep.estimated {
+				told = math.Min(told, ep.available(now)+1)
+			} else {
+				told--
+			}
+			ep.credit, ep.creditAt, ep.synced, ep.estimated = told, now, sent, true
 		}
 		if ep.minRTT == 0 || rtt < ep.minRTT {
 			ep.minRTT = rtt
@@ -387,7 +409,7 @@ func (ep *endpointPace) pace(s signals, sentLastSecond int, now time.Time) {
 	}
 	if iv > ep.interval {
 		if ep.interval == 0 {
-			ep.credit, ep.creditAt = 0, now
+			ep.credit, ep.creditAt, ep.estimated = 0, now, false
 		}
 		ep.interval, ep.calm = iv, 0
 	}

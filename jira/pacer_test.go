@@ -2,6 +2,7 @@ package jira
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"runtime"
 	"sync"
@@ -229,11 +230,13 @@ func TestPacerSlowsDownBeforeTheLimit(t *testing.T) {
 			for _, tk := range ts[1:] {
 				pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0"))
 			}
-			// Nothing left: spaced sends, one per interval.
+			// Nothing left: spaced sends, one per interval (once every
+			// answer is in, nothing is kept in reserve:
+			// TestPacerKeepsNoReserveOnceAnswersAreIn).
 			if n := len(admit(pc, epEdit, 8)); n != 0 {
 				t.Fatalf("admitted %d with no budget left, want 0", n)
 			}
-			clk.Advance(2 * want)
+			clk.Advance(want)
 			if n := len(admit(pc, epEdit, 8)); n != 1 {
 				t.Fatalf("admitted %d within one interval, want 1", n)
 			}
@@ -532,5 +535,61 @@ func TestPacerIgnoresAnOlderAnswersBudget(t *testing.T) {
 	clk.Advance(time.Duration((1 - credit) * float64(pc.endpoint(epEdit).interval)))
 	if n := len(admit(pc, epEdit, 16)); n != 1 {
 		t.Fatalf("admitted %d once the credit refilled to one, want 1", n)
+	}
+}
+
+// TestPacerWindowNeverOutrunsTheBudget: a window grown on answers that
+// showed a full budget must not send more than Jira says is left: four
+// answers said 9, 8, 7 and 6 left (more than half of 10 each, counting
+// what was in flight), the window grew to 8, and 8 went into 6 (make
+// bench's simulation: two 429s and a whole second's Retry-After).
+func TestPacerWindowNeverOutrunsTheBudget(t *testing.T) {
+	pc, clk := testPacer(16)
+	ts := admit(pc, epEdit, 4)
+	clk.Advance(50 * time.Millisecond)
+	for i, tk := range ts {
+		pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", fmt.Sprint(9-i)))
+	}
+	if n := len(admit(pc, epEdit, 16)); n > 6 {
+		t.Fatalf("admitted %d at once with 6 left, want at most 6", n)
+	}
+}
+
+// TestPacerKeepsNoReserveOnceAnswersAreIn: the first answer after pacing
+// begins keeps one request in reserve (a request sent earlier may have
+// been counted later); later answers may raise the estimate by the one
+// request each settles, so once every answer of a batch is in, what Jira
+// said is left goes out, no less (the reserve, kept at every answer, cost
+// the burst-limited commit a tenth of a second per resync).
+func TestPacerKeepsNoReserveOnceAnswersAreIn(t *testing.T) {
+	pc, clk := testPacer(16)
+	pc.endpoint(epEdit).window = 16
+	ts := admit(pc, epEdit, 4)
+	clk.Advance(50 * time.Millisecond)
+	for i, tk := range ts { // counted in send order: 5, 4, 3, 2 left
+		pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", fmt.Sprint(5-i)))
+	}
+	if n := len(admit(pc, epEdit, 16)); n != 2 {
+		t.Fatalf("admitted %d at once after Jira said 2 were left, want 2", n)
+	}
+}
+
+// TestPacerSettledAnswerNeverOvershoots: older is sent first but counted
+// after newer, and answered first. Its Remaining (4) already holds newer;
+// newer's (5) does not hold older, which is no longer in flight. Jira has
+// 4 left: the estimate must not pass that (5 is a 429 waiting to happen).
+func TestPacerSettledAnswerNeverOvershoots(t *testing.T) {
+	pc, clk := testPacer(16)
+	pc.endpoint(epEdit).window = 16
+	pc.endpoint(epEdit).pace(signals{limit: 10, remaining: 6}, 0, clk.Now()) // paced already
+	pc.endpoint(epEdit).credit, pc.endpoint(epEdit).limit = 10, 10
+	older := admit(pc, epEdit, 1)[0]
+	clk.Advance(10 * time.Millisecond)
+	newer := admit(pc, epEdit, 1)[0]
+	clk.Advance(50 * time.Millisecond)
+	pc.release(older, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "4"))
+	pc.release(newer, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "5"))
+	if n := len(admit(pc, epEdit, 16)); n > 4 {
+		t.Fatalf("admitted %d at once with 4 left in Jira, want at most 4", n)
 	}
 }
