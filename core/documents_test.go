@@ -3,6 +3,7 @@ package core_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,7 +124,7 @@ func TestDirectoryImport(t *testing.T) {
 	e := newEnv(t)
 	dir := writeTree(t, map[string]string{
 		"infra.md":         markdown("infra", epic("e-1", "Platform"), story("s-1", "Provision", "e-1")),
-		"team/app.md":      markdown("app", story("s-1", "Use the platform", "infra/e-1"), epic("e-2", "App"), story("s-2", "Screens", "e-2")),
+		"team/app.md":      strings.Replace(markdown("app", story("s-1", "Use the platform", "infra/e-1"), epic("e-2", "App"), story("s-2", "Screens", "e-2")), "Epic: infra/e-1\n", "Epic: infra/e-1\nDepends on: infra/s-1\n", 1),
 		"README.md":        "# Plans\n\nOne file per team.\n",
 		"notes.txt":        "not a plan",
 		".drafts/wip.md":   markdown("wip", epic("e-9", "Draft")),
@@ -163,6 +164,11 @@ func TestDirectoryImport(t *testing.T) {
 		}
 	}
 
+	// A person reviewing pending previews sees which documents it holds.
+	pending, err := e.svc.PendingPreviews(e.ctx, 10)
+	if err != nil || len(pending.Previews) != 1 || strings.Join(pending.Previews[0].Documents, " ") != "infra app release" {
+		t.Errorf("pending %+v, %v", pending.Previews, err)
+	}
 	res := e.commit(pre.PreviewHandle, "dir-1")
 	if res.Counts.Created != 6 {
 		t.Fatalf("commit %+v", res.Counts)
@@ -177,6 +183,11 @@ func TestDirectoryImport(t *testing.T) {
 		if it.Document != it.Reference.Document() {
 			t.Errorf("committed %s names document %q", it.Reference, it.Document)
 		}
+	}
+	// A dependency on an item of another document, both created by this
+	// commit, is linked after the items.
+	if deps := e.p.Deps(); !slices.Contains(deps, refs["app/s-1"].Key+"<-"+refs["infra/s-1"].Key) {
+		t.Errorf("dependencies %q; want app/s-1 blocked by infra/s-1", deps)
 	}
 	// The retried commit replays, writing nothing.
 	writes := e.p.Writes()

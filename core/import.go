@@ -63,9 +63,15 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	} else if w := skippedWarning(skipped); w != "" {
 		pl.Head.Warnings = append(pl.Head.Warnings, w)
 	}
+	planned := map[Reference]bool{} // every item of every document
+	for _, d := range docs {
+		for _, it := range d.doc.Items {
+			planned[NewReference(d.doc.ID, it.ID)] = true
+		}
+	}
 	var problems []Detail
 	for i, d := range docs {
-		dp, err := s.planDocument(ctx, d, in, idx, found, removed[i])
+		dp, err := s.planDocument(ctx, d, in, idx, found, removed[i], planned)
 		if err != nil {
 			return ImportPreviewResult{}, inFile(err, d.file)
 		}
@@ -113,7 +119,7 @@ type documentPlan struct {
 // planDocument plans one document of a preview against what the tracker
 // holds (found, looked up with every document's items) and the dedup
 // index (idx); removed are its references it no longer lists.
-func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in ImportPreviewInput, idx map[Reference]IndexEntry, found map[Reference]WorkItem, removed []Reference) (documentPlan, error) {
+func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in ImportPreviewInput, idx map[Reference]IndexEntry, found map[Reference]WorkItem, removed []Reference, planned map[Reference]bool) (documentPlan, error) {
 	doc := d.doc
 	adopted, err := s.adoptIssues(ctx, doc, found) // adopt.go: Key lines
 	if err != nil {
@@ -150,7 +156,7 @@ func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in Impo
 		warnings = append([]string{w}, warnings...)
 	}
 	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
-	structure, problems, err := s.planStructure(ctx, doc, entries, found) // structure.go
+	structure, problems, err := s.planStructure(ctx, doc, entries, found, planned) // structure.go
 	if err != nil {
 		return documentPlan{}, err
 	}

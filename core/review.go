@@ -45,9 +45,12 @@ type PendingPreview struct {
 	Kind          PreviewKind `json:"kind"`
 	// Document is the document id of an import preview; Item the work
 	// item of a progress preview.
-	Document string   `json:"document,omitempty"`
-	Item     *ItemRef `json:"item,omitempty"`
-	Counts   *Counts  `json:"counts,omitempty"` // import
+	Document string `json:"document,omitempty"`
+	// Documents are the document ids of an import preview of a directory
+	// (Document is empty then).
+	Documents []string `json:"documents,omitempty"`
+	Item      *ItemRef `json:"item,omitempty"`
+	Counts    *Counts  `json:"counts,omitempty"` // import
 	// TargetStatus and Comment say what a progress preview writes.
 	TargetStatus Status    `json:"target_status,omitempty"`
 	Comment      bool      `json:"comment,omitempty"`
@@ -94,6 +97,9 @@ func (s *WorkItemService) PendingPreviews(ctx context.Context, limit int) (Pendi
 			}
 			r := pl.result(p)
 			pp.Document, pp.Counts, pp.MadeBy = r.Document, &r.Counts, pl.Head.MadeBy
+			for _, d := range r.Documents {
+				pp.Documents = append(pp.Documents, d.ID)
+			}
 		case PreviewProgress:
 			pl, err := decodeProgressPlan(p)
 			if err != nil {

@@ -137,7 +137,10 @@ func (s *WorkItemService) hasStructure(doc *plan.Document) bool {
 
 // planStructure plans the document's structure against the tracker (doc
 // with its sub-tasks in Items). problems are refusals (every one at once).
-func (s *WorkItemService) planStructure(ctx context.Context, doc *plan.Document, entries []planEntry, found map[Reference]WorkItem) (*structurePlan, []Detail, error) {
+// planned are the items of every document planned with doc (a
+// directory): a dependency on an item of another of them is written after
+// the items, even when this plan creates it.
+func (s *WorkItemService) planStructure(ctx context.Context, doc *plan.Document, entries []planEntry, found map[Reference]WorkItem, planned map[Reference]bool) (*structurePlan, []Detail, error) {
 	if !s.hasStructure(doc) {
 		return nil, nil, nil
 	}
@@ -155,7 +158,7 @@ func (s *WorkItemService) planStructure(ctx context.Context, doc *plan.Document,
 			problems = append(problems, Detail{Field: "kind", Message: AsError(err).Message})
 		}
 	}
-	lp, err := s.planLinks(ctx, sp, doc, found, pl)
+	lp, err := s.planLinks(ctx, sp, doc, found, planned, pl)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -180,7 +183,7 @@ func (s *WorkItemService) itemEnd(doc *plan.Document, id string, found map[Refer
 // planLinks plans the dependencies: links the document lists that the
 // tracker lacks are added; links DevWorkWire made that the document no
 // longer lists are removed; a link a person made is never removed.
-func (s *WorkItemService) planLinks(ctx context.Context, sp StructureProvider, doc *plan.Document, found map[Reference]WorkItem, pl *structurePlan) ([]Detail, error) {
+func (s *WorkItemService) planLinks(ctx context.Context, sp StructureProvider, doc *plan.Document, found map[Reference]WorkItem, planned map[Reference]bool, pl *structurePlan) ([]Detail, error) {
 	var problems []Detail
 	// External ends: references into other documents (must be in the
 	// tracker) and keys (must exist).
@@ -206,6 +209,11 @@ func (s *WorkItemService) planLinks(ctx context.Context, sp StructureProvider, d
 			if w, ok := got[r]; ok {
 				external[string(r)] = endpoint{Key: w.Key, Label: string(r)}
 			}
+		}
+	}
+	for _, r := range refs {
+		if planned[r] { // an item of another document of this plan: its key is known at commit
+			external[string(r)] = endpoint{Ref: r, Key: found[r].Key, Label: string(r)}
 		}
 	}
 	end := func(it plan.Item, l plan.Link) (endpoint, bool) {

@@ -169,7 +169,8 @@ type ExternalEpic struct {
 // ParseSet parses and validates files as one set (skipped are what
 // ReadDir skipped, kept in Set.Skipped): each file as Parse
 // does (named by its Name), then across the files: two documents with one
-// id are a problem naming both files, and so is a story naming an epic
+// id are a problem naming both files, and so are two items of different
+// documents adopting one issue (Key: lines) and a story naming an epic
 // reference into a document of the set that does not define that epic. A
 // file that is not a planning document (Error.NotPlan) is skipped. The
 // error is a *Error listing every problem of every file, each with its
@@ -218,6 +219,23 @@ func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 			continue
 		}
 		byID[doc.ID] = i
+	}
+	type keyed struct {
+		file string
+		it   Item
+	}
+	adopts := map[string]keyed{} // Key: lines across the documents (one document's are checked by Parse)
+	for i, doc := range set.Documents {
+		for _, it := range slices.Concat(doc.Items, doc.Subtasks) {
+			if it.Key == "" {
+				continue
+			}
+			if prev, dup := adopts[it.Key]; dup && prev.file != set.Files[i].Name {
+				problems = append(problems, Problem{File: set.Files[i].Name, Item: it.ID, Field: "key", Line: it.KeyLine, Message: fmt.Sprintf("%s %s adopts %s (Key: line %d), which %s %s in %s adopts too (line %d); an issue belongs to one item, so keep one of the Key lines", kindWord(it.Kind), it.ID, it.Key, it.KeyLine, kindWord(prev.it.Kind), prev.it.ID, prev.file, prev.it.KeyLine)})
+				continue
+			}
+			adopts[it.Key] = keyed{set.Files[i].Name, it}
+		}
 	}
 	for i, doc := range set.Documents {
 		for _, it := range doc.Items {

@@ -122,3 +122,17 @@ func TestReadDirAndParseSet(t *testing.T) {
 		t.Errorf("external %+v", set.External)
 	}
 }
+
+// Two documents of a set adopting one issue are refused, naming both.
+func TestSetAdoptsAnIssueOnce(t *testing.T) {
+	a := SetFile{Name: "plans/a.md", Data: []byte("---\nid: a\n---\n## Story s-1: One\nKey: DEMO-5\n")}
+	b := SetFile{Name: "plans/b.md", Data: []byte("---\nid: b\n---\n## Story s-2: Two\nKey: DEMO-5\n")}
+	_, err := Options{}.ParseSet([]SetFile{a, b})
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Code != CodeValidationFailed || len(pe.Problems) != 1 {
+		t.Fatalf("%v", err)
+	}
+	if p := pe.Problems[0]; p.File != "plans/b.md" || p.Item != "s-2" || p.Line != 5 || !strings.Contains(p.Message, "Story s-2 adopts DEMO-5 (Key: line 5), which Story s-1 in plans/a.md adopts too (line 5)") {
+		t.Errorf("problem %+v", p)
+	}
+}

@@ -55,3 +55,12 @@ func TestDirectoryCommitGolden80(t *testing.T) {
 		}
 	}
 }
+
+// The pending list names a directory preview's documents.
+func TestPendingDirectoryPreview(t *testing.T) {
+	var b bytes.Buffer
+	Pending(&b, core.PendingResult{Returned: 1, Previews: []core.PendingPreview{{PreviewHandle: "imp_d", Kind: core.PreviewImport, Documents: []string{"infra", "app"}, Counts: &core.Counts{Create: 2}, CreatedAt: expires, ExpiresAt: expires}}}, Options{Width: 80})
+	if !strings.Contains(b.String(), "import of 2 documents (infra, app)") {
+		t.Errorf("pending list:\n%s", b.String())
+	}
+}

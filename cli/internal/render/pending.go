@@ -26,6 +26,9 @@ func Pending(w io.Writer, r core.PendingResult, o Options) {
 		switch {
 		case p.Kind == core.PreviewImport && p.Counts != nil:
 			what, detail = "import of "+p.Document, CountsLine(*p.Counts)
+			if len(p.Documents) > 0 { // a directory
+				what = fmt.Sprintf("import of %d documents (%s)", len(p.Documents), strings.Join(p.Documents, ", "))
+			}
 		case p.Kind == core.PreviewProgress && p.Item != nil:
 			var steps []string
 			if p.TargetStatus != "" {
