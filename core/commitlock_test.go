@@ -595,3 +595,54 @@ func TestDirectoryCommitIsFencedByEveryLock(t *testing.T) {
 		t.Errorf("%d writes after the lock was lost", e.p.Writes())
 	}
 }
+
+// A directory commit killed after its epics were created (their outcome
+// not recorded), leaving both documents' locks behind: repeating it with
+// its key is COMMIT_INTERRUPTED and writes nothing (running while the dead
+// locks are live, interrupted once they lapsed); a new process's preview
+// finds the epic and its commit creates the stories under it: every item
+// exactly once, both locks free at the end.
+func TestDirectoryCommitRetriedAfterACrash(t *testing.T) {
+	e := newEnv(t)
+	dir := writeTree(t, map[string]string{
+		"a.md": markdown("alpha", epic("e-1", "A"), story("s-1", "A story", "e-1")),
+		"b.md": markdown("beta", story("s-1", "B story", "alpha/e-1")),
+	})
+	pre, err := e.previewDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dying := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: deadProcessStore{e.st}, Now: e.clock.Now, WritesInFlight: 1})
+	e.p.CrashAt(fakeprovider.OpCreate, 1, true) // the epic is created, the process dies before recording it
+	crash(t, func() {
+		_, _ = dying.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+	})
+	e.p.ClearFaults()
+	writes := e.p.Writes()
+	repeat := func(want string) {
+		t.Helper()
+		_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+		wantErr(t, err, core.CodeCommitInterrupted, want)
+		if e.p.Writes() != writes {
+			t.Errorf("the repeated commit wrote %d times", e.p.Writes()-writes)
+		}
+	}
+	repeat("is running now") // the dead process's locks are live, held by this key and handle
+	e.clock.Advance(core.DefaultCommitLockLease + time.Second)
+	repeat("did not finish") // lapsed: the run is reported as interrupted
+	e.svc = e.service(e.p)   // a new process
+	again, err := e.previewDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Counts.Create != 2 || again.Counts.Unchanged != 1 {
+		t.Fatalf("re-preview %+v; want the epic unchanged and both stories to create", again.Counts)
+	}
+	e.commit(again.PreviewHandle, "k2")
+	got := e.byRef()
+	if len(got) != 3 || len(e.p.Items()) != 3 || got["beta/s-1"].ParentKey != got["alpha/e-1"].Key {
+		t.Errorf("%d references, %d issues, beta/s-1 under %q; want 3, 3 and alpha/e-1's key", len(got), len(e.p.Items()), got["beta/s-1"].ParentKey)
+	}
+	e.wantLockFree("alpha")
+	e.wantLockFree("beta")
+}
