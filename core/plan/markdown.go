@@ -312,6 +312,8 @@ func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
 	closeSection(d.lastLine() + 1)
 	for _, it := range items {
 		it.Description = d.description(it)
+		it.span.start, it.span.end = it.start, it.end
+		it.span.exclude = it.exclude
 	}
 	return r, nil
 }
@@ -540,6 +542,10 @@ func (d *mdDoc) criteria(r *result, it *mdItem, n ast.Node, labelLine, _ int) {
 		end--
 	}
 	it.exclude = append(it.exclude, [2]int{labelLine, end})
+	if it.span.critLabel == 0 {
+		it.span.critLabel = labelLine
+	}
+	it.span.critEnd = end
 	var starts []int
 	for _, l := range lists {
 		for li := l.FirstChild(); li != nil; li = li.NextSibling() {
@@ -595,6 +601,7 @@ func (d *mdDoc) listItemText(s, e int) (string, string) {
 // acceptance criteria, trimmed of leading and trailing blank lines.
 func (d *mdDoc) description(it *mdItem) string {
 	keep := make([]string, 0, max(it.end-it.start+1, 0))
+	var nums []int // the line of each kept line
 	afterExclude := false
 	ex := it.exclude
 	sort.Slice(ex, func(i, j int) bool { return ex[i][0] < ex[j][0] })
@@ -616,8 +623,17 @@ func (d *mdDoc) description(it *mdItem) string {
 			afterExclude = false
 		}
 		keep = append(keep, t)
+		nums = append(nums, l)
 	}
-	return strings.Join(trimEdges(keep), "\n")
+	trimmed := trimEdges(keep)
+	if len(trimmed) > 0 {
+		first := 0
+		for &keep[first] != &trimmed[0] {
+			first++
+		}
+		it.span.descLines = nums[first : first+len(trimmed)]
+	}
+	return strings.Join(trimmed, "\n")
 }
 
 // parseATX reads an ATX heading line: its level and its text without the

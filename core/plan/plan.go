@@ -277,9 +277,20 @@ func (o Options) Parse(name string, data []byte) (*Document, error) {
 	if len(data) > MaxSize {
 		return nil, tooLarge(displayName(name), int64(len(data)))
 	}
-	data, perr := checkText(name, data)
+	r, _, perr := o.parseRaw(name, data, f)
 	if perr != nil {
 		return nil, perr
+	}
+	return r.finish(name)
+}
+
+// parseRaw parses data (of format f) into items not yet validated, with
+// where each part was written (rawItem.span, for the rewriter); it also
+// returns the text as parsed (byte order mark dropped, line endings LF).
+func (o Options) parseRaw(name string, data []byte, f format) (*result, []byte, *Error) {
+	data, perr := checkText(name, data)
+	if perr != nil {
+		return nil, nil, perr
 	}
 	var r *result
 	if f == formatMarkdown {
@@ -288,9 +299,9 @@ func (o Options) Parse(name string, data []byte) (*Document, error) {
 		r, perr = parseYAML(name, data, &o)
 	}
 	if perr != nil {
-		return nil, perr
+		return nil, nil, perr
 	}
-	return r.finish(name)
+	return r, data, nil
 }
 
 func quoteName(s string) string {

@@ -22,6 +22,7 @@ type rawItem struct {
 	noID         bool         // the id is missing (already reported)
 	fields       *fieldSetter // the item's own fields (nil: none), before the document's defaults
 	links        rawLinks     // dependency entries as written
+	span         itemSpan     // where the item's parts are written (rewrite.go)
 }
 
 // setter returns the recorder of the item's own fields.

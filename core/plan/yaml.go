@@ -456,7 +456,7 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 		r.addf("", "", n.Line, "The %s entry at line %d is a %s; each %s is a mapping with at least id and title", strings.ToLower(w), n.Line, nodeKind(n), strings.ToLower(w))
 		return nil
 	}
-	it := &rawItem{Item: Item{Kind: kind, Line: n.Line}}
+	it := &rawItem{Item: Item{Kind: kind, Line: n.Line}, span: itemSpan{node: n}}
 	if kind == KindSubtask {
 		it.Story = parent.ID
 	} else if parent != nil {
