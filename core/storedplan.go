@@ -200,6 +200,10 @@ func encodePlan(pl any) ([]byte, error) {
 // and version.
 func decodeImportPlan(p Preview) (*importPlan, error) {
 	var pl importPlan
+	if p.Kind == PreviewImport && isPullPlan(p.Plan) { // pull.go: a pull's plan under an import handle
+		return nil, Errorf(CodePreviewNotFound, "Handle %q is a pull preview handle: it is committed by the pull that made it, not as an import. Run the import preview for an import handle.", p.Handle).
+			WithDetails(Detail{Field: "preview_handle", Message: "a pull preview"})
+	}
 	if err := decodePlan(p, PreviewImport, &pl, func() int { return pl.Version }, importPlanVersion); err != nil {
 		return nil, err
 	}

@@ -41,12 +41,13 @@ const (
 	OpMoveToSprint     Op = "move_to_sprint"
 	OpRank             Op = "rank"
 	OpResolve          Op = "resolve_fields" // core.FieldResolver
+	OpRecordBase       Op = "record_base"    // core.BaseRecorder
 )
 
 // IsWrite reports whether op changes the tracker.
 func (o Op) IsWrite() bool {
 	return o == OpCreate || o == OpUpdate || o == OpTransition || o == OpComment ||
-		o == OpAddDependency || o == OpRemoveDependency || o == OpMoveToSprint || o == OpRank
+		o == OpAddDependency || o == OpRemoveDependency || o == OpMoveToSprint || o == OpRank || o == OpRecordBase
 }
 
 // ErrCrash is the value the provider panics with at a scripted crash point
@@ -581,6 +582,26 @@ func (p *Provider) Update(ctx context.Context, key string, s core.ItemSpec) erro
 		return nil
 	})
 }
+
+// RecordBase implements core.BaseRecorder: the item's stored digests and
+// bases only (its content and fields stay).
+func (p *Provider) RecordBase(ctx context.Context, key, fingerprint string, s core.ItemSpec) error {
+	return p.writeItem(ctx, OpRecordBase, key, func(it *item) error {
+		if now := fmt.Sprintf("%s@%d", key, it.rev); now != fingerprint {
+			return core.Errorf(core.CodePreviewStale, "%s changed in the tracker since it was read; nothing was recorded.", key).WithDetails(core.Detail{Key: key, Message: "changed since read"})
+		}
+		it.lastWritten = s.Digest
+		if len(s.HeldContent) == 0 {
+			it.writtenHash = it.hash
+		}
+		it.written = writtenContent(it.w, s.HeldContent)
+		it.bases = maps.Clone(s.FieldBases)
+		it.rev++
+		return nil
+	})
+}
+
+var _ core.BaseRecorder = (*Provider)(nil)
 
 // writeItem is a write call on one existing item: scripted pauses and
 // faults before it, change applied to the item under the lock, and the

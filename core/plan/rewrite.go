@@ -162,6 +162,12 @@ func (w *rewriter) apply() ([]byte, error) {
 	var b strings.Builder
 	at := 0
 	for _, e := range es {
+		if e.text == "" && e.from < at { // a deletion reaching into the edit before: the rest of it
+			if e.to <= at {
+				continue
+			}
+			e.from = at
+		}
 		if e.from < at {
 			return nil, &Error{Code: CodeValidationFailed, Message: "two changes of the document overlap; pull the items one at a time"}
 		}
@@ -420,8 +426,11 @@ func (w *rewriter) deleteLines(a, b int) {
 	if b < w.lines() {
 		to = w.off(b + 1)
 	}
-	if b+1 < w.lines() && w.blank(b+1) {
+	switch {
+	case b+1 < w.lines() && w.blank(b+1):
 		to = w.off(b + 2)
+	case a > 1 && w.blank(a-1):
+		from = w.off(a - 1)
 	}
 	w.replace(from, to, "")
 }

@@ -1,0 +1,853 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+// Pull (issue 18 §5): what people changed in the tracker for a document's
+// items — the title, description, acceptance criteria (ticked boxes
+// included) and the managed fields the document sets — taken back into
+// the document, never silently.
+//
+// The preview compares, per item and part, three values as the import
+// does (contentmerge.go, fields.go): the document's, the tracker's and the
+// base (what DevWorkWire last wrote). A part a person changed in the
+// tracker while the document kept the base is pulled: written into the
+// document in place (plan.Rewrite: only that value's span changes). A part
+// both changed differently is a conflict: shown with both values, taken
+// from neither side unless the caller chooses per item (TakeTracker /
+// TakeDocument). The preview shows the document's unified diff and stores
+// the plan under an import handle (the document's commit lock, the same
+// gate); the commit checks the file is still the one previewed, writes it
+// atomically, and then moves the bases forward (BaseRecorder: the
+// devworkwire property only, no other tracker write), so that the next
+// import of the pulled document is unchanged.
+
+// BaseRecorder is the provider capability a pull needs: it moves an
+// item's bases forward without changing the item.
+type BaseRecorder interface {
+	// RecordBase stores, as what DevWorkWire last wrote to the item key,
+	// spec.Digest, spec.FieldBases, and the item's content as the tracker
+	// holds it now except the content keys in spec.HeldContent: the next
+	// read reports no other content part as changed (ContentChanged false,
+	// EditedOutside false when nothing is held) and FieldBases =
+	// spec.FieldBases. No field or content of the item changes. When the
+	// item's Fingerprint is no longer fingerprint (it changed since the
+	// caller read it), nothing is recorded and the error is PREVIEW_STALE.
+	// An unanswered request is marked with MarkOutcomeUnknown (see
+	// WorkItemProvider.Update).
+	RecordBase(ctx context.Context, key, fingerprint string, spec ItemSpec) error
+}
+
+// PullPreviewInput asks for a pull preview of a document.
+type PullPreviewInput struct {
+	// Path of the Markdown or YAML document; the commit writes this file.
+	Path string `json:"path"`
+	// TakeTracker and TakeDocument resolve conflicts, per item: item ids
+	// ("s-1"), references ("plan/s-1") or the single entry "all".
+	// TakeTracker writes the tracker's value of each conflicting part into
+	// the document; TakeDocument keeps the document's and moves the base
+	// to the tracker's, so the next import writes the document's value. An
+	// item in conflict that neither names is shown and left as it is.
+	TakeTracker  []string `json:"take_tracker,omitempty"`
+	TakeDocument []string `json:"take_document,omitempty"`
+}
+
+// The actions of a pull preview row.
+const (
+	PullActionPull        = "pull"         // the tracker's changes go into the document
+	PullActionConflict    = "conflict"     // changed on both sides; not taken from either
+	PullActionSettle      = "settle"       // the document already matches: only the base moves forward
+	PullActionUnchanged   = "unchanged"    // nothing to pull
+	PullActionNotImported = "not_imported" // not in the tracker yet
+	PullActionSkipped     = "skipped"      // left alone (see the warnings)
+)
+
+// What a pull does with one part of an item (PullChange.Take).
+const (
+	TakeTracker  = "tracker"  // written into the document
+	TakeDocument = "document" // kept; the base moves, so the next import writes it
+)
+
+// PullChange is one part of an item that differs between the document and
+// the tracker.
+type PullChange struct {
+	Field    string `json:"field"`    // title, description, acceptance_criteria, or a field key
+	Document string `json:"document"` // the document's value
+	Tracker  string `json:"tracker"`  // the tracker's value
+	// Take is TakeTracker, TakeDocument, or "" for a part left as it is
+	// (a conflict nobody chose for, or a document change the next import
+	// writes).
+	Take     string `json:"take,omitempty"`
+	Conflict bool   `json:"conflict,omitempty"`
+}
+
+// PullItem is one row of a pull preview.
+type PullItem struct {
+	Reference Reference    `json:"reference"`
+	Kind      Kind         `json:"kind"`
+	Title     string       `json:"title"`
+	Key       string       `json:"key,omitempty"`
+	URL       string       `json:"url,omitempty"`
+	Action    string       `json:"action"`
+	Changes   []PullChange `json:"changes,omitempty"`
+}
+
+// PullCounts are pull preview rows by action.
+type PullCounts struct {
+	Pull        int `json:"pull"`
+	Conflict    int `json:"conflict"`
+	Settle      int `json:"settle"`
+	Unchanged   int `json:"unchanged"`
+	NotImported int `json:"not_imported,omitempty"`
+	Skipped     int `json:"skipped,omitempty"`
+}
+
+// PullPreviewResult is a stored pull plan as shown.
+type PullPreviewResult struct {
+	ResultType    string    `json:"result_type"`
+	RunID         string    `json:"run_id"`
+	PreviewHandle string    `json:"preview_handle,omitempty"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	PlanDigest    string    `json:"plan_digest,omitempty"`
+	Document      string    `json:"document"`
+	Path          string    `json:"path"`
+	// Diff is the unified diff of the file the commit writes ("" when the
+	// file stays as it is).
+	Diff     string     `json:"diff"`
+	Items    []PullItem `json:"items"`
+	Counts   PullCounts `json:"counts"`
+	Warnings []string   `json:"warnings,omitempty"`
+	// Writes says whether the commit writes anything (the file, or bases
+	// in the tracker); false is "nothing to pull".
+	Writes bool `json:"writes"`
+}
+
+// PullCommitResult is the outcome of a pull commit.
+type PullCommitResult struct {
+	ResultType     string    `json:"result_type"`
+	RunID          string    `json:"run_id"`
+	PreviewHandle  string    `json:"preview_handle"`
+	IdempotencyKey string    `json:"idempotency_key"`
+	Replayed       bool      `json:"replayed,omitempty"`
+	Path           string    `json:"path"`
+	FileWritten    bool      `json:"file_written"`
+	Settled        []string  `json:"settled,omitempty"` // keys whose bases moved forward
+	CommittedAt    time.Time `json:"committed_at"`
+}
+
+// pullPlanVersion is the stored pull plan's format version.
+const pullPlanVersion = 1
+
+// pullPlan is a stored pull plan (an import-kind preview whose plan has
+// the "pull" head; decodeImportPlan refuses it).
+type pullPlan struct {
+	Version int         `json:"version"`
+	Pull    pullHead    `json:"pull"`
+	Entries []pullEntry `json:"entries"`
+	Items   []PullItem  `json:"items"`
+}
+
+type pullHead struct {
+	RunID      string     `json:"run_id"`
+	Document   string     `json:"document"`
+	Scope      string     `json:"scope"`
+	Path       string     `json:"path"`
+	FileDigest string     `json:"file_digest"`        // of the file the preview read
+	NewFile    []byte     `json:"new_file,omitempty"` // what the commit writes (nil: the file stays)
+	Diff       string     `json:"diff"`
+	Warnings   []string   `json:"warnings,omitempty"`
+	Counts     PullCounts `json:"counts"`
+}
+
+// pullEntry is one base the commit moves forward.
+type pullEntry struct {
+	Key         string   `json:"key"`
+	Fingerprint string   `json:"fingerprint"`
+	Spec        ItemSpec `json:"spec"` // Reference, Kind, Digest, FieldBases, HeldContent
+}
+
+// PullPreview compares a document's items with the tracker and stores the
+// plan of taking the tracker's changes into the document. It writes
+// nothing (neither the tracker nor the file).
+// Errors: SOURCE_*, VALIDATION_FAILED (the document; a take entry that
+// names no item; a change that cannot be written in place),
+// WORK_ITEM_NOT_FOUND (the document was never imported).
+func (s *WorkItemService) PullPreview(ctx context.Context, in PullPreviewInput) (PullPreviewResult, error) {
+	ctx, o := s.begin(ctx, "pull.preview")
+	res, err := s.pullPreview(ctx, o, in)
+	if err != nil {
+		return PullPreviewResult{}, o.fail(err)
+	}
+	o.done("preview stored", "handle", res.PreviewHandle, "document", res.Document, "pull", res.Counts.Pull, "conflict", res.Counts.Conflict, "settle", res.Counts.Settle, "unchanged", res.Counts.Unchanged)
+	return res, nil
+}
+
+func fileDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// pullItemState is one item's comparison.
+type pullItemState struct {
+	it      plan.Item
+	ref     Reference
+	w       WorkItem
+	row     PullItem
+	change  plan.Change
+	bases   map[string]string
+	held    bool // an unresolved conflict (or a part that could not be pulled): no base moves
+	pulled  bool // a part goes into the document
+	settles bool // a base moves
+}
+
+func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreviewInput) (PullPreviewResult, error) {
+	if strings.TrimSpace(in.Path) == "" {
+		return PullPreviewResult{}, Errorf(CodeSourceNotFound, "No planning document given: pass the path of the .md, .yaml or .yml file to pull into.").
+			WithDetails(Detail{Field: "path", Message: "missing"})
+	}
+	data, err := ReadDocument(in.Path)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	name := filepath.Base(in.Path)
+	opts := plan.Options{CustomFields: s.fields.Custom}
+	parsed, err := opts.Parse(name, data)
+	if err != nil {
+		return PullPreviewResult{}, planError(err)
+	}
+	doc := withSubtasks(parsed)
+	scope := s.p.Scope()
+	refs := make([]Reference, len(doc.Items))
+	for i, it := range doc.Items {
+		refs[i] = NewReference(doc.ID, it.ID)
+	}
+	idx, err := s.st.LookupIndex(ctx, scope, refs)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	found, err := s.p.Lookup(ctx, refs, knownKeys(idx))
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	if len(found) == 0 {
+		return PullPreviewResult{}, Errorf(CodeWorkItemNotFound, "None of the %d items of document %s (%s) is in the tracker: the document was never imported, so there is nothing to pull. Import it first; nothing was written.", len(doc.Items), doc.ID, name).
+			WithDetails(Detail{Item: doc.ID, Message: "no item of the document is in the tracker"})
+	}
+	takeT, err := pullChoices(doc, in.TakeTracker, "take_tracker")
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	takeD, err := pullChoices(doc, in.TakeDocument, "take_document")
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	for ref := range takeT {
+		if takeD[ref] {
+			return PullPreviewResult{}, Errorf(CodeValidationFailed, "%s is named both to take the tracker's values and to keep the document's; choose one.", ref).
+				WithDetails(Detail{Item: string(ref), Field: "take", Message: "named on both sides"})
+		}
+	}
+	// The fields of the items in the tracker, resolved as the import does.
+	inTracker := *doc
+	inTracker.Items = slices.DeleteFunc(slices.Clone(doc.Items), func(it plan.Item) bool { _, ok := found[NewReference(doc.ID, it.ID)]; return !ok })
+	resolved, _, err := s.resolveFields(ctx, &inTracker, found)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	fieldsOf := map[Reference]plan.Fields{}
+	for _, it := range inTracker.Items {
+		fieldsOf[NewReference(doc.ID, it.ID)] = it.Fields
+	}
+	// Labels from defaults add up with an item's own (plan.Fields.WithDefaults),
+	// so an item's pulled labels must keep the defaults'.
+	var defLabels []string
+	for _, d := range []plan.Fields{parsed.Defaults, s.fields.Defaults} {
+		if d.Labels.State == plan.FieldSet {
+			defLabels = append(defLabels, d.Labels.Value...)
+		}
+	}
+	var warnings []string
+	states := make([]*pullItemState, 0, len(doc.Items))
+	for _, it := range doc.Items {
+		ref := NewReference(doc.ID, it.ID)
+		w, ok := found[ref]
+		st := &pullItemState{it: it, ref: ref, w: w, row: PullItem{Reference: ref, Kind: Kind(it.Kind), Title: it.Title, Key: w.Key, URL: w.URL}}
+		states = append(states, st)
+		if !ok {
+			st.row.Action = PullActionNotImported
+			continue
+		}
+		parent := parentOf(doc.ID, it)
+		if want := found[parent].Key; (parent == "") != (w.ParentKey == "") || (parent != "" && want != w.ParentKey) {
+			st.row.Action, st.held = PullActionSkipped, true
+			warnings = append(warnings, fmt.Sprintf("%s %s (%s) sits under another parent in the tracker than in the document; its parent is not pulled, so the item is left as it is. Move it back in the tracker, or change the document and import.", kindLabel(Kind(it.Kind)), it.ID, w.Key))
+			continue
+		}
+		st.compareContent(takeT[ref], takeD[ref])
+		st.compareFields(resolved[ref], fieldsOf[ref], defLabels, takeT[ref], takeD[ref], &warnings)
+		st.finish()
+	}
+	// Write the pulled values into the document, in place; an item whose
+	// values cannot be written there is left out (and held), and the rest
+	// written.
+	newData, warnings, err := rewritePulled(opts, name, data, states, warnings)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	pl := pullPlan{Version: pullPlanVersion, Pull: pullHead{RunID: o.runID, Document: doc.ID, Scope: scope, Path: in.Path, FileDigest: fileDigest(data), Warnings: warnings}}
+	if newData != nil {
+		pl.Pull.NewFile = newData
+		pl.Pull.Diff = fileDiff(name, string(data), string(newData))
+	}
+	// The bases: computed from the document as it will be (its digests
+	// are what the next import compares).
+	after := doc
+	if newData != nil {
+		nd, err := opts.Parse(name, newData)
+		if err != nil {
+			return PullPreviewResult{}, planError(err)
+		}
+		after = withSubtasks(nd)
+	}
+	byID := map[string]plan.Item{}
+	for _, it := range after.Items {
+		byID[it.ID] = it
+	}
+	for _, st := range states {
+		pl.Items = append(pl.Items, st.row)
+		if st.held || !st.settles {
+			continue
+		}
+		it := byID[st.it.ID]
+		ac := boxedCriteria(it)
+		if len(ac) == 0 {
+			ac = nil
+		}
+		kind := Kind(it.Kind)
+		spec := ItemSpec{Reference: st.ref, Kind: kind, Title: it.Title, Digest: ContentDigest(kind, it.Title, it.Description, ac, parentOf(doc.ID, it)), FieldBases: st.bases}
+		pl.Entries = append(pl.Entries, pullEntry{Key: st.w.Key, Fingerprint: st.w.Fingerprint, Spec: spec})
+	}
+	for _, r := range pl.Items {
+		switch r.Action {
+		case PullActionPull:
+			pl.Pull.Counts.Pull++
+		case PullActionConflict:
+			pl.Pull.Counts.Conflict++
+		case PullActionSettle:
+			pl.Pull.Counts.Settle++
+		case PullActionNotImported:
+			pl.Pull.Counts.NotImported++
+		case PullActionSkipped:
+			pl.Pull.Counts.Skipped++
+		default:
+			pl.Pull.Counts.Unchanged++
+		}
+	}
+	if len(pl.Entries) > 0 {
+		if _, ok := s.p.(BaseRecorder); !ok {
+			return PullPreviewResult{}, Errorf(CodeConfigInvalid, "This tracker connection cannot record what DevWorkWire last wrote without writing the items, so a pull cannot move the bases forward; nothing was written.")
+		}
+	}
+	if err := s.checkPermissions(ctx, pullPermissions(pl)...); err != nil {
+		return PullPreviewResult{}, err
+	}
+	p, err := s.savePreview(ctx, PreviewImport, pl)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	return pl.result(p), nil
+}
+
+// pullPermissions are the permissions the commit's base writes need.
+func pullPermissions(pl pullPlan) []Permission {
+	if len(pl.Entries) == 0 {
+		return nil
+	}
+	return []Permission{PermissionEdit}
+}
+
+// pullChoices resolves the items a take list names.
+func pullChoices(doc *plan.Document, names []string, field string) (map[Reference]bool, error) {
+	out := map[Reference]bool{}
+	var details []Detail
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+			continue
+		case strings.EqualFold(n, "all"):
+			for _, it := range doc.Items {
+				out[NewReference(doc.ID, it.ID)] = true
+			}
+			continue
+		}
+		ref := Reference(n)
+		if !strings.Contains(n, "/") {
+			ref = NewReference(doc.ID, n)
+		}
+		if !slices.ContainsFunc(doc.Items, func(it plan.Item) bool { return NewReference(doc.ID, it.ID) == ref }) {
+			details = append(details, Detail{Item: string(ref), Field: field, Message: n + " is not an item of document " + doc.ID})
+			continue
+		}
+		out[ref] = true
+	}
+	if len(details) > 0 {
+		return nil, Errorf(CodeValidationFailed, "%s names %d item(s) the document does not have (first: %s); name items by their ids.", field, len(details), details[0].Message).WithDetails(details...)
+	}
+	return out, nil
+}
+
+// compareContent settles the title, description and criteria.
+func (st *pullItemState) compareContent(takeT, takeD bool) {
+	it, w := st.it, st.w
+	ac := boxedCriteria(it)
+	if len(ac) == 0 {
+		ac = nil
+	}
+	doc := map[string][]string{ContentTitle: {it.Title}, ContentDescription: {strings.TrimSpace(it.Description)}, ContentCriteria: ac}
+	jira := map[string][]string{ContentTitle: {w.Title}, ContentDescription: {strings.TrimSpace(w.Description)}, ContentCriteria: w.AcceptanceCriteria}
+	st.bases = map[string]string{}
+	for _, k := range contentKeys {
+		d, j := ContentFieldDigest(doc[k]...), ContentFieldDigest(jira[k]...)
+		b, hasBase := w.FieldBases[k]
+		if d == j {
+			st.bases[k] = d
+			if w.ContentChanged[k] || (w.ContentChanged == nil && w.EditedOutside) || b != d {
+				st.settles = true
+			}
+			continue
+		}
+		var trackerChanged, docChanged bool
+		if w.ContentChanged != nil && hasBase {
+			trackerChanged, docChanged = w.ContentChanged[k], d != b
+		} else {
+			// An item written before per-part bases: one digest for all.
+			trackerChanged = w.EditedOutside
+			docChanged = w.LastWritten != ContentDigest(Kind(it.Kind), it.Title, it.Description, ac, parentOf(st.ref.Document(), it))
+		}
+		ch := PullChange{Field: k, Document: shownContent(doc[k]), Tracker: shownContent(jira[k])}
+		switch {
+		case !trackerChanged:
+			// The document's change: the next import writes it.
+			st.bases[k] = b
+			if !hasBase {
+				st.bases[k] = j
+			}
+			st.settles = true
+		case !docChanged || takeT:
+			ch.Take, ch.Conflict = TakeTracker, docChanged
+			st.bases[k] = j
+			st.take(k, jira[k])
+		case takeD:
+			ch.Take, ch.Conflict = TakeDocument, true
+			st.bases[k] = j
+			st.settles = true
+		default:
+			ch.Conflict = true
+			st.held = true
+		}
+		st.row.Changes = append(st.row.Changes, ch)
+	}
+}
+
+// take writes the tracker's value of content part k into the document.
+func (st *pullItemState) take(k string, v []string) {
+	st.pulled, st.settles = true, true
+	switch k {
+	case ContentTitle:
+		st.change.Title = &v[0]
+	case ContentDescription:
+		st.change.Description = &v[0]
+	default:
+		c := &plan.Criteria{}
+		for _, e := range v {
+			text, box := splitBox(e)
+			c.Texts = append(c.Texts, text)
+			c.Boxes = append(c.Boxes, box)
+		}
+		if !slices.ContainsFunc(c.Boxes, func(b string) bool { return b != "" }) {
+			c.Boxes = nil
+		}
+		st.change.Criteria = c
+	}
+}
+
+// splitBox splits a criterion as the tracker holds it ("[x] text") into
+// its text and box.
+func splitBox(s string) (string, string) {
+	switch {
+	case strings.HasPrefix(s, "[ ] "):
+		return strings.TrimSpace(s[4:]), plan.BoxTodo
+	case strings.HasPrefix(s, "[x] "), strings.HasPrefix(s, "[X] "):
+		return strings.TrimSpace(s[4:]), plan.BoxDone
+	}
+	return s, ""
+}
+
+// compareFields settles the managed fields the document sets.
+func (st *pullItemState) compareFields(fields map[string]FieldValue, own plan.Fields, defLabels []string, takeT, takeD bool, warnings *[]string) {
+	w := st.w
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		d, j := FieldDigest(fields[k].Values), FieldDigest(w.Fields[k])
+		b, hasBase := w.FieldBases[k]
+		if d == j {
+			st.bases[k] = d
+			if hasBase && b != d {
+				st.settles = true
+			}
+			continue
+		}
+		if !hasBase {
+			continue // no base: the next import writes the document's value
+		}
+		ch := PullChange{Field: k, Document: shownValues(fields[k].Values), Tracker: shownValues(w.Fields[k])}
+		docChanged := d != b
+		switch {
+		case j == b:
+			st.bases[k] = b // the document's change: the next import writes it
+		case !docChanged || takeT:
+			if k == FieldLabels && own.Labels.From != plan.SourceItem && !containsAll(w.Fields[k], defLabels) {
+				*warnings = append(*warnings, fmt.Sprintf("%s %s (%s): its labels in the tracker (%s) drop a label the document's defaults add, so they cannot be written into the item; edit the defaults or the labels by hand.", kindLabel(Kind(st.it.Kind)), st.it.ID, w.Key, shownValues(w.Fields[k])))
+				st.held = true
+				ch.Conflict = docChanged
+				break
+			}
+			ch.Take, ch.Conflict = TakeTracker, docChanged
+			st.bases[k] = j
+			if st.change.Fields == nil {
+				st.change.Fields = map[string]string{}
+			}
+			st.change.Fields[k] = shownValues(w.Fields[k])
+			st.pulled, st.settles = true, true
+		case takeD:
+			ch.Take, ch.Conflict = TakeDocument, true
+			st.bases[k] = j
+			st.settles = true
+		default:
+			ch.Conflict = true
+			st.held = true
+		}
+		st.row.Changes = append(st.row.Changes, ch)
+	}
+}
+
+func containsAll(have, want []string) bool {
+	for _, v := range want {
+		if !slices.Contains(have, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// finish sets the row's action.
+func (st *pullItemState) finish() {
+	switch {
+	case st.held:
+		st.row.Action = PullActionConflict
+	case st.pulled:
+		st.row.Action = PullActionPull
+	case st.settles:
+		st.row.Action = PullActionSettle
+	default:
+		st.row.Action = PullActionUnchanged
+	}
+	if st.row.Action == PullActionUnchanged {
+		st.row.Changes = nil
+	}
+}
+
+// rewritePulled writes every pulled item's values into the document. An
+// item the rewriter refuses is left out (held, with a warning) and the
+// others written; nil means the file stays as it is.
+func rewritePulled(opts plan.Options, name string, data []byte, states []*pullItemState, warnings []string) ([]byte, []string, error) {
+	for range len(states) + 1 {
+		var changes []plan.Change
+		for _, st := range states {
+			if st.pulled && (st.change.Title != nil || st.change.Description != nil || st.change.Criteria != nil || len(st.change.Fields) > 0) {
+				c := st.change
+				c.Item = st.it.ID
+				changes = append(changes, c)
+			}
+		}
+		if len(changes) == 0 {
+			return nil, warnings, nil
+		}
+		out, err := opts.Rewrite(name, data, changes)
+		if err == nil {
+			return out, warnings, nil
+		}
+		var pe *plan.Error
+		if !errors.As(err, &pe) || len(pe.Problems) == 0 || pe.Problems[0].Item == "" {
+			return nil, nil, planError(err)
+		}
+		i := slices.IndexFunc(states, func(st *pullItemState) bool { return st.it.ID == pe.Problems[0].Item })
+		if i < 0 || !states[i].pulled {
+			return nil, nil, planError(err)
+		}
+		st := states[i]
+		st.pulled, st.held, st.change = false, true, plan.Change{}
+		st.row.Action = PullActionSkipped
+		warnings = append(warnings, fmt.Sprintf("%s %s (%s): the tracker's values cannot be written into the document in place (%s); the item is left as it is. Edit it by hand to match the tracker.", kindLabel(Kind(st.it.Kind)), st.it.ID, st.w.Key, pe.Problems[0].Message))
+	}
+	return nil, nil, Errorf(CodeInternal, "The pulled values could not be written into the document.")
+}
+
+// fileDiff is the unified diff of a file's text before and after.
+func fileDiff(name, from, to string) string {
+	if from == to {
+		return ""
+	}
+	a, b := splitLines(strings.TrimSuffix(from, "\n")), splitLines(strings.TrimSuffix(to, "\n"))
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", name, name)
+	for _, h := range hunks(lineOps(a, b)) {
+		fmt.Fprintf(&out, "@@ -%s +%s @@\n", span(h.aStart, h.aLen), span(h.bStart, h.bLen))
+		for _, op := range h.ops {
+			out.WriteByte(op.kind)
+			out.WriteString(op.line)
+			out.WriteByte('\n')
+		}
+	}
+	return out.String()
+}
+
+// result is the stored pull plan p as shown.
+func (pl *pullPlan) result(p Preview) PullPreviewResult {
+	r := PullPreviewResult{ResultType: ResultPreview, RunID: pl.Pull.RunID, PreviewHandle: p.Handle, ExpiresAt: utc(p.ExpiresAt), PlanDigest: p.Digest,
+		Document: pl.Pull.Document, Path: pl.Pull.Path, Diff: pl.Pull.Diff, Items: pl.Items, Counts: pl.Pull.Counts, Warnings: pl.Pull.Warnings,
+		Writes: pl.Pull.NewFile != nil || len(pl.Entries) > 0}
+	if !r.Writes {
+		r.PreviewHandle, r.PlanDigest = "", ""
+	}
+	return r
+}
+
+// isPullPlan reports whether a stored import-kind plan is a pull's.
+func isPullPlan(b []byte) bool {
+	var probe struct {
+		Pull *json.RawMessage `json:"pull"`
+	}
+	return json.Unmarshal(b, &probe) == nil && probe.Pull != nil
+}
+
+// PullCommit executes a stored pull plan behind the gate: the file is
+// written (when it changes) only if it is still the one previewed, then
+// the bases move forward in the tracker.
+// Errors: the gate's; PREVIEW_STALE (the file or an item changed since
+// the preview; nothing written); COMMIT_PARTIAL.
+func (s *WorkItemService) PullCommit(ctx context.Context, in CommitInput) (PullCommitResult, error) {
+	ctx, o := s.begin(ctx, "pull.commit")
+	res, err := commitGated(ctx, s, o, commitKind[PullCommitResult]{
+		kind: PreviewImport,
+		plan: func(p Preview) (plannedCommit[PullCommitResult], error) {
+			if !isPullPlan(p.Plan) {
+				return nil, Errorf(CodePreviewNotFound, "Handle %q is an import preview handle, not a pull one: commit it as an import, or run the pull again.", p.Handle).
+					WithDetails(Detail{Field: "preview_handle", Message: "an import preview"})
+			}
+			var pl pullPlan
+			if err := decodePlan(p, PreviewImport, &pl, func() int { return pl.Version }, pullPlanVersion); err != nil {
+				return nil, err
+			}
+			return &pullCommit{s: s, pl: &pl}, nil
+		},
+		replay: func(run *Run) (PullCommitResult, error) {
+			var r PullCommitResult
+			if err := replayed(run, &r); err != nil {
+				return PullCommitResult{}, err
+			}
+			r.Replayed = true
+			return r, nil
+		},
+	}, in)
+	if err != nil {
+		return PullCommitResult{}, o.fail(err)
+	}
+	o.done("commit finished", "handle", res.PreviewHandle, "file_written", res.FileWritten, "settled", len(res.Settled), "replayed", res.Replayed)
+	return res, nil
+}
+
+type pullCommit struct {
+	s  *WorkItemService
+	pl *pullPlan
+}
+
+// lock: the document's commit lock (the import's).
+func (c *pullCommit) lock() (name, what string) {
+	return "import|" + c.pl.Pull.Scope + "|" + c.pl.Pull.Document, "document " + c.pl.Pull.Document
+}
+
+// fileStale refuses a file that is not the one previewed.
+func (c *pullCommit) fileStale() error {
+	h := c.pl.Pull
+	b, err := ReadDocument(h.Path)
+	if err != nil {
+		return err
+	}
+	if fileDigest(b) != h.FileDigest {
+		return Errorf(CodePreviewStale, "%s changed since the pull preview, so the stored plan no longer matches it. Nothing was written. Run the pull again.", h.Path).
+			WithDetails(Detail{Item: h.Document, Field: "path", Message: "the file changed since the preview"})
+	}
+	return nil
+}
+
+func (c *pullCommit) stale(ctx context.Context) error {
+	if err := c.fileStale(); err != nil {
+		return err
+	}
+	if len(c.pl.Entries) == 0 {
+		return nil
+	}
+	refs := make([]Reference, len(c.pl.Entries))
+	known := map[Reference]string{}
+	for i, e := range c.pl.Entries {
+		refs[i], known[e.Spec.Reference] = e.Spec.Reference, e.Key
+	}
+	now, err := c.s.p.Lookup(ctx, refs, known)
+	if err != nil {
+		return err
+	}
+	var details []Detail
+	for _, e := range c.pl.Entries {
+		if w, ok := now[e.Spec.Reference]; !ok || w.Key != e.Key || w.Fingerprint != e.Fingerprint {
+			details = append(details, Detail{Item: string(e.Spec.Reference), Key: e.Key, Message: fmt.Sprintf("%s (%s) changed in the tracker since the preview", e.Spec.Reference, e.Key)})
+		}
+	}
+	if len(details) > 0 {
+		return Errorf(CodePreviewStale, "The tracker changed since this pull preview (%d item(s), see details), so the stored plan no longer matches it. Nothing was written. Run the pull again.", len(details)).WithDetails(details...)
+	}
+	return nil
+}
+
+func (c *pullCommit) execute(ctx context.Context, r *commitRun) (PullCommitResult, error) {
+	h := c.pl.Pull
+	res := PullCommitResult{ResultType: ResultCommitted, RunID: r.o.runID, PreviewHandle: r.handle, IdempotencyKey: r.key, Path: h.Path}
+	fail := func(err error, committed []Detail, from int) (PullCommitResult, error) {
+		ae := AsError(err)
+		details := committed
+		for _, e := range c.pl.Entries[from:] {
+			details = append(details, Detail{Item: string(e.Spec.Reference), Key: e.Key, Outcome: OutcomeUntried, Message: "base not moved"})
+		}
+		if len(details) > 0 && from < len(c.pl.Entries) {
+			details[len(committed)].Outcome, details[len(committed)].Code, details[len(committed)].Message = OutcomeFailed, ae.Code, ae.Message
+		}
+		e := Errorf(ae.Code, "%s", ae.Message)
+		state := RunFailed
+		if res.FileWritten || len(res.Settled) > 0 {
+			e = Errorf(CodeCommitPartial, "The pull stopped: %s %s Run the pull again: what is done is not done twice.", ae.Message, map[bool]string{true: "The document was written; the bases of the items after it were not all moved.", false: ""}[res.FileWritten])
+			state = RunPartial
+		}
+		e.Details, e.RunID, e.Err = details, r.o.runID, err
+		r.finish(ctx, state, e)
+		return PullCommitResult{}, e
+	}
+	if h.NewFile != nil {
+		// Checked again right before the write: the file is still the
+		// one previewed.
+		if err := c.fileStale(); err != nil {
+			return fail(err, nil, 0)
+		}
+		if err := writeFileAtomic(h.Path, h.NewFile); err != nil {
+			return fail(err, nil, 0)
+		}
+		res.FileWritten = true
+		_ = r.record(ctx, nil, ItemOutcome{Reference: Reference(h.Document), Action: "pull", Outcome: OutcomeCommitted, Message: "wrote " + h.Path})
+	}
+	rec, _ := c.s.p.(BaseRecorder)
+	var done []Detail
+	for i, e := range c.pl.Entries {
+		err := ctx.Err()
+		sent := false
+		if err != nil {
+			err = Wrap(err, CodeInternal, "the commit was cancelled")
+		} else if rec == nil {
+			err = Errorf(CodeConfigInvalid, "This tracker connection cannot record bases.")
+		} else if err = r.lock.fence(ctx, nil); err == nil {
+			err, sent = rec.RecordBase(ctx, e.Key, e.Fingerprint, e.Spec), true
+		}
+		if err != nil {
+			outcome := OutcomeFailed
+			if writeMayHaveApplied(err, sent) {
+				outcome = OutcomeUnknown
+			}
+			_ = r.record(ctx, nil, ItemOutcome{Reference: e.Spec.Reference, Action: "settle", Key: e.Key, Outcome: outcome, Code: ErrorCode(err), Message: AsError(err).Message})
+			return fail(err, done, i)
+		}
+		idx := []IndexEntry{{Scope: h.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: e.Spec.Digest, UpdatedAt: utc(c.s.now())}}
+		_ = r.record(ctx, idx, ItemOutcome{Reference: e.Spec.Reference, Action: "settle", Key: e.Key, Outcome: OutcomeCommitted, Message: "base moved forward"})
+		res.Settled = append(res.Settled, e.Key)
+		done = append(done, Detail{Item: string(e.Spec.Reference), Key: e.Key, Outcome: OutcomeCommitted, Message: "base moved forward"})
+		if r.progress != nil {
+			r.progress(i+1, len(c.pl.Entries))
+		}
+	}
+	res.CommittedAt = utc(c.s.now())
+	r.finish(ctx, RunCommitted, res)
+	return res, nil
+}
+
+// writeFileAtomic replaces path's content with data through a temporary
+// file in the same directory and a rename, keeping the file's permissions
+// (a symbolic link's target is written).
+func writeFileAtomic(path string, data []byte) error {
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return Wrap(err, CodeSourceNotFound, "%s could not be written: it cannot be resolved (%s). Nothing was written.", path, describeFSError(err))
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		return Wrap(err, CodeSourceNotFound, "%s could not be written (%s). Nothing was written.", path, describeFSError(err))
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".dwire-*")
+	if err != nil {
+		return Wrap(err, CodeInternal, "%s could not be written: no temporary file could be made next to it (%s). Nothing was written; check the folder's permissions.", path, describeFSError(err))
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = os.Remove(name)
+		}
+	}()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(fi.Mode().Perm())
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, target)
+	}
+	if err != nil {
+		return Wrap(err, CodeInternal, "%s could not be written (%s). The file was left as it was.", path, describeFSError(err))
+	}
+	ok = true
+	return nil
+}
+
+// describeFSError is the operating system's reason without the path.
+func describeFSError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

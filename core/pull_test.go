@@ -1,0 +1,298 @@
+package core_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// pullDoc is a document with text nobody manages (a comment, a blank
+// line too many, odd spacing) around the managed values.
+const pullDoc = `---
+id: shop
+---
+# Shop
+
+<!-- planning notes: not DevWorkWire's -->
+
+## Epic e-1: Checkout
+Priority: Medium
+
+The checkout, end to end.
+
+
+## Story s-1: Pay as a guest
+Epic: e-1
+Priority:  High
+
+Guests pay   without an account.
+
+Acceptance criteria:
+- [ ] A guest can pay with a card
+- [ ] The receipt is e-mailed
+
+## Story s-2: Save the address
+Epic: e-1
+`
+
+// pullEnv imports pullDoc from a file and returns the env and the path.
+func pullEnv(t *testing.T) (*env, string) {
+	t.Helper()
+	e := newEnv(t)
+	path := filepath.Join(t.TempDir(), "shop.md")
+	if err := os.WriteFile(path, []byte(pullDoc), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.commit(pre.PreviewHandle, "")
+	return e, path
+}
+
+// pullPreview previews a pull and fails on an error, a tracker write or a
+// change of the file.
+func (e *env) pullPreview(in core.PullPreviewInput) core.PullPreviewResult {
+	e.t.Helper()
+	before, _ := os.ReadFile(in.Path)
+	w := e.p.Writes()
+	e.p.ForbidWrites(e.t)
+	defer e.p.AllowWrites()
+	res, err := e.svc.PullPreview(e.ctx, in)
+	if err != nil {
+		e.t.Fatalf("PullPreview: %v", err)
+	}
+	if e.p.Writes() != w {
+		e.t.Fatalf("PullPreview wrote to the tracker")
+	}
+	if after, _ := os.ReadFile(in.Path); string(after) != string(before) {
+		e.t.Fatalf("PullPreview changed the file")
+	}
+	return res
+}
+
+func pullRow(t *testing.T, res core.PullPreviewResult, ref core.Reference) core.PullItem {
+	t.Helper()
+	for _, it := range res.Items {
+		if it.Reference == ref {
+			return it
+		}
+	}
+	t.Fatalf("no row for %s in %+v", ref, res.Items)
+	return core.PullItem{}
+}
+
+// wantUnchangedImport: the next import of the file plans nothing.
+func (e *env) wantUnchangedImport(path string) {
+	e.t.Helper()
+	w := e.p.Writes()
+	pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if pre.Counts != (core.Counts{Unchanged: len(pre.Items)}) || len(pre.Warnings) != 0 {
+		e.t.Errorf("the import after the pull: counts %+v, warnings %q; want all unchanged", pre.Counts, pre.Warnings)
+	}
+	if e.p.Writes() != w {
+		e.t.Errorf("the import preview wrote")
+	}
+}
+
+// A person's changes in the tracker (a description, a ticked criterion, a
+// priority) are pulled into the document in place; the bases move with
+// one property write per item and nothing else; the next import is
+// unchanged.
+func TestPullTakesAPersonsChange(t *testing.T) {
+	e, path := pullEnv(t)
+	s1 := e.byRef()["shop/s-1"]
+	if err := e.p.Edit(s1.Key, func(w *core.WorkItem) {
+		w.Description = "Guests pay without an account, by card or wallet."
+		w.AcceptanceCriteria = []string{"[x] A guest can pay with a card", "[ ] The receipt is e-mailed"}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.p.SetField(s1.Key, "priority", []string{"Highest"}); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	row := pullRow(t, res, "shop/s-1")
+	if row.Action != core.PullActionPull || res.Counts.Pull != 1 || res.Counts.Unchanged != 2 || !res.Writes || res.PreviewHandle == "" {
+		t.Fatalf("counts %+v row %+v", res.Counts, row)
+	}
+	for _, ch := range row.Changes {
+		if ch.Take != core.TakeTracker || ch.Conflict {
+			t.Errorf("change %+v; want taken from the tracker, no conflict", ch)
+		}
+	}
+	for _, want := range []string{"--- a/shop.md", "-Guests pay   without an account.", "+Guests pay without an account, by card or wallet.", "-- [ ] A guest can pay with a card", "+- [x] A guest can pay with a card", "-Priority:  High", "+Priority:  Highest"} {
+		if !strings.Contains(res.Diff, want) {
+			t.Errorf("diff lacks %q:\n%s", want, res.Diff)
+		}
+	}
+	w := e.p.Writes()
+	cres, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"})
+	if err != nil {
+		t.Fatalf("PullCommit: %v", err)
+	}
+	if !cres.FileWritten || len(cres.Settled) != 1 || cres.Settled[0] != s1.Key {
+		t.Errorf("commit result %+v", cres)
+	}
+	if n := e.p.Writes() - w; n != 1 {
+		t.Errorf("the pull commit made %d tracker writes; want 1 (the base of s-1)", n)
+	}
+	got, _ := os.ReadFile(path)
+	want := strings.NewReplacer("Guests pay   without an account.", "Guests pay without an account, by card or wallet.",
+		"- [ ] A guest can pay with a card", "- [x] A guest can pay with a card", "Priority:  High", "Priority:  Highest").Replace(pullDoc)
+	if string(got) != want {
+		t.Errorf("file after the pull:\n%s\nwant\n%s", got, want)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+		t.Errorf("file mode %v; want 0640 kept", fi.Mode().Perm())
+	}
+	if after := e.byRef()["shop/s-1"]; after.Description != "Guests pay without an account, by card or wallet." || after.Fields["priority"][0] != "Highest" {
+		t.Errorf("the pull changed the item in the tracker: %+v", after)
+	}
+	e.wantUnchangedImport(path)
+	// The same key replays, writing nothing.
+	w = e.p.Writes()
+	again, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"})
+	if err != nil || !again.Replayed || e.p.Writes() != w {
+		t.Errorf("replay: %+v %v, %d writes", again, err, e.p.Writes()-w)
+	}
+	// After the pull the document leads again: its next change is an
+	// update, not a conflict.
+	if err := os.WriteFile(path, []byte(strings.Replace(want, "by card or wallet", "by card", 1)), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil || pre.Counts.Update != 1 || pre.Counts.Drift != 0 {
+		t.Errorf("a document change after the pull: %+v %v", pre.Counts, err)
+	}
+}
+
+// Changed on both sides: both shown, neither taken, until a per-item
+// choice takes one.
+func TestPullConflictTakesNeitherWithoutAChoice(t *testing.T) {
+	e, path := pullEnv(t)
+	s1 := e.byRef()["shop/s-1"]
+	if err := e.p.EditTitle(s1.Key, "Pay as a visitor"); err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(pullDoc, "Story s-1: Pay as a guest", "Story s-1: Guest payment", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	row := pullRow(t, res, "shop/s-1")
+	if row.Action != core.PullActionConflict || res.Counts.Conflict != 1 || res.Diff != "" || res.Writes {
+		t.Fatalf("counts %+v writes %v diff %q row %+v", res.Counts, res.Writes, res.Diff, row)
+	}
+	if len(row.Changes) != 1 || row.Changes[0].Document != "Guest payment" || row.Changes[0].Tracker != "Pay as a visitor" || row.Changes[0].Take != "" || !row.Changes[0].Conflict {
+		t.Errorf("changes %+v; want the title with both values, taken from neither", row.Changes)
+	}
+
+	// --take-tracker s-1: the tracker's title goes into the document.
+	res = e.pullPreview(core.PullPreviewInput{Path: path, TakeTracker: []string{"s-1"}})
+	if row := pullRow(t, res, "shop/s-1"); row.Action != core.PullActionPull || row.Changes[0].Take != core.TakeTracker || !strings.Contains(res.Diff, "+## Story s-1: Pay as a visitor") {
+		t.Fatalf("take tracker: %+v\n%s", row, res.Diff)
+	}
+	if _, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantUnchangedImport(path)
+}
+
+// Keeping the document's side of a conflict moves the base only: the file
+// stays, and the next import writes the document's value.
+func TestPullTakeDocumentMovesTheBase(t *testing.T) {
+	e, path := pullEnv(t)
+	s1 := e.byRef()["shop/s-1"]
+	if err := e.p.EditTitle(s1.Key, "Pay as a visitor"); err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(pullDoc, "Story s-1: Pay as a guest", "Story s-1: Guest payment", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path, TakeDocument: []string{"shop/s-1"}})
+	if row := pullRow(t, res, "shop/s-1"); row.Action != core.PullActionSettle || row.Changes[0].Take != core.TakeDocument || res.Diff != "" || !res.Writes {
+		t.Fatalf("take document: %+v %+v", row, res)
+	}
+	if _, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != edited {
+		t.Errorf("the file changed")
+	}
+	pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil || pre.Counts.Update != 1 || pre.Counts.Drift != 0 {
+		t.Fatalf("the import after keeping the document: %+v %v", pre.Counts, err)
+	}
+}
+
+// Nothing managed changed: nothing to pull, no handle, nothing written.
+func TestPullNothingToPull(t *testing.T) {
+	e, path := pullEnv(t)
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	if res.Writes || res.Diff != "" || res.PreviewHandle != "" || res.Counts != (core.PullCounts{Unchanged: 3}) {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// The file changed between the preview and the commit: refused, nothing
+// written (neither the file nor the tracker).
+func TestPullRefusesAFileChangedSinceThePreview(t *testing.T) {
+	e, path := pullEnv(t)
+	s1 := e.byRef()["shop/s-1"]
+	if err := e.p.EditTitle(s1.Key, "Pay as a visitor"); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	meanwhile := pullDoc + "\nA note added after the preview.\n"
+	if err := os.WriteFile(path, []byte(meanwhile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := e.p.Writes()
+	_, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewStale, "changed since the pull preview", "Nothing was written")
+	if got, _ := os.ReadFile(path); string(got) != meanwhile || e.p.Writes() != w {
+		t.Errorf("something was written: %d tracker writes, file %q", e.p.Writes()-w, got)
+	}
+	// And an item changed since the preview is refused the same way.
+	res = e.pullPreview(core.PullPreviewInput{Path: path})
+	if err := e.p.EditTitle(s1.Key, "Pay, again"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewStale, "Nothing was written")
+	if got, _ := os.ReadFile(path); string(got) != meanwhile {
+		t.Errorf("the file was written")
+	}
+}
+
+// A document never imported is refused; a pull handle is not an import's.
+func TestPullRefusals(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(t.TempDir(), "shop.md")
+	if err := os.WriteFile(path, []byte(pullDoc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.svc.PullPreview(e.ctx, core.PullPreviewInput{Path: path})
+	wantErr(t, err, core.CodeWorkItemNotFound, "never imported", "Import it first")
+
+	e, path = pullEnv(t)
+	_, err = e.svc.PullPreview(e.ctx, core.PullPreviewInput{Path: path, TakeTracker: []string{"s-9"}})
+	wantErr(t, err, core.CodeValidationFailed, "s-9")
+	if err := e.p.EditTitle(e.byRef()["shop/s-1"].Key, "Pay as a visitor"); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodePreviewNotFound, "pull preview handle")
+	_, err = e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle})
+	wantErr(t, err, core.CodeConfirmationRequired)
+}
