@@ -215,11 +215,11 @@ type pullItemState struct {
 }
 
 func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreviewInput) (PullPreviewResult, error) {
-	if strings.TrimSpace(in.Path) == "" {
-		return PullPreviewResult{}, Errorf(CodeSourceNotFound, "No planning document given: pass the path of the .md, .yaml or .yml file to pull into.").
-			WithDetails(Detail{Field: "path", Message: "missing"})
+	var data []byte
+	var err error = Errorf(CodeSourceNotFound, "No planning document given: pass the path of the .md, .yaml or .yml file to pull into.").WithDetails(Detail{Field: "path", Message: "missing"})
+	if strings.TrimSpace(in.Path) != "" {
+		data, err = ReadDocument(in.Path)
 	}
-	data, err := ReadDocument(in.Path)
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
@@ -235,11 +235,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	for i, it := range doc.Items {
 		refs[i] = NewReference(doc.ID, it.ID)
 	}
-	idx, err := s.st.LookupIndex(ctx, scope, refs)
-	if err != nil {
-		return PullPreviewResult{}, err
-	}
-	found, err := s.p.Lookup(ctx, refs, knownKeys(idx))
+	found, err := s.lookupKnown(ctx, scope, refs)
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
@@ -372,6 +368,16 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	return pl.result(p), nil
 }
 
+// lookupKnown looks refs up in the tracker (by key, too, where the dedup
+// index knows one).
+func (s *WorkItemService) lookupKnown(ctx context.Context, scope string, refs []Reference) (map[Reference]WorkItem, error) {
+	idx, err := s.st.LookupIndex(ctx, scope, refs)
+	if err != nil {
+		return nil, err
+	}
+	return s.p.Lookup(ctx, refs, knownKeys(idx))
+}
+
 // pullPermissions are the permissions the commit's base writes need.
 func pullPermissions(pl pullPlan) []Permission {
 	if len(pl.Entries) == 0 {
@@ -380,30 +386,28 @@ func pullPermissions(pl pullPlan) []Permission {
 	return []Permission{PermissionEdit}
 }
 
-// pullChoices resolves the items a take list names.
+// pullChoices resolves the items a take list names (ids, references,
+// or "all"), refusing names of no item.
 func pullChoices(doc *plan.Document, names []string, field string) (map[Reference]bool, error) {
+	items := make(map[Reference]bool, len(doc.Items))
+	for _, it := range doc.Items {
+		items[NewReference(doc.ID, it.ID)] = true
+	}
 	out := map[Reference]bool{}
 	var details []Detail
-	for _, n := range names {
+	for _, n := range slices.DeleteFunc(slices.Clone(names), func(n string) bool { return strings.TrimSpace(n) == "" }) {
 		n = strings.TrimSpace(n)
-		switch {
-		case n == "":
-			continue
-		case strings.EqualFold(n, "all"):
-			for _, it := range doc.Items {
-				out[NewReference(doc.ID, it.ID)] = true
-			}
-			continue
-		}
 		ref := Reference(n)
 		if !strings.Contains(n, "/") {
 			ref = NewReference(doc.ID, n)
 		}
-		if !slices.ContainsFunc(doc.Items, func(it plan.Item) bool { return NewReference(doc.ID, it.ID) == ref }) {
+		if strings.EqualFold(n, "all") {
+			maps.Copy(out, items)
+		} else if items[ref] {
+			out[ref] = true
+		} else {
 			details = append(details, Detail{Item: string(ref), Field: field, Message: n + " is not an item of document " + doc.ID})
-			continue
 		}
-		out[ref] = true
 	}
 	if len(details) > 0 {
 		return nil, Errorf(CodeValidationFailed, "%s names %d item(s) the document does not have (first: %s); name items by their ids.", field, len(details), details[0].Message).WithDetails(details...)
@@ -440,33 +444,45 @@ func (st *pullItemState) compareContent(takeT, takeD bool) {
 			docChanged = w.LastWritten != ContentDigest(Kind(it.Kind), it.Title, it.Description, ac, parentOf(st.ref.Document(), it))
 		}
 		ch := PullChange{Field: k, Document: shownContent(doc[k]), Tracker: shownContent(jira[k])}
-		switch {
-		case !trackerChanged:
+		if !trackerChanged {
 			// The document's change: the next import writes it.
 			st.bases[k] = b
 			if !hasBase {
 				st.bases[k] = j
 			}
 			st.settles = true
-		case !docChanged || takeT:
-			ch.Take, ch.Conflict = TakeTracker, docChanged
-			st.bases[k] = j
-			st.take(k, jira[k])
-		case takeD:
-			ch.Take, ch.Conflict = TakeDocument, true
-			st.bases[k] = j
-			st.settles = true
-		default:
-			ch.Conflict = true
-			st.held = true
+			st.row.Changes = append(st.row.Changes, ch)
+			continue
 		}
-		st.row.Changes = append(st.row.Changes, ch)
+		st.resolve(ch, k, j, docChanged, takeT, takeD, func() { st.take(k, jira[k]) })
 	}
+}
+
+// resolve settles part k the tracker changed (to digest j): taken from
+// the tracker (pull writes it into the document) when the document did
+// not change it or the item takes the tracker's; kept from the document
+// (only the base moves) when the item says so; else a conflict that holds
+// the item.
+func (st *pullItemState) resolve(ch PullChange, k, j string, docChanged, takeT, takeD bool, pull func()) {
+	switch {
+	case !docChanged || takeT:
+		ch.Take, ch.Conflict = TakeTracker, docChanged
+		st.bases[k] = j
+		pull()
+		st.pulled, st.settles = true, true
+	case takeD:
+		ch.Take, ch.Conflict = TakeDocument, true
+		st.bases[k] = j
+		st.settles = true
+	default:
+		ch.Conflict = true
+		st.held = true
+	}
+	st.row.Changes = append(st.row.Changes, ch)
 }
 
 // take writes the tracker's value of content part k into the document.
 func (st *pullItemState) take(k string, v []string) {
-	st.pulled, st.settles = true, true
 	switch k {
 	case ContentTitle:
 		st.change.Title = &v[0]
@@ -519,29 +535,19 @@ func (st *pullItemState) compareFields(fields map[string]FieldValue, own plan.Fi
 		switch {
 		case j == b:
 			st.bases[k] = b // the document's change: the next import writes it
-		case !docChanged || takeT:
-			if k == FieldLabels && own.Labels.From != plan.SourceItem && !containsAll(w.Fields[k], defLabels) {
-				*warnings = append(*warnings, fmt.Sprintf("%s %s (%s): its labels in the tracker (%s) drop a label the document's defaults add, so they cannot be written into the item; edit the defaults or the labels by hand.", kindLabel(Kind(st.it.Kind)), st.it.ID, w.Key, shownValues(w.Fields[k])))
-				st.held = true
-				ch.Conflict = docChanged
-				break
-			}
-			ch.Take, ch.Conflict = TakeTracker, docChanged
-			st.bases[k] = j
-			if st.change.Fields == nil {
-				st.change.Fields = map[string]string{}
-			}
-			st.change.Fields[k] = shownValues(w.Fields[k])
-			st.pulled, st.settles = true, true
-		case takeD:
-			ch.Take, ch.Conflict = TakeDocument, true
-			st.bases[k] = j
-			st.settles = true
+			st.row.Changes = append(st.row.Changes, ch)
+		case (!docChanged || takeT) && k == FieldLabels && own.Labels.From != plan.SourceItem && !containsAll(w.Fields[k], defLabels):
+			*warnings = append(*warnings, fmt.Sprintf("%s %s (%s): its labels in the tracker (%s) drop a label the document's defaults add, so they cannot be written into the item; edit the defaults or the labels by hand.", kindLabel(Kind(st.it.Kind)), st.it.ID, w.Key, shownValues(w.Fields[k])))
+			st.held, ch.Conflict = true, docChanged
+			st.row.Changes = append(st.row.Changes, ch)
 		default:
-			ch.Conflict = true
-			st.held = true
+			st.resolve(ch, k, j, docChanged, takeT, takeD, func() {
+				if st.change.Fields == nil {
+					st.change.Fields = map[string]string{}
+				}
+				st.change.Fields[k] = shownValues(w.Fields[k])
+			})
 		}
-		st.row.Changes = append(st.row.Changes, ch)
 	}
 }
 

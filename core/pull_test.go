@@ -2,7 +2,7 @@ package core_test
 
 import (
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +42,7 @@ Epic: e-1
 func pullEnv(t *testing.T) (*env, string) {
 	t.Helper()
 	e := newEnv(t)
-	path := filepath.Join(t.TempDir(), "shop.md")
+	path := t.TempDir() + "/shop.md"
 	if err := os.WriteFile(path, []byte(pullDoc), 0o640); err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +77,26 @@ func (e *env) pullPreview(in core.PullPreviewInput) core.PullPreviewResult {
 
 func pullRow(t *testing.T, res core.PullPreviewResult, ref core.Reference) core.PullItem {
 	t.Helper()
-	for _, it := range res.Items {
-		if it.Reference == ref {
-			return it
-		}
+	i := slices.IndexFunc(res.Items, func(it core.PullItem) bool { return it.Reference == ref })
+	if i < 0 {
+		t.Fatalf("no row for %s in %+v", ref, res.Items)
 	}
-	t.Fatalf("no row for %s in %+v", ref, res.Items)
-	return core.PullItem{}
+	return res.Items[i]
+}
+
+// conflictEnv has s-1's title changed both in the tracker and in the
+// document's file (returned as edited).
+func conflictEnv(t *testing.T) (e *env, path, edited string) {
+	t.Helper()
+	e, path = pullEnv(t)
+	if err := e.p.EditTitle(e.byRef()["shop/s-1"].Key, "Pay as a visitor"); err != nil {
+		t.Fatal(err)
+	}
+	edited = strings.Replace(pullDoc, "Story s-1: Pay as a guest", "Story s-1: Guest payment", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return e, path, edited
 }
 
 // wantUnchangedImport: the next import of the file plans nothing.
@@ -177,15 +190,7 @@ func TestPullTakesAPersonsChange(t *testing.T) {
 // Changed on both sides: both shown, neither taken, until a per-item
 // choice takes one.
 func TestPullConflictTakesNeitherWithoutAChoice(t *testing.T) {
-	e, path := pullEnv(t)
-	s1 := e.byRef()["shop/s-1"]
-	if err := e.p.EditTitle(s1.Key, "Pay as a visitor"); err != nil {
-		t.Fatal(err)
-	}
-	edited := strings.Replace(pullDoc, "Story s-1: Pay as a guest", "Story s-1: Guest payment", 1)
-	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	e, path, _ := conflictEnv(t)
 	res := e.pullPreview(core.PullPreviewInput{Path: path})
 	row := pullRow(t, res, "shop/s-1")
 	if row.Action != core.PullActionConflict || res.Counts.Conflict != 1 || res.Diff != "" || res.Writes {
@@ -209,15 +214,7 @@ func TestPullConflictTakesNeitherWithoutAChoice(t *testing.T) {
 // Keeping the document's side of a conflict moves the base only: the file
 // stays, and the next import writes the document's value.
 func TestPullTakeDocumentMovesTheBase(t *testing.T) {
-	e, path := pullEnv(t)
-	s1 := e.byRef()["shop/s-1"]
-	if err := e.p.EditTitle(s1.Key, "Pay as a visitor"); err != nil {
-		t.Fatal(err)
-	}
-	edited := strings.Replace(pullDoc, "Story s-1: Pay as a guest", "Story s-1: Guest payment", 1)
-	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	e, path, edited := conflictEnv(t)
 	res := e.pullPreview(core.PullPreviewInput{Path: path, TakeDocument: []string{"shop/s-1"}})
 	if row := pullRow(t, res, "shop/s-1"); row.Action != core.PullActionSettle || row.Changes[0].Take != core.TakeDocument || res.Diff != "" || !res.Writes {
 		t.Fatalf("take document: %+v %+v", row, res)
@@ -277,7 +274,7 @@ func TestPullRefusesAFileChangedSinceThePreview(t *testing.T) {
 // A document never imported is refused; a pull handle is not an import's.
 func TestPullRefusals(t *testing.T) {
 	e := newEnv(t)
-	path := filepath.Join(t.TempDir(), "shop.md")
+	path := t.TempDir() + "/shop.md"
 	if err := os.WriteFile(path, []byte(pullDoc), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package jira
 
 import (
 	"context"
-	"net/url"
-	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -19,16 +17,12 @@ var _ core.BaseRecorder = (*Provider)(nil)
 func (p *Provider) RecordBase(ctx context.Context, key, fingerprint string, spec core.ItemSpec) error {
 	ctx, done := p.observe(ctx, "RecordBase")
 	defer done()
-	if err := p.checkOwnKey(key); err != nil {
-		return err
-	}
-	m, err := p.ensureMeta(ctx)
+	m, err := p.ownItem(ctx, key)
 	if err != nil {
 		return err
 	}
-	var is issue
-	q := url.Values{"fields": {strings.Join(m.fieldsRequested(), ",")}, "properties": {PropertyKey}}
-	if _, err := p.do(ctx, call{method: "GET", path: issuePath(key), query: q, endpoint: "GET /rest/api/3/issue/{key}", action: "read issue " + key, key: key}, &is); err != nil {
+	is, err := p.getIssue(ctx, m, key)
+	if err != nil {
 		return itemErr(err, spec.Reference, key)
 	}
 	if w := p.workItem(m, is); w.Fingerprint != fingerprint {
@@ -48,14 +42,7 @@ func (p *Provider) RecordBase(ctx context.Context, key, fingerprint string, spec
 	pr := property{Digest: spec.Digest, JiraDigest: jd, Fields: spec.FieldBases, Content: content}
 	_, err = p.do(ctx, call{method: "PUT", path: issuePath(key) + "/properties/" + PropertyKey, body: pr, class: retryIdempotent, endpoint: "PUT /rest/api/3/issue/{key}/properties/{propertyKey}", action: "record the base of " + key, key: key}, nil)
 	if err != nil {
-		var u *uncertainError
-		if asUncertain(err, &u) {
-			return core.MarkOutcomeUnknown(u.err)
-		}
-		if core.ErrorCode(err) == core.CodeJiraUnavailable {
-			return core.MarkOutcomeUnknown(itemErr(err, spec.Reference, key))
-		}
-		return itemErr(err, spec.Reference, key)
+		return putErr(err, spec.Reference, key)
 	}
 	p.logFor(ctx).Debug("jira issue base recorded", "key", key, "reference", string(spec.Reference))
 	return nil

@@ -35,25 +35,39 @@ func (p *Provider) checkOwnKey(key string) error {
 	return nil
 }
 
+// ownItem checks the key of a call on one item of the project and reads
+// the metadata the call needs.
+func (p *Provider) ownItem(ctx context.Context, key string) (*meta, error) {
+	if err := p.checkOwnKey(key); err != nil {
+		return nil, err
+	}
+	return p.ensureMeta(ctx)
+}
+
 func issuePath(key string) string { return "/rest/api/3/issue/" + url.PathEscape(key) }
 
 // Get returns one item by key.
 func (p *Provider) Get(ctx context.Context, key string) (core.WorkItem, error) {
 	ctx, done := p.observe(ctx, "Get")
 	defer done()
-	if err := p.checkOwnKey(key); err != nil {
-		return core.WorkItem{}, err
-	}
-	m, err := p.ensureMeta(ctx)
+	m, err := p.ownItem(ctx, key)
 	if err != nil {
 		return core.WorkItem{}, err
 	}
-	var is issue
-	q := url.Values{"fields": {strings.Join(m.fieldsRequested(), ",")}, "properties": {PropertyKey}}
-	if _, err := p.do(ctx, call{method: "GET", path: issuePath(key), query: q, endpoint: "GET /rest/api/3/issue/{key}", action: "read issue " + key, key: key}, &is); err != nil {
+	is, err := p.getIssue(ctx, m, key)
+	if err != nil {
 		return core.WorkItem{}, err
 	}
 	return p.workItem(m, is), nil
+}
+
+// getIssue reads one issue with every field a read asks for and the
+// devworkwire property.
+func (p *Provider) getIssue(ctx context.Context, m *meta, key string) (issue, error) {
+	var is issue
+	q := url.Values{"fields": {strings.Join(m.fieldsRequested(), ",")}, "properties": {PropertyKey}}
+	_, err := p.do(ctx, call{method: "GET", path: issuePath(key), query: q, endpoint: "GET /rest/api/3/issue/{key}", action: "read issue " + key, key: key}, &is)
+	return is, err
 }
 
 type editRequest struct {
@@ -65,10 +79,7 @@ type editRequest struct {
 func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) error {
 	ctx, done := p.observe(ctx, "Update")
 	defer done()
-	if err := p.checkOwnKey(key); err != nil {
-		return err
-	}
-	m, err := p.ensureMeta(ctx)
+	m, err := p.ownItem(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -78,19 +89,25 @@ func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) e
 	}
 	_, err = p.do(ctx, call{method: "PUT", path: issuePath(key), body: editRequest{Fields: fields, Properties: props}, class: retryIdempotent, endpoint: "PUT /rest/api/3/issue/{key}", action: "edit issue " + key, key: key}, nil)
 	if err != nil {
-		var u *uncertainError
-		if ok := asUncertain(err, &u); ok {
-			return core.MarkOutcomeUnknown(u.err)
-		}
-		if core.ErrorCode(err) == core.CodeJiraUnavailable {
-			// The edit (PUT, resent on 5xx and network failures) got no
-			// answer to its last attempt: it may have been applied.
-			return core.MarkOutcomeUnknown(itemErr(err, spec.Reference, key))
-		}
-		return itemErr(err, spec.Reference, key)
+		return putErr(err, spec.Reference, key)
 	}
 	p.logFor(ctx).Debug("jira issue edited", "key", key, "reference", string(spec.Reference))
 	return nil
+}
+
+// putErr is the error of a PUT to one item (an edit, a property): marked
+// with MarkOutcomeUnknown when it may have been applied.
+func putErr(err error, ref core.Reference, key string) error {
+	var u *uncertainError
+	if ok := asUncertain(err, &u); ok {
+		return core.MarkOutcomeUnknown(u.err)
+	}
+	if core.ErrorCode(err) == core.CodeJiraUnavailable {
+		// The PUT (resent on 5xx and network failures) got no answer to
+		// its last attempt: it may have been applied.
+		return core.MarkOutcomeUnknown(itemErr(err, ref, key))
+	}
+	return itemErr(err, ref, key)
 }
 
 // itemErr adds the item to a write error's details.
