@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -336,56 +334,5 @@ func TestContentMergeOverHTTP(t *testing.T) {
 	pv = run(doc("Third text.", ""), core.Counts{Unchanged: 1})
 	if len(pv.Warnings) != 1 || !strings.Contains(pv.Warnings[0], "kept Jira's change") {
 		t.Errorf("the next preview: warnings %q", pv.Warnings)
-	}
-}
-
-// TestPullOverHTTP: a pull through the adapter takes a person's summary
-// and description into the document, writes only the devworkwire
-// property (one PUT per item, no issue edit), and the next import of the
-// pulled file is unchanged.
-func TestPullOverHTTP(t *testing.T) {
-	f := startJira(t, jiratest.Options{}, nil)
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
-	path := filepath.Join(t.TempDir(), "pl.md")
-	doc := "---\nid: pl\n---\n## Epic e-1: Checkout\n\nFirst text.\n\nAcceptance criteria:\n- [ ] It works\n"
-	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
-	key := f.srv.Issues()[0].Key
-	summary, text := "Checkout, renamed in Jira", "Written in Jira."
-	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Summary: &summary, DescriptionMarkdownText: &text}); err != nil {
-		t.Fatal(err)
-	}
-	writes := len(f.srv.Writes())
-	pull, err := svc.PullPreview(f.ctx, core.PullPreviewInput{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(f.srv.Writes()) != writes || pull.Counts.Pull != 1 || !strings.Contains(pull.Diff, "+## Epic e-1: Checkout, renamed in Jira") {
-		t.Fatalf("pull preview: %+v\n%s", pull.Counts, pull.Diff)
-	}
-	if _, err := svc.PullCommit(f.ctx, core.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
-	ws := f.srv.Writes()[writes:]
-	if len(ws) != 1 || ws[0].Method != "PUT" || !strings.HasSuffix(ws[0].Path, "/properties/"+PropertyKey) {
-		t.Errorf("the pull's writes: %+v; want one PUT of the property", ws)
-	}
-	got, _ := os.ReadFile(path)
-	// (The person's description replaced the whole field, which holds the
-	// criteria too when there is no criteria field: they are gone.)
-	if want := strings.NewReplacer("Epic e-1: Checkout", "Epic e-1: "+summary, "First text.", text, "\nAcceptance criteria:\n- [ ] It works\n", "").Replace(doc); string(got) != want {
-		t.Errorf("file:\n%s\nwant\n%s", got, want)
-	}
-	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
-	if err != nil || again.Counts != (core.Counts{Unchanged: 1}) || len(again.Warnings) != 0 {
-		t.Errorf("the import after the pull: %+v %q %v", again.Counts, again.Warnings, err)
 	}
 }
