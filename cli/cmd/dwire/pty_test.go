@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -627,5 +628,62 @@ func TestPTYRedirectedStdoutShowsThePreviewOnTheTerminal(t *testing.T) {
 	s.wantExit(0)
 	if strings.Contains(s.output(), "Import preview of") {
 		t.Errorf("a dry run's preview is on the terminal as well:\n%s", s.output())
+	}
+}
+
+// dwire pull on a terminal: the document's diff, then the prompt; no
+// leaves the file as it was, yes writes it, and the next import is
+// unchanged. Without a terminal the pull is refused and writes nothing.
+func TestPTYPull(t *testing.T) {
+	f := newPTYFixture(t)
+	s := f.start(t, nil, "import", "plan.md")
+	s.answer(promptText, "y")
+	s.wantExit(0)
+	path := filepath.Join(f.dir, "plan.md")
+	before, err := os.ReadFile(path)
+	must(t, err)
+	title := "Guest checkout, as Jira calls it"
+	must(t, f.srv.EditAsPerson("DEMO-1", jiratest.PersonEdit{Summary: &title}))
+	writes := len(f.srv.Writes())
+
+	s = f.start(t, nil, "pull", "plan.md")
+	s.answer(promptText, "n")
+	s.wantExit(0)
+	s.shows("Pull from Jira into plan.md", "-## Epic e-1: Guest checkout", "+## Epic e-1: Guest checkout, as Jira calls it", "Skipped: not confirmed; nothing was written.")
+	if after, _ := os.ReadFile(path); string(after) != string(before) || len(f.srv.Writes()) != writes {
+		t.Fatalf("no at the prompt wrote (file changed: %v, %d Jira writes)", string(after) != string(before), len(f.srv.Writes())-writes)
+	}
+
+	// No terminal: refused, nothing written.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "dwire", "pull", "plan.md")
+	cmd.Dir, cmd.Env, cmd.Stdin = f.dir, f.env, strings.NewReader("y\n")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "CONFIRMATION_REQUIRED") {
+		t.Fatalf("pull without a terminal: %v\n%s", err, out)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) || len(f.srv.Writes()) != writes {
+		t.Fatal("a pull without a terminal wrote")
+	}
+
+	s = f.start(t, nil, "pull", "plan.md")
+	s.answer(promptText, "y")
+	s.wantExit(0)
+	s.shows("Pulled: wrote plan.md")
+	after, err := os.ReadFile(path)
+	must(t, err)
+	if want := strings.Replace(string(before), "## Epic e-1: Guest checkout\n", "## Epic e-1: "+title+"\n", 1); string(after) != want {
+		t.Fatalf("file after yes:\n%s\nwant\n%s", after, want)
+	}
+	if ws := f.srv.Writes()[writes:]; len(ws) != 1 || !strings.Contains(ws[0].Path, "/properties/") {
+		t.Errorf("the pull's Jira writes: %+v; want one property write", ws)
+	}
+	writes = len(f.srv.Writes())
+	s = f.start(t, nil, "import", "plan.md")
+	s.wantExit(0)
+	if strings.Contains(s.output(), promptText) || len(f.srv.Writes()) != writes || !strings.Contains(s.output(), "5 unchanged") {
+		t.Fatalf("the import after the pull is not unchanged:\n%s", s.output())
 	}
 }

@@ -121,3 +121,13 @@ func TestNewCmdImportReleaseHeld(t *testing.T) {
 		t.Fatalf("ReleaseHeld = %q", got.ReleaseHeld)
 	}
 }
+
+func TestNewCmdPullParses(t *testing.T) {
+	got, c := parse(t, NewCmdPull, "plan.md", "--take-jira", "s-1,s-2", "--take-document", "all", "--dry-run")
+	if got.Path != "plan.md" || !got.DryRun || len(got.TakeJira) != 2 || got.TakeJira[1] != "s-2" || len(got.TakeDocument) != 1 || got.TakeDocument[0] != "all" {
+		t.Fatalf("options = %+v", got)
+	}
+	if c.Flags().Lookup("yes") != nil || c.Flags().ShorthandLookup("y") != nil {
+		t.Fatal("pull must never have a --yes flag")
+	}
+}

@@ -44,6 +44,7 @@ commit (some items were written), 70 internal error, 130 interrupted
 	root.AddCommand(
 		NewCmdInit(f, nil),
 		NewCmdImport(f, nil),
+		NewCmdPull(f, nil),
 		NewCmdProgress(f, nil),
 		NewCmdList(f, nil),
 		NewCmdShow(f, nil),

@@ -23,6 +23,8 @@ type Service interface {
 	PendingPreviews(ctx context.Context, limit int) (core.PendingResult, error)
 	KnownItems(ctx context.Context, limit int) ([]core.IndexEntry, error)
 	Graph(ctx context.Context, in core.GraphInput) (core.GraphResult, error)
+	PullPreview(ctx context.Context, in core.PullPreviewInput) (core.PullPreviewResult, error)
+	PullCommit(ctx context.Context, in core.CommitInput) (core.PullCommitResult, error)
 }
 
 // Factory carries the dependencies of every command. Production wiring

@@ -1,0 +1,126 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/render"
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// PullOptions are the dependencies and flags of `dwire pull`.
+type PullOptions struct {
+	ServiceOptions
+	// WorkDir anchors a relative document path.
+	WorkDir string
+
+	Path   string
+	DryRun bool
+	// TakeJira and TakeDocument resolve conflicts per item (--take-jira,
+	// --take-document: item ids, references, or all).
+	TakeJira     []string
+	TakeDocument []string
+}
+
+// NewCmdPull parses `dwire pull <doc>`.
+func NewCmdPull(f *cmdutil.Factory, runF func(context.Context, *PullOptions) error) *cobra.Command {
+	o := &PullOptions{ServiceOptions: serviceOptions(f), WorkDir: f.WorkDir}
+	c := &cobra.Command{
+		Use:   "pull <document>",
+		Short: "Take what people changed in Jira back into a document, confirmed",
+		Long: `Compare a planning document with its items in Jira and take what people
+changed there — titles, descriptions, acceptance criteria (ticked boxes
+too) and the fields the document sets — back into the document. Only the
+changed values are rewritten; everything else in the file stays byte for
+byte.
+
+The command shows the document's diff, asks for confirmation — the answer
+defaults to no — and then writes the file and records in Jira what the
+document now holds (no issue is edited), so the next import of the
+document is unchanged.
+
+An item changed both in the document and in Jira is a conflict: both
+values are shown and neither is taken until you choose per item:
+--take-jira s-1,s-2 writes Jira's values into the document;
+--take-document s-3 keeps the document's, and the next import writes them.
+
+With --dry-run the command stops after the preview. Without a terminal to
+ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.`,
+		Example: "  dwire pull plan.md\n  dwire pull plan.md --dry-run\n  dwire pull plan.md --take-jira s-1",
+		Args:    cobra.ExactArgs(1),
+		RunE:    runE(o, runF, pullRun, func(_ *cobra.Command, args []string) { o.Path, o.JSON = args[0], f.JSON }),
+	}
+	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
+	c.Flags().StringSliceVar(&o.TakeJira, "take-jira", nil, "items in conflict to take Jira's values for (item ids or references, or all)")
+	c.Flags().StringSliceVar(&o.TakeDocument, "take-document", nil, "items in conflict to keep the document's values for; the next import writes them (item ids or references, or all)")
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return []string{"md", "markdown", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+	return c
+}
+
+func pullRun(ctx context.Context, o *PullOptions) error {
+	ios := o.IO
+	path := o.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(o.WorkDir, path)
+	}
+	svc, closeFn, err := o.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	p, err := svc.PullPreview(ctx, core.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument})
+	if err != nil {
+		return err
+	}
+	p.Path = o.Path // as the person wrote it
+	warn(ios, p.Warnings)
+	interactive := !o.DryRun && p.Writes
+	if done, err := showPreview(ios, o.JSON, !interactive, p, func(w io.Writer, ro render.Options) { render.PullPreview(w, p, ro) }); done {
+		return err
+	}
+	if o.DryRun {
+		fmt.Fprintln(ios.ErrOut, "Dry run: nothing was written.")
+		return nil
+	}
+	if !p.Writes {
+		if p.Counts.Conflict > 0 {
+			fmt.Fprintf(ios.ErrOut, "Nothing to write: %s in conflict %s left as %s. Choose per item with --take-jira or --take-document and pull again.\n",
+				plural(p.Counts.Conflict, "item"), map[bool]string{true: "is", false: "are"}[p.Counts.Conflict == 1], map[bool]string{true: "it is", false: "they are"}[p.Counts.Conflict == 1])
+		} else {
+			fmt.Fprintln(ios.ErrOut, "Nothing to pull: the document already holds what Jira has.")
+		}
+		return nil
+	}
+	if !ios.CanPrompt() {
+		return core.Errorf(core.CodeConfirmationRequired,
+			"Pulling into %s needs your confirmation, but this is not an interactive terminal, so nobody can be asked. Nothing was written. Run `dwire pull %s` in a terminal (with --dry-run to see the diff only). There is no flag that skips this.",
+			o.Path, o.Path).WithRunID(p.RunID).WithDetails(core.Detail{Field: "preview_handle", Message: p.PreviewHandle})
+	}
+	q := fmt.Sprintf("Write %s and record the bases of %s in Jira?", o.Path, plural(p.Counts.Pull+p.Counts.Settle, "item"))
+	if ok, err := ask(ctx, ios, q); err != nil || !ok {
+		if !ok && err == nil && o.JSON {
+			return printJSON(ios.Out, p)
+		}
+		return err
+	}
+	r, err := svc.PullCommit(ctx, core.CommitInput{PreviewHandle: p.PreviewHandle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: p.PlanDigest})
+	if err != nil {
+		return err
+	}
+	r.Path = o.Path
+	if o.JSON {
+		return printJSON(ios.Out, r)
+	}
+	render.PullCommit(ios.Out, r, viewOpts(ios, false))
+	return nil
+}
