@@ -293,3 +293,43 @@ func TestPullRefusals(t *testing.T) {
 	_, err = e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle})
 	wantErr(t, err, core.CodeConfirmationRequired)
 }
+
+// A YAML document, with a field its defaults set: the person's title,
+// ticked box and priority go into the file (the priority as the item's
+// own key, since a default set it), the rest of the file stays.
+func TestPullYAMLAndADefaultField(t *testing.T) {
+	e := newEnv(t)
+	doc := "id: shop   # kept\ndefaults:\n  priority: Medium\nstories:\n  - id: s-1\n    title: Pay as a guest   # kept too\n    acceptance_criteria:\n      - \"[ ] A guest can pay\"\n"
+	path := t.TempDir() + "/shop.yaml"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.commit(pre.PreviewHandle, "")
+	key := e.byRef()["shop/s-1"].Key
+	if err := e.p.Edit(key, func(w *core.WorkItem) {
+		w.Title = "Pay as a visitor"
+		w.AcceptanceCriteria = []string{"[x] A guest can pay"}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.p.SetField(key, "priority", []string{"High"}); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	if res.Counts.Pull != 1 {
+		t.Fatalf("%+v", res)
+	}
+	if _, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	want := "id: shop   # kept\ndefaults:\n  priority: Medium\nstories:\n  - id: s-1\n    title: Pay as a visitor   # kept too\n    priority: High\n    acceptance_criteria:\n      - \"[x] A guest can pay\"\n"
+	if string(got) != want {
+		t.Errorf("file:\n%s\nwant\n%s", got, want)
+	}
+	e.wantUnchangedImport(path)
+}

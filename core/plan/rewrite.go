@@ -132,6 +132,11 @@ func (w *rewriter) line(n int) string {
 
 func (w *rewriter) off(n int) int { return w.starts[n-1] }
 
+// lineAt is the line (1-based) holding byte offset off.
+func (w *rewriter) lineAt(off int) int {
+	return sort.Search(len(w.starts), func(i int) bool { return w.starts[i] > off })
+}
+
 func (w *rewriter) lineEnd(n int) int { return w.off(n) + len(w.line(n)) }
 
 func (w *rewriter) replace(from, to int, text string) {
@@ -684,7 +689,7 @@ func (w *rewriter) yamlItem(it *rawItem, c Change) {
 		w.problem(it.ID, "title", "%s has no title key", who)
 		return
 	}
-	after := w.valueEnd(tk, tv) // where missing keys are added
+	after := w.lineEnd(w.lineAt(w.valueEnd(tk, tv))) // where missing keys are added: after the title's line (and its comment)
 	pad := "\n" + strings.Repeat(" ", tk.Column-1)
 	if c.Title != nil && *c.Title != it.Title {
 		w.replace(w.yamlOff(tv.Line, tv.Column), w.valueEnd(tk, tv), yamlScalar(*c.Title, tv.Style))
