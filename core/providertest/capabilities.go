@@ -17,6 +17,7 @@ var capabilityTests = []struct {
 }{
 	{"DuplicatesAfterCreate", testDuplicates},
 	{"CheckItemsAgreesWithCreate", testCheckItems},
+	{"RecordBase", testRecordBase}, // core.BaseRecorder (a pull; base.go)
 }
 
 // capability returns the provider as T, or skips the test when it has no
