@@ -42,16 +42,22 @@ Epic: e-1
 func pullEnv(t *testing.T) (*env, string) {
 	t.Helper()
 	e := newEnv(t)
-	path := t.TempDir() + "/shop.md"
-	if err := os.WriteFile(path, []byte(pullDoc), 0o640); err != nil {
-		t.Fatal(err)
+	return e, e.importFile("shop.md", pullDoc)
+}
+
+// importFile writes doc to a file named name (mode 0640) and imports it.
+func (e *env) importFile(name, doc string) string {
+	e.t.Helper()
+	path := e.t.TempDir() + "/" + name
+	if err := os.WriteFile(path, []byte(doc), 0o640); err != nil {
+		e.t.Fatal(err)
 	}
 	pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: path})
 	if err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
 	e.commit(pre.PreviewHandle, "")
-	return e, path
+	return path
 }
 
 // pullPreview previews a pull and fails on an error, a tracker write or a
@@ -300,15 +306,7 @@ func TestPullRefusals(t *testing.T) {
 func TestPullYAMLAndADefaultField(t *testing.T) {
 	e := newEnv(t)
 	doc := "id: shop   # kept\ndefaults:\n  priority: Medium\nstories:\n  - id: s-1\n    title: Pay as a guest   # kept too\n    acceptance_criteria:\n      - \"[ ] A guest can pay\"\n"
-	path := t.TempDir() + "/shop.yaml"
-	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.commit(pre.PreviewHandle, "")
+	path := e.importFile("shop.yaml", doc)
 	key := e.byRef()["shop/s-1"].Key
 	if err := e.p.Edit(key, func(w *core.WorkItem) {
 		w.Title = "Pay as a visitor"

@@ -71,13 +71,7 @@ normal creates, marked "released" in the preview you confirm.`,
 	_ = c.RegisterFlagCompletionFunc("release-held", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"all\tevery held-back item"}, cobra.ShellCompDirectiveNoFileComp
 	})
-	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		// Planning documents and the folders that may hold them.
-		return []string{"md", "markdown", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
-	}
+	c.ValidArgsFunction = documentArgs // pull.go
 	return c
 }
 

@@ -3,29 +3,15 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
-
-// PullOptions are the dependencies and flags of `dwire pull`.
-type PullOptions struct {
-	ServiceOptions
-	// WorkDir anchors a relative document path.
-	WorkDir string
-
-	Path   string
-	DryRun bool
-	// TakeJira and TakeDocument resolve conflicts per item (--take-jira,
-	// --take-document: item ids, references, or all).
-	TakeJira     []string
-	TakeDocument []string
-}
 
 // NewCmdPull parses `dwire pull <doc>`.
 func NewCmdPull(f *cmdutil.Factory, runF func(context.Context, *PullOptions) error) *cobra.Command {
@@ -58,26 +44,43 @@ ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.`,
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
 	c.Flags().StringSliceVar(&o.TakeJira, "take-jira", nil, "items in conflict to take Jira's values for (item ids or references, or all)")
 	c.Flags().StringSliceVar(&o.TakeDocument, "take-document", nil, "items in conflict to keep the document's values for; the next import writes them (item ids or references, or all)")
-	c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return []string{"md", "markdown", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
-	}
+	c.ValidArgsFunction = documentArgs
 	return c
 }
 
-func pullRun(ctx context.Context, o *PullOptions) error {
-	ios := o.IO
-	path := o.Path
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(o.WorkDir, path)
+// PullOptions are the dependencies and flags of `dwire pull`.
+type PullOptions struct {
+	ServiceOptions
+	// WorkDir anchors a relative document path.
+	WorkDir string
+
+	Path   string
+	DryRun bool
+	// TakeJira and TakeDocument resolve conflicts per item (--take-jira,
+	// --take-document: item ids, references, or all).
+	TakeJira     []string
+	TakeDocument []string
+}
+
+// documentArgs completes a command's one document argument: planning
+// documents and the folders that may hold them.
+func documentArgs(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+	return []string{"md", "markdown", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+func pullRun(ctx context.Context, o *PullOptions) error {
 	svc, closeFn, err := o.Service(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
+	ios, path := o.IO, o.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(o.WorkDir, path)
+	}
 	p, err := svc.PullPreview(ctx, core.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument})
 	if err != nil {
 		return err
@@ -85,7 +88,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 	p.Path = o.Path // as the person wrote it
 	warn(ios, p.Warnings)
 	interactive := !o.DryRun && p.Writes
-	if done, err := showPreview(ios, o.JSON, !interactive, p, func(w io.Writer, ro render.Options) { render.PullPreview(w, p, ro) }); done {
+	if done, err := showPreview(ios, o.JSON, !interactive, p, render.PullPreviewView(p)); done {
 		return err
 	}
 	if o.DryRun {
@@ -93,12 +96,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 		return nil
 	}
 	if !p.Writes {
-		if p.Counts.Conflict > 0 {
-			fmt.Fprintf(ios.ErrOut, "Nothing to write: %s in conflict %s left as %s. Choose per item with --take-jira or --take-document and pull again.\n",
-				plural(p.Counts.Conflict, "item"), map[bool]string{true: "is", false: "are"}[p.Counts.Conflict == 1], map[bool]string{true: "it is", false: "they are"}[p.Counts.Conflict == 1])
-		} else {
-			fmt.Fprintln(ios.ErrOut, "Nothing to pull: the document already holds what Jira has.")
-		}
+		nothingToPull(ios, p.Counts)
 		return nil
 	}
 	if !ios.CanPrompt() {
@@ -123,4 +121,15 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 	}
 	render.PullCommit(ios.Out, r, viewOpts(ios, false))
 	return nil
+}
+
+// nothingToPull says why a pull writes nothing.
+func nothingToPull(ios *iostreams.IOStreams, c core.PullCounts) {
+	if c.Conflict == 0 {
+		fmt.Fprintln(ios.ErrOut, "Nothing to pull: the document already holds what Jira has.")
+		return
+	}
+	one := c.Conflict == 1
+	fmt.Fprintf(ios.ErrOut, "Nothing to write: %s in conflict %s left as %s. Choose per item with --take-jira or --take-document and pull again.\n",
+		plural(c.Conflict, "item"), map[bool]string{true: "is", false: "are"}[one], map[bool]string{true: "it is", false: "they are"}[one])
 }

@@ -50,6 +50,11 @@ func PullPreview(w io.Writer, p core.PullPreviewResult, o Options) {
 	}
 }
 
+// PullPreviewView is PullPreview of p, as a command hands a view over.
+func PullPreviewView(p core.PullPreviewResult) func(io.Writer, Options) {
+	return func(w io.Writer, o Options) { PullPreview(w, p, o) }
+}
+
 // pullChangeLines say what happens to one part.
 func pullChangeLines(ch core.PullChange) []string {
 	name := core.FieldName(ch.Field)
