@@ -693,8 +693,9 @@ type pullCommit struct {
 }
 
 // lock: the document's commit lock (the import's).
-func (c *pullCommit) lock() (name, what string) {
-	return "import|" + c.pl.Pull.Scope + "|" + c.pl.Pull.Document, "document " + c.pl.Pull.Document
+func (c *pullCommit) lock() []lockName {
+	d := c.pl.Pull.Document
+	return []lockName{{name: "import|" + c.pl.Pull.Scope + "|" + d, what: "document " + d, document: d}}
 }
 
 // fileStale refuses a file that is not the one previewed.
