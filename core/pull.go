@@ -243,11 +243,11 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 		return PullPreviewResult{}, Errorf(CodeWorkItemNotFound, "None of the %d items of document %s (%s) is in the tracker: the document was never imported, so there is nothing to pull. Import it first; nothing was written.", len(doc.Items), doc.ID, name).
 			WithDetails(Detail{Item: doc.ID, Message: "no item of the document is in the tracker"})
 	}
-	takeT, err := pullChoices(doc, in.TakeTracker, "take_tracker")
+	takeT, err := pullChoices(doc, in.TakeTracker, "take_tracker", "take the tracker's values for")
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
-	takeD, err := pullChoices(doc, in.TakeDocument, "take_document")
+	takeD, err := pullChoices(doc, in.TakeDocument, "take_document", "keep the document's values for")
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
@@ -388,7 +388,7 @@ func pullPermissions(pl pullPlan) []Permission {
 
 // pullChoices resolves the items a take list names (ids, references,
 // or "all"), refusing names of no item.
-func pullChoices(doc *plan.Document, names []string, field string) (map[Reference]bool, error) {
+func pullChoices(doc *plan.Document, names []string, field, what string) (map[Reference]bool, error) {
 	items := make(map[Reference]bool, len(doc.Items))
 	for _, it := range doc.Items {
 		items[NewReference(doc.ID, it.ID)] = true
@@ -410,7 +410,7 @@ func pullChoices(doc *plan.Document, names []string, field string) (map[Referenc
 		}
 	}
 	if len(details) > 0 {
-		return nil, Errorf(CodeValidationFailed, "%s names %d item(s) the document does not have (first: %s); name items by their ids.", field, len(details), details[0].Message).WithDetails(details...)
+		return nil, Errorf(CodeValidationFailed, "%d of the items chosen to %s are not in the document (first: %s); name items by their ids, or all.", len(details), what, details[0].Message).WithDetails(details...)
 	}
 	return out, nil
 }
@@ -445,12 +445,12 @@ func (st *pullItemState) compareContent(takeT, takeD bool) {
 		}
 		ch := PullChange{Field: k, Document: shownContent(doc[k]), Tracker: shownContent(jira[k])}
 		if !trackerChanged {
-			// The document's change: the next import writes it.
+			// The document's change: the next import writes it (the base
+			// stays, should another part move it).
 			st.bases[k] = b
 			if !hasBase {
 				st.bases[k] = j
 			}
-			st.settles = true
 			st.row.Changes = append(st.row.Changes, ch)
 			continue
 		}

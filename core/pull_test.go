@@ -244,6 +244,14 @@ func TestPullNothingToPull(t *testing.T) {
 	if res.Writes || res.Diff != "" || res.PreviewHandle != "" || res.Counts != (core.PullCounts{Unchanged: 3}) {
 		t.Fatalf("%+v", res)
 	}
+	// A change only the document made is not the pull's: nothing to
+	// write either (the next import writes it).
+	if err := os.WriteFile(path, []byte(strings.Replace(pullDoc, "Story s-1: Pay as a guest", "Story s-1: Guest payment", 1)), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if res := e.pullPreview(core.PullPreviewInput{Path: path}); res.Writes || res.Counts != (core.PullCounts{Unchanged: 3}) {
+		t.Fatalf("a document-only change: %+v", res)
+	}
 }
 
 // The file changed between the preview and the commit: refused, nothing
@@ -289,7 +297,7 @@ func TestPullRefusals(t *testing.T) {
 
 	e, path = pullEnv(t)
 	_, err = e.svc.PullPreview(e.ctx, core.PullPreviewInput{Path: path, TakeTracker: []string{"s-9"}})
-	wantErr(t, err, core.CodeValidationFailed, "s-9")
+	wantErr(t, err, core.CodeValidationFailed, "s-9", "chosen to take the tracker's values for")
 	if err := e.p.EditTitle(e.byRef()["shop/s-1"].Key, "Pay as a visitor"); err != nil {
 		t.Fatal(err)
 	}
