@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,4 +132,50 @@ func TestRewriteRefusesSplitDescription(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Code != CodeValidationFailed || !strings.Contains(pe.Message, "several places") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// checkRewrite rewrites every item of a document that parses (a title, a
+// description, one more criterion with a box, a priority): no panic;
+// either a *Error, or output that parses and holds the changes.
+func checkRewrite(t *testing.T, name string, data []byte) {
+	doc, err := Parse(name, data)
+	if err != nil {
+		return
+	}
+	var changes []Change
+	for _, it := range append(doc.Items, doc.Subtasks...) {
+		texts := append(slices.Clone(it.AcceptanceCriteria), "Added by the tracker")
+		boxes := make([]string, len(texts))
+		boxes[len(boxes)-1] = BoxDone
+		changes = append(changes, Change{Item: it.ID, Title: ptr(it.Title + " (renamed)"), Description: ptr("New text\n\nof two paragraphs."),
+			Criteria: &Criteria{Texts: texts, Boxes: boxes}, Fields: map[string]string{"priority": "High"}})
+	}
+	out, err := Options{}.Rewrite(name, data, changes)
+	if err != nil {
+		var pe *Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("Rewrite error %T %v is not a *Error", err, err)
+		}
+		return
+	}
+	got, err := Parse(name, out)
+	if err != nil {
+		t.Fatalf("the rewritten document does not parse: %v\n%s", err, out)
+	}
+	for _, it := range append(got.Items, got.Subtasks...) {
+		if !strings.HasSuffix(it.Title, " (renamed)") || it.Fields.Priority.Value != "High" {
+			t.Fatalf("item %s not rewritten: %+v\n%s", it.ID, it, out)
+		}
+	}
+}
+
+func FuzzRewrite(f *testing.F) {
+	addSeeds(f, ".md")
+	f.Add([]byte("## Story s-1: T\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkRewrite(t, "fuzz.md", data) })
+}
+
+func FuzzRewriteYAML(f *testing.F) {
+	addSeeds(f, ".yaml", ".yml")
+	f.Fuzz(func(t *testing.T, data []byte) { checkRewrite(t, "fuzz.yaml", data) })
 }
