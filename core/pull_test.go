@@ -339,3 +339,39 @@ func TestPullYAMLAndADefaultField(t *testing.T) {
 	}
 	e.wantUnchangedImport(path)
 }
+
+// An item in conflict on one part still gets its other changed parts
+// pulled into the file; its base does not move (no tracker write), and
+// the next import shows the conflict alone.
+func TestPullConflictPullsTheOtherParts(t *testing.T) {
+	e, path, edited := conflictEnv(t)
+	s1 := e.byRef()["shop/s-1"].Key
+	if err := e.p.Edit(s1, func(w *core.WorkItem) { w.Description = "Guests pay by card." }); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	if row := pullRow(t, res, "shop/s-1"); row.Action != core.PullActionConflict || len(row.Changes) != 2 || !strings.Contains(res.Diff, "+Guests pay by card.") {
+		t.Fatalf("row %+v\n%s", row, res.Diff)
+	}
+	w := e.p.Writes()
+	if _, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if e.p.Writes() != w {
+		t.Errorf("the base of an item in conflict moved")
+	}
+	if got, _ := os.ReadFile(path); string(got) != strings.Replace(edited, "Guests pay   without an account.", "Guests pay by card.", 1) {
+		t.Errorf("file:\n%s", got)
+	}
+	pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil || pre.Counts.Drift != 1 || pre.Counts.Update != 0 {
+		t.Fatalf("the import after: %+v %v", pre.Counts, err)
+	}
+	for _, it := range pre.Items {
+		for _, ch := range it.Changes {
+			if ch.Field != "title" {
+				t.Errorf("the import after the pull shows %s as changed; want the title's conflict only", ch.Field)
+			}
+		}
+	}
+}

@@ -10,13 +10,11 @@ import (
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
-// TestPullOverHTTP: a pull through the adapter takes a person's summary
-// and description into the document, writes only the devworkwire
-// property (one PUT per item, no issue edit), and the next import of the
-// pulled file is unchanged.
-func TestPullOverHTTP(t *testing.T) {
-	doc := "---\nid: pl\n---\n## Epic e-1: Checkout\n\nFirst text.\n\nAcceptance criteria:\n- [ ] It works\n"
-	path := t.TempDir() + "/pl.md"
+// importedOverHTTP writes doc to a file named name, starts the fake Jira
+// and imports the file through the adapter.
+func importedOverHTTP(t *testing.T, name, doc string) (*fixture, *core.WorkItemService, string) {
+	t.Helper()
+	path := t.TempDir() + "/" + name
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +27,16 @@ func TestPullOverHTTP(t *testing.T) {
 	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
 		t.Fatal(err)
 	}
+	return f, svc, path
+}
+
+// TestPullOverHTTP: a pull through the adapter takes a person's summary
+// and description into the document, writes only the devworkwire
+// property (one PUT per item, no issue edit), and the next import of the
+// pulled file is unchanged.
+func TestPullOverHTTP(t *testing.T) {
+	doc := "---\nid: pl\n---\n## Epic e-1: Checkout\n\nFirst text.\n\nAcceptance criteria:\n- [ ] It works\n"
+	f, svc, path := importedOverHTTP(t, "pl.md", doc)
 	key := f.srv.Issues()[0].Key
 	summary, text := "Checkout, renamed in Jira", "Written in Jira."
 	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Summary: &summary, DescriptionMarkdownText: &text}); err != nil {
@@ -58,5 +66,33 @@ func TestPullOverHTTP(t *testing.T) {
 	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
 	if err != nil || again.Counts != (core.Counts{Unchanged: 1}) || len(again.Warnings) != 0 {
 		t.Errorf("the import after the pull: %+v %q %v", again.Counts, again.Warnings, err)
+	}
+}
+
+// An issue whose property predates per-part bases is compared as one
+// unit: the document unchanged since the last write, the person's summary
+// is pulled; the base written then is per part, and the next import is
+// unchanged.
+func TestPullMigratesAnOlderProperty(t *testing.T) {
+	f, svc, path := importedOverHTTP(t, "old.md", "---\nid: old\n---\n## Epic e-1: Checkout\n\nSome text.\n")
+	key := f.srv.Issues()[0].Key
+	writeOldProperty(t, f.srv, key)
+	summary := "Checkout, renamed in Jira"
+	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Summary: &summary}); err != nil {
+		t.Fatal(err)
+	}
+	pull, err := svc.PullPreview(f.ctx, core.PullPreviewInput{Path: path})
+	if err != nil || pull.Counts.Pull != 1 || pull.Counts.Conflict != 0 {
+		t.Fatalf("pull of an older property: %v %+v %+v", err, pull.Counts, pull.Items)
+	}
+	if _, err := svc.PullCommit(f.ctx, core.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if sn, _ := f.srv.Issue(key); !strings.Contains(string(sn.Properties[PropertyKey]), `"content":{`) {
+		t.Errorf("the property after the pull has no per-part digests: %s", sn.Properties[PropertyKey])
+	}
+	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil || again.Counts != (core.Counts{Unchanged: 1}) {
+		t.Errorf("the import after the pull: %+v %v", again.Counts, err)
 	}
 }
