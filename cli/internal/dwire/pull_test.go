@@ -47,7 +47,7 @@ func TestPullDeclinedWritesNothing(t *testing.T) {
 func TestPullYesWritesThenImportIsUnchanged(t *testing.T) {
 	h, path := pullHarness(t)
 	r := h.run("y\n", true, "pull", "plan.md")
-	r.expect(t, 0, "Pulled: wrote plan.md; moved the bases of 1 item(s) forward in Jira (DEMO-3).")
+	r.expect(t, 0, "Write plan.md and record in Jira that 1 item matches it (no issue is edited)? [y/N]", "Pulled: wrote plan.md; Jira records 1 item(s) as matching the document (DEMO-3).")
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "\nA guest pays by card or wallet.\n") {
 		t.Fatalf("file after the pull:\n%s", b)
 	}

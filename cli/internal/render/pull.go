@@ -106,7 +106,7 @@ func PullCommit(w io.Writer, r core.PullCommitResult, o Options) {
 		if n > 10 {
 			keys += fmt.Sprintf(", … (%d in all)", n)
 		}
-		parts = append(parts, fmt.Sprintf("moved the bases of %d item(s) forward in Jira (%s)", n, keys))
+		parts = append(parts, fmt.Sprintf("Jira records %d item(s) as matching the document (%s)", n, keys))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "nothing to write")
