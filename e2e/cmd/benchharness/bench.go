@@ -46,6 +46,16 @@ type bench struct {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
+// storeFor makes the directory of one row's files under the run's
+// temporary directory and returns the path of its state store there.
+func (b *bench) storeFor(row string) (string, error) {
+	dir := filepath.Join(b.tmp, row)
+	return filepath.Join(dir, "state.db"), os.MkdirAll(dir, 0o755)
+}
+
+// stamp is now, as the reports date a row.
+func stamp() string { return time.Now().UTC().Format(time.RFC3339) }
+
 // epicsFor is ≈2% of n, at least one.
 func epicsFor(n int) int { return max(1, int(math.Round(float64(n)*0.02))) }
 

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +38,7 @@ type FieldsRun struct {
 
 // FieldsResult compares a plan with seven fields per story and without.
 type FieldsResult struct {
-	Date    string    `json:"date"` // when measured (-fields-only: later than the rest)
+	Date    string    `json:"date"` // when measured (-only fields: later than the rest)
 	Items   int       `json:"items"`
 	Fields  int       `json:"fields_per_story"`
 	Without FieldsRun `json:"without_fields"`
@@ -146,31 +143,4 @@ func fieldsMarkdown(r *Results) string {
 	}
 	b.WriteString("\n")
 	return b.String()
-}
-
-// fieldsOnly measures the fields runs alone and merges them into the
-// results in OutJSON (kept as they are otherwise; fresh ones when there are
-// none), then rewrites both reports.
-func (b *bench) fieldsOnly(ctx context.Context, fresh *Results) (*Results, error) {
-	res := fresh
-	if data, err := os.ReadFile(b.o.OutJSON); err == nil {
-		var old Results
-		if err := json.Unmarshal(data, &old); err != nil {
-			return nil, fmt.Errorf("%s: %w", b.o.OutJSON, err)
-		}
-		res = &old
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	f, err := b.fieldsRuns(ctx, b.o.FieldsItems)
-	if err != nil {
-		return nil, fmt.Errorf("fields runs: %w", err)
-	}
-	res.Fields = f
-	res.Targets = targets(res)
-	if err := writeReports(res, b.o); err != nil {
-		return nil, err
-	}
-	logf(b.o, "merged the fields runs into %s and %s", b.o.OutMD, b.o.OutJSON)
-	return res, nil
 }

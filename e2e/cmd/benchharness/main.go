@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,11 +45,14 @@ type Options struct {
 	BurstItems int
 	BurstLimit float64
 	// FieldsItems is the size of the plan run with and without seven
-	// fields per story (0 = none); FieldsOnly measures only that and
-	// merges it into the results already in OutJSON.
+	// fields per story (0 = none).
 	FieldsItems int
-	FieldsOnly  bool
-	Log         io.Writer // progress lines
+	// LinksItems is the size of the link-heavy plan (0 = none).
+	LinksItems int
+	// Only names the rows to measure alone (burst, fields, links), merged
+	// into the results already in OutJSON; empty = everything.
+	Only map[string]bool
+	Log  io.Writer // progress lines
 }
 
 func main() {
@@ -88,7 +95,9 @@ func parseFlags(args []string) (Options, error) {
 	fs.IntVar(&o.BurstItems, "burst-items", -1, "items of the runs under a burst limit (default 1000; with -quick 20; 0 = none)")
 	fs.Float64Var(&o.BurstLimit, "burst-limit", 10, "the burst limit of those runs, requests per second per endpoint and method")
 	fs.IntVar(&o.FieldsItems, "fields-items", -1, "items of the plan imported with and without seven fields per story (default 1000; with -quick 20; 0 = none)")
-	fs.BoolVar(&o.FieldsOnly, "fields-only", false, "measure only the fields runs and merge them into the results already in -out-json (both reports rewritten)")
+	fieldsOnly := fs.Bool("fields-only", false, "the same as -only fields")
+	fs.IntVar(&o.LinksItems, "links-items", -1, "items of the link-heavy plan: 30% sub-tasks, items/2 dependencies, sprint and rank (default 1000; with -quick 20; 0 = none)")
+	only := fs.String("only", "", "comma-separated rows to measure alone (burst, fields, links), merged into the results already in -out-json (both reports rewritten)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
 	fs.StringVar(&o.Render, "render", "", "measure nothing: rewrite the Markdown report from this benchmarks.json (same numbers, current wording)")
@@ -124,8 +133,34 @@ func parseFlags(args []string) (Options, error) {
 			o.FieldsItems = 20
 		}
 	}
-	if o.FieldsOnly && o.FieldsItems < 2 {
-		return Options{}, fmt.Errorf("-fields-only needs -fields-items of at least 2")
+	if o.LinksItems < 0 {
+		o.LinksItems = 1000
+		if o.Quick {
+			o.LinksItems = 20
+		}
+	}
+	if o.LinksItems == 1 || o.LinksItems < 0 {
+		return Options{}, fmt.Errorf("-links-items must be at least 2 (or 0)")
+	}
+	if *fieldsOnly {
+		*only += ",fields"
+	}
+	for _, row := range strings.Split(*only, ",") {
+		switch row = strings.TrimSpace(row); row {
+		case "":
+		case "burst", "fields", "links":
+			if o.Only == nil {
+				o.Only = map[string]bool{}
+			}
+			o.Only[row] = true
+		default:
+			return Options{}, fmt.Errorf("-only: %q is not a row that can be measured alone (burst, fields, links)", row)
+		}
+	}
+	for row, size := range map[string]int{"burst": o.BurstItems, "fields": o.FieldsItems, "links": o.LinksItems} {
+		if o.Only[row] && size < 2 {
+			return Options{}, fmt.Errorf("-only %s needs -%s-items of at least 2", row, row)
+		}
 	}
 	if o.ColdRuns <= 0 {
 		o.ColdRuns = 31
@@ -165,8 +200,8 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if o.FieldsOnly {
-		return b.fieldsOnly(ctx, res)
+	if len(o.Only) > 0 {
+		return b.only(ctx, res)
 	}
 	for _, n := range o.Sizes {
 		sr, err := b.size(ctx, n)
@@ -176,15 +211,8 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		res.Sizes = append(res.Sizes, sr)
 	}
 	extrapolate(res.Sizes)
-	if o.BurstItems > 0 {
-		if res.Burst, err = b.burstRuns(ctx, o.BurstItems, o.BurstLimit); err != nil {
-			return nil, fmt.Errorf("burst-limited runs: %w", err)
-		}
-	}
-	if o.FieldsItems > 0 {
-		if res.Fields, err = b.fieldsRuns(ctx, o.FieldsItems); err != nil {
-			return nil, fmt.Errorf("fields runs: %w", err)
-		}
+	if err := b.rows(ctx, res, func(string) bool { return true }); err != nil {
+		return nil, err
 	}
 	logf(o, "CLI cold start (%d runs)", o.ColdRuns)
 	if res.ColdStart, err = b.coldStart(ctx); err != nil {
@@ -204,6 +232,53 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		return nil, err
 	}
 	logf(o, "wrote %s and %s", o.OutMD, o.OutJSON)
+	return res, nil
+}
+
+// rows measures the burst-limited, fields and link-heavy rows that want
+// selects (and whose size is not 0) into res.
+func (b *bench) rows(ctx context.Context, res *Results, want func(row string) bool) error {
+	var err error
+	if b.o.BurstItems > 0 && want("burst") {
+		if res.Burst, err = b.burstRuns(ctx, b.o.BurstItems, b.o.BurstLimit); err != nil {
+			return fmt.Errorf("burst-limited runs: %w", err)
+		}
+	}
+	if b.o.FieldsItems > 0 && want("fields") {
+		if res.Fields, err = b.fieldsRuns(ctx, b.o.FieldsItems); err != nil {
+			return fmt.Errorf("fields runs: %w", err)
+		}
+	}
+	if b.o.LinksItems > 0 && want("links") {
+		if res.Links, err = b.linksRun(ctx, b.o.LinksItems); err != nil {
+			return fmt.Errorf("link-heavy run: %w", err)
+		}
+	}
+	return nil
+}
+
+// only measures the rows of Options.Only alone and merges them into the
+// results in OutJSON (kept as they are otherwise; fresh ones when there are
+// none), then rewrites both reports.
+func (b *bench) only(ctx context.Context, fresh *Results) (*Results, error) {
+	res := fresh
+	if data, err := os.ReadFile(b.o.OutJSON); err == nil {
+		var old Results
+		if err := json.Unmarshal(data, &old); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.o.OutJSON, err)
+		}
+		res = &old
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err := b.rows(ctx, res, func(row string) bool { return b.o.Only[row] }); err != nil {
+		return nil, err
+	}
+	res.Targets = targets(res)
+	if err := writeReports(res, b.o); err != nil {
+		return nil, err
+	}
+	logf(b.o, "merged the %s rows into %s and %s", strings.Join(slices.Sorted(maps.Keys(b.o.Only)), ", "), b.o.OutMD, b.o.OutJSON)
 	return res, nil
 }
 

@@ -58,6 +58,9 @@ func TestQuickRun(t *testing.T) {
 	if len(res.Burst) != 2 {
 		t.Fatalf("%d burst-limited runs, want 2 (fresh, edited)", len(res.Burst))
 	}
+	if l := res.Links; l == nil || l.Items != 20 || l.Commit.ByEndpoint["POST /rest/api/3/issueLink"] != l.Dependencies || l.Commit.Requests < l.Minimum {
+		t.Errorf("link-heavy run: %+v", l)
+	}
 	for _, br := range res.Burst {
 		if br.Error != "" || br.Requests == 0 || br.FloorMS < 0 {
 			t.Errorf("burst-limited run %q: %+v", br.Name, br)
@@ -70,7 +73,7 @@ func TestQuickRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Targets", "## Machine", "-quick smoke run", "| 20 |", "## Under Jira's burst limit", "## Fields (issue 16)", "seven fields per item"} {
+	for _, want := range []string{"## Targets", "## Machine", "-quick smoke run", "| 20 |", "## Under Jira's burst limit", "## Fields (issue 16)", "seven fields per item", "## Link-heavy plan"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("benchmarks.md lacks %q", want)
 		}
@@ -108,6 +111,25 @@ func TestDocumentShape(t *testing.T) {
 	edited := string(document(100, func(i int) bool { return i%10 == 0 }))
 	if got := strings.Count(edited, "(edited)"); got != 10 {
 		t.Errorf("%d edited items, want 10", got)
+	}
+}
+
+// TestLinksDocShape: the link-heavy plan has the items, sub-tasks and
+// dependencies its minimum is computed from.
+func TestLinksDocShape(t *testing.T) {
+	for _, n := range []int{20, 1000} {
+		doc := string(linksDoc(n))
+		epics, stories, subtasks, deps := linksShape(n)
+		got := [4]int{strings.Count(doc, "\n## Epic "), strings.Count(doc, "\n## Story "), strings.Count(doc, "\n#### Sub-task "), strings.Count(doc, "\nDepends on: ")}
+		if want := [4]int{epics, stories, subtasks, deps}; got != want || epics+stories+subtasks != n {
+			t.Errorf("n=%d: epics, stories, sub-tasks, dependencies %v, want %v (sum %d)", n, got, want, n)
+		}
+		if s := strings.Count(doc, "\nSprint: "+sprintName+"\n"); s != stories {
+			t.Errorf("n=%d: %d stories in the sprint, want %d", n, s, stories)
+		}
+	}
+	if epics, stories, subtasks, deps := linksShape(1000); epics != 20 || stories != 680 || subtasks != 300 || deps != 500 {
+		t.Errorf("1,000 items: %d epics, %d stories, %d sub-tasks, %d dependencies; want 20, 680, 300, 500", epics, stories, subtasks, deps)
 	}
 }
 

@@ -22,6 +22,7 @@ type Results struct {
 	Targets   []Target      `json:"targets"`
 	Burst     []BurstRun    `json:"burst_limited,omitempty"`
 	Fields    *FieldsResult `json:"fields,omitempty"`
+	Links     *LinksResult  `json:"links,omitempty"`
 }
 
 // Target is one goal of issue 10 with the measured value.
@@ -85,7 +86,8 @@ func targets(r *Results) []Target {
 	ts = append(ts, cpu, rss)
 	ts = append(ts, concurrencyTargets(r)...)
 	ts = append(ts, burstTargets(r)...)
-	return append(ts, fieldsTargets(r)...)
+	ts = append(ts, fieldsTargets(r)...)
+	return append(ts, linksTargets(r)...)
 }
 
 // concurrencyTargets are issue 20's targets at 50 ms latency.
@@ -261,6 +263,7 @@ func markdown(r *Results) string {
 
 	w("%s", burstMarkdown(r))
 	w("%s", fieldsMarkdown(r))
+	w("%s", linksMarkdown(r))
 
 	w("## Front doors\n\n| Measurement | Runs | Median (ms) | Min (ms) | Max (ms) |\n|---|---:|---:|---:|---:|\n")
 	for _, t := range []Timing{r.ColdStart, r.MCP} {
@@ -278,7 +281,7 @@ func markdown(r *Results) string {
 			w("| %s | clients=%d | %.0f | %.0f | %s |\n", s.Store, x.Clients, x.NsPerOp, x.OpsPerSec, s.Note)
 		}
 	}
-	w("\n## Running it\n\n`make bench` (about 7 minutes on this machine) rewrites both files. Flags of `go run ./e2e/cmd/benchharness`: `-latency` (default 50ms; this run: %[2]s), `-sizes` (default 100,1000,10000), `-skip-baseline`, `-baseline-max` (default 1000), `-quick` (smoke run: 20 items, 3 cold-start runs, no store benchmarks), `-cold-runs`, `-store-bench=false`, `-max-in-flight N` (the adapter's cap; this run: %[1]s), `-burst-items` (default 1000, 0 = none) and `-burst-limit` (default 10 req/s) for the runs under Jira's burst limit, `-fields-items` (default 1000, 0 = none) for the plan with and without seven fields per story, `-fields-only` to measure only that and merge it into the existing benchmarks.json, `-cpuprofile FILE`, `-out-md`/`-out-json`, and `-render benchmarks.json` to rewrite this page from a results file without measuring. `DWIRE_TEST_POSTGRES_URL` picks the PostgreSQL server for the store benchmark. Compare runs through benchmarks.json: request counts are exact and repeatable; times depend on the machine's load.\n", maxInFlight(r.Settings.MaxInFlight), time.Duration(lat*float64(time.Millisecond)))
+	w("\n## Running it\n\n`make bench` (about 7 minutes on this machine) rewrites both files. Flags of `go run ./e2e/cmd/benchharness`: `-latency` (default 50ms; this run: %[2]s), `-sizes` (default 100,1000,10000), `-skip-baseline`, `-baseline-max` (default 1000), `-quick` (smoke run: 20 items, 3 cold-start runs, no store benchmarks), `-cold-runs`, `-store-bench=false`, `-max-in-flight N` (the adapter's cap; this run: %[1]s), `-burst-items` (default 1000, 0 = none) and `-burst-limit` (default 10 req/s) for the runs under Jira's burst limit, `-fields-items` (default 1000, 0 = none) for the plan with and without seven fields per story, `-links-items` (default 1000, 0 = none) for the link-heavy plan, `-only burst,fields,links` to measure only those rows and merge them into the existing benchmarks.json (`-fields-only` = `-only fields`), `-cpuprofile FILE`, `-out-md`/`-out-json`, and `-render benchmarks.json` to rewrite this page from a results file without measuring. `DWIRE_TEST_POSTGRES_URL` picks the PostgreSQL server for the store benchmark. Compare runs through benchmarks.json: request counts are exact and repeatable; times depend on the machine's load.\n", maxInFlight(r.Settings.MaxInFlight), time.Duration(lat*float64(time.Millisecond)))
 	return b.String()
 }
 
