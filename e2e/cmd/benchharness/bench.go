@@ -163,7 +163,10 @@ type Extrapolated struct {
 func (b *bench) size(ctx context.Context, n int) (SizeResult, error) {
 	epics := epicsFor(n)
 	sr := SizeResult{Items: n, Epics: epics, Stories: n - epics, MinSearchPages: ceilDiv(n, pageSize)}
-	sr.MinCommitRequests = ceilDiv(epics, createBatch) + ceilDiv(n-epics, createBatch) + sr.MinSearchPages + ceilDiv(n-1, createBatch)
+	sr.MinCommitRequests = ceilDiv(epics, createBatch) + ceilDiv(n-epics, createBatch) + sr.MinSearchPages
+	if !b.o.NoRank {
+		sr.MinCommitRequests += ceilDiv(n-1, createBatch)
+	}
 	dir := filepath.Join(b.tmp, fmt.Sprintf("size-%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return sr, err
@@ -487,8 +490,8 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 	if err != nil {
 		return pre, com, counts, err
 	}
-	// Rank as dwire does by default (rank: absent or true).
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: st, WritesInFlight: inFlight, Rank: true})
+	// Rank as dwire does by default (rank: absent or true), unless -rank=false.
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: st, WritesInFlight: inFlight, Rank: !b.o.NoRank})
 	if err := mj.ClearRequests(ctx); err != nil {
 		return pre, com, counts, err
 	}

@@ -233,10 +233,11 @@ type Settings struct {
 	PageSize     int     `json:"page_size"`
 	CreateBatch  int     `json:"create_batch"`
 	MaxInFlight  int     `json:"max_in_flight"` // 0 = the adapter's default
+	NoRank       bool    `json:"no_rank,omitempty"`
 }
 
 func settings(o Options) Settings {
-	return Settings{LatencyMS: ms(o.Latency), Sizes: o.Sizes, SkipBaseline: o.SkipBaseline, BaselineMax: o.BaselineMax, Quick: o.Quick, ColdRuns: o.ColdRuns, PageSize: pageSize, CreateBatch: createBatch, MaxInFlight: o.MaxInFlight}
+	return Settings{LatencyMS: ms(o.Latency), Sizes: o.Sizes, SkipBaseline: o.SkipBaseline, BaselineMax: o.BaselineMax, Quick: o.Quick, ColdRuns: o.ColdRuns, PageSize: pageSize, CreateBatch: createBatch, MaxInFlight: o.MaxInFlight, NoRank: o.NoRank}
 }
 
 // mockjiraCPU returns the CPU time (user + system) used so far by this

@@ -40,6 +40,9 @@ type Options struct {
 	// MaxInFlight is jira.Config.MaxInFlight of every provider (0 = the
 	// adapter's default; 1 = one request at a time).
 	MaxInFlight int
+	// NoRank turns the document's order as backlog order off (rank:
+	// false); the default ranks as dwire does.
+	NoRank bool
 	// BurstItems is the size of the burst-limited runs (0 = none);
 	// BurstLimit their limit in requests per second per endpoint.
 	BurstItems int
@@ -91,6 +94,7 @@ func parseFlags(args []string) (Options, error) {
 	fs.BoolVar(&o.Quick, "quick", false, "fast smoke run: small default size, 3 cold-start runs, no store benchmarks")
 	fs.IntVar(&o.ColdRuns, "cold-runs", 0, "runs of the CLI and MCP cold-start measurements (default 31; with -quick 3)")
 	storeBench := fs.Bool("store-bench", true, "run the store benchmarks (always off with -quick)")
+	rank := fs.Bool("rank", true, "rank as dwire does by default (false: rank: false, no rank requests; the commits as they were before ranking was on)")
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", 0, "jira max_in_flight of every provider (0 = the adapter's default, 1 = one request at a time)")
 	fs.IntVar(&o.BurstItems, "burst-items", -1, "items of the runs under a burst limit (default 1000; with -quick 20; 0 = none)")
 	fs.Float64Var(&o.BurstLimit, "burst-limit", 10, "the burst limit of those runs, requests per second per endpoint and method")
@@ -169,6 +173,7 @@ func parseFlags(args []string) (Options, error) {
 		}
 	}
 	o.StoreBench = *storeBench && !o.Quick
+	o.NoRank = !*rank
 	return o, nil
 }
 
