@@ -316,6 +316,12 @@ func findings(r *Results) []string {
 		}
 	}
 	for _, s := range r.Sizes {
+		if n := s.Commit.ByEndpoint["PUT /rest/agile/1.0/issue/rank"]; n > 0 && r.Settings.LatencyMS > 0 {
+			out = append(out, fmt.Sprintf("Rank (on by default): the fresh commit of %d items sends %d rank requests one after another, after the creates (each places up to %d items right after the last item the one before placed), so they are at least %.1f s of its %.1f s at this latency.",
+				s.Items, n, createBatch, float64(n)*r.Settings.LatencyMS/1000, s.Commit.WallMS/1000))
+		}
+	}
+	for _, s := range r.Sizes {
 		if s.Baseline != nil {
 			out = append(out, fmt.Sprintf("Against one create request per item, %d items: %d instead of %d requests, %.1f× faster.", s.Items, s.Commit.Requests, s.Baseline.Requests, s.SpeedupWall))
 		}
