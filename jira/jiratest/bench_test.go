@@ -77,7 +77,14 @@ func BenchmarkSearchReferencePhrase5000(b *testing.B) {
 // BenchmarkSearch100RefsIn10000Issues is the adapter's reference lookup at
 // scale: one search for 100 references (a disjunction of cf[N] ~ "phrase"
 // clauses within the project) over 10,000 issues.
-func BenchmarkSearch100RefsIn10000Issues(b *testing.B) {
+func BenchmarkSearch100RefsIn10000Issues(b *testing.B) { benchSearch100Refs(b, false) }
+
+// BenchmarkSearch100RefsIn10000IssuesParallel: the same searches sent
+// from several clients at once (a lookup sends its pages together): the
+// fake answers them at the same time.
+func BenchmarkSearch100RefsIn10000IssuesParallel(b *testing.B) { benchSearch100Refs(b, true) }
+
+func benchSearch100Refs(b *testing.B, parallel bool) {
 	s, post := benchServer(b)
 	seedStories(b, s, 10000)
 	jql := "project = DEMO AND ("
@@ -89,5 +96,17 @@ func BenchmarkSearch100RefsIn10000Issues(b *testing.B) {
 	}
 	jql += ")"
 	body := map[string]any{"jql": jql, "maxResults": 100, "fields": []string{"summary", jiratest.DefaultFieldID}, "properties": []string{"devworkwire"}}
-	benchPost(b, post, "/rest/api/3/search/jql", body, 200)
+	if !parallel {
+		benchPost(b, post, "/rest/api/3/search/jql", body, 200)
+		return
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if code := post("/rest/api/3/search/jql", body); code != 200 {
+				b.Errorf("status %d", code)
+				return
+			}
+		}
+	})
 }
