@@ -122,6 +122,11 @@ type FieldOptions struct {
 	// `defaults:`): applied after the document's, so an item's own value
 	// wins, then the document's, then these (labels add up).
 	Defaults plan.Fields
+	// People maps a person's canonical value (the account id a document's
+	// e-mail or name resolves to; the configuration's `users:` reversed)
+	// to how documents write that person: a pull writes people this way
+	// instead of as account ids.
+	People map[string]string
 }
 
 // docFields converts an item's managed fields (sprint excepted: it is not

@@ -294,7 +294,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 			continue
 		}
 		st.compareContent(takeT[ref], takeD[ref])
-		st.compareFields(resolved[ref], fieldsOf[ref], defLabels, takeT[ref], takeD[ref], &warnings)
+		st.compareFields(resolved[ref], fieldsOf[ref], defLabels, s.fields.People, takeT[ref], takeD[ref], &warnings)
 		st.finish()
 	}
 	// Write the pulled values into the document, in place; an item whose
@@ -515,7 +515,7 @@ func splitBox(s string) (string, string) {
 }
 
 // compareFields settles the managed fields the document sets.
-func (st *pullItemState) compareFields(fields map[string]FieldValue, own plan.Fields, defLabels []string, takeT, takeD bool, warnings *[]string) {
+func (st *pullItemState) compareFields(fields map[string]FieldValue, own plan.Fields, defLabels []string, people map[string]string, takeT, takeD bool, warnings *[]string) {
 	w := st.w
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		d, j := FieldDigest(fields[k].Values), FieldDigest(w.Fields[k])
@@ -545,10 +545,22 @@ func (st *pullItemState) compareFields(fields map[string]FieldValue, own plan.Fi
 				if st.change.Fields == nil {
 					st.change.Fields = map[string]string{}
 				}
-				st.change.Fields[k] = shownValues(w.Fields[k])
+				st.change.Fields[k] = shownValues(asWritten(w.Fields[k], people))
 			})
 		}
 	}
+}
+
+// asWritten are canonical values as a document writes them: a person's
+// account id as the configuration names them (FieldOptions.People).
+func asWritten(values []string, people map[string]string) []string {
+	out := slices.Clone(values)
+	for i, v := range out {
+		if w, ok := people[v]; ok {
+			out[i] = w
+		}
+	}
+	return out
 }
 
 func containsAll(have, want []string) bool {

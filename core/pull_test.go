@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
 )
 
 // pullDoc is a document with text nobody manages (a comment, a blank
@@ -374,4 +375,26 @@ func TestPullConflictPullsTheOtherParts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A person reassigned in the tracker is written into the document as the
+// configuration names them (FieldOptions.People), not as an account id,
+// and the next import resolves it back: unchanged.
+func TestPullWritesPeopleByName(t *testing.T) {
+	e := newEnv(t)
+	e.p.SetFieldMeta(fakeprovider.FieldMeta{Users: map[string][]string{"demo@example.com": {"acc-demo"}, "dev@example.com": {"acc-dev"}}})
+	e.svc = core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now,
+		Fields: core.FieldOptions{People: map[string]string{"acc-dev": "dev@example.com"}}})
+	path := e.importFile("team.md", "---\nid: team\n---\n## Story s-1: Pay\nAssignee: demo@example.com\n")
+	if err := e.p.SetField(e.byRef()["team/s-1"].Key, "assignee", []string{"acc-dev"}); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	if !strings.Contains(res.Diff, "+Assignee: dev@example.com") {
+		t.Fatalf("diff:\n%s", res.Diff)
+	}
+	if _, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantUnchangedImport(path)
 }

@@ -3,7 +3,9 @@ package dwire
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/devworkwire/devworkwire/cli/internal/build"
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
@@ -70,7 +72,20 @@ func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, l
 		SearchLagWindow: &lag,
 		WritesInFlight:  cfg.MaxInFlight, // 0 → core's default
 		CommitLockLease: cfg.CommitLockLease,
-		Fields:          core.FieldOptions{Custom: cfg.CustomNames(), Defaults: cfg.Defaults},
+		Fields:          core.FieldOptions{Custom: cfg.CustomNames(), Defaults: cfg.Defaults, People: people(cfg.Users)},
 		Rank:            cfg.Rank,
 	}
+}
+
+// people reverses the configuration's users: (e-mail or name → account
+// id): how a pull writes a person (the first name in sorted order when
+// several map to one account).
+func people(users map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, who := range slices.Sorted(maps.Keys(users)) {
+		if _, seen := out[users[who]]; !seen {
+			out[users[who]] = who
+		}
+	}
+	return out
 }

@@ -72,3 +72,11 @@ func TestPullConflictNeedsAChoice(t *testing.T) {
 	h.run("y\n", true, "pull", "plan.md", "--take-jira", "s-1").expect(t, 0, "Jira's value taken", "Pulled: wrote plan.md")
 	h.run("", false, "import", "plan.md").expect(t, 0, "5 unchanged")
 }
+
+// The configuration's users: reversed: how a pull writes a person.
+func TestPeopleFromUsers(t *testing.T) {
+	got := people(map[string]string{"ana@example.com": "acc-1", "Ana": "acc-1", "bo@example.com": "acc-2"})
+	if len(got) != 2 || got["acc-1"] != "Ana" || got["acc-2"] != "bo@example.com" {
+		t.Fatalf("people = %v", got)
+	}
+}
