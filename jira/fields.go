@@ -211,6 +211,11 @@ func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) 
 	if err := p.ensureCreatable(ctx, m); err != nil {
 		return nil, err
 	}
+	if slices.ContainsFunc(reqs, func(r core.FieldRequest) bool { return r.Kind == core.KindSubtask }) && m.structure.subtaskTypeID != "" {
+		if err := p.ensureSubtaskCreatable(ctx, m); err != nil {
+			return nil, err
+		}
+	}
 	users, err := p.resolveUsers(ctx, m, reqs)
 	if err != nil {
 		return nil, err
@@ -219,8 +224,11 @@ func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) 
 	out := make([]map[string]core.FieldValue, len(reqs))
 	for i, r := range reqs {
 		typeID, typeName := m.storyTypeID, p.cfg.StoryType
-		if r.Kind == core.KindEpic {
+		switch {
+		case r.Kind == core.KindEpic:
 			typeID, typeName = m.epicTypeID, p.cfg.EpicType
+		case r.Kind == core.KindSubtask && m.structure.subtaskTypeID != "":
+			typeID, typeName = m.structure.subtaskTypeID, m.structure.subtaskTypeName // structure.go
 		}
 		bad := func(key, msg string) {
 			details = append(details, core.Detail{Item: string(r.Reference), Field: key, Message: msg})

@@ -40,6 +40,10 @@ const (
 type structureMeta struct {
 	subtaskTypeID, subtaskTypeName string
 	sprintField, rankField         string
+	// subtaskCreatePending is set while the sub-task type's create fields
+	// have not been checked (guarded by Provider.metaMu): checked like the
+	// epic's and story's, but only once a plan has sub-tasks.
+	subtaskCreatePending bool
 }
 
 // discoverStructure finds the sub-task type (the configured name, else the
@@ -50,6 +54,7 @@ func (p *Provider) discoverStructure(m *meta, fields []fieldDetails, types creat
 	for _, t := range types.IssueTypes {
 		if t.Subtask && (want == "" || strings.EqualFold(t.Name, want)) {
 			m.structure.subtaskTypeID, m.structure.subtaskTypeName = t.ID, t.Name
+			m.structure.subtaskCreatePending = true
 			m.typeNames = append(m.typeNames, t.Name)
 			break
 		}
@@ -149,6 +154,24 @@ func (p *Provider) CheckSubtasks(ctx context.Context) error {
 		}
 		return field("jira.issue_types.subtask", core.CodeConfigInvalid, fmt.Sprintf("Project %s %s, so the document's sub-tasks cannot be created. Add a sub-task type to the project's issue type scheme in Jira (or set jira.issue_types.subtask to the name of the one to use), or write the sub-tasks as stories.", p.cfg.Project, what))
 	}
+	return p.ensureSubtaskCreatable(ctx, m)
+}
+
+// ensureSubtaskCreatable checks the sub-task type's create fields once per
+// discovery, as ensureCreatable does the epic's and story's: the reference
+// field on its screen, no required field DevWorkWire does not fill; and
+// it records which fields the screen has (ResolveFields checks a
+// sub-task's fields against it).
+func (p *Provider) ensureSubtaskCreatable(ctx context.Context, m *meta) error {
+	p.metaMu.Lock()
+	defer p.metaMu.Unlock()
+	if !m.structure.subtaskCreatePending {
+		return nil
+	}
+	if err := p.checkCreateFields(ctx, m, m.structure.subtaskTypeID, m.structure.subtaskTypeName); err != nil {
+		return err
+	}
+	m.structure.subtaskCreatePending = false
 	return nil
 }
 

@@ -2,6 +2,7 @@ package jira
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -141,5 +142,58 @@ func TestSprintsAndSubtaskDiscovery(t *testing.T) {
 	err = g.p.CheckSubtasks(g.ctx)
 	if core.ErrorCode(err) != core.CodeConfigInvalid || !strings.Contains(err.Error(), "sub-task") {
 		t.Errorf("CheckSubtasks without a sub-task type: %v", err)
+	}
+}
+
+// TestSubtaskCreateScreenIsChecked: the sub-task type's create screen is
+// checked like the epic's and story's once a plan has sub-tasks (a
+// required field DevWorkWire does not fill, the reference field off the
+// screen), and a sub-task's fields are resolved against its own screen,
+// not the story's.
+func TestSubtaskCreateScreenIsChecked(t *testing.T) {
+	required := startJira(t, jiratest.Options{}, nil)
+	if err := required.srv.ApplyFields(jiratest.FieldSeed{
+		CustomFields: []jiratest.CustomField{{ID: "customfield_10090", Name: "Severity", Type: jiratest.FieldText}},
+		Required:     []jiratest.ScreenField{{IssueType: "Subtask", Field: "Severity"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err := required.p.CheckSubtasks(required.ctx)
+	if core.ErrorCode(err) != core.CodeConfigInvalid || !strings.Contains(err.Error(), "Issue type Subtask in project DEMO requires fields DevWorkWire does not fill: Severity (customfield_10090)") {
+		t.Errorf("CheckSubtasks with a required Severity: %v", err)
+	}
+
+	offScreen := startJira(t, jiratest.Options{}, nil)
+	if err := offScreen.srv.ApplyFields(jiratest.FieldSeed{OffScreen: []jiratest.ScreenField{{IssueType: "Subtask", Field: jiratest.DefaultFieldID}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := offScreen.p.CheckSubtasks(offScreen.ctx); !strings.Contains(fmt.Sprint(err), "cannot be set on Subtask issues in project DEMO") {
+		t.Errorf("CheckSubtasks with the reference field off the screen: %v", err)
+	}
+
+	f := companySite(t, nil)
+	if err := f.srv.ApplyFields(jiratest.FieldSeed{
+		OffScreen: []jiratest.ScreenField{{IssueType: "Subtask", Field: "components"}},
+		Required:  []jiratest.ScreenField{{IssueType: "Subtask", Field: "Reviewer"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sub := core.FieldRequest{Reference: "d/t-1", Kind: core.KindSubtask, Create: true, Fields: map[string]core.FieldValue{core.FieldComponents: fv("Web")}}
+	_, err = f.p.ResolveFields(f.ctx, []core.FieldRequest{sub})
+	var got []string
+	for _, d := range core.AsError(err).Details {
+		got = append(got, d.Item+" "+d.Field+": "+d.Message)
+	}
+	all := strings.Join(got, "\n")
+	for _, w := range []string{
+		"d/t-1 components: Components (components) is not on the screen of Subtask issues in project DEMO",
+		"d/t-1 fields.Reviewer: Reviewer is required for Subtask issues in project DEMO",
+	} {
+		if !strings.Contains(all, w) {
+			t.Errorf("details lack %q:\n%s", w, all)
+		}
+	}
+	if strings.Contains(all, "Story") {
+		t.Errorf("a sub-task's fields were checked against the Story screen:\n%s", all)
 	}
 }

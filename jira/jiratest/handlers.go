@@ -273,7 +273,9 @@ func (s *Server) createMetaFields(w http.ResponseWriter, r *http.Request, p *pro
 		all = append(all, fm("parent", "Parent", false, map[string]any{"type": "issuelink", "system": "parent"}, "set"))
 	}
 	n, _ := strconv.Atoi(strings.TrimPrefix(s.fieldID, "customfield_"))
-	all = append(all, fm(s.fieldID, s.fieldName, false, map[string]any{"type": "string", "custom": TextFieldType, "customId": n}, "set"))
+	if !s.fields.offScreen[p][t.ID][s.fieldID] { // FieldSeed.OffScreen can take the reference field off too
+		all = append(all, fm(s.fieldID, s.fieldName, false, map[string]any{"type": "string", "custom": TextFieldType, "customId": n}, "set"))
+	}
 	for _, e := range s.modelFieldMeta(base, p, t.ID, req) {
 		all = append(all, e)
 	}

@@ -98,10 +98,14 @@ type JiraFile struct {
 	EstimateField string `yaml:"estimate_field,omitempty"`
 }
 
-// IssueTypes names the Jira issue types used for epics and stories.
+// IssueTypes names the Jira issue types used for epics, stories and
+// sub-tasks.
 type IssueTypes struct {
 	Epic  string `yaml:"epic,omitempty"`
 	Story string `yaml:"story,omitempty"`
+	// Subtask is the sub-task type (default: the project's first type
+	// marked as a sub-task type).
+	Subtask string `yaml:"subtask,omitempty"`
 }
 
 // Config is a loaded, validated configuration with defaults and
@@ -119,6 +123,7 @@ type Config struct {
 	ReferenceField          string
 	AcceptanceCriteriaField string
 	EpicType, StoryType     string
+	SubtaskType             string // "" → the project's first sub-task type
 	MaxInFlight             int    // 0 → the Jira adapter's default
 	StoreURL                string // "" → the default SQLite file
 	StoreFromEnv            bool   // StoreURL came from DWIRE_STORE_URL
@@ -420,6 +425,7 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 	}
 	c.EpicType = firstNonEmpty(strings.TrimSpace(j.IssueTypes.Epic), DefaultEpicType)
 	c.StoryType = firstNonEmpty(strings.TrimSpace(j.IssueTypes.Story), DefaultStoryType)
+	c.SubtaskType = strings.TrimSpace(j.IssueTypes.Subtask)
 	if n := j.MaxInFlight; n < 0 || n > MaxMaxInFlight {
 		return nil, invalid("jira.max_in_flight", "%d is out of range. Use 1 (one request at a time) to %d, or leave it out for the default.", n, MaxMaxInFlight)
 	}

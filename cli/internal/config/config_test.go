@@ -208,6 +208,8 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 	}{
 		{good, true},
 		{good + "  token_env: MY_TOKEN\n  issue_types:\n    epic: Initiative\nstore: sqlite://./s.db\npreview_ttl: 1h30m\n", true},
+		{good + "  issue_types:\n    subtask: Sub-task\n", true},
+		{good + "  issue_types:\n    sub_task: Sub-task\n", false},
 		{"jira:\n  site: http://127.0.0.1:8080\n  project: DEMO\n  email: demo@example.com\n", true},
 		{good + "  token: x\n", false},
 		{good + "  projekt: X\n", false},

@@ -35,7 +35,12 @@ func NewFactory(ios *iostreams.IOStreams, getenv func(string) string) *cmdutil.F
 }
 
 func openJira(_ context.Context, cfg *config.Config, token string, log *slog.Logger) (core.WorkItemProvider, error) {
-	return jira.New(jira.Config{
+	return jira.New(jiraConfig(cfg, token, log))
+}
+
+// jiraConfig maps the configuration onto the Jira adapter's.
+func jiraConfig(cfg *config.Config, token string, log *slog.Logger) jira.Config {
+	return jira.Config{
 		BaseURL:                 cfg.APIURL,
 		SiteURL:                 cfg.Site,
 		Email:                   cfg.Email,
@@ -44,13 +49,14 @@ func openJira(_ context.Context, cfg *config.Config, token string, log *slog.Log
 		ReferenceField:          cfg.ReferenceField,
 		EpicType:                cfg.EpicType,
 		StoryType:               cfg.StoryType,
+		SubtaskType:             cfg.SubtaskType,
 		AcceptanceCriteriaField: cfg.AcceptanceCriteriaField,
 		MaxInFlight:             cfg.MaxInFlight,
 		CustomFields:            cfg.CustomFields,
 		EstimateField:           cfg.EstimateField,
 		Users:                   cfg.Users,
 		Logger:                  log,
-	})
+	}
 }
 
 // newService builds the service for the CLI commands and `dwire mcp`

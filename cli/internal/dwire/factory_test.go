@@ -68,3 +68,23 @@ func TestServiceOptionsCommitLockLease(t *testing.T) {
 		}
 	}
 }
+
+// TestJiraConfigIssueTypes: jira.issue_types reaches the adapter,
+// the sub-task type included (absent: "", the project's first sub-task
+// type).
+func TestJiraConfigIssueTypes(t *testing.T) {
+	base := "jira:\n  site: https://x.atlassian.net\n  project: PROJ\n  email: a@example.com\n"
+	for in, want := range map[string][3]string{
+		"": {"Epic", "Story", ""},
+		"  issue_types:\n    epic: Initiative\n    story: Feature\n    subtask: \" Sub-task \"\n": {"Initiative", "Feature", "Sub-task"},
+	} {
+		cfg, err := config.Parse("/w/"+config.FileName, []byte(base+in), func(string) string { return "" })
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		jc := jiraConfig(cfg, "", nil)
+		if got := [3]string{jc.EpicType, jc.StoryType, jc.SubtaskType}; got != want {
+			t.Errorf("%q: types %q, want %q", in, got, want)
+		}
+	}
+}
