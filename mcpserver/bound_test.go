@@ -203,8 +203,9 @@ func TestPreviewChangesAreBounded(t *testing.T) {
 	}
 }
 
-// Rows of every action pass the advertised output schema: a preview with
-// removed and close rows used to be refused as not matching it.
+// Rows of every action and every kind pass the advertised output schema:
+// a preview with removed and close rows, and one with a sub-task (issue
+// 17), used to be refused as not matching it.
 func TestPreviewOfEveryActionMatchesTheSchema(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "p.md", "# P\n")
@@ -214,10 +215,14 @@ func TestPreviewOfEveryActionMatchesTheSchema(t *testing.T) {
 		for _, a := range []core.Action{core.ActionCreate, core.ActionUpdate, core.ActionUnchanged, core.ActionDrift, core.ActionRemoved, core.ActionClose} {
 			r.Items = append(r.Items, core.PlanItem{Reference: core.Reference("p/" + string(a)), Kind: core.KindStory, Title: "T", Action: a, Status: core.StatusTodo})
 		}
+		for _, k := range []core.Kind{core.KindEpic, core.KindSubtask} {
+			r.Items = append(r.Items, core.PlanItem{Reference: core.Reference("p/" + string(k)), Kind: k, Title: "T", Action: core.ActionCreate, Status: core.StatusTodo})
+		}
+		r.Structure = []core.StructureChange{{Action: string(core.ActionLink), Item: "subtask", Message: "subtask depends on create: link to add"}}
 		return r, nil
 	}}
 	c := connect(t, svc, Options{Workspace: dir}, nil, "")
-	if rows := c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})["items"].([]any); len(rows) != 6 {
+	if rows := c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})["items"].([]any); len(rows) != 8 {
 		t.Fatalf("%d rows", len(rows))
 	}
 }

@@ -219,7 +219,7 @@ func remove(list []string, v string) []string {
 var typeSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[time.Time]():        {Type: "string", Format: "date-time", Description: "ISO-8601 UTC time"},
 	reflect.TypeFor[core.Status]():      {Type: "string", Enum: []any{"todo", "in_progress", "done"}},
-	reflect.TypeFor[core.Kind]():        {Type: "string", Enum: []any{"epic", "story"}},
+	reflect.TypeFor[core.Kind]():        {Type: "string", Enum: []any{string(core.KindEpic), string(core.KindStory), string(core.KindSubtask)}},
 	reflect.TypeFor[core.Action]():      {Type: "string", Enum: []any{string(core.ActionCreate), string(core.ActionUpdate), string(core.ActionUnchanged), string(core.ActionDrift), string(core.ActionRemoved), string(core.ActionClose), string(core.ActionAdopt)}},
 	reflect.TypeFor[core.PreviewKind](): {Type: "string", Enum: []any{"import", "progress"}},
 	reflect.TypeFor[core.Reference]():   {Type: "string", Description: "<document id>/<item id>, e.g. checkout-v2/s-3"},

@@ -119,6 +119,22 @@ func (a *Admin) Issues(ctx context.Context) ([]Issue, error) {
 	return is, err
 }
 
+// Backlog returns the default project's issue keys in rank (backlog)
+// order.
+func (a *Admin) Backlog(ctx context.Context) ([]string, error) {
+	var rows []struct {
+		Key string `json:"key"`
+	}
+	if err := a.do(ctx, http.MethodGet, "/_mockjira/backlog", nil, &rows); err != nil {
+		return nil, err
+	}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
+	}
+	return keys, nil
+}
+
 // Duplicates returns the references held by more than one issue.
 func (a *Admin) Duplicates(ctx context.Context) ([]string, error) {
 	is, err := a.Issues(ctx)
