@@ -7,6 +7,24 @@ import (
 	"testing"
 )
 
+// listedRefs is the part of a list result (dwire ls --json,
+// workitem_query) the structure tests read.
+type listedRefs struct {
+	Items []struct {
+		Reference string `json:"reference"`
+	} `json:"items"`
+}
+
+// sorted returns the listed references, sorted.
+func (l listedRefs) sorted() []string {
+	var refs []string
+	for _, it := range l.Items {
+		refs = append(refs, it.Reference)
+	}
+	slices.Sort(refs)
+	return refs
+}
+
 // TestCLIStructureAndReady: a plan with dependencies across epics, a
 // sub-task and a sprint, imported through the CLI's prompt against the
 // fake Jira; `dwire ls --ready` lists exactly the unblocked stories and
@@ -47,20 +65,11 @@ Text.
 		t.Errorf("t-1: %+v; want a Subtask under %s", t1, s2.Key)
 	}
 	ready := func() []string {
-		var out struct {
-			Items []struct {
-				Reference string `json:"reference"`
-			} `json:"items"`
-		}
+		var out listedRefs
 		if r := e.dwireJSON(&out, "ls", "--ready"); r.code != 0 {
 			t.Fatalf("ls --ready: %s", r)
 		}
-		var refs []string
-		for _, it := range out.Items {
-			refs = append(refs, it.Reference)
-		}
-		slices.Sort(refs)
-		return refs
+		return out.sorted()
 	}
 	if got, want := ready(), []string{"shop/s-1", "shop/t-1"}; !slices.Equal(got, want) {
 		t.Errorf("ready before: %v; want %v", got, want)
@@ -164,20 +173,11 @@ Sprint: DEMO Sprint 2
 	}
 
 	ready := func() []string {
-		var q struct {
-			Items []struct {
-				Reference string `json:"reference"`
-			} `json:"items"`
-		}
+		var q listedRefs
 		if d := e.call(cs, "workitem_query", map[string]any{"ready": true, "document": "shop"}, &q); d != nil {
 			t.Fatalf("workitem_query: %v", d)
 		}
-		var refs []string
-		for _, it := range q.Items {
-			refs = append(refs, it.Reference)
-		}
-		slices.Sort(refs)
-		return refs
+		return q.sorted()
 	}
 	if got, want := ready(), []string{"shop/s-1", "shop/s-3", "shop/t-1"}; !slices.Equal(got, want) {
 		t.Errorf("ready before: %v; want %v", got, want)
