@@ -6,6 +6,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/devworkwire/devworkwire/core v0.0.0-00010101000000-000000000000
 	github.com/devworkwire/devworkwire/jira v0.0.0-00010101000000-000000000000
+	github.com/devworkwire/devworkwire/store-postgres v0.0.0-00010101000000-000000000000
 	github.com/devworkwire/devworkwire/store-sqlite v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mark3labs/mcp-go v1.2.1

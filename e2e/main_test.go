@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/e2e/harness"
+	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
 )
 
 // Set up once for the whole suite by TestMain.
@@ -38,7 +39,7 @@ func run(m *testing.M) int {
 	if f := os.Getenv("DWIRE_E2E_MODE_FILE"); f != "" { // .ci/run prints it: go test hides a passing package's output
 		_ = os.WriteFile(f, []byte(string(mode)+"\n"), 0o644)
 	}
-	url, stop, err := harness.PostgresURL(ctx, tmpDir)
+	url, stop, err := pgtest.Find(ctx)
 	if err != nil {
 		pgWhy = err.Error()
 		if os.Getenv("DWIRE_REQUIRE_POSTGRES") == "1" {
