@@ -210,15 +210,10 @@ type Retention struct {
 // DefaultRetention is the retention every store uses unless configured.
 var DefaultRetention = Retention{Tombstones: 30 * 24 * time.Hour, Runs: 90 * 24 * time.Hour}
 
-// OrDefault returns r with zero fields replaced by DefaultRetention's.
+// OrDefault returns r with zero (or negative) fields replaced by
+// DefaultRetention's.
 func (r Retention) OrDefault() Retention {
-	if r.Tombstones <= 0 {
-		r.Tombstones = DefaultRetention.Tombstones
-	}
-	if r.Runs <= 0 {
-		r.Runs = DefaultRetention.Runs
-	}
-	return r
+	return Retention{Tombstones: positiveOr(r.Tombstones, DefaultRetention.Tombstones), Runs: positiveOr(r.Runs, DefaultRetention.Runs)}
 }
 
 // Pruned counts what Store.Prune deleted.

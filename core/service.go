@@ -77,8 +77,13 @@ type WorkItemService struct {
 
 // NewWorkItemService returns a service over a provider and a store.
 func NewWorkItemService(o ServiceOptions) *WorkItemService {
-	s := &WorkItemService{p: o.Provider, st: o.Store, log: o.Logger, now: o.Now, ttl: o.PreviewTTL,
-		lagWindow: DefaultSearchLagWindow, lockLease: o.CommitLockLease, lockWait: o.CommitLockWait, writes: o.WritesInFlight, rank: o.Rank, fields: o.Fields}
+	s := &WorkItemService{p: o.Provider, st: o.Store, log: o.Logger, now: o.Now, rank: o.Rank, fields: o.Fields,
+		ttl:       positiveOr(o.PreviewTTL, DefaultPreviewTTL),
+		lagWindow: DefaultSearchLagWindow,
+		lockLease: positiveOr(o.CommitLockLease, DefaultCommitLockLease),
+		lockWait:  positiveOr(o.CommitLockWait, DefaultCommitLockWait),
+		writes:    positiveOr(o.WritesInFlight, DefaultWritesInFlight),
+	}
 	if o.SearchLagWindow != nil {
 		s.lagWindow = max(*o.SearchLagWindow, 0)
 	}
@@ -88,19 +93,16 @@ func NewWorkItemService(o ServiceOptions) *WorkItemService {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if s.ttl <= 0 {
-		s.ttl = DefaultPreviewTTL
-	}
-	if s.lockLease <= 0 {
-		s.lockLease = DefaultCommitLockLease
-	}
-	if s.lockWait <= 0 {
-		s.lockWait = DefaultCommitLockWait
-	}
-	if s.writes <= 0 {
-		s.writes = DefaultWritesInFlight
-	}
 	return s
+}
+
+// positiveOr is v, or def when v is zero or negative (an option left
+// unset, or one that means nothing).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Handle prefixes: the kind is visible in the handle itself, and stored

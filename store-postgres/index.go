@@ -53,53 +53,23 @@ func (s *Store) upsertIndex(ctx context.Context, q querier, entries []core.Index
 
 // LookupIndex implements core.Store.
 func (s *Store) LookupIndex(ctx context.Context, scope string, refs []core.Reference) (map[core.Reference]core.IndexEntry, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	if len(refs) == 0 {
-		return map[core.Reference]core.IndexEntry{}, nil
-	}
 	list := make([]string, len(refs))
 	for i, r := range refs {
 		list[i] = string(r)
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index
+	return s.reads().Lookup(ctx, scope, refs, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index
 		WHERE scope = $1 AND reference = ANY($2::text[])`), scope, list)
-	if err != nil {
-		return nil, s.fault(err, "look up the dedup index")
-	}
-	defer rows.Close()
-	out, err := sqlrows.Index(rows, scope, fromDBTime, len(refs))
-	if err != nil {
-		return nil, s.fault(err, "look up the dedup index")
-	}
-	return out, nil
 }
 
 var _ core.IndexLister = (*Store)(nil)
 
 // ListIndex implements core.IndexLister.
 func (s *Store) ListIndex(ctx context.Context, scope string, limit int) ([]core.IndexEntry, error) {
-	if limit <= 0 {
-		limit = 1 << 30
-	}
-	return s.listIndex(ctx, scope, "list the dedup index", `issue_key <> '' LIMIT $2`, limit)
+	return s.listIndex(ctx, scope, "list the dedup index", `issue_key <> '' LIMIT $2`, sqlrows.Limit(limit))
 }
 
 // listIndex lists the entries of scope ($1) that meet cond (with args as
 // $2, …), for what (a fault's wording).
 func (s *Store) listIndex(ctx context.Context, scope, what, cond string, args ...any) ([]core.IndexEntry, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index WHERE scope = $1 AND `+cond), append([]any{scope}, args...)...)
-	if err != nil {
-		return nil, s.fault(err, what)
-	}
-	defer rows.Close()
-	m, err := sqlrows.Index(rows, scope, fromDBTime, 0)
-	if err != nil {
-		return nil, s.fault(err, what)
-	}
-	return sqlrows.Entries(m), nil
+	return s.reads().List(ctx, scope, what, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index WHERE scope = $1 AND `+cond), append([]any{scope}, args...)...)
 }

@@ -41,32 +41,12 @@ func (s *Store) LoadPreview(ctx context.Context, handle string) (core.Preview, e
 	if err := s.check(); err != nil {
 		return core.Preview{}, err
 	}
-	var (
-		p                core.Preview
-		kind, dig        string
-		created, expires time.Time
-		consumed         *time.Time
-		consumedBy       *string
-	)
-	err := s.pool.QueryRow(ctx, s.q(`SELECT handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by
-		FROM {schema}.previews WHERE handle = $1`), handle).
-		Scan(&p.Handle, &kind, &p.Scope, &p.Plan, &dig, &created, &expires, &consumed, &consumedBy)
+	p, err := sqlrows.Preview(s.pool.QueryRow(ctx, s.q(`SELECT `+sqlrows.PreviewColumns+` FROM {schema}.previews WHERE handle = $1`), handle), handle, fromDBTime)
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = s.notFound(ctx, s.pool, handle)
 	}
 	if err != nil {
 		return core.Preview{}, s.fault(err, "load preview "+handle)
-	}
-	if p.Plan == nil {
-		p.Plan = []byte{}
-	}
-	if core.PlanDigest(p.Plan) != dig {
-		return core.Preview{}, storeerr.PreviewTampered(handle)
-	}
-	p.Kind, p.Digest = core.PreviewKind(kind), dig
-	p.CreatedAt, p.ExpiresAt, p.ConsumedAt = created.UTC(), expires.UTC(), fromDBNullTime(consumed)
-	if consumedBy != nil {
-		p.ConsumedBy = *consumedBy
 	}
 	return p, nil
 }
@@ -74,18 +54,7 @@ func (s *Store) LoadPreview(ctx context.Context, handle string) (core.Preview, e
 // notFound is the error for a handle without a preview: PREVIEW_EXPIRED
 // while its tombstone is kept, else PREVIEW_NOT_FOUND.
 func (s *Store) notFound(ctx context.Context, q querier, handle string) error {
-	var (
-		kind    string
-		expired time.Time
-	)
-	err := q.QueryRow(ctx, s.q(`SELECT kind, expired_at FROM {schema}.preview_tombstones WHERE handle = $1`), handle).Scan(&kind, &expired)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return storeerr.PreviewNotFound(handle)
-	}
-	if err != nil {
-		return err
-	}
-	return storeerr.PreviewPruned(handle, core.PreviewKind(kind), fromDBTime(expired))
+	return sqlrows.Missing(q.QueryRow(ctx, s.q(`SELECT `+sqlrows.TombstoneColumns+` FROM {schema}.preview_tombstones WHERE handle = $1`), handle), handle, pgx.ErrNoRows, fromDBTime)
 }
 
 // Prune implements core.Store: one transaction.
@@ -127,20 +96,8 @@ var _ core.PreviewLister = (*Store)(nil)
 
 // PendingPreviews implements core.PreviewLister.
 func (s *Store) PendingPreviews(ctx context.Context, scope string, now time.Time, limit int) ([]core.Preview, bool, error) {
-	if err := s.check(); err != nil {
-		return nil, false, err
-	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.PendingColumns+` FROM {schema}.previews
+	return s.reads().Pending(ctx, limit, func(h string) (core.Preview, error) { return s.LoadPreview(ctx, h) },
+		s.q(`SELECT `+sqlrows.PendingColumns+` FROM {schema}.previews
 		WHERE scope = $1 AND consumed_at IS NULL AND expires_at > $2
 		ORDER BY created_at DESC, handle`), scope, dbTime(now))
-	if err != nil {
-		return nil, false, s.fault(err, "list pending previews")
-	}
-	handles, truncated, err := sqlrows.Pending(rows, limit)
-	rows.Close()
-	if err != nil {
-		return nil, false, s.fault(err, "list pending previews")
-	}
-	out, err := sqlrows.LoadAll(handles, func(h string) (core.Preview, error) { return s.LoadPreview(ctx, h) })
-	return out, truncated, err
 }

@@ -28,41 +28,14 @@ func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Ru
 		run     core.Run
 		started bool
 	)
-	now := dbTime(req.Now)
 	op := "start the run for preview " + req.Handle
 	for range 5 {
-		started = false
 		err := s.write(ctx, op, func(tx pgx.Tx) error {
-			r, found, err := s.getRun(ctx, tx, req.Key)
-			if err != nil {
-				return err
-			}
-			if found {
-				if r.Handle != req.Handle {
-					return storeerr.KeyReused(req.Key, r.Handle, req.Handle)
-				}
-				run = r
-				return nil
-			}
-			tag, err := tx.Exec(ctx, s.q(`UPDATE {schema}.previews SET consumed_at = $1, consumed_by = $2
-				WHERE handle = $3 AND consumed_at IS NULL AND expires_at > $1 AND ($4 = '' OR plan_digest = $4)`), now, req.Key, req.Handle, req.PlanDigest)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return s.whyNotConsumed(ctx, tx, req)
-			}
-			tag, err = tx.Exec(ctx, s.q(`INSERT INTO {schema}.runs (idempotency_key, run_id, handle, state, started_at)
-				VALUES ($1, $2, $3, 'in_progress', $4) ON CONFLICT (idempotency_key) DO NOTHING`), req.Key, req.RunID, req.Handle, now)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return errRetry // the key was taken meanwhile: roll back the consumption
-			}
-			run = core.Run{ID: req.RunID, Key: req.Key, Handle: req.Handle, State: core.RunInProgress, StartedAt: now}
-			started = true
-			return nil
+			var err error
+			run, started, err = sqlrows.StartRun(req, func() (core.Run, bool, error) { return s.getRun(ctx, tx, req.Key) }, func() (time.Time, error) {
+				return s.consume(ctx, tx, req)
+			})
+			return err
 		})
 		if errors.Is(err, errRetry) {
 			continue
@@ -75,46 +48,53 @@ func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Ru
 	return core.Run{}, false, core.Errorf(core.CodeInternal, "Could not %s: it kept conflicting with concurrent commits. Try again.", op)
 }
 
+// consume consumes req's handle with a conditional UPDATE and inserts its
+// run, or says why the handle may not be consumed (whyNotConsumed); it
+// returns the run's start time as stored. errRetry asks for another try.
+func (s *Store) consume(ctx context.Context, tx pgx.Tx, req core.StartRunRequest) (time.Time, error) {
+	now := dbTime(req.Now)
+	tag, err := tx.Exec(ctx, s.q(`UPDATE {schema}.previews SET consumed_at = $1, consumed_by = $2
+		WHERE handle = $3 AND consumed_at IS NULL AND expires_at > $1 AND ($4 = '' OR plan_digest = $4)`), now, req.Key, req.Handle, req.PlanDigest)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if tag.RowsAffected() == 0 {
+		return time.Time{}, s.whyNotConsumed(ctx, tx, req)
+	}
+	tag, err = tx.Exec(ctx, s.q(`INSERT INTO {schema}.runs (idempotency_key, run_id, handle, state, started_at)
+		VALUES ($1, $2, $3, 'in_progress', $4) ON CONFLICT (idempotency_key) DO NOTHING`), req.Key, req.RunID, req.Handle, now)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if tag.RowsAffected() == 0 {
+		return time.Time{}, errRetry // the key was taken meanwhile: roll back the consumption
+	}
+	return now, nil
+}
+
 // whyNotConsumed explains a conditional UPDATE that changed nothing.
 func (s *Store) whyNotConsumed(ctx context.Context, tx pgx.Tx, req core.StartRunRequest) error {
-	var (
-		expires    time.Time
-		consumed   *time.Time
-		consumedBy *string
-		dig        string
-	)
-	err := tx.QueryRow(ctx, s.q(`SELECT expires_at, consumed_at, consumed_by, plan_digest FROM {schema}.previews WHERE handle = $1`), req.Handle).
-		Scan(&expires, &consumed, &consumedBy, &dig)
-	if errors.Is(err, pgx.ErrNoRows) {
+	err := sqlrows.Refusal(tx.QueryRow(ctx, s.q(`SELECT `+sqlrows.ConsumeColumns+` FROM {schema}.previews WHERE handle = $1`), req.Handle), req, fromDBTime,
+		func(by string) (string, error) {
+			if by == req.Key {
+				return "", errRetry // a concurrent call with our key won: read its run
+			}
+			var runID string
+			err := tx.QueryRow(ctx, s.q(`SELECT run_id FROM {schema}.runs WHERE idempotency_key = $1`), by).Scan(&runID)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return "", err
+			}
+			return runID, nil
+		})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
 		return s.notFound(ctx, tx, req.Handle)
+	case err == nil:
+		// Neither consumed nor expired nor changed now: the row changed
+		// under the UPDATE (a consumer rolled back). Try again.
+		return errRetry
 	}
-	if err != nil {
-		return err
-	}
-	if consumed != nil {
-		by := ""
-		if consumedBy != nil {
-			by = *consumedBy
-		}
-		if by == req.Key {
-			return errRetry // a concurrent call with our key won: read its run
-		}
-		var runID string
-		err := tx.QueryRow(ctx, s.q(`SELECT run_id FROM {schema}.runs WHERE idempotency_key = $1`), by).Scan(&runID)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		return storeerr.PreviewConsumed(req.Handle, runID, consumed.UTC())
-	}
-	if !dbTime(req.Now).Before(expires) {
-		return storeerr.PreviewExpired(req.Handle, expires.UTC())
-	}
-	if req.PlanDigest != "" && req.PlanDigest != dig {
-		return storeerr.PlanChanged(req.Handle, req.PlanDigest, dig)
-	}
-	// Neither consumed nor expired nor changed now: the row changed under
-	// the UPDATE (a consumer rolled back). Try again.
-	return errRetry
+	return err
 }
 
 // getRun reads a run and its outcomes in one statement (one snapshot).
@@ -129,14 +109,10 @@ func (s *Store) getRun(ctx context.Context, q querier, key string) (core.Run, bo
 	return sqlrows.Run(rows, key, fromDBTime)
 }
 
-// lockRun locks the run row (FOR UPDATE) and returns its state.
-func (s *Store) lockRun(ctx context.Context, tx pgx.Tx, key string) (core.RunState, error) {
-	var state string
-	err := tx.QueryRow(ctx, s.q(`SELECT state FROM {schema}.runs WHERE idempotency_key = $1 FOR UPDATE`), key).Scan(&state)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", storeerr.RunNotFound(key)
-	}
-	return core.RunState(state), err
+// lockRun locks the run row (FOR UPDATE) and selects its state (see
+// sqlrows.RunState).
+func (s *Store) lockRun(ctx context.Context, tx pgx.Tx, key string) pgx.Row {
+	return tx.QueryRow(ctx, s.q(`SELECT state FROM {schema}.runs WHERE idempotency_key = $1 FOR UPDATE`), key)
 }
 
 // RecordOutcomes implements core.Store: one transaction for the whole
@@ -146,12 +122,8 @@ func (s *Store) RecordOutcomes(ctx context.Context, key string, outcomes []core.
 		return nil
 	}
 	return s.write(ctx, fmt.Sprintf("record %d outcome(s) of run %s", len(outcomes), key), func(tx pgx.Tx) error {
-		state, err := s.lockRun(ctx, tx, key)
-		if err != nil {
+		if err := sqlrows.InProgress(s.lockRun(ctx, tx, key), key, pgx.ErrNoRows); err != nil {
 			return err
-		}
-		if state != core.RunInProgress {
-			return storeerr.RunFinished(key, state)
 		}
 		var b pgx.Batch
 		ins := s.q(`INSERT INTO {schema}.run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
@@ -187,7 +159,7 @@ func (s *Store) FinishRun(ctx context.Context, key string, state core.RunState, 
 		if tag.RowsAffected() == 1 {
 			return nil
 		}
-		cur, err := s.lockRun(ctx, tx, key)
+		cur, err := sqlrows.RunState(s.lockRun(ctx, tx, key), key, pgx.ErrNoRows)
 		if err != nil {
 			return err
 		}

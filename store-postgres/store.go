@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -207,12 +208,8 @@ func (s *Store) Schema() string { return s.name }
 
 // fault translates a driver error for operation op.
 func (s *Store) fault(err error, op string) error {
-	if err == nil {
-		return nil
-	}
-	var ce *core.Error
-	if errors.As(err, &ce) {
-		return ce
+	if known, ok := storeerr.Known(err); ok {
+		return known
 	}
 	if s.closed.Load() {
 		return storeerr.Closed(what)
@@ -268,11 +265,20 @@ func dbNullTime(t time.Time) *time.Time {
 	return &u
 }
 
-func fromDBNullTime(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
+// reads are the reads this store shares with the SQLite one.
+func (s *Store) reads() sqlrows.Reads[time.Time] {
+	return sqlrows.Reads[time.Time]{
+		Query: func(ctx context.Context, sql string, args ...any) (sqlrows.Rows, func() error, error) {
+			rows, err := s.pool.Query(ctx, sql, args...)
+			if err != nil {
+				return nil, nil, err
+			}
+			return rows, func() error { rows.Close(); return nil }, nil
+		},
+		ToTime: fromDBTime,
+		Check:  s.check,
+		Fault:  s.fault,
 	}
-	return t.UTC()
 }
 
 type querier interface {

@@ -37,53 +37,23 @@ func upsertIndex(ctx context.Context, tx *sql.Tx, entries []core.IndexEntry) err
 
 // LookupIndex implements core.Store.
 func (s *Store) LookupIndex(ctx context.Context, scope string, refs []core.Reference) (map[core.Reference]core.IndexEntry, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	if len(refs) == 0 {
-		return map[core.Reference]core.IndexEntry{}, nil
-	}
 	list, err := json.Marshal(refs)
 	if err != nil {
 		return nil, s.fault(err, "look up the dedup index")
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index
+	return s.reads().Lookup(ctx, scope, refs, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index
 		WHERE scope = ? AND reference IN (SELECT value FROM json_each(?))`, scope, string(list))
-	if err != nil {
-		return nil, s.fault(err, "look up the dedup index")
-	}
-	defer rows.Close()
-	out, err := sqlrows.Index(rows, scope, fromDBTime, len(refs))
-	if err != nil {
-		return nil, s.fault(err, "look up the dedup index")
-	}
-	return out, nil
 }
 
 var _ core.IndexLister = (*Store)(nil)
 
 // ListIndex implements core.IndexLister.
 func (s *Store) ListIndex(ctx context.Context, scope string, limit int) ([]core.IndexEntry, error) {
-	if limit <= 0 {
-		limit = 1 << 30
-	}
-	return s.listIndex(ctx, scope, "list the dedup index", `issue_key <> '' LIMIT ?`, limit)
+	return s.listIndex(ctx, scope, "list the dedup index", `issue_key <> '' LIMIT ?`, sqlrows.Limit(limit))
 }
 
 // listIndex lists the entries of scope that meet cond (with args), for
 // what (a fault's wording).
 func (s *Store) listIndex(ctx context.Context, scope, what, cond string, args ...any) ([]core.IndexEntry, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index WHERE scope = ? AND `+cond, append([]any{scope}, args...)...)
-	if err != nil {
-		return nil, s.fault(err, what)
-	}
-	defer rows.Close()
-	m, err := sqlrows.Index(rows, scope, fromDBTime, 0)
-	if err != nil {
-		return nil, s.fault(err, what)
-	}
-	return sqlrows.Entries(m), nil
+	return s.reads().List(ctx, scope, what, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index WHERE scope = ? AND `+cond, append([]any{scope}, args...)...)
 }

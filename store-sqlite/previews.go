@@ -44,49 +44,17 @@ func (s *Store) LoadPreview(ctx context.Context, handle string) (core.Preview, e
 }
 
 func loadPreview(ctx context.Context, q querier, handle string) (core.Preview, error) {
-	var (
-		p                core.Preview
-		kind, dig        string
-		created, expires int64
-		consumed         sql.NullInt64
-		consumedBy       sql.NullString
-	)
-	err := q.QueryRowContext(ctx, `SELECT handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by
-		FROM previews WHERE handle = ?`, handle).
-		Scan(&p.Handle, &kind, &p.Scope, &p.Plan, &dig, &created, &expires, &consumed, &consumedBy)
+	p, err := sqlrows.Preview(q.QueryRowContext(ctx, `SELECT `+sqlrows.PreviewColumns+` FROM previews WHERE handle = ?`, handle), handle, fromDBTime)
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Preview{}, notFound(ctx, q, handle)
 	}
-	if err != nil {
-		return core.Preview{}, err
-	}
-	if p.Plan == nil {
-		p.Plan = []byte{}
-	}
-	if core.PlanDigest(p.Plan) != dig {
-		return core.Preview{}, storeerr.PreviewTampered(handle)
-	}
-	p.Kind, p.Digest = core.PreviewKind(kind), dig
-	p.CreatedAt, p.ExpiresAt = fromDBTime(created), fromDBTime(expires)
-	p.ConsumedAt, p.ConsumedBy = fromDBNullTime(consumed), consumedBy.String
-	return p, nil
+	return p, err
 }
 
 // notFound is the error for a handle without a preview: PREVIEW_EXPIRED
 // while its tombstone is kept, else PREVIEW_NOT_FOUND.
 func notFound(ctx context.Context, q querier, handle string) error {
-	var (
-		kind    string
-		expired int64
-	)
-	err := q.QueryRowContext(ctx, `SELECT kind, expired_at FROM preview_tombstones WHERE handle = ?`, handle).Scan(&kind, &expired)
-	if errors.Is(err, sql.ErrNoRows) {
-		return storeerr.PreviewNotFound(handle)
-	}
-	if err != nil {
-		return err
-	}
-	return storeerr.PreviewPruned(handle, core.PreviewKind(kind), fromDBTime(expired))
+	return sqlrows.Missing(q.QueryRowContext(ctx, `SELECT `+sqlrows.TombstoneColumns+` FROM preview_tombstones WHERE handle = ?`, handle), handle, sql.ErrNoRows, fromDBTime)
 }
 
 // Prune implements core.Store: one transaction.
@@ -132,22 +100,8 @@ var _ core.PreviewLister = (*Store)(nil)
 
 // PendingPreviews implements core.PreviewLister.
 func (s *Store) PendingPreviews(ctx context.Context, scope string, now time.Time, limit int) ([]core.Preview, bool, error) {
-	if err := s.check(); err != nil {
-		return nil, false, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.PendingColumns+` FROM previews
+	return s.reads().Pending(ctx, limit, func(h string) (core.Preview, error) { return s.LoadPreview(ctx, h) },
+		`SELECT `+sqlrows.PendingColumns+` FROM previews
 		WHERE scope = ? AND consumed_at IS NULL AND expires_at > ?
 		ORDER BY created_at DESC, handle`, scope, dbTime(now))
-	if err != nil {
-		return nil, false, s.fault(err, "list pending previews")
-	}
-	handles, truncated, err := sqlrows.Pending(rows, limit)
-	if cerr := rows.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, false, s.fault(err, "list pending previews")
-	}
-	out, err := sqlrows.LoadAll(handles, func(h string) (core.Preview, error) { return s.LoadPreview(ctx, h) })
-	return out, truncated, err
 }

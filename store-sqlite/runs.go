@@ -19,66 +19,51 @@ func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Ru
 		started bool
 	)
 	err := s.write(ctx, "start the run for preview "+req.Handle, func(tx *sql.Tx) error {
-		r, found, err := getRun(ctx, tx, req.Key)
-		if err != nil {
-			return err
-		}
-		if found {
-			if r.Handle != req.Handle {
-				return storeerr.KeyReused(req.Key, r.Handle, req.Handle)
-			}
-			run = r
-			return nil
-		}
-		var (
-			expires    int64
-			consumed   sql.NullInt64
-			consumedBy sql.NullString
-			dig        string
-		)
-		err = tx.QueryRowContext(ctx, `SELECT expires_at, consumed_at, consumed_by, plan_digest FROM previews WHERE handle = ?`, req.Handle).
-			Scan(&expires, &consumed, &consumedBy, &dig)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound(ctx, tx, req.Handle)
-		}
-		if err != nil {
-			return err
-		}
-		now := dbTime(req.Now)
-		if consumed.Valid {
-			var runID string
-			if err := tx.QueryRowContext(ctx, `SELECT run_id FROM runs WHERE idempotency_key = ?`, consumedBy.String).Scan(&runID); err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			return storeerr.PreviewConsumed(req.Handle, runID, fromDBTime(consumed.Int64))
-		}
-		if now >= expires {
-			return storeerr.PreviewExpired(req.Handle, fromDBTime(expires))
-		}
-		if req.PlanDigest != "" && req.PlanDigest != dig {
-			return storeerr.PlanChanged(req.Handle, req.PlanDigest, dig)
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE previews SET consumed_at = ?, consumed_by = ? WHERE handle = ? AND consumed_at IS NULL`, now, req.Key, req.Handle)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n != 1 {
-			return fmt.Errorf("consume preview %s: %d rows changed", req.Handle, n)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (idempotency_key, run_id, handle, state, started_at) VALUES (?, ?, ?, ?, ?)`,
-			req.Key, req.RunID, req.Handle, string(core.RunInProgress), now); err != nil {
-			return err
-		}
-		run = core.Run{ID: req.RunID, Key: req.Key, Handle: req.Handle, State: core.RunInProgress, StartedAt: fromDBTime(now)}
-		started = true
-		return nil
+		var err error
+		run, started, err = sqlrows.StartRun(req, func() (core.Run, bool, error) { return getRun(ctx, tx, req.Key) }, func() (time.Time, error) {
+			return consume(ctx, tx, req)
+		})
+		return err
 	})
 	if err != nil {
 		return core.Run{}, false, err
 	}
 	return run, started, nil
+}
+
+// consume consumes req's handle and inserts its run, unless the preview
+// may not be consumed (see sqlrows.Refusal); it returns the run's start
+// time as stored.
+func consume(ctx context.Context, tx *sql.Tx, req core.StartRunRequest) (time.Time, error) {
+	err := sqlrows.Refusal(tx.QueryRowContext(ctx, `SELECT `+sqlrows.ConsumeColumns+` FROM previews WHERE handle = ?`, req.Handle), req, fromDBTime,
+		func(by string) (string, error) {
+			var runID string
+			if err := tx.QueryRowContext(ctx, `SELECT run_id FROM runs WHERE idempotency_key = ?`, by).Scan(&runID); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return "", err
+			}
+			return runID, nil
+		})
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, notFound(ctx, tx, req.Handle)
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	now := dbTime(req.Now)
+	res, err := tx.ExecContext(ctx, `UPDATE previews SET consumed_at = ?, consumed_by = ? WHERE handle = ? AND consumed_at IS NULL`, now, req.Key, req.Handle)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return time.Time{}, err
+	} else if n != 1 {
+		return time.Time{}, fmt.Errorf("consume preview %s: %d rows changed", req.Handle, n)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (idempotency_key, run_id, handle, state, started_at) VALUES (?, ?, ?, ?, ?)`,
+		req.Key, req.RunID, req.Handle, string(core.RunInProgress), now); err != nil {
+		return time.Time{}, err
+	}
+	return fromDBTime(now), nil
 }
 
 // getRun reads a run and its outcomes in one statement (one snapshot).
@@ -93,28 +78,10 @@ func getRun(ctx context.Context, q querier, key string) (core.Run, bool, error) 
 	return sqlrows.Run(rows, key, fromDBTime)
 }
 
-// lockRun reads the state of the run with key inside tx (the write
-// transaction holds the database's write lock).
-func lockRun(ctx context.Context, tx *sql.Tx, key string) (core.RunState, error) {
-	var state string
-	err := tx.QueryRowContext(ctx, `SELECT state FROM runs WHERE idempotency_key = ?`, key).Scan(&state)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", storeerr.RunNotFound(key)
-	}
-	return core.RunState(state), err
-}
-
-// lockRunInProgress is lockRun for a write that only a run in progress
-// takes: a finished run is refused.
-func lockRunInProgress(ctx context.Context, tx *sql.Tx, key string) error {
-	state, err := lockRun(ctx, tx, key)
-	if err != nil {
-		return err
-	}
-	if state != core.RunInProgress {
-		return storeerr.RunFinished(key, state)
-	}
-	return nil
+// lockRun selects the state of the run with key inside tx (the write
+// transaction holds the database's write lock; see sqlrows.RunState).
+func lockRun(ctx context.Context, tx *sql.Tx, key string) *sql.Row {
+	return tx.QueryRowContext(ctx, `SELECT state FROM runs WHERE idempotency_key = ?`, key)
 }
 
 // RecordOutcomes implements core.Store: one transaction (one fsync of the
@@ -124,7 +91,7 @@ func (s *Store) RecordOutcomes(ctx context.Context, key string, outcomes []core.
 		return nil
 	}
 	return s.write(ctx, fmt.Sprintf("record %d outcome(s) of run %s", len(outcomes), key), func(tx *sql.Tx) error {
-		if err := lockRunInProgress(ctx, tx, key); err != nil {
+		if err := sqlrows.InProgress(lockRun(ctx, tx, key), key, sql.ErrNoRows); err != nil {
 			return err
 		}
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message)
@@ -151,7 +118,7 @@ func (s *Store) FinishRun(ctx context.Context, key string, state core.RunState, 
 		result = []byte{}
 	}
 	return s.write(ctx, "finish run "+key, func(tx *sql.Tx) error {
-		if err := lockRunInProgress(ctx, tx, key); err != nil {
+		if err := sqlrows.InProgress(lockRun(ctx, tx, key), key, sql.ErrNoRows); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE runs SET state = ?, result = ?, finished_at = ? WHERE idempotency_key = ? AND state = 'in_progress'`,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -208,12 +209,8 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // fault translates a driver error for operation op.
 func (s *Store) fault(err error, op string) error {
-	if err == nil {
-		return nil
-	}
-	var ce *core.Error
-	if errors.As(err, &ce) {
-		return ce
+	if known, ok := storeerr.Known(err); ok {
+		return known
 	}
 	if s.closed.Load() || errors.Is(err, sql.ErrConnDone) || strings.Contains(err.Error(), "sql: database is closed") {
 		return storeerr.Closed(what)
@@ -266,6 +263,22 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error)
 	return s.fault(tx.Commit(), op)
 }
 
+// reads are the reads this store shares with the Postgres one.
+func (s *Store) reads() sqlrows.Reads[int64] {
+	return sqlrows.Reads[int64]{
+		Query: func(ctx context.Context, query string, args ...any) (sqlrows.Rows, func() error, error) {
+			rows, err := s.db.QueryContext(ctx, query, args...)
+			if err != nil {
+				return nil, nil, err
+			}
+			return rows, rows.Close, nil
+		},
+		ToTime: fromDBTime,
+		Check:  s.check,
+		Fault:  s.fault,
+	}
+}
+
 // querier is what reads take: the database or a transaction.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
@@ -283,13 +296,6 @@ func dbNullTime(t time.Time) sql.NullInt64 {
 }
 
 func fromDBTime(v int64) time.Time { return time.UnixMicro(v).UTC() }
-
-func fromDBNullTime(v sql.NullInt64) time.Time {
-	if !v.Valid {
-		return time.Time{}
-	}
-	return fromDBTime(v.Int64)
-}
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok"
 // when the file is sound).

@@ -1,8 +1,14 @@
-// Package sqlrows reads the rows the SQL state stores (store-sqlite,
-// store-postgres) select into domain values, so both read runs and dedup
-// index entries the same way. T is the type a store keeps times in (Unix
-// microseconds for SQLite, timestamptz for Postgres); toTime converts it.
-// The driver's rows (database/sql or pgx) are passed as Rows.
+// Package sqlrows is what the SQL state stores (store-sqlite,
+// store-postgres) do the same way whatever their driver: it reads the rows
+// they select into domain values (runs, dedup index entries, previews,
+// tombstones, documents), decides what the rows mean (Refusal: why a
+// handle may not be consumed; StartRun: replay, reused key or a new run;
+// RunState), and runs their plain reads (Reads: LookupIndex, ListIndex,
+// PendingPreviews). Each store keeps its own SQL (placeholders, schema),
+// transactions and driver error translation. T is the type a store keeps
+// times in (Unix microseconds for SQLite, timestamptz for Postgres);
+// toTime converts it. The driver's rows (database/sql or pgx) are passed
+// as Rows or Row, its "no rows" error as noRows.
 package sqlrows
 
 import (
@@ -89,9 +95,7 @@ const PendingColumns = `handle, plan, plan_digest`
 // one more than limit (limit <= 0: no limit); truncated reports that there
 // were more. The caller closes rows.
 func Pending(rows Rows, limit int) (handles []string, truncated bool, err error) {
-	if limit <= 0 {
-		limit = 1 << 30
-	}
+	limit = Limit(limit)
 	for rows.Next() {
 		var (
 			h, dig string

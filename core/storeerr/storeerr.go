@@ -4,6 +4,7 @@
 package storeerr
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -99,6 +100,20 @@ func RunFinished(key string, state core.RunState) *core.Error {
 // Closed: a call on a closed store.
 func Closed(what string) *core.Error {
 	return core.Errorf(core.CodeInternal, "The %s state store is closed. This is a bug in the caller: open the store again.", what)
+}
+
+// Known is err as it stands when a store's fault need not translate it:
+// nil, or the *core.Error err is or wraps (ok is true). A driver's error
+// is not known (ok is false).
+func Known(err error) (known error, ok bool) {
+	if err == nil {
+		return nil, true
+	}
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		return ce, true
+	}
+	return nil, false
 }
 
 // Fault wraps a driver error as INTERNAL_ERROR, naming the operation. The

@@ -1,0 +1,112 @@
+package sqlrows
+
+import (
+	"errors"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+)
+
+// Row is one row a query returned (pgx.Row, *sql.Row).
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// PreviewColumns are the columns Preview reads, in order, from previews.
+const PreviewColumns = `handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by`
+
+// Preview reads the preview of handle from row (of PreviewColumns). The
+// row's error (the driver's "no rows" among them) is returned as it is;
+// a plan that no longer matches its digest is PreviewTampered.
+func Preview[T any](row Row, handle string, toTime func(T) time.Time) (core.Preview, error) {
+	var (
+		p                core.Preview
+		kind, dig        string
+		created, expires T
+		consumed         *T
+		consumedBy       *string
+	)
+	if err := row.Scan(&p.Handle, &kind, &p.Scope, &p.Plan, &dig, &created, &expires, &consumed, &consumedBy); err != nil {
+		return core.Preview{}, err
+	}
+	if p.Plan == nil {
+		p.Plan = []byte{}
+	}
+	if core.PlanDigest(p.Plan) != dig {
+		return core.Preview{}, storeerr.PreviewTampered(handle)
+	}
+	p.Kind, p.Digest = core.PreviewKind(kind), dig
+	p.CreatedAt, p.ExpiresAt = toTime(created), toTime(expires)
+	if consumed != nil {
+		p.ConsumedAt = toTime(*consumed)
+	}
+	if consumedBy != nil {
+		p.ConsumedBy = *consumedBy
+	}
+	return p, nil
+}
+
+// TombstoneColumns are the columns Missing reads, in order, from
+// preview_tombstones.
+const TombstoneColumns = `kind, expired_at`
+
+// Missing is the error for a handle without a preview, read from row (of
+// TombstoneColumns, the handle's tombstone): PREVIEW_EXPIRED while its
+// tombstone is kept, PREVIEW_NOT_FOUND when row has none (noRows, the
+// driver's "no rows" error); any other error is returned as it is.
+func Missing[T any](row Row, handle string, noRows error, toTime func(T) time.Time) error {
+	var (
+		kind    string
+		expired T
+	)
+	err := row.Scan(&kind, &expired)
+	if errors.Is(err, noRows) {
+		return storeerr.PreviewNotFound(handle)
+	}
+	if err != nil {
+		return err
+	}
+	return storeerr.PreviewPruned(handle, core.PreviewKind(kind), toTime(expired))
+}
+
+// ConsumeColumns are the columns Refusal reads, in order, from previews.
+const ConsumeColumns = `expires_at, consumed_at, consumed_by, plan_digest`
+
+// Refusal is why req may not consume its preview, read from row (of
+// ConsumeColumns, the preview's row); nil when it may. In this order:
+// consumed already (PREVIEW_CONSUMED, naming the run runOf finds for the
+// key that consumed it; an error of runOf is returned as it is), expired
+// (PREVIEW_EXPIRED), or another plan than req's (PLAN_CHANGED). The row's
+// error (the driver's "no rows" among them) is returned as it is.
+func Refusal[T any](row Row, req core.StartRunRequest, toTime func(T) time.Time, runOf func(key string) (runID string, err error)) error {
+	var (
+		expires    T
+		consumed   *T
+		consumedBy *string
+		dig        string
+	)
+	if err := row.Scan(&expires, &consumed, &consumedBy, &dig); err != nil {
+		return err
+	}
+	if consumed != nil {
+		by := ""
+		if consumedBy != nil {
+			by = *consumedBy
+		}
+		runID, err := runOf(by)
+		if err != nil {
+			return err
+		}
+		return storeerr.PreviewConsumed(req.Handle, runID, toTime(*consumed))
+	}
+	// Stored times are whole microseconds, so now >= expires holds for
+	// req.Now exactly when it holds for req.Now truncated as stored.
+	if at := toTime(expires); !req.Now.Before(at) {
+		return storeerr.PreviewExpired(req.Handle, at)
+	}
+	if req.PlanDigest != "" && req.PlanDigest != dig {
+		return storeerr.PlanChanged(req.Handle, req.PlanDigest, dig)
+	}
+	return nil
+}

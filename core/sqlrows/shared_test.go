@@ -1,0 +1,194 @@
+package sqlrows
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// errNoRows stands for a driver's "no rows" error.
+var errNoRows = errors.New("no rows in result set")
+
+// row is one fakeRows row as a driver's single-row result; err (the
+// driver's "no rows" among them) is what Scan returns instead.
+func row(err error, values ...any) Row {
+	if err != nil {
+		return errRow{err}
+	}
+	f := &fakeRows{rows: [][]any{values}}
+	f.Next()
+	return f
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+func TestPreview(t *testing.T) {
+	plan := []byte(`{"v":1}`)
+	p, err := Preview(row(nil, "imp_1", "import", "DEMO", plan, core.PlanDigest(plan), int64(10), int64(20), int64(15), "key-1"), "imp_1", micros)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Handle != "imp_1" || p.Kind != core.PreviewImport || p.Scope != "DEMO" || p.Digest != core.PlanDigest(plan) ||
+		!p.CreatedAt.Equal(micros(10)) || !p.ExpiresAt.Equal(micros(20)) || !p.ConsumedAt.Equal(micros(15)) || p.ConsumedBy != "key-1" {
+		t.Fatalf("Preview = %+v", p)
+	}
+	// Not consumed (NULLs), and a NULL plan reads as an empty one.
+	p, err = Preview(row(nil, "imp_2", "import", "DEMO", nil, core.PlanDigest(nil), int64(10), int64(20), nil, nil), "imp_2", micros)
+	if err != nil || !p.ConsumedAt.IsZero() || p.ConsumedBy != "" || p.Plan == nil || len(p.Plan) != 0 {
+		t.Fatalf("unconsumed Preview = %+v, %v", p, err)
+	}
+	if _, err := Preview(row(nil, "imp_3", "import", "DEMO", plan, "sha256:other", int64(10), int64(20), nil, nil), "imp_3", micros); core.ErrorCode(err) != core.CodeInternal {
+		t.Fatalf("tampered plan: %v, want INTERNAL_ERROR", err)
+	}
+	if _, err := Preview(row(errNoRows), "imp_4", micros); !errors.Is(err, errNoRows) {
+		t.Fatalf("no row: %v, want the driver's error as it is", err)
+	}
+}
+
+func TestMissing(t *testing.T) {
+	if err := Missing(row(errNoRows), "imp_1", errNoRows, micros); core.ErrorCode(err) != core.CodePreviewNotFound {
+		t.Fatalf("no tombstone: %v, want PREVIEW_NOT_FOUND", err)
+	}
+	err := Missing(row(nil, "import", int64(30)), "imp_1", errNoRows, micros)
+	var pruned *core.PrunedPreviewError
+	if core.ErrorCode(err) != core.CodePreviewExpired || !errors.As(err, &pruned) || !pruned.ExpiredAt.Equal(micros(30)) || pruned.Kind != core.PreviewImport {
+		t.Fatalf("tombstone: %v, want PREVIEW_EXPIRED from the tombstone", err)
+	}
+	boom := errors.New("boom")
+	if err := Missing(row(boom), "imp_1", errNoRows, micros); !errors.Is(err, boom) {
+		t.Fatalf("read error: %v", err)
+	}
+}
+
+// Refusal's order: consumed before expired before another plan.
+func TestRefusal(t *testing.T) {
+	req := core.StartRunRequest{Key: "k", Handle: "imp_1", PlanDigest: "sha256:a", Now: micros(100)}
+	runOf := func(by string) (string, error) { return "run-of-" + by, nil }
+	for _, c := range []struct {
+		name   string
+		values []any
+		code   core.Code
+	}{
+		{"consumable", []any{int64(200), nil, nil, "sha256:a"}, ""},
+		{"consumed, expired and changed", []any{int64(50), int64(40), "other", "sha256:b"}, core.CodePreviewNotFound}, // a handle is used once
+		{"expired and changed", []any{int64(50), nil, nil, "sha256:b"}, core.CodePreviewExpired},
+		{"expires now", []any{int64(100), nil, nil, "sha256:a"}, core.CodePreviewExpired},
+		{"changed", []any{int64(200), nil, nil, "sha256:b"}, core.CodePreviewStale},
+	} {
+		err := Refusal(row(nil, c.values...), req, micros, runOf)
+		if (c.code == "") != (err == nil) || (err != nil && core.ErrorCode(err) != c.code) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.code)
+		}
+		if c.code == core.CodePreviewNotFound && !strings.Contains(err.Error(), "run-of-other") {
+			t.Errorf("%s: %v, want the consuming key's run named", c.name, err)
+		}
+	}
+	unchecked := req
+	unchecked.PlanDigest = ""
+	if err := Refusal(row(nil, int64(200), nil, nil, "sha256:b"), unchecked, micros, runOf); err != nil {
+		t.Errorf("no digest asked for: %v, want nil", err)
+	}
+	retry := errors.New("retry")
+	if err := Refusal(row(nil, int64(200), int64(40), "k", "sha256:a"), req, micros, func(string) (string, error) { return "", retry }); !errors.Is(err, retry) {
+		t.Errorf("runOf's error: %v, want it as it is", err)
+	}
+	if err := Refusal(row(errNoRows), req, micros, runOf); !errors.Is(err, errNoRows) {
+		t.Errorf("no row: %v, want the driver's error as it is", err)
+	}
+}
+
+func TestStartRun(t *testing.T) {
+	req := core.StartRunRequest{Key: "k", Handle: "imp_1", RunID: "run-1", Now: micros(100)}
+	stored := core.Run{ID: "run-0", Key: "k", Handle: "imp_1", State: core.RunCommitted}
+	none := func() (core.Run, bool, error) { return core.Run{}, false, nil }
+	startedAt := func() (time.Time, error) { return micros(100), nil }
+	notCalled := func() (time.Time, error) { t.Fatal("start called for a key with a run"); return time.Time{}, nil }
+
+	run, started, err := StartRun(req, none, startedAt)
+	if err != nil || !started || !reflect.DeepEqual(run, core.Run{ID: "run-1", Key: "k", Handle: "imp_1", State: core.RunInProgress, StartedAt: micros(100)}) {
+		t.Fatalf("new run = %+v, %v, %v", run, started, err)
+	}
+	run, started, err = StartRun(req, func() (core.Run, bool, error) { return stored, true, nil }, notCalled)
+	if err != nil || started || run.ID != "run-0" {
+		t.Fatalf("replay = %+v, %v, %v", run, started, err)
+	}
+	other := stored
+	other.Handle = "imp_2"
+	if _, started, err := StartRun(req, func() (core.Run, bool, error) { return other, true, nil }, notCalled); started || core.ErrorCode(err) != core.CodeIdempotencyKeyReused {
+		t.Fatalf("key of another handle: %v, %v", started, err)
+	}
+	boom := errors.New("boom")
+	if _, started, err := StartRun(req, none, func() (time.Time, error) { return time.Time{}, boom }); started || !errors.Is(err, boom) {
+		t.Fatalf("start fails: %v, %v", started, err)
+	}
+}
+
+func TestRunState(t *testing.T) {
+	if st, err := RunState(row(nil, "committed"), "k", errNoRows); err != nil || st != core.RunCommitted {
+		t.Fatalf("RunState = %q, %v", st, err)
+	}
+	if _, err := RunState(row(errNoRows), "k", errNoRows); core.ErrorCode(err) != core.CodeInternal {
+		t.Fatalf("RunState of no run: %v", err)
+	}
+	if err := InProgress(row(nil, "in_progress"), "k", errNoRows); err != nil {
+		t.Fatalf("InProgress of a run in progress: %v", err)
+	}
+	if err := InProgress(row(nil, "partial"), "k", errNoRows); core.ErrorCode(err) != core.CodeInternal {
+		t.Fatalf("InProgress of a finished run: %v", err)
+	}
+}
+
+// Reads run the store's statement, translate its errors, and for Pending
+// release the rows before loading the previews.
+func TestReads(t *testing.T) {
+	var released bool
+	var queries int
+	rows := &fakeRows{}
+	r := Reads[int64]{
+		Query: func(_ context.Context, sql string, args ...any) (Rows, func() error, error) {
+			queries++
+			if sql == "fail" {
+				return nil, nil, errors.New("driver")
+			}
+			return rows, func() error { released = true; return nil }, nil
+		},
+		ToTime: micros,
+		Check:  func() error { return nil },
+		Fault:  func(err error, op string) error { return core.Wrap(err, core.CodeInternal, "could not %s", op) },
+	}
+	if m, err := r.Lookup(t.Context(), "scope", nil, "SELECT"); err != nil || len(m) != 0 || m == nil || queries != 0 {
+		t.Fatalf("Lookup of no references = %v, %v after %d queries; want an empty map and no query", m, err, queries)
+	}
+	if _, err := r.List(t.Context(), "scope", "list the dedup index", "fail"); err == nil || err.Error() != "INTERNAL_ERROR: could not list the dedup index" {
+		t.Fatalf("List with a driver error: %v", err)
+	}
+	*rows = fakeRows{rows: [][]any{{"a", []byte("a"), core.PlanDigest([]byte("a"))}}}
+	load := func(h string) (core.Preview, error) {
+		if !released {
+			t.Fatal("a preview loaded while the list's rows are held")
+		}
+		return core.Preview{Handle: h}, nil
+	}
+	ps, truncated, err := r.Pending(t.Context(), 0, load, "SELECT")
+	if err != nil || truncated || len(ps) != 1 || ps[0].Handle != "a" {
+		t.Fatalf("Pending = %+v, %v, %v", ps, truncated, err)
+	}
+	closed := errors.New("closed")
+	r.Check = func() error { return closed }
+	if _, _, err := r.Pending(t.Context(), 0, load, "SELECT"); !errors.Is(err, closed) {
+		t.Fatalf("Pending on a closed store: %v", err)
+	}
+}
+
+func TestLimit(t *testing.T) {
+	if Limit(0) != NoLimit || Limit(-1) != NoLimit || Limit(5) != 5 {
+		t.Fatalf("Limit: %d %d %d", Limit(0), Limit(-1), Limit(5))
+	}
+}
