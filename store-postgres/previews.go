@@ -7,33 +7,24 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/sqlrows"
-	"github.com/devworkwire/devworkwire/core/storeerr"
 	"github.com/jackc/pgx/v5"
 )
 
 // SavePreview implements core.Store.
 func (s *Store) SavePreview(ctx context.Context, p core.Preview) error {
-	p, err := storeerr.CheckPreview(p)
-	if err != nil {
-		return err
-	}
-	if err := s.check(); err != nil {
-		return err
-	}
-	var consumedBy *string
-	if p.ConsumedBy != "" {
-		consumedBy = &p.ConsumedBy
-	}
-	tag, err := s.pool.Exec(ctx, s.q(`INSERT INTO {schema}.previews (handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (handle) DO NOTHING`),
-		p.Handle, string(p.Kind), p.Scope, p.Plan, p.Digest, dbTime(p.CreatedAt), dbTime(p.ExpiresAt), dbNullTime(p.ConsumedAt), consumedBy)
-	if err != nil {
-		return s.fault(err, "save preview "+p.Handle)
-	}
-	if tag.RowsAffected() == 0 {
-		return storeerr.DuplicateHandle(p.Handle)
-	}
-	return nil
+	return sqlrows.Save(p, func(p core.Preview) (int64, error) {
+		if err := s.check(); err != nil {
+			return 0, err
+		}
+		var consumedBy *string
+		if p.ConsumedBy != "" {
+			consumedBy = &p.ConsumedBy
+		}
+		tag, err := s.pool.Exec(ctx, s.q(`INSERT INTO {schema}.previews (`+sqlrows.PreviewColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (handle) DO NOTHING`),
+			p.Handle, string(p.Kind), p.Scope, p.Plan, p.Digest, dbTime(p.CreatedAt), dbTime(p.ExpiresAt), dbNullTime(p.ConsumedAt), consumedBy)
+		return tag.RowsAffected(), s.fault(err, "save preview "+p.Handle)
+	})
 }
 
 // LoadPreview implements core.Store.
@@ -57,39 +48,24 @@ func (s *Store) notFound(ctx context.Context, q querier, handle string) error {
 	return sqlrows.Missing(q.QueryRow(ctx, s.q(`SELECT `+sqlrows.TombstoneColumns+` FROM {schema}.preview_tombstones WHERE handle = $1`), handle), handle, pgx.ErrNoRows, fromDBTime)
 }
 
+// pruneSQL are Prune's statements.
+var pruneSQL = sqlrows.PruneSQL{
+	Tombstone: `INSERT INTO {schema}.preview_tombstones (handle, kind, expired_at) SELECT handle, kind, expires_at FROM {schema}.previews WHERE expires_at < $1
+		ON CONFLICT (handle) DO UPDATE SET kind = excluded.kind, expired_at = excluded.expired_at`,
+	Previews:   `DELETE FROM {schema}.previews WHERE expires_at < $1`,
+	Tombstones: `DELETE FROM {schema}.preview_tombstones WHERE expired_at < $1`,
+	Outcomes:   `DELETE FROM {schema}.run_outcomes WHERE idempotency_key IN (SELECT idempotency_key FROM {schema}.runs WHERE state <> 'in_progress' AND finished_at < $1)`,
+	Runs:       `DELETE FROM {schema}.runs WHERE state <> 'in_progress' AND finished_at < $1`,
+}
+
 // Prune implements core.Store: one transaction.
 func (s *Store) Prune(ctx context.Context, now time.Time, r core.Retention) (core.Pruned, error) {
-	r = r.OrDefault()
-	var n core.Pruned
-	err := s.write(ctx, "prune expired previews and old runs", func(tx pgx.Tx) error {
-		cut := dbTime(now)
-		steps := []struct {
-			count *int
-			sql   string
-			arg   time.Time
-		}{
-			{nil, `INSERT INTO {schema}.preview_tombstones (handle, kind, expired_at) SELECT handle, kind, expires_at FROM {schema}.previews WHERE expires_at < $1
-				ON CONFLICT (handle) DO UPDATE SET kind = excluded.kind, expired_at = excluded.expired_at`, cut},
-			{&n.Previews, `DELETE FROM {schema}.previews WHERE expires_at < $1`, cut},
-			{&n.Tombstones, `DELETE FROM {schema}.preview_tombstones WHERE expired_at < $1`, cut.Add(-r.Tombstones)},
-			{nil, `DELETE FROM {schema}.run_outcomes WHERE idempotency_key IN (SELECT idempotency_key FROM {schema}.runs WHERE state <> 'in_progress' AND finished_at < $1)`, cut.Add(-r.Runs)},
-			{&n.Runs, `DELETE FROM {schema}.runs WHERE state <> 'in_progress' AND finished_at < $1`, cut.Add(-r.Runs)},
-		}
-		for _, st := range steps {
-			tag, err := tx.Exec(ctx, s.q(st.sql), st.arg)
-			if err != nil {
-				return err
-			}
-			if st.count != nil {
-				*st.count = int(tag.RowsAffected())
-			}
-		}
-		return nil
+	return sqlrows.WriteValue(ctx, "prune expired previews and old runs", s.write, func(tx pgx.Tx) (core.Pruned, error) {
+		return sqlrows.Prune(r, pruneSQL, func(sql string, age time.Duration) (int64, error) {
+			tag, err := tx.Exec(ctx, s.q(sql), dbTime(now).Add(-age))
+			return tag.RowsAffected(), err
+		})
 	})
-	if err != nil {
-		return core.Pruned{}, err
-	}
-	return n, nil
 }
 
 var _ core.PreviewLister = (*Store)(nil)

@@ -8,29 +8,21 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/sqlrows"
-	"github.com/devworkwire/devworkwire/core/storeerr"
 )
 
 // SavePreview implements core.Store.
 func (s *Store) SavePreview(ctx context.Context, p core.Preview) error {
-	p, err := storeerr.CheckPreview(p)
-	if err != nil {
-		return err
-	}
-	return s.write(ctx, "save preview "+p.Handle, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO previews (handle, kind, scope, plan, plan_digest, created_at, expires_at, consumed_at, consumed_by)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (handle) DO NOTHING`,
-			p.Handle, string(p.Kind), p.Scope, p.Plan, p.Digest, dbTime(p.CreatedAt), dbTime(p.ExpiresAt),
-			dbNullTime(p.ConsumedAt), sql.NullString{String: p.ConsumedBy, Valid: p.ConsumedBy != ""})
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return storeerr.DuplicateHandle(p.Handle)
-		}
-		return nil
+	return sqlrows.Save(p, func(p core.Preview) (int64, error) {
+		return sqlrows.WriteValue(ctx, "save preview "+p.Handle, s.write, func(tx *sql.Tx) (int64, error) {
+			res, err := tx.ExecContext(ctx, `INSERT INTO previews (`+sqlrows.PreviewColumns+`)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (handle) DO NOTHING`,
+				p.Handle, string(p.Kind), p.Scope, p.Plan, p.Digest, dbTime(p.CreatedAt), dbTime(p.ExpiresAt),
+				dbNullTime(p.ConsumedAt), sql.NullString{String: p.ConsumedBy, Valid: p.ConsumedBy != ""})
+			if err != nil {
+				return 0, err
+			}
+			return res.RowsAffected()
+		})
 	})
 }
 
@@ -57,43 +49,27 @@ func notFound(ctx context.Context, q querier, handle string) error {
 	return sqlrows.Missing(q.QueryRowContext(ctx, `SELECT `+sqlrows.TombstoneColumns+` FROM preview_tombstones WHERE handle = ?`, handle), handle, sql.ErrNoRows, fromDBTime)
 }
 
+// pruneSQL are Prune's statements.
+var pruneSQL = sqlrows.PruneSQL{
+	Tombstone: `INSERT INTO preview_tombstones (handle, kind, expired_at) SELECT handle, kind, expires_at FROM previews WHERE expires_at < ?
+		ON CONFLICT (handle) DO UPDATE SET kind = excluded.kind, expired_at = excluded.expired_at`,
+	Previews:   `DELETE FROM previews WHERE expires_at < ?`,
+	Tombstones: `DELETE FROM preview_tombstones WHERE expired_at < ?`,
+	Outcomes:   `DELETE FROM run_outcomes WHERE idempotency_key IN (SELECT idempotency_key FROM runs WHERE state <> 'in_progress' AND finished_at < ?)`,
+	Runs:       `DELETE FROM runs WHERE state <> 'in_progress' AND finished_at < ?`,
+}
+
 // Prune implements core.Store: one transaction.
 func (s *Store) Prune(ctx context.Context, now time.Time, r core.Retention) (core.Pruned, error) {
-	r = r.OrDefault()
-	var n core.Pruned
-	err := s.write(ctx, "prune expired previews and old runs", func(tx *sql.Tx) error {
-		cut := dbTime(now)
-		steps := []struct {
-			count *int
-			sql   string
-			arg   int64
-		}{
-			{nil, `INSERT INTO preview_tombstones (handle, kind, expired_at) SELECT handle, kind, expires_at FROM previews WHERE expires_at < ?
-				ON CONFLICT (handle) DO UPDATE SET kind = excluded.kind, expired_at = excluded.expired_at`, cut},
-			{&n.Previews, `DELETE FROM previews WHERE expires_at < ?`, cut},
-			{&n.Tombstones, `DELETE FROM preview_tombstones WHERE expired_at < ?`, cut - r.Tombstones.Microseconds()},
-			{nil, `DELETE FROM run_outcomes WHERE idempotency_key IN (SELECT idempotency_key FROM runs WHERE state <> 'in_progress' AND finished_at < ?)`, cut - r.Runs.Microseconds()},
-			{&n.Runs, `DELETE FROM runs WHERE state <> 'in_progress' AND finished_at < ?`, cut - r.Runs.Microseconds()},
-		}
-		for _, st := range steps {
-			res, err := tx.ExecContext(ctx, st.sql, st.arg)
+	return sqlrows.WriteValue(ctx, "prune expired previews and old runs", s.write, func(tx *sql.Tx) (core.Pruned, error) {
+		return sqlrows.Prune(r, pruneSQL, func(query string, age time.Duration) (int64, error) {
+			res, err := tx.ExecContext(ctx, query, dbTime(now)-age.Microseconds())
 			if err != nil {
-				return err
+				return 0, err
 			}
-			if st.count != nil {
-				k, err := res.RowsAffected()
-				if err != nil {
-					return err
-				}
-				*st.count = int(k)
-			}
-		}
-		return nil
+			return res.RowsAffected()
+		})
 	})
-	if err != nil {
-		return core.Pruned{}, err
-	}
-	return n, nil
 }
 
 var _ core.PreviewLister = (*Store)(nil)

@@ -110,3 +110,62 @@ func Refusal[T any](row Row, req core.StartRunRequest, toTime func(T) time.Time,
 	}
 	return nil
 }
+
+// Save is core.Store's SavePreview: p is checked (storeerr.CheckPreview)
+// and then inserted by insert (the store's INSERT INTO previews
+// (PreviewColumns) … ON CONFLICT (handle) DO NOTHING), which returns the
+// rows it added; none is DuplicateHandle.
+func Save(p core.Preview, insert func(p core.Preview) (added int64, err error)) error {
+	p, err := storeerr.CheckPreview(p)
+	if err != nil {
+		return err
+	}
+	n, err := insert(p)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return storeerr.DuplicateHandle(p.Handle)
+	}
+	return nil
+}
+
+// PruneSQL are the statements of core.Store's Prune in a store's SQL, in
+// the order they run. Each takes one parameter, the cut: a stored time
+// before which what it names is pruned.
+type PruneSQL struct {
+	Tombstone  string // keep a tombstone of every preview expired before the cut
+	Previews   string // delete the previews expired before the cut
+	Tombstones string // delete the tombstones expired before the cut
+	Outcomes   string // delete the outcomes of the runs finished before the cut (not in progress)
+	Runs       string // delete the runs finished before the cut (not in progress)
+}
+
+// Prune is core.Store's Prune inside the store's one transaction: exec
+// runs each of q's statements with the age of its cut (the cut is now less
+// age: previews by now, tombstones by r.Tombstones, runs by r.Runs; r with
+// its defaults) and returns the rows it changed.
+func Prune(r core.Retention, q PruneSQL, exec func(sql string, age time.Duration) (changed int64, err error)) (core.Pruned, error) {
+	r = r.OrDefault()
+	var n core.Pruned
+	for _, st := range []struct {
+		count *int
+		sql   string
+		age   time.Duration
+	}{
+		{nil, q.Tombstone, 0},
+		{&n.Previews, q.Previews, 0},
+		{&n.Tombstones, q.Tombstones, r.Tombstones},
+		{nil, q.Outcomes, r.Runs},
+		{&n.Runs, q.Runs, r.Runs},
+	} {
+		k, err := exec(st.sql, st.age)
+		if err != nil {
+			return core.Pruned{}, err
+		}
+		if st.count != nil {
+			*st.count = int(k)
+		}
+	}
+	return n, nil
+}

@@ -3,6 +3,7 @@ package sqlrows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -190,5 +191,62 @@ func TestReads(t *testing.T) {
 func TestLimit(t *testing.T) {
 	if Limit(0) != NoLimit || Limit(-1) != NoLimit || Limit(5) != 5 {
 		t.Fatalf("Limit: %d %d %d", Limit(0), Limit(-1), Limit(5))
+	}
+}
+
+func TestSave(t *testing.T) {
+	p := core.Preview{Handle: "imp_1", Kind: core.PreviewImport, Scope: "DEMO", Plan: []byte("{}"), CreatedAt: micros(1), ExpiresAt: micros(2)}
+	var inserted []core.Preview
+	insert := func(n int64) func(core.Preview) (int64, error) {
+		return func(p core.Preview) (int64, error) { inserted = append(inserted, p); return n, nil }
+	}
+	if err := Save(p, insert(1)); err != nil || len(inserted) != 1 || inserted[0].Digest != core.PlanDigest(p.Plan) {
+		t.Fatalf("Save = %v, inserted %+v; want the checked preview (digest filled in) inserted", err, inserted)
+	}
+	if err := Save(p, insert(0)); err == nil || !strings.Contains(err.Error(), "already stored") {
+		t.Fatalf("Save of a stored handle: %v", err)
+	}
+	inserted = nil
+	if err := Save(core.Preview{Kind: core.PreviewImport}, insert(1)); err == nil || len(inserted) != 0 {
+		t.Fatalf("Save of an invalid preview: %v, inserted %d", err, len(inserted))
+	}
+}
+
+// Prune runs its statements in order, each with its cut's age, counting
+// the previews, tombstones and runs deleted.
+func TestPrune(t *testing.T) {
+	q := PruneSQL{Tombstone: "tombstone", Previews: "previews", Tombstones: "tombstones", Outcomes: "outcomes", Runs: "runs"}
+	var ran []string
+	changed := map[string]int64{"tombstone": 3, "previews": 3, "tombstones": 2, "outcomes": 9, "runs": 4}
+	r := core.Retention{Runs: time.Hour}
+	n, err := Prune(r, q, func(sql string, age time.Duration) (int64, error) {
+		ran = append(ran, fmt.Sprintf("%s %v", sql, age))
+		return changed[sql], nil
+	})
+	want := []string{"tombstone 0s", "previews 0s", fmt.Sprintf("tombstones %v", core.DefaultRetention.Tombstones), "outcomes 1h0m0s", "runs 1h0m0s"}
+	if err != nil || !reflect.DeepEqual(ran, want) || n != (core.Pruned{Previews: 3, Tombstones: 2, Runs: 4}) {
+		t.Fatalf("Prune = %+v, %v after %v; want %v", n, err, ran, want)
+	}
+	boom := errors.New("boom")
+	if n, err := Prune(r, q, func(string, time.Duration) (int64, error) { return 1, boom }); !errors.Is(err, boom) || n != (core.Pruned{}) {
+		t.Fatalf("Prune with a failing statement = %+v, %v", n, err)
+	}
+}
+
+func TestWriteValue(t *testing.T) {
+	committed := func(_ context.Context, op string, fn func(tx string) error) error {
+		if op != "op" {
+			t.Fatalf("op %q", op)
+		}
+		return fn("tx")
+	}
+	v, err := WriteValue(t.Context(), "op", committed, func(tx string) (int, error) { return len(tx), nil })
+	if v != 2 || err != nil {
+		t.Fatalf("WriteValue = %d, %v", v, err)
+	}
+	boom := errors.New("commit failed")
+	failed := func(_ context.Context, _ string, fn func(tx string) error) error { _ = fn("tx"); return boom }
+	if v, err := WriteValue(t.Context(), "op", failed, func(tx string) (int, error) { return 7, nil }); v != 0 || !errors.Is(err, boom) {
+		t.Fatalf("WriteValue of a failed commit = %d, %v; want the zero value", v, err)
 	}
 }

@@ -3,8 +3,8 @@
 // they select into domain values (runs, dedup index entries, previews,
 // tombstones, documents), decides what the rows mean (Refusal: why a
 // handle may not be consumed; StartRun: replay, reused key or a new run;
-// RunState), and runs their plain reads (Reads: LookupIndex, ListIndex,
-// PendingPreviews). Each store keeps its own SQL (placeholders, schema),
+// RunState; Save; Prune), and runs their plain reads (Reads: LookupIndex,
+// ListIndex, PendingPreviews). Each store keeps its own SQL (placeholders, schema),
 // transactions and driver error translation. T is the type a store keeps
 // times in (Unix microseconds for SQLite, timestamptz for Postgres);
 // toTime converts it. The driver's rows (database/sql or pgx) are passed
