@@ -52,17 +52,11 @@ func lockRaceOnce(ctx context.Context, s core.Store, owner string, names []strin
 // loser was told who holds it, and that the store agrees afterwards.
 func checkLockRace(t *testing.T, s core.Store, names []string, attempts []lockAttempt) {
 	t.Helper()
-	winners := map[string]string{}
-	for _, a := range attempts {
-		if a.Won {
-			if w, dup := winners[a.Name]; dup {
-				t.Fatalf("lock %s taken twice: by %s and by %s", a.Name, w, a.Owner)
-			}
-			winners[a.Name] = a.Owner
-		}
-	}
-	if len(winners) != len(names) {
-		t.Fatalf("%d of %d locks were taken", len(winners), len(names))
+	won := wonOnce(t, race[lockAttempt]{noun: "lock", verb: "taken",
+		won: func(a lockAttempt) (string, string, bool) { return a.Name, a.Owner, a.Won }}, names, attempts)
+	winners := make(map[string]string, len(won))
+	for n, a := range won {
+		winners[n] = a.Owner
 	}
 	for _, a := range attempts {
 		if !a.Won && (a.Code != string(core.CodeInternal) || a.Holder != winners[a.Name]) {

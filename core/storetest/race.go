@@ -48,25 +48,52 @@ func raceOnce(ctx context.Context, s core.Store, racer string, id int, handles [
 	return out
 }
 
+// race says what the attempts A of a race for names are: won gives an
+// attempt's name, who made it and whether it won; winner (optional)
+// checks each winning attempt; noun and verb word the failures ("lock",
+// "taken").
+type race[A any] struct {
+	noun, verb string
+	won        func(A) (name, by string, ok bool)
+	winner     func(A)
+}
+
+// wonOnce returns the winning attempt of each of names, failing t when one
+// was won twice or not every one was won.
+func wonOnce[A any](t *testing.T, r race[A], names []string, attempts []A) map[string]A {
+	t.Helper()
+	winners := map[string]A{}
+	for _, a := range attempts {
+		name, by, ok := r.won(a)
+		if !ok {
+			continue
+		}
+		if w, dup := winners[name]; dup {
+			_, first, _ := r.won(w)
+			t.Fatalf("%s %s %s twice: by %s and by %s", r.noun, name, r.verb, first, by)
+		}
+		if r.winner != nil {
+			r.winner(a)
+		}
+		winners[name] = a
+	}
+	if len(winners) != len(names) {
+		t.Fatalf("%d of %d %ss were %s", len(winners), len(names), r.noun, r.verb)
+	}
+	return winners
+}
+
 // checkRace verifies a race's attempts: every handle started exactly once,
 // every loser got the documented outcome, and the store agrees.
 func checkRace(t *testing.T, s core.Store, handles []string, attempts []attempt) {
 	t.Helper()
-	winners := map[string]attempt{}
-	for _, a := range attempts {
-		if a.Started {
-			if w, dup := winners[a.Handle]; dup {
-				t.Fatalf("handle %s started twice: by %s and by %s", a.Handle, w.Key, a.Key)
-			}
+	winners := wonOnce(t, race[attempt]{noun: "handle", verb: "started",
+		won: func(a attempt) (string, string, bool) { return a.Handle, a.Key, a.Started },
+		winner: func(a attempt) {
 			if a.Code != "" || a.RunKey != a.Key {
 				t.Fatalf("winner %+v", a)
 			}
-			winners[a.Handle] = a
-		}
-	}
-	if len(winners) != len(handles) {
-		t.Fatalf("%d of %d handles were started", len(winners), len(handles))
-	}
+		}}, handles, attempts)
 	for _, a := range attempts {
 		if a.Started {
 			continue
