@@ -185,18 +185,26 @@ func (p *Provider) CheckSubtasks(ctx context.Context) error {
 
 // Dependencies implements core.StructureProvider.
 func (p *Provider) Dependencies(ctx context.Context, keys []string) ([]core.Dependency, error) {
+	return structureRead(ctx, p, OpDependencies, func() (out []core.Dependency) {
+		for _, d := range p.structure.deps {
+			if slices.Contains(keys, d.blocked) || slices.Contains(keys, d.blocker) {
+				out = append(out, core.Dependency{ID: strconv.Itoa(d.id), Blocker: d.blocker, Blocked: d.blocked})
+			}
+		}
+		return out
+	})
+}
+
+// structureRead runs one read call: the faults scheduled for it, then
+// read under the lock.
+func structureRead[T any](ctx context.Context, p *Provider, op Op, read func() T) (T, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, err := p.enter(ctx, OpDependencies); err != nil {
-		return nil, err
+	if _, err := p.enter(ctx, op); err != nil {
+		var zero T
+		return zero, err
 	}
-	var out []core.Dependency
-	for _, d := range p.structure.deps {
-		if slices.Contains(keys, d.blocked) || slices.Contains(keys, d.blocker) {
-			out = append(out, core.Dependency{ID: strconv.Itoa(d.id), Blocker: d.blocker, Blocked: d.blocked})
-		}
-	}
-	return out, nil
+	return read(), nil
 }
 
 // AddDependency implements core.StructureProvider.
@@ -246,18 +254,14 @@ func (p *Provider) RemoveDependency(ctx context.Context, id string) error {
 
 // Sprints implements core.StructureProvider.
 func (p *Provider) Sprints(ctx context.Context, name string) ([]core.Sprint, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if _, err := p.enter(ctx, OpSprints); err != nil {
-		return nil, err
-	}
-	var out []core.Sprint
-	for _, sp := range p.structure.sprints {
-		if strings.EqualFold(strings.TrimSpace(sp.Name), strings.TrimSpace(name)) {
-			out = append(out, sp)
+	return structureRead(ctx, p, OpSprints, func() (out []core.Sprint) {
+		for _, sp := range p.structure.sprints {
+			if strings.EqualFold(strings.TrimSpace(sp.Name), strings.TrimSpace(name)) {
+				out = append(out, sp)
+			}
 		}
-	}
-	return out, nil
+		return out
+	})
 }
 
 func checkBatch(keys []string) error {
