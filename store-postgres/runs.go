@@ -74,22 +74,17 @@ func (s *Store) consume(ctx context.Context, tx pgx.Tx, req core.StartRunRequest
 
 // whyNotConsumed explains a conditional UPDATE that changed nothing.
 func (s *Store) whyNotConsumed(ctx context.Context, tx pgx.Tx, req core.StartRunRequest) error {
-	err := sqlrows.Refusal(tx.QueryRow(ctx, s.q(`SELECT `+sqlrows.ConsumeColumns+` FROM {schema}.previews WHERE handle = $1`), req.Handle), req, fromDBTime,
-		func(by string) (string, error) {
+	err := sqlrows.Refusal(tx.QueryRow(ctx, s.q(`SELECT `+sqlrows.ConsumeColumns+` FROM {schema}.previews WHERE handle = $1`), req.Handle), req, fromDBTime, sqlrows.Consume{
+		NoRows:  pgx.ErrNoRows,
+		Missing: func() error { return s.notFound(ctx, tx, req.Handle) },
+		RunOf: func(by string) (string, error) {
 			if by == req.Key {
 				return "", errRetry // a concurrent call with our key won: read its run
 			}
-			var runID string
-			err := tx.QueryRow(ctx, s.q(`SELECT run_id FROM {schema}.runs WHERE idempotency_key = $1`), by).Scan(&runID)
-			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-				return "", err
-			}
-			return runID, nil
-		})
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return s.notFound(ctx, tx, req.Handle)
-	case err == nil:
+			return sqlrows.RunID(tx.QueryRow(ctx, s.q(`SELECT run_id FROM {schema}.runs WHERE idempotency_key = $1`), by), pgx.ErrNoRows)
+		},
+	})
+	if err == nil {
 		// Neither consumed nor expired nor changed now: the row changed
 		// under the UPDATE (a consumer rolled back). Try again.
 		return errRetry

@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -35,17 +34,13 @@ func (s *Store) StartRun(ctx context.Context, req core.StartRunRequest) (core.Ru
 // may not be consumed (see sqlrows.Refusal); it returns the run's start
 // time as stored.
 func consume(ctx context.Context, tx *sql.Tx, req core.StartRunRequest) (time.Time, error) {
-	err := sqlrows.Refusal(tx.QueryRowContext(ctx, `SELECT `+sqlrows.ConsumeColumns+` FROM previews WHERE handle = ?`, req.Handle), req, fromDBTime,
-		func(by string) (string, error) {
-			var runID string
-			if err := tx.QueryRowContext(ctx, `SELECT run_id FROM runs WHERE idempotency_key = ?`, by).Scan(&runID); err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return "", err
-			}
-			return runID, nil
-		})
-	if errors.Is(err, sql.ErrNoRows) {
-		return time.Time{}, notFound(ctx, tx, req.Handle)
-	}
+	err := sqlrows.Refusal(tx.QueryRowContext(ctx, `SELECT `+sqlrows.ConsumeColumns+` FROM previews WHERE handle = ?`, req.Handle), req, fromDBTime, sqlrows.Consume{
+		NoRows:  sql.ErrNoRows,
+		Missing: func() error { return notFound(ctx, tx, req.Handle) },
+		RunOf: func(by string) (string, error) {
+			return sqlrows.RunID(tx.QueryRowContext(ctx, `SELECT run_id FROM runs WHERE idempotency_key = ?`, by), sql.ErrNoRows)
+		},
+	})
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -73,20 +73,36 @@ func Missing[T any](row Row, handle string, noRows error, toTime func(T) time.Ti
 // ConsumeColumns are the columns Refusal reads, in order, from previews.
 const ConsumeColumns = `expires_at, consumed_at, consumed_by, plan_digest`
 
+// Consume is what Refusal needs from a store besides the preview's row.
+type Consume struct {
+	// NoRows is the driver's "no rows" error.
+	NoRows error
+	// Missing is the error for a handle without a preview row (the
+	// store's notFound: a tombstone or PREVIEW_NOT_FOUND).
+	Missing func() error
+	// RunOf is the id of the run the key that consumed the preview
+	// started (see RunID); its error is returned as it is.
+	RunOf func(key string) (runID string, err error)
+}
+
 // Refusal is why req may not consume its preview, read from row (of
-// ConsumeColumns, the preview's row); nil when it may. In this order:
-// consumed already (PREVIEW_CONSUMED, naming the run runOf finds for the
-// key that consumed it; an error of runOf is returned as it is), expired
-// (PREVIEW_EXPIRED), or another plan than req's (PLAN_CHANGED). The row's
-// error (the driver's "no rows" among them) is returned as it is.
-func Refusal[T any](row Row, req core.StartRunRequest, toTime func(T) time.Time, runOf func(key string) (runID string, err error)) error {
+// ConsumeColumns, the preview's row); nil when it may. In this order: no
+// such preview (c.Missing), consumed already (storeerr.PreviewConsumed,
+// naming the run c.RunOf finds), expired (storeerr.PreviewExpired), or
+// another plan than req's (storeerr.PlanChanged). Any other error of row
+// is returned as it is.
+func Refusal[T any](row Row, req core.StartRunRequest, toTime func(T) time.Time, c Consume) error {
 	var (
 		expires    T
 		consumed   *T
 		consumedBy *string
 		dig        string
 	)
-	if err := row.Scan(&expires, &consumed, &consumedBy, &dig); err != nil {
+	err := row.Scan(&expires, &consumed, &consumedBy, &dig)
+	if errors.Is(err, c.NoRows) {
+		return c.Missing()
+	}
+	if err != nil {
 		return err
 	}
 	if consumed != nil {
@@ -94,7 +110,7 @@ func Refusal[T any](row Row, req core.StartRunRequest, toTime func(T) time.Time,
 		if consumedBy != nil {
 			by = *consumedBy
 		}
-		runID, err := runOf(by)
+		runID, err := c.RunOf(by)
 		if err != nil {
 			return err
 		}
@@ -109,6 +125,16 @@ func Refusal[T any](row Row, req core.StartRunRequest, toTime func(T) time.Time,
 		return storeerr.PlanChanged(req.Handle, req.PlanDigest, dig)
 	}
 	return nil
+}
+
+// RunID reads a run's id from row (its run_id column): "" when there is
+// no such run (noRows, the driver's "no rows" error).
+func RunID(row Row, noRows error) (string, error) {
+	var runID string
+	if err := row.Scan(&runID); err != nil && !errors.Is(err, noRows) {
+		return "", err
+	}
+	return runID, nil
 }
 
 // Save is core.Store's SavePreview: p is checked (storeerr.CheckPreview)

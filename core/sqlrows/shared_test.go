@@ -68,11 +68,14 @@ func TestMissing(t *testing.T) {
 	}
 }
 
-// Refusal's order: consumed before expired before another plan.
+// Refusal's order: no preview, then consumed before expired before
+// another plan.
 func TestRefusal(t *testing.T) {
 	req := core.StartRunRequest{Key: "k", Handle: "imp_1", PlanDigest: "sha256:a", Now: micros(100)}
-	runOf := func(by string) (string, error) { return "run-of-" + by, nil }
-	for _, c := range []struct {
+	missing := errors.New("the store's notFound")
+	c := Consume{NoRows: errNoRows, Missing: func() error { return missing },
+		RunOf: func(by string) (string, error) { return "run-of-" + by, nil }}
+	for _, tc := range []struct {
 		name   string
 		values []any
 		code   core.Code
@@ -83,25 +86,44 @@ func TestRefusal(t *testing.T) {
 		{"expires now", []any{int64(100), nil, nil, "sha256:a"}, core.CodePreviewExpired},
 		{"changed", []any{int64(200), nil, nil, "sha256:b"}, core.CodePreviewStale},
 	} {
-		err := Refusal(row(nil, c.values...), req, micros, runOf)
-		if (c.code == "") != (err == nil) || (err != nil && core.ErrorCode(err) != c.code) {
-			t.Errorf("%s: %v, want %q", c.name, err, c.code)
+		err := Refusal(row(nil, tc.values...), req, micros, c)
+		if (tc.code == "") != (err == nil) || (err != nil && core.ErrorCode(err) != tc.code) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.code)
 		}
-		if c.code == core.CodePreviewNotFound && !strings.Contains(err.Error(), "run-of-other") {
-			t.Errorf("%s: %v, want the consuming key's run named", c.name, err)
+		if tc.code == core.CodePreviewNotFound && !strings.Contains(err.Error(), "run-of-other") {
+			t.Errorf("%s: %v, want the consuming key's run named", tc.name, err)
 		}
 	}
 	unchecked := req
 	unchecked.PlanDigest = ""
-	if err := Refusal(row(nil, int64(200), nil, nil, "sha256:b"), unchecked, micros, runOf); err != nil {
+	if err := Refusal(row(nil, int64(200), nil, nil, "sha256:b"), unchecked, micros, c); err != nil {
 		t.Errorf("no digest asked for: %v, want nil", err)
 	}
 	retry := errors.New("retry")
-	if err := Refusal(row(nil, int64(200), int64(40), "k", "sha256:a"), req, micros, func(string) (string, error) { return "", retry }); !errors.Is(err, retry) {
-		t.Errorf("runOf's error: %v, want it as it is", err)
+	failing := c
+	failing.RunOf = func(string) (string, error) { return "", retry }
+	if err := Refusal(row(nil, int64(200), int64(40), "k", "sha256:a"), req, micros, failing); !errors.Is(err, retry) {
+		t.Errorf("RunOf's error: %v, want it as it is", err)
 	}
-	if err := Refusal(row(errNoRows), req, micros, runOf); !errors.Is(err, errNoRows) {
-		t.Errorf("no row: %v, want the driver's error as it is", err)
+	if err := Refusal(row(errNoRows), req, micros, c); !errors.Is(err, missing) {
+		t.Errorf("no row: %v, want Missing's error", err)
+	}
+	boom := errors.New("boom")
+	if err := Refusal(row(boom), req, micros, c); !errors.Is(err, boom) {
+		t.Errorf("read error: %v, want it as it is", err)
+	}
+}
+
+func TestRunID(t *testing.T) {
+	if id, err := RunID(row(nil, "run-1"), errNoRows); id != "run-1" || err != nil {
+		t.Fatalf("RunID = %q, %v", id, err)
+	}
+	if id, err := RunID(row(errNoRows), errNoRows); id != "" || err != nil {
+		t.Fatalf("RunID of no run = %q, %v; want none", id, err)
+	}
+	boom := errors.New("boom")
+	if _, err := RunID(row(boom), errNoRows); !errors.Is(err, boom) {
+		t.Fatalf("RunID with a read error: %v", err)
 	}
 }
 
