@@ -73,9 +73,20 @@ type commitKind[R any] struct {
 	kind PreviewKind
 	// plan decodes the stored plan of a preview of this kind.
 	plan func(p Preview) (plannedCommit[R], error)
-	// replay decodes a finished run's stored result (Replayed set) or
-	// returns its stored error.
-	replay func(run *Run) (R, error)
+	// replayed marks a result decoded from a finished run as replayed.
+	replayed func(r *R)
+}
+
+// replay decodes a finished run's stored result, marked replayed, or
+// returns its stored error.
+func (k commitKind[R]) replay(run *Run) (R, error) {
+	var r R
+	if err := replayed(run, &r); err != nil {
+		var zero R
+		return zero, err
+	}
+	k.replayed(&r)
+	return r, nil
 }
 
 // commitGated is the one commit skeleton of every kind.

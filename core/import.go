@@ -443,7 +443,7 @@ func (s *WorkItemService) importCommit(ctx context.Context, o *op, in CommitInpu
 			}
 			return &importCommit{s: s, pl: pl}, nil
 		},
-		replay: replayImport,
+		replayed: func(r *ImportCommitResult) { r.Replayed = true },
 	}, in)
 }
 
@@ -471,15 +471,6 @@ func (c *importCommit) stale(ctx context.Context) error { return c.s.checkStale(
 func (c *importCommit) execute(ctx context.Context, r *commitRun) (ImportCommitResult, error) {
 	x := &execution{commitRun: r, pl: c.pl, keys: map[Reference]string{}, urls: map[Reference]string{}, outcome: map[Reference]*ItemOutcome{}}
 	return x.run(ctx)
-}
-
-func replayImport(run *Run) (ImportCommitResult, error) {
-	var r ImportCommitResult
-	if err := replayed(run, &r); err != nil {
-		return ImportCommitResult{}, err
-	}
-	r.Replayed = true
-	return r, nil
 }
 
 // checkStale re-reads every planned item once (one Lookup) and refuses the

@@ -138,7 +138,7 @@ func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitIn
 			}
 			return &progressCommit{s: s, scope: p.Scope, pl: pl}, nil
 		},
-		replay: replayProgress,
+		replayed: func(r *ProgressCommitResult) { r.Replayed = true },
 	}, in)
 }
 
@@ -255,13 +255,4 @@ func (c *progressCommit) execute(ctx context.Context, r *commitRun) (ProgressCom
 	res.CommittedAt = utc(r.s.now())
 	r.finish(ctx, RunCommitted, res)
 	return res, nil
-}
-
-func replayProgress(run *Run) (ProgressCommitResult, error) {
-	var r ProgressCommitResult
-	if err := replayed(run, &r); err != nil {
-		return ProgressCommitResult{}, err
-	}
-	r.Replayed = true
-	return r, nil
 }

@@ -683,14 +683,7 @@ func (s *WorkItemService) PullCommit(ctx context.Context, in CommitInput) (PullC
 			}
 			return &pullCommit{s: s, pl: &pl}, nil
 		},
-		replay: func(run *Run) (PullCommitResult, error) {
-			var r PullCommitResult
-			if err := replayed(run, &r); err != nil {
-				return PullCommitResult{}, err
-			}
-			r.Replayed = true
-			return r, nil
-		},
+		replayed: func(r *PullCommitResult) { r.Replayed = true },
 	}, in)
 	if err != nil {
 		return PullCommitResult{}, o.fail(err)
