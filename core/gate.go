@@ -446,28 +446,20 @@ func (s *WorkItemService) storedPreview(ctx context.Context, handle string) (Pre
 	if err := s.checkScope(p); err != nil {
 		return PreviewInfo{}, err
 	}
-	info := PreviewInfo{Kind: p.Kind, ConsumedBy: p.ConsumedBy}
-	total := 0 // the writes the plan makes
+	var pl shownPlan
 	switch p.Kind {
 	case PreviewImport:
-		pl, err := decodeImportPlan(p)
-		if err != nil {
-			return PreviewInfo{}, err
-		}
-		r := pl.result(p)
-		info.Import = &r
-		total = r.Counts.Create + r.Counts.Update + r.Counts.Adopt + r.Counts.Structure
+		pl, err = decodeImportPlan(p)
 	case PreviewProgress:
-		pl, err := decodeProgressPlan(p)
-		if err != nil {
-			return PreviewInfo{}, err
-		}
-		r := pl.result(p)
-		info.Progress = &r
-		total = progressWrites(pl)
+		pl, err = decodeProgressPlan(p)
 	default:
-		return PreviewInfo{}, Errorf(CodeInternal, "Preview %q has an unknown kind %q.", handle, p.Kind)
+		err = Errorf(CodeInternal, "Preview %q has an unknown kind %q.", handle, p.Kind)
 	}
+	if err != nil {
+		return PreviewInfo{}, err
+	}
+	info := PreviewInfo{Kind: p.Kind, ConsumedBy: p.ConsumedBy}
+	total := pl.show(p, &info) // the writes the plan makes
 	if now := s.now(); !now.Before(p.ExpiresAt) && p.ConsumedAt.IsZero() {
 		return PreviewInfo{}, RefuseExpiredPreview(handle, p.Kind, p.ExpiresAt, 0, now)
 	}

@@ -233,6 +233,25 @@ func decodePlan(p Preview, kind PreviewKind, into any, version func() int, want 
 	return nil
 }
 
+// shownPlan is a stored plan of any kind as StoredPreview shows it: show
+// puts its result for p into info and returns the writes its commit
+// makes.
+type shownPlan interface {
+	show(p Preview, info *PreviewInfo) (writes int)
+}
+
+func (pl *importPlan) show(p Preview, info *PreviewInfo) int {
+	r := pl.result(p)
+	info.Import = &r
+	return r.Counts.Create + r.Counts.Update + r.Counts.Adopt + r.Counts.Structure
+}
+
+func (pl *progressPlan) show(p Preview, info *PreviewInfo) int {
+	r := pl.result(p)
+	info.Progress = &r
+	return progressWrites(pl)
+}
+
 // result is the stored import plan p as shown to callers.
 func (pl *importPlan) result(p Preview) ImportPreviewResult {
 	r := ImportPreviewResult{
