@@ -153,17 +153,26 @@ type builtinField struct {
 	display string   // as written in Markdown and in messages
 	names   []string // Markdown names, lower case, single-spaced
 	kind    valueKind
+	set     func(f *Fields, v fieldForms) // stores v into the field's member of f
+}
+
+// fieldForms is one value set for a field, in the form of each kind of
+// field; a built-in field keeps the form of its kind.
+type fieldForms struct {
+	text   Field[string]
+	list   Field[[]string]
+	number Field[float64]
 }
 
 var builtinFields = []builtinField{
-	{"labels", "Labels", []string{"labels"}, kindList},
-	{"priority", "Priority", []string{"priority"}, kindText},
-	{"assignee", "Assignee", []string{"assignee"}, kindText},
-	{"estimate", "Estimate", []string{"estimate"}, kindNumber},
-	{"components", "Components", []string{"components"}, kindList},
-	{"fix_versions", "Fix versions", []string{"fix versions", "fix version"}, kindList},
-	{"due", "Due", []string{"due"}, kindDate},
-	{"sprint", "Sprint", []string{"sprint"}, kindText},
+	{"labels", "Labels", []string{"labels"}, kindList, func(f *Fields, v fieldForms) { f.Labels = v.list }},
+	{"priority", "Priority", []string{"priority"}, kindText, func(f *Fields, v fieldForms) { f.Priority = v.text }},
+	{"assignee", "Assignee", []string{"assignee"}, kindText, func(f *Fields, v fieldForms) { f.Assignee = v.text }},
+	{"estimate", "Estimate", []string{"estimate"}, kindNumber, func(f *Fields, v fieldForms) { f.Estimate = v.number }},
+	{"components", "Components", []string{"components"}, kindList, func(f *Fields, v fieldForms) { f.Components = v.list }},
+	{"fix_versions", "Fix versions", []string{"fix versions", "fix version"}, kindList, func(f *Fields, v fieldForms) { f.FixVersions = v.list }},
+	{"due", "Due", []string{"due"}, kindDate, func(f *Fields, v fieldForms) { f.Due = v.text }},
+	{"sprint", "Sprint", []string{"sprint"}, kindText, func(f *Fields, v fieldForms) { f.Sprint = v.text }},
 }
 
 // fieldKeys are the YAML keys of the fields, in documentation order.
@@ -442,7 +451,6 @@ func (s *fieldSetter) set(f fieldRef, v fieldValue, line int) int {
 		state = FieldCleared
 	}
 	text := Field[string]{State: state, Value: v.text, From: s.from, Line: line}
-	list := Field[[]string]{State: state, Value: v.list, From: s.from, Line: line}
 	if f.builtin == nil {
 		if s.fields.Custom == nil {
 			s.fields.Custom = map[string]Field[string]{}
@@ -450,23 +458,10 @@ func (s *fieldSetter) set(f fieldRef, v fieldValue, line int) int {
 		s.fields.Custom[f.custom] = text
 		return 0
 	}
-	switch f.builtin.key {
-	case "labels":
-		s.fields.Labels = list
-	case "priority":
-		s.fields.Priority = text
-	case "assignee":
-		s.fields.Assignee = text
-	case "estimate":
-		s.fields.Estimate = Field[float64]{State: state, Value: v.number, From: s.from, Line: line}
-	case "components":
-		s.fields.Components = list
-	case "fix_versions":
-		s.fields.FixVersions = list
-	case "due":
-		s.fields.Due = text
-	case "sprint":
-		s.fields.Sprint = text
-	}
+	f.builtin.set(s.fields, fieldForms{
+		text:   text,
+		list:   Field[[]string]{State: state, Value: v.list, From: s.from, Line: line},
+		number: Field[float64]{State: state, Value: v.number, From: s.from, Line: line},
+	})
 	return 0
 }
