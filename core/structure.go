@@ -266,23 +266,19 @@ func (s *WorkItemService) planLinks(ctx context.Context, sp StructureProvider, d
 			}
 		}
 	}
-	// What the tracker holds now, and what DevWorkWire made before.
-	var keys []string
-	for _, it := range doc.Items {
-		if w, ok := found[NewReference(doc.ID, it.ID)]; ok {
-			keys = append(keys, w.Key)
-		}
-	}
-	var current []Dependency
-	if len(keys) > 0 {
-		var err error
-		if current, err = sp.Dependencies(ctx, keys); err != nil {
-			return nil, err
-		}
-	}
+	// What DevWorkWire made before, and what the tracker holds now at
+	// the ends of a link the document lists or DevWorkWire made: no other
+	// link is ever matched or removed, so an unchanged plan without
+	// dependencies reads none.
 	made, err := s.madeLinks(ctx, doc.ID)
 	if err != nil {
 		return nil, err
+	}
+	var current []Dependency
+	if keys := linkEnds(want, made); len(keys) > 0 {
+		if current, err = sp.Dependencies(ctx, keys); err != nil {
+			return nil, err
+		}
 	}
 	madeIDs := map[string]bool{}
 	for _, m := range made {
@@ -325,6 +321,28 @@ func (s *WorkItemService) planLinks(ctx context.Context, sp StructureProvider, d
 		pl.Changes = append(pl.Changes, StructureChange{Action: string(ActionUnlink), Item: op.Blocked.Label, Message: fmt.Sprintf("%s no longer depends on %s: the link DevWorkWire made is removed", op.Blocked.Label, op.Blocker.Label)})
 	}
 	return problems, nil
+}
+
+// linkEnds are the keys at either end of the wanted and the made links
+// (an item this plan creates has none yet), upper-cased, each once.
+func linkEnds(want []linkOp, made []Dependency) []string {
+	seen := map[string]bool{}
+	var keys []string
+	add := func(k string) {
+		if k = strings.ToUpper(k); k != "" && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, op := range want {
+		add(op.Blocked.Key)
+		add(op.Blocker.Key)
+	}
+	for _, m := range made {
+		add(m.Blocked)
+		add(m.Blocker)
+	}
+	return keys
 }
 
 // madeLinks reads the dependencies DevWorkWire recorded for a document.
