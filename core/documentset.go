@@ -187,3 +187,72 @@ func skippedWarning(skipped []plan.Skipped) string {
 	return fmt.Sprintf("%d entr%s of the directory %s not read as planning documents: %s.", len(skipped),
 		map[bool]string{true: "y", false: "ies"}[len(skipped) == 1], map[bool]string{true: "was", false: "were"}[len(skipped) == 1], strings.Join(names, "; "))
 }
+
+// releaseAny is "all" as routed to each document of a set: every item the
+// document holds back, and no refusal where it holds none (releasedAny
+// checks the set as a whole).
+const releaseAny = "\x00all"
+
+// releaseFor routes the caller's release entries (ImportPreviewInput.
+// ReleaseHeld) to docs: for one document, all of them as given; for a set,
+// a reference to its document, an item id to the one document that
+// defines it, "all" to every document. An entry naming no document of the
+// set, or an id more than one defines, is VALIDATION_FAILED.
+func releaseFor(docs []sourceDoc, several bool, release []string) ([][]string, error) {
+	out := make([][]string, len(docs))
+	if !several {
+		out[0] = release
+		return out, nil
+	}
+	at := map[string]int{}
+	for i, d := range docs {
+		at[d.doc.ID] = i
+	}
+	var details []Detail
+	for _, r := range release {
+		r = strings.TrimSpace(r)
+		switch doc, _, isRef := strings.Cut(r, "/"); {
+		case r == "":
+		case strings.EqualFold(r, "all"):
+			for i := range out {
+				out[i] = append(out[i], releaseAny)
+			}
+		case isRef:
+			if i, ok := at[doc]; ok {
+				out[i] = append(out[i], r)
+			} else {
+				details = append(details, Detail{Field: "release_held", Item: r, Message: fmt.Sprintf("%s is not an item of the documents of this preview", r)})
+			}
+		default:
+			var in []int
+			for i, d := range docs {
+				if slices.ContainsFunc(d.doc.Items, func(it plan.Item) bool { return it.ID == r }) {
+					in = append(in, i)
+				}
+			}
+			switch len(in) {
+			case 1:
+				out[in[0]] = append(out[in[0]], r)
+			case 0:
+				details = append(details, Detail{Field: "release_held", Item: r, Message: fmt.Sprintf("%s is not an item of the documents of this preview", r)})
+			default:
+				details = append(details, Detail{Field: "release_held", Item: r, Message: fmt.Sprintf("%s is an item of %d documents of this preview; name it by reference (%s/%s)", r, len(in), docs[in[0]].doc.ID, r)})
+			}
+		}
+	}
+	if len(details) > 0 {
+		return nil, Errorf(CodeValidationFailed, "Cannot release %d item(s) (see details); nothing was stored. Name a held-back item of one of the documents by its reference (document/item), or release all.", len(details)).WithDetails(details...)
+	}
+	return out, nil
+}
+
+// releasedAny refuses "all" for a set none of whose documents holds an
+// item back (as releaseHeld does for one document).
+func releasedAny(several bool, release []string, entries []planEntry) error {
+	if !several || !slices.ContainsFunc(release, func(r string) bool { return strings.EqualFold(strings.TrimSpace(r), "all") }) ||
+		slices.ContainsFunc(entries, func(e planEntry) bool { return e.Released }) {
+		return nil
+	}
+	return Errorf(CodeValidationFailed, "Cannot release all held-back items: no document of this preview holds an item back; nothing was stored. Preview without releasing.").
+		WithDetails(Detail{Field: "release_held", Message: "all: no item of these documents is held back"})
+}

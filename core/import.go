@@ -69,9 +69,13 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 			planned[NewReference(d.doc.ID, it.ID)] = true
 		}
 	}
+	releases, err := releaseFor(docs, set != nil, in.ReleaseHeld)
+	if err != nil {
+		return ImportPreviewResult{}, err
+	}
 	var problems []Detail
 	for i, d := range docs {
-		dp, err := s.planDocument(ctx, d, in, idx, found, removed[i], planned)
+		dp, err := s.planDocument(ctx, d, in, idx, found, removed[i], planned, releases[i])
 		if err != nil {
 			return ImportPreviewResult{}, inFile(err, d.file)
 		}
@@ -97,6 +101,9 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if len(problems) > 0 {
 		return ImportPreviewResult{}, structureRefusal(problems)
 	}
+	if err := releasedAny(set != nil, in.ReleaseHeld, pl.Entries); err != nil {
+		return ImportPreviewResult{}, err
+	}
 	if err := s.checkPermissions(ctx, importPermissions(pl.Entries)...); err != nil {
 		return ImportPreviewResult{}, err
 	}
@@ -119,7 +126,7 @@ type documentPlan struct {
 // planDocument plans one document of a preview against what the tracker
 // holds (found, looked up with every document's items) and the dedup
 // index (idx); removed are its references it no longer lists.
-func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in ImportPreviewInput, idx map[Reference]IndexEntry, found map[Reference]WorkItem, removed []Reference, planned map[Reference]bool) (documentPlan, error) {
+func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in ImportPreviewInput, idx map[Reference]IndexEntry, found map[Reference]WorkItem, removed []Reference, planned map[Reference]bool, release []string) (documentPlan, error) {
 	doc := d.doc
 	adopted, err := s.adoptIssues(ctx, doc, found) // adopt.go: Key lines
 	if err != nil {
@@ -133,7 +140,7 @@ func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in Impo
 	if err != nil {
 		return documentPlan{}, err
 	}
-	entries, warnings, err := classify(doc, found, idx, utc(s.now()), s.lagWindow, in.ReleaseHeld)
+	entries, warnings, err := classify(doc, found, idx, utc(s.now()), s.lagWindow, release)
 	if err != nil {
 		return documentPlan{}, err
 	}
@@ -353,6 +360,11 @@ func releaseHeld(doc *plan.Document, held map[Reference]bool, release []string) 
 		r = strings.TrimSpace(r)
 		switch {
 		case r == "":
+			continue
+		case r == releaseAny: // "all" given for several documents (documentset.go)
+			for ref := range held {
+				out[ref] = true
+			}
 			continue
 		case strings.EqualFold(r, "all"):
 			if len(held) == 0 {

@@ -138,3 +138,57 @@ func TestReleasedPlanIsStaleAfterANewerUnknownCreate(t *testing.T) {
 		t.Errorf("a stale release wrote %d times", e.p.Writes()-writes)
 	}
 }
+
+// In a directory, release_held entries go to their document: a reference
+// to its own, an id to the one document defining it, all to every
+// document (one holding nothing back is no refusal); an id two documents
+// define, or a reference outside the directory, is refused.
+func TestReleaseHeldInADirectory(t *testing.T) {
+	e := newEnv(t, fakeprovider.Options{SearchLag: true})
+	e.oneAtATime()
+	dir := writeTree(t, map[string]string{"a.md": releaseDoc, "b.md": markdown("other", epic("x-1", "Other"), story("s-1", "Its story", "x-1"))})
+	pre, err := e.previewDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.p.FailItem(1, fakeprovider.ItemLost, nil) // w/e-1: created, response lost
+	_, err = e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	wantErr(t, err, core.CodeCommitPartial, "1 unknown")
+	for _, w := range e.p.Items() {
+		e.p.Delete(w.Key)
+	}
+	preview := func(release ...string) (core.ImportPreviewResult, error) {
+		t.Helper()
+		writes := e.p.Writes()
+		res, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: dir, ReleaseHeld: release})
+		if e.p.Writes() != writes {
+			t.Fatal("the preview wrote to the tracker")
+		}
+		return res, err
+	}
+	if held, err := preview(); err != nil || held.Counts.Blocked != 1 {
+		t.Fatalf("without a release: %+v, %v; want w/e-1 held back", held.Counts, err)
+	}
+	for _, release := range [][]string{{"all"}, {"w/e-1"}, {"e-1"}} {
+		res, err := preview(release...)
+		if err != nil || res.Counts.Blocked != 0 || res.Counts.Released != 1 || !res.Items[0].Released {
+			t.Errorf("release %v: %+v, %v; want w/e-1 released", release, res.Counts, err)
+		}
+	}
+	_, err = preview("s-1")
+	ce := wantErr(t, err, core.CodeValidationFailed, "Cannot release 1 item(s)")
+	if len(ce.Details) != 1 || !strings.Contains(ce.Details[0].Message, "s-1 is an item of 2 documents of this preview; name it by reference (w/s-1)") {
+		t.Errorf("details %+v", ce.Details)
+	}
+	_, err = preview("elsewhere/e-1")
+	ce = wantErr(t, err, core.CodeValidationFailed, "Cannot release 1 item(s)")
+	if len(ce.Details) != 1 || !strings.Contains(ce.Details[0].Message, "elsewhere/e-1 is not an item of the documents of this preview") {
+		t.Errorf("details %+v", ce.Details)
+	}
+	_, err = preview("other/x-1")
+	wantErr(t, err, core.CodeValidationFailed, "Cannot release 1 item(s) that are not held back")
+
+	fresh := newEnv(t)
+	_, err = fresh.svc.ImportPreview(fresh.ctx, core.ImportPreviewInput{Path: dir, ReleaseHeld: []string{"all"}})
+	wantErr(t, err, core.CodeValidationFailed, "no document of this preview holds an item back")
+}
