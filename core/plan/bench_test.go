@@ -66,7 +66,7 @@ func BenchmarkParse10kYAML(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchParse(b, "big.yaml", renderYAML(doc))
+	benchParse(b, "big.yaml", RenderYAML(doc))
 }
 
 func TestBigDocumentParses(t *testing.T) {

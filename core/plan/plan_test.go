@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -332,5 +333,41 @@ func TestKeyProblems(t *testing.T) {
 	_, err = Parse("plan.yaml", []byte(y))
 	if !errors.As(err, &pe) || len(pe.Problems) != 2 {
 		t.Fatalf("YAML: got %v, want 2 problems", err)
+	}
+}
+
+// Render writes what the parser reads: keys, sub-tasks, boxes, fields,
+// dependencies and a story placed after another epic, in both formats,
+// with the header comment.
+func TestRenderKeysSubtasksAndOrder(t *testing.T) {
+	src := "---\nid: shop\n---\n## Epic e-1: Checkout\nKey: PROJ-1\nLabels: pay, web\n\nAbout it.\n\n## Epic e-2: Receipts\nKey: PROJ-2\n\n## Story s-1: Pay\nEpic: e-1\nKey: PROJ-3\nDepends on: s-2, PROJ-99\n\nPay by card.\n\nAcceptance criteria:\n- [x] Cards\n- [ ] Wallets\n\n#### Sub-task t-1: Wire\nKey: PROJ-4\n\n### Story s-2: Mail\nEpic: e-2\n\n## Story s-3: Loose\nKey: PROJ-5\n"
+	doc := mustParse(t, "plan.md", src)
+	ignore := cmpopts.IgnoreFields(Item{}, "KeyLine")
+	ignoreLink := ignoreLines
+	md, err := Render(doc, FormatMarkdown, "exported\nby a test")
+	if err != nil || !strings.HasPrefix(string(md), "---\n# exported\n# by a test\nid: shop\n") {
+		t.Fatalf("Render: %v\n%s", err, md)
+	}
+	back := mustParse(t, "plan.md", string(md))
+	if d := cmp.Diff(doc, back, ignore, ignoreLink); d != "" {
+		t.Errorf("Markdown round trip (-want +got):\n%s\n%s", d, md)
+	}
+	y, err := Render(doc, FormatYAML, "exported")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yback := mustParse(t, "plan.yaml", string(y))
+	byID := func(d *Document) map[string]Item {
+		m := map[string]Item{}
+		for _, it := range append(slices.Clone(d.Items), d.Subtasks...) {
+			m[it.ID] = it
+		}
+		return m
+	}
+	if d := cmp.Diff(byID(doc), byID(yback), ignore, ignoreLink); d != "" {
+		t.Errorf("YAML round trip (-want +got):\n%s\n%s", d, y)
+	}
+	if _, err := Render(doc, "toml", ""); err == nil {
+		t.Error("an unknown format is an error")
 	}
 }

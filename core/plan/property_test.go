@@ -171,7 +171,7 @@ func roundTrip(t *rapid.T, doc *Document, name string, src []byte) *Document {
 func TestRenderRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := genDocument(t)
-		src := renderMarkdown(doc)
+		src := RenderMarkdown(doc)
 		got := roundTrip(t, doc, "plan.md", src)
 		// Lines point at the headings, in document order.
 		lines := strings.Split(string(src), "\n")
@@ -256,10 +256,10 @@ func canonicalOrder(doc *Document) *Document {
 func TestRenderYAMLRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		doc := canonicalOrder(genDocument(t))
-		got := roundTrip(t, doc, "plan.yaml", renderYAML(doc))
-		md, err := goldenOptions.Parse("plan.md", renderMarkdown(doc))
+		got := roundTrip(t, doc, "plan.yaml", RenderYAML(doc))
+		md, err := goldenOptions.Parse("plan.md", RenderMarkdown(doc))
 		if err != nil {
-			t.Fatalf("Parse(renderMarkdown(doc)): %v", err)
+			t.Fatalf("Parse(RenderMarkdown(doc)): %v", err)
 		}
 		if d := cmp.Diff(md, got, ignoreLines); d != "" {
 			t.Fatalf("Markdown and YAML forms differ (-md +yaml):\n%s", d)

@@ -11,18 +11,48 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// renderMarkdown (a test helper for the round-trip properties) writes
-// doc back as a Markdown planning document: front matter with the
-// document id (and title), then every item in order. A story
-// that follows its epic (or a sibling story of that epic) is written as
-// "### Story" under it; any other story as "## Story" with an "Epic:" line
-// when it has an epic. Parsing the result gives doc back (apart from
-// Line), provided descriptions do not themselves contain lines that the
-// format reads as structure (a level-2/3 item heading, an "Epic:" or
-// "Drift:" line, or an "Acceptance criteria:" label outside a code block).
-func renderMarkdown(doc *Document) []byte {
+// The formats Render writes.
+const (
+	FormatMarkdown = "markdown"
+	FormatYAML     = "yaml"
+)
+
+// Render writes doc as a planning document in format (FormatMarkdown or
+// FormatYAML; "" is Markdown). comment, when not empty, is written as a
+// YAML comment at the top of the front matter (Markdown) or of the
+// document (YAML), one "# " line per line of it. Parsing the result gives
+// doc back (apart from lines), within the limits RenderMarkdown and
+// RenderYAML name.
+func Render(doc *Document, format, comment string) ([]byte, error) {
+	switch format {
+	case "", FormatMarkdown:
+		return renderMarkdown(doc, comment), nil
+	case FormatYAML:
+		return renderYAML(doc, comment)
+	}
+	return nil, fmt.Errorf("unknown document format %q; use %s or %s", format, FormatMarkdown, FormatYAML)
+}
+
+// RenderMarkdown writes doc as a Markdown planning document: front matter
+// with the document id (and title), then every item in document order. A
+// story that follows its epic (or a sibling story of that epic) is written
+// as "### Story" under it; any other story as "## Story" with an "Epic:"
+// line when it has an epic, so any order of epics and stories is kept.
+// Sub-tasks follow their story as "#### Sub-task". Each item's field block
+// holds its Key, Drift marker, fields and dependencies; its description
+// follows after a blank line.
+//
+// Parsing the result gives doc back (apart from Line and KeyLine)
+// provided descriptions do not themselves contain lines that the format
+// reads as structure: a level-1 to level-3 heading (or a level-4
+// "Sub-task" heading), an "Epic:" or "Drift:" line, or an "Acceptance
+// criteria:" label outside a code block. Check with Parse when that
+// matters (the export does).
+func RenderMarkdown(doc *Document) []byte { return renderMarkdown(doc, "") }
+
+func renderMarkdown(doc *Document, comment string) []byte {
 	var b bytes.Buffer
-	fm := yaml.Node{Kind: yaml.MappingNode}
+	fm := yaml.Node{Kind: yaml.MappingNode, HeadComment: comment}
 	add := func(k, v string) {
 		fm.Content = append(fm.Content,
 			&yaml.Node{Kind: yaml.ScalarNode, Value: k},
@@ -33,6 +63,9 @@ func renderMarkdown(doc *Document) []byte {
 	}
 	if doc.Title != "" {
 		add("title", doc.Title)
+	}
+	if doc.Removed != "" {
+		add("removed", doc.Removed)
 	}
 	if len(fm.Content) > 0 {
 		out, err := yaml.Marshal(&fm)
@@ -45,6 +78,7 @@ func renderMarkdown(doc *Document) []byte {
 	if doc.Title != "" && !strings.ContainsAny(doc.Title, "\n\r") {
 		fmt.Fprintf(&b, "# %s\n", doc.Title)
 	}
+	subs := subtasksByStory(doc)
 	epic := "" // the epic whose section we are in
 	for _, it := range doc.Items {
 		b.WriteByte('\n')
@@ -62,26 +96,67 @@ func renderMarkdown(doc *Document) []byte {
 				marker = append(marker, "Epic: "+it.Epic)
 			}
 		}
-		if it.TakeDocument {
-			marker = append(marker, "Drift: "+DriftTakeDocument)
-		}
-		marker = append(marker, markdownFieldLines(it)...)
-		for _, m := range marker {
-			b.WriteString(m + "\n")
-		}
-		if it.Description != "" {
-			b.WriteByte('\n')
-			b.WriteString(it.Description)
-			b.WriteByte('\n')
-		}
-		if len(it.AcceptanceCriteria) > 0 {
-			b.WriteString("\nAcceptance criteria:\n")
-			for _, c := range it.AcceptanceCriteria {
-				b.WriteString("- " + strings.ReplaceAll(c, "\n", "\n  ") + "\n")
-			}
+		writeMarkdownBody(&b, it, marker)
+		for _, st := range subs[it.ID] {
+			fmt.Fprintf(&b, "\n#### Sub-task %s: %s\n", st.ID, st.Title)
+			writeMarkdownBody(&b, st, nil)
 		}
 	}
 	return b.Bytes()
+}
+
+// writeMarkdownBody writes an item's field block (after the marker
+// lines), description and criteria.
+func writeMarkdownBody(b *bytes.Buffer, it Item, marker []string) {
+	if it.Key != "" {
+		marker = append(marker, "Key: "+it.Key)
+	}
+	if it.TakeDocument {
+		marker = append(marker, "Drift: "+takeText(it))
+	}
+	for _, f := range fieldsInOrder(it) {
+		marker = append(marker, f[1]+": "+f[2])
+	}
+	for _, m := range marker {
+		b.WriteString(m + "\n")
+	}
+	if it.Description != "" {
+		b.WriteByte('\n')
+		b.WriteString(it.Description)
+		b.WriteByte('\n')
+	}
+	if len(it.AcceptanceCriteria) > 0 {
+		b.WriteString("\nAcceptance criteria:\n")
+		for i, c := range it.AcceptanceCriteria {
+			b.WriteString("- " + boxPrefix(it, i) + strings.ReplaceAll(c, "\n", "\n  ") + "\n")
+		}
+	}
+}
+
+// takeText is the value of an item's drift marker.
+func takeText(it Item) string {
+	if len(it.TakeFields) == 0 {
+		return DriftTakeDocument
+	}
+	return DriftTakeDocument + " " + strings.Join(it.TakeFields, ", ")
+}
+
+// boxPrefix is criterion i's task-list box as written before its text
+// ("[ ] ", "[x] " or "").
+func boxPrefix(it Item, i int) string {
+	if i < len(it.CriteriaBoxes) && it.CriteriaBoxes[i] != "" {
+		return it.CriteriaBoxes[i] + " "
+	}
+	return ""
+}
+
+// subtasksByStory groups the document's sub-tasks by story id, in order.
+func subtasksByStory(doc *Document) map[string][]Item {
+	out := map[string][]Item{}
+	for _, st := range doc.Subtasks {
+		out[st.Story] = append(out[st.Story], st)
+	}
+	return out
 }
 
 // fieldText returns the text of a field for either form ("none" when
@@ -100,8 +175,9 @@ func joinList(l []string) string { return strings.Join(l, ", ") }
 func same(s string) string       { return s }
 func number(f float64) string    { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// fieldsInOrder lists an item's managed fields as (YAML key, Markdown
-// name, text) in a fixed order; custom fields are under "fields".
+// fieldsInOrder lists an item's managed fields and dependencies as (YAML
+// key, Markdown name, text) in a fixed order; custom fields are under
+// "fields".
 func fieldsInOrder(it Item) [][3]string {
 	var out [][3]string
 	add := func(key, name, text string, ok bool) {
@@ -142,15 +218,6 @@ func fieldsInOrder(it Item) [][3]string {
 	return out
 }
 
-// markdownFieldLines renders an item's field block.
-func markdownFieldLines(it Item) []string {
-	var out []string
-	for _, f := range fieldsInOrder(it) {
-		out = append(out, f[1]+": "+f[2])
-	}
-	return out
-}
-
 // yamlFieldKeys adds an item's field keys to its mapping m.
 func yamlFieldKeys(m *yaml.Node, it Item) {
 	var custom *yaml.Node
@@ -168,12 +235,19 @@ func yamlFieldKeys(m *yaml.Node, it Item) {
 	}
 }
 
-// renderYAML writes doc in the YAML form: every epic under `epics:` with
-// the stories that belong to it nested under it, and the stories without
-// an epic under `stories:`. Parsing the result gives doc back (apart from
-// Line) when doc's items are in that order: each epic followed by its
-// stories, epic-less stories last.
-func renderYAML(doc *Document) []byte {
+// RenderYAML writes doc in the YAML form: every epic under `epics:` with
+// the stories that belong to it nested under it, the stories without an
+// epic under `stories:`, sub-tasks under their story's `subtasks:`.
+// Parsing the result gives doc back (apart from Line and KeyLine) when
+// doc's items are in that order: each epic followed by its stories,
+// epic-less stories last; texts are written as they are (multi-line ones
+// as literal blocks).
+func RenderYAML(doc *Document) []byte {
+	b, _ := renderYAML(doc, "")
+	return b
+}
+
+func renderYAML(doc *Document, comment string) ([]byte, error) {
 	str := func(v string) *yaml.Node {
 		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
 		if strings.Contains(v, "\n") {
@@ -184,32 +258,47 @@ func renderYAML(doc *Document) []byte {
 	key := func(m *yaml.Node, k string, v *yaml.Node) {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
 	}
-	item := func(it Item) *yaml.Node {
+	subs := subtasksByStory(doc)
+	var item func(it Item) *yaml.Node
+	item = func(it Item) *yaml.Node {
 		m := &yaml.Node{Kind: yaml.MappingNode}
 		key(m, "id", str(it.ID))
 		key(m, "title", str(it.Title))
+		if it.Key != "" {
+			key(m, "key", str(it.Key))
+		}
 		if it.Description != "" {
 			key(m, "description", str(it.Description))
 		}
 		if len(it.AcceptanceCriteria) > 0 {
 			l := &yaml.Node{Kind: yaml.SequenceNode}
-			for _, c := range it.AcceptanceCriteria {
-				l.Content = append(l.Content, str(c))
+			for i, c := range it.AcceptanceCriteria {
+				l.Content = append(l.Content, str(boxPrefix(it, i)+c))
 			}
 			key(m, "acceptance_criteria", l)
 		}
 		if it.TakeDocument {
-			key(m, "drift", str(DriftTakeDocument))
+			key(m, "drift", str(takeText(it)))
 		}
 		yamlFieldKeys(m, it)
+		if it.Kind == KindStory && len(subs[it.ID]) > 0 {
+			l := &yaml.Node{Kind: yaml.SequenceNode}
+			for _, st := range subs[it.ID] {
+				l.Content = append(l.Content, item(st))
+			}
+			key(m, "subtasks", l)
+		}
 		return m
 	}
-	root := &yaml.Node{Kind: yaml.MappingNode}
+	root := &yaml.Node{Kind: yaml.MappingNode, HeadComment: comment}
 	if doc.ID != "" {
 		key(root, "id", str(doc.ID))
 	}
 	if doc.Title != "" {
 		key(root, "title", str(doc.Title))
+	}
+	if doc.Removed != "" {
+		key(root, "removed", str(doc.Removed))
 	}
 	epics := &yaml.Node{Kind: yaml.SequenceNode}
 	stories := &yaml.Node{Kind: yaml.SequenceNode}
@@ -252,8 +341,10 @@ func renderYAML(doc *Document) []byte {
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(root); err != nil {
-		return nil
+		return nil, fmt.Errorf("the document could not be written as YAML: %v", err)
 	}
-	_ = enc.Close()
-	return b.Bytes()
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("the document could not be written as YAML: %v", err)
+	}
+	return b.Bytes(), nil
 }
