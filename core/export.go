@@ -1,0 +1,468 @@
+package core
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+// Export (issue 18 §3): a planning document written from existing issues,
+// whose first import adopts them (each item carries its issue's Key line)
+// and so plans no create. Reads only.
+
+// IssueReader is the provider capability export needs: the items a
+// selection names, complete (paging stays inside), with their content,
+// fields, links, sub-tasks, sprint and rank as a read returns them.
+// Reads only. Errors: VALIDATION_FAILED for a query the tracker refuses,
+// WORK_ITEM_NOT_FOUND for an epic it does not have.
+type IssueReader interface {
+	ReadIssues(ctx context.Context, sel IssueSelection) ([]WorkItem, error)
+}
+
+// IssueSelection names the issues to export; exactly one part is set.
+// Every selection also takes the sub-tasks of the stories it holds.
+type IssueSelection struct {
+	Epic  string // an epic's key: the epic and its children
+	Query string // a query in the tracker's own language, within the project
+	// Project is the key of the project to export whole; it must be the
+	// one the provider works with (else VALIDATION_FAILED).
+	Project string
+}
+
+// ExportInput says what to export and how.
+type ExportInput struct {
+	IssueSelection
+	// Format is plan.FormatMarkdown (default) or plan.FormatYAML.
+	Format string
+	// Document is the document id; "" derives one: the id the exported
+	// issues' references share, else the epic's key, the project's, or
+	// "export".
+	Document string
+}
+
+// ExportResult is the document written from the issues.
+type ExportResult struct {
+	ResultType string `json:"result_type"` // "preview": nothing was written
+	RunID      string `json:"run_id"`
+	Document   string `json:"document"` // the document id
+	Format     string `json:"format"`
+	Text       string `json:"text"` // the planning document
+	// Counts of the exported items by kind; Adopt are those whose first
+	// import adopts them (Key line, no reference yet).
+	Epics    int      `json:"epics"`
+	Stories  int      `json:"stories"`
+	Subtasks int      `json:"subtasks"`
+	Adopt    int      `json:"adopt"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Export reads the selected issues (with their parents, so no story loses
+// its epic) and writes them as one planning document: items in backlog
+// order, ids from the keys ("PROJ-12" → "proj-12") or from the references
+// they already carry, a Key line on each, the fields, dependencies,
+// sub-tasks and active or future sprint the plan format knows. The
+// document is parsed back before it is returned; an item that would not
+// read back as exported is named in a warning.
+func (s *WorkItemService) Export(ctx context.Context, in ExportInput) (ExportResult, error) {
+	ctx, o := s.begin(ctx, "export")
+	res, err := s.export(ctx, in)
+	if err != nil {
+		return ExportResult{}, o.fail(err)
+	}
+	res.RunID = o.runID
+	o.done("document exported", "document", res.Document, "epics", res.Epics, "stories", res.Stories, "subtasks", res.Subtasks)
+	return res, nil
+}
+
+func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportResult, error) {
+	sel := in.IssueSelection
+	sel.Epic, sel.Query = strings.TrimSpace(sel.Epic), strings.TrimSpace(sel.Query)
+	n := 0
+	sel.Project = strings.TrimSpace(sel.Project)
+	for _, set := range []bool{sel.Epic != "", sel.Query != "", sel.Project != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return ExportResult{}, Errorf(CodeValidationFailed, "Say which issues to export: an epic's key, a query, or the whole project (exactly one of them; %d given).", n).
+			WithDetails(Detail{Field: "selection", Message: "give exactly one of epic, query, project"})
+	}
+	format := cmp.Or(in.Format, plan.FormatMarkdown)
+	if format != plan.FormatMarkdown && format != plan.FormatYAML {
+		return ExportResult{}, Errorf(CodeValidationFailed, "%q is not a document format; use %s or %s.", in.Format, plan.FormatMarkdown, plan.FormatYAML).
+			WithDetails(Detail{Field: "format", Message: "markdown or yaml"})
+	}
+	if in.Document != "" && !plan.ValidID(in.Document) {
+		return ExportResult{}, Errorf(CodeValidationFailed, "The document id %q is not valid: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.", in.Document).
+			WithDetails(Detail{Field: "document", Message: "not a valid id"})
+	}
+	r, ok := s.p.(IssueReader)
+	if !ok {
+		return ExportResult{}, Errorf(CodeConfigInvalid, "This tracker connection cannot list issues for an export.")
+	}
+	items, err := r.ReadIssues(ctx, sel)
+	if err != nil {
+		return ExportResult{}, err
+	}
+	if len(items) == 0 {
+		return ExportResult{}, Errorf(CodeWorkItemNotFound, "No issue matches %s, so there is nothing to export. Check the selection.", describeSelection(sel))
+	}
+	ex := &exporter{s: s, byKey: map[string]WorkItem{}}
+	for _, w := range items {
+		ex.add(w)
+	}
+	if err := ex.parents(ctx); err != nil {
+		return ExportResult{}, err
+	}
+	docID := ex.documentID(in.Document, sel)
+	doc := ex.document(docID)
+	if err := ex.sprints(ctx, doc); err != nil {
+		return ExportResult{}, err
+	}
+	comment := fmt.Sprintf("Exported from %s by DevWorkWire (%s).\nEach item's Key line names the issue it is: the first import adopts them\n(it writes their references) instead of creating new issues.", s.p.Scope(), describeSelection(sel))
+	text, err := plan.Render(doc, format, comment)
+	if err != nil {
+		return ExportResult{}, Wrap(err, CodeInternal, "The exported document could not be written.")
+	}
+	res := ExportResult{ResultType: ResultPreview, Document: docID, Format: format, Text: string(text), Warnings: ex.warnings}
+	for _, it := range append(slices.Clone(doc.Items), doc.Subtasks...) {
+		switch Kind(it.Kind) {
+		case KindEpic:
+			res.Epics++
+		case KindSubtask:
+			res.Subtasks++
+		default:
+			res.Stories++
+		}
+		if ex.byKey[it.Key].Reference == "" {
+			res.Adopt++
+		}
+	}
+	res.Warnings = append(res.Warnings, s.checkExport(doc, format, text)...)
+	return res, nil
+}
+
+func describeSelection(sel IssueSelection) string {
+	switch {
+	case sel.Epic != "":
+		return "epic " + sel.Epic + " and its children"
+	case sel.Query != "":
+		return fmt.Sprintf("the query %q", sel.Query)
+	}
+	return "every issue of project " + sel.Project
+}
+
+// exporter builds the document from the issues read.
+type exporter struct {
+	s        *WorkItemService
+	order    []string // keys, as read
+	byKey    map[string]WorkItem
+	ids      map[string]string // key → item id
+	warnings []string
+}
+
+func (ex *exporter) add(w WorkItem) {
+	if _, dup := ex.byKey[w.Key]; dup || w.Key == "" {
+		return
+	}
+	ex.byKey[w.Key] = w
+	ex.order = append(ex.order, w.Key)
+}
+
+// parents adds the epic of every story and the story (and epic) of every
+// sub-task the selection holds without them: an item whose parent is not
+// in the document would lose it at the first import.
+func (ex *exporter) parents(ctx context.Context) error {
+	var added []string
+	for i := 0; i < len(ex.order); i++ {
+		w := ex.byKey[ex.order[i]]
+		if w.ParentKey == "" || w.Kind == KindEpic {
+			continue
+		}
+		if _, ok := ex.byKey[w.ParentKey]; ok {
+			continue
+		}
+		p, err := ex.s.p.Get(ctx, w.ParentKey)
+		if ErrorCode(err) == CodeWorkItemNotFound {
+			ex.warnings = append(ex.warnings, fmt.Sprintf("%s's parent %s could not be read, so %s is exported without it; the first import would take it out of %s.", w.Key, w.ParentKey, w.Key, w.ParentKey))
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		ex.add(p) // its own parent is checked in a later round
+		added = append(added, p.Key)
+	}
+	if len(added) > 0 {
+		ex.warnings = append(ex.warnings, fmt.Sprintf("Added %s, the parent(s) of exported issues outside the selection, so that no item loses its epic or story.", strings.Join(added, ", ")))
+	}
+	return nil
+}
+
+// documentID is the document's id: the one asked for, else the one every
+// reference the issues carry shares, else derived from the selection.
+func (ex *exporter) documentID(asked string, sel IssueSelection) string {
+	if asked != "" {
+		return asked
+	}
+	docs := map[string]bool{}
+	for _, w := range ex.byKey {
+		if w.Reference != "" {
+			docs[w.Reference.Document()] = true
+		}
+	}
+	if len(docs) == 1 {
+		for d := range docs {
+			return d
+		}
+	}
+	switch {
+	case sel.Epic != "":
+		return strings.ToLower(sel.Epic)
+	case plan.ValidID(strings.ToLower(sel.Project)):
+		return strings.ToLower(sel.Project)
+	}
+	return "export"
+}
+
+// document builds the planning document: issues another document's
+// references claim are left out (with a warning); the others are items,
+// in backlog order, sub-tasks under their stories.
+func (ex *exporter) document(docID string) *plan.Document {
+	var keep []WorkItem
+	taken := map[string]bool{}
+	for _, k := range ex.order {
+		w := ex.byKey[k]
+		if w.Reference != "" && w.Reference.Document() != docID {
+			ex.warnings = append(ex.warnings, fmt.Sprintf("%s belongs to document %s (item %s), so it is not exported into %s; export that document's issues on their own, with its id.", w.Key, w.Reference.Document(), refItem(w.Reference), docID))
+			continue
+		}
+		keep = append(keep, w)
+	}
+	ex.ids = map[string]string{}
+	for _, w := range keep { // ids the references fix come first
+		if w.Reference != "" {
+			id := refItem(w.Reference)
+			ex.ids[w.Key], taken[id] = id, true
+		}
+	}
+	for _, w := range keep {
+		if w.Reference == "" {
+			id := strings.ToLower(w.Key)
+			for n := 2; taken[id]; n++ {
+				id = fmt.Sprintf("%s-%d", strings.ToLower(w.Key), n)
+			}
+			ex.ids[w.Key], taken[id] = id, true
+		}
+	}
+	slices.SortStableFunc(keep, func(a, b WorkItem) int { return compareRank(a, b) })
+	doc := &plan.Document{ID: docID}
+	for _, w := range keep {
+		it := ex.item(w)
+		if w.Kind == KindSubtask {
+			if it.Story == "" {
+				ex.warnings = append(ex.warnings, fmt.Sprintf("Sub-task %s has no story in the document, so it is not exported.", w.Key))
+				continue
+			}
+			doc.Subtasks = append(doc.Subtasks, it)
+			continue
+		}
+		doc.Items = append(doc.Items, it)
+	}
+	return doc
+}
+
+// compareRank orders issues by their rank (backlog order), then by key
+// number; an issue without a rank sorts after those with one.
+func compareRank(a, b WorkItem) int {
+	switch {
+	case a.Rank != "" && b.Rank != "":
+		if c := strings.Compare(a.Rank, b.Rank); c != 0 {
+			return c
+		}
+	case a.Rank != "":
+		return -1
+	case b.Rank != "":
+		return 1
+	}
+	return cmp.Compare(keyNumber(a.Key), keyNumber(b.Key))
+}
+
+func keyNumber(key string) int {
+	_, n, _ := strings.Cut(key, "-")
+	v, _ := strconv.Atoi(n)
+	return v
+}
+
+// item is one issue as a plan item.
+func (ex *exporter) item(w WorkItem) plan.Item {
+	it := plan.Item{ID: ex.ids[w.Key], Kind: string(w.Kind), Title: w.Title, Description: strings.TrimSpace(w.Description), Key: w.Key}
+	if w.Kind == "" {
+		it.Kind = plan.KindStory
+	}
+	switch w.Kind {
+	case KindSubtask:
+		it.Story = ex.ids[w.ParentKey]
+	case KindStory, "":
+		it.Epic = ex.ids[w.ParentKey]
+	}
+	for _, c := range w.AcceptanceCriteria {
+		text, box := c, ""
+		for _, b := range []string{plan.BoxTodo, plan.BoxDone} {
+			if t, ok := strings.CutPrefix(c, b+" "); ok {
+				text, box = t, b
+			}
+		}
+		it.AcceptanceCriteria = append(it.AcceptanceCriteria, text)
+		if box != "" && it.CriteriaBoxes == nil {
+			it.CriteriaBoxes = make([]string, len(w.AcceptanceCriteria))
+		}
+		if box != "" {
+			it.CriteriaBoxes[len(it.AcceptanceCriteria)-1] = box
+		}
+	}
+	it.Fields = exportFields(w.Fields)
+	for _, b := range w.BlockedBy {
+		it.DependsOn = append(it.DependsOn, ex.link(b.Key))
+	}
+	for _, b := range w.Blocks {
+		if _, inDoc := ex.ids[b.Key]; !inDoc { // else written as the other item's Depends on
+			it.Blocks = append(it.Blocks, ex.link(b.Key))
+		}
+	}
+	if w.Sprint != "" && w.Kind != KindEpic {
+		it.Fields.Sprint = plan.Field[string]{State: plan.FieldSet, Value: w.Sprint, From: plan.SourceItem}
+	}
+	return it
+}
+
+// link names an issue in a dependency line: its item id when exported,
+// else its key.
+func (ex *exporter) link(key string) plan.Link {
+	if id, ok := ex.ids[key]; ok {
+		return plan.Link{Kind: plan.LinkItem, Target: id}
+	}
+	return plan.Link{Kind: plan.LinkKey, Target: key}
+}
+
+// exportFields turns an issue's field values into the plan's fields (set
+// where the issue has a value; the others left unmanaged).
+func exportFields(f map[string][]string) plan.Fields {
+	var out plan.Fields
+	set := func(v string) plan.Field[string] {
+		return plan.Field[string]{State: plan.FieldSet, Value: v, From: plan.SourceItem}
+	}
+	list := func(v []string) plan.Field[[]string] {
+		return plan.Field[[]string]{State: plan.FieldSet, Value: slices.Clone(v), From: plan.SourceItem}
+	}
+	for _, k := range slices.Sorted(maps.Keys(f)) {
+		v := f[k]
+		if len(v) == 0 {
+			continue
+		}
+		switch k {
+		case FieldLabels:
+			out.Labels = list(v)
+		case FieldComponents:
+			out.Components = list(v)
+		case FieldFixVersions:
+			out.FixVersions = list(v)
+		case FieldPriority:
+			out.Priority = set(v[0])
+		case FieldAssignee:
+			out.Assignee = set(v[0])
+		case FieldDue:
+			out.Due = set(v[0])
+		case FieldEstimate:
+			if n, err := strconv.ParseFloat(v[0], 64); err == nil {
+				out.Estimate = plan.Field[float64]{State: plan.FieldSet, Value: n, From: plan.SourceItem}
+			}
+		default:
+			if name, ok := strings.CutPrefix(k, FieldCustomPrefix); ok {
+				if out.Custom == nil {
+					out.Custom = map[string]plan.Field[string]{}
+				}
+				out.Custom[name] = set(strings.Join(v, ", "))
+			}
+		}
+	}
+	return out
+}
+
+// sprints keeps a Sprint line only for a sprint an import can move items
+// into (active or future): an item in a closed sprint is exported without
+// one, with a warning. A tracker without sprints keeps none.
+func (ex *exporter) sprints(ctx context.Context, doc *plan.Document) error {
+	sp, ok := ex.s.p.(StructureProvider)
+	state := map[string]string{}
+	var closed []string
+	for _, list := range [][]plan.Item{doc.Items, doc.Subtasks} {
+		for i := range list {
+			f := &list[i].Fields.Sprint
+			if f.State != plan.FieldSet {
+				continue
+			}
+			if !ok {
+				*f = plan.Field[string]{}
+				continue
+			}
+			name := f.Value
+			if _, known := state[name]; !known {
+				all, err := sp.Sprints(ctx, name)
+				if err != nil {
+					return err
+				}
+				state[name] = SprintClosed
+				for _, s := range all {
+					if s.State == SprintActive || s.State == SprintFuture {
+						state[name] = s.State
+					}
+				}
+			}
+			if state[name] == SprintClosed {
+				closed = append(closed, list[i].Key)
+				*f = plan.Field[string]{}
+			}
+		}
+	}
+	if len(closed) > 0 {
+		ex.warnings = append(ex.warnings, fmt.Sprintf("%s are in closed sprints; they are exported without a Sprint line (an import moves items only into active or future sprints).", strings.Join(closed, ", ")))
+	}
+	return nil
+}
+
+// checkExport parses the document back and names the items that would not
+// read as exported (a description holding lines the format reads as
+// structure, such as a level-2 heading).
+func (s *WorkItemService) checkExport(doc *plan.Document, format string, text []byte) []string {
+	name := "export.md"
+	if format == plan.FormatYAML {
+		name = "export.yaml"
+	}
+	back, err := plan.Options{CustomFields: s.fields.Custom}.Parse(name, text)
+	if err != nil {
+		return []string{fmt.Sprintf("The exported document does not read back as a valid plan (%s); descriptions that hold lines the Markdown form reads as structure (item headings, \"Epic:\" lines, criteria labels) need editing, or export with the YAML format.", AsError(planError(err)).Message)}
+	}
+	got := map[string]plan.Item{}
+	for _, it := range append(slices.Clone(back.Items), back.Subtasks...) {
+		got[it.ID] = it
+	}
+	var off []string
+	for _, it := range append(slices.Clone(doc.Items), doc.Subtasks...) {
+		b, ok := got[it.ID]
+		if !ok || b.Title != it.Title || b.Description != it.Description || !slices.Equal(b.AcceptanceCriteria, it.AcceptanceCriteria) || b.Epic != it.Epic || b.Story != it.Story || b.Key != it.Key {
+			off = append(off, it.Key)
+		}
+	}
+	if len(off) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s do not read back exactly as exported (their descriptions hold lines the Markdown form reads as structure): their first import would change them. Edit those lines, or export with the YAML format.", strings.Join(off, ", "))}
+}

@@ -1,0 +1,182 @@
+package core_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+// personBacklog builds, as people would, a backlog of 200 issues: 10
+// epics with 13 stories each and a sub-task under every second story (60);
+// each story depends on the one before it in its epic, stories carry
+// labels and a priority, some are in the active sprint, descriptions have
+// lists and code, criteria a checklist.
+func personBacklog(e *env) (total int) {
+	e.t.Helper()
+	e.p.AddSprint("Sprint 7", core.SprintActive, "Board")
+	for ei := 1; ei <= 10; ei++ {
+		epic := e.p.AddAsPerson(core.WorkItem{Kind: core.KindEpic, Title: fmt.Sprintf("Epic %d", ei), Description: "Goal of epic " + fmt.Sprint(ei) + ".\n\n- one\n- two"})
+		prev := ""
+		for si := 1; si <= 13; si++ {
+			st := e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: fmt.Sprintf("Story %d.%d", ei, si), ParentKey: epic,
+				Description: "As a user I want " + fmt.Sprint(si) + ".\n\n```go\nfmt.Println(1)\n```", AcceptanceCriteria: []string{"[ ] it works", "[x] it is tested"}})
+			if err := e.p.SetField(st, core.FieldLabels, []string{"team-" + fmt.Sprint(ei%3)}); err != nil {
+				e.t.Fatal(err)
+			}
+			if err := e.p.SetField(st, core.FieldPriority, []string{"High"}); err != nil {
+				e.t.Fatal(err)
+			}
+			if prev != "" {
+				if err := e.p.Link(st, prev); err != nil {
+					e.t.Fatal(err)
+				}
+			}
+			prev = st
+			if si%2 == 0 {
+				e.p.AddAsPerson(core.WorkItem{Kind: core.KindSubtask, Title: fmt.Sprintf("Task %d.%d", ei, si), ParentKey: st})
+			}
+			if si == 1 {
+				if err := e.p.MoveToSprint(e.ctx, "1", []string{st}); err != nil {
+					e.t.Fatal(err)
+				}
+			}
+		}
+	}
+	return len(e.p.Items())
+}
+
+// Export → import is adopt only: the document written from a 200-issue
+// backlog (links, sub-tasks, fields, sprint) imports with zero creates,
+// every row an adopt and no structure change, and the commit writes only
+// the references; a second import is unchanged. YAML too.
+func TestExportThenImportAdoptsOnly(t *testing.T) {
+	for _, format := range []string{plan.FormatMarkdown, plan.FormatYAML} {
+		t.Run(format, func(t *testing.T) {
+			e := newEnv(t)
+			n := personBacklog(e)
+			if n != 200 {
+				t.Fatalf("backlog of %d issues", n)
+			}
+			before := e.p.Writes()
+			res, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.p.Writes() != before {
+				t.Fatal("the export wrote")
+			}
+			if res.Epics != 10 || res.Stories != 130 || res.Subtasks != 60 || res.Adopt != 200 || res.Document != "demo" || len(res.Warnings) != 0 {
+				t.Fatalf("export %+v", res)
+			}
+			name := "plan.md"
+			if format == plan.FormatYAML {
+				name = "plan.yaml"
+			}
+			pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: name, Data: []byte(res.Text)})
+			if err != nil {
+				t.Fatalf("import of the export: %v\n%s", err, res.Text)
+			}
+			if pre.Counts.Create != 0 || pre.Counts.Adopt != 200 || pre.Counts.Update != 0 {
+				t.Fatalf("preview counts %+v", pre.Counts)
+			}
+			for _, it := range pre.Items {
+				if len(it.Changes) > 0 || len(it.ChangedFields) > 0 {
+					t.Errorf("%s (%s) changes %v %v; an export adopts as it is", it.Reference, it.Key, it.ChangedFields, it.Changes)
+					break
+				}
+			}
+			var structure []string
+			for _, c := range pre.Structure {
+				if format == plan.FormatMarkdown || c.Action != string(core.ActionRank) {
+					structure = append(structure, c.Message)
+				}
+			}
+			if len(structure) > 0 {
+				t.Errorf("structure changes %v; the export keeps links and sprint (and in Markdown the backlog order)", structure[:min(5, len(structure))])
+			}
+			res2 := e.commit(pre.PreviewHandle, "")
+			if res2.Counts.Adopted != 200 || res2.Counts.Created != 0 || len(e.p.Items()) != 200 {
+				t.Errorf("commit %+v, %d issues", res2.Counts, len(e.p.Items()))
+			}
+			if len(e.byRef()) != 200 {
+				t.Errorf("%d issues carry a reference, want 200", len(e.byRef()))
+			}
+			again, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: name, Data: []byte(res.Text)})
+			if err != nil || again.Counts.Unchanged != 200 {
+				t.Errorf("re-import: %+v, %v", again.Counts, err)
+			}
+			// Exported again: the document's own ids, from the references.
+			re, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: format})
+			if err != nil || re.Text != res.Text || re.Adopt != 0 {
+				t.Errorf("a second export differs (adopt %d, %v)", re.Adopt, err)
+			}
+		})
+	}
+}
+
+// An epic's export holds it, its stories and their sub-tasks; a query's
+// adds the parents outside it; a selection is one of the three; an issue
+// of another document is left out with a warning.
+func TestExportSelections(t *testing.T) {
+	e := newEnv(t)
+	backlog(e) // DEMO-1 epic, DEMO-2 story (sub-task DEMO-3), DEMO-4 loose, DEMO-5 epic
+	res, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Epic: "DEMO-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "## Epic demo-1: Checkout (old)\nKey: DEMO-1\n\nWhat the team wrote.\n\n### Story demo-2: Pay\nKey: DEMO-2\n\nPay by card.\n\n#### Sub-task demo-3: Wire the API\nKey: DEMO-3\n"
+	if res.Document != "demo-1" || !strings.HasSuffix(res.Text, want) || res.Epics != 1 || res.Stories != 1 || res.Subtasks != 1 {
+		t.Errorf("epic export %+v:\n%s", res, res.Text)
+	}
+	if !strings.HasPrefix(res.Text, "---\n# Exported from ") {
+		t.Errorf("no header comment:\n%s", res.Text)
+	}
+	q, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Query: "DEMO-3"}, Document: "pay"})
+	if err != nil || q.Document != "pay" || q.Epics != 1 || q.Stories != 1 || q.Subtasks != 1 || len(q.Warnings) != 1 || !strings.Contains(q.Warnings[0], "Added DEMO-2, DEMO-1") {
+		t.Errorf("query export %+v, %v", q, err)
+	}
+	for _, in := range []core.ExportInput{
+		{},
+		{IssueSelection: core.IssueSelection{Epic: "DEMO-1", Project: "DEMO"}},
+		{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: "toml"},
+		{IssueSelection: core.IssueSelection{Project: "DEMO"}, Document: "bad id"},
+		{IssueSelection: core.IssueSelection{Project: "OTHER"}},
+	} {
+		_, err := e.svc.Export(e.ctx, in)
+		wantErr(t, err, core.CodeValidationFailed)
+	}
+	_, err = e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Epic: "DEMO-4"}})
+	wantErr(t, err, core.CodeWorkItemNotFound)
+	_, err = e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Query: "DEMO-77"}})
+	wantErr(t, err, core.CodeWorkItemNotFound, "nothing to export")
+
+	if err := e.p.SetReference("DEMO-4", "other/x-1"); err != nil {
+		t.Fatal(err)
+	}
+	all, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}})
+	if err != nil || all.Document != "other" {
+		t.Fatalf("export: %+v, %v", all, err)
+	}
+	mixed, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Document: "shop"})
+	if err != nil || strings.Contains(mixed.Text, "DEMO-4") || len(mixed.Warnings) != 1 || !strings.Contains(mixed.Warnings[0], "DEMO-4 belongs to document other (item x-1)") {
+		t.Errorf("another document's issue: %+v, %v", mixed, err)
+	}
+}
+
+// A description that the Markdown form would read as structure is named
+// in a warning (its import would change it); YAML keeps it.
+func TestExportWarnsOfDescriptionsTheFormatReads(t *testing.T) {
+	e := newEnv(t)
+	e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Notes", Description: "Intro.\n\n## Details\nMore."})
+	md, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}})
+	if err != nil || len(md.Warnings) != 1 || !strings.Contains(md.Warnings[0], "export with the YAML format") {
+		t.Errorf("Markdown: %+v, %v", md.Warnings, err)
+	}
+	y, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: plan.FormatYAML})
+	if err != nil || len(y.Warnings) != 0 {
+		t.Errorf("YAML: %+v, %v", y.Warnings, err)
+	}
+}

@@ -1,0 +1,78 @@
+package jira
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/internal/jql"
+)
+
+var _ core.IssueReader = (*Provider)(nil)
+
+// orderByRE finds a query's ORDER BY clause (the export orders by rank
+// itself, so it is dropped).
+var orderByRE = regexp.MustCompile(`(?is)\s+order\s+by\s+[^"']*$`)
+
+// ReadIssues implements core.IssueReader: one search over every page for
+// the selection (always within the configured project), then one search
+// per 100 stories for their sub-tasks. An epic selection reads the epic
+// first (WORK_ITEM_NOT_FOUND, or VALIDATION_FAILED when it is not an
+// epic). A query Jira refuses is VALIDATION_FAILED with Jira's reason.
+func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]core.WorkItem, error) {
+	ctx, done := p.observe(ctx, "ReadIssues")
+	defer done()
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []core.WorkItem
+	seen := map[string]bool{}
+	visit := func(is issue) bool {
+		if w := p.workItem(m, is); !seen[w.Key] {
+			seen[w.Key] = true
+			out = append(out, w)
+		}
+		return true
+	}
+	var q string
+	switch {
+	case sel.Epic != "":
+		e, err := p.Get(ctx, sel.Epic)
+		if err != nil {
+			return nil, err
+		}
+		if e.Kind != core.KindEpic {
+			return nil, core.Errorf(core.CodeValidationFailed, "%s is %s, not an epic; give an epic's key, or select the issues with a query.", e.Key, strings.ToLower(string(e.Kind))).
+				WithDetails(core.Detail{Key: e.Key, Field: "epic", Message: "not an epic"})
+		}
+		seen[e.Key] = true
+		out = append(out, e)
+		q = p.projectClause() + " AND parent = " + jql.String(e.Key)
+	case sel.Query != "":
+		q = p.projectClause() + " AND (" + orderByRE.ReplaceAllString(sel.Query, "") + ")"
+	default:
+		if !strings.EqualFold(sel.Project, p.cfg.Project) {
+			return nil, core.Errorf(core.CodeValidationFailed, "Project %s is not %s, the project DevWorkWire is configured for (jira.project); export %s from a workspace configured for it.", sel.Project, p.cfg.Project, sel.Project).
+				WithDetails(core.Detail{Field: "project", Message: "not the configured project " + p.cfg.Project})
+		}
+		q = p.projectClause()
+	}
+	if err := p.search(ctx, m, q+" ORDER BY key ASC", nil, "read the issues to export", visit); err != nil {
+		return nil, err
+	}
+	var stories []string
+	for _, w := range out {
+		if w.Kind == core.KindStory && len(w.Subtasks) > 0 {
+			stories = append(stories, w.Key)
+		}
+	}
+	for start := 0; start < len(stories); start += lookupBatch {
+		batch := stories[start:min(start+lookupBatch, len(stories))]
+		if err := p.search(ctx, m, p.projectClause()+" AND parent in "+jql.List(batch)+" ORDER BY key ASC", nil, "read the sub-tasks to export", visit); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
