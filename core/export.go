@@ -1,10 +1,8 @@
 package core
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,7 +92,10 @@ func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportRes
 		return ExportResult{}, Errorf(CodeValidationFailed, "Say which issues to export: an epic's key, a query, or the whole project (exactly one of them; %d given).", n).
 			WithDetails(Detail{Field: "selection", Message: "give exactly one of epic, query, project"})
 	}
-	format := cmp.Or(in.Format, plan.FormatMarkdown)
+	format := in.Format
+	if format == "" {
+		format = plan.FormatMarkdown
+	}
 	if format != plan.FormatMarkdown && format != plan.FormatYAML {
 		return ExportResult{}, Errorf(CodeValidationFailed, "%q is not a document format; use %s or %s.", in.Format, plan.FormatMarkdown, plan.FormatYAML).
 			WithDetails(Detail{Field: "format", Message: "markdown or yaml"})
@@ -292,7 +293,7 @@ func compareRank(a, b WorkItem) int {
 	case b.Rank != "":
 		return 1
 	}
-	return cmp.Compare(keyNumber(a.Key), keyNumber(b.Key))
+	return keyNumber(a.Key) - keyNumber(b.Key)
 }
 
 func keyNumber(key string) int {
@@ -362,8 +363,7 @@ func exportFields(f map[string][]string) plan.Fields {
 	list := func(v []string) plan.Field[[]string] {
 		return plan.Field[[]string]{State: plan.FieldSet, Value: slices.Clone(v), From: plan.SourceItem}
 	}
-	for _, k := range slices.Sorted(maps.Keys(f)) {
-		v := f[k]
+	for k, v := range f { // each key sets its own field: order does not matter
 		if len(v) == 0 {
 			continue
 		}

@@ -3,16 +3,21 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // seedAsPerson creates an issue in the fake Jira as a person would (no
 // reference, no DevWorkWire property) and returns its key.
-func (e *env) seedAsPerson(issueType, summary, parent string) string {
+func (e *env) seedAsPerson(issueType, summary, parent string, labels ...string) string {
 	e.t.Helper()
-	b, _ := json.Marshal(map[string]string{"issuetype": issueType, "summary": summary, "parent": parent})
+	b, _ := json.Marshal(map[string]any{"issuetype": issueType, "summary": summary, "parent": parent, "labels": labels,
+		"description_markdown_text": "What " + summary + " is about.\n\n- a point\n- another"})
 	resp, err := http.Post(e.jira.URL+"/_mockjira/issues", "application/json", bytes.NewReader(b))
 	if err != nil {
 		e.t.Fatal(err)
@@ -112,5 +117,86 @@ func TestAdoptBothDoors(t *testing.T) {
 		t.Errorf("CLI adopt of a taken issue: %s", r)
 	case e.writes() != w1:
 		t.Errorf("re-imports and refusals made %d writes", e.writes()-w1)
+	}
+}
+
+// TestExportThenImportAdoptsOnlyCLI (issue 18 §3) through the real
+// binary: a 200-issue backlog made by people in the fake Jira (10 epics,
+// 130 stories with labels, each depending on the one before, 60
+// sub-tasks) is exported with `dwire export --project DEMO -o` on a
+// terminal; the document's import preview plans zero creates and zero
+// structure writes, only 200 adopts; the commit (confirmed on the
+// terminal) adopts them all without a create; the re-import is unchanged;
+// -o refuses to overwrite the file.
+func TestExportThenImportAdoptsOnlyCLI(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for ei := 1; ei <= 10; ei++ {
+		epic := e.seedAsPerson("Epic", fmt.Sprintf("Epic %d", ei), "")
+		prev := ""
+		for si := 1; si <= 13; si++ {
+			st := e.seedAsPerson("Story", fmt.Sprintf("Story %d.%d", ei, si), epic, fmt.Sprintf("team-%d", ei%3))
+			if prev != "" {
+				b, _ := json.Marshal(map[string]string{"blocked": st, "blocker": prev})
+				resp, err := http.Post(e.jira.URL+"/_mockjira/links", "application/json", bytes.NewReader(b))
+				if err != nil || resp.StatusCode != http.StatusCreated {
+					t.Fatalf("link %s to %s: %v %v", st, prev, err, resp)
+				}
+				resp.Body.Close()
+			}
+			prev = st
+			if si%2 == 0 {
+				e.seedAsPerson("Subtask", fmt.Sprintf("Task %d.%d", ei, si), st)
+			}
+		}
+	}
+	if n := len(e.issues()); n != 200 {
+		t.Fatalf("seeded %d issues", n)
+	}
+	w0 := e.writes()
+	s := e.ptyStart("export", "--project", "DEMO", "-o", "backlog.md")
+	if s == nil {
+		t.FailNow()
+	}
+	r := s.wait(3 * time.Minute)
+	if r.code != 0 || !strings.Contains(r.stdout, "Exported document demo to backlog.md: 10 epics, 130 stories, 60 sub-tasks; its first import adopts 200 issues") {
+		t.Fatalf("dwire export on a terminal: %s", r)
+	}
+	doc, err := os.ReadFile(filepath.Join(e.dir, "backlog.md"))
+	if err != nil || !strings.Contains(string(doc), "## Epic demo-1: Epic 1\nKey: DEMO-1\n") || !strings.Contains(string(doc), "Labels: team-1\nPriority: Medium\nDepends on: demo-2\n") {
+		t.Fatalf("backlog.md: %v\n%.600s", err, doc)
+	}
+	var pv struct {
+		PreviewHandle string `json:"preview_handle"`
+		Counts        struct {
+			Create, Update, Unchanged, Adopt, Structure int
+		} `json:"counts"`
+		Items []struct {
+			Key           string   `json:"key"`
+			ChangedFields []string `json:"changed_fields"`
+		} `json:"items"`
+	}
+	if r := e.dwireJSON(&pv, "import", "backlog.md", "--dry-run"); r.code != 0 || pv.Counts.Adopt != 200 || pv.Counts.Create != 0 || pv.Counts.Update != 0 || pv.Counts.Structure != 0 {
+		t.Fatalf("preview of the export: %+v %s", pv.Counts, r)
+	}
+	for _, it := range pv.Items {
+		if len(it.ChangedFields) > 0 {
+			t.Errorf("%s: the adopt changes %v; an export adopts as it is", it.Key, it.ChangedFields)
+		}
+	}
+	if w := e.writes(); w != w0 {
+		t.Fatalf("export and preview made %d writes", w-w0)
+	}
+	r = e.dwirePTY("y\r", "import", "backlog.md")
+	if r.code != 0 || !strings.Contains(r.stdout, "Committed: 0 created, 200 adopted, 0 updated, 0 unchanged") {
+		t.Fatalf("import of the export: %s", r)
+	}
+	if n, refs := len(e.issues()), len(e.issuesByRef()); n != 200 || refs != 200 {
+		t.Fatalf("%d issues, %d with a reference; want 200 and 200", n, refs)
+	}
+	if r := e.dwireJSON(&pv, "import", "backlog.md", "--dry-run"); r.code != 0 || pv.Counts.Unchanged != 200 {
+		t.Errorf("re-import: %+v %s", pv.Counts, r)
+	}
+	if r := e.dwire("export", "--project", "DEMO", "-o", "backlog.md"); r.code != 1 || !strings.Contains(r.stderr, "backlog.md exists") {
+		t.Errorf("export over an existing file: %s", r)
 	}
 }

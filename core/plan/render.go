@@ -159,16 +159,15 @@ func subtasksByStory(doc *Document) map[string][]Item {
 	return out
 }
 
-// fieldText returns the text of a field for either form ("none" when
-// cleared; ok is false when the field is not managed).
-func fieldText[T any](f Field[T], text func(T) string) (string, bool) {
+// addField appends a managed field's row (key, name, text) to out; the
+// text is "none" when the field is cleared.
+func addField[T any](out *[][3]string, key, name string, f Field[T], text func(T) string) {
 	switch f.State {
 	case FieldCleared:
-		return "none", true
+		*out = append(*out, [3]string{key, name, "none"})
 	case FieldSet:
-		return text(f.Value), true
+		*out = append(*out, [3]string{key, name, text(f.Value)})
 	}
-	return "", false
 }
 
 func joinList(l []string) string { return strings.Join(l, ", ") }
@@ -186,25 +185,16 @@ func fieldsInOrder(it Item) [][3]string {
 		}
 	}
 	f := it.Fields
-	t, ok := fieldText(f.Labels, joinList)
-	add("labels", "Labels", t, ok)
-	t, ok = fieldText(f.Priority, same)
-	add("priority", "Priority", t, ok)
-	t, ok = fieldText(f.Assignee, same)
-	add("assignee", "Assignee", t, ok)
-	t, ok = fieldText(f.Estimate, number)
-	add("estimate", "Estimate", t, ok)
-	t, ok = fieldText(f.Components, joinList)
-	add("components", "Components", t, ok)
-	t, ok = fieldText(f.FixVersions, joinList)
-	add("fix_versions", "Fix versions", t, ok)
-	t, ok = fieldText(f.Due, same)
-	add("due", "Due", t, ok)
-	t, ok = fieldText(f.Sprint, same)
-	add("sprint", "Sprint", t, ok)
+	addField(&out, "labels", "Labels", f.Labels, joinList)
+	addField(&out, "priority", "Priority", f.Priority, same)
+	addField(&out, "assignee", "Assignee", f.Assignee, same)
+	addField(&out, "estimate", "Estimate", f.Estimate, number)
+	addField(&out, "components", "Components", f.Components, joinList)
+	addField(&out, "fix_versions", "Fix versions", f.FixVersions, joinList)
+	addField(&out, "due", "Due", f.Due, same)
+	addField(&out, "sprint", "Sprint", f.Sprint, same)
 	for _, name := range slices.Sorted(maps.Keys(f.Custom)) {
-		t, ok = fieldText(f.Custom[name], same)
-		add("fields", name, t, ok)
+		addField(&out, "fields", name, f.Custom[name], same)
 	}
 	targets := func(l []Link) string {
 		var s []string

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,8 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/memstore"
 )
 
 // Flag parsing is tested apart from behaviour: runF captures the options.
@@ -129,5 +133,83 @@ func TestNewCmdPullParses(t *testing.T) {
 	}
 	if c.Flags().Lookup("yes") != nil || c.Flags().ShorthandLookup("y") != nil {
 		t.Fatal("pull must never have a --yes flag")
+	}
+}
+
+func TestNewCmdExportParses(t *testing.T) {
+	got, _ := parse(t, NewCmdExport, "PROJ-12", "-o", "plan.yaml", "--force", "--id", "shop")
+	if got.Epic != "PROJ-12" || got.Output != "plan.yaml" || !got.Force || got.Document != "shop" {
+		t.Fatalf("options = %+v", got)
+	}
+	if got, _ = parse(t, NewCmdExport, "--jql", "labels = q3", "--format", "yaml"); got.JQL != "labels = q3" || got.Format != "yaml" || got.Epic != "" {
+		t.Fatalf("options = %+v", got)
+	}
+}
+
+// exportOptions is `dwire export` over a fake tracker holding an epic
+// with a story, in dir.
+func exportOptions(t *testing.T, dir string) (*ExportOptions, *int) {
+	t.Helper()
+	ios, _, _, _ := iostreams.Test()
+	p := fakeprovider.New(fakeprovider.Options{})
+	epic := p.AddAsPerson(core.WorkItem{Kind: core.KindEpic, Title: "Checkout"})
+	p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Pay", ParentKey: epic})
+	opened := 0
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{})})
+	o := &ExportOptions{ServiceOptions: ServiceOptions{IO: ios, Service: func(context.Context) (cmdutil.Service, func(), error) {
+		opened++
+		return svc, func() {}, nil
+	}}, WorkDir: dir, Epic: epic}
+	return o, &opened
+}
+
+// `dwire export` prints the document on stdout (the summary on stderr),
+// writes -o only when the file is new or --force is given, and takes the
+// format from the file name.
+func TestExportWritesNewFilesOnly(t *testing.T) {
+	dir := t.TempDir()
+	o, opened := exportOptions(t, dir)
+	ios := o.IO
+	if err := exportRun(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	out := ios.Out.(interface{ String() string }).String()
+	if !strings.Contains(out, "## Epic demo-1: Checkout\nKey: DEMO-1\n") || !strings.Contains(out, "### Story demo-2: Pay\nKey: DEMO-2\n") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if e := ios.ErrOut.(interface{ String() string }).String(); !strings.Contains(e, "Exported document demo-1 to stdout: 1 epic, 1 story, 0 sub-tasks; its first import adopts 2 issues") {
+		t.Errorf("stderr: %s", e)
+	}
+
+	o.Output = "plan.yaml"
+	if err := exportRun(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "plan.yaml"))
+	if err != nil || !strings.Contains(string(b), "key: DEMO-1") {
+		t.Fatalf("plan.yaml: %v\n%s", err, b)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := *opened
+	err = exportRun(context.Background(), o)
+	if core.ErrorCode(err) != core.CodeValidationFailed || !strings.Contains(err.Error(), "plan.yaml exists") || *opened != before {
+		t.Errorf("existing file: %v (service opened %d more times)", err, *opened-before)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "plan.yaml")); string(b) != "mine" {
+		t.Errorf("the existing file was changed: %q", b)
+	}
+	o.Force = true
+	if err := exportRun(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "plan.yaml")); !strings.Contains(string(b), "key: DEMO-2") {
+		t.Errorf("--force did not overwrite: %q", b)
+	}
+	for _, bad := range []ExportOptions{{Output: "plan.txt"}, {Output: "plan.md", Format: "yaml"}, {Format: "toml"}} {
+		if _, err := exportFormat(bad.Format, bad.Output); core.ErrorCode(err) != core.CodeValidationFailed {
+			t.Errorf("%+v: %v", bad, err)
+		}
 	}
 }

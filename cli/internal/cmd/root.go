@@ -49,6 +49,7 @@ commit (some items were written), 70 internal error, 130 interrupted
 		NewCmdList(f, nil),
 		NewCmdShow(f, nil),
 		NewCmdGraph(f, nil),
+		NewCmdExport(f, nil),
 		NewCmdReview(f, nil),
 		NewCmdDoctor(f, nil),
 		NewCmdMCP(f, nil),

@@ -25,6 +25,7 @@ type Service interface {
 	Graph(ctx context.Context, in core.GraphInput) (core.GraphResult, error)
 	PullPreview(ctx context.Context, in core.PullPreviewInput) (core.PullPreviewResult, error)
 	PullCommit(ctx context.Context, in core.CommitInput) (core.PullCommitResult, error)
+	Export(ctx context.Context, in core.ExportInput) (core.ExportResult, error)
 }
 
 // Factory carries the dependencies of every command. Production wiring

@@ -1,0 +1,209 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+// ExportOptions are the dependencies and flags of `dwire export`.
+type ExportOptions struct {
+	ServiceOptions
+	Epic, JQL, Project       string // the selection: the argument, --jql, --project
+	Format, Output, Document string // --format, -o, --id
+	Force                    bool   // --force
+	WorkDir                  string // anchors a relative output path
+}
+
+// NewCmdExport parses `dwire export [EPIC-KEY] [--jql Q] [--project P]`.
+func NewCmdExport(f *cmdutil.Factory, runF func(context.Context, *ExportOptions) error) *cobra.Command {
+	o := &ExportOptions{ServiceOptions: serviceOptions(f), WorkDir: f.WorkDir}
+	c := &cobra.Command{
+		Use:     "export [EPIC-KEY]",
+		Short:   "Write a planning document from existing Jira issues (read-only)",
+		Args:    cobra.MaximumNArgs(1),
+		Example: "  dwire export PROJ-12 -o checkout.md\n  dwire export --jql 'labels = q3' --format yaml\n  dwire export --project PROJ -o backlog.md",
+		Long: `Write a planning document from issues that already exist in Jira: an epic
+with its stories and their sub-tasks (dwire export PROJ-12), the issues a
+JQL query finds (--jql, within the configured project), or a whole project
+(--project PROJ). Parents outside the selection are added, so no story
+loses its epic.
+
+Each item gets an id derived from its key (PROJ-12 → proj-12) and a
+"Key: PROJ-12" line, so the first import of the document adopts the issues
+(it writes their references) instead of creating new ones: its preview
+shows only adopts. Titles, descriptions (Markdown), acceptance criteria,
+fields, dependencies, sub-tasks and active or future sprints are exported.
+
+The document goes to stdout, or to a file with -o (never overwritten
+without --force). Markdown by default; --format yaml, or an -o file ending
+in .yaml, writes YAML. Nothing is written to Jira.`,
+		RunE: runE(o, runF, exportRun, func(_ *cobra.Command, args []string) {
+			if len(args) == 1 {
+				o.Epic = args[0]
+			}
+			o.JSON = f.JSON
+		}),
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.JQL, "jql", "", "export the issues this JQL query finds (within the configured project)")
+	fl.StringVar(&o.Project, "project", "", "export every issue of this project (the configured one)")
+	fl.StringVar(&o.Format, "format", "", "markdown (default) or yaml")
+	fl.StringVarP(&o.Output, "output", "o", "", "write the document to this file instead of stdout")
+	fl.BoolVar(&o.Force, "force", false, "overwrite the -o file if it exists")
+	fl.StringVar(&o.Document, "id", "", "the document id (default: the id the issues' references share, else from the epic or project key)")
+	return c
+}
+
+func exportRun(ctx context.Context, o *ExportOptions) error {
+	format, err := exportFormat(o.Format, o.Output)
+	if err != nil {
+		return err
+	}
+	path := o.Output
+	if path != "" && !filepath.IsAbs(path) && o.WorkDir != "" {
+		path = filepath.Join(o.WorkDir, path)
+	}
+	if path != "" && !o.Force {
+		if _, err := os.Lstat(path); err == nil {
+			return core.Errorf(core.CodeValidationFailed, "%s exists; nothing was exported. Choose another file, or pass --force to overwrite it.", o.Output).
+				WithDetails(core.Detail{Field: "output", Message: "exists"})
+		}
+	}
+	svc, closeFn, err := o.Service(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	res, err := svc.Export(ctx, core.ExportInput{
+		IssueSelection: core.IssueSelection{Epic: strings.TrimSpace(o.Epic), Query: o.JQL, Project: o.Project},
+		Format:         format, Document: o.Document,
+	})
+	if err != nil {
+		return err
+	}
+	if path != "" {
+		if err := writeExport(path, o.Output, []byte(res.Text), o.Force); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.JSON:
+		return printJSON(o.IO.Out, res)
+	case path == "":
+		fmt.Fprint(o.IO.Out, res.Text)
+	}
+	warn(o.IO, res.Warnings)
+	where := "stdout"
+	if path != "" {
+		where = o.Output
+	}
+	stories := fmt.Sprintf("%d stories", res.Stories)
+	if res.Stories == 1 {
+		stories = "1 story"
+	}
+	fmt.Fprintf(o.IO.ErrOut, "Exported document %s to %s: %s, %s, %s; its first import adopts %s (no creates). Nothing was written to Jira.\n",
+		res.Document, where, plural(res.Epics, "epic"), stories, plural(res.Subtasks, "sub-task"), plural(res.Adopt, "issue"))
+	return nil
+}
+
+// exportFormat is the format asked for, or the one the output file's
+// extension names; a file whose extension no import reads is refused.
+func exportFormat(asked, output string) (string, error) {
+	ext := ""
+	switch strings.ToLower(filepath.Ext(output)) {
+	case ".md", ".markdown":
+		ext = plan.FormatMarkdown
+	case ".yaml", ".yml":
+		ext = plan.FormatYAML
+	case "":
+		if output != "" {
+			return "", core.Errorf(core.CodeValidationFailed, "%s has no planning document extension; name it .md (Markdown) or .yaml (YAML) so that dwire import can read it.", output).
+				WithDetails(core.Detail{Field: "output", Message: "no .md or .yaml extension"})
+		}
+	default:
+		return "", core.Errorf(core.CodeValidationFailed, "%s has no planning document extension; name it .md (Markdown) or .yaml (YAML) so that dwire import can read it.", output).
+			WithDetails(core.Detail{Field: "output", Message: "no .md or .yaml extension"})
+	}
+	asked = strings.ToLower(strings.TrimSpace(asked))
+	switch {
+	case asked == "":
+		if ext == "" {
+			return plan.FormatMarkdown, nil
+		}
+		return ext, nil
+	case asked == "md":
+		asked = plan.FormatMarkdown
+	case asked == "yml":
+		asked = plan.FormatYAML
+	}
+	if asked != plan.FormatMarkdown && asked != plan.FormatYAML {
+		return "", core.Errorf(core.CodeValidationFailed, "--format %s is not a document format; use markdown or yaml.", asked).WithDetails(core.Detail{Field: "format", Message: "markdown or yaml"})
+	}
+	if ext != "" && ext != asked {
+		return "", core.Errorf(core.CodeValidationFailed, "--format %s does not match %s, a %s file name; make them agree.", asked, output, ext).WithDetails(core.Detail{Field: "format", Message: "does not match the file name"})
+	}
+	return asked, nil
+}
+
+// writeExport writes the document to path: a new file only (O_EXCL), or
+// with force through a temporary file renamed over it, so a reader never
+// sees half a document.
+func writeExport(path, shown string, data []byte, force bool) error {
+	fail := func(err error) error {
+		return core.Wrap(err, core.CodeValidationFailed, "%s could not be written (%s); nothing was exported. Check the directory and its permissions.", shown, describeFileErr(err)).
+			WithDetails(core.Detail{Field: "output", Message: describeFileErr(err)})
+	}
+	if !force {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			return core.Errorf(core.CodeValidationFailed, "%s exists; nothing was exported. Choose another file, or pass --force to overwrite it.", shown).
+				WithDetails(core.Detail{Field: "output", Message: "exists"})
+		}
+		if err != nil {
+			return fail(err)
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			os.Remove(path)
+			return fail(err)
+		}
+		return f.Close()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+func describeFileErr(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
