@@ -69,8 +69,8 @@ func TestAdoptBothDoors(t *testing.T) {
 		if it.Action != "adopt" {
 			t.Errorf("row %+v; want adopt", it)
 		}
-		if it.Reference == "shop/e-1" && (len(it.Changes) != 1 || it.Changes[0].From != "Checkout (old name)" || it.Changes[0].To != "Checkout") {
-			t.Errorf("epic row changes %+v; want the title diff", it.Changes)
+		if it.Reference == "shop/e-1" && (len(it.Changes) != 2 || it.Changes[0] != (struct{ Field, From, To string }{"title", "Checkout (old name)", "Checkout"}) || it.Changes[1].Field != "description") {
+			t.Errorf("epic row changes %+v; want the title diff and the description (the document has none)", it.Changes)
 		}
 	}
 	if w := e.writes(); w != w0 {
