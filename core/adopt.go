@@ -30,8 +30,8 @@ import (
 // non-epic issue or the reverse, a sub-task item adopting an issue that is
 // not a sub-task, or a sub-task of another story than the item's story:
 // the tracker changes neither an issue's type nor a sub-task's parent).
-// One issue adopted by two items of the document is refused by the parser;
-// by items of two documents of a directory, here.
+// One issue adopted by two items is refused by the parser (plan.Parse in
+// one document, plan.ParseSet across a directory's).
 
 // ActionAdopt is an existing issue the commit takes over: it writes the
 // item's reference (and the document's content and fields) to it.
@@ -73,10 +73,6 @@ func (s *WorkItemService) adoptIssues(ctx context.Context, doc *plan.Document, f
 	}
 	wg.Wait()
 	adopted := map[Reference]bool{}
-	taken := map[string]Reference{} // key → the reference it is found or adopted as (found is shared by a directory's documents)
-	for ref, w := range found {
-		taken[w.Key] = ref
-	}
 	var problems []Detail
 	bad := func(it plan.Item, format string, args ...any) {
 		problems = append(problems, Detail{Item: it.ID, Field: "key", Line: it.KeyLine, Key: it.Key,
@@ -91,10 +87,7 @@ func (s *WorkItemService) adoptIssues(ctx context.Context, doc *plan.Document, f
 			continue
 		}
 		w, err := reads[i].w, reads[i].err
-		switch other, dup := taken[it.Key]; {
-		case dup && other != ref && err == nil && w.Reference == "":
-			bad(it, "cannot adopt %s: item %s of document %s in this preview adopts it already. An issue belongs to one item; remove one of the Key lines", it.Key, refItem(other), other.Document())
-			continue
+		switch {
 		case ErrorCode(err) == CodeWorkItemNotFound:
 			bad(it, "cannot adopt %s: %s Correct the key or remove the line", it.Key, AsError(err).Message)
 			continue
@@ -112,7 +105,7 @@ func (s *WorkItemService) adoptIssues(ctx context.Context, doc *plan.Document, f
 			continue
 		}
 		w.LastWritten, w.EditedOutside, w.ContentChanged, w.FieldBases = "", false, nil, nil
-		found[ref], adopted[ref], taken[w.Key] = w, true, ref
+		found[ref], adopted[ref] = w, true
 	}
 	if len(problems) > 0 {
 		return nil, Errorf(CodeValidationFailed, "%d item(s) cannot adopt the issue their Key line names (see details); nothing was stored. The first: %s.", len(problems), problems[0].Message).

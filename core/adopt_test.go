@@ -231,8 +231,8 @@ func TestAdoptStale(t *testing.T) {
 	}
 }
 
-// Two documents of a directory adopting one issue: refused like two items
-// of one document; each adopting its own is fine.
+// Two documents of a directory adopting one issue: refused (by the set's
+// parser) like two items of one document; each adopting its own is fine.
 func TestAdoptAcrossADirectory(t *testing.T) {
 	e := newEnv(t)
 	backlog(e)
@@ -241,7 +241,7 @@ func TestAdoptAcrossADirectory(t *testing.T) {
 		"b.md": "---\nid: b\n---\n## Story s-1: Loose\nKey: DEMO-2\n",
 	})
 	_, err := e.previewDir(dir)
-	wantErr(t, err, core.CodeValidationFailed, "item s-1 of document a in this preview adopts it already")
+	wantErr(t, err, core.CodeValidationFailed, "Story s-1 adopts DEMO-2 (Key: line 5), which Story s-1 in plans/a.md adopts too")
 	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("---\nid: b\n---\n## Story s-1: Loose\nKey: DEMO-4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
