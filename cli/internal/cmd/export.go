@@ -160,8 +160,12 @@ func exportFormat(asked, output string) (string, error) {
 // sees half a document.
 func writeExport(path, shown string, data []byte, force bool) error {
 	fail := func(err error) error {
-		return core.Wrap(err, core.CodeValidationFailed, "%s could not be written (%s); nothing was exported. Check the directory and its permissions.", shown, describeFileErr(err)).
-			WithDetails(core.Detail{Field: "output", Message: describeFileErr(err)})
+		why, pe := err.Error(), (*os.PathError)(nil)
+		if errors.As(err, &pe) {
+			why = pe.Err.Error() // the reason, without the path the message names
+		}
+		return core.Wrap(err, core.CodeValidationFailed, "%s could not be written (%s); nothing was exported. Check the directory and its permissions.", shown, why).
+			WithDetails(core.Detail{Field: "output", Message: why})
 	}
 	if !force {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -198,12 +202,4 @@ func writeExport(path, shown string, data []byte, force bool) error {
 		return fail(err)
 	}
 	return nil
-}
-
-func describeFileErr(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
