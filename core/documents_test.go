@@ -286,3 +286,26 @@ func TestDirectoryImportRefusals(t *testing.T) {
 	_, err = e.previewDir(writeTree(t, nil))
 	wantErr(t, err, core.CodeSourceNotFound, "plans holds no planning document", "hidden files and directories are skipped")
 }
+
+// Two documents of a directory adopting one issue: refused (by the set's
+// parser) like two items of one document; each adopting its own is fine.
+func TestAdoptAcrossADirectory(t *testing.T) {
+	e := newEnv(t)
+	backlog(e)
+	dir := writeTree(t, map[string]string{
+		"a.md": "---\nid: a\n---\n## Story s-1: Pay\nKey: DEMO-2\n",
+		"b.md": "---\nid: b\n---\n## Story s-1: Loose\nKey: DEMO-2\n",
+	})
+	_, err := e.previewDir(dir)
+	wantErr(t, err, core.CodeValidationFailed, "Story s-1 adopts DEMO-2 (Key: line 5), which Story s-1 in plans/a.md adopts too")
+	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("---\nid: b\n---\n## Story s-1: Loose\nKey: DEMO-4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pre, err := e.previewDir(dir)
+	if err != nil || pre.Counts.Adopt != 2 {
+		t.Fatalf("two adopts: %+v, %v", pre.Counts, err)
+	}
+	if res := e.commit(pre.PreviewHandle, ""); res.Counts.Adopted != 2 || e.byRef()["a/s-1"].Key != "DEMO-2" || e.byRef()["b/s-1"].Key != "DEMO-4" {
+		t.Errorf("commit %+v", res.Counts)
+	}
+}
