@@ -272,41 +272,53 @@ func (x *execution) inSprint(ctx context.Context, keys []string, sprint string) 
 	return true
 }
 
-// ranks places the runs one request (≤ 50 items) at a time; a longer run
-// continues after the last item placed.
+// ranks places each run. A run of up to MaxBatch items is one request. A
+// longer run is placed in two rounds (issue 20): it is split into chunks
+// of a head plus up to MaxBatch more items (before an anchor: up to
+// MaxBatch items plus the chunk's last item, its head); round 1 places the
+// heads, in order, after (before) the anchor, MaxBatch a request, chained
+// only when there are more heads than that; round 2 places every chunk's
+// rest right after its own head (before its own tail), all chunks together
+// through parallel. Inserts next to distinct fixed anchors commute, so the
+// order is the document's whatever order round 2's answers come in. A
+// chunk whose head was not placed is not sent; fail-fast as everywhere.
 func (x *execution) ranks(ctx context.Context, sp StructureProvider, ds docStructure) {
-	doc := ds.Document
 	for _, op := range ds.Plan.Ranks {
 		anchor, before := x.endKey(op.Anchor), op.Before
-		chunks := chunked(op.Items)
-		if before && len(chunks) > 1 {
-			// Before an anchor: place the last chunk first, then each
-			// earlier one before it.
-			slices.Reverse(chunks)
-		}
-		for _, batch := range chunks {
+		if len(op.Items) <= MaxBatch {
 			if x.stopped() || !x.fenced(ctx, nil, "checking the commit lock before ranking") {
 				return
 			}
-			keys := make([]string, len(batch))
-			for i, e := range batch {
-				keys[i] = x.endKey(e)
+			x.rankBatch(ctx, sp, ds.Document, op.Items, anchor, before)
+			continue
+		}
+		var chunks [][]endpoint
+		for start := 0; start < len(op.Items); start += MaxBatch + 1 {
+			chunks = append(chunks, op.Items[start:min(start+MaxBatch+1, len(op.Items))])
+		}
+		head := func(c []endpoint) endpoint {
+			if before {
+				return c[len(c)-1]
 			}
-			outs, err := sp.Rank(ctx, keys, anchor, before)
-			if IsOutcomeUnknown(err) && x.ranked(ctx, keys, anchor, before) {
-				err, outs = nil, nil
+			return c[0]
+		}
+		heads := make([]endpoint, len(chunks))
+		for i, c := range chunks {
+			heads[i] = head(c)
+		}
+		// Round 1: the heads, chained request after request.
+		batches := chunked(heads)
+		if before {
+			slices.Reverse(batches)
+		}
+		placed := map[string]bool{}
+		for _, batch := range batches {
+			if x.stopped() || !x.fenced(ctx, nil, "checking the commit lock before ranking") {
+				return
 			}
-			recs := make([]ItemOutcome, len(batch))
-			for i, e := range batch {
-				ierr := err
-				if ierr == nil && i < len(outs) {
-					ierr = outs[i].Err
-				}
-				recs[i] = x.outcome1(opRef(doc, "rank", e.Label), ActionRank, keys[i], ierr, "ranking "+keys[i])
-			}
-			x.record(ctx, nil, recs, false)
-			for _, r := range recs {
-				x.failOn(r, "ranking "+r.Key)
+			keys, ok := x.rankBatch(ctx, sp, ds.Document, batch, anchor, before)
+			for i, k := range keys {
+				placed[k] = ok[i]
 			}
 			if before {
 				anchor = keys[0]
@@ -314,7 +326,57 @@ func (x *execution) ranks(ctx context.Context, sp StructureProvider, ds docStruc
 				anchor = keys[len(keys)-1]
 			}
 		}
+		// Round 2: every chunk's rest next to its own head, together.
+		var writes []func(context.Context)
+		for _, c := range chunks {
+			rest, h := c[1:], x.endKey(head(c))
+			if before {
+				rest = c[:len(c)-1]
+			}
+			if len(rest) == 0 || !placed[h] {
+				continue
+			}
+			writes = append(writes, func(ctx context.Context) {
+				if !x.fenced(ctx, nil, "checking the commit lock before ranking") || x.stopped() {
+					return
+				}
+				x.rankBatch(ctx, sp, ds.Document, rest, h, before)
+			})
+		}
+		x.parallel(ctx, writes)
+		if x.stopped() {
+			return
+		}
 	}
+}
+
+// rankBatch sends one rank request (≤ MaxBatch items) and records its
+// outcomes; an answer that never came is read back, never resent. It
+// returns the items' keys and which of them were placed.
+func (x *execution) rankBatch(ctx context.Context, sp StructureProvider, doc string, batch []endpoint, anchor string, before bool) ([]string, []bool) {
+	keys := make([]string, len(batch))
+	for i, e := range batch {
+		keys[i] = x.endKey(e)
+	}
+	outs, err := sp.Rank(ctx, keys, anchor, before)
+	if IsOutcomeUnknown(err) && x.ranked(ctx, keys, anchor, before) {
+		err, outs = nil, nil
+	}
+	recs := make([]ItemOutcome, len(batch))
+	ok := make([]bool, len(batch))
+	for i, e := range batch {
+		ierr := err
+		if ierr == nil && i < len(outs) {
+			ierr = outs[i].Err
+		}
+		recs[i] = x.outcome1(opRef(doc, "rank", e.Label), ActionRank, keys[i], ierr, "ranking "+keys[i])
+		ok[i] = recs[i].Outcome == OutcomeCommitted
+	}
+	x.record(ctx, nil, recs, false)
+	for _, r := range recs {
+		x.failOn(r, "ranking "+r.Key)
+	}
+	return keys, ok
 }
 
 func chunked(items []endpoint) [][]endpoint {

@@ -1,9 +1,12 @@
 package core_test
 
 import (
+	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
@@ -531,4 +534,134 @@ func TestDependencyReadsOnlyAtLinkEnds(t *testing.T) {
 	if n := e.p.Stats().Calls[fakeprovider.OpDependencies] - before; n != 1 {
 		t.Errorf("links read %d times; want 1 (the ends of the listed link)", n)
 	}
+}
+
+// longRun is document "order" with n stories s-1 … s-n; a fresh import
+// ranks s-2 … s-n after s-1.
+func longRun(n int) (doc string, ids []string) {
+	for i := 1; i <= n; i++ {
+		ids = append(ids, fmt.Sprintf("s-%d", i))
+	}
+	return rankDoc(ids...), ids
+}
+
+// TestRankLongRunInTwoRounds: a fresh 1,000-item import places its 999
+// moves in two rounds: the 20 chunks' heads in one request, then each
+// chunk's rest after its own head, all 20 in flight together (one is held
+// until the other 19 were sent); the backlog is the document's order and
+// the requests are ceil(heads/50) + chunks = 21.
+func TestRankLongRunInTwoRounds(t *testing.T) {
+	e := newEnv(t)
+	e.svc = e.ranked()
+	doc, ids := longRun(1000)
+	pre := e.preview(doc)
+	sent := e.p.Stats().Calls[fakeprovider.OpRank]
+	reached, resume := e.p.Hold(fakeprovider.OpRank, 2) // round 2's first request
+	defer resume()
+	wait := e.commitAsync(e.svc, pre.PreviewHandle, "")
+	select {
+	case <-reached:
+	case <-time.After(30 * time.Second):
+		t.Fatal("round 2's first request never came")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for e.p.Stats().Calls[fakeprovider.OpRank]-sent < 20 {
+		if time.Now().After(deadline) {
+			t.Fatalf("round 2: %d rank requests sent while the first was held; want all 19 others", e.p.Stats().Calls[fakeprovider.OpRank]-sent-1)
+		}
+		runtime.Gosched()
+	}
+	resume()
+	if err := wait(); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 21 {
+		t.Errorf("rank requests: %d; want 21 (1 for the heads + 20 chunks)", n)
+	}
+	want := orderKeys(e, ids)
+	if got := e.p.Backlog(); !slices.Equal(got, want) {
+		t.Errorf("backlog is not the document's order")
+	}
+	if again := e.preview(doc); len(again.Structure) != 0 {
+		t.Errorf("re-import plans: %v", structureMessages(again))
+	}
+}
+
+// TestRankRefusedHeadLeavesItsChunkUntried: the heads' request is refused
+// in round 1; round 2 sends nothing, the chunks' rest stay untried and the
+// commit is COMMIT_PARTIAL.
+func TestRankRefusedHeadLeavesItsChunkUntried(t *testing.T) {
+	e := newEnv(t)
+	e.svc = e.ranked()
+	doc, _ := longRun(200) // 199 moves: chunks of 51, heads s-2, s-53, s-104, s-155
+	e.importDoc(rankDoc("s-1"))
+	pre := e.preview(doc)
+	sent := e.p.Stats().Calls[fakeprovider.OpRank]
+	e.p.FailCall(fakeprovider.OpRank, 1, core.Errorf(core.CodeValidationFailed, "rank locked"))
+	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
+	ce := wantErr(t, err, core.CodeCommitPartial, "structure changes (dependencies, sprint, backlog order): 0 written, 4 failed, 0 unknown, 195 untried")
+	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool { return d.Item == "order/~rank:s-53" && d.Outcome == core.OutcomeFailed }) {
+		t.Errorf("details: no failed s-53")
+	}
+	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool { return d.Item == "order/~rank:s-54" && d.Outcome == core.OutcomeUntried }) {
+		t.Errorf("details: s-54 (s-53's chunk) not untried")
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 1 {
+		t.Errorf("rank requests: %d; want 1 (the heads; no chunk after a failure)", n)
+	}
+}
+
+// TestRankLostHeadAnswerIsReadBack: the heads' request was applied but
+// its answer never came: the order is read back, the heads are placed,
+// round 2 goes on, nothing is sent twice.
+func TestRankLostHeadAnswerIsReadBack(t *testing.T) {
+	e := newEnv(t)
+	e.svc = e.ranked()
+	doc, ids := longRun(200)
+	e.importDoc(rankDoc("s-1"))
+	pre := e.preview(doc)
+	sent := e.p.Stats().Calls[fakeprovider.OpRank]
+	e.p.LoseResponse(fakeprovider.OpRank, 1, nil)
+	if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != 199 {
+		t.Errorf("counts: %+v", cr.Counts)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 5 {
+		t.Errorf("rank requests: %d; want 5 (1 for the heads, none resent, + 4 chunks)", n)
+	}
+	want := orderKeys(e, ids)
+	if got := e.p.Backlog(); !slices.Equal(got, want) {
+		t.Errorf("backlog is not the document's order")
+	}
+}
+
+// TestRankLongRunBeforeAnchor: the mirror: 199 new items ahead of the one
+// that stays are placed before it in two rounds (the chunks' last items
+// before the anchor, then each chunk's rest before its own last item).
+func TestRankLongRunBeforeAnchor(t *testing.T) {
+	e := newEnv(t)
+	e.svc = e.ranked()
+	doc, ids := longRun(200)
+	e.importDoc(rankDoc("s-200"))
+	pre := e.preview(doc)
+	sent := e.p.Stats().Calls[fakeprovider.OpRank]
+	if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != 199 {
+		t.Errorf("counts: %+v", cr.Counts)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 5 {
+		t.Errorf("rank requests: %d; want 5", n)
+	}
+	want := orderKeys(e, ids)
+	if got := e.p.Backlog(); !slices.Equal(got, want) {
+		t.Errorf("backlog is not the document's order")
+	}
+}
+
+// orderKeys is the tracker's keys of document "order"'s items ids.
+func orderKeys(e *env, ids []string) []string {
+	byRef := e.byRef()
+	var out []string
+	for _, id := range ids {
+		out = append(out, byRef[core.NewReference("order", id)].Key)
+	}
+	return out
 }

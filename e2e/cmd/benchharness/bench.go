@@ -136,8 +136,8 @@ type SizeResult struct {
 	Stories int `json:"stories"`
 	Edited  int `json:"edited"`
 	// MinCommitRequests = ceil(epics/50) + ceil(stories/50) + ceil(items/100)
-	// + ceil((items-1)/50): ranking is on by default, so a fresh import
-	// places every item after the first in rank requests of 50 (issue 17).
+	// + rankRequests(items-1): ranking is on by default, so a fresh import
+	// places every item after the first (issue 17), in two rounds (issue 20).
 	MinCommitRequests int           `json:"min_commit_requests"`
 	MinSearchPages    int           `json:"min_search_pages"`
 	Preview           PreviewPhase  `json:"preview"`                   // dwire import --dry-run --json, empty tracker
@@ -160,12 +160,24 @@ type Extrapolated struct {
 	Basis    string  `json:"basis"`
 }
 
+// rankRequests is the rank requests of a run of moves placed as core does
+// (issue 20): one request for up to 50; a longer run in chunks of a head
+// plus up to 50 more, ceil(heads/50) requests for the heads, then one per
+// chunk (all in flight together).
+func rankRequests(moves int) int {
+	if moves <= createBatch {
+		return ceilDiv(moves, createBatch)
+	}
+	chunks := ceilDiv(moves, createBatch+1)
+	return ceilDiv(chunks, createBatch) + chunks
+}
+
 func (b *bench) size(ctx context.Context, n int) (SizeResult, error) {
 	epics := epicsFor(n)
 	sr := SizeResult{Items: n, Epics: epics, Stories: n - epics, MinSearchPages: ceilDiv(n, pageSize)}
 	sr.MinCommitRequests = ceilDiv(epics, createBatch) + ceilDiv(n-epics, createBatch) + sr.MinSearchPages
 	if !b.o.NoRank {
-		sr.MinCommitRequests += ceilDiv(n-1, createBatch)
+		sr.MinCommitRequests += rankRequests(n - 1)
 	}
 	dir := filepath.Join(b.tmp, fmt.Sprintf("size-%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
