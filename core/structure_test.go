@@ -611,48 +611,37 @@ func TestRankRefusedHeadLeavesItsChunkUntried(t *testing.T) {
 	}
 }
 
-// TestRankLostHeadAnswerIsReadBack: the heads' request was applied but
-// its answer never came: the order is read back, the heads are placed,
-// round 2 goes on, nothing is sent twice.
-func TestRankLostHeadAnswerIsReadBack(t *testing.T) {
-	e := newEnv(t)
-	e.svc = e.ranked()
-	doc, ids := longRun(200)
-	e.importDoc(rankDoc("s-1"))
-	pre := e.preview(doc)
-	sent := e.p.Stats().Calls[fakeprovider.OpRank]
-	e.p.LoseResponse(fakeprovider.OpRank, 1, nil)
-	if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != 199 {
-		t.Errorf("counts: %+v", cr.Counts)
-	}
-	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 5 {
-		t.Errorf("rank requests: %d; want 5 (1 for the heads, none resent, + 4 chunks)", n)
-	}
-	want := orderKeys(e, ids)
-	if got := e.p.Backlog(); !slices.Equal(got, want) {
-		t.Errorf("backlog is not the document's order")
-	}
-}
-
-// TestRankLongRunBeforeAnchor: the mirror: 199 new items ahead of the one
-// that stays are placed before it in two rounds (the chunks' last items
-// before the anchor, then each chunk's rest before its own last item).
-func TestRankLongRunBeforeAnchor(t *testing.T) {
-	e := newEnv(t)
-	e.svc = e.ranked()
-	doc, ids := longRun(200)
-	e.importDoc(rankDoc("s-200"))
-	pre := e.preview(doc)
-	sent := e.p.Stats().Calls[fakeprovider.OpRank]
-	if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != 199 {
-		t.Errorf("counts: %+v", cr.Counts)
-	}
-	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 5 {
-		t.Errorf("rank requests: %d; want 5", n)
-	}
-	want := orderKeys(e, ids)
-	if got := e.p.Backlog(); !slices.Equal(got, want) {
-		t.Errorf("backlog is not the document's order")
+// TestRankTwoRoundsReadBackAndMirror: 199 moves in two rounds (4 chunks:
+// 1 request for the heads + 4) end in the document's order when the heads'
+// request was applied but its answer never came (read back, not resent,
+// round 2 goes on), and in the mirror: new items ahead of the one that
+// stays (the chunks' last items before the anchor, then each chunk's rest
+// before its own last item).
+func TestRankTwoRoundsReadBackAndMirror(t *testing.T) {
+	for _, tc := range []struct {
+		name, stays string
+		lose        bool
+	}{{"lost heads answer", "s-1", true}, {"before the anchor", "s-200", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.svc = e.ranked()
+			doc, ids := longRun(200)
+			e.importDoc(rankDoc(tc.stays))
+			pre := e.preview(doc)
+			sent := e.p.Stats().Calls[fakeprovider.OpRank]
+			if tc.lose {
+				e.p.LoseResponse(fakeprovider.OpRank, 1, nil)
+			}
+			if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != 199 {
+				t.Errorf("counts: %+v", cr.Counts)
+			}
+			if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 5 {
+				t.Errorf("rank requests: %d; want 5 (1 for the heads, none resent, + 4 chunks)", n)
+			}
+			if got := e.p.Backlog(); !slices.Equal(got, orderKeys(e, ids)) {
+				t.Errorf("backlog is not the document's order")
+			}
+		})
 	}
 }
 
