@@ -86,8 +86,10 @@ type PlanItem struct {
 	// Changes says, per field, what an update changes (old → new), and on
 	// a drift row where the tracker and the document differ (From is what
 	// the tracker holds now, with the person's edits; To what the document
-	// wants). Unset on creates and unchanged rows.
-	Changes []FieldChange `json:"changes,omitempty" jsonschema:"per field: from (the tracker now) and to (the document); on an update what the commit writes, on a drift what differs and is left alone"`
+	// wants). A field in conflict (changed in both, not written) is here
+	// too, with Conflict set, on drift and on update rows. Unset on
+	// creates and unchanged rows.
+	Changes []FieldChange `json:"changes,omitempty" jsonschema:"per field: from (the tracker now) and to (the document); on an update what the commit writes, on a drift what differs and is left alone; fields in conflict (not written) have conflict set"`
 	// TakeDocument is true when the document deliberately overrides a
 	// drifted item (the item is then an update that replaces Jira's edits).
 	TakeDocument bool `json:"take_document,omitempty"`
@@ -124,9 +126,11 @@ type PlanItem struct {
 // components) also has Added and Removed. Values are bounded: From and To
 // at MaxChangeValue runes (Truncated), Diff at MaxDiffLines lines.
 type FieldChange struct {
-	// Field is the field's name as documents and changed_fields spell it:
-	// title, description, acceptance_criteria, parent, …
-	Field string `json:"field" jsonschema:"the field: title, description, acceptance_criteria, parent, …"`
+	// Field is the field's key as changed_fields and the fields rows
+	// spell it: title, description, acceptance_criteria, parent, labels,
+	// priority, assignee, estimate, components, fix_versions, due, or
+	// fields.<name> for a custom field.
+	Field string `json:"field" jsonschema:"the field: title, description, acceptance_criteria, parent, labels, priority, assignee, estimate, components, fix_versions, due, or fields.<name>"`
 	// From is the tracker's value now ("" when unset); for parent an issue
 	// key.
 	From string `json:"from" jsonschema:"the tracker's value now (empty when unset), cut at 200 characters"`
@@ -143,6 +147,28 @@ type FieldChange struct {
 	Removed []string `json:"removed,omitempty" jsonschema:"for a list field: the values the write removes"`
 	// Truncated is true when From or To was cut (MaxChangeValue).
 	Truncated bool `json:"truncated,omitempty" jsonschema:"true when from or to was cut"`
+	// Conflict is true on a field changed both in the tracker and in the
+	// document, differently: the commit does not write it (on an update
+	// row the item's other fields are written).
+	Conflict bool `json:"conflict,omitempty" jsonschema:"changed both in Jira and in the document, differently: not written"`
+	// Tracker and Document are, on a conflict whose base is known (what
+	// DevWorkWire last wrote), what each side changed: Tracker is the
+	// base → the tracker now (the person's change), Document the base →
+	// the document. Absent when the base is not known (an item written
+	// before base values were kept, or a value too long to keep).
+	Tracker  *FieldSide `json:"tracker,omitempty" jsonschema:"on a conflict: what the person changed in Jira, from the value DevWorkWire last wrote (from) to Jira's now (to)"`
+	Document *FieldSide `json:"document,omitempty" jsonschema:"on a conflict: what the document changed, from the value DevWorkWire last wrote (from) to the document's (to)"`
+}
+
+// FieldSide is what one side of a conflict changed of the base (the value
+// DevWorkWire last wrote), bounded as FieldChange is.
+type FieldSide struct {
+	From      string   `json:"from" jsonschema:"the value DevWorkWire last wrote, cut at 200 characters"`
+	To        string   `json:"to" jsonschema:"this side's value, cut at 200 characters"`
+	Diff      string   `json:"diff,omitempty" jsonschema:"for text over several lines: a unified diff (hunks only) from the base to this side"`
+	Added     []string `json:"added,omitempty" jsonschema:"for a list field: the values this side added"`
+	Removed   []string `json:"removed,omitempty" jsonschema:"for a list field: the values this side removed"`
+	Truncated bool     `json:"truncated,omitempty" jsonschema:"true when from or to was cut"`
 }
 
 // ImportPreviewResult is the stored plan, as shown to the caller.

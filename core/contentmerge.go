@@ -49,6 +49,15 @@ func contentBases(spec *ItemSpec) {
 	for k, d := range ContentDigests(spec.Title, spec.Description, spec.AcceptanceCriteria) {
 		spec.FieldBases[k] = d
 	}
+	for k, v := range contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria) {
+		setBaseValue(spec, k, v)
+	}
+}
+
+// contentValues are the values of each content part, as ContentDigests
+// digests them.
+func contentValues(title, description string, ac []string) map[string][]string {
+	return map[string][]string{ContentTitle: {title}, ContentDescription: {strings.TrimSpace(description)}, ContentCriteria: ac}
 }
 
 // mergesContent reports whether an existing item's content is settled part
@@ -80,10 +89,11 @@ func mergesContent(w WorkItem, spec ItemSpec) bool {
 //   - tracker changed, document ≠ base: a conflict (the tracker's part)
 //     unless "Drift: take-document" takes it.
 func mergeContent(it plan.Item, w WorkItem, spec *ItemSpec) (writes bool, rows []PlanField, kept, conflicts []string) {
-	doc := map[string][]string{ContentTitle: {spec.Title}, ContentDescription: {strings.TrimSpace(spec.Description)}, ContentCriteria: spec.AcceptanceCriteria}
-	jira := map[string][]string{ContentTitle: {w.Title}, ContentDescription: {strings.TrimSpace(w.Description)}, ContentCriteria: w.AcceptanceCriteria}
+	doc := contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria)
+	jira := contentValues(w.Title, w.Description, w.AcceptanceCriteria)
 	bases := map[string]string{}
-	take := func(k string) { // the tracker's part stays
+	values := map[string][]string{} // behind bases, where known
+	take := func(k string) {        // the tracker's part stays
 		switch k {
 		case ContentTitle:
 			spec.Title = w.Title
@@ -96,24 +106,32 @@ func mergeContent(it plan.Item, w WorkItem, spec *ItemSpec) (writes bool, rows [
 	for _, k := range contentKeys {
 		d, b := ContentFieldDigest(doc[k]...), w.FieldBases[k]
 		row := PlanField{Field: k, Value: shownContent(doc[k]), Source: "item", Tracker: shownContent(jira[k])}
+		keepBase := func() { // the base stays what DevWorkWire last wrote
+			bases[k] = b
+			if bv, ok := baseValue(w, k); ok {
+				values[k] = bv
+			}
+		}
 		switch {
 		case !w.ContentChanged[k]:
-			bases[k] = d
+			bases[k], values[k] = d, doc[k]
 			writes = writes || d != b
 			continue
 		case d == ContentFieldDigest(jira[k]...):
-			bases[k] = d
+			bases[k], values[k] = d, doc[k]
 			continue
 		case takesField(it, k): // before kept: "Drift: take-document" replaces a person's edits, as it did for the whole item
-			row.Write, bases[k] = "take-document", d
+			row.Write, bases[k], values[k] = "take-document", d, doc[k]
 			writes = true
 		case d == b:
-			row.Write, bases[k] = "kept", b
+			row.Write = "kept"
+			keepBase()
 			kept = append(kept, k)
 			take(k)
 			spec.HeldContent = append(spec.HeldContent, k)
 		default:
-			row.Write, bases[k] = "conflict", b
+			row.Write = "conflict"
+			keepBase()
 			conflicts = append(conflicts, k)
 			take(k)
 			spec.HeldContent = append(spec.HeldContent, k)
@@ -125,6 +143,9 @@ func mergeContent(it plan.Item, w WorkItem, spec *ItemSpec) (writes bool, rows [
 	}
 	for k, d := range bases {
 		spec.FieldBases[k] = d
+	}
+	for k, v := range values {
+		setBaseValue(spec, k, v)
 	}
 	return writes, rows, kept, conflicts
 }
@@ -164,13 +185,14 @@ func shownFieldNames(keys []string) string {
 	return strings.Join(names, ", ")
 }
 
-// settleContentConflicts makes an item whose only changes are conflicting
-// content parts (nothing to write, once the managed fields are settled)
-// drift, as a whole-item conflict was.
+// settleContentConflicts makes an item whose only changes are conflicts
+// (content parts or managed fields changed in both, differently: nothing
+// to write, once the managed fields are settled) drift, as a whole-item
+// conflict was.
 func settleContentConflicts(entries []planEntry) {
 	for i := range entries {
 		e := &entries[i]
-		if e.Action == ActionUnchanged && slices.ContainsFunc(e.Fields, func(r PlanField) bool { return r.Write == "conflict" && isContentKey(r.Field) }) {
+		if e.Action == ActionUnchanged && slices.ContainsFunc(e.Fields, func(r PlanField) bool { return r.Write == "conflict" }) {
 			e.Action = ActionDrift
 		}
 	}

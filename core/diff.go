@@ -35,11 +35,13 @@ const (
 
 // describeChanges fills the changes of every update and drift entry from
 // what the tracker holds (found): an update's ChangedFields, a drift's
-// differences between the tracker and the document. For an item merged
-// part by part (contentmerge.go) a drift's changes are its parts in
-// conflict, from the tracker's value to the document's; a part whose
-// person's change is kept is not written and has no change (its Fields
-// row says "kept"), as a kept managed field.
+// differences between the tracker and the document, and on both the
+// fields and content parts in conflict (changed in both, differently: not
+// written), each with what the person changed and what the document
+// wants when the base value is known. For an item merged part by part
+// (contentmerge.go) a drift's changes are its parts in conflict; a part
+// or field whose person's change is kept is not written and has no
+// change (its Fields row says "kept").
 func describeChanges(entries []planEntry, found map[Reference]WorkItem) {
 	for i := range entries {
 		e := &entries[i]
@@ -50,14 +52,9 @@ func describeChanges(entries []planEntry, found map[Reference]WorkItem) {
 		names := e.ChangedFields
 		switch e.Action {
 		case ActionDrift:
-			names = changedFields(w, e.Spec)
-			if e.docContent != nil { // merged part by part: the parts in conflict
-				names = nil
-				for _, r := range e.Fields {
-					if r.Write == "conflict" && isContentKey(r.Field) {
-						names = append(names, r.Field)
-					}
-				}
+			names = nil
+			if e.docContent == nil { // drift of the whole item: what differs
+				names = changedFields(w, e.Spec)
 			}
 			if e.Parent != "" && e.Spec.ParentKey == "" && !slices.Contains(names, FieldParent) {
 				names = append(names, FieldParent) // the epic is created by this plan
@@ -68,27 +65,89 @@ func describeChanges(entries []planEntry, found map[Reference]WorkItem) {
 		}
 		e.Changes = nil
 		for _, f := range names {
-			if c, ok := contentChange(w, e, f); ok {
+			if c, ok := e.change(w, f); ok {
+				e.Changes = append(e.Changes, c)
+			}
+		}
+		for _, r := range e.Fields {
+			if r.Write != "conflict" || slices.Contains(names, r.Field) {
+				continue
+			}
+			if c, ok := e.change(w, r.Field); ok {
+				c.Conflict = true
+				if base, known := baseValue(w, r.Field); known {
+					c.Sides = []storedChange{partChange(r.Field, base, e.trackerValues(w, r.Field)), partChange(r.Field, base, e.docValues(r.Field))}
+				}
 				e.Changes = append(e.Changes, c)
 			}
 		}
 	}
 }
 
-// contentChange is the change of one content field of e (false for a
-// field this file does not know: other fields describe their own).
-func contentChange(w WorkItem, e *planEntry, field string) (storedChange, bool) {
-	doc := &e.Spec
-	if e.docContent != nil {
-		doc = e.docContent // the document's parts, not the tracker's kept ones
+// change is the change of one field of e, from the tracker's value to
+// the document's (false for a field neither the content nor the
+// document's managed fields have).
+func (e *planEntry) change(w WorkItem, field string) (storedChange, bool) {
+	if c, ok := contentChange(w, e, field); ok {
+		return c, true
 	}
+	if _, ok := e.docFields[field]; !ok {
+		return storedChange{}, false
+	}
+	return partChange(field, e.trackerValues(w, field), e.docValues(field)), true
+}
+
+// trackerValues are the tracker's values of a content part or managed
+// field of w.
+func (e *planEntry) trackerValues(w WorkItem, field string) []string {
+	if isContentKey(field) {
+		return contentValues(w.Title, w.Description, w.AcceptanceCriteria)[field]
+	}
+	return w.Fields[field]
+}
+
+// docValues are the document's values of a content part or managed field:
+// a managed field's in canonical form, except a single value the document
+// writes otherwise than by case (a person's e-mail, not the account id it
+// resolves to), which is shown as written.
+func (e *planEntry) docValues(field string) []string {
+	if isContentKey(field) {
+		doc := &e.Spec
+		if e.docContent != nil {
+			doc = e.docContent
+		}
+		return contentValues(doc.Title, doc.Description, doc.AcceptanceCriteria)[field]
+	}
+	v := e.docFields[field].Values
+	if wr := e.writtenFields[field].Values; len(v) == 1 && len(wr) == 1 && !strings.EqualFold(v[0], wr[0]) {
+		return wr
+	}
+	return v
+}
+
+// partChange is the change of a content part or managed field from one
+// value to another: a title or a one-valued field inline, a description or
+// criteria as text (one criterion a line), a list field (labels,
+// components, fix versions, or any field with more than one value on a
+// side) as a set.
+func partChange(field string, from, to []string) storedChange {
+	switch {
+	case field == ContentTitle:
+		return valueChange(field, strings.Join(from, ""), strings.Join(to, ""))
+	case isContentKey(field):
+		return textChange(field, strings.Join(from, "\n"), strings.Join(to, "\n"))
+	case field == FieldLabels || field == FieldComponents || field == FieldFixVersions || len(from) > 1 || len(to) > 1:
+		return listChange(field, from, to)
+	}
+	return valueChange(field, strings.Join(from, ", "), strings.Join(to, ", "))
+}
+
+// contentChange is the change of one content field of e (false for a
+// field this function does not know: the managed fields are partChange's).
+func contentChange(w WorkItem, e *planEntry, field string) (storedChange, bool) {
 	switch field {
-	case FieldTitle:
-		return valueChange(field, w.Title, doc.Title), true
-	case FieldDescription:
-		return textChange(field, strings.TrimSpace(w.Description), strings.TrimSpace(doc.Description)), true
-	case FieldAcceptanceCriteria:
-		return textChange(field, strings.Join(w.AcceptanceCriteria, "\n"), strings.Join(doc.AcceptanceCriteria, "\n")), true
+	case FieldTitle, FieldDescription, FieldAcceptanceCriteria:
+		return partChange(field, e.trackerValues(w, field), e.docValues(field)), true
 	case FieldParent:
 		to := e.Spec.ParentKey
 		if to == "" && e.Parent != "" {

@@ -102,6 +102,12 @@ type WorkItem struct {
 	// stored when it last wrote the item: the base of the three-way
 	// comparison. Nil for an item written before per-field bases.
 	FieldBases map[string]string `json:"-"`
+	// BaseValues are the values behind FieldBases (key → values: a
+	// managed field's canonical values, a content part's text or
+	// criteria), where the provider kept them (ItemSpec.BaseValues): with
+	// them a conflict shows what each side changed. A key absent here is
+	// not known (written before base values were kept, or too long).
+	BaseValues map[string][]string `json:"-"`
 
 	// LastWritten is the content digest (ContentDigest) DevWorkWire stored
 	// with the item when it last wrote it; "" if it never did.
@@ -148,6 +154,11 @@ type ItemSpec struct {
 	// same request (WorkItem.FieldBases on the next read): every field the
 	// document manages, written or not.
 	FieldBases map[string]string `json:"field_bases,omitempty"`
+	// BaseValues are the values behind FieldBases where they are at most
+	// MaxBaseValue bytes (WorkItem.BaseValues on the next read), stored in
+	// the same request; the provider stores them as given, except that it
+	// may put a content part it writes in the form it reads it back.
+	BaseValues map[string][]string `json:"base_values,omitempty"`
 	// HeldContent are the content keys (ContentTitle, …) whose value in
 	// this spec is the tracker's, not DevWorkWire's (a person's change kept,
 	// or in conflict): the provider records them as not written by

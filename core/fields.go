@@ -277,33 +277,43 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 		if len(fields) == 0 {
 			continue
 		}
+		e.docFields, e.writtenFields = fields, written[ref]
 		write := map[string]FieldValue{}
 		bases := map[string]string{}
+		values := map[string][]string{} // behind bases, where known
 		var kept, conflicts []string
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
 			v := fields[k]
 			d := FieldDigest(v.Values)
 			row := PlanField{Field: k, Value: strings.Join(written[ref][k].Values, ", "), Cleared: len(v.Values) == 0, Source: v.Source, Write: "set"}
 			if !exists || e.Action == ActionCreate {
-				write[k], bases[k] = v, d
+				write[k], bases[k], values[k] = v, d, v.Values
 				e.Fields = append(e.Fields, row)
 				continue
 			}
 			j := FieldDigest(w.Fields[k])
 			b, hasBase := w.FieldBases[k]
+			keepBase := func() { // the base stays what DevWorkWire last wrote
+				bases[k] = b
+				if bv, ok := baseValue(w, k); ok {
+					values[k] = bv
+				}
+			}
 			switch {
 			case d == j:
-				row.Write, bases[k] = "unchanged", d
+				row.Write, bases[k], values[k] = "unchanged", d, v.Values
 			case !hasBase || (d != b && j == b):
-				write[k], bases[k] = v, d
+				write[k], bases[k], values[k] = v, d, v.Values
 			case d == b:
-				row.Write, row.Tracker, bases[k] = "kept", shownValues(w.Fields[k]), b
+				row.Write, row.Tracker = "kept", shownValues(w.Fields[k])
+				keepBase()
 				kept = append(kept, FieldName(k))
 			case takesField(it, k):
 				row.Write, row.Tracker = "take-document", shownValues(w.Fields[k])
-				write[k], bases[k] = v, d
+				write[k], bases[k], values[k] = v, d, v.Values
 			default:
-				row.Write, row.Tracker, bases[k] = "conflict", shownValues(w.Fields[k]), b
+				row.Write, row.Tracker = "conflict", shownValues(w.Fields[k])
+				keepBase()
 				conflicts = append(conflicts, FieldName(k))
 			}
 			e.Fields = append(e.Fields, row)
@@ -316,6 +326,9 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 			e.Spec.FieldBases = map[string]string{}
 		}
 		maps.Copy(e.Spec.FieldBases, bases) // next to the content's (contentmerge.go)
+		for k, v := range values {
+			setBaseValue(&e.Spec, k, v)
+		}
 		if len(kept) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s (%s): %s changed in the tracker since DevWorkWire wrote it and the document did not change it: kept Jira's change.", label, w.Key, strings.Join(kept, ", ")))
 		}
@@ -374,4 +387,37 @@ func shownValues(v []string) string {
 		return "none"
 	}
 	return strings.Join(v, ", ")
+}
+
+// MaxBaseValue bounds a base value kept with an item (ItemSpec.BaseValues):
+// one key's values as JSON, in bytes. A longer one is kept as its digest
+// only (FieldBases), and a conflict of it shows the tracker's value
+// against the document's without what each side changed.
+const MaxBaseValue = 2048
+
+// setBaseValue keeps vals as the base value of k in spec, when short
+// enough.
+func setBaseValue(spec *ItemSpec, k string, vals []string) {
+	if b, _ := json.Marshal(vals); len(b) > MaxBaseValue {
+		return
+	}
+	if spec.BaseValues == nil {
+		spec.BaseValues = map[string][]string{}
+	}
+	spec.BaseValues[k] = slices.Clone(vals)
+}
+
+// baseValue is the value DevWorkWire last wrote to w's field or content
+// part k, when the provider kept it. A managed field's is trusted only
+// when it matches the base digest (a content part's is in the form the
+// provider reads it back, which its digest need not match).
+func baseValue(w WorkItem, k string) ([]string, bool) {
+	v, ok := w.BaseValues[k]
+	if !ok {
+		return nil, false
+	}
+	if !isContentKey(k) && FieldDigest(v) != w.FieldBases[k] {
+		return nil, false
+	}
+	return v, true
 }

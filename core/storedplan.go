@@ -116,9 +116,13 @@ type planEntry struct {
 	Gone *storedGone `json:"gone,omitempty"`
 	// docContent is the document's title, description and criteria of an
 	// item merged part by part (contentmerge.go), whose Spec holds the
-	// tracker's kept and conflicting parts; nil otherwise. Only the
-	// preview's describeChanges reads it (not stored).
-	docContent *ItemSpec
+	// tracker's kept and conflicting parts; nil otherwise. docFields are
+	// the document's managed fields (canonical, FieldRequest order), and
+	// writtenFields the same as the document writes them (fields.go).
+	// Only the preview's describeChanges reads them (not stored).
+	docContent    *ItemSpec
+	docFields     map[string]FieldValue
+	writtenFields map[string]FieldValue
 }
 
 // storedGone is what a removed or close entry holds of its item: its
@@ -140,14 +144,26 @@ type storedChange struct {
 	Diff   string     `json:"diff,omitempty"`
 	Sets   [][]string `json:"sets,omitempty"` // added, removed
 	Cut    bool       `json:"cut,omitempty"`  // Truncated
+	// Conflict; Sides are a conflict's two sides from the base (the
+	// tracker's, the document's), absent when the base is not known.
+	Conflict bool           `json:"conflict,omitempty"`
+	Sides    []storedChange `json:"sides,omitempty"`
 }
 
 func (c storedChange) api() FieldChange {
-	f := FieldChange{Field: c.Field, From: c.Values[0], To: c.Values[1], Diff: c.Diff, Truncated: c.Cut}
+	f := FieldChange{Field: c.Field, From: c.Values[0], To: c.Values[1], Diff: c.Diff, Truncated: c.Cut, Conflict: c.Conflict}
 	if len(c.Sets) == 2 {
 		f.Added, f.Removed = c.Sets[0], c.Sets[1]
 	}
+	if len(c.Sides) == 2 {
+		f.Tracker, f.Document = c.Sides[0].side(), c.Sides[1].side()
+	}
 	return f
+}
+
+func (c storedChange) side() *FieldSide {
+	f := c.api()
+	return &FieldSide{From: f.From, To: f.To, Diff: f.Diff, Added: f.Added, Removed: f.Removed, Truncated: f.Truncated}
 }
 
 // progressPlan is a stored progress plan.

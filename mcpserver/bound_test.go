@@ -226,3 +226,44 @@ func TestPreviewOfEveryActionMatchesTheSchema(t *testing.T) {
 		t.Fatalf("%d rows", len(rows))
 	}
 }
+
+// A conflict's change carries what each side changed (tracker, document:
+// from the base) in the result, and its sides count towards
+// MaxChangeBytes like its own values (issue 18 §1).
+func TestPreviewConflictSidesAreCarriedAndCounted(t *testing.T) {
+	long := strings.Repeat("t", core.MaxChangeValue)
+	items := make([]core.PlanItem, 0, 150)
+	for i := range 150 {
+		items = append(items, core.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: core.ActionDrift,
+			Key: fmt.Sprintf("DEMO-%d", i+1),
+			Changes: []core.FieldChange{{Field: "title", From: long, To: long, Conflict: true,
+				Tracker: &core.FieldSide{From: long, To: long}, Document: &core.FieldSide{From: long, To: long}}}})
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "p.md", "# P\n")
+	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+		r := sampleImportPreview()
+		r.Items, r.Counts = items, core.Counts{Drift: 150}
+		return r, nil
+	}}
+	c := connect(t, svc, Options{Workspace: dir}, nil, "")
+	m := c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})
+	with := 0
+	for i, r := range m["items"].([]any) {
+		ch, ok := r.(map[string]any)["changes"].([]any)
+		if !ok {
+			continue
+		}
+		with++
+		c := ch[0].(map[string]any)
+		tr, _ := c["tracker"].(map[string]any)
+		doc, _ := c["document"].(map[string]any)
+		if c["conflict"] != true || tr["from"] != long || doc["to"] != long {
+			t.Fatalf("row %d change %v", i, c)
+		}
+	}
+	per := 5 + 6*core.MaxChangeValue
+	if with != MaxChangeBytes/per || m["changes_omitted"] != float64(150-with) {
+		t.Errorf("%d rows with changes (want %d), changes_omitted %v", with, MaxChangeBytes/per, m["changes_omitted"])
+	}
+}

@@ -89,6 +89,7 @@ type item struct {
 	comments    []string
 	fields      map[string][]string // managed fields (fields.go)
 	bases       map[string]string   // per-field bases DevWorkWire stored
+	baseValues  map[string][]string // the values behind them (ItemSpec.BaseValues)
 }
 
 type fault struct {
@@ -851,7 +852,7 @@ func (p *Provider) view(it *item) core.WorkItem {
 	}
 	w.Fingerprint = fmt.Sprintf("%s@%d", w.Key, it.rev)
 	p.viewStructure(it, &w)
-	w.Fields, w.FieldBases = maps.Clone(it.fields), maps.Clone(it.bases)
+	w.Fields, w.FieldBases, w.BaseValues = maps.Clone(it.fields), maps.Clone(it.bases), cloneValues(it.baseValues)
 	return w
 }
 

@@ -73,7 +73,7 @@ func writeFields(it *item, s core.ItemSpec) {
 		setField(it, k, v.Values)
 	}
 	if s.FieldBases != nil {
-		it.bases = maps.Clone(s.FieldBases)
+		it.bases, it.baseValues = maps.Clone(s.FieldBases), cloneValues(s.BaseValues)
 	}
 }
 
@@ -184,4 +184,15 @@ func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) 
 		return nil, core.Errorf(core.CodeValidationFailed, "%d field problem(s) (see details); nothing was stored.", len(details)).WithDetails(details...)
 	}
 	return out, nil
+}
+
+func cloneValues(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
 }

@@ -15,7 +15,11 @@ import (
 // them: "~ field: old → new" on one line when it fits, a set as
 // "+added −removed", and a text over several lines as a compact line
 // diff (removed lines "- ", added "+ ", context "  ", "…" between hunks,
-// the lines not shown counted). Each returned line fits avail columns.
+// the lines not shown counted). A field in conflict (not written) is
+// "! field (conflict, not written):" with, when its base is known, what
+// the person changed ("in Jira: base → Jira's") and what the document
+// wants ("in the document: base → the document's"). Each returned line
+// fits avail columns.
 
 // changeLines renders the changes of a row, each line at most avail
 // columns; a changed field without a FieldChange is "~ field: changed".
@@ -33,21 +37,42 @@ func changeLines(cs *iostreams.ColorScheme, it core.PlanItem, avail int) []strin
 }
 
 func changeLine(cs *iostreams.ColorScheme, c core.FieldChange, avail int) []string {
-	head := "~ " + c.Field + ":"
+	if c.Conflict {
+		if c.Tracker != nil && c.Document != nil {
+			out := []string{cs.Red(Truncate("! "+c.Field+" (conflict, not written):", avail))}
+			for _, s := range []struct {
+				label string
+				side  *core.FieldSide
+			}{{"in Jira:", c.Tracker}, {"in the document:", c.Document}} {
+				for _, l := range editLines(cs, s.label, s.side.From, s.side.To, s.side.Diff, s.side.Added, s.side.Removed, avail-2) {
+					out = append(out, "  "+l)
+				}
+			}
+			return out
+		}
+		return editLines(cs, "! "+c.Field+" (conflict, not written):", c.From, c.To, c.Diff, c.Added, c.Removed, avail)
+	}
+	return editLines(cs, "~ "+c.Field+":", c.From, c.To, c.Diff, c.Added, c.Removed, avail)
+}
+
+// editLines are the lines of one edit under head: a set as "+added
+// −removed", a text diff under the head, a short value "from → to" on the
+// head's line, else the two values under it.
+func editLines(cs *iostreams.ColorScheme, head, from, to, diff string, added, removed []string, avail int) []string {
 	switch {
-	case len(c.Added) > 0 || len(c.Removed) > 0:
+	case len(added) > 0 || len(removed) > 0:
 		var parts []string
-		for _, v := range c.Added {
+		for _, v := range added {
 			parts = append(parts, "+"+oneLine(v))
 		}
-		for _, v := range c.Removed {
+		for _, v := range removed {
 			parts = append(parts, "−"+oneLine(v))
 		}
 		return []string{cs.Yellow(Truncate(head+" "+strings.Join(parts, " "), avail))}
-	case c.Diff != "":
-		return append([]string{cs.Yellow(Truncate(head, avail))}, diffLines(cs, c.Diff, avail-2)...)
+	case diff != "":
+		return append([]string{cs.Yellow(Truncate(head, avail))}, diffLines(cs, diff, avail-2)...)
 	}
-	from, to := shownValue(c.From), shownValue(c.To)
+	from, to = shownValue(from), shownValue(to)
 	if inline := head + " " + from + " → " + to; utf8.RuneCountInString(inline) <= avail {
 		return []string{cs.Yellow(inline)}
 	}
@@ -132,4 +157,16 @@ func undescribed(it core.PlanItem) []string {
 		}
 	}
 	return out
+}
+
+// conflictShown reports whether the row's changes show field's conflict
+// (its fields note would say it again).
+func conflictShown(it core.PlanItem, field string) bool {
+	return slices.ContainsFunc(it.Changes, func(c core.FieldChange) bool { return c.Conflict && c.Field == field })
+}
+
+// sidesOnly reports whether every change of the row is a conflict shown
+// with both sides (no "Jira → document" change to announce).
+func sidesOnly(it core.PlanItem) bool {
+	return !slices.ContainsFunc(it.Changes, func(c core.FieldChange) bool { return c.Tracker == nil || c.Document == nil })
 }

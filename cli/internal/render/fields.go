@@ -29,6 +29,9 @@ func fieldNotes(it core.PlanItem) []string {
 		case "kept":
 			n = append(n, fmt.Sprintf("%s: kept Jira's change (%s); the document still says %s", core.FieldName(f.Field), f.Tracker, v))
 		case "conflict":
+			if conflictShown(it, f.Field) {
+				continue // its change lines say it, with both sides
+			}
 			n = append(n, fmt.Sprintf("%s: changed in Jira (%s) and in the document (%s): not written", core.FieldName(f.Field), f.Tracker, v))
 		}
 	}

@@ -1,0 +1,119 @@
+package render
+
+import (
+	"io"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// fieldChangesPreview has a change of every field kind (issue 18 §1):
+// each built-in field and each custom field type on update rows, title,
+// description and criteria, a conflicting field on an update row (with
+// and without its base), and drift rows whose conflicts say what the
+// person changed in Jira and what the document wants.
+func fieldChangesPreview() core.ImportPreviewResult {
+	return core.ImportPreviewResult{
+		ResultType: "preview", RunID: "run_1", PreviewHandle: "pv_0123456789abcdef0123456789abcdef",
+		ExpiresAt: expires, Document: "checkout-v2", Scope: "https://example.atlassian.net/DEMO",
+		Counts: core.Counts{Update: 3, Drift: 2},
+		Items: []core.PlanItem{
+			{Reference: "checkout-v2/s-1", Kind: "story", Title: "Pay as a guest", Action: "update", Key: "DEMO-2",
+				ChangedFields: []string{"priority", "labels", "assignee", "estimate", "components", "fix_versions", "due"},
+				Changes: []core.FieldChange{
+					{Field: "priority", From: "Medium", To: "High"},
+					{Field: "labels", From: "checkout, legacy", To: "checkout, guest", Added: []string{"guest"}, Removed: []string{"legacy"}},
+					{Field: "assignee", From: "acc-bo", To: "ana@example.com"},
+					{Field: "estimate", From: "3", To: "5"},
+					{Field: "components", From: "Payments", To: "Payments, Web", Added: []string{"Web"}},
+					{Field: "fix_versions", From: "2027.1", To: "2027.2", Added: []string{"2027.2"}, Removed: []string{"2027.1"}},
+					{Field: "due", From: "", To: "2027-03-01"},
+				}},
+			{Reference: "checkout-v2/s-2", Kind: "story", Title: "Save address", Action: "update", Key: "DEMO-3",
+				ChangedFields: []string{"fields.Areas", "fields.Notes", "fields.Points", "fields.Reviewer", "fields.Start", "fields.Tags", "fields.Team"},
+				Changes: []core.FieldChange{
+					{Field: "fields.Areas", From: "UI, API", To: "UI, DB", Added: []string{"DB"}, Removed: []string{"API"}},
+					{Field: "fields.Notes", From: "Ask the payments team", To: "Agreed with the payments team"},
+					{Field: "fields.Points", From: "1", To: "2"},
+					{Field: "fields.Reviewer", From: "acc-ana", To: "nina@example.com"},
+					{Field: "fields.Start", From: "2027-01-04", To: "2027-02-01"},
+					{Field: "fields.Tags", From: "mobile", To: "mobile, fast", Added: []string{"fast"}},
+					{Field: "fields.Team", From: "Payments", To: "Web"},
+					{Field: "priority", From: "Low", To: "Highest", Conflict: true,
+						Tracker:  &core.FieldSide{From: "Medium", To: "Low"},
+						Document: &core.FieldSide{From: "Medium", To: "Highest"}},
+				},
+				Fields: []core.PlanField{{Field: "priority", Value: "Highest", Source: "item", Write: "conflict", Tracker: "Low"}}},
+			{Reference: "checkout-v2/s-3", Kind: "story", Title: "Remember the card", Action: "update", Key: "DEMO-4",
+				ChangedFields: []string{"title", "description", "acceptance_criteria"},
+				Changes: []core.FieldChange{
+					{Field: "title", From: "Remember card", To: "Remember the card"},
+					{Field: "description", From: "Card is kept.\nOnly on request.", To: "Card is kept.\nOnly when the person asks.\nNever the CVC.",
+						Diff: "@@ -1,2 +1,3 @@\n Card is kept.\n-Only on request.\n+Only when the person asks.\n+Never the CVC.\n"},
+					{Field: "acceptance_criteria", From: "[ ] Card saved\n[ ] Card reused", To: "[x] Card saved\n[ ] Card reused",
+						Diff: "@@ -1,2 +1,2 @@\n-[ ] Card saved\n+[x] Card saved\n [ ] Card reused\n"},
+					{Field: "estimate", From: "8", To: "5", Conflict: true},
+				},
+				Fields: []core.PlanField{{Field: "estimate", Value: "5", Source: "item", Write: "conflict", Tracker: "8"}}},
+			{Reference: "checkout-v2/e-2", Kind: "epic", Title: "Loyalty points", Action: "drift", Key: "DEMO-10",
+				Changes: []core.FieldChange{
+					{Field: "title", From: "Loyalty (edited)", To: "Loyalty points", Conflict: true,
+						Tracker:  &core.FieldSide{From: "Loyalty", To: "Loyalty (edited)"},
+						Document: &core.FieldSide{From: "Loyalty", To: "Loyalty points"}},
+					{Field: "description", From: "Points per order.\nExpire after a year.", To: "Points per euro.\nNever expire.", Diff: "@@ -1,2 +1,2 @@\n-Points per order.\n-Expire after a year.\n+Points per euro.\n+Never expire.\n", Conflict: true,
+						Tracker:  &core.FieldSide{From: "Points per order.\nNever expire.", To: "Points per order.\nExpire after a year.", Diff: "@@ -1,2 +1,2 @@\n Points per order.\n-Never expire.\n+Expire after a year.\n"},
+						Document: &core.FieldSide{From: "Points per order.\nNever expire.", To: "Points per euro.\nNever expire.", Diff: "@@ -1,2 +1,2 @@\n-Points per order.\n+Points per euro.\n Never expire.\n"}},
+					{Field: "labels", From: "loyalty, legacy, vip", To: "loyalty, beta", Added: []string{"beta"}, Removed: []string{"legacy", "vip"}, Conflict: true,
+						Tracker:  &core.FieldSide{From: "loyalty, legacy", To: "loyalty, legacy, vip", Added: []string{"vip"}},
+						Document: &core.FieldSide{From: "loyalty, legacy", To: "loyalty, beta", Added: []string{"beta"}, Removed: []string{"legacy"}}},
+				},
+				Fields: []core.PlanField{
+					{Field: "title", Value: "Loyalty points", Source: "item", Write: "conflict", Tracker: "Loyalty (edited)"},
+					{Field: "description", Value: "Points per euro.\nNever expire.", Source: "item", Write: "conflict", Tracker: "Points per order.\nExpire after a year."},
+					{Field: "labels", Value: "loyalty, beta", Source: "item", Write: "conflict", Tracker: "loyalty, legacy, vip"},
+				}},
+			{Reference: "checkout-v2/e-3", Kind: "epic", Title: "Gift cards", Action: "drift", Key: "DEMO-11",
+				Changes: []core.FieldChange{{Field: "title", From: "Gift cards (old)", To: "Gift cards"}}},
+		},
+	}
+}
+
+func TestImportPreviewFieldChangesGolden80(t *testing.T) {
+	previewGolden80(t, fieldChangesPreview(), "import_field_changes_80",
+		"~ priority: Medium → High",
+		"~ labels: +guest −legacy",
+		"~ assignee: acc-bo → ana@example.com",
+		"~ estimate: 3 → 5",
+		"~ components: +Web",
+		"~ fix_versions: +2027.2 −2027.1",
+		"~ due: (none) → 2027-03-01",
+		"~ fields.Areas: +DB −API",
+		"- Ask the payments team",
+		"+ Agreed with the payments team",
+		"~ fields.Points: 1 → 2",
+		"~ fields.Reviewer: acc-ana → nina@example.com",
+		"~ fields.Start: 2027-01-04 → 2027-02-01",
+		"~ fields.Tags: +fast",
+		"~ fields.Team: Payments → Web",
+		"! priority (conflict, not written):",
+		"in Jira: Medium → Low",
+		"in the document: Medium → Highest",
+		"~ title: Remember card → Remember the card",
+		"+ Never the CVC.",
+		"+ [x] Card saved",
+		"! estimate (conflict, not written): 8 → 5",
+		"changed in Jira and in the document; left alone",
+		"! title (conflict, not written):",
+		"in Jira: Loyalty → Loyalty (edited)",
+		"in the document: Loyalty → Loyalty points",
+		"+ Expire after a year.",
+		"+ Points per euro.",
+		"in Jira: +vip",
+		"in the document: +beta −legacy",
+		"~ title: Gift cards (old) → Gift cards")
+}
+
+func TestImportPreviewFieldChangesNarrowAndColoured(t *testing.T) {
+	previewFits40(t, fieldChangesPreview())
+	colourOnlyAddsEscapes(t, func(w io.Writer, o Options) { ImportPreview(w, fieldChangesPreview(), o) })
+}
