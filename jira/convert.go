@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,16 +168,47 @@ type property struct {
 	// the acceptance criteria as written (contentDigests), so a read can
 	// tell which of them a person changed. Absent on items written before.
 	Content map[string]string `json:"content,omitempty"`
+	// Values are the values behind Fields (core.ItemSpec.BaseValues, at
+	// most core.MaxBaseValue each): a content part DevWorkWire writes in
+	// the form a read gives it back, so that a conflict can show what
+	// each side changed. Absent on items written before.
+	Values map[string][]string `json:"values,omitempty"`
 }
 
 // contentDigests are the per-part digests of c's title, description and
 // acceptance criteria (core's content keys), as a read splits them.
 func (m *meta) contentDigests(c jiraContent) map[string]string {
+	title, desc, ac := m.contentParts(c)
+	return core.ContentDigests(title, desc, ac)
+}
+
+// contentParts are c's title, description and acceptance criteria, as a
+// read splits them.
+func (m *meta) contentParts(c jiraContent) (string, string, []string) {
 	desc, ac := c.Description, parseList(c.AC)
 	if m.acField == "" {
 		desc, ac = splitAC(c.Description)
 	}
-	return core.ContentDigests(c.Summary, desc, ac)
+	return c.Summary, desc, ac
+}
+
+// baseValues are the base values to keep in the property: the spec's,
+// with each content part DevWorkWire writes (not held) in the form a read
+// gives it back, when short enough (core.MaxBaseValue).
+func (m *meta) baseValues(spec core.ItemSpec, c jiraContent) map[string][]string {
+	out := maps.Clone(spec.BaseValues)
+	title, desc, ac := m.contentParts(c)
+	for k, v := range map[string][]string{core.ContentTitle: {title}, core.ContentDescription: {strings.TrimSpace(desc)}, core.ContentCriteria: ac} {
+		if _, given := spec.BaseValues[k]; !given || slices.Contains(spec.HeldContent, k) {
+			continue // not kept by core (too long), or the base stays the one given
+		}
+		if b, _ := json.Marshal(v); len(b) > core.MaxBaseValue {
+			delete(out, k)
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // issue is an issue as the search and issue endpoints return it.
@@ -336,7 +369,7 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 	if ok {
 		w.LastWritten = pr.Digest
 	}
-	w.Fields, w.FieldBases = m.readFields(is.Fields), pr.Fields
+	w.Fields, w.FieldBases, w.BaseValues = m.readFields(is.Fields), pr.Fields, pr.Values
 	w.EditedOutside = !ok || pr.JiraDigest != jd
 	if pr.Content != nil {
 		w.ContentChanged = map[string]bool{}
@@ -398,7 +431,7 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 	for _, k := range spec.HeldContent {
 		content[k] = "" // the tracker's (a person's) value: still changed on the next read
 	}
-	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: c.digest(), Fields: spec.FieldBases, Content: content}}}
+	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: c.digest(), Fields: spec.FieldBases, Content: content, Values: m.baseValues(spec, c)}}}
 	return fields, props, nil
 }
 
