@@ -102,7 +102,7 @@ func TestImportPreviewFieldChangesGolden80(t *testing.T) {
 		"+ Never the CVC.",
 		"+ [x] Card saved",
 		"! estimate (conflict, not written): 8 → 5",
-		"changed in Jira and in the document; left alone",
+		"edited in Jira since the last import; left alone",
 		"! title (conflict, not written):",
 		"in Jira: Loyalty → Loyalty (edited)",
 		"in the document: Loyalty → Loyalty points",

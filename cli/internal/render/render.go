@@ -261,9 +261,7 @@ func notes(it core.PlanItem) []string {
 		if len(it.ChangedFields) > 0 && len(it.Changes) == 0 {
 			n = append(n, "changes: "+strings.Join(it.ChangedFields, ", "))
 		}
-	case it.Action == core.ActionDrift && len(it.Changes) > 0 && sidesOnly(it):
-		n = append(n, "changed in Jira and in the document; left alone")
-	case it.Action == core.ActionDrift && len(it.Changes) > 0:
+	case it.Action == core.ActionDrift && len(it.Changes) > 0 && !sidesOnly(it):
 		n = append(n, "edited in Jira since the last import; left alone",
 			"differs (Jira → document):")
 	case it.Action == core.ActionDrift:
