@@ -90,7 +90,8 @@ func shortDigest(v []string) string {
 type FieldRequest struct {
 	Reference Reference
 	Kind      Kind
-	Create    bool // the plan creates the item: the create screen's required fields apply
+	Create    bool   // the plan creates the item: the create screen's required fields apply
+	Key       string // the tracker key of an existing item (an update: its edit screen applies)
 	Fields    map[string]FieldValue
 }
 
@@ -108,8 +109,8 @@ type FieldResolver interface {
 	// priority, component, version or option; a person who cannot be
 	// resolved to exactly one assignable account), a value of the wrong
 	// type or over the tracker's limits, a field the item's type cannot
-	// hold. Reads only, with a bounded number of requests (never one per
-	// item).
+	// hold (for an update: a field the tracker would not let it change).
+	// Reads only, with a bounded number of requests (never one per item).
 	ResolveFields(ctx context.Context, reqs []FieldRequest) ([]map[string]FieldValue, error)
 }
 
@@ -201,12 +202,12 @@ func (s *WorkItemService) resolveFields(ctx context.Context, doc *plan.Document,
 		it.Fields = it.Fields.WithDefaults(s.fields.Defaults)
 		f := docFields(it.Fields)
 		ref := NewReference(doc.ID, it.ID)
-		_, exists := found[ref]
+		w, exists := found[ref]
 		if len(f) == 0 && exists {
 			continue
 		}
 		written[ref] = f
-		reqs = append(reqs, FieldRequest{Reference: ref, Kind: Kind(it.Kind), Create: !exists, Fields: f})
+		reqs = append(reqs, FieldRequest{Reference: ref, Kind: Kind(it.Kind), Create: !exists, Key: w.Key, Fields: f})
 		if first == nil && len(f) > 0 {
 			r := reqs[len(reqs)-1]
 			first = &r

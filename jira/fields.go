@@ -166,6 +166,15 @@ func (m *meta) recordCreateField(typeID, id string, required bool, allowed []jso
 	if m.byID[id] == nil {
 		return
 	}
+	if m.create[typeID] == nil {
+		m.create[typeID] = map[string]createField{}
+	}
+	m.create[typeID][id] = screenField(required, allowed)
+}
+
+// screenField is a field of a create or edit screen with its allowed
+// values' names.
+func screenField(required bool, allowed []json.RawMessage) createField {
 	cf := createField{required: required}
 	for _, raw := range allowed {
 		var v struct{ Name, Value string }
@@ -173,10 +182,49 @@ func (m *meta) recordCreateField(typeID, id string, required bool, allowed []jso
 			cf.allowed = append(cf.allowed, cmpOr(v.Name, v.Value))
 		}
 	}
-	if m.create[typeID] == nil {
-		m.create[typeID] = map[string]createField{}
+	return cf
+}
+
+// editScreens reads the edit metadata of the items the requests update,
+// once per kind (issue type): from the first such item in the requests'
+// order, as the representative of its project and issue type — Jira
+// derives an issue's edit screen from the project's screen scheme for the
+// issue type, so every issue of one type shares it. It returns kind →
+// managed field id → metadata. A kind is left out (its updates are checked
+// against the create metadata, as before) when its representative's edit
+// metadata lists no summary: Jira answers so for an issue its workflow
+// status makes read-only, which says nothing of the others. One request
+// per kind, never per item.
+func (p *Provider) editScreens(ctx context.Context, m *meta, reqs []core.FieldRequest) (map[core.Kind]map[string]createField, error) {
+	out := map[core.Kind]map[string]createField{}
+	tried := map[core.Kind]bool{}
+	for _, r := range reqs {
+		if r.Create || r.Key == "" || len(r.Fields) == 0 || tried[r.Kind] {
+			continue
+		}
+		tried[r.Kind] = true
+		var em struct {
+			Fields map[string]struct {
+				Required      bool              `json:"required"`
+				AllowedValues []json.RawMessage `json:"allowedValues"`
+			} `json:"fields"`
+		}
+		if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/issue/" + url.PathEscape(r.Key) + "/editmeta", endpoint: "GET /rest/api/3/issue/{key}/editmeta",
+			action: fmt.Sprintf("read the edit screen of %s (for the %s issues of project %s)", r.Key, r.Kind, p.cfg.Project)}, &em); err != nil {
+			return nil, err
+		}
+		if _, ok := em.Fields["summary"]; !ok {
+			continue
+		}
+		screen := map[string]createField{}
+		for id, f := range em.Fields {
+			if m.byID[id] != nil {
+				screen[id] = screenField(f.Required, f.AllowedValues)
+			}
+		}
+		out[r.Kind] = screen
 	}
-	m.create[typeID][id] = cf
+	return out, nil
 }
 
 func cmpOr(a, b string) string {
@@ -196,13 +244,15 @@ func (f *jfield) listed() bool {
 	return f.kind == kindPriority || f.kind == kindNamed || f.kind == kindSelect || f.kind == kindMulti
 }
 
-// ResolveFields implements core.FieldResolver: every value is checked
-// against the create metadata of the item's issue type (also for an
-// edit: DevWorkWire takes the edit screen to be the create screen) and
-// people are resolved with the assignable-user search (one request per
-// distinct person the configuration's users: does not map). Requests:
-// none beyond discovery (the field list, the two issue types' create
-// metadata) and those searches.
+// ResolveFields implements core.FieldResolver: every value of a create is
+// checked against the create metadata of the item's issue type, and of an
+// update against the edit metadata (editScreens: one request per issue
+// type among the updated items), and
+// people are resolved with the assignable-user search (the assignee) or
+// the user search (user-picker custom fields: Jira lets them hold anyone),
+// one request per distinct person and search the configuration's users:
+// does not map. Requests: none beyond discovery (the field list, the two
+// issue types' create metadata), the edit metadata and those searches.
 func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) ([]map[string]core.FieldValue, error) {
 	m, err := p.ensureMeta(ctx)
 	if err != nil {
@@ -215,6 +265,10 @@ func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) 
 		if err := p.ensureSubtaskCreatable(ctx, m); err != nil {
 			return nil, err
 		}
+	}
+	edit, err := p.editScreens(ctx, m, reqs)
+	if err != nil {
+		return nil, err
 	}
 	users, err := p.resolveUsers(ctx, m, reqs)
 	if err != nil {
@@ -246,12 +300,16 @@ func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) 
 				bad(key, why+".")
 				continue
 			}
-			cm, onScreen := m.create[typeID][f.id]
+			screen, which := m.create[typeID], "screen"
+			if es, ok := edit[r.Kind]; ok && !r.Create {
+				screen, which = es, "edit screen"
+			}
+			cm, onScreen := screen[f.id]
 			if !onScreen {
-				bad(key, fmt.Sprintf("%s (%s) is not on the screen of %s issues in project %s; add it to the screen in Jira, or remove it from the item and its defaults.", name, f.id, typeName, p.cfg.Project))
+				bad(key, fmt.Sprintf("%s (%s) is not on the %s of %s issues in project %s, so Jira would refuse to set it; add it to that screen in Jira, or remove it from the item and its defaults.", name, f.id, which, typeName, p.cfg.Project))
 				continue
 			}
-			vals, msg := resolveValues(f, cm, v.Values, users)
+			vals, msg := resolveValues(f, cm, v.Values, func(who string) userMatch { return users[personKey{f.key == core.FieldAssignee, strings.ToLower(who)}] })
 			if msg != "" {
 				bad(key, name+": "+msg)
 				continue
@@ -285,7 +343,7 @@ func docFieldName(key string) string {
 
 // resolveValues checks and canonicalises one field's values. A list-valued
 // custom field arrives as the document's text: split at commas.
-func resolveValues(f *jfield, cm createField, in []string, users map[string]userMatch) ([]string, string) {
+func resolveValues(f *jfield, cm createField, in []string, person func(who string) userMatch) ([]string, string) {
 	if len(in) == 0 {
 		return nil, ""
 	}
@@ -313,7 +371,7 @@ func resolveValues(f *jfield, cm createField, in []string, users map[string]user
 			}
 			out = append(out, cm.allowed[i])
 		case f.kind == kindUser:
-			u := users[strings.ToLower(v)]
+			u := person(v)
 			if u.problem != "" {
 				return nil, u.problem
 			}
@@ -358,35 +416,45 @@ func allowedList(a []string) string {
 // userMatch is a person resolved to an account, or why not.
 type userMatch struct{ accountID, problem string }
 
-// resolveUsers resolves every distinct person the requests name (lower
-// case → match): the configuration's users: map first, else the
-// assignable-user search of the project, which must find exactly one
-// account whose e-mail, display name or account id is the value.
-func (p *Provider) resolveUsers(ctx context.Context, m *meta, reqs []core.FieldRequest) (map[string]userMatch, error) {
-	out := map[string]userMatch{}
+// personKey is a person as one field names them (lower case): the
+// assignee is looked up among the project's assignable users, a
+// user-picker custom field among every user.
+type personKey struct {
+	assignable bool
+	who        string
+}
+
+// resolveUsers resolves every distinct person the requests name, per
+// search: the configuration's users: map first, else the assignable-user
+// search of the project for the assignee and the user search (what
+// Jira's user pickers use) for a user-picker custom field; either must
+// find exactly one account whose e-mail, display name or account id is
+// the value. One request per distinct person and search, never per item.
+func (p *Provider) resolveUsers(ctx context.Context, m *meta, reqs []core.FieldRequest) (map[personKey]userMatch, error) {
+	out := map[personKey]userMatch{}
 	cfgUsers := map[string]string{}
 	for k, v := range p.cfg.Users {
 		cfgUsers[strings.ToLower(strings.TrimSpace(k))] = v
 	}
 	for _, r := range reqs {
-		for key, v := range r.Fields {
+		for _, key := range slices.Sorted(maps.Keys(r.Fields)) {
 			if f := m.byKey[key]; f == nil || f.kind != kindUser {
 				continue
 			}
-			for _, who := range v.Values {
-				lw := strings.ToLower(who)
-				if _, done := out[lw]; done {
+			for _, who := range r.Fields[key].Values {
+				pk := personKey{key == core.FieldAssignee, strings.ToLower(who)}
+				if _, done := out[pk]; done {
 					continue
 				}
-				if acc, ok := cfgUsers[lw]; ok {
-					out[lw] = userMatch{accountID: acc}
+				if acc, ok := cfgUsers[pk.who]; ok {
+					out[pk] = userMatch{accountID: acc}
 					continue
 				}
-				u, err := p.searchAssignable(ctx, who)
+				u, err := p.searchUser(ctx, who, pk.assignable)
 				if err != nil {
 					return nil, err
 				}
-				out[lw] = u
+				out[pk] = u
 			}
 		}
 	}
@@ -400,10 +468,17 @@ type userJSON struct {
 	Active      bool   `json:"active"`
 }
 
-func (p *Provider) searchAssignable(ctx context.Context, who string) (userMatch, error) {
+// searchUser finds who with the assignable-user search of the project
+// (assignable) or the user search.
+func (p *Provider) searchUser(ctx context.Context, who string, assignable bool) (userMatch, error) {
 	var found []userJSON
-	q := url.Values{"project": {p.cfg.Project}, "query": {who}, "maxResults": {"50"}}
-	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/user/assignable/search", query: q, endpoint: "GET /rest/api/3/user/assignable/search", action: "find the assignable users of project " + p.cfg.Project}, &found); err != nil {
+	c := call{method: "GET", path: "/rest/api/3/user/assignable/search", query: url.Values{"project": {p.cfg.Project}, "query": {who}, "maxResults": {"50"}},
+		endpoint: "GET /rest/api/3/user/assignable/search", action: "find the assignable users of project " + p.cfg.Project}
+	if !assignable {
+		c = call{method: "GET", path: "/rest/api/3/user/search", query: url.Values{"query": {who}, "maxResults": {"50"}},
+			endpoint: "GET /rest/api/3/user/search", action: "find the users named " + who}
+	}
+	if _, err := p.do(ctx, c, &found); err != nil {
 		return userMatch{}, err
 	}
 	var exact []userJSON
@@ -416,7 +491,11 @@ func (p *Provider) searchAssignable(ctx context.Context, who string) (userMatch,
 	case 1:
 		return userMatch{accountID: exact[0].AccountID}, nil
 	case 0:
-		return userMatch{problem: fmt.Sprintf("no user %q can be assigned issues in project %s. Check the spelling; if the person's e-mail is hidden by their privacy settings, map it to their account id under users: in the configuration", who, p.cfg.Project)}, nil
+		hidden := "if the person's e-mail is hidden by their privacy settings, map it to their account id under users: in the configuration"
+		if assignable {
+			return userMatch{problem: fmt.Sprintf("no user %q can be assigned issues in project %s. Check the spelling; %s", who, p.cfg.Project, hidden)}, nil
+		}
+		return userMatch{problem: fmt.Sprintf("no active user %q exists in Jira. Check the spelling; %s", who, hidden)}, nil
 	}
 	var names []string
 	for _, u := range exact {

@@ -117,6 +117,53 @@ func TestResolveFieldsAgainstJira(t *testing.T) {
 	}
 }
 
+// A user-picker custom field holds anyone on the site, so it is resolved
+// with the user search (what Jira's pickers use), while the assignee stays
+// with the project's assignable-user search: a person who cannot be
+// assigned issues in the project is a fine reviewer and a refused
+// assignee; a hidden e-mail matches neither search (issue 16).
+func TestUserPickerFieldsUseTheUserSearch(t *testing.T) {
+	f := companySite(t, nil)
+	if err := f.srv.ApplyFields(jiratest.FieldSeed{Users: []jiratest.User{
+		{AccountID: "acc-nina", Email: "nina@example.com", DisplayName: "Nina Roth", Projects: []string{"OTHER"}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	reviewer := core.FieldRequest{Reference: "u/s-1", Kind: core.KindStory, Fields: map[string]core.FieldValue{"fields.Reviewer": fv("nina@example.com")}}
+	res, err := f.p.ResolveFields(f.ctx, []core.FieldRequest{reviewer, reviewer})
+	if err != nil {
+		t.Fatalf("a reviewer who is not assignable: %v", err)
+	}
+	if got := res[1]["fields.Reviewer"].Values; !slices.Equal(got, []string{"acc-nina"}) {
+		t.Errorf("reviewer = %q; want acc-nina", got)
+	}
+	if a, u := f.srv.CountRequests("GET", "/rest/api/3/user/assignable/search"), f.srv.CountRequests("GET", "/rest/api/3/user/search"); a != 0 || u != 1 {
+		t.Errorf("%d assignable and %d user searches; want 0 and 1 (one per distinct person)", a, u)
+	}
+	spec := f.specs("u", 1)[0]
+	spec.Fields = map[string]core.FieldValue{"fields.Reviewer": fv("acc-nina"), core.FieldComponents: fv("Web"), "fields.Team": fv("Web")}
+	if out, err := f.p.Create(f.ctx, []core.ItemSpec{spec}); err != nil || out[0].Err != nil {
+		t.Fatalf("Jira refused the reviewer: %v %+v", err, out)
+	}
+
+	assignee := core.FieldRequest{Reference: "u/s-2", Kind: core.KindStory, Fields: map[string]core.FieldValue{core.FieldAssignee: fv("nina@example.com"), "fields.Reviewer": fv("bo@example.com")}}
+	_, err = f.p.ResolveFields(f.ctx, []core.FieldRequest{assignee})
+	var got []string
+	for _, d := range core.AsError(err).Details {
+		got = append(got, d.Field+": "+d.Message)
+	}
+	all := strings.Join(got, "\n")
+	for _, w := range []string{
+		`assignee: Assignee: no user "nina@example.com" can be assigned issues in project DEMO`,
+		`fields.Reviewer: Reviewer: no active user "bo@example.com" exists in Jira`, // e-mail hidden
+		"under users: in the configuration",
+	} {
+		if !strings.Contains(all, w) {
+			t.Errorf("details lack %q:\n%s", w, all)
+		}
+	}
+}
+
 func TestFieldsWrittenInTheSameRequestsAndReadBack(t *testing.T) {
 	f := companySite(t, nil)
 	specs := f.specs("fw", 3)
@@ -348,5 +395,57 @@ func TestContentMergeOverHTTP(t *testing.T) {
 	if got := pv.Items[0].Changes; !reflect.DeepEqual(got, want) {
 		b, _ := json.Marshal(got)
 		t.Errorf("conflict changes %s; want the title's conflict with both sides", b)
+	}
+}
+
+// An update is checked against the edit screen, not the create screen: a
+// field a project keeps off its edit screen (set at create, never changed
+// after) is refused at preview, with nothing written, while the same field
+// on a create is fine. The edit metadata is read once per issue type, from
+// one of the items being updated, not per item (issue 16).
+func TestEditScreenIsCheckedForUpdates(t *testing.T) {
+	f := companySite(t, nil)
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}), Fields: core.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
+	story := func(id, prio string) string {
+		return fmt.Sprintf("### Story %s: Story %s\nPriority: %s\nComponents: Web\nTeam: Web\n\nText.\n\n", id, id, prio)
+	}
+	doc := func(stories ...string) []byte {
+		return []byte("---\nid: es\n---\n## Epic e-1: Checkout\n\nEpic text.\n\n" + strings.Join(stories, ""))
+	}
+	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "es.md", Data: doc(story("s-1", "High"), story("s-2", "High"), story("s-3", "High"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.srv.ApplyFields(jiratest.FieldSeed{OffEditScreen: []jiratest.ScreenField{{IssueType: "Story", Field: "priority"}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.ClearRequests()
+	writes := len(f.srv.Writes())
+	_, err = svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "es.md", Data: doc(story("s-1", "Low"), story("s-2", "Low"), story("s-3", "High"), story("s-4", "Low"))})
+	if core.ErrorCode(err) != core.CodeValidationFailed {
+		t.Fatalf("err = %v; want VALIDATION_FAILED", err)
+	}
+	var got []string
+	for _, d := range core.AsError(err).Details {
+		got = append(got, d.Item+" "+d.Field+": "+d.Message)
+	}
+	want := "priority: Priority (priority) is not on the edit screen of Story issues in project DEMO, so Jira would refuse to set it"
+	if len(got) != 3 || !strings.HasPrefix(got[0], "es/s-1 "+want) || !strings.HasPrefix(got[1], "es/s-2 "+want) || !strings.HasPrefix(got[2], "es/s-3 "+want) {
+		t.Errorf("details:\n%s\nwant the three updated stories (not the create s-4) refused: %s", strings.Join(got, "\n"), want)
+	}
+	if n := len(f.srv.Writes()); n != writes {
+		t.Errorf("the refused preview wrote %d times", n-writes)
+	}
+	var editmeta []string
+	for _, r := range f.srv.Requests() {
+		if strings.HasSuffix(r.Path, "/editmeta") {
+			editmeta = append(editmeta, r.Path)
+		}
+	}
+	if len(editmeta) != 1 {
+		t.Errorf("editmeta reads %q; want 1 for the three stories updated", editmeta)
 	}
 }

@@ -28,6 +28,16 @@ type FieldMeta struct {
 	// their allowed values (nil = free text). A custom key not here is not
 	// on the item's screen.
 	Custom map[string][]string
+	// Types gives a custom field its type, as Jira's custom field types:
+	// "text", "number", "date", "select", "multiselect" (the document's
+	// text split at commas, each an allowed value), "user" (a person
+	// resolved through Users, assignable or not) or "labels" (split at
+	// commas, no spaces). Default: "select" with allowed values, else
+	// "text".
+	Types map[string]string
+	// NotAssignable are account ids (of Users) that cannot be assigned
+	// issues: refused as the assignee, accepted in a user field.
+	NotAssignable []string
 	// Required lists field keys a create must set.
 	Required []string
 }
@@ -121,49 +131,63 @@ func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) 
 					}
 					vals = append(vals, c)
 				case k == core.FieldAssignee:
-					var ids []string
-					for name, acc := range users {
-						if strings.EqualFold(name, x) {
-							ids = append(ids, acc...)
-						}
-						if slices.Contains(acc, x) {
-							ids = append(ids, x)
-						}
+					id, problem := person(users, x)
+					if id == "" && problem == fmt.Sprintf("no user %q", x) || slices.Contains(m.NotAssignable, id) {
+						problem = fmt.Sprintf("no assignable user %q", x)
 					}
-					slices.Sort(ids)
-					ids = slices.Compact(ids)
-					switch len(ids) {
-					case 1:
-						vals = append(vals, ids[0])
-					case 0:
-						bad(r, k, fmt.Sprintf("no assignable user %q", x))
-					default:
-						bad(r, k, fmt.Sprintf("%q is ambiguous: %s", x, strings.Join(ids, ", ")))
+					if problem != "" {
+						bad(r, k, problem)
 					}
+					vals = append(vals, id)
 				case k == core.FieldEstimate:
-					n, err := strconv.ParseFloat(x, 64)
-					if err != nil {
-						bad(r, k, fmt.Sprintf("%q is not a number", x))
-					}
-					vals = append(vals, strconv.FormatFloat(n, 'f', -1, 64))
+					vals = append(vals, number(r, k, x, bad))
 				case k == core.FieldDue:
-					if _, err := time.Parse(time.DateOnly, x); err != nil {
-						bad(r, k, fmt.Sprintf("%q is not a date", x))
-					}
-					vals = append(vals, x)
+					vals = append(vals, date(r, k, x, bad))
 				case strings.HasPrefix(k, core.FieldCustomPrefix):
 					allowed, declared := m.Custom[k]
-					switch {
-					case !declared:
+					if !declared {
 						bad(r, k, "not on the screen of this item's type")
-					case allowed == nil:
-						vals = append(vals, x)
-					default:
-						c, ok := oneOf(x, allowed)
-						if !ok {
-							bad(r, k, fmt.Sprintf("%q is not an option; allowed: %s", x, strings.Join(allowed, ", ")))
+						continue
+					}
+					typ := m.Types[k]
+					if typ == "" {
+						typ = map[bool]string{true: "text", false: "select"}[allowed == nil]
+					}
+					parts := []string{x}
+					if typ == "multiselect" || typ == "labels" {
+						parts = nil
+						for _, p := range strings.Split(x, ",") {
+							if p = strings.TrimSpace(p); p != "" {
+								parts = append(parts, p)
+							}
 						}
-						vals = append(vals, c)
+					}
+					for _, x := range parts {
+						switch typ {
+						case "number":
+							vals = append(vals, number(r, k, x, bad))
+						case "date":
+							vals = append(vals, date(r, k, x, bad))
+						case "user":
+							id, problem := person(users, x)
+							if problem != "" {
+								bad(r, k, problem)
+							}
+							vals = append(vals, id)
+						case "labels":
+							if strings.ContainsAny(x, " \t") {
+								bad(r, k, fmt.Sprintf("the label %q has spaces", x))
+							}
+							vals = append(vals, x)
+						case "select", "multiselect":
+							c, ok := oneOf(x, allowed)
+							if !ok {
+								bad(r, k, fmt.Sprintf("%q is not an option; allowed: %s", x, strings.Join(allowed, ", ")))
+							}
+							vals = append(vals, c)
+						default:
+							vals = append(vals, x)
+						}
 					}
 				default:
 					vals = append(vals, x)
@@ -195,4 +219,42 @@ func cloneValues(m map[string][]string) map[string][]string {
 		out[k] = slices.Clone(v)
 	}
 	return out
+}
+
+// person resolves what a document writes for a person through users (an
+// account id itself too): the account id, or why not.
+func person(users map[string][]string, x string) (string, string) {
+	var ids []string
+	for name, acc := range users {
+		if strings.EqualFold(name, x) {
+			ids = append(ids, acc...)
+		}
+		if slices.Contains(acc, x) {
+			ids = append(ids, x)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	switch len(ids) {
+	case 1:
+		return ids[0], ""
+	case 0:
+		return "", fmt.Sprintf("no user %q", x)
+	}
+	return "", fmt.Sprintf("%q is ambiguous: %s", x, strings.Join(ids, ", "))
+}
+
+func number(r core.FieldRequest, k, x string, bad func(core.FieldRequest, string, string)) string {
+	n, err := strconv.ParseFloat(x, 64)
+	if err != nil {
+		bad(r, k, fmt.Sprintf("%q is not a number", x))
+	}
+	return strconv.FormatFloat(n, 'f', -1, 64)
+}
+
+func date(r core.FieldRequest, k, x string, bad func(core.FieldRequest, string, string)) string {
+	if _, err := time.Parse(time.DateOnly, x); err != nil {
+		bad(r, k, fmt.Sprintf("%q is not a date", x))
+	}
+	return x
 }

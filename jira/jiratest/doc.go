@@ -83,7 +83,11 @@
 //     users, and refuse bad values with Jira's messages in `errors` keyed
 //     by field id; GET user/assignable/search (project, issueKey or
 //     issueId; query matches a word prefix of the display name or a
-//     visible e-mail prefix; accountId exactly). A person's field edits:
+//     visible e-mail prefix; accountId exactly) and GET user/search
+//     (every active user, matched the same way; query or accountId
+//     required). FieldSeed.OffEditScreen takes a field off an issue type's
+//     edit screen only (editmeta leaves it out, an edit refuses it, a
+//     create takes it). A person's field edits:
 //     PersonEdit.Fields, SeedIssue.Fields.
 //   - Endpoints: GET myself, serverInfo, project/{key}, field,
 //     issue/createmeta/{project}/issuetypes[/{id}], mypermissions (the five
@@ -170,11 +174,11 @@
 // operations form of create/edit (rejected with a message), JQL functions
 // (issue in linkedIssues(...), currentUser() ...), JQL history operators
 // (WAS, CHANGED), relevance ordering in text search, fields
-// other than those above, separate edit screens (the edit screen is the
-// create screen; editmeta never says required), field contexts (a field's
+// other than those above, edit screens beyond OffEditScreen (editmeta
+// never says required), field contexts (a field's
 // options are the same in every project), cascading selects, time tracking,
 // JQL on the planning fields (priority, assignee, components, … are not
-// searchable), user search outside assignable/search, group and role
+// searchable), group and role
 // visibility of users, Jira's sorting of labels (kept as sent),
 // issue deletion, changelog, expand options (ignored), and
 // fieldsByKeys. Of links and the Agile API: link comments, the "Link

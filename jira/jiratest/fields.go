@@ -115,6 +115,10 @@ type FieldSeed struct {
 	Versions     []Version     `json:"versions,omitempty"`
 	Required     []ScreenField `json:"required,omitempty"`   // required on create
 	OffScreen    []ScreenField `json:"off_screen,omitempty"` // taken off the create and edit screens
+	// OffEditScreen takes fields off the edit screen only (a project with
+	// a separate edit screen): still set at create, refused in an edit and
+	// absent from editmeta.
+	OffEditScreen []ScreenField `json:"off_edit_screen,omitempty"`
 }
 
 type option struct{ ID, Value string }
@@ -142,11 +146,12 @@ type fieldModel struct {
 	components map[*project][]idName
 	versions   map[*project][]version
 	offScreen  map[*project]map[string]map[string]bool // type id → field id
+	offEdit    map[*project]map[string]map[string]bool // the same, of the edit screens only
 	nextID     int
 }
 
 func newFieldModel() *fieldModel {
-	m := &fieldModel{components: map[*project][]idName{}, versions: map[*project][]version{}, offScreen: map[*project]map[string]map[string]bool{}, nextID: 10000}
+	m := &fieldModel{components: map[*project][]idName{}, versions: map[*project][]version{}, offScreen: map[*project]map[string]map[string]bool{}, offEdit: map[*project]map[string]map[string]bool{}, nextID: 10000}
 	m.setPriorities(DefaultPriorities)
 	m.custom = append(m.custom, &customField{CustomField: CustomField{ID: StoryPointEstimateID, Name: StoryPointEstimateName, Type: FieldNumber}, num: 10016})
 	return m
@@ -248,7 +253,7 @@ func (s *Server) ApplyFields(fs FieldSeed) error {
 		p, _ := proj(v.Project)
 		m.versions[p] = append(m.versions[p], version{idName{m.id(), v.Name}, v.Released, v.Archived})
 	}
-	for _, sf := range append(slices.Clone(fs.Required), fs.OffScreen...) {
+	for _, sf := range slices.Concat(fs.Required, fs.OffScreen, fs.OffEditScreen) {
 		if _, err := proj(sf.Project); err != nil {
 			return err
 		}
@@ -267,16 +272,22 @@ func (s *Server) ApplyFields(fs FieldSeed) error {
 		}
 		p.required[t.ID][s.resolveFieldName(r.Field)] = true
 	}
-	for _, o := range fs.OffScreen {
+	off := func(screens map[*project]map[string]map[string]bool, o ScreenField) {
 		p, _ := proj(o.Project)
 		t := byName(issueTypes, o.IssueType)
-		if m.offScreen[p] == nil {
-			m.offScreen[p] = map[string]map[string]bool{}
+		if screens[p] == nil {
+			screens[p] = map[string]map[string]bool{}
 		}
-		if m.offScreen[p][t.ID] == nil {
-			m.offScreen[p][t.ID] = map[string]bool{}
+		if screens[p][t.ID] == nil {
+			screens[p][t.ID] = map[string]bool{}
 		}
-		m.offScreen[p][t.ID][s.resolveFieldName(o.Field)] = true
+		screens[p][t.ID][s.resolveFieldName(o.Field)] = true
+	}
+	for _, o := range fs.OffScreen {
+		off(m.offScreen, o)
+	}
+	for _, o := range fs.OffEditScreen {
+		off(m.offEdit, o)
 	}
 	return nil
 }
@@ -342,10 +353,10 @@ func (s *Server) isModelField(id string) bool {
 	return s.customByID(id) != nil
 }
 
-// onScreen reports whether a model field is on the create/edit screen of
-// an issue type in a project.
-func (s *Server) onScreen(p *project, typeID, id string) bool {
-	if s.fields.offScreen[p][typeID][id] {
+// onScreen reports whether a model field is on the create screen of an
+// issue type in a project, or with edit on its edit screen.
+func (s *Server) onScreen(p *project, typeID, id string, edit bool) bool {
+	if s.fields.offScreen[p][typeID][id] || (edit && s.fields.offEdit[p][typeID][id]) {
 		return false
 	}
 	if cf := s.customByID(id); cf != nil && cf.types != nil {
@@ -424,10 +435,39 @@ func (s *Server) handleAssignableSearch(w http.ResponseWriter, r *http.Request) 
 		writeErr(w, http.StatusBadRequest, e)
 		return
 	}
+	writeJSON(w, http.StatusOK, pageOf(s.usersMatching(r, func(u User) bool { return u.assignableIn(p) }), start, max))
+}
+
+// handleUserSearch is GET /rest/api/3/user/search, the search Jira's
+// user-picker fields use: every active user (assignable or not) whose
+// display name has a word starting with query, whose visible e-mail
+// starts with it, or whose account id is accountId; one of the two is
+// required.
+func (s *Server) handleUserSearch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if strings.TrimSpace(q.Get("query")) == "" && q.Get("accountId") == "" {
+		writeErr(w, http.StatusBadRequest, newErr("The query parameter 'query' or 'accountId' is required."))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start, max, e := paging(r)
+	if e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageOf(s.usersMatching(r, func(u User) bool { return !u.Inactive }), start, max))
+}
+
+// usersMatching are the users (JSON) that pass keep and match r's query
+// or accountId, as both user searches match them; a hidden e-mail does
+// not match.
+func (s *Server) usersMatching(r *http.Request, keep func(User) bool) []any {
+	q := r.URL.Query()
 	query, acc := strings.ToLower(strings.TrimSpace(q.Get("query"))), q.Get("accountId")
 	out := []any{}
 	for _, u := range s.users() {
-		if !u.assignableIn(p) {
+		if !keep(u) {
 			continue
 		}
 		match := acc != "" && u.AccountID == acc
@@ -443,7 +483,7 @@ func (s *Server) handleAssignableSearch(w http.ResponseWriter, r *http.Request) 
 			out = append(out, s.modelUserJSON(s.base(r), u))
 		}
 	}
-	writeJSON(w, http.StatusOK, pageOf(out, start, max))
+	return out
 }
 
 // modelFieldsJSON lists the model's fields for GET /field.
@@ -494,12 +534,13 @@ func (cf *customField) schema() map[string]any {
 	return sch
 }
 
-// modelFieldMeta is the createmeta/editmeta entry of each model field on
-// the screen of an issue type in p, with allowed values.
-func (s *Server) modelFieldMeta(base string, p *project, typeID string, required map[string]bool) []map[string]any {
+// modelFieldMeta is the createmeta (or with edit the editmeta) entry of
+// each model field on the screen of an issue type in p, with allowed
+// values.
+func (s *Server) modelFieldMeta(base string, p *project, typeID string, required map[string]bool, edit bool) []map[string]any {
 	var out []map[string]any
 	entry := func(id, name string, schema map[string]any, ops []string, allowed []any) {
-		if !s.onScreen(p, typeID, id) {
+		if !s.onScreen(p, typeID, id, edit) {
 			return
 		}
 		e := map[string]any{"fieldId": id, "key": id, "name": name, "required": required[id], "hasDefaultValue": id == "priority", "operations": ops, "schema": schema}
@@ -567,7 +608,7 @@ func optionJSON(base string, cf *customField, o option) map[string]any {
 }
 
 // editMeta is GET /rest/api/3/issue/{key}/editmeta: the fields of the
-// issue's edit screen (the fake's edit screens are its create screens).
+// issue's edit screen (its create screen less FieldSeed.OffEditScreen).
 func (s *Server) editMeta(w http.ResponseWriter, r *http.Request, iss *issue) {
 	base := s.base(r)
 	fields := map[string]any{}
@@ -581,7 +622,7 @@ func (s *Server) editMeta(w http.ResponseWriter, r *http.Request, iss *issue) {
 		fm("parent", "Parent", map[string]any{"type": "issuelink", "system": "parent"})
 	}
 	fm(s.fieldID, s.fieldName, map[string]any{"type": "string", "custom": TextFieldType, "customId": s.refNum()})
-	for _, e := range s.modelFieldMeta(base, iss.Proj, iss.cur.TypeID, map[string]bool{}) {
+	for _, e := range s.modelFieldMeta(base, iss.Proj, iss.cur.TypeID, map[string]bool{}, true) {
 		delete(e, "fieldId")
 		delete(e, "hasDefaultValue")
 		delete(e, "defaultValue")
@@ -597,8 +638,8 @@ func (s *Server) refNum() int {
 
 // setModelField validates a model field's value into pw.model (nil =
 // clear) and returns Jira's message when it is invalid.
-func (s *Server) setModelField(id string, raw json.RawMessage, pw *plannedWrite) string {
-	if pw.proj != nil && pw.typeID != "" && !s.onScreen(pw.proj, pw.typeID, id) {
+func (s *Server) setModelField(id string, raw json.RawMessage, pw *plannedWrite, create bool) string {
+	if pw.proj != nil && pw.typeID != "" && !s.onScreen(pw.proj, pw.typeID, id, !create) {
 		return fmt.Sprintf(msgCannotSet, id)
 	}
 	if pw.model == nil {
@@ -793,7 +834,7 @@ func listByRef[T any](raw json.RawMessage, table []T, key func(T) idName, what s
 // defaultModelFields sets what Jira sets on a new issue: the default
 // priority when none was given and priority is on the screen.
 func (s *Server) defaultModelFields(pw *plannedWrite, st *issueState) {
-	if _, given := pw.model["priority"]; !given && s.onScreen(pw.proj, pw.typeID, "priority") && len(s.fields.priorities) > 0 {
+	if _, given := pw.model["priority"]; !given && s.onScreen(pw.proj, pw.typeID, "priority", false) && len(s.fields.priorities) > 0 {
 		st.Model["priority"] = []string{s.fields.priorities[min(2, len(s.fields.priorities)-1)].ID}
 	}
 }

@@ -30,6 +30,7 @@ func (s *Server) routes() {
 	h("POST /rest/api/3/issue/bulkfetch", s.handleBulkFetch)
 	h("GET /rest/api/3/mypermissions", s.handleMyPermissions)
 	h("GET /rest/api/3/user/assignable/search", s.handleAssignableSearch)
+	h("GET /rest/api/3/user/search", s.handleUserSearch)
 	s.issueRoutes(h)
 	s.structureRoutes(h)
 	h("GET /rest/api/3/search/jql", s.handleSearchGet)
@@ -276,7 +277,7 @@ func (s *Server) createMetaFields(w http.ResponseWriter, r *http.Request, p *pro
 	if !s.fields.offScreen[p][t.ID][s.fieldID] { // FieldSeed.OffScreen can take the reference field off too
 		all = append(all, fm(s.fieldID, s.fieldName, false, map[string]any{"type": "string", "custom": TextFieldType, "customId": n}, "set"))
 	}
-	for _, e := range s.modelFieldMeta(base, p, t.ID, req) {
+	for _, e := range s.modelFieldMeta(base, p, t.ID, req, false) {
 		all = append(all, e)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"fields": pageOf(all, start, max), "maxResults": max, "startAt": start, "total": len(all)})

@@ -177,7 +177,7 @@ func (s *Server) checkField(k string, raw json.RawMessage, create bool, pw *plan
 		msg = pw.setLabels(raw)
 	default:
 		if s.isModelField(k) {
-			msg = s.setModelField(k, raw, pw)
+			msg = s.setModelField(k, raw, pw, create)
 		} else if k != s.fieldID {
 			msg = fmt.Sprintf(msgCannotSet, k)
 		} else {

@@ -36,6 +36,7 @@ OPERATIONS = {
     "/rest/api/3/issueLinkType/{issueLinkTypeId}": ["get"],
     "/rest/api/3/issue/{issueIdOrKey}/editmeta": ["get"],
     "/rest/api/3/user/assignable/search": ["get"],
+    "/rest/api/3/user/search": ["get"],
 }
 
 
