@@ -145,30 +145,32 @@ type FieldChange struct {
 	// Added and Removed are the values a set-valued field gains and loses.
 	Added   []string `json:"added,omitempty" jsonschema:"for a list field: the values the write adds"`
 	Removed []string `json:"removed,omitempty" jsonschema:"for a list field: the values the write removes"`
-	// Truncated is true when From or To was cut (MaxChangeValue).
-	Truncated bool `json:"truncated,omitempty" jsonschema:"true when from or to was cut"`
+	// Truncated is true when From, To or Base was cut (MaxChangeValue).
+	Truncated bool `json:"truncated,omitempty" jsonschema:"true when from, to or base was cut"`
 	// Conflict is true on a field changed both in the tracker and in the
 	// document, differently: the commit does not write it (on an update
 	// row the item's other fields are written).
 	Conflict bool `json:"conflict,omitempty" jsonschema:"changed both in Jira and in the document, differently: not written"`
-	// Tracker and Document are, on a conflict whose base is known (what
-	// DevWorkWire last wrote), what each side changed: Tracker is the
-	// base → the tracker now (the person's change), Document the base →
-	// the document. Absent when the base is not known (an item written
-	// before base values were kept, or a value too long to keep).
-	Tracker  *FieldSide `json:"tracker,omitempty" jsonschema:"on a conflict: what the person changed in Jira, from the value DevWorkWire last wrote (from) to Jira's now (to)"`
-	Document *FieldSide `json:"document,omitempty" jsonschema:"on a conflict: what the document changed, from the value DevWorkWire last wrote (from) to the document's (to)"`
+	// Base, Tracker and Document are set on a conflict whose base is
+	// known: Base is what DevWorkWire last wrote ("" when it wrote none),
+	// Tracker what the person changed it to in the tracker (base →
+	// tracker now) and Document what the document changed it to (base →
+	// document). Absent when the base is not known (an item written before
+	// base values were kept, or a value too long to keep).
+	Base     string     `json:"base,omitempty" jsonschema:"on a conflict: the value DevWorkWire last wrote (empty when none), cut at 200 characters"`
+	Tracker  *FieldSide `json:"tracker,omitempty" jsonschema:"on a conflict: what the person changed in Jira, from base to Jira's value now"`
+	Document *FieldSide `json:"document,omitempty" jsonschema:"on a conflict: what the document changed, from base to the document's value"`
 }
 
-// FieldSide is what one side of a conflict changed of the base (the value
-// DevWorkWire last wrote), bounded as FieldChange is.
+// FieldSide is what one side of a conflict changed of the base
+// (FieldChange.Base), bounded as FieldChange is: To is the side's value,
+// with a text's unified diff from the base, or a list's values added and
+// removed.
 type FieldSide struct {
-	From      string   `json:"from" jsonschema:"the value DevWorkWire last wrote, cut at 200 characters"`
-	To        string   `json:"to" jsonschema:"this side's value, cut at 200 characters"`
-	Diff      string   `json:"diff,omitempty" jsonschema:"for text over several lines: a unified diff (hunks only) from the base to this side"`
-	Added     []string `json:"added,omitempty" jsonschema:"for a list field: the values this side added"`
-	Removed   []string `json:"removed,omitempty" jsonschema:"for a list field: the values this side removed"`
-	Truncated bool     `json:"truncated,omitempty" jsonschema:"true when from or to was cut"`
+	To      string   `json:"to" jsonschema:"this side's value, cut at 200 characters"`
+	Diff    string   `json:"diff,omitempty" jsonschema:"for text over several lines: a unified diff (hunks only) from base to this side"`
+	Added   []string `json:"added,omitempty" jsonschema:"for a list field: the values this side added to base"`
+	Removed []string `json:"removed,omitempty" jsonschema:"for a list field: the values this side removed from base"`
 }
 
 // ImportPreviewResult is the stored plan, as shown to the caller.

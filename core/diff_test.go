@@ -63,16 +63,22 @@ func TestUpdateRowsCarryTheirChanges(t *testing.T) {
 	if row := planRow(t, pre, "checkout/e-1"); row.Changes != nil {
 		t.Errorf("unchanged row has changes %+v", row.Changes)
 	}
+	storedAsShown(t, e, pre)
+	b, _ := json.Marshal(planRow(t, pre, "checkout/s-3"))
+	if !strings.Contains(string(b), `"changes":[{"field":"parent","from":"`) {
+		t.Errorf("JSON row %s", b)
+	}
+}
+
+// storedAsShown checks that the stored preview shows pre's rows again.
+func storedAsShown(t *testing.T, e *env, pre core.ImportPreviewResult) {
+	t.Helper()
 	info, err := e.svc.StoredPreview(e.ctx, pre.PreviewHandle)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(pre.Items, info.Import.Items); diff != "" {
 		t.Errorf("stored preview differs (-made +shown again):\n%s", diff)
-	}
-	b, _ := json.Marshal(planRow(t, pre, "checkout/s-3"))
-	if !strings.Contains(string(b), `"changes":[{"field":"parent","from":"`) {
-		t.Errorf("JSON row %s", b)
 	}
 }
 
@@ -122,12 +128,11 @@ func TestDriftRowsSayWhatDiffers(t *testing.T) {
 		// Each in conflict, with what the person changed (base → Jira)
 		// and what the document wants (base → document) (issue 18 §1).
 		want := []core.FieldChange{
-			{Field: "title", From: "Edited in Jira", To: "Pay as a guest", Conflict: true,
-				Tracker:  &core.FieldSide{From: "Pay without an account", To: "Edited in Jira"},
-				Document: &core.FieldSide{From: "Pay without an account", To: "Pay as a guest"}},
-			{Field: "acceptance_criteria", From: "It works", To: "It works\nIt is tested\nIt is documented", Diff: "@@ -1 +1,3 @@\n It works\n+It is tested\n+It is documented\n", Conflict: true,
-				Tracker:  &core.FieldSide{From: "It works\nIt is tested", To: "It works", Diff: "@@ -1,2 +1 @@\n It works\n-It is tested\n"},
-				Document: &core.FieldSide{From: "It works\nIt is tested", To: "It works\nIt is tested\nIt is documented", Diff: "@@ -1,2 +1,3 @@\n It works\n It is tested\n+It is documented\n"}},
+			{Field: "title", From: "Edited in Jira", To: "Pay as a guest", Conflict: true, Base: "Pay without an account",
+				Tracker: &core.FieldSide{To: "Edited in Jira"}, Document: &core.FieldSide{To: "Pay as a guest"}},
+			{Field: "acceptance_criteria", From: "It works", To: "It works\nIt is tested\nIt is documented", Diff: "@@ -1 +1,3 @@\n It works\n+It is tested\n+It is documented\n", Conflict: true, Base: "It works\nIt is tested",
+				Tracker:  &core.FieldSide{To: "It works", Diff: "@@ -1,2 +1 @@\n It works\n-It is tested\n"},
+				Document: &core.FieldSide{To: "It works\nIt is tested\nIt is documented", Diff: "@@ -1,2 +1,3 @@\n It works\n It is tested\n+It is documented\n"}},
 		}
 		if diff := cmp.Diff(want, row.Changes); row.Action != core.ActionDrift || diff != "" {
 			t.Errorf("%s changes (-want +got):\n%s", row.Action, diff)
@@ -214,9 +219,7 @@ func TestUpdateRowsShowEveryManagedField(t *testing.T) {
 		{Field: "fields.Team", From: "Payments", To: "Web"},
 		{Field: "fix_versions", From: "2027.1", To: "2027.2", Added: []string{"2027.2"}, Removed: []string{"2027.1"}},
 		{Field: "labels", From: "checkout, guest", To: "checkout, express", Added: []string{"express"}, Removed: []string{"guest"}},
-		{Field: "priority", From: "Lowest", To: "Medium", Conflict: true,
-			Tracker:  &core.FieldSide{From: "High", To: "Lowest"},
-			Document: &core.FieldSide{From: "High", To: "Medium"}},
+		{Field: "priority", From: "Lowest", To: "Medium", Conflict: true, Base: "High", Tracker: &core.FieldSide{To: "Lowest"}, Document: &core.FieldSide{To: "Medium"}},
 	}
 	if diff := cmp.Diff(want, row.Changes); row.Action != core.ActionUpdate || diff != "" {
 		t.Errorf("%s changes (-want +got):\n%s", row.Action, diff)
@@ -224,15 +227,9 @@ func TestUpdateRowsShowEveryManagedField(t *testing.T) {
 	if slices.Contains(row.ChangedFields, "priority") {
 		t.Errorf("changed_fields %v name the field in conflict (not written)", row.ChangedFields)
 	}
-	info, err := e.svc.StoredPreview(e.ctx, pre.PreviewHandle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(pre.Items, info.Import.Items); diff != "" {
-		t.Errorf("stored preview differs (-made +shown again):\n%s", diff)
-	}
+	storedAsShown(t, e, pre)
 	b, _ := json.Marshal(row)
-	if !strings.Contains(string(b), `{"field":"priority","from":"Lowest","to":"Medium","conflict":true,"tracker":{"from":"High","to":"Lowest"},"document":{"from":"High","to":"Medium"}}`) {
+	if !strings.Contains(string(b), `{"field":"priority","from":"Lowest","to":"Medium","conflict":true,"base":"High","tracker":{"to":"Lowest"},"document":{"to":"Medium"}}`) {
 		t.Errorf("JSON row %s", b)
 	}
 	e.commit(pre.PreviewHandle, "k2")

@@ -156,14 +156,16 @@ func (c storedChange) api() FieldChange {
 		f.Added, f.Removed = c.Sets[0], c.Sets[1]
 	}
 	if len(c.Sides) == 2 {
-		f.Tracker, f.Document = c.Sides[0].side(), c.Sides[1].side()
+		f.Base, f.Tracker, f.Document = c.Sides[0].Values[0], c.Sides[0].side(), c.Sides[1].side()
+		f.Truncated = f.Truncated || c.Sides[0].Cut || c.Sides[1].Cut
 	}
 	return f
 }
 
+// side is a conflict's side from the base (its from).
 func (c storedChange) side() *FieldSide {
 	f := c.api()
-	return &FieldSide{From: f.From, To: f.To, Diff: f.Diff, Added: f.Added, Removed: f.Removed, Truncated: f.Truncated}
+	return &FieldSide{To: f.To, Diff: f.Diff, Added: f.Added, Removed: f.Removed}
 }
 
 // progressPlan is a stored progress plan.

@@ -169,7 +169,7 @@ func TestThreeWayEveryCustomTypeOverHTTP(t *testing.T) {
 					t.Errorf("%s %s: change %+v; want from %q", c, k.name, ch, k.c0)
 				}
 			case "conflict":
-				if ch == nil || !ch.Conflict || ch.Tracker == nil || ch.Tracker.From != strings.Join(k.c0, ", ") || ch.Tracker.To != strings.Join(k.cJ, ", ") || ch.Document == nil {
+				if ch == nil || !ch.Conflict || ch.Tracker == nil || ch.Base != strings.Join(k.c0, ", ") || ch.Tracker.To != strings.Join(k.cJ, ", ") || ch.Document == nil {
 					t.Errorf("%s %s: change %+v; want a conflict from %q to the person's %q", c, k.name, ch, k.c0, k.cJ)
 				}
 			default:

@@ -389,9 +389,8 @@ func TestContentMergeOverHTTP(t *testing.T) {
 	// wants from the title DevWorkWire last wrote, kept in the property
 	// through the write that kept the person's title (issue 18 §1).
 	pv = run(bytes.Replace(doc("Third text.", ""), []byte("Epic e-1: Checkout"), []byte("Epic e-1: Checkout v2"), 1), core.Counts{Drift: 1})
-	want := []core.FieldChange{{Field: "title", From: "Renamed again in Jira", To: "Checkout v2", Conflict: true,
-		Tracker:  &core.FieldSide{From: "Checkout", To: "Renamed again in Jira"},
-		Document: &core.FieldSide{From: "Checkout", To: "Checkout v2"}}}
+	want := []core.FieldChange{{Field: "title", From: "Renamed again in Jira", To: "Checkout v2", Conflict: true, Base: "Checkout",
+		Tracker: &core.FieldSide{To: "Renamed again in Jira"}, Document: &core.FieldSide{To: "Checkout v2"}}}
 	if got := pv.Items[0].Changes; !reflect.DeepEqual(got, want) {
 		b, _ := json.Marshal(got)
 		t.Errorf("conflict changes %s; want the title's conflict with both sides", b)

@@ -236,8 +236,8 @@ func TestPreviewConflictSidesAreCarriedAndCounted(t *testing.T) {
 	for i := range 150 {
 		items = append(items, core.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: core.ActionDrift,
 			Key: fmt.Sprintf("DEMO-%d", i+1),
-			Changes: []core.FieldChange{{Field: "title", From: long, To: long, Conflict: true,
-				Tracker: &core.FieldSide{From: long, To: long}, Document: &core.FieldSide{From: long, To: long}}}})
+			Changes: []core.FieldChange{{Field: "title", From: long, To: long, Conflict: true, Base: long,
+				Tracker: &core.FieldSide{To: long}, Document: &core.FieldSide{To: long}}}})
 	}
 	dir := t.TempDir()
 	writeFile(t, dir, "p.md", "# P\n")
@@ -258,11 +258,11 @@ func TestPreviewConflictSidesAreCarriedAndCounted(t *testing.T) {
 		c := ch[0].(map[string]any)
 		tr, _ := c["tracker"].(map[string]any)
 		doc, _ := c["document"].(map[string]any)
-		if c["conflict"] != true || tr["from"] != long || doc["to"] != long {
+		if c["conflict"] != true || c["base"] != long || tr["to"] != long || doc["to"] != long {
 			t.Fatalf("row %d change %v", i, c)
 		}
 	}
-	per := 5 + 6*core.MaxChangeValue
+	per := 5 + 5*core.MaxChangeValue
 	if with != MaxChangeBytes/per || m["changes_omitted"] != float64(150-with) {
 		t.Errorf("%d rows with changes (want %d), changes_omitted %v", with, MaxChangeBytes/per, m["changes_omitted"])
 	}

@@ -44,7 +44,7 @@ func changeLine(cs *iostreams.ColorScheme, c core.FieldChange, avail int) []stri
 				label string
 				side  *core.FieldSide
 			}{{"in Jira:", c.Tracker}, {"in the document:", c.Document}} {
-				for _, l := range editLines(cs, s.label, s.side.From, s.side.To, s.side.Diff, s.side.Added, s.side.Removed, avail-2) {
+				for _, l := range editLines(cs, s.label, c.Base, s.side.To, s.side.Diff, s.side.Added, s.side.Removed, avail-2) {
 					out = append(out, "  "+l)
 				}
 			}

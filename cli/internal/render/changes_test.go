@@ -39,21 +39,65 @@ func changesPreview() core.ImportPreviewResult {
 	}
 }
 
+// The changes of every field kind, old → new (changesPreview,
+// fieldChangesPreview), at 80 columns.
 func TestImportPreviewChangesGolden80(t *testing.T) {
-	previewGolden80(t, changesPreview(), "import_changes_80",
-		"~ title: Pay without an account → Pay as a guest",
-		"~ labels: +guest −legacy",
-		"~ priority: (none) → High",
-		"~ estimate: changed",
-		"- Wallets are not supported.",
-		"+ Wallets are supported: Apple Pay, Google Pay.",
-		"… 5 more changed lines",
-		"~ parent: DEMO-9 → DEMO-1",
-		"differs (Jira → document):",
-		"~ title: Loyalty (edited in Jira) → Loyalty points")
+	for _, c := range []struct {
+		golden string
+		p      core.ImportPreviewResult
+		wants  []string
+	}{
+		{"import_changes_80", changesPreview(), []string{
+			"~ title: Pay without an account → Pay as a guest",
+			"~ labels: +guest −legacy",
+			"~ priority: (none) → High",
+			"~ estimate: changed",
+			"- Wallets are not supported.",
+			"+ Wallets are supported: Apple Pay, Google Pay.",
+			"… 5 more changed lines",
+			"~ parent: DEMO-9 → DEMO-1",
+			"differs (Jira → document):",
+			"~ title: Loyalty (edited in Jira) → Loyalty points"}},
+		{"import_field_changes_80", fieldChangesPreview(), []string{
+			"~ priority: Medium → High",
+			"~ labels: +guest −legacy",
+			"~ assignee: acc-bo → ana@example.com",
+			"~ estimate: 3 → 5",
+			"~ components: +Web",
+			"~ fix_versions: +2027.2 −2027.1",
+			"~ due: (none) → 2027-03-01",
+			"~ fields.Areas: +DB −API",
+			"- Ask the payments team",
+			"+ Agreed with the payments team",
+			"~ fields.Points: 1 → 2",
+			"~ fields.Reviewer: acc-ana → nina@example.com",
+			"~ fields.Start: 2027-01-04 → 2027-02-01",
+			"~ fields.Tags: +fast",
+			"~ fields.Team: Payments → Web",
+			"! priority (conflict, not written):",
+			"in Jira: Medium → Low",
+			"in the document: Medium → Highest",
+			"~ title: Remember card → Remember the card",
+			"+ Never the CVC.",
+			"+ [x] Card saved",
+			"! estimate (conflict, not written): 8 → 5",
+			"edited in Jira since the last import; left alone",
+			"! title (conflict, not written):",
+			"in Jira: Loyalty → Loyalty (edited)",
+			"in the document: Loyalty → Loyalty points",
+			"+ Expire after a year.",
+			"+ Points per euro.",
+			"in Jira: +vip",
+			"in the document: +beta −legacy",
+			"~ title: Gift cards (old) → Gift cards"}},
+	} {
+		t.Run(c.golden, func(t *testing.T) { previewGolden80(t, c.p, c.golden, c.wants...) })
+	}
 }
 
 func TestImportPreviewChangesNarrowAndColoured(t *testing.T) {
-	previewFits40(t, changesPreview())
-	colourOnlyAddsEscapes(t, func(w io.Writer, o Options) { ImportPreview(w, changesPreview(), o) })
+	for _, p := range []func() core.ImportPreviewResult{changesPreview, fieldChangesPreview} {
+		previewFits40(t, p())
+		colourOnlyAddsEscapes(t, func(w io.Writer, o Options) { ImportPreview(w, p(), o) })
+	}
 }

@@ -1,11 +1,6 @@
 package render
 
-import (
-	"io"
-	"testing"
-
-	"github.com/devworkwire/devworkwire/core"
-)
+import "github.com/devworkwire/devworkwire/core"
 
 // fieldChangesPreview has a change of every field kind (issue 18 §1):
 // each built-in field and each custom field type on update rows, title,
@@ -40,8 +35,8 @@ func fieldChangesPreview() core.ImportPreviewResult {
 					{Field: "fields.Tags", From: "mobile", To: "mobile, fast", Added: []string{"fast"}},
 					{Field: "fields.Team", From: "Payments", To: "Web"},
 					{Field: "priority", From: "Low", To: "Highest", Conflict: true,
-						Tracker:  &core.FieldSide{From: "Medium", To: "Low"},
-						Document: &core.FieldSide{From: "Medium", To: "Highest"}},
+						Base: "Medium", Tracker: &core.FieldSide{To: "Low"},
+						Document: &core.FieldSide{To: "Highest"}},
 				},
 				Fields: []core.PlanField{{Field: "priority", Value: "Highest", Source: "item", Write: "conflict", Tracker: "Low"}}},
 			{Reference: "checkout-v2/s-3", Kind: "story", Title: "Remember the card", Action: "update", Key: "DEMO-4",
@@ -58,14 +53,14 @@ func fieldChangesPreview() core.ImportPreviewResult {
 			{Reference: "checkout-v2/e-2", Kind: "epic", Title: "Loyalty points", Action: "drift", Key: "DEMO-10",
 				Changes: []core.FieldChange{
 					{Field: "title", From: "Loyalty (edited)", To: "Loyalty points", Conflict: true,
-						Tracker:  &core.FieldSide{From: "Loyalty", To: "Loyalty (edited)"},
-						Document: &core.FieldSide{From: "Loyalty", To: "Loyalty points"}},
+						Base: "Loyalty", Tracker: &core.FieldSide{To: "Loyalty (edited)"},
+						Document: &core.FieldSide{To: "Loyalty points"}},
 					{Field: "description", From: "Points per order.\nExpire after a year.", To: "Points per euro.\nNever expire.", Diff: "@@ -1,2 +1,2 @@\n-Points per order.\n-Expire after a year.\n+Points per euro.\n+Never expire.\n", Conflict: true,
-						Tracker:  &core.FieldSide{From: "Points per order.\nNever expire.", To: "Points per order.\nExpire after a year.", Diff: "@@ -1,2 +1,2 @@\n Points per order.\n-Never expire.\n+Expire after a year.\n"},
-						Document: &core.FieldSide{From: "Points per order.\nNever expire.", To: "Points per euro.\nNever expire.", Diff: "@@ -1,2 +1,2 @@\n-Points per order.\n+Points per euro.\n Never expire.\n"}},
+						Base: "Points per order.\nNever expire.", Tracker: &core.FieldSide{To: "Points per order.\nExpire after a year.", Diff: "@@ -1,2 +1,2 @@\n Points per order.\n-Never expire.\n+Expire after a year.\n"},
+						Document: &core.FieldSide{To: "Points per euro.\nNever expire.", Diff: "@@ -1,2 +1,2 @@\n-Points per order.\n+Points per euro.\n Never expire.\n"}},
 					{Field: "labels", From: "loyalty, legacy, vip", To: "loyalty, beta", Added: []string{"beta"}, Removed: []string{"legacy", "vip"}, Conflict: true,
-						Tracker:  &core.FieldSide{From: "loyalty, legacy", To: "loyalty, legacy, vip", Added: []string{"vip"}},
-						Document: &core.FieldSide{From: "loyalty, legacy", To: "loyalty, beta", Added: []string{"beta"}, Removed: []string{"legacy"}}},
+						Base: "loyalty, legacy", Tracker: &core.FieldSide{To: "loyalty, legacy, vip", Added: []string{"vip"}},
+						Document: &core.FieldSide{To: "loyalty, beta", Added: []string{"beta"}, Removed: []string{"legacy"}}},
 				},
 				Fields: []core.PlanField{
 					{Field: "title", Value: "Loyalty points", Source: "item", Write: "conflict", Tracker: "Loyalty (edited)"},
@@ -76,44 +71,4 @@ func fieldChangesPreview() core.ImportPreviewResult {
 				Changes: []core.FieldChange{{Field: "title", From: "Gift cards (old)", To: "Gift cards"}}},
 		},
 	}
-}
-
-func TestImportPreviewFieldChangesGolden80(t *testing.T) {
-	previewGolden80(t, fieldChangesPreview(), "import_field_changes_80",
-		"~ priority: Medium → High",
-		"~ labels: +guest −legacy",
-		"~ assignee: acc-bo → ana@example.com",
-		"~ estimate: 3 → 5",
-		"~ components: +Web",
-		"~ fix_versions: +2027.2 −2027.1",
-		"~ due: (none) → 2027-03-01",
-		"~ fields.Areas: +DB −API",
-		"- Ask the payments team",
-		"+ Agreed with the payments team",
-		"~ fields.Points: 1 → 2",
-		"~ fields.Reviewer: acc-ana → nina@example.com",
-		"~ fields.Start: 2027-01-04 → 2027-02-01",
-		"~ fields.Tags: +fast",
-		"~ fields.Team: Payments → Web",
-		"! priority (conflict, not written):",
-		"in Jira: Medium → Low",
-		"in the document: Medium → Highest",
-		"~ title: Remember card → Remember the card",
-		"+ Never the CVC.",
-		"+ [x] Card saved",
-		"! estimate (conflict, not written): 8 → 5",
-		"edited in Jira since the last import; left alone",
-		"! title (conflict, not written):",
-		"in Jira: Loyalty → Loyalty (edited)",
-		"in the document: Loyalty → Loyalty points",
-		"+ Expire after a year.",
-		"+ Points per euro.",
-		"in Jira: +vip",
-		"in the document: +beta −legacy",
-		"~ title: Gift cards (old) → Gift cards")
-}
-
-func TestImportPreviewFieldChangesNarrowAndColoured(t *testing.T) {
-	previewFits40(t, fieldChangesPreview())
-	colourOnlyAddsEscapes(t, func(w io.Writer, o Options) { ImportPreview(w, fieldChangesPreview(), o) })
 }
