@@ -70,9 +70,10 @@ func boundChanges(rows []core.PlanItem) ([]core.PlanItem, int) {
 			for _, v := range append(slices.Clip(c.Added), c.Removed...) {
 				size += len(v)
 			}
+			size += len(c.Base)
 			for _, sd := range []*core.FieldSide{c.Tracker, c.Document} { // a conflict's two sides
 				if sd != nil {
-					size += len(sd.From) + len(sd.To) + len(sd.Diff)
+					size += len(sd.To) + len(sd.Diff)
 					for _, v := range append(slices.Clip(sd.Added), sd.Removed...) {
 						size += len(v)
 					}
