@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -446,5 +450,59 @@ func TestEditScreenIsCheckedForUpdates(t *testing.T) {
 	}
 	if len(editmeta) != 1 {
 		t.Errorf("editmeta reads %q; want 1 for the three stories updated", editmeta)
+	}
+}
+
+// An issue its workflow status makes read-only has edit metadata without
+// fields, which says nothing of its type's edit screen: the updates of
+// that type are then checked against the create metadata (as before edit
+// metadata was read), not refused for every field (issue 16).
+func TestReadOnlyRepresentativeFallsBackToTheCreateScreen(t *testing.T) {
+	f := companySite(t, nil)
+	target, err := url.Parse(f.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(r *http.Response) error {
+		if strings.HasSuffix(r.Request.URL.Path, "/editmeta") {
+			r.Body.Close()
+			body := `{"fields":{}}`
+			r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+			r.Header.Set("Content-Length", fmt.Sprint(len(body)))
+		}
+		return nil
+	}
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	p, err := New(Config{BaseURL: front.URL, Email: f.srv.Email(), Token: f.srv.Token(), Project: f.srv.ProjectKey(),
+		CustomFields: map[string]string{"Team": "customfield_10070", "Reviewer": "Reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{}), Fields: core.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
+	doc := func(prio string) []byte {
+		return []byte("---\nid: ro\n---\n## Epic e-1: Checkout\n\nEpic text.\n\n### Story s-1: Story\nPriority: " + prio + "\nComponents: Web\nTeam: Web\n\nText.\n")
+	}
+	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "ro.md", Data: doc("High")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.ClearRequests()
+	pv, err = svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "ro.md", Data: doc("Low")})
+	if err != nil || pv.Counts.Update != 1 {
+		t.Fatalf("preview: %v %+v; want the priority's update planned (checked against the create screen)", err, pv.Counts)
+	}
+	n := 0
+	for _, r := range f.srv.Requests() {
+		if strings.HasSuffix(r.Path, "/editmeta") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d editmeta reads; want 1", n)
 	}
 }
