@@ -155,6 +155,21 @@ func TestHundredThousandItemPreviewResultSize(t *testing.T) {
 	}
 }
 
+// previewOf calls import_preview through the server, whose service
+// previews items with counts; the result, the service and the connection.
+func previewOf(t *testing.T, items []core.PlanItem, counts core.Counts) (map[string]any, *fakeService, *conn) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, dir, "p.md", "# P\n")
+	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+		r := sampleImportPreview()
+		r.Items, r.Counts = items, counts
+		return r, nil
+	}}
+	c := connect(t, svc, Options{Workspace: dir}, nil, "")
+	return c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"}), svc, c
+}
+
 // TestPreviewChangesAreBounded: the rows' changes are carried as data
 // (field, from, to, diff) while they fit in MaxChangeBytes; the rows past
 // it keep changed_fields and changes_omitted counts them.
@@ -166,15 +181,7 @@ func TestPreviewChangesAreBounded(t *testing.T) {
 			Key: fmt.Sprintf("DEMO-%d", i+1), ChangedFields: []string{"description"},
 			Changes: []core.FieldChange{{Field: "description", From: long, To: long + "x", Diff: strings.Repeat("-"+long+"\n", 3)}}})
 	}
-	dir := t.TempDir()
-	writeFile(t, dir, "p.md", "# P\n")
-	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
-		r := sampleImportPreview()
-		r.Items, r.Counts = items, core.Counts{Update: 150}
-		return r, nil
-	}}
-	c := connect(t, svc, Options{Workspace: dir}, nil, "")
-	m := c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})
+	m, svc, c := previewOf(t, items, core.Counts{Update: 150})
 	rows := m["items"].([]any)
 	with, without := 0, false
 	for i, r := range rows {
@@ -239,15 +246,7 @@ func TestPreviewConflictSidesAreCarriedAndCounted(t *testing.T) {
 			Changes: []core.FieldChange{{Field: "title", From: long, To: long, Conflict: true, Base: long,
 				Tracker: &core.FieldSide{To: long}, Document: &core.FieldSide{To: long}}}})
 	}
-	dir := t.TempDir()
-	writeFile(t, dir, "p.md", "# P\n")
-	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
-		r := sampleImportPreview()
-		r.Items, r.Counts = items, core.Counts{Drift: 150}
-		return r, nil
-	}}
-	c := connect(t, svc, Options{Workspace: dir}, nil, "")
-	m := c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})
+	m, _, _ := previewOf(t, items, core.Counts{Drift: 150})
 	with := 0
 	for i, r := range m["items"].([]any) {
 		ch, ok := r.(map[string]any)["changes"].([]any)
