@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
-	"github.com/devworkwire/devworkwire/core/plan"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -186,54 +184,5 @@ func TestChangesAreBounded(t *testing.T) {
 	dl := strings.Split(strings.TrimSuffix(c.Diff, "\n"), "\n")
 	if len(dl) != core.MaxDiffLines+2 || dl[len(dl)-1] != `\ 77 more changed lines not shown` {
 		t.Errorf("diff of %d lines, last %q", len(dl), dl[len(dl)-1])
-	}
-}
-
-// Every managed field an update writes has its change, old → new, in the
-// form the tracker holds it (a person as the document writes them; lists
-// as values added and removed); a field in conflict on the same row (not
-// written, the item's other fields are) is there too, with what the
-// person changed and what the document wants (issues 16 and 18).
-func TestUpdateRowsShowEveryManagedField(t *testing.T) {
-	e := fieldsEnv(t, plan.Fields{})
-	e.p.SetFieldMeta(fakeprovider.FieldMeta{
-		Users:       map[string][]string{"ana@example.com": {"acc-ana"}, "bo@example.com": {"acc-bo"}},
-		Components:  []string{"Payments", "Web"},
-		FixVersions: []string{"2027.1", "2027.2"},
-		Custom:      map[string][]string{"fields.Team": {"Payments", "Web"}},
-	})
-	e.commit(e.preview(fieldsDoc).PreviewHandle, "k1")
-	if err := e.p.SetField(e.item("pay/s-1").Key, "priority", []string{"Lowest"}); err != nil {
-		t.Fatal(err)
-	}
-	doc := strings.NewReplacer("Labels: guest", "Labels: express", "Priority: high", "Priority: Medium", "Assignee: ana@example.com", "Assignee: bo@example.com",
-		"Estimate: 5", "Estimate: 8", "Components: Payments, Web", "Components: Web", "Fix versions: 2027.1", "Fix versions: 2027.2",
-		"Due: 2027-03-01", "Due: none", "Team: Payments", "Team: Web").Replace(fieldsDoc)
-	pre := e.preview(doc)
-	row := planRow(t, pre, "pay/s-1")
-	want := []core.FieldChange{
-		{Field: "assignee", From: "acc-ana", To: "bo@example.com"},
-		{Field: "components", From: "Payments, Web", To: "Web", Removed: []string{"Payments"}},
-		{Field: "due", From: "2027-03-01", To: ""},
-		{Field: "estimate", From: "5", To: "8"},
-		{Field: "fields.Team", From: "Payments", To: "Web"},
-		{Field: "fix_versions", From: "2027.1", To: "2027.2", Added: []string{"2027.2"}, Removed: []string{"2027.1"}},
-		{Field: "labels", From: "checkout, guest", To: "checkout, express", Added: []string{"express"}, Removed: []string{"guest"}},
-		{Field: "priority", From: "Lowest", To: "Medium", Conflict: true, Base: "High", Tracker: &core.FieldSide{To: "Lowest"}, Document: &core.FieldSide{To: "Medium"}},
-	}
-	if diff := cmp.Diff(want, row.Changes); row.Action != core.ActionUpdate || diff != "" {
-		t.Errorf("%s changes (-want +got):\n%s", row.Action, diff)
-	}
-	if slices.Contains(row.ChangedFields, "priority") {
-		t.Errorf("changed_fields %v name the field in conflict (not written)", row.ChangedFields)
-	}
-	storedAsShown(t, e, pre)
-	b, _ := json.Marshal(row)
-	if !strings.Contains(string(b), `{"field":"priority","from":"Lowest","to":"Medium","conflict":true,"base":"High","tracker":{"to":"Lowest"},"document":{"to":"Medium"}}`) {
-		t.Errorf("JSON row %s", b)
-	}
-	e.commit(pre.PreviewHandle, "k2")
-	if w := e.item("pay/s-1"); !slices.Equal(w.Fields["priority"], []string{"Lowest"}) || !slices.Equal(w.Fields["fields.Team"], []string{"Web"}) {
-		t.Errorf("after the commit: %v; want the conflicting priority left, the rest written", w.Fields)
 	}
 }
