@@ -596,7 +596,7 @@ func (p *Provider) RecordBase(ctx context.Context, key, fingerprint string, s co
 			it.writtenHash = it.hash
 		}
 		it.written = writtenContent(it.w, s.HeldContent)
-		it.bases = maps.Clone(s.FieldBases)
+		it.bases, it.baseValues = maps.Clone(s.FieldBases), cloneValues(s.BaseValues) // values behind the old bases would be stale
 		it.rev++
 		return nil
 	})

@@ -117,6 +117,31 @@ func TestItemFaults(t *testing.T) {
 	}
 }
 
+// RecordBase replaces the base values with the spec's (none: not known),
+// so a conflict never shows a value behind an older base (issue 18 §1).
+func TestRecordBaseReplacesBaseValues(t *testing.T) {
+	ctx := context.Background()
+	p := fakeprovider.New(fakeprovider.Options{})
+	spec := core.ItemSpec{Reference: "d/s-1", Kind: core.KindStory, Title: "one",
+		FieldBases: map[string]string{"title": core.ContentFieldDigest("one")}, BaseValues: map[string][]string{"title": {"one"}}}
+	out, err := p.Create(ctx, []core.ItemSpec{spec})
+	if err != nil || out[0].Err != nil {
+		t.Fatalf("create: %v %+v", err, out)
+	}
+	w, err := p.Get(ctx, out[0].Key)
+	if err != nil || w.BaseValues["title"][0] != "one" {
+		t.Fatalf("after the create: %v %v", err, w.BaseValues)
+	}
+	moved := spec
+	moved.FieldBases, moved.BaseValues = map[string]string{"title": core.ContentFieldDigest("two")}, nil
+	if err := p.RecordBase(ctx, w.Key, w.Fingerprint, moved); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := p.Get(ctx, w.Key); w.BaseValues != nil {
+		t.Errorf("base values %v after RecordBase without any; want none (not known)", w.BaseValues)
+	}
+}
+
 func TestCrashAndCallFaults(t *testing.T) {
 	ctx := context.Background()
 	p := fakeprovider.New(fakeprovider.Options{})
