@@ -870,27 +870,9 @@ func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
 	}
 	for _, e := range x.pl.Entries {
 		ci := CommittedItem{Reference: e.Spec.Reference, Document: e.Spec.Reference.Document(), Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: x.keys[e.Spec.Reference], URL: x.urls[e.Spec.Reference], Released: e.Released, Parent: e.Parent}
-		switch {
-		case e.Blocked:
-			ci.Outcome = OutcomeUnknown
-			r.Counts.Unknown++
-		case e.Action == ActionCreate:
-			ci.Outcome = OutcomeCommitted
-			r.Counts.Created++
-		case e.Action == ActionUpdate:
-			ci.Outcome = OutcomeCommitted
-			r.Counts.Updated++
-		case e.Action == ActionAdopt:
-			ci.Outcome = OutcomeCommitted
-			r.Counts.Adopted++
-		case e.Action == ActionUnchanged:
-			ci.Outcome = "skipped"
-			r.Counts.Unchanged++
-		case e.Action == ActionDrift:
-			ci.Outcome = "skipped"
-			r.Counts.Drift++
-		default:
-			removedOutcome(&ci, &r.Counts) // removed.go
+		if outcome, n := committedAs(e, &r.Counts); n != nil {
+			ci.Outcome = outcome
+			*n++
 		}
 		r.Items = append(r.Items, ci)
 	}
@@ -979,4 +961,29 @@ func (x *execution) partial(ctx context.Context) error {
 	x.o.log.Warn("commit stopped", "committed", items.committed, "failed", items.failed, "unknown", items.unknown, "untried", items.untried,
 		"structure_committed", structure.committed, "structure_failed", structure.failed, "structure_unknown", structure.unknown, "structure_untried", structure.untried, "cause", cause.Code, "code", e.Code)
 	return e
+}
+
+// committedAs is how a commit's result shows an entry: its outcome and the
+// count of c it adds to (nil: neither).
+func committedAs(e planEntry, c *CommitCounts) (outcome string, n *int) {
+	if e.Blocked { // a create held back: not made
+		return OutcomeUnknown, &c.Unknown
+	}
+	switch e.Action {
+	case ActionCreate:
+		return OutcomeCommitted, &c.Created
+	case ActionUpdate:
+		return OutcomeCommitted, &c.Updated
+	case ActionAdopt:
+		return OutcomeCommitted, &c.Adopted
+	case ActionClose: // a removed item closed (removed.go)
+		return OutcomeCommitted, &c.Closed
+	case ActionUnchanged:
+		return "skipped", &c.Unchanged
+	case ActionDrift:
+		return "skipped", &c.Drift
+	case ActionRemoved: // in the tracker, no longer in the document: left alone
+		return "skipped", &c.Removed
+	}
+	return "", nil
 }

@@ -200,13 +200,3 @@ func (s *WorkItemService) markRemoved(ctx context.Context, o *op, items []ItemVi
 		}
 	}
 }
-
-// removedOutcome is the outcome of a close or removed entry in a commit
-// that finished, counted.
-func removedOutcome(ci *CommittedItem, c *CommitCounts) {
-	if ci.Action == ActionClose {
-		ci.Outcome, c.Closed = OutcomeCommitted, c.Closed+1
-	} else if ci.Action == ActionRemoved {
-		ci.Outcome, c.Removed = "skipped", c.Removed+1
-	}
-}
