@@ -208,10 +208,11 @@ type pullItemState struct {
 	w       WorkItem
 	row     PullItem
 	change  plan.Change
-	bases   map[string]string
-	held    bool // an unresolved conflict (or a part that could not be pulled): no base moves
-	pulled  bool // a part goes into the document
-	settles bool // a base moves
+	bases   map[string]string   // the digests the commit records (ItemSpec.FieldBases)
+	values  map[string][]string // the values behind them, where known (ItemSpec.BaseValues)
+	held    bool                // an unresolved conflict (or a part that could not be pulled): no base moves
+	pulled  bool                // a part goes into the document
+	settles bool                // a base moves
 }
 
 func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreviewInput) (PullPreviewResult, error) {
@@ -335,6 +336,9 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 		}
 		kind := Kind(it.Kind)
 		spec := ItemSpec{Reference: st.ref, Kind: kind, Title: it.Title, Digest: ContentDigest(kind, it.Title, it.Description, ac, parentOf(doc.ID, it)), FieldBases: st.bases}
+		for _, k := range slices.Sorted(maps.Keys(st.values)) {
+			setBaseValue(&spec, k, st.values[k]) // as an import keeps them: at most MaxBaseValue each
+		}
 		pl.Entries = append(pl.Entries, pullEntry{Key: st.w.Key, Fingerprint: st.w.Fingerprint, Spec: spec})
 	}
 	for _, r := range pl.Items {
@@ -424,12 +428,12 @@ func (st *pullItemState) compareContent(takeT, takeD bool) {
 	}
 	doc := map[string][]string{ContentTitle: {it.Title}, ContentDescription: {strings.TrimSpace(it.Description)}, ContentCriteria: ac}
 	jira := map[string][]string{ContentTitle: {w.Title}, ContentDescription: {strings.TrimSpace(w.Description)}, ContentCriteria: w.AcceptanceCriteria}
-	st.bases = map[string]string{}
+	st.bases, st.values = map[string]string{}, map[string][]string{}
 	for _, k := range contentKeys {
 		d, j := ContentFieldDigest(doc[k]...), ContentFieldDigest(jira[k]...)
 		b, hasBase := w.FieldBases[k]
 		if d == j {
-			st.bases[k] = d
+			st.base(k, d, doc[k])
 			if w.ContentChanged[k] || (w.ContentChanged == nil && w.EditedOutside) || b != d {
 				st.settles = true
 			}
@@ -447,38 +451,56 @@ func (st *pullItemState) compareContent(takeT, takeD bool) {
 		if !trackerChanged {
 			// The document's change: the next import writes it (the base
 			// stays, should another part move it).
-			st.bases[k] = b
-			if !hasBase {
-				st.bases[k] = j
+			if hasBase {
+				st.keepBase(k)
+			} else {
+				st.base(k, j, jira[k])
 			}
 			st.row.Changes = append(st.row.Changes, ch)
 			continue
 		}
-		st.resolve(ch, k, j, docChanged, takeT, takeD, func() { st.take(k, jira[k]) })
+		st.resolve(ch, k, j, jira[k], docChanged, takeT, takeD, func() { st.take(k, jira[k]) })
 	}
 }
 
-// resolve settles part k the tracker changed (to digest j): taken from
-// the tracker (pull writes it into the document) when the document did
-// not change it or the item takes the tracker's; kept from the document
-// (only the base moves) when the item says so; else a conflict that holds
-// the item.
-func (st *pullItemState) resolve(ch PullChange, k, j string, docChanged, takeT, takeD bool, pull func()) {
+// resolve settles part k the tracker changed (to digest j of its values
+// jv): taken from the tracker (pull writes it into the document) when the
+// document did not change it or the item takes the tracker's; kept from
+// the document (only the base moves) when the item says so; else a
+// conflict that holds the item.
+func (st *pullItemState) resolve(ch PullChange, k, j string, jv []string, docChanged, takeT, takeD bool, pull func()) {
 	switch {
 	case !docChanged || takeT:
 		ch.Take, ch.Conflict = TakeTracker, docChanged
-		st.bases[k] = j
+		st.base(k, j, jv)
 		pull()
 		st.pulled, st.settles = true, true
 	case takeD:
 		ch.Take, ch.Conflict = TakeDocument, true
-		st.bases[k] = j
+		st.base(k, j, jv)
 		st.settles = true
 	default:
 		ch.Conflict = true
 		st.held = true
 	}
 	st.row.Changes = append(st.row.Changes, ch)
+}
+
+// base records d, the digest of values v, as part k's base (what the
+// commit records as last written), with v as the value behind it.
+func (st *pullItemState) base(k, d string, v []string) {
+	st.bases[k], st.values[k] = d, v
+}
+
+// keepBase keeps part k's base as DevWorkWire last wrote it, with the
+// value behind it where the provider kept one (else none: not known).
+func (st *pullItemState) keepBase(k string) {
+	st.bases[k] = st.w.FieldBases[k]
+	if v, ok := baseValue(st.w, k); ok {
+		st.values[k] = v
+	} else {
+		delete(st.values, k)
+	}
 }
 
 // take writes the tracker's value of content part k into the document.
@@ -521,7 +543,7 @@ func (st *pullItemState) compareFields(fields map[string]FieldValue, own plan.Fi
 		d, j := FieldDigest(fields[k].Values), FieldDigest(w.Fields[k])
 		b, hasBase := w.FieldBases[k]
 		if d == j {
-			st.bases[k] = d
+			st.base(k, d, fields[k].Values)
 			if hasBase && b != d {
 				st.settles = true
 			}
@@ -534,14 +556,14 @@ func (st *pullItemState) compareFields(fields map[string]FieldValue, own plan.Fi
 		docChanged := d != b
 		switch {
 		case j == b:
-			st.bases[k] = b // the document's change: the next import writes it
+			st.keepBase(k) // the document's change: the next import writes it
 			st.row.Changes = append(st.row.Changes, ch)
 		case (!docChanged || takeT) && k == FieldLabels && own.Labels.From != plan.SourceItem && !containsAll(w.Fields[k], defLabels):
 			*warnings = append(*warnings, fmt.Sprintf("%s %s (%s): its labels in the tracker (%s) drop a label the document's defaults add, so they cannot be written into the item; edit the defaults or the labels by hand.", kindLabel(Kind(st.it.Kind)), st.it.ID, w.Key, shownValues(w.Fields[k])))
 			st.held, ch.Conflict = true, docChanged
 			st.row.Changes = append(st.row.Changes, ch)
 		default:
-			st.resolve(ch, k, j, docChanged, takeT, takeD, func() {
+			st.resolve(ch, k, j, w.Fields[k], docChanged, takeT, takeD, func() {
 				if st.change.Fields == nil {
 					st.change.Fields = map[string]string{}
 				}

@@ -398,3 +398,59 @@ func TestPullWritesPeopleByName(t *testing.T) {
 	}
 	e.wantUnchangedImport(path)
 }
+
+// A pull moves the bases with the values behind them (ItemSpec.BaseValues,
+// as an import keeps them): a field pulled from the tracker (the
+// priority), a field the document and the tracker agree on (the team) and
+// the title. When a person and the document then change each differently,
+// the next import preview shows every conflict with its base, what the
+// person changed and what the document changed — not only the two values.
+func TestPullKeepsBaseValuesForTheNextConflict(t *testing.T) {
+	e := kindsEnv(t)
+	doc := "---\nid: fk\n---\n## Story s-1: Pay\nPriority: High\nTeam: Payments\n"
+	path := e.importFile("fk.md", doc)
+	key := e.byRef()["fk/s-1"].Key
+	if err := e.p.SetField(key, core.FieldPriority, []string{"Highest"}); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	if row := pullRow(t, res, "fk/s-1"); row.Action != core.PullActionPull {
+		t.Fatalf("pull row %+v", row)
+	}
+	if _, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	pulled, _ := os.ReadFile(path)
+	if !strings.Contains(string(pulled), "Priority: Highest\n") {
+		t.Fatalf("the pull did not write the priority:\n%s", pulled)
+	}
+	e.wantUnchangedImport(path)
+
+	// Then both sides change the same values, differently.
+	if err := e.p.SetField(key, core.FieldPriority, []string{"Low"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.p.SetField(key, "fields.Team", []string{"Mobile"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.p.EditTitle(key, "Pay by card"); err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.NewReplacer("Priority: Highest", "Priority: Medium", "Team: Payments", "Team: Web", "Story s-1: Pay", "Story s-1: Pay as a guest").Replace(string(pulled))
+	row := planRow(t, e.preview(edited), "fk/s-1")
+	for _, want := range []struct{ field, base, tracker, document string }{
+		{core.FieldPriority, "Highest", "Low", "Medium"},
+		{"fields.Team", "Payments", "Mobile", "Web"},
+		{core.ContentTitle, "Pay", "Pay by card", "Pay as a guest"},
+	} {
+		c, ok := changeOf(row, want.field)
+		switch {
+		case !ok || !c.Conflict:
+			t.Errorf("%s: change %+v (found %v); want a conflict", want.field, c, ok)
+		case c.Tracker == nil || c.Document == nil:
+			t.Errorf("%s: conflict %+v without its sides: the pull did not keep the base value", want.field, c)
+		case c.Base != want.base || c.Tracker.To != want.tracker || c.Document.To != want.document:
+			t.Errorf("%s: base %q, tracker %q, document %q; want %q, %q, %q", want.field, c.Base, c.Tracker.To, c.Document.To, want.base, want.tracker, want.document)
+		}
+	}
+}

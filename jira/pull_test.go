@@ -63,6 +63,11 @@ func TestPullOverHTTP(t *testing.T) {
 	if want := strings.NewReplacer("Epic e-1: Checkout", "Epic e-1: "+summary, "First text.", text, "\nAcceptance criteria:\n- [ ] It works\n", "").Replace(doc); string(got) != want {
 		t.Errorf("file:\n%s\nwant\n%s", got, want)
 	}
+	// The property keeps the values behind the moved bases, so a
+	// conflict right after the pull shows what each side changed.
+	if w, err := f.p.Get(f.ctx, key); err != nil || len(w.BaseValues[core.ContentTitle]) != 1 || w.BaseValues[core.ContentTitle][0] != summary || len(w.BaseValues[core.ContentDescription]) != 1 || w.BaseValues[core.ContentDescription][0] != text {
+		t.Errorf("base values after the pull: %q %v; want the pulled title and description", w.BaseValues, err)
+	}
 	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
 	if err != nil || again.Counts != (core.Counts{Unchanged: 1}) || len(again.Warnings) != 0 {
 		t.Errorf("the import after the pull: %+v %q %v", again.Counts, again.Warnings, err)
