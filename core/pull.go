@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devworkwire/devworkwire/core/atomicfile"
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
@@ -834,46 +836,18 @@ func (c *pullCommit) execute(ctx context.Context, r *commitRun) (PullCommitResul
 	return res, nil
 }
 
-// writeFileAtomic replaces path's content with data through a temporary
-// file in the same directory and a rename, keeping the file's permissions
-// (a symbolic link's target is written).
+// writeFileAtomic replaces path's content with data (atomicfile.Write:
+// a temporary file in the same folder, synced and renamed over the file;
+// its permissions kept, a symbolic link's target written), in the
+// taxonomy's words.
 func writeFileAtomic(path string, data []byte) error {
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return Wrap(err, CodeSourceNotFound, "%s could not be written: it cannot be resolved (%s). Nothing was written.", path, describeFSError(err))
-	}
-	fi, err := os.Stat(target)
-	if err != nil {
-		return Wrap(err, CodeSourceNotFound, "%s could not be written (%s). Nothing was written.", path, describeFSError(err))
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".dwire-*")
-	if err != nil {
-		return Wrap(err, CodeInternal, "%s could not be written: no temporary file could be made next to it (%s). Nothing was written; check the folder's permissions.", path, describeFSError(err))
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(name)
+	if err := atomicfile.Write(path, data); err != nil {
+		code := CodeInternal
+		if errors.Is(err, fs.ErrNotExist) {
+			code = CodeSourceNotFound
 		}
-	}()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(fi.Mode().Perm())
+		return Wrap(err, code, "%s could not be written (%s). The file was left as it was; check the folder and its permissions.", path, describeFSError(err))
 	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, target)
-	}
-	if err != nil {
-		return Wrap(err, CodeInternal, "%s could not be written (%s). The file was left as it was.", path, describeFSError(err))
-	}
-	ok = true
 	return nil
 }
 

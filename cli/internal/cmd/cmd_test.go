@@ -213,3 +213,60 @@ func TestExportWritesNewFilesOnly(t *testing.T) {
 		}
 	}
 }
+
+// `dwire export --force` replaces the -o file in place: an existing file
+// keeps its mode, a symbolic link stays and its target gets the document,
+// a file that does not exist yet is created; a failure writes nothing and
+// leaves no temporary file (core/atomicfile has the sync and rename
+// failures).
+func TestExportForceReplacesInPlace(t *testing.T) {
+	dir := t.TempDir()
+	o, _ := exportOptions(t, dir)
+	o.Force = true
+	// export exports to out (over a file holding "mine" with mode 0600
+	// first, when there is one) and checks that file holds the document.
+	export := func(out, file string) {
+		t.Helper()
+		if file != "" {
+			if err := os.WriteFile(filepath.Join(dir, file), []byte("mine"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			file = out
+		}
+		o.Output = out
+		if err := exportRun(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, file)); err != nil || !strings.Contains(string(b), "Key: DEMO-2") {
+			t.Errorf("%s after exporting to %s: %v\n%s", file, out, err, b)
+		}
+	}
+	// An existing file, mode 0600: replaced, mode kept.
+	export("own.md", "own.md")
+	if fi, _ := os.Stat(filepath.Join(dir, "own.md")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("own.md mode %v after --force; want 0600 kept", fi.Mode().Perm())
+	}
+	// A symbolic link: its target is written, the link stays.
+	if err := os.Symlink("own.md", filepath.Join(dir, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	export("link.md", "own.md")
+	if fi, err := os.Lstat(filepath.Join(dir, "link.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link.md is no longer a symbolic link (%v, %v): --force replaced the link instead of its target", fi.Mode(), err)
+	}
+	// A file that does not exist yet.
+	export("new.md", "")
+	// A failure (the folder does not exist): nothing written anywhere.
+	o.Output = "missing/plan.md"
+	err := exportRun(context.Background(), o)
+	if core.ErrorCode(err) != core.CodeValidationFailed || !strings.Contains(err.Error(), "missing/plan.md could not be written (no such file or directory); nothing was exported") {
+		t.Errorf("export into a missing folder: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %q", left)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
+		t.Errorf("the failed export made something: %v", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/atomicfile"
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
@@ -155,9 +156,12 @@ func exportFormat(asked, output string) (string, error) {
 	return asked, nil
 }
 
-// writeExport writes the document to path: a new file only (O_EXCL), or
-// with force through a temporary file renamed over it, so a reader never
-// sees half a document.
+// writeExport writes the document to path: a new file only (O_EXCL,
+// synced; removed again when the write fails), or with force through
+// atomicfile.Write (a temporary file synced and renamed over it, so a
+// reader never sees half a document and a failure leaves the old one; the
+// file's mode kept, a symbolic link's target written, a new file created
+// 0644 under the umask).
 func writeExport(path, shown string, data []byte, force bool) error {
 	fail := func(err error) error {
 		why, pe := err.Error(), (*os.PathError)(nil)
@@ -167,38 +171,29 @@ func writeExport(path, shown string, data []byte, force bool) error {
 		return core.Wrap(err, core.CodeValidationFailed, "%s could not be written (%s); nothing was exported. Check the directory and its permissions.", shown, why).
 			WithDetails(core.Detail{Field: "output", Message: why})
 	}
-	if !force {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			return core.Errorf(core.CodeValidationFailed, "%s exists; nothing was exported. Choose another file, or pass --force to overwrite it.", shown).
-				WithDetails(core.Detail{Field: "output", Message: "exists"})
-		}
-		if err != nil {
+	if force {
+		if err := atomicfile.Write(path, data); err != nil {
 			return fail(err)
 		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			os.Remove(path)
-			return fail(err)
-		}
-		return f.Close()
+		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, atomicfile.NewFileMode)
+	if errors.Is(err, os.ErrExist) {
+		return core.Errorf(core.CodeValidationFailed, "%s exists; nothing was exported. Choose another file, or pass --force to overwrite it.", shown).
+			WithDetails(core.Detail{Field: "output", Message: "exists"})
+	}
 	if err != nil {
 		return fail(err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fail(err)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err != nil {
+		os.Remove(path) // the new file, half written
 		return fail(err)
 	}
 	return nil
