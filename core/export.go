@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,17 @@ import (
 // WORK_ITEM_NOT_FOUND for an epic it does not have.
 type IssueReader interface {
 	ReadIssues(ctx context.Context, sel IssueSelection) ([]WorkItem, error)
+}
+
+// PeopleReader is the provider capability an export names people with:
+// every person the items' fields name (by canonical value: an account
+// id), whichever field names them, with the e-mail the tracker shows for
+// them ("" when it shows none: hidden by their privacy settings, or not
+// known). Reads only; at most one request per person, never one per item.
+// Without it, people are written as the configuration names them, else as
+// account ids.
+type PeopleReader interface {
+	People(ctx context.Context, items []WorkItem) (map[string]string, error)
 }
 
 // IssueSelection names the issues to export; exactly one part is set.
@@ -122,6 +134,9 @@ func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportRes
 	if err := ex.parents(ctx); err != nil {
 		return ExportResult{}, err
 	}
+	if err := ex.people(ctx); err != nil {
+		return ExportResult{}, err
+	}
 	docID := ex.documentID(in.Document, sel)
 	doc := ex.document(docID)
 	if err := ex.sprints(ctx, doc); err != nil {
@@ -166,6 +181,7 @@ type exporter struct {
 	order    []string // keys, as read
 	byKey    map[string]WorkItem
 	ids      map[string]string // key → item id
+	names    map[string]string // a person's account id → how the document writes them
 	warnings []string
 }
 
@@ -203,6 +219,40 @@ func (ex *exporter) parents(ctx context.Context) error {
 	}
 	if len(added) > 0 {
 		ex.warnings = append(ex.warnings, fmt.Sprintf("Added %s, the parent(s) of exported issues outside the selection, so that no item loses its epic or story.", strings.Join(added, ", ")))
+	}
+	return nil
+}
+
+// people settles how the document writes each person its issues name,
+// so that it reads well and an import resolves it back to the same
+// account: as the configuration names them (FieldOptions.People, as a
+// pull writes them), else by the e-mail the tracker shows
+// (PeopleReader), else by the account id.
+func (ex *exporter) people(ctx context.Context) error {
+	ex.names = maps.Clone(ex.s.fields.People)
+	if ex.names == nil {
+		ex.names = map[string]string{}
+	}
+	pr, ok := ex.s.p.(PeopleReader)
+	if !ok {
+		return nil
+	}
+	items := make([]WorkItem, 0, len(ex.order))
+	for _, k := range ex.order {
+		items = append(items, ex.byKey[k])
+	}
+	emails, err := pr.People(ctx, items)
+	if ErrorCode(err) == CodeJiraPermissionDenied {
+		ex.warnings = append(ex.warnings, "People are written as account ids (or as the configuration names them): this connection may not read their e-mails in the tracker. An import resolves account ids too.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for acc, email := range emails {
+		if _, named := ex.names[acc]; !named && email != "" {
+			ex.names[acc] = email
+		}
 	}
 	return nil
 }
@@ -329,7 +379,11 @@ func (ex *exporter) item(w WorkItem) plan.Item {
 			it.CriteriaBoxes[len(it.AcceptanceCriteria)-1] = box
 		}
 	}
-	it.Fields = exportFields(w.Fields)
+	written := make(map[string][]string, len(w.Fields))
+	for k, v := range w.Fields {
+		written[k] = asWritten(v, ex.names) // people by name (pull.go)
+	}
+	it.Fields = exportFields(written)
 	for _, b := range w.BlockedBy {
 		it.DependsOn = append(it.DependsOn, ex.link(b.Key))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
@@ -178,5 +179,69 @@ func TestExportWarnsOfDescriptionsTheFormatReads(t *testing.T) {
 	y, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: plan.FormatYAML})
 	if err != nil || len(y.Warnings) != 0 {
 		t.Errorf("YAML: %+v, %v", y.Warnings, err)
+	}
+}
+
+// People are exported readably and so that the document imports back
+// without a change: as the configuration names them (FieldOptions.People),
+// else by the e-mail the tracker shows, else by the account id — in the
+// assignee and in a user custom field alike. The export's import preview
+// adopts both issues with no change; an account the tracker shows no
+// e-mail for still resolves.
+func TestExportWritesPeopleAsTheImportReadsThem(t *testing.T) {
+	for _, format := range []string{plan.FormatMarkdown, plan.FormatYAML} {
+		t.Run(format, func(t *testing.T) {
+			e := newEnv(t)
+			e.p.SetFieldMeta(fakeprovider.FieldMeta{
+				Users:  map[string][]string{"ana@example.com": {"acc-ana"}, "bo@example.com": {"acc-bo"}, "Bo": {"acc-bo"}, "Cy Ray": {"acc-cy"}},
+				Custom: map[string][]string{"fields.Reviewer": nil}, Types: map[string]string{"fields.Reviewer": "user"},
+			})
+			e.svc = core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now,
+				Fields: core.FieldOptions{Custom: []string{"Reviewer"}, People: map[string]string{"acc-bo": "Bo"}}})
+			set := func(key, field, acc string) {
+				if err := e.p.SetField(key, field, []string{acc}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s1 := e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Pay"})
+			set(s1, core.FieldAssignee, "acc-ana")
+			set(s1, "fields.Reviewer", "acc-bo")
+			s2 := e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Ship"})
+			set(s2, core.FieldAssignee, "acc-cy")
+			set(s2, "fields.Reviewer", "acc-ana")
+			res, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.ToLower(res.Text)
+			for _, want := range []string{"assignee: ana@example.com", "reviewer: bo\n", "assignee: acc-cy", "reviewer: ana@example.com"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the export lacks %q:\n%s", want, res.Text)
+				}
+			}
+			if strings.Contains(text, "acc-ana") || strings.Contains(text, "acc-bo") {
+				t.Errorf("the export writes an account id where the person has a name or a visible e-mail:\n%s", res.Text)
+			}
+			name := map[string]string{plan.FormatMarkdown: "plan.md", plan.FormatYAML: "plan.yaml"}[format]
+			pre, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: name, Data: []byte(res.Text)})
+			if err != nil {
+				t.Fatalf("import of the export: %v\n%s", err, res.Text)
+			}
+			if pre.Counts != (core.Counts{Adopt: 2}) || len(pre.Warnings) != 0 {
+				t.Errorf("import preview of the export: %+v %q; want 2 adopts and nothing else", pre.Counts, pre.Warnings)
+			}
+			for _, it := range pre.Items {
+				if len(it.Changes) > 0 || len(it.ChangedFields) > 0 {
+					t.Errorf("%s changes %v %+v; an export imports back unchanged", it.Key, it.ChangedFields, it.Changes)
+				}
+			}
+			// A tracker that will not show people: account ids, a warning.
+			e.p.FailCall(fakeprovider.OpPeople, 1, core.Errorf(core.CodeJiraPermissionDenied, "not allowed"))
+			res, err = e.svc.Export(e.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: format})
+			if err != nil || !strings.Contains(strings.ToLower(res.Text), "assignee: acc-ana") || !strings.Contains(strings.ToLower(res.Text), "reviewer: bo\n") ||
+				len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "People are written as account ids") {
+				t.Errorf("people not readable: %v, warnings %q\n%s", err, res.Warnings, res.Text)
+			}
+		})
 	}
 }

@@ -2,7 +2,9 @@ package jira
 
 import (
 	"context"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -72,6 +74,43 @@ func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]c
 		batch := stories[start:min(start+lookupBatch, len(stories))]
 		if err := p.search(ctx, m, p.projectClause()+" AND parent in "+jql.List(batch)+" ORDER BY key ASC", nil, "read the sub-tasks to export", visit); err != nil {
 			return nil, err
+		}
+	}
+	return out, nil
+}
+
+var _ core.PeopleReader = (*Provider)(nil)
+
+// People implements core.PeopleReader: every person the items' user
+// fields (the assignee, user-picker custom fields) name, each read once
+// by account id with the user search (GET /rest/api/3/user/search), with
+// the e-mail Jira shows: "" when their privacy settings hide it, or when
+// the search does not find them (an inactive account).
+func (p *Provider) People(ctx context.Context, items []core.WorkItem) (map[string]string, error) {
+	ctx, done := p.observe(ctx, "People")
+	defer done()
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, w := range items {
+		for key, vals := range w.Fields {
+			if f := m.byKey[key]; f == nil || f.kind != kindUser {
+				continue
+			}
+			for _, acc := range vals {
+				out[acc] = ""
+			}
+		}
+	}
+	for _, acc := range slices.Sorted(maps.Keys(out)) {
+		u, ok, err := p.userByAccount(ctx, acc, false)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[acc] = u.Email
 		}
 	}
 	return out, nil

@@ -487,6 +487,18 @@ func (p *Provider) searchUser(ctx context.Context, who string, assignable bool) 
 			exact = append(exact, u)
 		}
 	}
+	if len(exact) == 0 && !strings.ContainsAny(who, "@ \t") {
+		// Jira's query matches names and e-mails only: an account id (as
+		// a pull or an export writes a person Jira shows no e-mail for)
+		// is looked up by itself.
+		u, ok, err := p.userByAccount(ctx, who, assignable)
+		if err != nil {
+			return userMatch{}, err
+		}
+		if ok {
+			return userMatch{accountID: u.AccountID}, nil
+		}
+	}
 	switch len(exact) {
 	case 1:
 		return userMatch{accountID: exact[0].AccountID}, nil
@@ -502,6 +514,28 @@ func (p *Provider) searchUser(ctx context.Context, who string, assignable bool) 
 		names = append(names, fmt.Sprintf("%s (%s)", u.DisplayName, u.AccountID))
 	}
 	return userMatch{problem: fmt.Sprintf("%q matches %d people: %s. Write the e-mail, or map the name to one account id under users: in the configuration", who, len(exact), strings.Join(names, ", "))}, nil
+}
+
+// userByAccount finds the account acc with the assignable-user search of
+// the project (assignable) or the user search, by account id: false when
+// it finds none (not assignable, inactive, or no such account).
+func (p *Provider) userByAccount(ctx context.Context, acc string, assignable bool) (userJSON, bool, error) {
+	var found []userJSON
+	c := call{method: "GET", path: "/rest/api/3/user/assignable/search", query: url.Values{"project": {p.cfg.Project}, "accountId": {acc}},
+		endpoint: "GET /rest/api/3/user/assignable/search", action: "find the assignable users of project " + p.cfg.Project}
+	if !assignable {
+		c = call{method: "GET", path: "/rest/api/3/user/search", query: url.Values{"accountId": {acc}},
+			endpoint: "GET /rest/api/3/user/search", action: "find the user with account id " + acc}
+	}
+	if _, err := p.do(ctx, c, &found); err != nil {
+		return userJSON{}, false, err
+	}
+	for _, u := range found {
+		if u.AccountID == acc {
+			return u, true, nil
+		}
+	}
+	return userJSON{}, false, nil
 }
 
 // addFieldValues puts a spec's fields into a create or edit request.

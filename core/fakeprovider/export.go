@@ -2,6 +2,7 @@ package fakeprovider
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -43,6 +44,42 @@ func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]c
 	for _, it := range p.sorted() {
 		if picked[it.w.Key] || it.w.Kind == core.KindSubtask && picked[it.w.ParentKey] {
 			out = append(out, p.view(it))
+		}
+	}
+	return out, nil
+}
+
+var _ core.PeopleReader = (*Provider)(nil)
+
+// People implements core.PeopleReader: each person the items' assignee
+// and "user" custom fields (FieldMeta.Types) name, with the e-mail
+// FieldMeta.Users maps to them alone ("" when none: a person known by a
+// name only, as one whose e-mail Jira hides).
+func (p *Provider) People(ctx context.Context, items []core.WorkItem) (map[string]string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.enter(ctx, OpPeople); err != nil {
+		return nil, err
+	}
+	users := p.fieldMeta.Users
+	if users == nil {
+		users = map[string][]string{"demo@example.com": {"acc-demo"}}
+	}
+	out := map[string]string{}
+	for _, w := range items {
+		for k, vals := range w.Fields {
+			if k != core.FieldAssignee && p.fieldMeta.Types[k] != "user" {
+				continue
+			}
+			for _, acc := range vals {
+				out[acc] = ""
+				for _, who := range slices.Sorted(maps.Keys(users)) {
+					if strings.Contains(who, "@") && slices.Equal(users[who], []string{acc}) {
+						out[acc] = who
+						break
+					}
+				}
+			}
 		}
 	}
 	return out, nil

@@ -42,6 +42,7 @@ const (
 	OpRank             Op = "rank"
 	OpResolve          Op = "resolve_fields" // core.FieldResolver
 	OpRecordBase       Op = "record_base"    // core.BaseRecorder
+	OpPeople           Op = "people"         // core.PeopleReader
 )
 
 // IsWrite reports whether op changes the tracker.
