@@ -35,7 +35,14 @@ type DuplicateChecker interface {
 // changes nothing: what was written stays written, and the next preview
 // warns of any reference held twice.
 func (x *execution) checkDuplicates(ctx context.Context) {
+	x.mu.Lock()
+	checked := x.checked
+	x.checked = true
+	x.mu.Unlock()
 	dc, ok := x.s.p.(DuplicateChecker)
+	if checked {
+		return
+	}
 	if !ok || ctx.Err() != nil {
 		return // (a cancelled commit is not held up: the next preview warns of any duplicate)
 	}

@@ -481,7 +481,7 @@ func (c *importCommit) lock() []lockName {
 func (c *importCommit) stale(ctx context.Context) error { return c.s.checkStale(ctx, c.pl) }
 
 func (c *importCommit) execute(ctx context.Context, r *commitRun) (ImportCommitResult, error) {
-	x := &execution{commitRun: r, pl: c.pl, keys: map[Reference]string{}, urls: map[Reference]string{}, outcome: map[Reference]*ItemOutcome{}}
+	x := &execution{commitRun: r, pl: c.pl, keys: map[Reference]string{}, urls: map[Reference]string{}, outcome: map[Reference]*ItemOutcome{}, written: map[Reference]bool{}}
 	return x.run(ctx)
 }
 
@@ -546,16 +546,20 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 // concurrently (parallel.go): mu guards everything below it.
 type execution struct {
 	*commitRun
-	mu      sync.Mutex
-	pl      *importPlan
-	keys    map[Reference]string // tracker keys, known and created
-	urls    map[Reference]string
-	outcome map[Reference]*ItemOutcome
-	done    int
-	total   int
-	stop    error                  // the failure that stopped the run
-	why     string                 // what stopped it, in a few words
-	dups    map[Reference][]string // created references another issue holds too (duplicates.go)
+	mu       sync.Mutex
+	pl       *importPlan
+	keys     map[Reference]string // tracker keys, known and created
+	urls     map[Reference]string
+	outcome  map[Reference]*ItemOutcome
+	done     int
+	total    int
+	stop     error                     // the failure that stopped the run
+	why      string                    // what stopped it, in a few words
+	dups     map[Reference][]string    // created references another issue holds too (duplicates.go)
+	checked  bool                      // the duplicate check ran
+	pending  map[Reference]bool        // items this commit writes
+	written  map[Reference]bool        // of those, the ones written (parallel.go)
+	children map[Reference][]Reference // the items this commit writes under each item
 }
 
 func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
@@ -605,14 +609,51 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 			Message: fmt.Sprintf("not created: an earlier create (%s) had an unknown outcome and search does not show the item yet", e.UnknownSince.Format(time.RFC3339))})
 	}
 	x.record(ctx, nil, held, false)
-	for _, phase := range [][]*planEntry{epics, stories, subtasks} {
-		if x.stop != nil {
-			break
-		}
-		x.phase(ctx, phase)
+	if x.structureUnsupported() {
+		return x.result(ctx)
 	}
+	// Every write as a step with what it waits for (parallel.go): the
+	// items kind by kind, the duplicate check once every create has ended,
+	// then each document's structure writes.
+	x.pending, x.children = map[Reference]bool{}, map[Reference][]Reference{}
+	for _, e := range slices.Concat(epics, stories, subtasks) {
+		x.pending[e.Spec.Reference] = true
+		if e.Parent != "" {
+			x.children[e.Parent] = append(x.children[e.Parent], e.Spec.Reference)
+		}
+	}
+	heads := x.rankHeads()
+	stories = headsFirst(stories, heads)
+	var steps, creates []*step
+	for i, kind := range [][]*planEntry{epics, stories, subtasks} {
+		ks := x.itemSteps(kind)
+		if i == 1 && len(heads) > 0 && len(ks) > 1 && ks[0].create {
+			// The heads' batch goes out alone, first: sent together, the
+			// batches leave in no particular order, and round 1 of the
+			// rank waits for this one only.
+			for _, s := range ks[1:] {
+				if s.create {
+					s.after = append(s.after, ks[0])
+				}
+			}
+		}
+		steps = append(steps, ks...)
+		for _, s := range ks {
+			if s.create {
+				creates = append(creates, s)
+			}
+		}
+	}
+	steps = append(steps, &step{after: creates, write: x.checkDuplicates})
+	var finish []func(context.Context)
 	for _, ds := range x.pl.structures() {
-		x.runStructure(ctx, ds) // links → sprint → rank (structure_commit.go), each document's in turn
+		ss, fin := x.structureSteps(ds) // structure_commit.go
+		steps = append(steps, ss...)
+		finish = append(finish, fin)
+	}
+	x.schedule(ctx, steps)
+	for _, fin := range finish {
+		fin(ctx)
 	}
 	x.closePhase(ctx, closes)
 	return x.result(ctx)
@@ -625,8 +666,9 @@ func (x *execution) report() {
 	}
 }
 
-// phase writes one kind's items: creates in batches, then updates.
-func (x *execution) phase(ctx context.Context, items []*planEntry) {
+// itemSteps are the writes of one kind's items: creates in batches (each
+// waiting for the parents it names that this commit writes), then updates.
+func (x *execution) itemSteps(items []*planEntry) []*step {
 	var creates, updates []*planEntry
 	for _, e := range items {
 		if e.Action == ActionCreate {
@@ -635,17 +677,51 @@ func (x *execution) phase(ctx context.Context, items []*planEntry) {
 			updates = append(updates, e)
 		}
 	}
-	// None of these writes depends on another: they go out together, at
-	// most WritesInFlight at a time (parallel.go).
-	var writes []func(context.Context)
+	var steps []*step
 	for start := 0; start < len(creates); start += MaxBatch {
 		batch := creates[start:min(start+MaxBatch, len(creates))]
-		writes = append(writes, func(ctx context.Context) { x.createBatch(ctx, batch) })
+		s := &step{create: true, write: func(ctx context.Context) { x.createBatch(ctx, batch) }}
+		for _, e := range batch {
+			s.writes = append(s.writes, e.Spec.Reference)
+			s.needs = x.need(s.needs, e.Parent)
+		}
+		steps = append(steps, s)
 	}
 	for _, e := range updates {
-		writes = append(writes, func(ctx context.Context) { x.update(ctx, e) })
+		steps = append(steps, &step{write: func(ctx context.Context) { x.update(ctx, e) },
+			writes: []Reference{e.Spec.Reference}, needs: x.need(nil, e.Parent)})
 	}
-	x.parallel(ctx, writes)
+	return steps
+}
+
+// need adds ref to needs when this commit writes it (an item it leaves
+// alone, or one outside the plan, is there already).
+func (x *execution) need(needs []Reference, ref Reference) []Reference {
+	if ref != "" && x.pending[ref] && !slices.Contains(needs, ref) {
+		needs = append(needs, ref)
+	}
+	return needs
+}
+
+// headsFirst puts the stories in heads first, keeping the order otherwise:
+// a long rank run's first round waits for its heads only, so it goes out
+// once the first story batch is created, not the last (structure_commit.go).
+func headsFirst(stories []*planEntry, heads map[Reference]bool) []*planEntry {
+	if len(heads) == 0 {
+		return stories
+	}
+	out := make([]*planEntry, 0, len(stories))
+	for _, e := range stories {
+		if heads[e.Spec.Reference] {
+			out = append(out, e)
+		}
+	}
+	for _, e := range stories {
+		if !heads[e.Spec.Reference] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (x *execution) spec(e *planEntry) ItemSpec {
@@ -853,7 +929,7 @@ func (x *execution) record(ctx context.Context, index []IndexEntry, recs []ItemO
 }
 
 func (x *execution) result(ctx context.Context) (ImportCommitResult, error) {
-	x.checkDuplicates(ctx) // duplicates.go
+	x.checkDuplicates(ctx) // duplicates.go (unless it ran once every create had ended)
 	x.recordDocument(ctx)  // documents.go
 	if x.stop != nil {
 		return ImportCommitResult{}, x.partial(ctx)

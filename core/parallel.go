@@ -5,37 +5,76 @@ import (
 	"sync"
 )
 
-// Writes in flight together (issue 20). Within one phase of an import
-// commit (the epics, then the stories under them) no write depends on
-// another, so parallel sends them together, at most WritesInFlight at a
-// time, in plan order. Every write still passes its own fence first (with
-// its write-ahead markers), and records its outcome as it ends. Fail-fast
-// and cancellation work as with one write at a time: once a write has
-// failed (or the run stopped for any reason) or the context ended, no new
-// write starts; the writes already in flight finish and are recorded, and
-// the report shows them as committed, failed or unknown, and the rest as
-// untried. A plan touches each issue once, so two writes to one issue are
-// never in flight together.
+// Writes in flight together (issue 20). A commit's writes form a small
+// graph: a story's create needs its epic's key, a rank or sprint move
+// needs its items' keys, a link both ends'. The commit lists every write
+// as a step with what it waits for, and schedule sends each as soon as
+// that has ended, at most WritesInFlight at a time: a ready structure
+// write (link, sprint or rank move) first, else the first ready step in
+// the list's order (epics, stories, sub-tasks, the duplicate check, then
+// the structure writes). So rank, sprint and link writes go out while
+// later stories are still being created, and a story batch waits only for
+// its own epics; with one write at a time, a structure write goes right
+// after the last write it waits for. Every write
+// still passes its own fence first (with its write-ahead markers), and
+// records its outcome as it ends. Fail-fast and cancellation work as with
+// one write at a time: once a write has failed (or the run stopped for any
+// reason) or the context ended, no new write starts; the writes already in
+// flight finish and are recorded, and the report shows them as committed,
+// failed or unknown, and the rest as untried. A plan touches each issue
+// once, and a structure write waits for its items' own writes, so two
+// writes to one issue are never in flight together.
 
-// parallel runs writes, at most s.writes at a time, and returns when all
-// that started have ended.
-func (x *execution) parallel(ctx context.Context, writes []func(context.Context)) {
-	slots := make(chan struct{}, x.s.writes)
+// step is one write of a commit (a create batch, an update, a structure
+// write) and what it waits for.
+type step struct {
+	write func(context.Context)
+	after []*step     // steps that must have ended first
+	needs []Reference // items this commit writes that must be written (committed) first
+	// writes are the items the step writes: once it ends, each whose
+	// outcome is committed is ready for the steps that need it.
+	writes []Reference
+	create bool // a create batch
+	// structure writes (links, sprint and rank moves) go before item
+	// writes that are ready too: theirs are written, and under Jira's
+	// burst limit their own endpoint's budget runs from their first send.
+	structure bool
+	started   bool
+	ended     bool
+}
+
+// ready reports whether s may start: x.mu held.
+func (x *execution) readyStep(s *step) bool {
+	for _, a := range s.after {
+		if !a.ended {
+			return false
+		}
+	}
+	for _, r := range s.needs {
+		if !x.written[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// schedule runs steps, at most s.writes at a time, each once what it
+// waits for has ended, and returns when every step that started has ended.
+// Steps that never start (the run stopped, or what they wait for failed)
+// are left untried.
+func (x *execution) schedule(ctx context.Context, steps []*step) {
 	var (
-		wg       sync.WaitGroup
+		ended    = make(chan *step)
+		running  int
+		first    int // steps before it have all started
 		panicked any
 		pmu      sync.Mutex
 	)
-	for _, write := range writes {
-		slots <- struct{}{} // a slot: a write in flight has ended
-		if x.stopped() || x.cancelled(ctx) {
-			<-slots
-			break
-		}
-		wg.Add(1)
+	start := func(s *step) {
+		s.started = true
+		running++
 		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
+			defer func() { ended <- s }()
 			defer func() {
 				// A panic (a test's simulated process death) is re-raised
 				// in the caller's goroutine once the others have ended.
@@ -52,13 +91,56 @@ func (x *execution) parallel(ctx context.Context, writes []func(context.Context)
 					x.mu.Unlock()
 				}
 			}()
-			write(ctx)
+			s.write(ctx)
 		}()
 	}
-	wg.Wait()
+	for {
+		for running < x.s.writes && !x.stopped() && !x.cancelled(ctx) {
+			for first < len(steps) && steps[first].started {
+				first++
+			}
+			var next *step
+			x.mu.Lock()
+			for _, s := range steps[first:] {
+				if !s.started && (next == nil || s.structure && !next.structure) && x.readyStep(s) {
+					next = s
+					if s.structure {
+						break
+					}
+				}
+			}
+			x.mu.Unlock()
+			if next == nil {
+				break
+			}
+			start(next)
+		}
+		if running == 0 {
+			break
+		}
+		s := <-ended
+		running--
+		x.mu.Lock()
+		s.ended = true
+		for _, r := range s.writes {
+			if oc, ok := x.outcome[r]; ok && oc.Outcome == OutcomeCommitted {
+				x.written[r] = true
+			}
+		}
+		x.mu.Unlock()
+	}
 	if panicked != nil {
 		panic(panicked)
 	}
+}
+
+// parallel runs writes that wait for nothing, at most s.writes at a time.
+func (x *execution) parallel(ctx context.Context, writes []func(context.Context)) {
+	steps := make([]*step, len(writes))
+	for i, w := range writes {
+		steps[i] = &step{write: w}
+	}
+	x.schedule(ctx, steps)
 }
 
 // stopped reports whether the run has stopped.

@@ -67,26 +67,50 @@ func (ds docStructure) rows() []structureRow {
 	return rows
 }
 
-// runStructure runs the structure phases of a document, unless the run
-// stopped.
-func (x *execution) runStructure(ctx context.Context, ds docStructure) {
-	sp, ok := x.s.p.(StructureProvider)
-	if ds.Plan.empty() || x.stopped() {
-		return
+// structureUnsupported stops the run before any write when the plan has
+// structure the provider cannot write.
+func (x *execution) structureUnsupported() bool {
+	if _, ok := x.s.p.(StructureProvider); ok {
+		return false
 	}
-	if !ok {
-		x.mu.Lock()
-		x.stop, x.why = Errorf(CodeInternal, "the tracker provider cannot write the document's structure"), "the tracker provider cannot write the document's structure"
-		x.mu.Unlock()
-		return
+	for _, ds := range x.pl.structures() {
+		if !ds.Plan.empty() {
+			x.mu.Lock()
+			x.stop, x.why = Errorf(CodeInternal, "the tracker provider cannot write the document's structure"), "the tracker provider cannot write the document's structure"
+			x.mu.Unlock()
+			return true
+		}
 	}
-	x.links(ctx, sp, ds)
-	if !x.stopped() {
-		x.sprints(ctx, sp, ds)
+	return false
+}
+
+// structureSteps are a document's structure writes as steps of the
+// commit (parallel.go) — links, sprint moves, rank moves, each waiting
+// for the items it names — and what to do once every step has ended (read
+// the links back and record them).
+func (x *execution) structureSteps(ds docStructure) ([]*step, func(context.Context)) {
+	sp, _ := x.s.p.(StructureProvider)
+	if ds.Plan.empty() || sp == nil {
+		return nil, func(context.Context) {}
 	}
-	if !x.stopped() {
-		x.ranks(ctx, sp, ds)
+	steps, finish := x.links(sp, ds)
+	steps = append(steps, x.sprints(sp, ds)...)
+	for _, op := range ds.Plan.Ranks {
+		steps = append(steps, x.rankSteps(sp, ds.Document, op)...)
 	}
+	for _, s := range steps {
+		s.structure = true
+	}
+	return steps, finish
+}
+
+// needs are the items of ends this commit writes.
+func (x *execution) needs(ends ...endpoint) []Reference {
+	var out []Reference
+	for _, e := range ends {
+		out = x.need(out, e.Ref)
+	}
+	return out
 }
 
 func (x *execution) outcome1(ref Reference, action Action, key string, err error, what string) ItemOutcome {
@@ -121,9 +145,10 @@ func (x *execution) failOn(rec ItemOutcome, what string) {
 	}
 }
 
-// links adds and removes dependencies, then reads back the ones whose
+// links adds and removes dependencies (each link once both its ends are
+// written); once every step has ended, finish reads back the ones whose
 // answer never came and records which links DevWorkWire made.
-func (x *execution) links(ctx context.Context, sp StructureProvider, ds docStructure) {
+func (x *execution) links(sp StructureProvider, ds docStructure) ([]*step, func(context.Context)) {
 	spl, doc := ds.Plan, ds.Document
 	type pending struct {
 		op  linkOp
@@ -132,112 +157,149 @@ func (x *execution) links(ctx context.Context, sp StructureProvider, ds docStruc
 		err error
 	}
 	results := make([]*pending, 0, len(spl.Links)+len(spl.Unlinks))
-	var writes []func(context.Context)
+	var steps []*step
 	for _, op := range spl.Links {
-		p := &pending{op: op, ref: opRef(doc, "link", op.Blocked.Label+"<-"+op.Blocker.Label), add: true}
+		p := &pending{op: op, ref: opRef(doc, "link", op.Blocked.Label+"<-"+op.Blocker.Label), add: true, err: errUntried}
 		results = append(results, p)
-		writes = append(writes, func(ctx context.Context) {
+		steps = append(steps, &step{needs: x.needs(op.Blocked, op.Blocker), write: func(ctx context.Context) {
 			if !x.fenced(ctx, nil, "checking the commit lock before linking "+op.Blocked.Label) || x.stopped() {
-				p.err = errUntried
 				return
 			}
-			p.err = sp.AddDependency(ctx, x.endKey(op.Blocked), x.endKey(op.Blocker))
-			if p.err != nil && !IsOutcomeUnknown(p.err) {
-				x.failOn(x.outcome1(p.ref, ActionLink, "", p.err, "linking"), "linking "+op.Blocked.Label+" to "+op.Blocker.Label)
+			blocked, blocker := x.endKey(op.Blocked), x.endKey(op.Blocker)
+			err := sp.AddDependency(ctx, blocked, blocker)
+			if linked, read := x.linked(ctx, sp, err, blocked, blocker); read && linked {
+				err = nil // it did apply
 			}
-		})
+			x.mu.Lock()
+			p.err = err
+			x.mu.Unlock()
+			if err != nil {
+				x.failOn(x.outcome1(p.ref, ActionLink, "", err, "linking"), "linking "+op.Blocked.Label+" to "+op.Blocker.Label)
+			}
+		}})
 	}
 	for _, op := range spl.Unlinks {
-		p := &pending{op: op, ref: opRef(doc, "unlink", op.Blocked.Label+"<-"+op.Blocker.Label)}
+		p := &pending{op: op, ref: opRef(doc, "unlink", op.Blocked.Label+"<-"+op.Blocker.Label), err: errUntried}
 		results = append(results, p)
-		writes = append(writes, func(ctx context.Context) {
+		steps = append(steps, &step{write: func(ctx context.Context) {
 			if !x.fenced(ctx, nil, "checking the commit lock before removing a link of "+op.Blocked.Label) || x.stopped() {
-				p.err = errUntried
 				return
 			}
-			p.err = sp.RemoveDependency(ctx, op.ID)
-			if ErrorCode(p.err) == CodeWorkItemNotFound {
-				p.err = nil // already gone
+			err := sp.RemoveDependency(ctx, op.ID)
+			if ErrorCode(err) == CodeWorkItemNotFound {
+				err = nil // already gone
 			}
-			if p.err != nil && !IsOutcomeUnknown(p.err) {
-				x.failOn(x.outcome1(p.ref, ActionUnlink, "", p.err, "removing a link"), "removing the link "+op.Blocked.Label+" depends on "+op.Blocker.Label)
+			if linked, read := x.linked(ctx, sp, err, x.endKey(op.Blocked), x.endKey(op.Blocker)); read && !linked {
+				err = nil // it did apply
 			}
-		})
+			x.mu.Lock()
+			p.err = err
+			x.mu.Unlock()
+			if err != nil {
+				x.failOn(x.outcome1(p.ref, ActionUnlink, "", err, "removing a link"), "removing the link "+op.Blocked.Label+" depends on "+op.Blocker.Label)
+			}
+		}})
 	}
-	x.parallel(ctx, writes)
-	// Read back: the ids of the links made, and the truth of every write
-	// whose answer never came.
-	var keys []string
-	for _, p := range results {
-		if p.err != errUntried {
-			keys = append(keys, x.endKey(p.op.Blocked), x.endKey(p.op.Blocker))
+	finish := func(ctx context.Context) {
+		if len(results) == 0 && len(spl.Made) == 0 {
+			return
 		}
-	}
-	for _, m := range spl.Made {
-		keys = append(keys, m.Blocked)
-	}
-	var now []Dependency
-	var readErr error
-	if len(keys) > 0 {
-		now, readErr = sp.Dependencies(context.WithoutCancel(ctx), keys)
-	}
-	has := func(blocked, blocker string) (string, bool) {
-		for _, d := range now {
-			if strings.EqualFold(d.Blocked, blocked) && strings.EqualFold(d.Blocker, blocker) {
-				return d.ID, true
+		// Read back: the ids of the links made, and the truth of every
+		// write whose answer never came.
+		var keys []string
+		for _, p := range results {
+			if p.err != errUntried {
+				keys = append(keys, x.endKey(p.op.Blocked), x.endKey(p.op.Blocker))
 			}
 		}
-		return "", false
-	}
-	made := slices.Clone(spl.Made)
-	var recs []ItemOutcome
-	for _, p := range results {
-		if p.err == errUntried {
-			continue
+		for _, m := range spl.Made {
+			keys = append(keys, m.Blocked)
 		}
-		blocked, blocker := x.endKey(p.op.Blocked), x.endKey(p.op.Blocker)
-		what := fmt.Sprintf("linking %s (is blocked by) %s", blocked, blocker)
-		action := ActionLink
-		if !p.add {
-			what, action = "removing the link "+p.op.ID, ActionUnlink
+		var now []Dependency
+		var readErr error
+		if len(keys) > 0 {
+			now, readErr = sp.Dependencies(context.WithoutCancel(ctx), keys)
 		}
-		if IsOutcomeUnknown(p.err) && readErr == nil {
-			_, exists := has(blocked, blocker)
-			if exists == p.add {
-				p.err = nil // it did apply
+		has := func(blocked, blocker string) (string, bool) {
+			for _, d := range now {
+				if strings.EqualFold(d.Blocked, blocked) && strings.EqualFold(d.Blocker, blocker) {
+					return d.ID, true
+				}
+			}
+			return "", false
+		}
+		made := slices.Clone(spl.Made)
+		var recs []ItemOutcome
+		for _, p := range results {
+			if p.err == errUntried {
+				continue
+			}
+			blocked, blocker := x.endKey(p.op.Blocked), x.endKey(p.op.Blocker)
+			what := fmt.Sprintf("linking %s (is blocked by) %s", blocked, blocker)
+			action := ActionLink
+			if !p.add {
+				what, action = "removing the link "+p.op.ID, ActionUnlink
+			}
+			if IsOutcomeUnknown(p.err) && readErr == nil {
+				_, exists := has(blocked, blocker)
+				if exists == p.add {
+					p.err = nil // it did apply
+				}
+			}
+			rec := x.outcome1(p.ref, action, blocked, p.err, what)
+			recs = append(recs, rec)
+			x.failOn(rec, what)
+			if rec.Outcome == OutcomeCommitted && p.add {
+				if id, ok := has(blocked, blocker); ok {
+					made = append(made, Dependency{ID: id, Blocked: blocked, Blocker: blocker})
+				}
+			}
+			if !p.add && rec.Outcome == OutcomeCommitted {
+				made = slices.DeleteFunc(made, func(m Dependency) bool { return m.ID == p.op.ID })
 			}
 		}
-		rec := x.outcome1(p.ref, action, blocked, p.err, what)
-		recs = append(recs, rec)
-		x.failOn(rec, what)
-		if rec.Outcome == OutcomeCommitted && p.add {
-			if id, ok := has(blocked, blocker); ok {
-				made = append(made, Dependency{ID: id, Blocked: blocked, Blocker: blocker})
-			}
+		if readErr != nil {
+			x.o.log.Warn("could not read the links back", "code", ErrorCode(readErr))
 		}
-		if !p.add && rec.Outcome == OutcomeCommitted {
-			made = slices.DeleteFunc(made, func(m Dependency) bool { return m.ID == p.op.ID })
-		}
+		b, _ := json.Marshal(made)
+		index := []IndexEntry{{Scope: x.pl.Head.Scope, Reference: NewReference(doc, linksItem), Digest: "links:" + string(b), UpdatedAt: utc(x.s.now())}}
+		x.record(ctx, index, recs, false)
 	}
-	if readErr != nil {
-		x.o.log.Warn("could not read the links back", "code", ErrorCode(readErr))
+	return steps, finish
+}
+
+// linked reads back, after a link write whose answer never came (err: a
+// read, never a resend), whether blocked is linked to blocker now; read
+// is false when there was nothing to read back or the read failed.
+func (x *execution) linked(ctx context.Context, sp StructureProvider, err error, blocked, blocker string) (linked, read bool) {
+	if !IsOutcomeUnknown(err) {
+		return false, false
 	}
-	b, _ := json.Marshal(made)
-	index := []IndexEntry{{Scope: x.pl.Head.Scope, Reference: NewReference(doc, linksItem), Digest: "links:" + string(b), UpdatedAt: utc(x.s.now())}}
-	x.record(ctx, index, recs, false)
+	now, rerr := sp.Dependencies(context.WithoutCancel(ctx), []string{blocked, blocker})
+	return slices.ContainsFunc(now, func(d Dependency) bool {
+		return strings.EqualFold(d.Blocked, blocked) && strings.EqualFold(d.Blocker, blocker)
+	}), rerr == nil
 }
 
 // errUntried marks a write the run stopped before.
 var errUntried = Errorf(CodeInternal, "not attempted")
 
-// sprints moves the items into their sprints, 50 a request.
-func (x *execution) sprints(ctx context.Context, sp StructureProvider, ds docStructure) {
+// sprints moves the items into their sprints, 50 a request, each request
+// once its items are written.
+func (x *execution) sprints(sp StructureProvider, ds docStructure) []*step {
 	doc := ds.Document
-	var writes []func(context.Context)
+	var steps []*step
 	for _, op := range ds.Plan.Sprints {
-		for start := 0; start < len(op.Items); start += MaxBatch {
-			batch := op.Items[start:min(start+MaxBatch, len(op.Items))]
-			writes = append(writes, func(ctx context.Context) {
+		for _, batch := range chunked(op.Items, MaxBatch) {
+			// A sub-task is in its parent's sprint: the move waits for the
+			// sub-tasks this commit creates under the items too.
+			needs := x.needs(batch...)
+			for _, e := range batch {
+				for _, c := range x.children[e.Ref] {
+					needs = x.need(needs, c)
+				}
+			}
+			steps = append(steps, &step{needs: needs, write: func(ctx context.Context) {
 				if !x.fenced(ctx, nil, "checking the commit lock before a sprint move") || x.stopped() {
 					return
 				}
@@ -255,10 +317,10 @@ func (x *execution) sprints(ctx context.Context, sp StructureProvider, ds docStr
 				}
 				x.record(ctx, nil, recs, false)
 				x.failOn(recs[0], "moving items into sprint "+op.Sprint)
-			})
+			}})
 		}
 	}
-	x.parallel(ctx, writes)
+	return steps
 }
 
 // inSprint reads back whether every item is in the sprint now.
@@ -272,82 +334,117 @@ func (x *execution) inSprint(ctx context.Context, keys []string, sprint string) 
 	return true
 }
 
-// ranks places each run. A run of up to MaxBatch items is one request. A
-// longer run is placed in two rounds (issue 20): it is split into chunks
+// rankChunks splits a rank run of more than 2 × MaxBatch items into chunks
 // of a head plus up to MaxBatch more items (before an anchor: up to
-// MaxBatch items plus the chunk's last item, its head); round 1 places the
-// heads, in order, after (before) the anchor, MaxBatch a request, chained
-// only when there are more heads than that; round 2 places every chunk's
-// rest right after its own head (before its own tail), all chunks together
-// through parallel. Inserts next to distinct fixed anchors commute, so the
-// order is the document's whatever order round 2's answers come in. A
-// chunk whose head was not placed is not sent; fail-fast as everywhere.
-func (x *execution) ranks(ctx context.Context, sp StructureProvider, ds docStructure) {
-	for _, op := range ds.Plan.Ranks {
-		anchor, before := x.endKey(op.Anchor), op.Before
-		if len(op.Items) <= MaxBatch {
-			if x.stopped() || !x.fenced(ctx, nil, "checking the commit lock before ranking") {
-				return
-			}
-			x.rankBatch(ctx, sp, ds.Document, op.Items, anchor, before)
+// MaxBatch items plus the chunk's last item, its head), and returns the
+// heads. A shorter run has none: it is placed in a chain, one request per
+// MaxBatch items, each after the last (no more round trips than two rounds
+// would take, and a request fewer).
+func rankChunks(op rankOp) (chunks [][]endpoint, heads []endpoint) {
+	if len(op.Items) <= 2*MaxBatch {
+		return nil, nil
+	}
+	chunks = chunked(op.Items, MaxBatch+1)
+	for _, c := range chunks {
+		if op.Before {
+			heads = append(heads, c[len(c)-1])
+		} else {
+			heads = append(heads, c[0])
+		}
+	}
+	return chunks, heads
+}
+
+// rankHeads are the heads of every long rank run of the plan: their
+// creates go first (headsFirst).
+func (x *execution) rankHeads() map[Reference]bool {
+	heads := map[Reference]bool{}
+	for _, ds := range x.pl.structures() {
+		if ds.Plan == nil {
 			continue
 		}
-		var chunks [][]endpoint
-		for start := 0; start < len(op.Items); start += MaxBatch + 1 {
-			chunks = append(chunks, op.Items[start:min(start+MaxBatch+1, len(op.Items))])
-		}
-		head := func(c []endpoint) endpoint {
-			if before {
-				return c[len(c)-1]
+		for _, op := range ds.Plan.Ranks {
+			_, hs := rankChunks(op)
+			for _, h := range hs {
+				heads[h.Ref] = true
 			}
-			return c[0]
 		}
-		heads := make([]endpoint, len(chunks))
-		for i, c := range chunks {
-			heads[i] = head(c)
+	}
+	return heads
+}
+
+// rankSteps places one run. A run of up to 2 × MaxBatch items is a chain
+// of requests of up to MaxBatch items, each placed after (before) the one
+// before it. A longer run is placed in two rounds (issue 20), by the
+// chunks of rankChunks: round 1 places the heads, in order, after (before)
+// the anchor, MaxBatch a request, chained only when there are more heads
+// than that; round 2 places every chunk's rest right after its own head
+// (before its own tail), each chunk as soon as its items are written and
+// round 1 has ended (a head can be the anchor of round 1's next request). Inserts next to distinct fixed anchors commute, so the
+// order is the document's whatever order round 2's answers come in. A
+// chunk whose head was not placed is not sent; fail-fast as everywhere.
+func (x *execution) rankSteps(sp StructureProvider, doc string, op rankOp) []*step {
+	chunks, heads := rankChunks(op)
+	chain := heads
+	if chunks == nil {
+		chain = op.Items
+	}
+	// A chain: each request anchored on the previous one's end.
+	batches := chunked(chain, MaxBatch)
+	if op.Before {
+		slices.Reverse(batches)
+	}
+	placed := map[string]bool{}
+	var steps []*step
+	var prev *step
+	for i, batch := range batches {
+		s := &step{needs: x.needs(append([]endpoint{op.Anchor}, batch...)...)}
+		if prev != nil {
+			s.after = []*step{prev}
 		}
-		// Round 1: the heads, chained request after request.
-		batches := chunked(heads)
-		if before {
-			slices.Reverse(batches)
-		}
-		placed := map[string]bool{}
-		for _, batch := range batches {
-			if x.stopped() || !x.fenced(ctx, nil, "checking the commit lock before ranking") {
+		s.write = func(ctx context.Context) {
+			anchor := x.endKey(op.Anchor)
+			if i > 0 { // the previous request's end
+				if p := batches[i-1]; op.Before {
+					anchor = x.endKey(p[0])
+				} else {
+					anchor = x.endKey(p[len(p)-1])
+				}
+			}
+			if !x.fenced(ctx, nil, "checking the commit lock before ranking") || x.stopped() {
 				return
 			}
-			keys, ok := x.rankBatch(ctx, sp, ds.Document, batch, anchor, before)
+			keys, ok := x.rankBatch(ctx, sp, doc, batch, anchor, op.Before)
+			x.mu.Lock()
 			for i, k := range keys {
 				placed[k] = ok[i]
 			}
-			if before {
-				anchor = keys[0]
-			} else {
-				anchor = keys[len(keys)-1]
-			}
+			x.mu.Unlock()
 		}
-		// Round 2: every chunk's rest next to its own head, together.
-		var writes []func(context.Context)
-		for _, c := range chunks {
-			rest, h := c[1:], x.endKey(head(c))
-			if before {
-				rest = c[:len(c)-1]
-			}
-			if len(rest) == 0 || !placed[h] {
-				continue
-			}
-			writes = append(writes, func(ctx context.Context) {
-				if !x.fenced(ctx, nil, "checking the commit lock before ranking") || x.stopped() {
-					return
-				}
-				x.rankBatch(ctx, sp, ds.Document, rest, h, before)
-			})
-		}
-		x.parallel(ctx, writes)
-		if x.stopped() {
-			return
-		}
+		steps, prev = append(steps, s), s
 	}
+	// Round 2: every chunk's rest next to its own head.
+	round1 := slices.Clone(steps)
+	for _, c := range chunks {
+		rest, head := c[1:], c[0]
+		if op.Before {
+			rest, head = c[:len(c)-1], c[len(c)-1]
+		}
+		if len(rest) == 0 {
+			continue
+		}
+		steps = append(steps, &step{after: round1, needs: x.needs(rest...), write: func(ctx context.Context) {
+			h := x.endKey(head)
+			x.mu.Lock()
+			ok := placed[h]
+			x.mu.Unlock()
+			if !ok || !x.fenced(ctx, nil, "checking the commit lock before ranking") || x.stopped() {
+				return
+			}
+			x.rankBatch(ctx, sp, doc, rest, h, op.Before)
+		}})
+	}
+	return steps
 }
 
 // rankBatch sends one rank request (≤ MaxBatch items) and records its
@@ -379,10 +476,11 @@ func (x *execution) rankBatch(ctx context.Context, sp StructureProvider, doc str
 	return keys, ok
 }
 
-func chunked(items []endpoint) [][]endpoint {
+// chunked splits items into runs of up to n.
+func chunked(items []endpoint, n int) [][]endpoint {
 	var out [][]endpoint
-	for start := 0; start < len(items); start += MaxBatch {
-		out = append(out, items[start:min(start+MaxBatch, len(items))])
+	for start := 0; start < len(items); start += n {
+		out = append(out, items[start:min(start+n, len(items))])
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"slices"
@@ -203,6 +204,9 @@ func TestLinkUnknownIsReportedNotResent(t *testing.T) {
 // fast with COMMIT_PARTIAL; the items and links are committed.
 func TestSprintMoveFailureIsPartial(t *testing.T) {
 	e := newEnv(t)
+	// One write at a time: the tally below is of the plan's order (with
+	// writes in flight together, which others got through first varies).
+	e.oneAtATime()
 	e.p.FailCall(fakeprovider.OpMoveToSprint, 1, core.Errorf(core.CodeValidationFailed, "sprint closed meanwhile"))
 	res := e.preview(structureDoc)
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
@@ -246,6 +250,9 @@ func TestSprintMoveLostAnswerIsReadBack(t *testing.T) {
 // (COMMIT_PARTIAL), not sent again; the next preview plans it again.
 func TestSprintMoveDroppedAnswerIsUnknown(t *testing.T) {
 	e := newEnv(t)
+	// One write at a time: the tally below is of the plan's order (with
+	// writes in flight together, which others got through first varies).
+	e.oneAtATime()
 	e.p.FailCall(fakeprovider.OpMoveToSprint, 1, core.MarkOutcomeUnknown(core.Errorf(core.CodeJiraUnavailable, "the connection dropped")))
 	res := e.preview(structureDoc)
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
@@ -653,4 +660,84 @@ func orderKeys(e *env, ids []string) []string {
 		out = append(out, byRef[core.NewReference("order", id)].Key)
 	}
 	return out
+}
+
+// holdCreateOf holds the create batch holding one reference until resumed.
+type holdCreateOf struct {
+	*fakeprovider.Provider
+	ref     core.Reference
+	reached chan struct{}
+	resume  chan struct{}
+}
+
+func (h *holdCreateOf) Create(ctx context.Context, specs []core.ItemSpec) ([]core.CreateOutcome, error) {
+	if slices.ContainsFunc(specs, func(s core.ItemSpec) bool { return s.Reference == h.ref }) {
+		close(h.reached)
+		<-h.resume
+	}
+	return h.Provider.Create(ctx, specs)
+}
+
+// TestRankGoesOutWhileStoriesAreCreated: a fresh 1,000-item import ranks
+// alongside its creates (issue 20): with the batch creating the last story
+// held, the heads' request and the chunks already created are ranked (the
+// chunks' heads were created first). The backlog ends in the document's
+// order with the same 20 creates and 21 rank requests.
+func TestRankGoesOutWhileStoriesAreCreated(t *testing.T) {
+	e := newEnv(t)
+	e.svc = e.ranked()
+	doc, ids := longRun(1000)
+	pre := e.preview(doc)
+	created, ranked := e.p.Stats().Calls[fakeprovider.OpCreate], e.p.Stats().Calls[fakeprovider.OpRank]
+	h := &holdCreateOf{Provider: e.p, ref: core.NewReference("order", "s-1000"), reached: make(chan struct{}), resume: make(chan struct{})}
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: h, Store: e.st, Now: e.clock.Now, Rank: true})
+	wait := e.commitAsync(svc, pre.PreviewHandle, "")
+	select {
+	case <-h.reached:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the batch creating s-1000 never came")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for e.p.Stats().Calls[fakeprovider.OpRank]-ranked < 2 && time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+	early := e.p.Stats().Calls[fakeprovider.OpRank] - ranked
+	close(h.resume)
+	if err := wait(); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	if early < 2 {
+		t.Errorf("%d rank requests sent while the last create batch was held; want the heads' and at least one chunk's", early)
+	}
+	st := e.p.Stats()
+	if c, r := st.Calls[fakeprovider.OpCreate]-created, st.Calls[fakeprovider.OpRank]-ranked; c != 20 || r != 21 {
+		t.Errorf("create requests %d, rank requests %d; want 20 and 21", c, r)
+	}
+	if got := e.p.Backlog(); !slices.Equal(got, orderKeys(e, ids)) {
+		t.Errorf("backlog is not the document's order")
+	}
+}
+
+// TestRankShortRunIsAChain: a run of 51–100 moves is placed in a chain of
+// two requests (two rounds would take three in as many round trips).
+func TestRankShortRunIsAChain(t *testing.T) {
+	for _, n := range []int{52, 101} { // 51 and 100 moves after s-1
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			e := newEnv(t)
+			e.svc = e.ranked()
+			doc, ids := longRun(n)
+			e.importDoc(rankDoc("s-1"))
+			pre := e.preview(doc)
+			sent := e.p.Stats().Calls[fakeprovider.OpRank]
+			if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != n-1 {
+				t.Errorf("counts: %+v", cr.Counts)
+			}
+			if got := e.p.Stats().Calls[fakeprovider.OpRank] - sent; got != 2 {
+				t.Errorf("rank requests: %d; want 2", got)
+			}
+			if got := e.p.Backlog(); !slices.Equal(got, orderKeys(e, ids)) {
+				t.Errorf("backlog is not the document's order")
+			}
+		})
+	}
 }

@@ -161,11 +161,11 @@ type Extrapolated struct {
 }
 
 // rankRequests is the rank requests of a run of moves placed as core does
-// (issue 20): one request for up to 50; a longer run in chunks of a head
-// plus up to 50 more, ceil(heads/50) requests for the heads, then one per
-// chunk (all in flight together).
+// (issue 20): a chain of one request per 50 for up to 100 moves; a longer
+// run in chunks of a head plus up to 50 more, ceil(heads/50) requests for
+// the heads, then one per chunk.
 func rankRequests(moves int) int {
-	if moves <= createBatch {
+	if moves <= 2*createBatch {
 		return ceilDiv(moves, createBatch)
 	}
 	chunks := ceilDiv(moves, createBatch+1)
