@@ -150,55 +150,25 @@ func (x *execution) failOn(rec ItemOutcome, what string) {
 // answer never came and records which links DevWorkWire made.
 func (x *execution) links(sp StructureProvider, ds docStructure) ([]*step, func(context.Context)) {
 	spl, doc := ds.Plan, ds.Document
-	type pending struct {
-		op  linkOp
-		ref Reference
-		add bool
-		err error
-	}
-	results := make([]*pending, 0, len(spl.Links)+len(spl.Unlinks))
+	results := make([]*linkWrite, 0, len(spl.Links)+len(spl.Unlinks))
 	var steps []*step
 	for _, op := range spl.Links {
-		p := &pending{op: op, ref: opRef(doc, "link", op.Blocked.Label+"<-"+op.Blocker.Label), add: true, err: errUntried}
+		p := &linkWrite{op: op, ref: opRef(doc, "link", op.Blocked.Label+"<-"+op.Blocker.Label), add: true, err: errUntried}
 		results = append(results, p)
-		steps = append(steps, &step{needs: x.needs(op.Blocked, op.Blocker), write: func(ctx context.Context) {
-			if !x.fenced(ctx, nil, "checking the commit lock before linking "+op.Blocked.Label) || x.stopped() {
-				return
-			}
-			blocked, blocker := x.endKey(op.Blocked), x.endKey(op.Blocker)
-			err := sp.AddDependency(ctx, blocked, blocker)
-			if linked, read := x.linked(ctx, sp, err, blocked, blocker); read && linked {
-				err = nil // it did apply
-			}
-			x.mu.Lock()
-			p.err = err
-			x.mu.Unlock()
-			if err != nil {
-				x.failOn(x.outcome1(p.ref, ActionLink, "", err, "linking"), "linking "+op.Blocked.Label+" to "+op.Blocker.Label)
-			}
-		}})
+		steps = append(steps, x.linkStep(sp, p, x.needs(op.Blocked, op.Blocker), "linking "+op.Blocked.Label+" to "+op.Blocker.Label, func(ctx context.Context) error {
+			return sp.AddDependency(ctx, x.endKey(op.Blocked), x.endKey(op.Blocker))
+		}))
 	}
 	for _, op := range spl.Unlinks {
-		p := &pending{op: op, ref: opRef(doc, "unlink", op.Blocked.Label+"<-"+op.Blocker.Label), err: errUntried}
+		p := &linkWrite{op: op, ref: opRef(doc, "unlink", op.Blocked.Label+"<-"+op.Blocker.Label), err: errUntried}
 		results = append(results, p)
-		steps = append(steps, &step{write: func(ctx context.Context) {
-			if !x.fenced(ctx, nil, "checking the commit lock before removing a link of "+op.Blocked.Label) || x.stopped() {
-				return
-			}
+		steps = append(steps, x.linkStep(sp, p, nil, "removing the link "+op.Blocked.Label+" depends on "+op.Blocker.Label, func(ctx context.Context) error {
 			err := sp.RemoveDependency(ctx, op.ID)
 			if ErrorCode(err) == CodeWorkItemNotFound {
 				err = nil // already gone
 			}
-			if linked, read := x.linked(ctx, sp, err, x.endKey(op.Blocked), x.endKey(op.Blocker)); read && !linked {
-				err = nil // it did apply
-			}
-			x.mu.Lock()
-			p.err = err
-			x.mu.Unlock()
-			if err != nil {
-				x.failOn(x.outcome1(p.ref, ActionUnlink, "", err, "removing a link"), "removing the link "+op.Blocked.Label+" depends on "+op.Blocker.Label)
-			}
-		}})
+			return err
+		}))
 	}
 	finish := func(ctx context.Context) {
 		if len(results) == 0 && len(spl.Made) == 0 {
@@ -266,6 +236,37 @@ func (x *execution) links(sp StructureProvider, ds docStructure) ([]*step, func(
 		x.record(ctx, index, recs, false)
 	}
 	return steps, finish
+}
+
+// linkWrite is one planned link added (add) or removed, and how its write
+// ended (errUntried until it is sent).
+type linkWrite struct {
+	op  linkOp
+	ref Reference
+	add bool
+	err error
+}
+
+// linkStep is the step of one link write: fenced, sent, read back at once
+// when its answer never came (it applied when the link is then there, for
+// an add, or gone, for a removal), and the run stopped when it failed or
+// stays unknown.
+func (x *execution) linkStep(sp StructureProvider, p *linkWrite, needs []Reference, what string, send func(context.Context) error) *step {
+	return &step{needs: needs, write: func(ctx context.Context) {
+		if !x.fenced(ctx, nil, "checking the commit lock before "+what) || x.stopped() {
+			return
+		}
+		err := send(ctx)
+		if linked, read := x.linked(ctx, sp, err, x.endKey(p.op.Blocked), x.endKey(p.op.Blocker)); read && linked == p.add {
+			err = nil // it did apply
+		}
+		x.mu.Lock()
+		p.err = err
+		x.mu.Unlock()
+		if err != nil {
+			x.failOn(x.outcome1(p.ref, ActionLink, "", err, what), what) // (only its outcome and code count here)
+		}
+	}}
 }
 
 // linked reads back, after a link write whose answer never came (err: a
