@@ -622,12 +622,11 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 			x.children[e.Parent] = append(x.children[e.Parent], e.Spec.Reference)
 		}
 	}
-	heads := x.rankHeads()
-	stories = headsFirst(stories, heads)
+	stories, lead := headsFirst(stories, x.rankHeads())
 	var steps, creates []*step
 	for i, kind := range [][]*planEntry{epics, stories, subtasks} {
 		ks := x.itemSteps(kind)
-		if i == 1 && len(heads) > 0 && len(ks) > 1 && ks[0].create {
+		if i == 1 && lead && len(ks) > 1 && ks[0].create {
 			// The heads' batch goes out alone, first: sent together, the
 			// batches leave in no particular order, and round 1 of the
 			// rank waits for this one only.
@@ -703,25 +702,26 @@ func (x *execution) need(needs []Reference, ref Reference) []Reference {
 	return needs
 }
 
-// headsFirst puts the stories in heads first, keeping the order otherwise:
-// a long rank run's first round waits for its heads only, so it goes out
-// once the first story batch is created, not the last (structure_commit.go).
-func headsFirst(stories []*planEntry, heads map[Reference]bool) []*planEntry {
-	if len(heads) == 0 {
-		return stories
-	}
+// headsFirst puts the stories in heads first, keeping the order otherwise,
+// and reports whether any story is a head: a long rank run's first round
+// waits for its heads only, so it goes out once the first story batch is
+// created, not the last (structure_commit.go).
+func headsFirst(stories []*planEntry, heads map[Reference]bool) ([]*planEntry, bool) {
 	out := make([]*planEntry, 0, len(stories))
 	for _, e := range stories {
 		if heads[e.Spec.Reference] {
 			out = append(out, e)
 		}
 	}
+	if len(out) == 0 || len(out) == len(stories) {
+		return stories, false
+	}
 	for _, e := range stories {
 		if !heads[e.Spec.Reference] {
 			out = append(out, e)
 		}
 	}
-	return out
+	return out, true
 }
 
 func (x *execution) spec(e *planEntry) ItemSpec {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -131,6 +132,13 @@ func (x *execution) schedule(ctx context.Context, steps []*step) {
 	}
 	if panicked != nil {
 		panic(panicked)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.stop == nil && slices.ContainsFunc(steps, func(s *step) bool { return !s.started }) {
+		// Not expected: a step waits only for writes that end written or
+		// stop the run. Never a commit that silently leaves writes out.
+		x.stop, x.why = Errorf(CodeInternal, "a planned write was never sent: what it waits for was not written"), "a planned write was never sent"
 	}
 }
 

@@ -1,0 +1,55 @@
+package core
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+)
+
+// schedulerOnly is an execution with nothing but what schedule uses.
+func schedulerOnly(writes int) *execution {
+	return &execution{commitRun: &commitRun{s: &WorkItemService{writes: writes}}, outcome: map[Reference]*ItemOutcome{}, written: map[Reference]bool{}}
+}
+
+// TestScheduleWaitsForWhatAStepNeeds: a step needing an item starts only
+// once the step writing it ended with the item committed, and a step after
+// another only once that one ended.
+func TestScheduleWaitsForWhatAStepNeeds(t *testing.T) {
+	x := schedulerOnly(4)
+	var order []string
+	var mu = &x.mu
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	create := &step{writes: []Reference{"d/e-1"}, write: func(context.Context) {
+		note("create")
+		mu.Lock()
+		x.outcome["d/e-1"] = &ItemOutcome{Reference: "d/e-1", Outcome: OutcomeCommitted}
+		mu.Unlock()
+	}}
+	rank := &step{needs: []Reference{"d/e-1"}, write: func(context.Context) { note("rank") }}
+	last := &step{after: []*step{rank}, write: func(context.Context) { note("last") }}
+	x.schedule(context.Background(), []*step{last, rank, create})
+	if len(order) != 3 || order[0] != "create" || order[1] != "rank" || order[2] != "last" {
+		t.Errorf("order %v; want create, rank, last", order)
+	}
+	if x.stop != nil {
+		t.Errorf("stopped: %v", x.stop)
+	}
+}
+
+// TestScheduleNeverLeavesAStepOutSilently: a step whose item was never
+// written (its write ended without a committed outcome, and nothing
+// stopped the run) is not sent, and the run stops with an internal error
+// instead of ending as if everything was written.
+func TestScheduleNeverLeavesAStepOutSilently(t *testing.T) {
+	x := schedulerOnly(2)
+	var sent atomic.Int32
+	create := &step{writes: []Reference{"d/s-1"}, write: func(context.Context) {}}
+	link := &step{needs: []Reference{"d/s-1"}, write: func(context.Context) { sent.Add(1) }}
+	x.schedule(context.Background(), []*step{create, link})
+	if sent.Load() != 0 {
+		t.Errorf("the link was sent without its item")
+	}
+	if x.stop == nil || ErrorCode(x.stop) != CodeInternal {
+		t.Errorf("stop = %v; want an internal error", x.stop)
+	}
+}
