@@ -13,11 +13,14 @@ import (
 )
 
 // Lookup finds the items holding the given references: searches for their
-// tokens on the reference field, batched, compared exactly; then, since
-// search lags behind writes, it reads by key (bulk fetch, not subject to
-// the lag) the known keys search missed and the tail of the project: every
-// key after the newest one search returned, until a run of missing keys
-// (see tail.go).
+// tokens on the reference field, batched, compared exactly; since search
+// lags behind writes, it also reads by key (bulk fetch, not subject to the
+// lag) the known keys search missed and the tail of the project: every key
+// after the newest one search (or the index) knows, until a run of missing
+// keys (see tail.go). When no reference has a known key and this Provider
+// already knows where the tail starts (a commit's stale check after its
+// preview), the tail is read alongside the searches, and only what they
+// reveal beyond it afterwards: one round trip, not two.
 func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[core.Reference]string) (map[core.Reference]core.WorkItem, error) {
 	ctx, done := p.observe(ctx, "Lookup")
 	defer done()
@@ -35,9 +38,25 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 		}
 	}
 	// Every reference is searched for by its token (see reftoken.go),
-	// whatever its words.
-	if err := p.lookupBatches(ctx, m, p.batches(m, uniq), known, out); err != nil {
+	// whatever its words. Search lags behind writes: the keys after the
+	// newest one it (or the index) knows are read too. When startTail
+	// says so, that tail goes alongside the searches (its finds kept
+	// apart, then merged as if read after them).
+	batches := p.batches(m, uniq)
+	tl, early := p.startTail(uniq, known)
+	steps := []func(context.Context) error{func(ctx context.Context) error {
+		return p.lookupBatches(ctx, m, batches, known, out)
+	}}
+	if early {
+		steps = append(steps, func(ctx context.Context) error {
+			return p.readKnown(ctx, m, nil, known, map[core.Reference]core.WorkItem{}, tl)
+		})
+	}
+	if err := inParallel(ctx, len(steps), steps, func(ctx context.Context, step func(context.Context) error) error { return step(ctx) }); err != nil {
 		return nil, err
+	}
+	if early {
+		p.mergeTail(ctx, tl, known, out)
 	}
 	var missing []core.Reference
 	for _, r := range uniq {
@@ -45,10 +64,10 @@ func (p *Provider) Lookup(ctx context.Context, refs []core.Reference, known map[
 			missing = append(missing, r)
 		}
 	}
-	// Search lags behind writes: read the keys after the newest one it
-	// (or the index) knows, with the known keys it missed.
-	tl, err := p.newTail(ctx, m, uniq, known, out)
-	if err != nil {
+	// Then the known keys search missed, and what is left of the tail:
+	// after the newest key search returned, when that is newer than
+	// where the tail began (or, not begun, its start).
+	if err := p.afterSearch(ctx, m, tl, early, out); err != nil {
 		return nil, err
 	}
 	if err := p.readKnown(ctx, m, missing, known, out, tl); err != nil {
@@ -159,7 +178,7 @@ func (p *Provider) readKnown(ctx context.Context, m *meta, refs []core.Reference
 			}
 			if !tl.done {
 				p.logFor(ctx).Warn("jira has no bulk fetch: the newest issues, which search may not show yet, are not read")
-				tl.done = true
+				tl.done, tl.noBulk = true, true
 			}
 			continue
 		}
@@ -308,15 +327,15 @@ func (p *Provider) reconcileIDs(refs []core.Reference) []int64 {
 	return ids
 }
 
-// lookupReaders bounds the goroutines of one lookup's searches. What keeps
-// them polite to Jira's rate limits is the pacer (pacer.go: the search
-// endpoint starts at 4 in flight and grows only on fast, clean answers, at
-// most MaxInFlight), so this is the default MaxInFlight, not a second,
-// lower limit: at 4 a 1,000-item lookup (10 pages) took 3 round trips
-// where the pacer allows 2, and a 10,000-item one 25 where it allows ~9.
-// Round trips, not requests, are what a large preview and a commit's stale
-// check wait for.
-const lookupReaders = DefaultMaxInFlight
+// lookupReaders bounds the goroutines of one lookup's searches: the
+// Provider's MaxInFlight, not a second, lower limit. What keeps them polite
+// to Jira's rate limits is the pacer (pacer.go: the search endpoint starts
+// at 4 in flight and grows on fast, clean answers; once Jira's budget
+// headers pace it, as many as the budget holds). At a fixed 4 a
+// 1,000-item lookup (10 pages) took 3 round trips where the pacer allows
+// 2, and a 10,000-item one 25 where it allows ~9. Round trips, not
+// requests, are what a large preview and a commit's stale check wait for.
+func (p *Provider) lookupReaders() int { return max(1, p.cfg.MaxInFlight) }
 
 // lookupBatches runs the lookup searches, lookupReaders at a time. Batches
 // hold disjoint references and a batch keeps only its own references, so
@@ -336,7 +355,7 @@ func (p *Provider) lookupBatches(ctx context.Context, m *meta, batches [][]core.
 	for i := range idx {
 		idx[i] = i
 	}
-	err := inParallel(ctx, lookupReaders, idx, func(ctx context.Context, i int) error {
+	err := inParallel(ctx, p.lookupReaders(), idx, func(ctx context.Context, i int) error {
 		res := map[core.Reference]core.WorkItem{}
 		if err := p.lookupBatch(ctx, m, batches[i], known, res); err != nil {
 			return err

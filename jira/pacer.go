@@ -29,10 +29,11 @@ import (
 //     a send interval once Jira says the budget runs low
 //     (X-RateLimit-NearLimit, or X-RateLimit-Remaining below half of
 //     X-RateLimit-Limit once the requests already in flight are counted):
-//     then what Jira says is left goes out at once and the rest no faster
-//     than 90% of X-RateLimit-Limit per second (Atlassian's burst limit is
-//     per second), or, without a limit header, at 80% of the rate that
-//     was just refused;
+//     then what Jira says is left goes out at once (as many at once as
+//     it holds, whatever the window) and the rest no faster than
+//     X-RateLimit-Limit per second (Atlassian's burst limit is per
+//     second; 90% of it without X-RateLimit-Remaining), or, without a
+//     limit header, at 80% of the rate that was just refused;
 //   - per issue: never two writes at once, and after a per-issue 429 no
 //     write to that issue before its Retry-After.
 //
@@ -58,7 +59,8 @@ const (
 	cleanToRecover  = 20  // clean answers that lift it again
 	nearFraction    = 0.2 // Atlassian's NearLimit threshold
 	lowFraction     = 0.5 // Remaining, less what is in flight, below this share paces
-	limitShare      = 0.9 // of X-RateLimit-Limit per second, when pacing
+	limitShare      = 1.0 // of X-RateLimit-Limit per second, when pacing with X-RateLimit-Remaining
+	limitOnlyShare  = 0.9 // of X-RateLimit-Limit per second, when pacing without it
 	refusedShare    = 0.8 // of the refused rate, without a limit header
 	unpaceFraction  = 0.9 // Remaining at or above this share ends the interval
 	minInterval     = 5 * time.Millisecond
@@ -88,10 +90,12 @@ type endpointPace struct {
 	estimated bool
 	limit     int // the last X-RateLimit-Limit seen
 	strikes   int // 429s since the last clean answer
-	calm      int // clean answers without a low budget since the interval last changed
-	single    int // clean answers still needed to leave one-at-a-time; 0 = not single
-	minRTT    time.Duration
-	sent      []time.Time // sends in the last second (the rate a refusal cut)
+	// overloaded: a 503 came since the last clean answer.
+	overloaded bool
+	calm       int // clean answers without a low budget since the interval last changed
+	single     int // clean answers still needed to leave one-at-a-time; 0 = not single
+	minRTT     time.Duration
+	sent       []time.Time // sends in the last second (the rate a refusal cut)
 }
 
 // issuePace is the pacing of writes to one issue.
@@ -173,7 +177,7 @@ func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok bool) {
 	if !due.IsZero() {
 		return due.Sub(now), false
 	}
-	if pc.inFlight >= pc.max || ep.inFlight >= ep.allowed() || (is != nil && is.busy) {
+	if pc.inFlight >= pc.max || ep.inFlight >= ep.allowedAt(now) || (is != nil && is.busy) {
 		return 0, false
 	}
 	pc.inFlight++
@@ -219,7 +223,22 @@ func (ep *endpointPace) available(now time.Time) float64 {
 	return math.Min(a, ceil)
 }
 
-// allowed is how many requests the endpoint may have in flight now.
+// allowedAt is how many requests the endpoint may have in flight at now:
+// its window or, while it is paced by a budget Jira stated (interval and
+// limit set) and nothing was refused since the last clean answer, as many
+// as that budget has credit for. Jira's burst limit counts requests per
+// second, not requests at once: once the credit (Jira's own count, less
+// what is in flight) rules the sends, the window would only split them
+// into round trips (a commit's 10 stale-check searches into two).
+func (ep *endpointPace) allowedAt(now time.Time) int {
+	n := ep.allowed()
+	if ep.interval > 0 && ep.limit > 0 && ep.single == 0 && ep.strikes == 0 && !ep.overloaded {
+		n = max(n, ep.inFlight+int(ep.available(now)))
+	}
+	return n
+}
+
+// allowed is how many requests the endpoint's window lets be in flight.
 func (ep *endpointPace) allowed() int {
 	if ep.single > 0 {
 		return 1
@@ -329,12 +348,12 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 			}
 		}
 	case s.status == http.StatusServiceUnavailable:
-		ep.window, ep.grown = max(1, ep.window/2), true
+		ep.window, ep.grown, ep.overloaded = max(1, ep.window/2), true, true
 		if s.hinted {
 			pc.pause = later(pc.pause, now.Add(s.retryAfter))
 		}
 	case s.status >= 200 && s.status < 300:
-		ep.strikes = 0
+		ep.strikes, ep.overloaded = 0, false
 		if ep.single > 0 {
 			ep.single--
 		}
@@ -396,12 +415,25 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 }
 
 // pace sets the endpoint's send interval from a low or refused budget:
-// 90% of X-RateLimit-Limit per second, else 80% of the rate just sent.
+// X-RateLimit-Limit per second when X-RateLimit-Remaining comes with it,
+// 90% of it without, else 80% of the rate just sent.
+//
+// The full limit is safe with Remaining because the credit it refills is
+// never more than Jira has: each answer sets it to Remaining (counted when
+// the request arrived, before the answer's way back, whose refill is not
+// added) less every request still in flight (those Jira counted already
+// are subtracted twice), and the first answer of a spell keeps one more
+// back for a request counted out of order. So sends at the limit's own
+// rate find Jira's bucket at least as full as the estimate, and the one
+// kept back absorbs arrivals bunched by up to one interval of jitter.
+// Without Remaining nothing corrects the estimate, and 10% is the margin.
 func (ep *endpointPace) pace(s signals, sentLastSecond int, now time.Time) {
 	var iv time.Duration
 	switch {
-	case s.limit > 0:
+	case s.limit > 0 && s.remaining >= 0:
 		iv = time.Duration(float64(time.Second) / (limitShare * float64(s.limit)))
+	case s.limit > 0:
+		iv = time.Duration(float64(time.Second) / (limitOnlyShare * float64(s.limit)))
 	case s.status == http.StatusTooManyRequests:
 		iv = time.Duration(float64(time.Second) / (refusedShare * float64(max(1, sentLastSecond))))
 	default:

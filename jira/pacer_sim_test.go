@@ -186,6 +186,21 @@ func burstCommit() []simPhase {
 	}
 }
 
+// burstCommitEarly is burstCommit since the stale check reads its tail
+// alongside its searches (lookup.go): one round trip less before the
+// epics.
+func burstCommitEarly() []simPhase {
+	return []simPhase{
+		{n: map[string]int{epSearch: 10}},
+		{n: map[string]int{epSearch: 1}},
+		{n: map[string]int{epBulkFetch: 1}},
+		{pause: 2 * time.Second, mark: true, n: map[string]int{epSearch: 10, epBulkFetch: 1}},
+		{n: map[string]int{epBulk: 1}},
+		{n: map[string]int{epBulk: 20}},
+		{n: map[string]int{epBulkFetch: 1}},
+	}
+}
+
 // TestPacerUnderSimulatedBurstLimit runs request patterns through the
 // pacer against Jira's burst limit simulated exactly (a token bucket of
 // 10 per second and 10 deep per endpoint, a request counted 50 ms after it
@@ -208,6 +223,10 @@ func TestPacerUnderSimulatedBurstLimit(t *testing.T) {
 		// duplicate check: 4 round trips before and after 21 creates
 		// through a bucket of 10.
 		{"burst commit", burstCommit(), 1100*time.Millisecond + 5*(latency+time.Millisecond)},
+		{"burst commit, tail alongside", burstCommitEarly(), 1100*time.Millisecond + 4*(latency+time.Millisecond)},
+		// The rank requests of a 1,000-item commit: the chunks' heads,
+		// then every chunk's rest at once.
+		{"1 rank then 20", []simPhase{{n: map[string]int{"PUT /rest/agile/1.0/issue/rank": 1}, mark: true}, {n: map[string]int{"PUT /rest/agile/1.0/issue/rank": 20}}}, 1100*time.Millisecond + 2*(latency+time.Millisecond)},
 		{"21 creates at once", []simPhase{{n: map[string]int{epBulk: 21}, mark: true}}, 1100*time.Millisecond + latency + time.Millisecond},
 		{"100 edits at once", []simPhase{{n: map[string]int{epEdit: 100}, mark: true}}, 9*time.Second + latency + time.Millisecond},
 	} {

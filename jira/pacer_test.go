@@ -225,7 +225,7 @@ func TestPacerSlowsDownBeforeTheLimit(t *testing.T) {
 			limit := 10.0
 			want := time.Duration(float64(time.Second) / (limitShare * limit))
 			if iv := pc.endpoint(epEdit).interval; iv != want {
-				t.Fatalf("interval %v, want %v (90%% of 10/s)", iv, want)
+				t.Fatalf("interval %v, want %v (the limit, 10/s: Remaining keeps the estimate honest)", iv, want)
 			}
 			for _, tk := range ts[1:] {
 				pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0"))
@@ -538,6 +538,16 @@ func TestPacerIgnoresAnOlderAnswersBudget(t *testing.T) {
 	}
 }
 
+// fourAnswers admits four requests to endpoint and answers them 50 ms
+// later in send order, each with a limit of 10 and first, first-1, … left.
+func fourAnswers(pc *pacer, clk *paceClock, endpoint string, first int) {
+	ts := admit(pc, endpoint, 4)
+	clk.Advance(50 * time.Millisecond)
+	for i, tk := range ts {
+		pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", fmt.Sprint(first-i)))
+	}
+}
+
 // TestPacerWindowNeverOutrunsTheBudget: a window grown on answers that
 // showed a full budget must not send more than Jira says is left: four
 // answers said 9, 8, 7 and 6 left (more than half of 10 each, counting
@@ -545,11 +555,7 @@ func TestPacerIgnoresAnOlderAnswersBudget(t *testing.T) {
 // bench's simulation: two 429s and a whole second's Retry-After).
 func TestPacerWindowNeverOutrunsTheBudget(t *testing.T) {
 	pc, clk := testPacer(16)
-	ts := admit(pc, epEdit, 4)
-	clk.Advance(50 * time.Millisecond)
-	for i, tk := range ts {
-		pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", fmt.Sprint(9-i)))
-	}
+	fourAnswers(pc, clk, epEdit, 9)
 	if n := len(admit(pc, epEdit, 16)); n > 6 {
 		t.Fatalf("admitted %d at once with 6 left, want at most 6", n)
 	}
@@ -564,11 +570,7 @@ func TestPacerWindowNeverOutrunsTheBudget(t *testing.T) {
 func TestPacerKeepsNoReserveOnceAnswersAreIn(t *testing.T) {
 	pc, clk := testPacer(16)
 	pc.endpoint(epEdit).window = 16
-	ts := admit(pc, epEdit, 4)
-	clk.Advance(50 * time.Millisecond)
-	for i, tk := range ts { // counted in send order: 5, 4, 3, 2 left
-		pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", fmt.Sprint(5-i)))
-	}
+	fourAnswers(pc, clk, epEdit, 5) // counted in send order: 5, 4, 3, 2 left
 	if n := len(admit(pc, epEdit, 16)); n != 2 {
 		t.Fatalf("admitted %d at once after Jira said 2 were left, want 2", n)
 	}
@@ -591,5 +593,66 @@ func TestPacerSettledAnswerNeverOvershoots(t *testing.T) {
 	pc.release(newer, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "5"))
 	if n := len(admit(pc, epEdit, 16)); n > 4 {
 		t.Fatalf("admitted %d at once with 4 left in Jira, want at most 4", n)
+	}
+}
+
+// TestPacerOpensToTheBudgetWhilePaced: an endpoint Jira said was near its
+// burst limit (paced, its window no longer growing) whose budget has
+// refilled since — the commit's stale check, a person's pause after the
+// preview — sends as many requests at once as the budget holds, not as
+// many as the window: the commit's 10 searches in one round trip, not two.
+// After sustained 429s it is still one at a time.
+func TestPacerOpensToTheBudgetWhilePaced(t *testing.T) {
+	pc, clk := testPacer(16)
+	fourAnswers(pc, clk, epSearch, 5)
+	if pc.endpoint(epSearch).interval == 0 {
+		t.Fatal("not paced after Jira said 2 of 10 were left")
+	}
+	if w := pc.window(epSearch); w >= 10 {
+		t.Fatalf("window %v; the test wants one smaller than the budget", w)
+	}
+	clk.Advance(2 * time.Second) // the bucket and the pacer's estimate of it are full again
+	if n := len(admit(pc, epSearch, 16)); n != 10 {
+		t.Errorf("admitted %d at once with the budget of 10 refilled, want 10", n)
+	}
+
+	pc, clk = testPacer(16)
+	pc.endpoint(epSearch).window = 8
+	for range strikesToSingle {
+		tk := admit(pc, epSearch, 1)[0]
+		pc.release(tk, answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based", "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0"))
+		clk.Advance(2 * time.Second)
+	}
+	if iv := pc.endpoint(epSearch).interval; iv == 0 {
+		t.Fatal("not paced after 429s with a limit")
+	}
+	clk.Advance(2 * time.Second)
+	if n := len(admit(pc, epSearch, 16)); n != 1 {
+		t.Errorf("admitted %d at once after sustained 429s, want 1 (one at a time until clean answers come back)", n)
+	}
+}
+
+// TestPacerPacesAtTheLimitOnlyWithRemaining: pacing spaces sends at
+// X-RateLimit-Limit per second when X-RateLimit-Remaining comes with it
+// (each answer sets the credit to what Jira has left), and at 90% of it
+// when it does not (nothing corrects the estimate then).
+func TestPacerPacesAtTheLimitOnlyWithRemaining(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		resp *response
+		want time.Duration
+	}{
+		{"Remaining", answer(200, "X-RateLimit-NearLimit", "true", "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "1"), 100 * time.Millisecond},
+		{"no Remaining", answer(200, "X-RateLimit-NearLimit", "true", "X-RateLimit-Limit", "10"), time.Second / 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc, clk := testPacer(8)
+			tk := admit(pc, epEdit, 1)[0]
+			clk.Advance(50 * time.Millisecond)
+			pc.release(tk, tc.resp)
+			if iv := pc.endpoint(epEdit).interval; iv != tc.want {
+				t.Errorf("interval %v, want %v", iv, tc.want)
+			}
+		})
 	}
 }

@@ -15,16 +15,19 @@ import (
 // laptop) created a moment ago is missing from search, and a lookup that
 // trusts search would create it again. Issue keys are sequential per
 // project and POST /issue/bulkfetch reads the issues themselves, not the
-// index. So after its searches Lookup reads, by key, every key after the
-// newest one it knows of — the newest key the searches returned, the
-// dedup index holds for the references or an earlier tail read of this
-// Provider found; with none, the project's newest key in search — in
+// index. So Lookup reads, by key, every key after the newest one it knows
+// of — the newest key the searches returned, the dedup index holds for
+// the references or an earlier tail read of this Provider found; with
+// none, the project's newest key in search — in
 // pages of bulkFetchMax, until tailGap keys in a row after the
 // newest existing one are missing (deleted issues leave gaps; a key never
 // used is missing too). The tail's issues holding a wanted reference are
 // found like search results. When nobody else is writing this is one
 // request (the page after the newest key, empty), shared with the page of
-// known keys when there is one.
+// known keys when there is one. Without known keys, and with a start this
+// Provider knows, it is sent alongside the searches and goes on after
+// their newest key only if that is newer than all it found (startTail,
+// afterSearch): the tail then costs no round trip of its own.
 //
 // A busy project (people creating issues in Jira meanwhile) makes the tail
 // longer: after tailJumpAfter full pages Lookup asks search for the
@@ -47,20 +50,30 @@ type tail struct {
 	pages   int
 	jumped  bool
 	done    bool
-	found   int // references found in the tail
+	ran     bool // this Provider read the document's tail before (Provider.tails)
+	noBulk  bool // the site has no bulk fetch: no tail can be read
+	found   int  // references found in the tail
+	// items are the tail's issues holding a wanted reference, in the order
+	// read (mergeTail).
+	items []core.WorkItem
 }
 
-// newTail starts the tail after the newest key of the project that the
-// searches returned (out) or the index holds for refs; with neither, after
-// the project's newest key in search.
-func (p *Provider) newTail(ctx context.Context, m *meta, refs []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) (*tail, error) {
-	tl := &tail{project: strings.ToUpper(p.cfg.Project), want: make(map[core.Reference]bool, len(refs))}
+// startTail begins the tail after the newest key of the project that the
+// index holds for refs or that an earlier tail read of this Provider found
+// for the same document. early reports whether the tail can be read
+// alongside the searches: it has a start, and no reference has a known
+// key. Known keys search misses (it lags) are read after the searches,
+// and the tail's first page fills up their last page (one request, not
+// two); a document none of whose items has a key yet (a fresh import, its
+// commit's stale check) has no such page to share. Otherwise the tail
+// waits for the searches (afterSearch).
+func (p *Provider) startTail(refs []core.Reference, known map[core.Reference]string) (tl *tail, early bool) {
+	tl = &tail{project: strings.ToUpper(p.cfg.Project), want: make(map[core.Reference]bool, len(refs))}
+	anyKnown := false
 	for _, r := range refs {
 		tl.want[r] = true
 		tl.hi = max(tl.hi, tl.number(known[r]))
-	}
-	for _, w := range out {
-		tl.hi = max(tl.hi, tl.number(w.Key))
+		anyKnown = anyKnown || known[r] != ""
 	}
 	// The newest key an earlier tail read of this Provider found for the
 	// same document (the commit after a preview in one process) is as good
@@ -74,16 +87,61 @@ func (p *Provider) newTail(ctx context.Context, m *meta, refs []core.Reference, 
 	if tl.doc == "" {
 		hi, ran = 0, false
 	}
-	tl.hi = max(tl.hi, hi)
-	if tl.hi == 0 && !ran {
-		n, err := p.newestSearchable(ctx, m)
-		if err != nil {
-			return nil, err
-		}
-		tl.hi = n
-	}
+	tl.hi, tl.ran = max(tl.hi, hi), ran
 	tl.from, tl.next = tl.hi+1, tl.hi+1
-	return tl, nil
+	return tl, (tl.hi > 0 || ran) && !anyKnown
+}
+
+// afterSearch takes the newest key of the project the searches returned
+// (out). A tail not read alongside them starts after the newest of that
+// key and startTail's start or, with neither, after the project's newest
+// key in search. A tail read alongside them goes on when that key is newer
+// than every key it found: from where it stopped, or, when the key lies
+// past everything it read, from just after the key with a new page
+// budget. Either way it covers at least what a tail started after the
+// searches would.
+func (p *Provider) afterSearch(ctx context.Context, m *meta, tl *tail, early bool, out map[core.Reference]core.WorkItem) error {
+	n := 0
+	for _, w := range out {
+		n = max(n, tl.number(w.Key))
+	}
+	if !early {
+		tl.hi = max(tl.hi, n)
+		if tl.hi == 0 && !tl.ran {
+			newest, err := p.newestSearchable(ctx, m)
+			if err != nil {
+				return err
+			}
+			tl.hi = newest
+		}
+		tl.from, tl.next = tl.hi+1, tl.hi+1
+		return nil
+	}
+	if n <= tl.hi {
+		return nil
+	}
+	tl.hi = n
+	if tl.next <= n {
+		tl.next, tl.pages, tl.jumped = n+1, 0, false
+	}
+	if !tl.noBulk && tl.next-1-tl.hi < tailGap {
+		tl.done = false
+	}
+	return nil
+}
+
+// mergeTail keeps what a tail read alongside the searches found (into a
+// map of its own) as if it had been read after them: each issue holding a
+// wanted reference, in the order read, through keep.
+func (p *Provider) mergeTail(ctx context.Context, tl *tail, known map[core.Reference]string, out map[core.Reference]core.WorkItem) {
+	tl.found = 0
+	for _, w := range tl.items {
+		if _, had := out[w.Reference]; !had {
+			tl.found++
+		}
+		p.keep(ctx, w, known, out)
+	}
+	tl.items = nil
 }
 
 // finishTail records the newest key the tail found for the next Lookup
@@ -158,6 +216,7 @@ func (p *Provider) fetchedTail(ctx context.Context, m *meta, tl *tail, issues []
 			if _, had := out[w.Reference]; !had {
 				tl.found++
 			}
+			tl.items = append(tl.items, w)
 			p.keep(ctx, w, known, out)
 		}
 	}
