@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
 // seedAsPerson creates an issue in the fake Jira as a person would (no
@@ -123,8 +125,9 @@ func TestAdoptBothDoors(t *testing.T) {
 // TestExportThenImportAdoptsOnlyCLI (issue 18 §3) through the real
 // binary: a 200-issue backlog made by people in the fake Jira (10 epics,
 // 130 stories with labels, each depending on the one before, 60
-// sub-tasks) is exported with `dwire export --project DEMO -o` on a
-// terminal; the document's import preview plans zero creates and zero
+// sub-tasks; one story assigned to the demo user) is exported with
+// `dwire export --project DEMO -o` on a terminal (the assignee as the
+// e-mail Jira shows); the document's import preview plans zero creates and zero
 // structure writes, only 200 adopts; the commit (confirmed on the
 // terminal) adopts them all without a create; the re-import is unchanged;
 // -o refuses to overwrite the file.
@@ -152,6 +155,9 @@ func TestExportThenImportAdoptsOnlyCLI(t *testing.T) {
 	if n := len(e.issues()); n != 200 {
 		t.Fatalf("seeded %d issues", n)
 	}
+	// A person assigns a story to the demo user: the export writes the
+	// e-mail Jira shows, which the import resolves back to the account.
+	e.personSetsField("DEMO-2", `{"fields": {"assignee": {"accountId": "`+jiratest.DemoAccountID+`"}}}`)
 	w0 := e.writes()
 	s := e.ptyStart("export", "--project", "DEMO", "-o", "backlog.md")
 	if s == nil {
@@ -162,7 +168,8 @@ func TestExportThenImportAdoptsOnlyCLI(t *testing.T) {
 		t.Fatalf("dwire export on a terminal: %s", r)
 	}
 	doc, err := os.ReadFile(filepath.Join(e.dir, "backlog.md"))
-	if err != nil || !strings.Contains(string(doc), "## Epic demo-1: Epic 1\nKey: DEMO-1\n") || !strings.Contains(string(doc), "Labels: team-1\nPriority: Medium\nDepends on: demo-2\n") {
+	if err != nil || !strings.Contains(string(doc), "## Epic demo-1: Epic 1\nKey: DEMO-1\n") || !strings.Contains(string(doc), "Labels: team-1\nPriority: Medium\nDepends on: demo-2\n") ||
+		!strings.Contains(string(doc), "Key: DEMO-2\nLabels: team-1\nPriority: Medium\nAssignee: demo@example.com\n") {
 		t.Fatalf("backlog.md: %v\n%.600s", err, doc)
 	}
 	var pv struct {
