@@ -223,38 +223,46 @@ func (ex *exporter) parents(ctx context.Context) error {
 	return nil
 }
 
-// people settles how the document writes each person its issues name,
-// so that it reads well and an import resolves it back to the same
-// account: as the configuration names them (FieldOptions.People, as a
-// pull writes them), else by the e-mail the tracker shows
-// (PeopleReader), else by the account id.
+// people settles how the document writes each person its issues name
+// (personNames).
 func (ex *exporter) people(ctx context.Context) error {
-	ex.names = maps.Clone(ex.s.fields.People)
-	if ex.names == nil {
-		ex.names = map[string]string{}
-	}
-	pr, ok := ex.s.p.(PeopleReader)
-	if !ok {
-		return nil
-	}
 	items := make([]WorkItem, 0, len(ex.order))
 	for _, k := range ex.order {
 		items = append(items, ex.byKey[k])
 	}
+	names, warnings, err := ex.s.personNames(ctx, items)
+	ex.names, ex.warnings = names, append(ex.warnings, warnings...)
+	return err
+}
+
+// personNames are how a document writes each person items' fields name
+// (account id → as written), so that it reads well and an import
+// resolves it back to the same account: as the configuration names them
+// (FieldOptions.People), else by the e-mail the tracker shows
+// (PeopleReader), else by the account id (absent from the map). A tracker
+// that refuses to show people is a warning, not an error.
+func (s *WorkItemService) personNames(ctx context.Context, items []WorkItem) (map[string]string, []string, error) {
+	names := maps.Clone(s.fields.People)
+	if names == nil {
+		names = map[string]string{}
+	}
+	pr, ok := s.p.(PeopleReader)
+	if !ok || len(items) == 0 {
+		return names, nil, nil
+	}
 	emails, err := pr.People(ctx, items)
 	if ErrorCode(err) == CodeJiraPermissionDenied {
-		ex.warnings = append(ex.warnings, "People are written as account ids (or as the configuration names them): this connection may not read their e-mails in the tracker. An import resolves account ids too.")
-		return nil
+		return names, []string{"People are written as account ids (or as the configuration names them): this connection may not read their e-mails in the tracker. An import resolves account ids too."}, nil
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for acc, email := range emails {
-		if _, named := ex.names[acc]; !named && email != "" {
-			ex.names[acc] = email
+		if _, named := names[acc]; !named && email != "" {
+			names[acc] = email
 		}
 	}
-	return nil
+	return names, nil, nil
 }
 
 // documentID is the document's id: the one asked for, else the one every

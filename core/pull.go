@@ -279,7 +279,25 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 			defLabels = append(defLabels, d.Labels.Value...)
 		}
 	}
-	var warnings []string
+	// People a pull may write (a field whose tracker value differs from
+	// the document's) are written as the export writes them.
+	var differ []WorkItem
+	for ref, fields := range resolved {
+		w := found[ref]
+		part := WorkItem{Key: w.Key, Fields: map[string][]string{}}
+		for k, v := range fields {
+			if FieldDigest(v.Values) != FieldDigest(w.Fields[k]) {
+				part.Fields[k] = w.Fields[k]
+			}
+		}
+		if len(part.Fields) > 0 {
+			differ = append(differ, part)
+		}
+	}
+	people, warnings, err := s.personNames(ctx, differ)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
 	states := make([]*pullItemState, 0, len(doc.Items))
 	for _, it := range doc.Items {
 		ref := NewReference(doc.ID, it.ID)
@@ -297,7 +315,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 			continue
 		}
 		st.compareContent(takeT[ref], takeD[ref])
-		st.compareFields(resolved[ref], fieldsOf[ref], defLabels, s.fields.People, takeT[ref], takeD[ref], &warnings)
+		st.compareFields(resolved[ref], fieldsOf[ref], defLabels, people, takeT[ref], takeD[ref], &warnings)
 		st.finish()
 	}
 	// Write the pulled values into the document, in place; an item whose
@@ -576,7 +594,7 @@ func (st *pullItemState) compareFields(fields map[string]FieldValue, own plan.Fi
 }
 
 // asWritten are canonical values as a document writes them: a person's
-// account id as the configuration names them (FieldOptions.People).
+// account id as personNames names them.
 func asWritten(values []string, people map[string]string) []string {
 	out := slices.Clone(values)
 	for i, v := range out {

@@ -454,3 +454,26 @@ func TestPullKeepsBaseValuesForTheNextConflict(t *testing.T) {
 		}
 	}
 }
+
+// A person the configuration has no name for is pulled as the export
+// writes them: by the e-mail the tracker shows (PeopleReader), else by the
+// account id; both import back unchanged.
+func TestPullWritesPeopleByEmail(t *testing.T) {
+	e := newEnv(t)
+	e.p.SetFieldMeta(fakeprovider.FieldMeta{Users: map[string][]string{"demo@example.com": {"acc-demo"}, "ana@example.com": {"acc-ana"}, "Cy Ray": {"acc-cy"}}})
+	path := e.importFile("team.md", "---\nid: team\n---\n## Story s-1: Pay\nAssignee: demo@example.com\n\n## Story s-2: Ship\nAssignee: demo@example.com\n")
+	byRef := e.byRef()
+	for ref, acc := range map[core.Reference]string{"team/s-1": "acc-ana", "team/s-2": "acc-cy"} {
+		if err := e.p.SetField(byRef[ref].Key, core.FieldAssignee, []string{acc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	if !strings.Contains(res.Diff, "+Assignee: ana@example.com") || !strings.Contains(res.Diff, "+Assignee: acc-cy") {
+		t.Fatalf("diff:\n%s", res.Diff)
+	}
+	if _, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantUnchangedImport(path)
+}
