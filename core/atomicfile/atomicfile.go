@@ -44,7 +44,7 @@ var (
 // The error is an *fs.PathError naming path, whose Err is the operating
 // system's reason (errors.Is(err, fs.ErrNotExist) for a missing folder).
 func Write(path string, data []byte) error {
-	target, mode, err := resolve(path)
+	target, mode, exists, err := resolve(path)
 	if err != nil {
 		return pathError("resolve", path, err)
 	}
@@ -60,7 +60,7 @@ func Write(path string, data []byte) error {
 			_ = os.Remove(name)
 		}
 	}()
-	if mode != 0 {
+	if exists {
 		if err := tmp.Chmod(mode); err != nil {
 			return pathError("chmod", path, err)
 		}
@@ -86,31 +86,31 @@ func Write(path string, data []byte) error {
 }
 
 // resolve follows path's symbolic links to the file to replace, and
-// returns its permission bits (0: the file does not exist yet).
-func resolve(path string) (string, fs.FileMode, error) {
+// returns its permission bits, or false when it does not exist yet.
+func resolve(path string) (string, fs.FileMode, bool, error) {
 	for range maxLinks {
 		fi, err := os.Lstat(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return path, 0, nil
+			return path, 0, false, nil
 		case err != nil:
-			return "", 0, err
+			return "", 0, false, err
 		case fi.Mode()&fs.ModeSymlink == 0:
 			if !fi.Mode().IsRegular() {
-				return "", 0, errors.New("not a regular file")
+				return "", 0, false, errors.New("not a regular file")
 			}
-			return path, fi.Mode().Perm(), nil
+			return path, fi.Mode().Perm(), true, nil
 		}
 		link, err := os.Readlink(path)
 		if err != nil {
-			return "", 0, err
+			return "", 0, false, err
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(path), link)
 		}
 		path = link
 	}
-	return "", 0, errors.New("too many levels of symbolic links")
+	return "", 0, false, errors.New("too many levels of symbolic links")
 }
 
 // create makes a new temporary file in dir for the file named base, with

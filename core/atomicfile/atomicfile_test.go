@@ -66,6 +66,17 @@ func TestWriteReplacesAndKeepsTheMode(t *testing.T) {
 	if got := entries(t, dir); len(got) != 1 {
 		t.Errorf("folder holds %q; want plan.md alone", got)
 	}
+	// Mode 0000 is a mode too (not "no file").
+	syncFile = (*os.File).Sync
+	if err := os.Chmod(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, []byte("locked")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0 {
+		t.Errorf("mode %v; want 0000 kept", fi.Mode().Perm())
+	}
 }
 
 // A symbolic link (to a link, relative) is written through: the target
