@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,9 +241,9 @@ func (ex *exporter) people(ctx context.Context) error {
 // (PeopleReader), else by the account id (absent from the map). A tracker
 // that refuses to show people is a warning, not an error.
 func (s *WorkItemService) personNames(ctx context.Context, items []WorkItem) (map[string]string, []string, error) {
-	names := maps.Clone(s.fields.People)
-	if names == nil {
-		names = map[string]string{}
+	names := make(map[string]string, len(s.fields.People))
+	for acc, name := range s.fields.People {
+		names[acc] = name
 	}
 	pr, ok := s.p.(PeopleReader)
 	if !ok || len(items) == 0 {
