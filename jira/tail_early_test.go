@@ -147,3 +147,47 @@ func TestLookupTailGoesOnAfterANewerSearchKey(t *testing.T) {
 		t.Errorf("tail high-water of the document %d; want 152", p.tails["doc"])
 	}
 }
+
+// TestLookupTailAlongsideWithoutBulkFetch: on a site without bulk fetch
+// (404) the tail read alongside the searches ends at its first page, as
+// after them; a newer key the searches show does not start it again, and
+// what search found is the result.
+func TestLookupTailAlongsideWithoutBulkFetch(t *testing.T) {
+	var fetches atomic.Int32
+	fake, p := startBehind(t, jiratest.Options{}, func(fake *jiratest.Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/rest/api/3/issue/bulkfetch" {
+				fetches.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write([]byte(`{"errorMessages":["Not found"],"errors":{}}`))
+				return
+			}
+			fake.ServeHTTP(w, r)
+		})
+	}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	doc := (&fixture{}).specs("nobulk", 2)
+	if got, err := p.Lookup(ctx, refsOf(doc), nil); err != nil || len(got) != 0 { // the preview: an empty project
+		t.Fatalf("preview's Lookup = %v, %v", got, err)
+	}
+	for range 60 { // other work: the document's item is DEMO-61, within the gap after DEMO-1…100
+		if _, err := fake.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Other work"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k, err := fake.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: doc[0].Title, Reference: string(doc[0].Reference)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.ClearRequests()
+	fetches.Store(0)
+	got, err := p.Lookup(ctx, refsOf(doc), nil)
+	if err != nil || len(got) != 1 || got[doc[0].Reference].Key != k {
+		t.Fatalf("Lookup = %v, %v; want %s = %s (search)", got, err, doc[0].Reference, k)
+	}
+	if n, f := len(fake.Requests()), fetches.Load(); n != 1 || f != 1 { // the bulk fetch never reaches the fake
+		t.Errorf("%d requests reached the fake, %d bulk fetches were tried; want 1 search and 1 bulk fetch (the tail not started again)", n, f)
+	}
+}
