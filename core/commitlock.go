@@ -118,8 +118,9 @@ type commitLock struct {
 	// lost is set once the lock was seen in other hands.
 	lost atomic.Bool
 	// fences runs the fences of writes that go out together as one store
-	// step (record.go's group commit).
-	fences *grouped[IndexEntry]
+	// step (record.go's group commit); checks those without markers (a
+	// read in the store: they wait for no marker being written).
+	fences, checks *grouped[IndexEntry]
 }
 
 // lockCommit takes the named commit lock for owner. It waits up to
@@ -158,9 +159,10 @@ func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind PreviewKin
 		pause = min(2*pause, 500*time.Millisecond)
 	}
 	l := &commitLock{s: s, o: o, name: name, owner: owner, what: what, lock: lk, stop: make(chan struct{}), done: make(chan struct{})}
-	l.fences = &grouped[IndexEntry]{flush: func(ctx context.Context, markers []IndexEntry) error {
+	flush := func(ctx context.Context, markers []IndexEntry) error {
 		return s.st.Fence(ctx, name, owner, lk.Generation, markers)
-	}}
+	}
+	l.fences, l.checks = &grouped[IndexEntry]{flush: flush}, &grouped[IndexEntry]{flush: flush}
 	go l.renew(context.WithoutCancel(ctx))
 	return l, nil
 }
@@ -212,7 +214,11 @@ func (l *commitLock) lose() {
 // (one Fence with all their markers) once it ended: each of them still
 // verifies the lock after its caller asked, before that caller sends.
 func (l *commitLock) fence(ctx context.Context, markers []IndexEntry) error {
-	err := l.fences.do(ctx, markers...)
+	g := l.fences
+	if len(markers) == 0 {
+		g = l.checks
+	}
+	err := g.do(ctx, markers...)
 	var lost *LockLostError
 	if errors.As(err, &lost) {
 		l.lose()

@@ -185,7 +185,8 @@ type Store interface {
 	// store step it verifies that the lock name is still held by owner at
 	// generation (a lapsed lease nobody took over still counts) and
 	// upserts markers into the dedup index, as UpsertIndex would (markers
-	// may be empty: verification only). The step is ordered against
+	// may be empty: verification only, which writes nothing and so should
+	// wait for no write in progress). The step is ordered against
 	// AcquireLock: an owner taking the lock over after a successful Fence
 	// sees its markers; a Fence after the takeover fails. On failure
 	// nothing is written and the error is an INTERNAL_ERROR whose cause is

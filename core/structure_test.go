@@ -200,16 +200,23 @@ func TestLinkUnknownIsReportedNotResent(t *testing.T) {
 	}
 }
 
+// failedSprintMove commits structureDoc with its sprint move failing with
+// err, one write at a time: the tallies the tests check are of the plan's
+// order (with writes in flight together, which others got through first
+// varies).
+func failedSprintMove(t *testing.T, err error) (*env, error) {
+	e := newEnv(t)
+	e.oneAtATime()
+	e.p.FailCall(fakeprovider.OpMoveToSprint, 1, err)
+	res := e.preview(structureDoc)
+	_, cerr := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	return e, cerr
+}
+
 // TestSprintMoveFailureIsPartial: a refused sprint move fails the commit
 // fast with COMMIT_PARTIAL; the items and links are committed.
 func TestSprintMoveFailureIsPartial(t *testing.T) {
-	e := newEnv(t)
-	// One write at a time: the tally below is of the plan's order (with
-	// writes in flight together, which others got through first varies).
-	e.oneAtATime()
-	e.p.FailCall(fakeprovider.OpMoveToSprint, 1, core.Errorf(core.CodeValidationFailed, "sprint closed meanwhile"))
-	res := e.preview(structureDoc)
-	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	_, err := failedSprintMove(t, core.Errorf(core.CodeValidationFailed, "sprint closed meanwhile"))
 	ce := wantErr(t, err, core.CodeCommitPartial)
 	var failed []string
 	for _, d := range ce.Details {
@@ -249,13 +256,7 @@ func TestSprintMoveLostAnswerIsReadBack(t *testing.T) {
 // came and the item is not in the sprint: the move is reported unknown
 // (COMMIT_PARTIAL), not sent again; the next preview plans it again.
 func TestSprintMoveDroppedAnswerIsUnknown(t *testing.T) {
-	e := newEnv(t)
-	// One write at a time: the tally below is of the plan's order (with
-	// writes in flight together, which others got through first varies).
-	e.oneAtATime()
-	e.p.FailCall(fakeprovider.OpMoveToSprint, 1, core.MarkOutcomeUnknown(core.Errorf(core.CodeJiraUnavailable, "the connection dropped")))
-	res := e.preview(structureDoc)
-	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true})
+	e, err := failedSprintMove(t, core.MarkOutcomeUnknown(core.Errorf(core.CodeJiraUnavailable, "the connection dropped")))
 	ce := wantErr(t, err, core.CodeCommitPartial, "5 item(s) committed, 0 failed, 0 unknown, 0 untried; structure changes (dependencies, sprint, backlog order): 2 written, 0 failed, 1 unknown, 0 untried", "were not sent again")
 	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool {
 		return d.Item == "shop/~sprint:s-2" && d.Outcome == core.OutcomeUnknown && strings.Contains(d.Message, "may or may not have been applied")

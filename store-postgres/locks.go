@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
 	"github.com/jackc/pgx/v5"
 )
@@ -78,11 +79,19 @@ func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.
 // checkHolder locks the lock row (FOR UPDATE: a concurrent takeover waits
 // for tx) and fails with LockLost unless owner holds name at gen.
 func (s *Store) checkHolder(ctx context.Context, tx pgx.Tx, name, owner string, gen int64) error {
+	return s.holderIs(ctx, tx, ` FOR UPDATE`, name, owner, gen)
+}
+
+// holderIs fails with LockLost unless owner holds name at gen, reading the
+// lock row through q with the row-lock clause lock ("" for a plain read).
+func (s *Store) holderIs(ctx context.Context, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}, lock, name, owner string, gen int64) error {
 	var (
 		holder string
 		cur    int64
 	)
-	err := tx.QueryRow(ctx, s.q(`SELECT owner, generation FROM {schema}.locks WHERE name = $1 FOR UPDATE`), name).Scan(&holder, &cur)
+	err := q.QueryRow(ctx, s.q(`SELECT owner, generation FROM {schema}.locks WHERE name = $1`+lock), name).Scan(&holder, &cur)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
@@ -107,15 +116,17 @@ func (s *Store) releaser(name, owner string, gen int64) func(context.Context) er
 // Fence implements core.Store: one transaction that locks the lock row,
 // checks the holder and upserts the markers. A takeover's upsert waits for
 // the row lock, so it either commits before (and the check fails) or
-// after the markers (and the taker-over sees them).
+// after the markers (and the taker-over sees them). A fence without
+// markers writes nothing: a plain read of the lock row, which waits for no
+// other fence's row lock.
 func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
-	if err := storeerr.CheckFence(name, owner, generation); err != nil {
-		return err
-	}
-	return s.write(ctx, "fence lock "+name, func(tx pgx.Tx) error {
-		if err := s.checkHolder(ctx, tx, name, owner, generation); err != nil {
-			return err
-		}
-		return s.upsertIndex(ctx, tx, markers)
-	})
+	return sqlrows.Fence(ctx, name, owner, generation, markers, s.write,
+		func(tx pgx.Tx) error { return s.checkHolder(ctx, tx, name, owner, generation) },
+		func() error {
+			if err := s.check(); err != nil {
+				return err
+			}
+			return s.fault(s.holderIs(ctx, s.pool, "", name, owner, generation), "fence lock "+name)
+		},
+		func(tx pgx.Tx) error { return s.upsertIndex(ctx, tx, markers) })
 }

@@ -248,12 +248,14 @@ func TestPausedTransactionIsEndedByTheServer(t *testing.T) {
 	if err := tx.QueryRow(t.Context(), `SELECT count(*) FROM (SELECT 1 FROM `+pgx.Identifier{schema, "locks"}.Sanitize()+` WHERE name = 'paused' FOR UPDATE) l`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("lock the row: %d, %v", n, err)
 	}
-	// The paused holder does nothing more. Another process's Fence needs
-	// the row; it gets it once the server ended the paused session.
+	// The paused holder does nothing more. Another process's Fence with
+	// markers needs the row (one without markers only reads it); it gets
+	// it once the server ended the paused session.
+	marker := []core.IndexEntry{{Scope: "s", Reference: "doc/s-1", Digest: "x", UpdatedAt: time.Now()}}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-		err := def.Fence(ctx, "paused", "a", 1, nil)
+		err := def.Fence(ctx, "paused", "a", 1, marker)
 		cancel()
 		if err == nil {
 			break
@@ -264,5 +266,40 @@ func TestPausedTransactionIsEndedByTheServer(t *testing.T) {
 	}
 	if _, err := tx.Exec(t.Context(), `SELECT 1`); err == nil {
 		t.Error("the paused transaction still works; want its session ended by the server")
+	}
+}
+
+// TestFenceWithoutMarkersIsARead: a fence with no markers writes nothing,
+// so it answers while another transaction holds the lock row (another
+// fence with markers, or a takeover under way); one with markers waits
+// for that row lock.
+func TestFenceWithoutMarkersIsARead(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	s := open(t, url, schema)
+	lk, err := s.AcquireLock(t.Context(), "doc", "me", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.Pool().Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	if _, err := tx.Exec(t.Context(), fmt.Sprintf(`SELECT 1 FROM %q.locks WHERE name = 'doc' FOR UPDATE`, schema)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.Fence(ctx, "doc", "me", lk.Generation, nil); err != nil {
+		t.Errorf("fence without markers under a held row lock: %v", err)
+	}
+	if err := s.Fence(ctx, "doc", "someone else", lk.Generation, nil); !errors.As(err, new(*core.LockLostError)) {
+		t.Errorf("fence of a lock not held: %v; want a LockLostError", err)
+	}
+	short, cancelShort := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancelShort()
+	marker := []core.IndexEntry{{Scope: "s", Reference: "doc/s-1", Digest: "x", UpdatedAt: time.Now()}}
+	if err := s.Fence(short, "doc", "me", lk.Generation, marker); err == nil {
+		t.Errorf("a fence with markers went through a held row lock")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
 )
 
@@ -62,7 +63,7 @@ func (s *Store) releaser(name, owner string, gen int64) func(context.Context) er
 
 // lockRow reads a lock inside tx; a lock never taken is free at
 // generation 0.
-func lockRow(ctx context.Context, tx *sql.Tx, name string) (owner string, expires, gen int64, err error) {
+func lockRow(ctx context.Context, tx querier, name string) (owner string, expires, gen int64, err error) {
 	err = tx.QueryRowContext(ctx, `SELECT owner, expires_at, generation FROM locks WHERE name = ?`, name).Scan(&owner, &expires, &gen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", 0, 0, nil
@@ -71,7 +72,7 @@ func lockRow(ctx context.Context, tx *sql.Tx, name string) (owner string, expire
 }
 
 // checkHolder fails with LockLost unless owner holds name at gen.
-func checkHolder(ctx context.Context, tx *sql.Tx, name, owner string, gen int64) error {
+func checkHolder(ctx context.Context, tx querier, name, owner string, gen int64) error {
 	holder, _, cur, err := lockRow(ctx, tx, name)
 	if err != nil {
 		return err
@@ -84,15 +85,16 @@ func checkHolder(ctx context.Context, tx *sql.Tx, name, owner string, gen int64)
 
 // Fence implements core.Store: the holder check and the markers in one
 // BEGIN IMMEDIATE transaction, which AcquireLock's transaction cannot
-// interleave with.
+// interleave with. A fence without markers writes nothing: it is a read of
+// the lock row, which waits for no write in progress (WAL).
 func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
-	if err := storeerr.CheckFence(name, owner, generation); err != nil {
-		return err
-	}
-	return s.write(ctx, "fence lock "+name, func(tx *sql.Tx) error {
-		if err := checkHolder(ctx, tx, name, owner, generation); err != nil {
-			return err
-		}
-		return upsertIndex(ctx, tx, markers)
-	})
+	return sqlrows.Fence(ctx, name, owner, generation, markers, s.write,
+		func(tx *sql.Tx) error { return checkHolder(ctx, tx, name, owner, generation) },
+		func() error {
+			if err := s.check(); err != nil {
+				return err
+			}
+			return s.fault(checkHolder(ctx, s.db, name, owner, generation), "fence lock "+name)
+		},
+		func(tx *sql.Tx) error { return upsertIndex(ctx, tx, markers) })
 }

@@ -162,20 +162,29 @@ func TestNewerSchemaRefused(t *testing.T) {
 	wantConfigInvalid(t, err, "newer schema")
 }
 
+// holdWriteLock holds the database's write lock on a connection of s
+// until the test ends.
+func holdWriteLock(t *testing.T, s *sqlitestore.Store) {
+	t.Helper()
+	conn, err := s.DB().Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = conn.ExecContext(context.Background(), `ROLLBACK`)
+		_ = conn.Close()
+	})
+}
+
 func TestBusyIsRetryable(t *testing.T) {
 	// Another connection holds the write lock longer than the busy
 	// timeout: the write fails as retryable INTERNAL_ERROR, promptly.
 	path := filepath.Join(t.TempDir(), "busy.db")
 	holder := open(t, path)
-	conn, err := holder.DB().Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(context.Background(), `ROLLBACK`)
+	holdWriteLock(t, holder)
 	s, err := sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path, BusyTimeout: 50 * time.Millisecond})
 	if err == nil {
 		defer s.Close()
@@ -184,5 +193,38 @@ func TestBusyIsRetryable(t *testing.T) {
 	var ce *core.Error
 	if !errors.As(err, &ce) || ce.Code != core.CodeInternal || !ce.Retryable {
 		t.Fatalf("write under a held lock: %v; want retryable INTERNAL_ERROR", err)
+	}
+}
+
+// TestFenceWithoutMarkersIsARead: a fence with no markers writes nothing,
+// so it answers while another connection holds the write lock (a commit's
+// rank or update fences do not queue behind a create batch's markers);
+// one with markers still needs the write lock.
+func TestFenceWithoutMarkersIsARead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fence.db")
+	s, err := sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path, BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	lk, err := s.AcquireLock(t.Context(), "doc", "me", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := sqlitestore.Open(t.Context(), sqlitestore.Options{Path: path, BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	holdWriteLock(t, s)
+	if err := other.Fence(t.Context(), "doc", "me", lk.Generation, nil); err != nil {
+		t.Errorf("fence without markers under a held write lock: %v", err)
+	}
+	if err := other.Fence(t.Context(), "doc", "someone else", lk.Generation, nil); !errors.As(err, new(*core.LockLostError)) {
+		t.Errorf("fence of a lock not held: %v; want a LockLostError", err)
+	}
+	marker := []core.IndexEntry{{Scope: "s", Reference: "doc/s-1", Digest: "x", UpdatedAt: time.Now()}}
+	if err := other.Fence(t.Context(), "doc", "me", lk.Generation, marker); err == nil {
+		t.Errorf("a fence with markers went through a held write lock")
 	}
 }

@@ -1,6 +1,11 @@
 package sqlrows
 
-import "context"
+import (
+	"context"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+)
 
 // WriteValue runs fn in one of the store's write transactions (write is
 // the store's: it runs fn, commits, and translates errors for op) and
@@ -17,4 +22,26 @@ func WriteValue[Tx, T any](ctx context.Context, op string, write func(ctx contex
 		return zero, err
 	}
 	return v, nil
+}
+
+// Fence is the fence both SQL stores share (core.Store.Fence): the
+// arguments checked, then, with no markers, holds — a read of the lock row
+// that writes nothing, so it waits for no write in progress — else one of
+// the store's write transactions (write, named op) that runs holds on it
+// and upserts the markers with upsert.
+func Fence[Tx any](ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry,
+	write func(ctx context.Context, op string, fn func(tx Tx) error) error,
+	holds func(tx Tx) error, read func() error, upsert func(tx Tx) error) error {
+	if err := storeerr.CheckFence(name, owner, generation); err != nil {
+		return err
+	}
+	if len(markers) == 0 {
+		return read()
+	}
+	return write(ctx, "fence lock "+name, func(tx Tx) error {
+		if err := holds(tx); err != nil {
+			return err
+		}
+		return upsert(tx)
+	})
 }
