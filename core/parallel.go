@@ -40,6 +40,7 @@ type step struct {
 	// writes that are ready too: theirs are written, and under Jira's
 	// burst limit their own endpoint's budget runs from their first send.
 	structure bool
+	order     int // its position in the plan (sendorder.go)
 	started   bool
 	ended     bool
 }
@@ -71,6 +72,9 @@ func (x *execution) schedule(ctx context.Context, steps []*step) {
 		panicked any
 		pmu      sync.Mutex
 	)
+	for i, s := range steps {
+		s.order = i
+	}
 	start := func(s *step) {
 		s.started = true
 		running++
@@ -92,7 +96,7 @@ func (x *execution) schedule(ctx context.Context, steps []*step) {
 					x.mu.Unlock()
 				}
 			}()
-			s.write(ctx)
+			s.write(WithSendOrder(ctx, s.order)) // sendorder.go
 		}()
 	}
 	for {

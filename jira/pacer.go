@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/devworkwire/devworkwire/core"
 )
 
 // The pacer decides when each request may go out, from Jira's own signals
@@ -96,6 +98,10 @@ type endpointPace struct {
 	single     int // clean answers still needed to leave one-at-a-time; 0 = not single
 	minRTT     time.Duration
 	sent       []time.Time // sends in the last second (the rate a refusal cut)
+	// waiting counts the requests waiting here by their send order
+	// (core.SendOrder): while one with a lower order waits, a higher one
+	// is not admitted, so a commit's writes leave in its plan's order.
+	waiting map[int]int
 }
 
 // issuePace is the pacing of writes to one issue.
@@ -127,9 +133,24 @@ func (pc *pacer) acquire(ctx context.Context, c call) (*ticket, error) {
 	if c.method != http.MethodGet && c.key != "" {
 		issue = c.key
 	}
+	order, ordered := core.SendOrder(ctx)
+	if ordered {
+		pc.mu.Lock()
+		pc.endpoint(c.endpoint).wait(order, 1)
+		pc.mu.Unlock()
+		defer func() {
+			pc.mu.Lock()
+			pc.endpoint(c.endpoint).wait(order, -1)
+			pc.signal() // a lower order left: the next may go
+			pc.mu.Unlock()
+		}()
+	}
 	for {
 		pc.mu.Lock()
-		wait, ok := pc.try(c.endpoint, issue)
+		wait, ok := time.Duration(0), false
+		if !ordered || !pc.endpoint(c.endpoint).lowerWaits(order) {
+			wait, ok = pc.try(c.endpoint, issue)
+		}
 		ch := pc.changed
 		pc.mu.Unlock()
 		if ok {
@@ -315,8 +336,35 @@ func (pc *pacer) release(t *ticket, resp *response) {
 		is.busy = false
 	}
 	pc.learn(ep, is, readSignals(resp, now), t.start, now)
+	pc.signal()
+}
+
+// signal wakes every request waiting in acquire. Call with pc.mu held.
+func (pc *pacer) signal() {
 	close(pc.changed)
 	pc.changed = make(chan struct{})
+}
+
+// wait counts one more (d = 1) or one less (d = -1) request of send order
+// n waiting for the endpoint.
+func (ep *endpointPace) wait(n, d int) {
+	if ep.waiting == nil {
+		ep.waiting = map[int]int{}
+	}
+	if ep.waiting[n] += d; ep.waiting[n] <= 0 {
+		delete(ep.waiting, n)
+	}
+}
+
+// lowerWaits reports whether a request with a send order below n waits
+// for the endpoint.
+func (ep *endpointPace) lowerWaits(n int) bool {
+	for m := range ep.waiting {
+		if m < n {
+			return true
+		}
+	}
+	return false
 }
 
 // learn applies one answer's signals. Call with pc.mu held.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/devworkwire/devworkwire/core"
 )
 
 // paceClock is the pacer's clock in tests: time moves only when the test
@@ -655,4 +657,56 @@ func TestPacerPacesAtTheLimitOnlyWithRemaining(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPacerSendsInTheCommitsOrder: requests to one endpoint waiting for a
+// slot go in their send order (core.SendOrder), lowest first, whatever
+// order they came in: a commit's writes leave in its plan's order.
+func TestPacerSendsInTheCommitsOrder(t *testing.T) {
+	pc, _ := testPacer(1)
+	first, err := pc.acquire(core.WithSendOrder(context.Background(), 9), call{method: "POST", endpoint: epSearch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type admitted struct {
+		order int
+		tk    *ticket
+	}
+	got := make(chan admitted)
+	for _, n := range []int{5, 3, 4} {
+		go func() {
+			tk, err := pc.acquire(core.WithSendOrder(context.Background(), n), call{method: "POST", endpoint: epSearch})
+			if err != nil {
+				t.Error(err)
+			}
+			got <- admitted{n, tk}
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pc.mu.Lock()
+		n := len(pc.endpoint(epSearch).waiting)
+		pc.mu.Unlock()
+		if n == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests waiting; want 3", n)
+		}
+		runtime.Gosched()
+	}
+	tk := first
+	for _, want := range []int{3, 4, 5} {
+		pc.release(tk, answer(200))
+		select {
+		case a := <-got:
+			if a.order != want {
+				t.Fatalf("admitted send order %d; want %d", a.order, want)
+			}
+			tk = a.tk
+		case <-time.After(10 * time.Second):
+			t.Fatalf("nothing admitted; want send order %d", want)
+		}
+	}
+	pc.release(tk, answer(200))
 }
