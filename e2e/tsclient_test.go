@@ -111,7 +111,7 @@ func checkTSTools(t *testing.T, r tsReport) {
 	if r.ServerInfo.Name != "dwire" || r.ServerInfo.Version != "0.0.0-e2e" {
 		t.Errorf("serverInfo = %+v", r.ServerInfo)
 	}
-	readOnly := map[string]bool{"import_preview": true, "import_commit": false, "progress_preview": true, "progress_commit": false, "workitem_get": true, "workitem_query": true}
+	readOnly := map[string]bool{"import_preview": true, "import_commit": false, "progress_preview": true, "progress_commit": false, "workitem_get": true, "workitem_query": true, "document_export": true}
 	if len(r.Tools) != len(readOnly) {
 		t.Fatalf("%d tools listed", len(r.Tools))
 	}
@@ -189,7 +189,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			}
 			r := runTSClient(t, e, tc.mode, dir)
 			checkTSTools(t, r)
-			if r.ToolsAfter != 6 || len(r.Calls) != 3 {
+			if r.ToolsAfter != 7 || len(r.Calls) != 3 {
 				t.Fatalf("server not alive after the failures: %d tools, calls %+v", r.ToolsAfter, r.Calls)
 			}
 			for _, c := range r.Calls {

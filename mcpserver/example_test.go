@@ -42,6 +42,7 @@ func ExampleNew() {
 	}
 	// Output:
 	// dwire v1.0.0
+	// document_export read-only: true
 	// import_commit read-only: false
 	// import_preview read-only: true
 	// progress_commit read-only: false

@@ -21,7 +21,9 @@ type fakeService struct {
 	get             func(context.Context, core.GetInput) (core.GetResult, error)
 	query           func(context.Context, core.QueryInput) (core.QueryResult, error)
 	preview         func(context.Context, string) (core.PreviewInfo, error)
+	export          func(context.Context, core.ExportInput) (core.ExportResult, error)
 
+	lastExport core.ExportInput
 	lastImport core.ImportPreviewInput
 	lastCommit core.CommitInput
 }
@@ -159,4 +161,16 @@ func (f *fakeService) StoredPreview(ctx context.Context, handle string) (core.Pr
 		return core.PreviewInfo{Kind: core.PreviewProgress, Progress: &p}, nil
 	}
 	return core.PreviewInfo{}, core.Errorf(core.CodePreviewNotFound, "No preview has the handle %q. Run the preview again.", handle).WithRunID("run-pv")
+}
+
+func sampleExport() core.ExportResult {
+	return core.ExportResult{ResultType: core.ResultPreview, RunID: "run-ex", Document: "demo-1", Format: "markdown",
+		Text: "# Guest checkout\n", Epics: 1, Stories: 2, Adopt: 3}
+}
+
+func (f *fakeService) Export(ctx context.Context, in core.ExportInput) (core.ExportResult, error) {
+	f.mu.Lock()
+	f.lastExport = in
+	f.mu.Unlock()
+	return fakeAnswer(ctx, f, "Export", in, f.export, sampleExport)
 }

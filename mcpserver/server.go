@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Service is what the MCP server needs of the core: the seven methods of
+// Service is what the MCP server needs of the core: these methods of
 // *core.WorkItemService, which satisfies it.
 type Service interface {
 	ImportPreview(ctx context.Context, in core.ImportPreviewInput) (core.ImportPreviewResult, error)
@@ -23,6 +23,7 @@ type Service interface {
 	Get(ctx context.Context, in core.GetInput) (core.GetResult, error)
 	Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error)
 	StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
+	Export(ctx context.Context, in core.ExportInput) (core.ExportResult, error)
 }
 
 // Elicitation modes: whether commit tools also ask the person through MCP
@@ -115,7 +116,7 @@ func (s *server) cancelOnStop(cancel context.CancelCauseFunc) func() {
 	return func() { close(done) }
 }
 
-// New returns an MCP server exposing svc as the six DevWorkWire tools
+// New returns an MCP server exposing svc as the DevWorkWire tools (toolNames)
 // (svc may be nil when o.Open is set).
 func New(svc Service, o Options) *mcp.Server {
 	_, ms := newServer(svc, o)

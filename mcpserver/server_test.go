@@ -44,7 +44,7 @@ func TestToolsDescribeTierAndWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readOnly := map[string]bool{ToolImportPreview: true, ToolProgressPreview: true, ToolWorkItemGet: true, ToolWorkItemQuery: true, ToolImportCommit: false, ToolProgressCommit: false}
+	readOnly := map[string]bool{ToolImportPreview: true, ToolProgressPreview: true, ToolWorkItemGet: true, ToolWorkItemQuery: true, ToolImportCommit: false, ToolProgressCommit: false, ToolDocumentExport: true}
 	if len(res.Tools) != len(readOnly) {
 		t.Fatalf("listed %d tools, want %d", len(res.Tools), len(readOnly))
 	}
@@ -163,6 +163,7 @@ func TestEveryToolSucceeds(t *testing.T) {
 				{ToolProgressCommit, map[string]any{"preview_handle": "h-progress", "confirmed": true, "idempotency_key": "k-2"}, "committed"},
 				{ToolWorkItemGet, map[string]any{"item": "DEMO-7"}, "preview"},
 				{ToolWorkItemQuery, map[string]any{"status": "todo", "ready": true, "limit": 10}, "preview"},
+				{ToolDocumentExport, map[string]any{"epic": "DEMO-1"}, "preview"},
 			}
 			for _, tc := range cases {
 				m := c.mustCall(t, tc.tool, tc.args)

@@ -249,7 +249,7 @@ func TestSubprocessEveryTool(t *testing.T) {
 			for _, tl := range lt.Tools {
 				tools[tl.Name] = tl
 			}
-			if len(tools) != 6 {
+			if len(tools) != len(toolNames) {
 				t.Fatalf("listed %d tools", len(tools))
 			}
 
@@ -290,6 +290,11 @@ func TestSubprocessEveryTool(t *testing.T) {
 				t.Errorf("get: %v", g)
 			}
 			callOK(t, cs, tools, ToolWorkItemGet, map[string]any{"item": key}, nil)
+			epic := item["epic"].(map[string]any)["key"].(string)
+			ex := callOK(t, cs, tools, ToolDocumentExport, map[string]any{"epic": epic}, nil)
+			if ex["document"] != "checkout" || ex["epics"] != 1.0 || ex["stories"] != 2.0 || !strings.Contains(ex["text"].(string), "Key: "+epic) {
+				t.Errorf("export: %v", ex)
+			}
 
 			// Progress.
 			pp := callOK(t, cs, tools, ToolProgressPreview, map[string]any{"item": key, "status": "in_progress", "comment": "Started."}, nil)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/plan"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -23,13 +24,15 @@ const (
 	ToolProgressCommit  = "progress_commit"
 	ToolWorkItemGet     = "workitem_get"
 	ToolWorkItemQuery   = "workitem_query"
+	ToolDocumentExport  = "document_export"
 )
 
-var toolNames = []string{ToolImportPreview, ToolImportCommit, ToolProgressPreview, ToolProgressCommit, ToolWorkItemGet, ToolWorkItemQuery}
+var toolNames = []string{ToolImportPreview, ToolImportCommit, ToolProgressPreview, ToolProgressCommit, ToolWorkItemGet, ToolWorkItemQuery, ToolDocumentExport}
 
 // deprecatedNames are the dotted names of the first releases. A tools/call
 // with one of them still works for this minor series (logged as
-// deprecated); tools/list does not list them.
+// deprecated); tools/list does not list them. Tools added later never had
+// a dotted name.
 var deprecatedNames = map[string]string{
 	"import.preview":   ToolImportPreview,
 	"import.commit":    ToolImportCommit,
@@ -50,6 +53,7 @@ var (
 	descProgressPreview = tierReadOnly + "Writes nothing to Jira: checks a status change and/or comment for one work item (a Jira key such as PROJ-12 or a reference such as checkout-v2/s-1) and returns what progress_commit would do, keeping that plan in the local state store under a preview_handle."
 	descProgressCommit  = tierWrites + "Writes to Jira irreversibly: applies a stored progress plan (transitions the item's status and/or adds the comment) exactly as progress_preview showed it. Requires the preview_handle from progress_preview and confirmed: true, which you may only send after the person agreed. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes. Pass the preview's plan_digest to make sure the plan written is the one you showed."
 	descGet             = tierReadOnly + "Writes nothing: returns one work item by Jira key (PROJ-12) or reference (checkout-v2/s-1): title, description, acceptance criteria, epic, status, blockers and, for an epic, its stories."
+	descExport          = tierReadOnly + "Writes nothing (neither Jira nor a file): reads existing Jira issues — an epic with its stories and their sub-tasks (epic), the issues a JQL query finds within the configured project (jql), or the whole project (project); exactly one — and returns them as one planning document (text: Markdown, or YAML with format yaml), with their parents, so no story loses its epic. Each item carries a Key line naming its issue, so the document's first import_preview adopts the issues (action adopt) instead of creating new ones. Save text where the person wants it, then import_preview it. A document over 256 KiB is cut at a line end (text_truncated: true; not a complete document: narrow the selection)."
 	descQuery           = tierReadOnly + "Writes nothing: lists work items matching the filters (status, epic, document, free text, ready = todo with every blocker done), at most limit (1-100, default 25). Every item is self-sufficient (title, acceptance criteria, epic, status); truncated: true means more matched, so narrow the filter."
 )
 
@@ -73,6 +77,7 @@ func (s *server) addTools(ms *mcp.Server) {
 	addTool(s, ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, core.ResultCommitted, s.progressCommit)
 	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemGet, Description: descGet, Annotations: readOnlyAnnotations("Get a work item")}, core.ResultPreview, s.get)
 	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemQuery, Description: descQuery, Annotations: readOnlyAnnotations("Query work items")}, core.ResultPreview, s.query)
+	addTool(s, ms, &mcp.Tool{Name: ToolDocumentExport, Description: descExport, Annotations: readOnlyAnnotations("Export Jira issues as a planning document")}, core.ResultPreview, s.export)
 }
 
 // toolFunc is one tool's behaviour: typed arguments in, a typed result
@@ -100,6 +105,9 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 	}
 	if p := in.Properties["release_held"]; p != nil {
 		p.Description = `only after the person checked Jira and found them missing: ids (s-1) or references (doc/s-1) of held-back items (rows with blocked_reason) to plan as creates anyway, marked released, or ["all"]; an item that is not held back is refused (VALIDATION_FAILED)`
+	}
+	if p := in.Properties["format"]; p != nil {
+		p.Enum = []any{plan.FormatMarkdown, "md", plan.FormatYAML, "yml"}
 	}
 	if p := in.Properties["limit"]; p != nil {
 		p.Minimum, p.Maximum = ptr(1.0), ptr(float64(core.MaxQueryLimit))
