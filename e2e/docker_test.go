@@ -116,7 +116,7 @@ func TestDockerImage(t *testing.T) {
 		t.Fatalf("connect to the container: %v\n%s", err, stderr.String())
 	}
 	defer func() { _ = cs.Close(); e.record(stderr.String()) }()
-	if tl, err := cs.ListTools(cctx, nil); err != nil || len(tl.Tools) != 6 {
+	if tl, err := cs.ListTools(cctx, nil); err != nil || len(tl.Tools) != mcpTools {
 		t.Fatalf("tools/list: %v", err)
 	}
 	var pv previewJSON

@@ -212,7 +212,7 @@ func TestHostSnippetsWorkAsWritten(t *testing.T) {
 			}
 			defer func() { _ = cs.Close(); e.record(stderr.String()) }()
 			tl, err := cs.ListTools(ctx, nil)
-			if err != nil || len(tl.Tools) != 7 {
+			if err != nil || len(tl.Tools) != mcpTools {
 				t.Fatalf("tools/list: %v", err)
 			}
 			var q struct {

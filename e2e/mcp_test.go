@@ -225,7 +225,7 @@ func TestIndependentMCPClient(t *testing.T) {
 				t.Errorf("serverInfo = %+v", ir.ServerInfo)
 			}
 			tl, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
-			if err != nil || len(tl.Tools) != 6 {
+			if err != nil || len(tl.Tools) != mcpTools {
 				t.Fatalf("tools/list: %v, %d tools", err, len(tl.Tools))
 			}
 			callJSON := func(name string, args map[string]any, out any) {

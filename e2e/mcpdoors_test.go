@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// mcpTools is how many tools `dwire mcp` lists.
+const mcpTools = 7
+
 // TestMCPExportThenImportAdopts drives document_export through the real
 // `dwire mcp` against the fake Jira: issues people made are returned as a
 // document without a write (to Jira or to a file), and the document, saved

@@ -189,7 +189,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			}
 			r := runTSClient(t, e, tc.mode, dir)
 			checkTSTools(t, r)
-			if r.ToolsAfter != 7 || len(r.Calls) != 3 {
+			if r.ToolsAfter != mcpTools || len(r.Calls) != 3 {
 				t.Fatalf("server not alive after the failures: %d tools, calls %+v", r.ToolsAfter, r.Calls)
 			}
 			for _, c := range r.Calls {
