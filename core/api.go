@@ -386,10 +386,13 @@ const (
 // reviewing a plan someone else made). Exactly one of Import and Progress
 // is set, matching Kind.
 type PreviewInfo struct {
-	Kind       PreviewKind            `json:"kind"`
-	Import     *ImportPreviewResult   `json:"import,omitempty"`
-	Progress   *ProgressPreviewResult `json:"progress,omitempty"`
-	ConsumedBy string                 `json:"consumed_by,omitempty"` // idempotency key of the run that committed it
+	Kind     PreviewKind            `json:"kind"`
+	Import   *ImportPreviewResult   `json:"import,omitempty"`
+	Progress *ProgressPreviewResult `json:"progress,omitempty"`
+	// Pull is a stored pull plan (StoredPull only; Kind is then
+	// PreviewImport, under which pulls are stored).
+	Pull       *PullPreviewResult `json:"pull,omitempty"`
+	ConsumedBy string             `json:"consumed_by,omitempty"` // idempotency key of the run that committed it
 	// Commit says what became of that commit (nil when not consumed, or
 	// its run is no longer recorded).
 	Commit *CommitSummary `json:"commit,omitempty"`
@@ -405,5 +408,6 @@ type PreviewInfo struct {
 //	Get(ctx, GetInput) (GetResult, error)
 //	Query(ctx, QueryInput) (QueryResult, error)
 //	StoredPreview(ctx, handle string) (PreviewInfo, error) // a stored plan shown again, for review
+//	StoredPull(ctx, handle string) (PreviewInfo, error)    // a stored pull plan shown again (PreviewInfo.Pull)
 //
 // Every error is a *Error with a stable code and the operation's run id.

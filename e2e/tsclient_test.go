@@ -111,7 +111,7 @@ func checkTSTools(t *testing.T, r tsReport) {
 	if r.ServerInfo.Name != "dwire" || r.ServerInfo.Version != "0.0.0-e2e" {
 		t.Errorf("serverInfo = %+v", r.ServerInfo)
 	}
-	readOnly := map[string]bool{"import_preview": true, "import_commit": false, "progress_preview": true, "progress_commit": false, "workitem_get": true, "workitem_query": true, "document_export": true}
+	readOnly := map[string]bool{"import_preview": true, "import_commit": false, "progress_preview": true, "progress_commit": false, "workitem_get": true, "workitem_query": true, "document_export": true, "pull_preview": true, "pull_commit": false}
 	if len(r.Tools) != len(readOnly) {
 		t.Fatalf("%d tools listed", len(r.Tools))
 	}

@@ -24,6 +24,10 @@ const questionTTL = 15 * time.Minute
 // forgotten (their answers are then refused, and the person is asked anew).
 const maxPending = 256
 
+// previewLoader shows a stored plan again: Service.StoredPreview, or
+// StoredPull for a pull's.
+type previewLoader func(ctx context.Context, handle string) (core.PreviewInfo, error)
+
 // confirm decides whether a commit may go ahead without asking, must ask
 // the person first, or must be refused. It returns:
 //   - (nil, digest, nil): call the service (which enforces the gate
@@ -36,7 +40,7 @@ const maxPending = 256
 //
 // Asking is on top of, never instead of, preview_handle + confirmed: true:
 // the service still checks both.
-func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, svc Service, tool string, kind core.PreviewKind, in core.CommitInput) (*mcp.CallToolResult, string, error) {
+func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, load previewLoader, tool string, kind core.PreviewKind, in core.CommitInput) (*mcp.CallToolResult, string, error) {
 	if s.elicit == ElicitationOff || !in.Confirmed {
 		// Without confirmed: true the service refuses with
 		// CONFIRMATION_REQUIRED; there is nothing to ask the person yet.
@@ -46,7 +50,7 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, svc Serv
 		digest, err := s.checkAnswer(ctx, req, tool, in)
 		return nil, digest, err
 	}
-	info, err := svc.StoredPreview(ctx, in.PreviewHandle)
+	info, err := load(ctx, in.PreviewHandle)
 	if err != nil {
 		return nil, "", err
 	}
@@ -64,9 +68,13 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, svc Serv
 	}
 	if !clientCanElicit(req) {
 		if s.elicit == ElicitationRequired {
+			byPerson := fmt.Sprintf("commit the plan with `dwire review %s`", in.PreviewHandle)
+			if info.Pull != nil {
+				byPerson = fmt.Sprintf("pull the document in a terminal with `dwire pull %s`", info.Pull.Path)
+			}
 			return nil, "", core.Errorf(core.CodeConfirmationRequired,
-				"This server requires a person to confirm every commit through MCP elicitation (elicitation: required), and this client does not support elicitation. Nothing was written. Use a client that supports elicitation, or have a person commit the plan with `dwire review %s`.",
-				in.PreviewHandle)
+				"This server requires a person to confirm every commit through MCP elicitation (elicitation: required), and this client does not support elicitation. Nothing was written. Use a client that supports elicitation, or have a person %s.",
+				byPerson)
 		}
 		return nil, "", nil
 	}
@@ -97,6 +105,8 @@ func shownDigest(info core.PreviewInfo) string {
 		return info.Import.PlanDigest
 	case info.Progress != nil:
 		return info.Progress.PlanDigest
+	case info.Pull != nil:
+		return info.Pull.PlanDigest
 	}
 	return ""
 }
@@ -224,6 +234,8 @@ func describe(info core.PreviewInfo) string {
 			}
 			fmt.Fprintf(&b, "- add the comment: %s\n", c)
 		}
+	case info.Pull != nil:
+		describePull(&b, info.Pull)
 	default:
 		b.WriteString("DevWorkWire is about to write a previewed plan to Jira.\n")
 	}
@@ -287,4 +299,48 @@ func (p *pendingConfirmations) take(nonce string) (pendingQuestion, bool) {
 	}
 	delete(p.m, nonce)
 	return q, time.Now().Before(q.expires)
+}
+
+// describePull says what a pull commit writes: the file, and DevWorkWire's
+// record on each item in Jira.
+func describePull(b *strings.Builder, p *core.PullPreviewResult) {
+	c := p.Counts
+	if p.Diff != "" {
+		fmt.Fprintf(b, "DevWorkWire is about to rewrite the planning document %s (document %q) with what people changed in Jira (%d items), ", p.Path, p.Document, c.Pull)
+	} else {
+		fmt.Fprintf(b, "DevWorkWire is about to leave the planning document %s (document %q) as it is, ", p.Path, p.Document)
+	}
+	fmt.Fprintf(b, "and record in Jira that %d items match the document (DevWorkWire's record on each; no field, text or status of an issue changes)", c.Pull+c.Settle)
+	if c.Conflict > 0 {
+		fmt.Fprintf(b, "; %d items in conflict are left as they are", c.Conflict)
+	}
+	b.WriteString(".\n")
+	n := 0
+	for _, it := range p.Items {
+		if it.Action != core.PullActionPull && it.Action != core.PullActionConflict {
+			continue
+		}
+		if n == maxListed {
+			fmt.Fprintf(b, "… and %d more.\n", c.Pull+c.Conflict-n)
+			break
+		}
+		n++
+		var taken []string
+		for _, ch := range it.Changes {
+			if ch.Take == core.TakeTracker {
+				taken = append(taken, ch.Field)
+			}
+		}
+		line := fmt.Sprintf("- %s %s %s %q", it.Action, it.Kind, it.Reference, it.Title)
+		if it.Key != "" {
+			line += " (" + it.Key + ")"
+		}
+		if len(taken) > 0 {
+			line += ": Jira's " + strings.Join(taken, ", ") + " into the document"
+		}
+		b.WriteString(line + "\n")
+	}
+	if p.Diff != "" {
+		b.WriteString("The file's previous content is not kept by DevWorkWire (keep it in version control). ")
+	}
 }

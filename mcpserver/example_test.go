@@ -47,6 +47,8 @@ func ExampleNew() {
 	// import_preview read-only: true
 	// progress_commit read-only: false
 	// progress_preview read-only: true
+	// pull_commit read-only: false
+	// pull_preview read-only: true
 	// workitem_get read-only: true
 	// workitem_query read-only: true
 }

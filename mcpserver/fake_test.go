@@ -22,6 +22,12 @@ type fakeService struct {
 	query           func(context.Context, core.QueryInput) (core.QueryResult, error)
 	preview         func(context.Context, string) (core.PreviewInfo, error)
 	export          func(context.Context, core.ExportInput) (core.ExportResult, error)
+	pullPreview     func(context.Context, core.PullPreviewInput) (core.PullPreviewResult, error)
+	pullCommit      func(context.Context, core.CommitInput) (core.PullCommitResult, error)
+	storedPull      func(context.Context, string) (core.PreviewInfo, error)
+	pullPath        string // the file h-pull's stored plan writes
+
+	lastPull core.PullPreviewInput
 
 	lastExport core.ExportInput
 	lastImport core.ImportPreviewInput
@@ -173,4 +179,44 @@ func (f *fakeService) Export(ctx context.Context, in core.ExportInput) (core.Exp
 	f.lastExport = in
 	f.mu.Unlock()
 	return fakeAnswer(ctx, f, "Export", in, f.export, sampleExport)
+}
+
+func samplePullPreview() core.PullPreviewResult {
+	return core.PullPreviewResult{
+		ResultType: core.ResultPreview, RunID: "run-lp", PreviewHandle: "h-pull", ExpiresAt: fixedTime.Add(30 * time.Minute), PlanDigest: "sha256:pull",
+		Document: "checkout-v2", Path: "/ws/plans/checkout.md", Diff: "--- a/checkout.md\n+++ b/checkout.md\n@@ -1 +1 @@\n-## Story s-1: Pay\n+## Story s-1: Pay as a guest\n",
+		Items: []core.PullItem{
+			{Reference: "checkout-v2/s-1", Kind: core.KindStory, Title: "Pay", Key: "DEMO-7", Action: core.PullActionPull,
+				Changes: []core.PullChange{{Field: "title", Document: "Pay", Tracker: "Pay as a guest", Take: core.TakeTracker}}},
+			{Reference: "checkout-v2/s-2", Kind: core.KindStory, Title: "Save address", Key: "DEMO-8", Action: core.PullActionUnchanged},
+		},
+		Counts: core.PullCounts{Pull: 1, Unchanged: 1}, Writes: true,
+	}
+}
+
+func (f *fakeService) PullPreview(ctx context.Context, in core.PullPreviewInput) (core.PullPreviewResult, error) {
+	f.mu.Lock()
+	f.lastPull = in
+	f.mu.Unlock()
+	return fakeAnswer(ctx, f, "PullPreview", in, f.pullPreview, samplePullPreview)
+}
+
+func (f *fakeService) PullCommit(ctx context.Context, in core.CommitInput) (core.PullCommitResult, error) {
+	return fakeCommit(ctx, f, "PullCommit", "run-lc", in, f.pullCommit, core.PullCommitResult{
+		ResultType: core.ResultCommitted, RunID: "run-lc", PreviewHandle: in.PreviewHandle, IdempotencyKey: "k-3",
+		Path: "/ws/plans/checkout.md", FileWritten: true, Settled: []string{"DEMO-7"}, CommittedAt: fixedTime,
+	})
+}
+
+func (f *fakeService) StoredPull(ctx context.Context, handle string) (core.PreviewInfo, error) {
+	f.record("StoredPull")
+	if f.storedPull != nil {
+		return f.storedPull(ctx, handle)
+	}
+	if handle == "h-pull" {
+		p := samplePullPreview()
+		p.Path = f.pullPath
+		return core.PreviewInfo{Kind: core.PreviewImport, Pull: &p}, nil
+	}
+	return core.PreviewInfo{}, core.Errorf(core.CodePreviewNotFound, "No pull preview has the handle %q. Run the pull preview again.", handle).WithRunID("run-pv")
 }

@@ -22,6 +22,8 @@ func withNextStep(tool string, e *core.Error) *core.Error {
 		preview = "import_preview"
 	case "progress_commit":
 		preview = "progress_preview"
+	case "pull_commit":
+		preview = "pull_preview"
 	default:
 		return e
 	}

@@ -24,6 +24,9 @@ type Service interface {
 	Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error)
 	StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
 	Export(ctx context.Context, in core.ExportInput) (core.ExportResult, error)
+	PullPreview(ctx context.Context, in core.PullPreviewInput) (core.PullPreviewResult, error)
+	PullCommit(ctx context.Context, in core.CommitInput) (core.PullCommitResult, error)
+	StoredPull(ctx context.Context, handle string) (core.PreviewInfo, error)
 }
 
 // Elicitation modes: whether commit tools also ask the person through MCP
@@ -62,7 +65,7 @@ type Options struct {
 	// discards logs.
 	Logger *slog.Logger
 	// Workspace is the folder holding .devworkwire.yaml; import_preview
-	// reads only documents inside it (after resolving symlinks). Empty
+	// and pull_preview read, and pull_commit writes, only documents inside it (after resolving symlinks). Empty
 	// means the current working directory. Ignored when Open is set.
 	Workspace string
 	// Open, when set, supplies the service and the workspace per tool call
@@ -244,5 +247,5 @@ func version(v string) string {
 func newRunID() string { return core.NewRunID() }
 
 const instructions = `DevWorkWire puts a planning document (epics, stories, acceptance criteria) into Jira exactly once, behind a preview -> confirm -> commit gate.
-Previews and reads write nothing. To write: call import_preview or progress_preview, show the plan to the person, and only after they agree call the matching commit tool with the preview_handle and confirmed: true. Commits write to Jira irreversibly.
+Previews and reads write nothing. To write: call import_preview, progress_preview or pull_preview, show the plan to the person, and only after they agree call the matching commit tool with the preview_handle and confirmed: true. Commits write to Jira irreversibly (pull_commit also rewrites the document file). document_export returns existing Jira issues as a planning document and writes nothing.
 Failures are JSON-RPC errors whose data is {code, message, details, retryable, run_id}; branch on data.code.`

@@ -44,7 +44,7 @@ func TestToolsDescribeTierAndWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readOnly := map[string]bool{ToolImportPreview: true, ToolProgressPreview: true, ToolWorkItemGet: true, ToolWorkItemQuery: true, ToolImportCommit: false, ToolProgressCommit: false, ToolDocumentExport: true}
+	readOnly := map[string]bool{ToolImportPreview: true, ToolProgressPreview: true, ToolWorkItemGet: true, ToolWorkItemQuery: true, ToolImportCommit: false, ToolProgressCommit: false, ToolDocumentExport: true, ToolPullPreview: true, ToolPullCommit: false}
 	if len(res.Tools) != len(readOnly) {
 		t.Fatalf("listed %d tools, want %d", len(res.Tools), len(readOnly))
 	}

@@ -25,9 +25,11 @@ const (
 	ToolWorkItemGet     = "workitem_get"
 	ToolWorkItemQuery   = "workitem_query"
 	ToolDocumentExport  = "document_export"
+	ToolPullPreview     = "pull_preview"
+	ToolPullCommit      = "pull_commit"
 )
 
-var toolNames = []string{ToolImportPreview, ToolImportCommit, ToolProgressPreview, ToolProgressCommit, ToolWorkItemGet, ToolWorkItemQuery, ToolDocumentExport}
+var toolNames = []string{ToolImportPreview, ToolImportCommit, ToolProgressPreview, ToolProgressCommit, ToolWorkItemGet, ToolWorkItemQuery, ToolDocumentExport, ToolPullPreview, ToolPullCommit}
 
 // deprecatedNames are the dotted names of the first releases. A tools/call
 // with one of them still works for this minor series (logged as
@@ -54,6 +56,8 @@ var (
 	descProgressCommit  = tierWrites + "Writes to Jira irreversibly: applies a stored progress plan (transitions the item's status and/or adds the comment) exactly as progress_preview showed it. Requires the preview_handle from progress_preview and confirmed: true, which you may only send after the person agreed. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without new writes. Pass the preview's plan_digest to make sure the plan written is the one you showed."
 	descGet             = tierReadOnly + "Writes nothing: returns one work item by Jira key (PROJ-12) or reference (checkout-v2/s-1): title, description, acceptance criteria, epic, status, blockers and, for an epic, its stories."
 	descExport          = tierReadOnly + "Writes nothing (neither Jira nor a file): reads existing Jira issues — an epic with its stories and their sub-tasks (epic), the issues a JQL query finds within the configured project (jql), or the whole project (project); exactly one — and returns them as one planning document (text: Markdown, or YAML with format yaml), with their parents, so no story loses its epic. Each item carries a Key line naming its issue, so the document's first import_preview adopts the issues (action adopt) instead of creating new ones. Save text where the person wants it, then import_preview it. A document over 256 KiB is cut at a line end (text_truncated: true; not a complete document: narrow the selection)."
+	descPullPreview     = tierReadOnly + "Writes nothing (neither Jira nor the file): compares a planning document (a path inside the workspace) that was imported before with its items in Jira and returns what people changed there — titles, descriptions, acceptance criteria (ticked boxes too) and the fields the document sets — as the file's unified diff (diff) and per item (pull: Jira's change goes into the document; conflict: changed on both sides, shown, taken from neither unless the person chose with take_tracker or take_document; settle: the document already matches; unchanged), keeping that plan in the local state store under a preview_handle that pull_commit needs. writes: false means nothing to pull (no handle)."
+	descPullCommit      = tierWrites + "Writes to Jira irreversibly, and rewrites the local document: executes a stored pull plan exactly as pull_preview showed it — the file is replaced with the previewed one (only the pulled values change; written all at once, its mode kept) if it is still the file previewed, then DevWorkWire's record on each item in Jira moves forward (an issue property: no field, text or status of any issue changes), so the next import of the document is unchanged. Requires the preview_handle from pull_preview and confirmed: true, which you may only send after the person agreed to that diff. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without writing again. Pass the preview's plan_digest to make sure the plan written is the one you showed. The file or an item changed since the preview: nothing is written (PREVIEW_STALE)."
 	descQuery           = tierReadOnly + "Writes nothing: lists work items matching the filters (status, epic, document, free text, ready = todo with every blocker done), at most limit (1-100, default 25). Every item is self-sufficient (title, acceptance criteria, epic, status); truncated: true means more matched, so narrow the filter."
 )
 
@@ -77,6 +81,8 @@ func (s *server) addTools(ms *mcp.Server) {
 	addTool(s, ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, core.ResultCommitted, s.progressCommit)
 	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemGet, Description: descGet, Annotations: readOnlyAnnotations("Get a work item")}, core.ResultPreview, s.get)
 	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemQuery, Description: descQuery, Annotations: readOnlyAnnotations("Query work items")}, core.ResultPreview, s.query)
+	addTool(s, ms, &mcp.Tool{Name: ToolPullPreview, Description: descPullPreview, Annotations: readOnlyAnnotations("Preview taking Jira's changes into a planning document")}, core.ResultPreview, s.pullPreview)
+	addTool(s, ms, &mcp.Tool{Name: ToolPullCommit, Description: descPullCommit, Annotations: writeAnnotations("Commit a previewed pull into the document")}, core.ResultCommitted, s.pullCommit)
 	addTool(s, ms, &mcp.Tool{Name: ToolDocumentExport, Description: descExport, Annotations: readOnlyAnnotations("Export Jira issues as a planning document")}, core.ResultPreview, s.export)
 }
 
@@ -100,7 +106,7 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 		// (the gate's own code), not as a schema violation.
 		in.Required = remove(in.Required, "confirmed")
 	}
-	if p := in.Properties["path"]; p != nil {
+	if p := in.Properties["path"]; p != nil && t.Name == ToolImportPreview {
 		p.Description = "path of the planning document (.md, .markdown, .yaml or .yml), or of a directory: every planning document in it, recursively, as one preview (hidden entries, other files, symbolic links and files without epics, stories or id skipped, and listed in warnings); relative to the workspace (the folder holding .devworkwire.yaml) or absolute; it must resolve inside the workspace"
 	}
 	if p := in.Properties["release_held"]; p != nil {
@@ -304,7 +310,7 @@ func (s *server) importPreview(ctx context.Context, _ *mcp.CallToolRequest, b ba
 }
 
 func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, importCommitResult, error) {
-	ask, res, err := commitConfirmed(ctx, s, req, b, ToolImportCommit, core.PreviewImport, in, b.svc.ImportCommit)
+	ask, res, err := commitConfirmed(ctx, s, req, b, ToolImportCommit, core.PreviewImport, in, b.svc.StoredPreview, b.svc.ImportCommit)
 	if err != nil || ask != nil {
 		return ask, importCommitResult{}, err
 	}
@@ -312,12 +318,12 @@ func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, b b
 	return nil, boundCommit(res), nil
 }
 
-// commitConfirmed is what both commit tools do before the commit itself:
+// commitConfirmed is what every commit tool does before the commit itself:
 // ask the person where the client can be asked (ask is then the answer to
-// send), pin the plan digest of what they accepted, and commit with
-// progress notifications.
-func commitConfirmed[R any](ctx context.Context, s *server, req *mcp.CallToolRequest, b backend, tool string, kind core.PreviewKind, in core.CommitInput, commit func(context.Context, core.CommitInput) (R, error)) (ask *mcp.CallToolResult, res R, err error) {
-	ask, shown, err := s.confirm(ctx, req, b.svc, tool, kind, in)
+// send) about the stored plan load shows, pin the plan digest of what they
+// accepted, and commit with progress notifications.
+func commitConfirmed[R any](ctx context.Context, s *server, req *mcp.CallToolRequest, b backend, tool string, kind core.PreviewKind, in core.CommitInput, load previewLoader, commit func(context.Context, core.CommitInput) (R, error)) (ask *mcp.CallToolResult, res R, err error) {
+	ask, shown, err := s.confirm(ctx, req, load, tool, kind, in)
 	if err != nil || ask != nil {
 		return ask, res, err
 	}
@@ -339,7 +345,7 @@ func (s *server) progressPreview(ctx context.Context, _ *mcp.CallToolRequest, b 
 }
 
 func (s *server) progressCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, core.ProgressCommitResult, error) {
-	ask, res, err := commitConfirmed(ctx, s, req, b, ToolProgressCommit, core.PreviewProgress, in, b.svc.ProgressCommit)
+	ask, res, err := commitConfirmed(ctx, s, req, b, ToolProgressCommit, core.PreviewProgress, in, b.svc.StoredPreview, b.svc.ProgressCommit)
 	if err != nil || ask != nil {
 		return ask, core.ProgressCommitResult{}, err
 	}

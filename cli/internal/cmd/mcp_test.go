@@ -98,7 +98,7 @@ func TestMCPStartsWithoutConfigOrToken(t *testing.T) {
 	ctx := context.Background()
 	cs, _, stop := mcpSession(t, dir, map[string]string{})
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 7 {
+	if err != nil || len(tools.Tools) != 9 {
 		t.Fatalf("tools/list without a configuration: %v", err)
 	}
 	call := func(name string, args map[string]any) error {
