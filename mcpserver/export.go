@@ -12,8 +12,8 @@ import (
 
 // MaxDocumentBytes bounds the document text one document_export result
 // carries. The parser reads documents of up to 5 MiB, but a model should
-// not read that much at once (about 300 stories with descriptions fit in
-// 256 KiB). Past it the text is cut at the last line end that fits,
+// not read that much at once (a 200-issue backlog with one-line
+// descriptions is a 28.6 KB text, so 256 KiB holds some 1,800 such issues). Past it the text is cut at the last line end that fits,
 // text_truncated is true, text_bytes is the whole document's size and a
 // warning says to narrow the selection or export to a file with the CLI;
 // the counts always cover the whole document.
