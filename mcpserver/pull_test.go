@@ -217,3 +217,31 @@ func TestRealServicePullGate(t *testing.T) {
 		t.Errorf("second pull_preview %v", n)
 	}
 }
+
+// TestRealServicePullAsksOnce: with a client that can ask, the real
+// service's stored pull plan is the question (its file and item), the
+// accepted plan is committed, and the replay with the same key asks
+// nobody and writes nothing.
+func TestRealServicePullAsksOnce(t *testing.T) {
+	a := &asker{response: accept()}
+	r := newReal(t, Options{}, &mcp.ClientOptions{ElicitationHandler: a.handle}, nil)
+	r.c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": r.preview(t), "confirmed": true})
+	key := r.c.mustCall(t, ToolWorkItemGet, map[string]any{"item": "checkout/s-2"})["item"].(map[string]any)["key"].(string)
+	if err := r.prov.EditTitle(key, "Keep the address"); err != nil {
+		t.Fatal(err)
+	}
+	h := r.c.mustCall(t, ToolPullPreview, map[string]any{"path": "plans/checkout.md"})["preview_handle"].(string)
+	asked := a.n.Load()
+	args := map[string]any{"preview_handle": h, "confirmed": true, "idempotency_key": "pull-ask"}
+	if m := r.c.mustCall(t, ToolPullCommit, args); m["file_written"] != true {
+		t.Fatalf("pull_commit %v", m)
+	}
+	q := a.asked()
+	if a.n.Load() != asked+1 || !strings.Contains(q, filepath.Join("plans", "checkout.md")) || !strings.Contains(q, "checkout/s-2") || !strings.Contains(q, "Jira's title into the document") {
+		t.Errorf("asked %d times; question:\n%s", a.n.Load()-asked, q)
+	}
+	w := r.prov.Writes()
+	if m := r.c.mustCall(t, ToolPullCommit, args); m["replayed"] != true || a.n.Load() != asked+1 || r.prov.Writes() != w {
+		t.Errorf("replay %v: asked %d more, %d writes", m, a.n.Load()-asked-1, r.prov.Writes()-w)
+	}
+}
