@@ -335,17 +335,35 @@ func (x *execution) inSprint(ctx context.Context, keys []string, sprint string) 
 	return true
 }
 
-// rankChunks splits a rank run of more than 2 × MaxBatch items into chunks
-// of a head plus up to MaxBatch more items (before an anchor: up to
-// MaxBatch items plus the chunk's last item, its head), and returns the
-// heads. A shorter run has none: it is placed in a chain, one request per
-// MaxBatch items, each after the last (no more round trips than two rounds
-// would take, and a request fewer).
-func rankChunks(op rankOp) (chunks [][]endpoint, heads []endpoint) {
-	if len(op.Items) <= 2*MaxBatch {
+// rankChunks plans a rank run of more than 2 × MaxBatch items in two
+// rounds: round1, the items round 1 places, in order, next to the anchor,
+// and chunks, each a head plus up to MaxBatch more items (before an
+// anchor: the chunk's last item is its head) that round 2 places next to
+// the head. A run of up to MaxBatch² items is k = ceil(n/MaxBatch)
+// requests, the fewest there can be: the chunk next to the anchor (of
+// max(1, n − (MaxBatch+1)(k−1)) items) goes whole into round 1 with the
+// other chunks' heads (at most MaxBatch items in all), and each other
+// chunk is one request. A longer run is cut into chunks of MaxBatch+1
+// items whose heads alone make round 1. A shorter run has neither: it is
+// placed in a chain, one request per MaxBatch items, each after the last
+// (no more round trips than two rounds would take, and a request fewer).
+func rankChunks(op rankOp) (round1 []endpoint, chunks [][]endpoint) {
+	n := len(op.Items)
+	if n <= 2*MaxBatch {
 		return nil, nil
 	}
-	chunks = chunked(op.Items, MaxBatch+1)
+	var near []endpoint // the chunk next to the anchor, whole in round 1
+	rest := op.Items
+	if k := (n + MaxBatch - 1) / MaxBatch; k <= MaxBatch {
+		s0 := max(1, n-(MaxBatch+1)*(k-1))
+		if op.Before {
+			near, rest = op.Items[n-s0:], op.Items[:n-s0]
+		} else {
+			near, rest = op.Items[:s0], op.Items[s0:]
+		}
+	}
+	chunks = chunked(rest, MaxBatch+1)
+	var heads []endpoint
 	for _, c := range chunks {
 		if op.Before {
 			heads = append(heads, c[len(c)-1])
@@ -353,11 +371,14 @@ func rankChunks(op rankOp) (chunks [][]endpoint, heads []endpoint) {
 			heads = append(heads, c[0])
 		}
 	}
-	return chunks, heads
+	if op.Before {
+		return append(heads, near...), chunks
+	}
+	return append(slices.Clone(near), heads...), chunks
 }
 
-// rankHeads are the heads of every long rank run of the plan: their
-// creates go first (headsFirst).
+// rankHeads are the items round 1 of every long rank run of the plan
+// places: their creates go first (headsFirst).
 func (x *execution) rankHeads() map[Reference]bool {
 	heads := map[Reference]bool{}
 	for _, ds := range x.pl.structures() {
@@ -365,8 +386,8 @@ func (x *execution) rankHeads() map[Reference]bool {
 			continue
 		}
 		for _, op := range ds.Plan.Ranks {
-			_, hs := rankChunks(op)
-			for _, h := range hs {
+			r1, _ := rankChunks(op)
+			for _, h := range r1 {
 				heads[h.Ref] = true
 			}
 		}
@@ -376,17 +397,16 @@ func (x *execution) rankHeads() map[Reference]bool {
 
 // rankSteps places one run. A run of up to 2 × MaxBatch items is a chain
 // of requests of up to MaxBatch items, each placed after (before) the one
-// before it. A longer run is placed in two rounds (issue 20), by the
-// chunks of rankChunks: round 1 places the heads, in order, after (before)
-// the anchor, MaxBatch a request, chained only when there are more heads
-// than that; round 2 places every chunk's rest right after its own head
+// before it. A longer run is placed in two rounds (issue 20), as
+// rankChunks plans: round 1 places its items, in order, after (before)
+// the anchor, MaxBatch a request, chained only when there are more than
+// that; round 2 places every chunk's rest right after its own head
 // (before its own tail), each chunk as soon as its items are written and
 // round 1 has ended (a head can be the anchor of round 1's next request). Inserts next to distinct fixed anchors commute, so the
 // order is the document's whatever order round 2's answers come in. A
 // chunk whose head was not placed is not sent; fail-fast as everywhere.
 func (x *execution) rankSteps(sp StructureProvider, doc string, op rankOp) []*step {
-	chunks, heads := rankChunks(op)
-	chain := heads
+	chain, chunks := rankChunks(op)
 	if chunks == nil {
 		chain = op.Items
 	}

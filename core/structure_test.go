@@ -554,10 +554,11 @@ func longRun(n int) (doc string, ids []string) {
 }
 
 // TestRankLongRunInTwoRounds: a fresh 1,000-item import places its 999
-// moves in two rounds: the 20 chunks' heads in one request, then each
-// chunk's rest after its own head, all 20 in flight together (one is held
-// until the other 19 were sent); the backlog is the document's order and
-// the requests are ceil(heads/50) + chunks = 21.
+// moves in two rounds: the first chunk (30 items) and the 19 other
+// chunks' heads in one request, then each other chunk's rest after its
+// own head, all 19 in flight together (one is held until the other 18
+// were sent); the backlog is the document's order and the requests are
+// ceil(999/50) = 20, the fewest there can be.
 func TestRankLongRunInTwoRounds(t *testing.T) {
 	e := newEnv(t)
 	e.svc = e.ranked()
@@ -573,9 +574,9 @@ func TestRankLongRunInTwoRounds(t *testing.T) {
 		t.Fatal("round 2's first request never came")
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for e.p.Stats().Calls[fakeprovider.OpRank]-sent < 20 {
+	for e.p.Stats().Calls[fakeprovider.OpRank]-sent < 19 {
 		if time.Now().After(deadline) {
-			t.Fatalf("round 2: %d rank requests sent while the first was held; want all 19 others", e.p.Stats().Calls[fakeprovider.OpRank]-sent-1)
+			t.Fatalf("round 2: %d rank requests sent while the first was held; want all 18 others", e.p.Stats().Calls[fakeprovider.OpRank]-sent-1)
 		}
 		runtime.Gosched()
 	}
@@ -583,8 +584,8 @@ func TestRankLongRunInTwoRounds(t *testing.T) {
 	if err := wait(); err != nil {
 		t.Fatalf("commit: %v", err)
 	}
-	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 21 {
-		t.Errorf("rank requests: %d; want 21 (1 for the heads + 20 chunks)", n)
+	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 20 {
+		t.Errorf("rank requests: %d; want 20 (1 for the first chunk and the heads + 19 chunks)", n)
 	}
 	want := orderKeys(e, ids)
 	if got := e.p.Backlog(); !slices.Equal(got, want) {
@@ -601,30 +602,30 @@ func TestRankLongRunInTwoRounds(t *testing.T) {
 func TestRankRefusedHeadLeavesItsChunkUntried(t *testing.T) {
 	e := newEnv(t)
 	e.svc = e.ranked()
-	doc, _ := longRun(200) // 199 moves: chunks of 51, heads s-2, s-53, s-104, s-155
+	doc, _ := longRun(200) // 199 moves: round 1 = s-2…s-47 (the first chunk) and the heads s-48, s-99, s-150
 	e.importDoc(rankDoc("s-1"))
 	pre := e.preview(doc)
 	sent := e.p.Stats().Calls[fakeprovider.OpRank]
 	e.p.FailCall(fakeprovider.OpRank, 1, core.Errorf(core.CodeValidationFailed, "rank locked"))
 	_, err := e.svc.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
-	ce := wantErr(t, err, core.CodeCommitPartial, "structure changes (dependencies, sprint, backlog order): 0 written, 4 failed, 0 unknown, 195 untried")
-	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool { return d.Item == "order/~rank:s-53" && d.Outcome == core.OutcomeFailed }) {
-		t.Errorf("details: no failed s-53")
+	ce := wantErr(t, err, core.CodeCommitPartial, "structure changes (dependencies, sprint, backlog order): 0 written, 49 failed, 0 unknown, 150 untried")
+	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool { return d.Item == "order/~rank:s-99" && d.Outcome == core.OutcomeFailed }) {
+		t.Errorf("details: no failed s-99")
 	}
-	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool { return d.Item == "order/~rank:s-54" && d.Outcome == core.OutcomeUntried }) {
-		t.Errorf("details: s-54 (s-53's chunk) not untried")
+	if !slices.ContainsFunc(ce.Details, func(d core.Detail) bool { return d.Item == "order/~rank:s-100" && d.Outcome == core.OutcomeUntried }) {
+		t.Errorf("details: s-100 (s-99's chunk) not untried")
 	}
 	if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 1 {
-		t.Errorf("rank requests: %d; want 1 (the heads; no chunk after a failure)", n)
+		t.Errorf("rank requests: %d; want 1 (round 1; no chunk after a failure)", n)
 	}
 }
 
-// TestRankTwoRoundsReadBackAndMirror: 199 moves in two rounds (4 chunks:
-// 1 request for the heads + 4) end in the document's order when the heads'
+// TestRankTwoRoundsReadBackAndMirror: 199 moves in two rounds (1 request
+// for the first chunk and 3 heads + 3 chunks) end in the document's order when the heads'
 // request was applied but its answer never came (read back, not resent,
 // round 2 goes on), and in the mirror: new items ahead of the one that
-// stays (the chunks' last items before the anchor, then each chunk's rest
-// before its own last item).
+// stays (the chunks' last items and the chunk next to the anchor before
+// it, then each other chunk's rest before its own last item).
 func TestRankTwoRoundsReadBackAndMirror(t *testing.T) {
 	for _, tc := range []struct {
 		name, stays string
@@ -643,8 +644,8 @@ func TestRankTwoRoundsReadBackAndMirror(t *testing.T) {
 			if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != 199 {
 				t.Errorf("counts: %+v", cr.Counts)
 			}
-			if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 5 {
-				t.Errorf("rank requests: %d; want 5 (1 for the heads, none resent, + 4 chunks)", n)
+			if n := e.p.Stats().Calls[fakeprovider.OpRank] - sent; n != 4 {
+				t.Errorf("rank requests: %d; want 4 (1 for round 1, none resent, + 3 chunks)", n)
 			}
 			if got := e.p.Backlog(); !slices.Equal(got, orderKeys(e, ids)) {
 				t.Errorf("backlog is not the document's order")
@@ -683,7 +684,7 @@ func (h *holdCreateOf) Create(ctx context.Context, specs []core.ItemSpec) ([]cor
 // alongside its creates (issue 20): with the batch creating the last story
 // held, the heads' request and the chunks already created are ranked (the
 // chunks' heads were created first). The backlog ends in the document's
-// order with the same 20 creates and 21 rank requests.
+// order with the same 20 creates and 20 rank requests.
 func TestRankGoesOutWhileStoriesAreCreated(t *testing.T) {
 	e := newEnv(t)
 	e.svc = e.ranked()
@@ -711,30 +712,35 @@ func TestRankGoesOutWhileStoriesAreCreated(t *testing.T) {
 		t.Errorf("%d rank requests sent while the last create batch was held; want the heads' and at least one chunk's", early)
 	}
 	st := e.p.Stats()
-	if c, r := st.Calls[fakeprovider.OpCreate]-created, st.Calls[fakeprovider.OpRank]-ranked; c != 20 || r != 21 {
-		t.Errorf("create requests %d, rank requests %d; want 20 and 21", c, r)
+	if c, r := st.Calls[fakeprovider.OpCreate]-created, st.Calls[fakeprovider.OpRank]-ranked; c != 20 || r != 20 {
+		t.Errorf("create requests %d, rank requests %d; want 20 and 20", c, r)
 	}
 	if got := e.p.Backlog(); !slices.Equal(got, orderKeys(e, ids)) {
 		t.Errorf("backlog is not the document's order")
 	}
 }
 
-// TestRankShortRunIsAChain: a run of 51–100 moves is placed in a chain of
-// two requests (two rounds would take three in as many round trips).
-func TestRankShortRunIsAChain(t *testing.T) {
-	for _, n := range []int{52, 101} { // 51 and 100 moves after s-1
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
+// TestRankRunsTakeTheFewestRequests: a run of 51–100 moves is a chain of
+// 2 requests (two rounds would take three in as many round trips); a run
+// of 101–2,500 moves takes ceil(moves/50) (the first chunk goes whole into
+// round 1 with the other chunks' heads; 101 moves: a first chunk of one
+// item); a longer run falls back to heads alone in round 1 (2,599 moves:
+// 51 chunks, 2 requests for their heads + 51). The backlog is the
+// document's order.
+func TestRankRunsTakeTheFewestRequests(t *testing.T) {
+	for _, tc := range []struct{ items, want int }{{52, 2}, {101, 2}, {102, 3}, {2600, 53}} {
+		t.Run(fmt.Sprint(tc.items), func(t *testing.T) {
 			e := newEnv(t)
 			e.svc = e.ranked()
-			doc, ids := longRun(n)
+			doc, ids := longRun(tc.items)
 			e.importDoc(rankDoc("s-1"))
 			pre := e.preview(doc)
 			sent := e.p.Stats().Calls[fakeprovider.OpRank]
-			if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != n-1 {
+			if cr := e.commit(pre.PreviewHandle, ""); cr.Counts.Ranked != tc.items-1 {
 				t.Errorf("counts: %+v", cr.Counts)
 			}
-			if got := e.p.Stats().Calls[fakeprovider.OpRank] - sent; got != 2 {
-				t.Errorf("rank requests: %d; want 2", got)
+			if got := e.p.Stats().Calls[fakeprovider.OpRank] - sent; got != tc.want {
+				t.Errorf("rank requests: %d; want %d", got, tc.want)
 			}
 			if got := e.p.Backlog(); !slices.Equal(got, orderKeys(e, ids)) {
 				t.Errorf("backlog is not the document's order")

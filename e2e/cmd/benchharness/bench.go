@@ -161,11 +161,12 @@ type Extrapolated struct {
 }
 
 // rankRequests is the rank requests of a run of moves placed as core does
-// (issue 20): a chain of one request per 50 for up to 100 moves; a longer
-// run in chunks of a head plus up to 50 more, ceil(heads/50) requests for
-// the heads, then one per chunk.
+// (issue 20): ceil(moves/50) for up to 50² moves (a chain up to 100, else
+// two rounds with the first chunk whole in the first); a longer run in
+// chunks of a head plus up to 50 more, ceil(heads/50) requests for the
+// heads, then one per chunk.
 func rankRequests(moves int) int {
-	if moves <= 2*createBatch {
+	if moves <= createBatch*createBatch {
 		return ceilDiv(moves, createBatch)
 	}
 	chunks := ceilDiv(moves, createBatch+1)
