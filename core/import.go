@@ -623,26 +623,19 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 		}
 	}
 	stories, lead := headsFirst(stories, x.rankHeads())
-	var steps, creates []*step
-	for i, kind := range [][]*planEntry{epics, stories, subtasks} {
-		ks := x.itemSteps(kind)
-		if i == 1 && lead && len(ks) > 1 && ks[0].create {
-			// The heads' batch goes out alone, first: sent together, the
-			// batches leave in no particular order, and round 1 of the
-			// rank waits for this one only.
-			for _, s := range ks[1:] {
-				if s.create {
-					s.after = append(s.after, ks[0])
-				}
-			}
-		}
-		steps = append(steps, ks...)
-		for _, s := range ks {
+	storySteps := x.itemSteps(stories)
+	if lead {
+		// The heads' batch goes out alone, first: sent together, the
+		// batches leave in no particular order, and round 1 of the rank
+		// waits for this one only.
+		for _, s := range storySteps[1:] {
 			if s.create {
-				creates = append(creates, s)
+				s.after = append(s.after, storySteps[0])
 			}
 		}
 	}
+	steps := slices.Concat(x.itemSteps(epics), storySteps, x.itemSteps(subtasks))
+	creates := slices.DeleteFunc(slices.Clone(steps), func(s *step) bool { return !s.create })
 	steps = append(steps, &step{after: creates, write: x.checkDuplicates})
 	var finish []func(context.Context)
 	for _, ds := range x.pl.structures() {

@@ -45,7 +45,7 @@ type step struct {
 	ended     bool
 }
 
-// ready reports whether s may start: x.mu held.
+// readyStep reports whether s may start: x.mu held.
 func (x *execution) readyStep(s *step) bool {
 	for _, a := range s.after {
 		if !a.ended {
@@ -144,15 +144,6 @@ func (x *execution) schedule(ctx context.Context, steps []*step) {
 		// stop the run. Never a commit that silently leaves writes out.
 		x.stop, x.why = Errorf(CodeInternal, "a planned write was never sent: what it waits for was not written"), "a planned write was never sent"
 	}
-}
-
-// parallel runs writes that wait for nothing, at most s.writes at a time.
-func (x *execution) parallel(ctx context.Context, writes []func(context.Context)) {
-	steps := make([]*step, len(writes))
-	for i, w := range writes {
-		steps[i] = &step{write: w}
-	}
-	x.schedule(ctx, steps)
 }
 
 // stopped reports whether the run has stopped.

@@ -158,11 +158,11 @@ func (x *execution) closePhase(ctx context.Context, closes []*planEntry) {
 	if x.stop != nil || len(closes) == 0 {
 		return
 	}
-	writes := make([]func(context.Context), len(closes))
+	steps := make([]*step, len(closes))
 	for i, e := range closes {
-		writes[i] = func(ctx context.Context) { x.closeRemoved(ctx, e) }
+		steps[i] = &step{write: func(ctx context.Context) { x.closeRemoved(ctx, e) }}
 	}
-	x.parallel(ctx, writes)
+	x.schedule(ctx, steps) // parallel.go: none waits for another
 }
 
 // writes reports whether the entry is a write of the plan (create, update,

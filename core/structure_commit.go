@@ -264,7 +264,11 @@ func (x *execution) linkStep(sp StructureProvider, p *linkWrite, needs []Referen
 		p.err = err
 		x.mu.Unlock()
 		if err != nil {
-			x.failOn(x.outcome1(p.ref, ActionLink, "", err, what), what) // (only its outcome and code count here)
+			action := ActionLink
+			if !p.add {
+				action = ActionUnlink
+			}
+			x.failOn(x.outcome1(p.ref, action, "", err, what), what)
 		}
 	}}
 }
