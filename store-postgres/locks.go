@@ -84,9 +84,7 @@ func (s *Store) checkHolder(ctx context.Context, tx pgx.Tx, name, owner string, 
 
 // holderIs fails with LockLost unless owner holds name at gen, reading the
 // lock row through q with the row-lock clause lock ("" for a plain read).
-func (s *Store) holderIs(ctx context.Context, q interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}, lock, name, owner string, gen int64) error {
+func (s *Store) holderIs(ctx context.Context, q querier, lock, name, owner string, gen int64) error {
 	var (
 		holder string
 		cur    int64
@@ -122,11 +120,7 @@ func (s *Store) releaser(name, owner string, gen int64) func(context.Context) er
 func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
 	return sqlrows.Fence(ctx, name, owner, generation, markers, s.write,
 		func(tx pgx.Tx) error { return s.checkHolder(ctx, tx, name, owner, generation) },
-		func() error {
-			if err := s.check(); err != nil {
-				return err
-			}
-			return s.fault(s.holderIs(ctx, s.pool, "", name, owner, generation), "fence lock "+name)
-		},
+		s.check, s.fault,
+		func() error { return s.holderIs(ctx, s.pool, "", name, owner, generation) },
 		func(tx pgx.Tx) error { return s.upsertIndex(ctx, tx, markers) })
 }

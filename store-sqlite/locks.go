@@ -90,11 +90,7 @@ func checkHolder(ctx context.Context, tx querier, name, owner string, gen int64)
 func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
 	return sqlrows.Fence(ctx, name, owner, generation, markers, s.write,
 		func(tx *sql.Tx) error { return checkHolder(ctx, tx, name, owner, generation) },
-		func() error {
-			if err := s.check(); err != nil {
-				return err
-			}
-			return s.fault(checkHolder(ctx, s.db, name, owner, generation), "fence lock "+name)
-		},
+		s.check, s.fault,
+		func() error { return checkHolder(ctx, s.db, name, owner, generation) },
 		func(tx *sql.Tx) error { return upsertIndex(ctx, tx, markers) })
 }

@@ -25,20 +25,25 @@ func WriteValue[Tx, T any](ctx context.Context, op string, write func(ctx contex
 }
 
 // Fence is the fence both SQL stores share (core.Store.Fence): the
-// arguments checked, then, with no markers, holds — a read of the lock row
-// that writes nothing, so it waits for no write in progress — else one of
-// the store's write transactions (write, named op) that runs holds on it
-// and upserts the markers with upsert.
+// arguments checked, then, with no markers, read — a read of the lock row
+// that writes nothing, so it waits for no write in progress — after the
+// store's check, its error translated by the store's fault; else one of
+// the store's write transactions (write) that runs holds on it and
+// upserts the markers with upsert.
 func Fence[Tx any](ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry,
 	write func(ctx context.Context, op string, fn func(tx Tx) error) error,
-	holds func(tx Tx) error, read func() error, upsert func(tx Tx) error) error {
+	holds func(tx Tx) error, check func() error, fault func(err error, op string) error, read func() error, upsert func(tx Tx) error) error {
 	if err := storeerr.CheckFence(name, owner, generation); err != nil {
 		return err
 	}
+	op := "fence lock " + name
 	if len(markers) == 0 {
-		return read()
+		if err := check(); err != nil {
+			return err
+		}
+		return fault(read(), op)
 	}
-	return write(ctx, "fence lock "+name, func(tx Tx) error {
+	return write(ctx, op, func(tx Tx) error {
 		if err := holds(tx); err != nil {
 			return err
 		}
