@@ -108,15 +108,21 @@ func (p *Provider) discover(ctx context.Context) (*meta, error) {
 // missing (so a preview that will plan a create reports a create screen
 // DevWorkWire cannot fill before anything is committed).
 func (p *Provider) ensureCreatable(ctx context.Context, m *meta) error {
+	return p.checkOnce(&m.createPending, func() error { return p.checkCreatable(ctx, m) })
+}
+
+// checkOnce runs check under metaMu while *pending is set, and clears it
+// once check passes (a failed check runs again next time).
+func (p *Provider) checkOnce(pending *bool, check func() error) error {
 	p.metaMu.Lock()
 	defer p.metaMu.Unlock()
-	if !m.createPending {
+	if !*pending {
 		return nil
 	}
-	if err := p.checkCreatable(ctx, m); err != nil {
+	if err := check(); err != nil {
 		return err
 	}
-	m.createPending = false
+	*pending = false
 	return nil
 }
 

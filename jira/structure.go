@@ -163,16 +163,9 @@ func (p *Provider) CheckSubtasks(ctx context.Context) error {
 // it records which fields the screen has (ResolveFields checks a
 // sub-task's fields against it).
 func (p *Provider) ensureSubtaskCreatable(ctx context.Context, m *meta) error {
-	p.metaMu.Lock()
-	defer p.metaMu.Unlock()
-	if !m.structure.subtaskCreatePending {
-		return nil
-	}
-	if err := p.checkCreateFields(ctx, m, m.structure.subtaskTypeID, m.structure.subtaskTypeName); err != nil {
-		return err
-	}
-	m.structure.subtaskCreatePending = false
-	return nil
+	return p.checkOnce(&m.structure.subtaskCreatePending, func() error {
+		return p.checkCreateFields(ctx, m, m.structure.subtaskTypeID, m.structure.subtaskTypeName)
+	})
 }
 
 type linkRequest struct {
