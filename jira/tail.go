@@ -53,9 +53,11 @@ type tail struct {
 	ran     bool // this Provider read the document's tail before (Provider.tails)
 	noBulk  bool // the site has no bulk fetch: no tail can be read
 	found   int  // references found in the tail
-	// items are the tail's issues holding a wanted reference, in the order
-	// read (mergeTail).
-	items []core.WorkItem
+	// deferred: the tail is read alongside the searches, so what it finds
+	// is kept in items, in the order read, for mergeTail to keep once the
+	// searches have answered.
+	deferred bool
+	items    []core.WorkItem
 }
 
 // startTail begins the tail after the newest key of the project that the
@@ -89,7 +91,8 @@ func (p *Provider) startTail(refs []core.Reference, known map[core.Reference]str
 	}
 	tl.hi, tl.ran = max(tl.hi, hi), ran
 	tl.from, tl.next = tl.hi+1, tl.hi+1
-	return tl, (tl.hi > 0 || ran) && !anyKnown
+	tl.deferred = (tl.hi > 0 || ran) && !anyKnown
+	return tl, tl.deferred
 }
 
 // afterSearch takes the newest key of the project the searches returned
@@ -134,7 +137,7 @@ func (p *Provider) afterSearch(ctx context.Context, m *meta, tl *tail, early boo
 // map of its own) as if it had been read after them: each issue holding a
 // wanted reference, in the order read, through keep.
 func (p *Provider) mergeTail(ctx context.Context, tl *tail, known map[core.Reference]string, out map[core.Reference]core.WorkItem) {
-	tl.found = 0
+	tl.found, tl.deferred = 0, false
 	for _, w := range tl.items {
 		if _, had := out[w.Reference]; !had {
 			tl.found++
@@ -212,11 +215,14 @@ func (p *Provider) fetchedTail(ctx context.Context, m *meta, tl *tail, issues []
 		}
 		tl.hi = max(tl.hi, n)
 		w := p.workItem(m, is)
-		if tl.want[w.Reference] {
+		switch {
+		case !tl.want[w.Reference]:
+		case tl.deferred:
+			tl.items = append(tl.items, w)
+		default:
 			if _, had := out[w.Reference]; !had {
 				tl.found++
 			}
-			tl.items = append(tl.items, w)
 			p.keep(ctx, w, known, out)
 		}
 	}
