@@ -2,8 +2,6 @@ package core
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -198,11 +196,6 @@ func (s *WorkItemService) PullPreview(ctx context.Context, in PullPreviewInput) 
 	return res, nil
 }
 
-func fileDigest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 // pullItemState is one item's comparison.
 type pullItemState struct {
 	it      plan.Item
@@ -325,7 +318,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
-	pl := pullPlan{Version: pullPlanVersion, Pull: pullHead{RunID: o.runID, Document: doc.ID, Scope: scope, Path: in.Path, FileDigest: fileDigest(data), Warnings: warnings}}
+	pl := pullPlan{Version: pullPlanVersion, Pull: pullHead{RunID: o.runID, Document: doc.ID, Scope: scope, Path: in.Path, FileDigest: PlanDigest(data), Warnings: warnings}}
 	if newData != nil {
 		pl.Pull.NewFile = newData
 		pl.Pull.Diff = fileDiff(name, string(data), string(newData))
@@ -446,8 +439,8 @@ func (st *pullItemState) compareContent(takeT, takeD bool) {
 	if len(ac) == 0 {
 		ac = nil
 	}
-	doc := map[string][]string{ContentTitle: {it.Title}, ContentDescription: {strings.TrimSpace(it.Description)}, ContentCriteria: ac}
-	jira := map[string][]string{ContentTitle: {w.Title}, ContentDescription: {strings.TrimSpace(w.Description)}, ContentCriteria: w.AcceptanceCriteria}
+	doc := contentValues(it.Title, it.Description, ac)
+	jira := contentValues(w.Title, w.Description, w.AcceptanceCriteria)
 	st.bases, st.values = map[string]string{}, map[string][]string{}
 	for _, k := range contentKeys {
 		d, j := ContentFieldDigest(doc[k]...), ContentFieldDigest(jira[k]...)
@@ -752,7 +745,7 @@ func (c *pullCommit) fileStale() error {
 	if err != nil {
 		return err
 	}
-	if fileDigest(b) != h.FileDigest {
+	if PlanDigest(b) != h.FileDigest { // (the same digest a stored plan has)
 		return Errorf(CodePreviewStale, "%s changed since the pull preview, so the stored plan no longer matches it. Nothing was written. Run the pull again.", h.Path).
 			WithDetails(Detail{Item: h.Document, Field: "path", Message: "the file changed since the preview"})
 	}

@@ -43,6 +43,7 @@ func (s *server) pullPreview(ctx context.Context, _ *mcp.CallToolRequest, b back
 }
 
 func (s *server) pullCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, core.PullCommitResult, error) {
+	load := previewLoader(b.svc.StoredPull)
 	if in.Confirmed {
 		// The commit rewrites the file the stored plan names (a plan a
 		// person may have made with the CLI): only one inside the
@@ -58,8 +59,10 @@ func (s *server) pullCommit(ctx context.Context, req *mcp.CallToolRequest, b bac
 					in.PreviewHandle, info.Pull.Path, core.AsError(err).Message).WithDetails(core.Detail{Field: "preview_handle", Message: "writes outside the workspace"})
 			}
 		}
+		// The confirmation shows the plan just read: not read twice.
+		load = func(context.Context, string) (core.PreviewInfo, error) { return info, nil }
 	}
-	ask, res, err := commitConfirmed(ctx, s, req, b, ToolPullCommit, core.PreviewImport, in, b.svc.StoredPull, b.svc.PullCommit)
+	ask, res, err := commitConfirmed(ctx, s, req, b, ToolPullCommit, core.PreviewImport, in, load, b.svc.PullCommit)
 	if err != nil || ask != nil {
 		return ask, core.PullCommitResult{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -234,7 +235,7 @@ func (w *rewriter) verify(name string, orig, out []byte, changes []Change) error
 				it.AcceptanceCriteria = nil
 			}
 		}
-		for _, k := range slices.Sorted(mapsKeys(c.Fields)) {
+		for _, k := range slices.Sorted(maps.Keys(c.Fields)) {
 			ref, ok := w.fieldRef(k)
 			if !ok {
 				continue
@@ -274,16 +275,6 @@ func (w *rewriter) verify(name string, orig, out []byte, changes []Change) error
 	}
 	return &Error{Code: CodeValidationFailed, Message: fmt.Sprintf("The tracker's values cannot be written into %s in place without changing how %s reads (for example a description line that would read as a field, a marker or a heading); edit it by hand to match the tracker", nameOrDoc(name), what),
 		Problems: []Problem{{Item: item, Message: "cannot be rewritten in place"}}}
-}
-
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // comparable is v as JSON values without source lines.
@@ -378,7 +369,7 @@ func (w *rewriter) markdownItem(it *rawItem, c Change) {
 
 // fieldOrder is the keys of fields in the documentation's order.
 func fieldOrder(fields map[string]string) []string {
-	keys := slices.Sorted(mapsKeys(fields))
+	keys := slices.Sorted(maps.Keys(fields))
 	rank := func(k string) int {
 		for i, b := range builtinFields {
 			if b.key == k {
