@@ -354,6 +354,9 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 // unchecked), which the tracker shows as a checklist; otherwise the plain
 // texts.
 func boxedCriteria(it plan.Item) []string {
+	if len(it.AcceptanceCriteria) == 0 {
+		return nil // none, however the document wrote that
+	}
 	if !slices.ContainsFunc(it.CriteriaBoxes, func(b string) bool { return b != "" }) {
 		return it.AcceptanceCriteria
 	}

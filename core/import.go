@@ -264,9 +264,6 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 		kind := Kind(it.Kind)
 		parent := parentOf(doc.ID, it) // a story's epic, a sub-task's story (structure.go)
 		ac := boxedCriteria(it)
-		if len(ac) == 0 {
-			ac = nil
-		}
 		spec := ItemSpec{
 			Reference: ref, Kind: kind, Title: it.Title, Description: it.Description, AcceptanceCriteria: ac,
 			Digest: ContentDigest(kind, it.Title, it.Description, ac, parent),

@@ -344,9 +344,6 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 		}
 		it := byID[st.it.ID]
 		ac := boxedCriteria(it)
-		if len(ac) == 0 {
-			ac = nil
-		}
 		kind := Kind(it.Kind)
 		spec := ItemSpec{Reference: st.ref, Kind: kind, Title: it.Title, Digest: ContentDigest(kind, it.Title, it.Description, ac, parentOf(doc.ID, it)), FieldBases: st.bases}
 		for _, k := range slices.Sorted(maps.Keys(st.values)) {
@@ -436,9 +433,6 @@ func pullChoices(doc *plan.Document, names []string, field, what string) (map[Re
 func (st *pullItemState) compareContent(takeT, takeD bool) {
 	it, w := st.it, st.w
 	ac := boxedCriteria(it)
-	if len(ac) == 0 {
-		ac = nil
-	}
 	doc := contentValues(it.Title, it.Description, ac)
 	jira := contentValues(w.Title, w.Description, w.AcceptanceCriteria)
 	st.bases, st.values = map[string]string{}, map[string][]string{}
@@ -857,13 +851,14 @@ func writeFileAtomic(path string, data []byte) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			code = CodeSourceNotFound
 		}
-		return Wrap(err, code, "%s could not be written (%s). The file was left as it was; check the folder and its permissions.", path, describeFSError(err))
+		return Wrap(err, code, "%s could not be written (%s). The file was left as it was; check the folder and its permissions.", path, FSReason(err))
 	}
 	return nil
 }
 
-// describeFSError is the operating system's reason without the path.
-func describeFSError(err error) string {
+// FSReason is the operating system's reason for a file error, without the
+// path (the message around it names the file as its reader knows it).
+func FSReason(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
