@@ -371,21 +371,7 @@ func (ex *exporter) item(w WorkItem) plan.Item {
 	case KindStory, "":
 		it.Epic = ex.ids[w.ParentKey]
 	}
-	for _, c := range w.AcceptanceCriteria {
-		text, box := c, ""
-		for _, b := range []string{plan.BoxTodo, plan.BoxDone} {
-			if t, ok := strings.CutPrefix(c, b+" "); ok {
-				text, box = t, b
-			}
-		}
-		it.AcceptanceCriteria = append(it.AcceptanceCriteria, text)
-		if box != "" && it.CriteriaBoxes == nil {
-			it.CriteriaBoxes = make([]string, len(w.AcceptanceCriteria))
-		}
-		if box != "" {
-			it.CriteriaBoxes[len(it.AcceptanceCriteria)-1] = box
-		}
-	}
+	it.AcceptanceCriteria, it.CriteriaBoxes = unboxCriteria(w.AcceptanceCriteria)
 	written := make(map[string][]string, len(w.Fields))
 	for k, v := range w.Fields {
 		written[k] = asWritten(v, ex.names) // people by name (pull.go)

@@ -371,6 +371,24 @@ func boxedCriteria(it plan.Item) []string {
 	return out
 }
 
+// unboxCriteria is boxedCriteria's inverse, for the criteria the tracker
+// holds (the pull takes them, the export writes them): each one's text
+// and task-list box by plan.CutBox, the boxes nil when none has one.
+func unboxCriteria(cs []string) (texts, boxes []string) {
+	boxes = make([]string, len(cs))
+	for i, c := range cs {
+		text, box := plan.CutBox(c)
+		if box != "" {
+			text = strings.TrimSpace(text)
+		}
+		texts, boxes[i] = append(texts, text), box
+	}
+	if !slices.ContainsFunc(boxes, func(b string) bool { return b != "" }) {
+		boxes = nil
+	}
+	return texts, boxes
+}
+
 // takesContent reports whether the item's drift marker takes the
 // document's content (title, description, criteria, epic: one unit) over
 // edits in the tracker: "Drift: take-document" alone, or naming one of

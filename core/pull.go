@@ -519,28 +519,9 @@ func (st *pullItemState) take(k string, v []string) {
 		st.change.Description = &v[0]
 	default:
 		c := &plan.Criteria{}
-		for _, e := range v {
-			text, box := splitBox(e)
-			c.Texts = append(c.Texts, text)
-			c.Boxes = append(c.Boxes, box)
-		}
-		if !slices.ContainsFunc(c.Boxes, func(b string) bool { return b != "" }) {
-			c.Boxes = nil
-		}
+		c.Texts, c.Boxes = unboxCriteria(v)
 		st.change.Criteria = c
 	}
-}
-
-// splitBox splits a criterion as the tracker holds it ("[x] text") into
-// its text and box.
-func splitBox(s string) (string, string) {
-	switch {
-	case strings.HasPrefix(s, "[ ] "):
-		return strings.TrimSpace(s[4:]), plan.BoxTodo
-	case strings.HasPrefix(s, "[x] "), strings.HasPrefix(s, "[X] "):
-		return strings.TrimSpace(s[4:]), plan.BoxDone
-	}
-	return s, ""
 }
 
 // compareFields settles the managed fields the document sets.

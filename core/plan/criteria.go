@@ -8,20 +8,35 @@ const (
 	BoxDone = "[x]"
 )
 
-// yamlCriterion splits a YAML criterion written with a task-list box
-// ("[ ] text", "[x] text") into its text and box, as Markdown's "- [ ]"
-// items are.
-func yamlCriterion(s string) (string, string) {
-	s = strings.TrimSpace(s)
-	if len(s) >= 4 && s[0] == '[' && s[2] == ']' && (s[3] == ' ' || s[3] == '\t') {
-		switch s[1] {
-		case ' ':
-			return strings.TrimSpace(s[3:]), BoxTodo
-		case 'x', 'X':
-			return strings.TrimSpace(s[3:]), BoxDone
-		}
+// CutBox cuts the task-list box from the start of a criterion, the one
+// rule every reader uses (the Markdown and YAML readers here, and the
+// pull and the export for the criteria the tracker holds): "[ ]" is
+// BoxTodo, "[x]" and "[X]" are BoxDone (as in GitHub's task lists), and
+// the box must be followed by a space, a tab or the end of the text.
+// Spaces and tabs before and after the box are dropped; the rest is
+// returned as it is. Without a box, s comes back unchanged with "".
+func CutBox(s string) (rest, box string) {
+	t := strings.TrimLeft(s, " \t")
+	if len(t) < 3 || t[0] != '[' || t[2] != ']' || (len(t) > 3 && t[3] != ' ' && t[3] != '\t') {
+		return s, ""
 	}
-	return s, ""
+	switch t[1] {
+	case ' ':
+		box = BoxTodo
+	case 'x', 'X':
+		box = BoxDone
+	default:
+		return s, ""
+	}
+	return strings.TrimLeft(t[3:], " \t"), box
+}
+
+// yamlCriterion splits a YAML criterion written with a task-list box
+// ("[ ] text", "[x] text") into its text and box (CutBox), as Markdown's
+// "- [ ]" items are.
+func yamlCriterion(s string) (string, string) {
+	text, box := CutBox(strings.TrimSpace(s))
+	return strings.TrimSpace(text), box
 }
 
 // addBox records the box of the criterion just appended to a YAML item.

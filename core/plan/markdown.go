@@ -576,15 +576,7 @@ func (d *mdDoc) listItemText(s, e int) (string, string) {
 	first := d.text(s)
 	indent := listMarkerEnd(first)
 	first = first[indent:]
-	box := ""
-	if len(first) >= 3 && first[0] == '[' && first[2] == ']' && (first[1] == ' ' || first[1] == 'x' || first[1] == 'X') &&
-		(len(first) == 3 || first[3] == ' ' || first[3] == '\t') {
-		box = BoxTodo
-		if first[1] != ' ' {
-			box = BoxDone
-		}
-		first = strings.TrimLeft(first[3:], " \t")
-	}
+	first, box := CutBox(first)
 	out := []string{first}
 	for l := s + 1; l <= e; l++ {
 		t := d.text(l)
