@@ -103,7 +103,7 @@ func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportRes
 		return ExportResult{}, Errorf(CodeValidationFailed, "Say which issues to export: an epic's key, a query, or the whole project (exactly one of them; %d given).", n).
 			WithDetails(Detail{Field: "selection", Message: "give exactly one of epic, query, project"})
 	}
-	format := in.Format
+	format := plan.FormatName(in.Format) // md and yml too, as the front doors take them
 	if format == "" {
 		format = plan.FormatMarkdown
 	}
@@ -111,6 +111,7 @@ func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportRes
 		return ExportResult{}, Errorf(CodeValidationFailed, "%q is not a document format; use %s or %s.", in.Format, plan.FormatMarkdown, plan.FormatYAML).
 			WithDetails(Detail{Field: "format", Message: "markdown or yaml"})
 	}
+	in.Document = strings.TrimSpace(in.Document)
 	if in.Document != "" && !plan.ValidID(in.Document) {
 		return ExportResult{}, Errorf(CodeValidationFailed, "The document id %q is not valid: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.", in.Document).
 			WithDetails(Detail{Field: "document", Message: "not a valid id"})

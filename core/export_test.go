@@ -245,3 +245,28 @@ func TestExportWritesPeopleAsTheImportReadsThem(t *testing.T) {
 		})
 	}
 }
+
+// The service itself trims the document id and takes the format's short
+// names (md, yml; any case), so every front door behaves alike; a blank
+// id is the default one, a bad id or format is refused naming the field.
+func TestExportTrimsTheIDAndTakesFormatNames(t *testing.T) {
+	e := newEnv(t)
+	e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Pay"})
+	sel := core.IssueSelection{Project: "DEMO"}
+	for _, c := range []struct{ format, id, wantFormat, wantID string }{
+		{" YML ", " shop ", plan.FormatYAML, "shop"},
+		{"md", "\tshop\n", plan.FormatMarkdown, "shop"},
+		{"Markdown", "  ", plan.FormatMarkdown, "demo"},
+	} {
+		res, err := e.svc.Export(e.ctx, core.ExportInput{IssueSelection: sel, Format: c.format, Document: c.id})
+		if err != nil || res.Format != c.wantFormat || res.Document != c.wantID {
+			t.Errorf("format %q id %q: %s %s, %v; want %s %s", c.format, c.id, res.Format, res.Document, err, c.wantFormat, c.wantID)
+		}
+	}
+	for field, in := range map[string]core.ExportInput{"format": {IssueSelection: sel, Format: "json"}, "document": {IssueSelection: sel, Document: " not an id "}} {
+		_, err := e.svc.Export(e.ctx, in)
+		if ce := core.AsError(err); ce == nil || ce.Code != core.CodeValidationFailed || len(ce.Details) != 1 || ce.Details[0].Field != field {
+			t.Errorf("%+v: %v; want VALIDATION_FAILED on %s", in, err, field)
+		}
+	}
+}

@@ -29,16 +29,9 @@ type exportInput struct {
 }
 
 func (s *server) export(ctx context.Context, _ *mcp.CallToolRequest, b backend, in exportInput) (*mcp.CallToolResult, exportResult, error) {
-	format := strings.ToLower(strings.TrimSpace(in.Format))
-	switch format {
-	case "md":
-		format = plan.FormatMarkdown
-	case "yml":
-		format = plan.FormatYAML
-	}
-	res, err := b.svc.Export(ctx, core.ExportInput{
+	res, err := b.svc.Export(ctx, core.ExportInput{ // the service trims the selection and the id
 		IssueSelection: core.IssueSelection{Epic: in.Epic, Query: in.JQL, Project: in.Project},
-		Format:         format, Document: strings.TrimSpace(in.Document),
+		Format:         plan.FormatName(in.Format), Document: in.Document,
 	})
 	if err != nil {
 		return nil, exportResult{}, err

@@ -101,4 +101,8 @@ func TestRealServiceExportReadsBack(t *testing.T) {
 	wantCode(t, errOf(r.c.call(t, ToolDocumentExport, map[string]any{"epic": epic, "project": "DEMO"})), core.CodeValidationFailed)
 	wantCode(t, errOf(r.c.call(t, ToolDocumentExport, map[string]any{"epic": "DEMO-999"})), core.CodeWorkItemNotFound)
 	wantCode(t, errOf(r.c.call(t, ToolDocumentExport, map[string]any{"epic": epic, "document": "not an id"})), core.CodeValidationFailed)
+	// The id is trimmed by the service, as dwire export's is.
+	if m := r.c.mustCall(t, ToolDocumentExport, map[string]any{"epic": epic, "document": " old-checkout ", "format": "yml"}); m["document"] != "old-checkout" || m["format"] != "yaml" {
+		t.Errorf("a padded id: document %v, format %v", m["document"], m["format"])
+	}
 }

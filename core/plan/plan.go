@@ -243,6 +243,27 @@ const (
 	formatYAML
 )
 
+// FormatOf is the document format a file name's extension stands for
+// (FormatMarkdown for .md and .markdown, FormatYAML for .yaml and .yml,
+// any case), "" for none: the rule Parse reads by.
+func FormatOf(name string) string {
+	return [...]string{formatUnknown: "", formatMarkdown: FormatMarkdown, formatYAML: FormatYAML}[formatOf(name)]
+}
+
+// FormatName is the format a name a person gives stands for: "markdown"
+// or "md" is FormatMarkdown, "yaml" or "yml" FormatYAML (any case, spaces
+// around ignored). Anything else comes back trimmed and lower-cased for
+// the caller to refuse; "" stays "" (the caller's default).
+func FormatName(s string) string {
+	switch s = strings.ToLower(strings.TrimSpace(s)); s {
+	case "md", FormatMarkdown:
+		return FormatMarkdown
+	case "yml", FormatYAML:
+		return FormatYAML
+	}
+	return s
+}
+
 func formatOf(name string) format {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".md", ".markdown":

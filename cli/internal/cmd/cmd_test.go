@@ -270,3 +270,17 @@ func TestExportForceReplacesInPlace(t *testing.T) {
 		t.Errorf("the failed export made something: %v", err)
 	}
 }
+
+// `dwire export --id " shop " --format " YML "` is the document shop in
+// YAML: the id is trimmed by the service, as document_export's is, and
+// the format's names are plan.FormatName's.
+func TestExportTrimsTheID(t *testing.T) {
+	o, _ := exportOptions(t, t.TempDir())
+	o.Document, o.Format = " shop ", " YML "
+	if err := exportRun(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if out := o.IO.Out.(interface{ String() string }).String(); !strings.Contains(out, "\nid: shop\n") {
+		t.Errorf("stdout:\n%s", out)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -85,8 +84,8 @@ func exportRun(ctx context.Context, o *ExportOptions) error {
 		return err
 	}
 	defer closeFn()
-	res, err := svc.Export(ctx, core.ExportInput{
-		IssueSelection: core.IssueSelection{Epic: strings.TrimSpace(o.Epic), Query: o.JQL, Project: o.Project},
+	res, err := svc.Export(ctx, core.ExportInput{ // the service trims the selection and the id
+		IssueSelection: core.IssueSelection{Epic: o.Epic, Query: o.JQL, Project: o.Project},
 		Format:         format, Document: o.Document,
 	})
 	if err != nil {
@@ -120,32 +119,17 @@ func exportRun(ctx context.Context, o *ExportOptions) error {
 // exportFormat is the format asked for, or the one the output file's
 // extension names; a file whose extension no import reads is refused.
 func exportFormat(asked, output string) (string, error) {
-	ext := ""
-	switch strings.ToLower(filepath.Ext(output)) {
-	case ".md", ".markdown":
-		ext = plan.FormatMarkdown
-	case ".yaml", ".yml":
-		ext = plan.FormatYAML
-	case "":
-		if output != "" {
-			return "", core.Errorf(core.CodeValidationFailed, "%s has no planning document extension; name it .md (Markdown) or .yaml (YAML) so that dwire import can read it.", output).
-				WithDetails(core.Detail{Field: "output", Message: "no .md or .yaml extension"})
-		}
-	default:
+	ext := plan.FormatOf(output)
+	if output != "" && ext == "" {
 		return "", core.Errorf(core.CodeValidationFailed, "%s has no planning document extension; name it .md (Markdown) or .yaml (YAML) so that dwire import can read it.", output).
 			WithDetails(core.Detail{Field: "output", Message: "no .md or .yaml extension"})
 	}
-	asked = strings.ToLower(strings.TrimSpace(asked))
-	switch {
-	case asked == "":
+	asked = plan.FormatName(asked)
+	if asked == "" {
 		if ext == "" {
 			return plan.FormatMarkdown, nil
 		}
 		return ext, nil
-	case asked == "md":
-		asked = plan.FormatMarkdown
-	case asked == "yml":
-		asked = plan.FormatYAML
 	}
 	if asked != plan.FormatMarkdown && asked != plan.FormatYAML {
 		return "", core.Errorf(core.CodeValidationFailed, "--format %s is not a document format; use markdown or yaml.", asked).WithDetails(core.Detail{Field: "format", Message: "markdown or yaml"})
