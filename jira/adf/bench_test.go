@@ -1,6 +1,7 @@
 package adf
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -88,6 +89,39 @@ func BenchmarkToMarkdown(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = ToMarkdown(d)
+	}
+}
+
+// BenchmarkMarshal encodes the typical description as the adapter sends it.
+func BenchmarkMarshal(b *testing.B) {
+	d, err := FromMarkdown(storyDescription)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParse decodes it as the adapter reads it back from Jira.
+func BenchmarkParse(b *testing.B) {
+	d, err := FromMarkdown(storyDescription)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := json.Marshal(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(raw); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -33,18 +33,22 @@ type Mark struct {
 	Attrs map[string]any
 }
 
+// The JSON shapes. Node and Mark convert to and from them whole, so one
+// encoder or decoder handles a document in one pass: wire types have no
+// JSON methods of their own (a method per node would encode and scan each
+// subtree again at every level above it).
 type docJSON struct {
-	Version int    `json:"version"`
-	Type    string `json:"type"`
-	Content []Node `json:"content"`
+	Version int        `json:"version"`
+	Type    string     `json:"type"`
+	Content []nodeJSON `json:"content"`
 }
 
 type nodeJSON struct {
 	Type    string         `json:"type"`
 	Text    *string        `json:"text,omitempty"`
 	Attrs   map[string]any `json:"attrs,omitempty"`
-	Marks   []Mark         `json:"marks,omitempty"`
-	Content []Node         `json:"content,omitempty"`
+	Marks   []markJSON     `json:"marks,omitempty"`
+	Content []nodeJSON     `json:"content,omitempty"`
 }
 
 type markJSON struct {
@@ -52,24 +56,72 @@ type markJSON struct {
 	Attrs map[string]any `json:"attrs,omitempty"`
 }
 
+// wire is n in its JSON shape: text only on text nodes.
+func (n Node) wire() nodeJSON {
+	j := nodeJSON{Type: n.Type, Attrs: n.Attrs, Content: wireNodes(n.Content)}
+	if n.Type == "text" {
+		t := n.Text
+		j.Text = &t
+	}
+	if len(n.Marks) > 0 {
+		j.Marks = make([]markJSON, len(n.Marks))
+		for i, m := range n.Marks {
+			j.Marks[i] = markJSON(m)
+		}
+	}
+	return j
+}
+
+func wireNodes(ns []Node) []nodeJSON {
+	if len(ns) == 0 {
+		return nil
+	}
+	out := make([]nodeJSON, len(ns))
+	for i, n := range ns {
+		out[i] = n.wire()
+	}
+	return out
+}
+
+// node is the Node j holds (nil and empty lists kept apart, as decoded).
+func (j nodeJSON) node() Node {
+	n := Node{Type: j.Type, Attrs: j.Attrs, Content: nodes(j.Content)}
+	if j.Text != nil {
+		n.Text = *j.Text
+	}
+	if j.Marks != nil {
+		n.Marks = make([]Mark, len(j.Marks))
+		for i, m := range j.Marks {
+			n.Marks[i] = Mark(m)
+		}
+	}
+	return n
+}
+
+func nodes(js []nodeJSON) []Node {
+	if js == nil {
+		return nil
+	}
+	out := make([]Node, len(js))
+	for i, j := range js {
+		out[i] = j.node()
+	}
+	return out
+}
+
 // MarshalJSON renders the document exactly as Jira expects it. Content is
 // always an array, never null.
 func (d Doc) MarshalJSON() ([]byte, error) {
-	c := d.Content
+	c := wireNodes(d.Content)
 	if c == nil {
-		c = []Node{}
+		c = []nodeJSON{}
 	}
 	return json.Marshal(docJSON{Version: 1, Type: "doc", Content: c})
 }
 
 // MarshalJSON renders the node with empty attrs, marks and content omitted.
 func (n Node) MarshalJSON() ([]byte, error) {
-	j := nodeJSON{Type: n.Type, Attrs: n.Attrs, Marks: n.Marks, Content: n.Content}
-	if n.Type == "text" {
-		t := n.Text
-		j.Text = &t
-	}
-	return json.Marshal(j)
+	return json.Marshal(n.wire())
 }
 
 // MarshalJSON renders the mark with empty attrs omitted.
@@ -83,10 +135,7 @@ func (n *Node) UnmarshalJSON(b []byte) error {
 	if err := unmarshalNumbers(b, &j); err != nil {
 		return err
 	}
-	*n = Node{Type: j.Type, Attrs: j.Attrs, Marks: j.Marks, Content: j.Content}
-	if j.Text != nil {
-		n.Text = *j.Text
-	}
+	*n = j.node()
 	return nil
 }
 
@@ -127,7 +176,7 @@ func (d *Doc) UnmarshalJSON(data []byte) error {
 	var raw struct {
 		Type    string          `json:"type"`
 		Version json.RawMessage `json:"version"`
-		Content []Node          `json:"content"`
+		Content []nodeJSON      `json:"content"`
 	}
 	if err := unmarshalNumbers(trimmed, &raw); err != nil {
 		return core.Wrap(err, core.CodeInternal,
@@ -137,7 +186,7 @@ func (d *Doc) UnmarshalJSON(data []byte) error {
 		return core.Errorf(core.CodeInternal,
 			"a rich-text field from Jira has type %q, expected \"doc\": it is not an Atlassian Document Format document", shortString(raw.Type))
 	}
-	d.Content = raw.Content
+	d.Content = nodes(raw.Content)
 	return nil
 }
 
