@@ -217,15 +217,22 @@ func encodePlan(pl any) ([]byte, error) {
 // decodeImportPlan decodes the import plan stored in p, checking its kind
 // and version.
 func decodeImportPlan(p Preview) (*importPlan, error) {
-	var pl importPlan
-	if p.Kind == PreviewImport && isPullPlan(p.Plan) { // pull.go: a pull's plan under an import handle
+	// One pass over the plan (a large document's is most of a megabyte):
+	// its own fields, and whether it is a pull's plan under an import
+	// handle (pull.go), which an import commit refuses.
+	var in struct {
+		importPlan
+		Pull *json.RawMessage `json:"pull"`
+	}
+	err := decodePlan(p, PreviewImport, &in, func() int { return in.Version }, importPlanVersion)
+	if in.Pull != nil || err != nil && p.Kind == PreviewImport && isPullPlan(p.Plan) {
 		return nil, Errorf(CodePreviewNotFound, "Handle %q is a pull preview handle: it is committed by the pull that made it, not as an import. Run the import preview for an import handle.", p.Handle).
 			WithDetails(Detail{Field: "preview_handle", Message: "a pull preview"})
 	}
-	if err := decodePlan(p, PreviewImport, &pl, func() int { return pl.Version }, importPlanVersion); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	return &pl, nil
+	return &in.importPlan, nil
 }
 
 // decodeProgressPlan decodes the progress plan stored in p, checking its
