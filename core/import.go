@@ -622,12 +622,14 @@ func (x *execution) run(ctx context.Context) (ImportCommitResult, error) {
 	stories, lead := headsFirst(stories, x.rankHeads())
 	storySteps := x.itemSteps(stories)
 	if lead {
-		// The heads' batch goes out alone, first: sent together, the
-		// batches leave in no particular order, and round 1 of the rank
-		// waits for this one only.
+		// The heads' batch goes out first: started together, the batches
+		// would be fenced, built and sent in no particular order, and
+		// round 1 of the rank waits for this one only. The others follow
+		// once its request has left (sendorder.go), not once it is
+		// answered: the create endpoint's budget is not left idle.
 		for _, s := range storySteps[1:] {
 			if s.create {
-				s.after = append(s.after, storySteps[0])
+				s.afterSent = append(s.afterSent, storySteps[0])
 			}
 		}
 	}

@@ -31,6 +31,9 @@ import (
 type step struct {
 	write func(context.Context)
 	after []*step     // steps that must have ended first
+	// afterSent are steps whose request must have left first (or that
+	// must have ended, when the provider does not say: sendorder.go).
+	afterSent []*step
 	needs []Reference // items this commit writes that must be written (committed) first
 	// writes are the items the step writes: once it ends, each whose
 	// outcome is committed is ready for the steps that need it.
@@ -42,6 +45,7 @@ type step struct {
 	structure bool
 	order     int // its position in the plan (sendorder.go)
 	started   bool
+	sent      bool // its provider said its request left (sendorder.go)
 	ended     bool
 }
 
@@ -49,6 +53,11 @@ type step struct {
 func (x *execution) readyStep(s *step) bool {
 	for _, a := range s.after {
 		if !a.ended {
+			return false
+		}
+	}
+	for _, a := range s.afterSent {
+		if !a.sent && !a.ended {
 			return false
 		}
 	}
@@ -67,6 +76,7 @@ func (x *execution) readyStep(s *step) bool {
 func (x *execution) schedule(ctx context.Context, steps []*step) {
 	var (
 		ended    = make(chan *step)
+		sent     = make(chan *step, len(steps)) // never blocks a write
 		running  int
 		first    int // steps before it have all started
 		panicked any
@@ -96,7 +106,9 @@ func (x *execution) schedule(ctx context.Context, steps []*step) {
 					x.mu.Unlock()
 				}
 			}()
-			s.write(WithSendOrder(ctx, s.order)) // sendorder.go
+			var once sync.Once
+			wctx := WithSent(WithSendOrder(ctx, s.order), func() { once.Do(func() { sent <- s }) }) // sendorder.go
+			s.write(wctx)
 		}()
 	}
 	for {
@@ -123,7 +135,15 @@ func (x *execution) schedule(ctx context.Context, steps []*step) {
 		if running == 0 {
 			break
 		}
-		s := <-ended
+		var s *step
+		select {
+		case s = <-sent:
+			x.mu.Lock()
+			s.sent = true
+			x.mu.Unlock()
+			continue
+		case s = <-ended:
+		}
 		running--
 		x.mu.Lock()
 		s.ended = true

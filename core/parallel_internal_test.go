@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // schedulerOnly is an execution with nothing but what schedule uses.
@@ -51,5 +52,41 @@ func TestScheduleNeverLeavesAStepOutSilently(t *testing.T) {
 	}
 	if x.stop == nil || ErrorCode(x.stop) != CodeInternal {
 		t.Errorf("stop = %v; want an internal error", x.stop)
+	}
+}
+
+// TestScheduleStartsWhatWaitsForASendOnceItLeft: a step after another's
+// send starts once that write says its request left (Sent), while the
+// write is still waiting for its answer; and, from a provider that never
+// says so, once the write ended.
+func TestScheduleStartsWhatWaitsForASendOnceItLeft(t *testing.T) {
+	x := schedulerOnly(4)
+	followed := make(chan struct{})
+	early := false
+	lead := &step{write: func(ctx context.Context) {
+		Sent(ctx)
+		select { // the answer is held until the follower ran (or a deadline)
+		case <-followed:
+			early = true
+		case <-time.After(10 * time.Second):
+		}
+	}}
+	follower := &step{afterSent: []*step{lead}, write: func(context.Context) { close(followed) }}
+	x.schedule(t.Context(), []*step{lead, follower})
+	if !early {
+		t.Error("the follower waited for the lead's answer, not its send")
+	}
+	if x.stop != nil {
+		t.Errorf("stopped: %v", x.stop)
+	}
+
+	x = schedulerOnly(4)
+	var order []string
+	note := func(s string) { x.mu.Lock(); order = append(order, s); x.mu.Unlock() }
+	silent := &step{write: func(context.Context) { note("silent") }}
+	after := &step{afterSent: []*step{silent}, write: func(context.Context) { note("after") }}
+	x.schedule(t.Context(), []*step{silent, after})
+	if len(order) != 2 || order[0] != "silent" {
+		t.Errorf("order %v; want silent, then after", order)
 	}
 }

@@ -25,3 +25,29 @@ func SendOrder(ctx context.Context) (int, bool) {
 	n, ok := ctx.Value(sendOrderKey{}).(int)
 	return n, ok
 }
+
+// A write may also say when its request has left. A commit holds some
+// writes until an earlier one is on its way, not done: the batch creating
+// a long rank run's heads goes out ahead of the other story batches (so
+// building their bodies and fencing them does not delay it, and the rank
+// can start once it is answered), but the others need not wait for its
+// answer. So that write's context carries a function the provider calls
+// once the request is handed to the tracker (past its rate limiter). A
+// provider that does not call it makes the others wait for the write to
+// end, as without the hint.
+
+type sentKey struct{}
+
+// WithSent returns ctx carrying f, to be called once the write's request
+// has left. f may be called more than once and from any goroutine.
+func WithSent(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, sentKey{}, f)
+}
+
+// Sent calls the function WithSent put in ctx, if there is one: a
+// provider calls it when the write's (first) request leaves.
+func Sent(ctx context.Context) {
+	if f, ok := ctx.Value(sentKey{}).(func()); ok {
+		f()
+	}
+}

@@ -118,6 +118,7 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 		if err != nil {
 			return nil, ctxError(err, c)
 		}
+		core.Sent(ctx) // the commit may start what waits for this request to leave
 		resp, err := p.attempt(ctx, c, target, payload)
 		p.pacing().release(tk, resp)
 		p.count(c.endpoint, attempt > 1)
