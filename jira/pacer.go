@@ -66,6 +66,7 @@ const (
 	refusedShare    = 0.8 // of the refused rate, without a limit header
 	unpaceFraction  = 0.9 // Remaining at or above this share ends the interval
 	minInterval     = 5 * time.Millisecond
+	fractionKept    = 0.9 // of a request: how far above Jira's whole count (Remaining less in flight) an estimate may stay
 )
 
 // endpointPace is the pacing of one endpoint and method.
@@ -438,12 +439,20 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 			// settle (it was counted as spent when it was sent, and
 			// Jira's count may hold it too), which is exact for such a
 			// pair and costs nothing when answers come in order.
+			// Remaining is a whole number: an estimate less than
+			// fractionKept above Jira's count agrees with it (Jira's
+			// bucket may hold that fraction of a request), and it stays
+			// — dropping it at every answer kept the sends one fraction
+			// behind Jira's refill for the rest of the spell.
 			ep.limit = s.limit
 			told := float64(s.remaining - ep.inFlight)
-			if ep.estimated {
-				told = math.Min(told, ep.available(now)+1)
-			} else {
-				told--
+			switch est := ep.available(now); {
+			case !ep.estimated:
+				told-- // the first answer keeps one back
+			case est < told:
+				told = math.Min(told, est+1) // up by at most the one it settles
+			case est < told+fractionKept:
+				told = est // Jira's whole count agrees: keep the fraction
 			}
 			ep.credit, ep.creditAt, ep.synced, ep.estimated = told, now, sent, true
 		}

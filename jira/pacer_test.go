@@ -710,3 +710,43 @@ func TestPacerSendsInTheCommitsOrder(t *testing.T) {
 	}
 	pc.release(tk, answer(200))
 }
+
+// TestPacerKeepsTheFractionJirasCountCannotShow: X-RateLimit-Remaining is
+// a whole number, so an answer saying 0 is left is consistent with the
+// pacer's estimate of 0.8 (Jira's bucket may hold 0.8 of a request). The
+// estimate stays, and the next send is due when it reaches one (20 ms),
+// not a whole interval later: dropping the fraction at every answer kept
+// the burst-limited commit's creates ~100 ms behind Jira's bucket. An
+// answer below the estimate by a whole request or more still lowers it.
+func TestPacerKeepsTheFractionJirasCountCannotShow(t *testing.T) {
+	pc, clk := testPacer(16)
+	ep := pc.endpoint(epEdit)
+	ep.pace(signals{limit: 10, remaining: 2}, 0, clk.Now()) // paced: one per 100 ms
+	ep.limit, ep.estimated = 10, true
+	ep.credit, ep.creditAt = 1.8, clk.Now()
+	tk := admit(pc, epEdit, 1)
+	if len(tk) != 1 {
+		t.Fatal("a credit of 1.8 admitted nothing")
+	}
+	pc.release(tk[0], answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0"))
+	pc.mu.Lock()
+	wait, ok := pc.try(epEdit, "")
+	pc.mu.Unlock()
+	if ok || wait > 25*time.Millisecond {
+		t.Fatalf("after Jira said 0 left with 0.8 estimated: admitted %v, next send in %v; want one due in about 20 ms", ok, wait)
+	}
+
+	pc, clk = testPacer(16)
+	ep = pc.endpoint(epEdit)
+	ep.pace(signals{limit: 10, remaining: 2}, 0, clk.Now())
+	ep.limit, ep.estimated = 10, true
+	ep.credit, ep.creditAt = 3, clk.Now()
+	tk = admit(pc, epEdit, 1) // the estimate is 2 now
+	pc.release(tk[0], answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0"))
+	pc.mu.Lock()
+	wait, ok = pc.try(epEdit, "")
+	pc.mu.Unlock()
+	if ok || wait < 90*time.Millisecond {
+		t.Fatalf("after Jira said 0 left with 2 estimated: admitted %v, next send in %v; want the estimate cut to Jira's count plus at most %.1f", ok, wait, fractionKept)
+	}
+}
