@@ -30,11 +30,11 @@ import (
 // write) and what it waits for.
 type step struct {
 	write func(context.Context)
-	after []*step     // steps that must have ended first
+	after []*step // steps that must have ended first
 	// afterSent are steps whose request must have left first (or that
 	// must have ended, when the provider does not say: sendorder.go).
 	afterSent []*step
-	needs []Reference // items this commit writes that must be written (committed) first
+	needs     []Reference // items this commit writes that must be written (committed) first
 	// writes are the items the step writes: once it ends, each whose
 	// outcome is committed is ready for the steps that need it.
 	writes []Reference
