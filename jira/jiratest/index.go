@@ -73,20 +73,17 @@ func (s *Server) candidateSet(e expr) (map[*issue]struct{}, bool) {
 		}
 		return nil, false
 	case orExpr:
-		l, lok := s.candidateSet(x.l)
-		if !lok {
-			return nil, false
-		}
-		r, rok := s.candidateSet(x.r)
-		if !rok {
-			return nil, false
-		}
-		out := make(map[*issue]struct{}, len(l)+len(r))
-		for iss := range l {
-			out[iss] = struct{}{}
-		}
-		for iss := range r {
-			out[iss] = struct{}{}
+		// An OR of many clauses (a lookup's 100 references) is one chain:
+		// its sets go into one map, not into a new map at every level.
+		out := map[*issue]struct{}{}
+		for _, leaf := range orLeaves(x, nil) {
+			set, ok := s.candidateSet(leaf)
+			if !ok {
+				return nil, false
+			}
+			for iss := range set {
+				out[iss] = struct{}{}
+			}
 		}
 		return out, true
 	case *clause:
@@ -104,8 +101,10 @@ func (s *Server) clauseCandidates(c *clause) (map[*issue]struct{}, bool) {
 	}
 	out := map[*issue]struct{}{}
 	for _, terms := range c.f2.terms {
-		var best map[*issue]struct{}
-		found := false
+		// Every exact token of every positive term must occur: the
+		// candidates are the issues in all of their sets (the smallest,
+		// filtered by the others).
+		var sets []map[*issue]struct{}
 		for _, t := range terms {
 			if t.negate {
 				continue
@@ -115,11 +114,12 @@ func (s *Server) clauseCandidates(c *clause) (map[*issue]struct{}, bool) {
 				exact = exact[:len(exact)-1]
 			}
 			for _, tok := range exact {
-				set := s.refIndex[tok]
-				if !found || len(set) < len(best) {
-					best, found = set, true
-				}
+				sets = append(sets, s.refIndex[tok])
 			}
+		}
+		found := len(sets) > 0
+		if found {
+			slices.SortFunc(sets, func(a, b map[*issue]struct{}) int { return len(a) - len(b) })
 		}
 		if !found {
 			// No positive term has an exact token (only prefixes, or
@@ -129,11 +129,25 @@ func (s *Server) clauseCandidates(c *clause) (map[*issue]struct{}, bool) {
 			}
 			continue // textMatch needs a positive term: nothing matches
 		}
-		for iss := range best {
+	next:
+		for iss := range sets[0] {
+			for _, other := range sets[1:] {
+				if _, in := other[iss]; !in {
+					continue next
+				}
+			}
 			out[iss] = struct{}{}
 		}
 	}
 	return out, true
+}
+
+// orLeaves appends the operands of the OR chain e (none of them an OR).
+func orLeaves(e expr, out []expr) []expr {
+	if o, ok := e.(orExpr); ok {
+		return orLeaves(o.r, orLeaves(o.l, out))
+	}
+	return append(out, e)
 }
 
 func hasPositive(terms []textTerm) bool {

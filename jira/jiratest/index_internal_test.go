@@ -60,6 +60,13 @@ func TestRefIndexSameResultsAsFullScan(t *testing.T) {
 		`text ~ "\"doc/s-3\""`,
 		`summary ~ "doc" AND cf[10050] ~ "\"doc/s-2\"" ORDER BY key`,
 		`cf[10050] ~ "\"doc/s-nope\""`,
+		// Several exact tokens, several terms: the index intersects them.
+		`cf[10050] ~ "\"doc/s-1\"" OR cf[10050] ~ "\"doc/s-12\"" OR cf[10050] ~ "\"doc/s-21\""`,
+		`cf[10050] ~ "doc 3"`,
+		`cf[10050] ~ "s 33x"`,
+		`cf[10050] ~ "\"doc/s-3\" -\"doc/s-33x\""`,
+		`cf[10050] ~ "\"doc/s-3\" s-4"`,
+		`(cf[10050] ~ "\"doc/s-1\"" OR cf[10050] ~ "\"doc/s-2\"") OR (cf[10050] ~ "\"doc/s-3\"" OR summary ~ "story")`,
 		`project in (DEMO, OTHER) AND cf[10050] ~ "doc" ORDER BY summary DESC`,
 	}
 	keys := func(jql string, rec map[int64]bool) []string {
