@@ -66,21 +66,33 @@ type PullPreviewInput struct {
 	TakeDocument []string `json:"take_document,omitempty"`
 }
 
-// The actions of a pull preview row.
+// PullAction is what a pull does with one item (PullItem.Action).
+type PullAction string
+
+// The actions of a pull preview row (PullActions lists them all).
 const (
-	PullActionPull        = "pull"         // the tracker's changes go into the document
-	PullActionConflict    = "conflict"     // changed on both sides; not taken from either
-	PullActionSettle      = "settle"       // the document already matches: only the base moves forward
-	PullActionUnchanged   = "unchanged"    // nothing to pull
-	PullActionNotImported = "not_imported" // not in the tracker yet
-	PullActionSkipped     = "skipped"      // left alone (see the warnings)
+	PullActionPull        PullAction = "pull"         // the tracker's changes go into the document
+	PullActionConflict    PullAction = "conflict"     // changed on both sides; not taken from either
+	PullActionSettle      PullAction = "settle"       // the document already matches: only the base moves forward
+	PullActionUnchanged   PullAction = "unchanged"    // nothing to pull
+	PullActionNotImported PullAction = "not_imported" // not in the tracker yet
+	PullActionSkipped     PullAction = "skipped"      // left alone (see the warnings)
 )
 
-// What a pull does with one part of an item (PullChange.Take).
+// PullActions are every PullAction, for a front door's schema.
+var PullActions = []PullAction{PullActionPull, PullActionConflict, PullActionSettle, PullActionUnchanged, PullActionNotImported, PullActionSkipped}
+
+// PullTake is what a pull does with one part of an item (PullChange.Take).
+type PullTake string
+
+// The takes of a part (PullTakes lists them; "" is none: left as it is).
 const (
-	TakeTracker  = "tracker"  // written into the document
-	TakeDocument = "document" // kept; the base moves, so the next import writes it
+	TakeTracker  PullTake = "tracker"  // written into the document
+	TakeDocument PullTake = "document" // kept; the base moves, so the next import writes it
 )
+
+// PullTakes are every PullTake but none, for a front door's schema.
+var PullTakes = []PullTake{TakeTracker, TakeDocument}
 
 // PullChange is one part of an item that differs between the document and
 // the tracker.
@@ -91,8 +103,8 @@ type PullChange struct {
 	// Take is TakeTracker, TakeDocument, or "" for a part left as it is
 	// (a conflict nobody chose for, or a document change the next import
 	// writes).
-	Take     string `json:"take,omitempty"`
-	Conflict bool   `json:"conflict,omitempty"`
+	Take     PullTake `json:"take,omitempty"`
+	Conflict bool     `json:"conflict,omitempty"`
 }
 
 // PullItem is one row of a pull preview.
@@ -102,7 +114,7 @@ type PullItem struct {
 	Title     string       `json:"title"`
 	Key       string       `json:"key,omitempty"`
 	URL       string       `json:"url,omitempty"`
-	Action    string       `json:"action"`
+	Action    PullAction   `json:"action"`
 	Changes   []PullChange `json:"changes,omitempty"`
 }
 

@@ -303,16 +303,25 @@ func (p *pendingConfirmations) take(nonce string) (pendingQuestion, bool) {
 
 // describePull says what a pull commit writes: the file, and DevWorkWire's
 // record on each item in Jira.
+// count is n with the words for one or for many ("1 item matches", "2
+// items match").
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func describePull(b *strings.Builder, p *core.PullPreviewResult) {
 	c := p.Counts
 	if p.Diff != "" {
-		fmt.Fprintf(b, "DevWorkWire is about to rewrite the planning document %s (document %q) with what people changed in Jira (%d items), ", p.Path, p.Document, c.Pull)
+		fmt.Fprintf(b, "DevWorkWire is about to rewrite the planning document %s (document %q) with what people changed in Jira (%s), ", p.Path, p.Document, count(c.Pull, "item", "items"))
 	} else {
 		fmt.Fprintf(b, "DevWorkWire is about to leave the planning document %s (document %q) as it is, ", p.Path, p.Document)
 	}
-	fmt.Fprintf(b, "and record in Jira that %d items match the document (DevWorkWire's record on each; no field, text or status of an issue changes)", c.Pull+c.Settle)
+	fmt.Fprintf(b, "and record in Jira that %s the document (DevWorkWire's record on each; no field, text or status of an issue changes)", count(c.Pull+c.Settle, "item matches", "items match"))
 	if c.Conflict > 0 {
-		fmt.Fprintf(b, "; %d items in conflict are left as they are", c.Conflict)
+		fmt.Fprintf(b, "; %s", count(c.Conflict, "item in conflict is left as it is", "items in conflict are left as they are"))
 	}
 	b.WriteString(".\n")
 	n := 0

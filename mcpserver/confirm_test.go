@@ -302,3 +302,23 @@ func TestDescribeNamesCloses(t *testing.T) {
 		t.Errorf("describe: %s", s)
 	}
 }
+
+// TestDescribePullCountsInWords: the pull question says "1 item" and
+// "items" for more, with the verb to match.
+func TestDescribePullCountsInWords(t *testing.T) {
+	for _, c := range []struct {
+		counts core.PullCounts
+		want   []string
+	}{
+		{core.PullCounts{Pull: 1, Conflict: 1}, []string{"(1 item), ", "that 1 item matches the document", "; 1 item in conflict is left as it is."}},
+		{core.PullCounts{Pull: 2, Settle: 1, Conflict: 3}, []string{"(2 items), ", "that 3 items match the document", "; 3 items in conflict are left as they are."}},
+	} {
+		var b strings.Builder
+		describePull(&b, &core.PullPreviewResult{Path: "plan.md", Document: "d", Diff: "x", Counts: c.counts})
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%+v: question lacks %q:\n%s", c.counts, w, b.String())
+			}
+		}
+	}
+}

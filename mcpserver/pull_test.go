@@ -90,7 +90,7 @@ func TestPullCommitAsksThePerson(t *testing.T) {
 			t.Errorf("%s: result %v, asked %d, committed %d, digest %q", proto, m, a.n.Load(), svc.called("PullCommit"), svc.lastCommit.PlanDigest)
 		}
 		q := a.asked()
-		for _, want := range []string{"rewrite the planning document " + inside, `document "checkout-v2"`, "1 items match", "no field, text or status", `pull story checkout-v2/s-1 "Pay" (DEMO-7): Jira's title into the document`, "cannot be undone"} {
+		for _, want := range []string{"rewrite the planning document " + inside, `document "checkout-v2"`, "(1 item), ", "1 item matches the document", "no field, text or status", `pull story checkout-v2/s-1 "Pay" (DEMO-7): Jira's title into the document`, "cannot be undone"} {
 			if !strings.Contains(q, want) {
 				t.Errorf("%s: question lacks %q:\n%s", proto, want, q)
 			}

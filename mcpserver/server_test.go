@@ -483,3 +483,35 @@ func TestCancellationReachesTheService(t *testing.T) {
 	// The session is still usable.
 	c.mustCall(t, ToolWorkItemGet, map[string]any{"item": "DEMO-7"})
 }
+
+// TestPullSchemaEnumsTheActionsAndTakes: pull_preview's output schema
+// lists every row action and change take core has (core.PullActions,
+// core.PullTakes), as the import's rows list theirs.
+func TestPullSchemaEnumsTheActionsAndTakes(t *testing.T) {
+	c := connect(t, &fakeService{}, Options{}, nil, "")
+	res, err := c.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tool *mcp.Tool
+	for _, tl := range res.Tools {
+		if tl.Name == ToolPullPreview {
+			tool = tl
+		}
+	}
+	if tool == nil {
+		t.Fatal("no pull_preview")
+	}
+	b, _ := json.Marshal(tool.OutputSchema)
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	row := s.Properties["items"].Items
+	if got, want := row.Properties["action"].Enum, enumOf(core.PullActions); cmp.Diff(got, want) != "" || len(want) != 6 {
+		t.Errorf("action enum %v; want %v", got, want)
+	}
+	if got, want := row.Properties["changes"].Items.Properties["take"].Enum, enumOf(core.PullTakes); cmp.Diff(got, want) != "" || len(want) != 2 {
+		t.Errorf("take enum %v; want %v", got, want)
+	}
+}

@@ -236,7 +236,18 @@ var typeSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[core.Kind]():        {Type: "string", Enum: []any{string(core.KindEpic), string(core.KindStory), string(core.KindSubtask)}},
 	reflect.TypeFor[core.Action]():      {Type: "string", Enum: []any{string(core.ActionCreate), string(core.ActionUpdate), string(core.ActionUnchanged), string(core.ActionDrift), string(core.ActionRemoved), string(core.ActionClose), string(core.ActionAdopt)}},
 	reflect.TypeFor[core.PreviewKind](): {Type: "string", Enum: []any{"import", "progress"}},
+	reflect.TypeFor[core.PullAction]():  {Type: "string", Enum: enumOf(core.PullActions)},
+	reflect.TypeFor[core.PullTake]():    {Type: "string", Enum: enumOf(core.PullTakes)},
 	reflect.TypeFor[core.Reference]():   {Type: "string", Description: "<document id>/<item id>, e.g. checkout-v2/s-3"},
+}
+
+// enumOf is a schema enum of a domain type's values.
+func enumOf[T ~string](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // schemaFor infers the JSON schema of T from its json and jsonschema tags,

@@ -55,6 +55,21 @@ func (c committer) importCommit(ctx context.Context, handle, digest string) erro
 	return nil
 }
 
+// pullCommit commits the pull preview handle, bound to digest (see
+// importCommit); path is the document as the person is shown it.
+func (c committer) pullCommit(ctx context.Context, handle, digest, path string) error {
+	r, err := c.Svc.PullCommit(ctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest})
+	if err != nil {
+		return err
+	}
+	r.Path = path
+	if c.JSON {
+		return printJSON(c.IO.Out, r)
+	}
+	render.PullCommit(c.IO.Out, r, viewOpts(c.IO, false))
+	return nil
+}
+
 // progressCommit commits the progress preview handle, bound to digest (see
 // importCommit).
 func (c committer) progressCommit(ctx context.Context, handle, digest string) error {

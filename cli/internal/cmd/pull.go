@@ -111,16 +111,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 		}
 		return err
 	}
-	r, err := svc.PullCommit(ctx, core.CommitInput{PreviewHandle: p.PreviewHandle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: p.PlanDigest})
-	if err != nil {
-		return err
-	}
-	r.Path = o.Path
-	if o.JSON {
-		return printJSON(ios.Out, r)
-	}
-	render.PullCommit(ios.Out, r, viewOpts(ios, false))
-	return nil
+	return committer{IO: ios, JSON: o.JSON, Svc: svc}.pullCommit(ctx, p.PreviewHandle, p.PlanDigest, o.Path)
 }
 
 // nothingToPull says why a pull writes nothing.

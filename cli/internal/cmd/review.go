@@ -34,6 +34,10 @@ with import_preview on a shared store — ask for confirmation (the answer
 defaults to no) and commit exactly that plan. This is the team's review
 flow: the person who confirms sees what will be written.
 
+A pull's handle (dwire pull, or an agent's pull_preview) is shown with
+the file's diff and, once confirmed, writes the document as dwire pull
+does; it is refused if the file changed since the preview.
+
 Without a handle it lists the previews of this project waiting for a
 person (not committed, not expired), newest first.`,
 		Example: "  dwire review\n  dwire review imp_3f9c…\n  dwire review prg_81d0…",
@@ -97,6 +101,13 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return listPending(ctx, o, svc)
 	}
 	info, err := svc.StoredPreview(ctx, o.Handle)
+	if core.ErrorCode(err) == core.CodePreviewNotFound {
+		// StoredPreview refuses a pull's handle (stored under the import
+		// kind); it is shown, confirmed and committed here as dwire pull's.
+		if pull, perr := svc.StoredPull(ctx, o.Handle); perr == nil {
+			info, err = pull, nil
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -142,6 +153,20 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		show(pending, func(w io.Writer, ro render.Options) { render.ProgressPreview(w, *p, ro) })
 		runID, what = p.RunID, "Reporting progress"
 		question = fmt.Sprintf("Write this to %s in Jira?", p.Item.Key)
+	case info.Pull != nil:
+		p := info.Pull
+		shown = p
+		warn(ios, p.Warnings)
+		show(pending && p.Writes, render.PullPreviewView(*p))
+		runID, what = p.RunID, "Pulling into "+p.Path
+		if !p.Writes {
+			nothingToPull(ios, p.Counts)
+			if o.JSON {
+				return printJSON(ios.Out, shown)
+			}
+			return nil
+		}
+		question = pullQuestion(p.Path, *p)
 	default:
 		return core.Errorf(core.CodeInternal, "The stored preview %s has an unknown kind %q.", o.Handle, info.Kind)
 	}
@@ -155,6 +180,9 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return err
 	}
 	c := committer{IO: ios, JSON: o.JSON, Svc: svc}
+	if info.Pull != nil {
+		return c.pullCommit(ctx, o.Handle, info.Pull.PlanDigest, info.Pull.Path)
+	}
 	if info.Kind == core.PreviewImport {
 		return c.importCommit(ctx, o.Handle, info.Import.PlanDigest)
 	}
@@ -182,6 +210,9 @@ func consumed(ios *iostreams.IOStreams, o *ReviewOptions, info core.PreviewInfo,
 	next := "make a new preview (`dwire progress` of the item again) and review that"
 	if info.Import != nil {
 		next = fmt.Sprintf("run `dwire import` of document %s again for a new preview: what was written is found and not written twice", info.Import.Document)
+	}
+	if info.Pull != nil {
+		next = fmt.Sprintf("run `dwire pull %s` again for a new preview: it compares the file with Jira afresh", info.Pull.Path)
 	}
 	var e *core.Error
 	switch c.State {

@@ -80,3 +80,29 @@ func TestPeopleFromUsers(t *testing.T) {
 		t.Fatalf("people = %v", got)
 	}
 }
+
+// `dwire review` of a pull's handle shows the diff, asks, and writes the
+// file as dwire pull does (the handle is not an import's, so it was
+// refused as PREVIEW_NOT_FOUND); a second review says it was committed;
+// without a terminal it names the review to run.
+func TestReviewOfAPullHandle(t *testing.T) {
+	h, path := pullHarness(t)
+	r := h.run("", false, "pull", "plan.md", "--dry-run", "--json")
+	var p core.PullPreviewResult
+	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.PreviewHandle == "" {
+		t.Fatalf("%v %+v", err, p)
+	}
+	before, _ := os.ReadFile(path)
+	w := h.prov.Writes()
+	h.run("", false, "review", p.PreviewHandle).expect(t, 1, "CONFIRMATION_REQUIRED", "dwire review "+p.PreviewHandle)
+	h.run("\n", true, "review", p.PreviewHandle).expect(t, 0, "+A guest pays by card or wallet.", "[y/N]", "Skipped:")
+	if after, _ := os.ReadFile(path); string(after) != string(before) || h.prov.Writes() != w {
+		t.Fatal("a declined review wrote")
+	}
+	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 0, "record in Jira that 1 item matches it", "Pulled: wrote "+path)
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "\nA guest pays by card or wallet.\n") {
+		t.Fatalf("file after the review:\n%s", b)
+	}
+	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 0, "already committed")
+	h.run("", false, "import", "plan.md").expect(t, 0, "5 unchanged")
+}

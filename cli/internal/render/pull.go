@@ -26,7 +26,7 @@ func PullPreview(w io.Writer, p core.PullPreviewResult, o Options) {
 			color = cs.Red
 		}
 		rest := cut(fmt.Sprintf(" %-8s %s", it.Key, itemLabel(it.Kind, it.Reference, it.Title)), o.width()-11)
-		fmt.Fprintln(w, "  "+color(pad(it.Action, 9))+rest)
+		fmt.Fprintln(w, "  "+color(pad(string(it.Action), 9))+rest)
 		for _, ch := range it.Changes {
 			for _, l := range pullChangeLines(ch) {
 				fmt.Fprintln(w, Wrap("      "+l, o.width(), "          "))
