@@ -27,11 +27,12 @@ func NewAdmin(base string) *Admin {
 
 // Request is one logged request to the fake Jira.
 type Request struct {
-	Method string `json:"method"`
-	Path   string `json:"path"`
-	Query  string `json:"query"`
-	Body   string `json:"body"`
-	Status int    `json:"status"`
+	Method string    `json:"method"`
+	Path   string    `json:"path"`
+	Query  string    `json:"query"`
+	Body   string    `json:"body"`
+	Status int       `json:"status"`
+	At     time.Time `json:"at"` // when the fake received it
 }
 
 // IsWrite reports whether the request changes the tracker: the fake's own

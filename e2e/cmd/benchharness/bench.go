@@ -120,6 +120,8 @@ type Phase struct {
 	// RateLimited counts the requests answered 429 (also in ByEndpoint).
 	RateLimited           int            `json:"rate_limited,omitempty"`
 	RateLimitedByEndpoint map[string]int `json:"rate_limited_by_endpoint,omitempty"`
+	// log is what mockjira logged during the phase (-timeline).
+	log []harness.Request
 }
 
 // PreviewPhase is the CLI preview (a subprocess).
@@ -385,7 +387,7 @@ func collect(ctx context.Context, mj *harness.MockJira, cpu0 time.Duration) (Pha
 	if err := mj.ClearRequests(ctx); err != nil {
 		return Phase{}, err
 	}
-	p := Phase{ByEndpoint: map[string]int{}, MockJiraCPUMS: ms(cpu)}
+	p := Phase{ByEndpoint: map[string]int{}, MockJiraCPUMS: ms(cpu), log: rs}
 	for _, r := range rs {
 		if !strings.HasPrefix(r.Path, "/rest/") {
 			continue
@@ -570,4 +572,30 @@ func median(ds []time.Duration) time.Duration {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// writeTimeline writes when each request of p reached mockjira, in ms from
+// the first, with its status and endpoint (and a create's first summary, a
+// rank request's first key): where a commit's time goes (-timeline).
+func writeTimeline(path, title string, p Phase) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: %d requests\n", title, len(p.log))
+	var t0 time.Time
+	for _, r := range p.log {
+		if t0.IsZero() || r.At.Before(t0) {
+			t0 = r.At
+		}
+	}
+	for _, r := range p.log {
+		hint := ""
+		for _, k := range []string{`"summary":"`, `"issues":["`} {
+			if i := strings.Index(r.Body, k); i >= 0 {
+				rest := r.Body[i+len(k):]
+				hint = rest[:strings.IndexByte(rest+`"`, '"')]
+				break
+			}
+		}
+		fmt.Fprintf(&b, "%8.1f %d %s %s\n", float64(r.At.Sub(t0).Microseconds())/1000, r.Status, endpoint(r), hint)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

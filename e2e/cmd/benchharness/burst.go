@@ -87,6 +87,11 @@ func (b *bench) burstRuns(ctx context.Context, n int, rate float64) ([]BurstRun,
 			continue
 		}
 		r.Requests, r.RateLimited, r.WallMS, r.ByEndpoint = com.Requests, com.RateLimited, com.WallMS, com.ByEndpoint
+		if b.o.Timeline != "" && len(out) == 0 {
+			if err := writeTimeline(b.o.Timeline, run.name, com); err != nil {
+				return nil, err
+			}
+		}
 		r.FloorMS = floorMS(com, rate, burst, ms(b.o.Latency))
 		if r.FloorMS > 0 {
 			r.WallRatio = r.WallMS / r.FloorMS

@@ -36,6 +36,7 @@ type Options struct {
 	OutMD       string
 	OutJSON     string
 	CPUProfile  string // write a CPU profile of the driver process (the in-process commits)
+	Timeline    string // write the burst-limited fresh commit's request timeline to this file
 	Render      string // only rewrite OutMD from this results JSON (no measuring)
 	// MaxInFlight is jira.Config.MaxInFlight of every provider (0 = the
 	// adapter's default; 1 = one request at a time).
@@ -104,6 +105,7 @@ func parseFlags(args []string) (Options, error) {
 	only := fs.String("only", "", "comma-separated rows to measure alone (burst, fields, links), merged into the results already in -out-json (both reports rewritten)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
+	fs.StringVar(&o.Timeline, "timeline", "", "write when each request of the burst-limited fresh commit reached mockjira (ms from the first, status, endpoint) to this file")
 	fs.StringVar(&o.Render, "render", "", "measure nothing: rewrite the Markdown report from this benchmarks.json (same numbers, current wording)")
 	fs.StringVar(&o.OutJSON, "out-json", filepath.Join(root, "docs", "benchmarks.json"), "JSON results to write")
 	if err := fs.Parse(args); err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/devworkwire/devworkwire/e2e/harness"
 )
 
 // TestQuickRun runs the whole driver in -quick mode on a 20-item document
@@ -155,5 +157,29 @@ func TestRankRequests(t *testing.T) {
 		if got := rankRequests(moves); got != want {
 			t.Errorf("rankRequests(%d) = %d; want %d", moves, got, want)
 		}
+	}
+}
+
+// TestWriteTimeline: -timeline writes each request's arrival in ms from
+// the first, its status and endpoint, and a create's first summary or a
+// rank request's first key.
+func TestWriteTimeline(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	p := Phase{log: []harness.Request{
+		{Method: "POST", Path: "/rest/api/3/search/jql", Status: 200, At: t0},
+		{Method: "POST", Path: "/rest/api/3/issue/bulk", Status: 201, At: t0.Add(81500 * time.Microsecond), Body: `{"issueUpdates":[{"fields":{"summary":"Epic number 1"}}]}`},
+		{Method: "PUT", Path: "/rest/agile/1.0/issue/rank", Status: 204, At: t0.Add(290 * time.Millisecond), Body: `{"issues":["DEMO-21","DEMO-22"]}`},
+	}}
+	path := filepath.Join(t.TempDir(), "tl.txt")
+	if err := writeTimeline(path, "fresh import", p); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# fresh import: 3 requests\n     0.0 200 POST /rest/api/3/search/jql \n    81.5 201 POST /rest/api/3/issue/bulk Epic number 1\n   290.0 204 PUT /rest/agile/1.0/issue/rank DEMO-21\n"
+	if string(b) != want {
+		t.Errorf("timeline:\n%s\nwant:\n%s", b, want)
 	}
 }
