@@ -472,12 +472,7 @@ type userJSON struct {
 // (assignable) or the user search.
 func (p *Provider) searchUser(ctx context.Context, who string, assignable bool) (userMatch, error) {
 	var found []userJSON
-	c := call{method: "GET", path: "/rest/api/3/user/assignable/search", query: url.Values{"project": {p.cfg.Project}, "query": {who}, "maxResults": {"50"}},
-		endpoint: "GET /rest/api/3/user/assignable/search", action: "find the assignable users of project " + p.cfg.Project}
-	if !assignable {
-		c = call{method: "GET", path: "/rest/api/3/user/search", query: url.Values{"query": {who}, "maxResults": {"50"}},
-			endpoint: "GET /rest/api/3/user/search", action: "find the users named " + who}
-	}
+	c := p.userSearch(assignable, url.Values{"query": {who}, "maxResults": {"50"}}, "find the users named "+who)
 	if _, err := p.do(ctx, c, &found); err != nil {
 		return userMatch{}, err
 	}
@@ -518,15 +513,22 @@ func (p *Provider) searchUser(ctx context.Context, who string, assignable bool) 
 
 // userByAccount finds the account acc with the assignable-user search of
 // the project (assignable) or the user search, by account id: false when
+// userSearch is a user search by q: among the project's assignable users
+// (GET user/assignable/search), else among all active users (GET
+// user/search, action says what for).
+func (p *Provider) userSearch(assignable bool, q url.Values, action string) call {
+	if assignable {
+		q.Set("project", p.cfg.Project)
+		return call{method: "GET", path: "/rest/api/3/user/assignable/search", query: q,
+			endpoint: "GET /rest/api/3/user/assignable/search", action: "find the assignable users of project " + p.cfg.Project}
+	}
+	return call{method: "GET", path: "/rest/api/3/user/search", query: q, endpoint: "GET /rest/api/3/user/search", action: action}
+}
+
 // it finds none (not assignable, inactive, or no such account).
 func (p *Provider) userByAccount(ctx context.Context, acc string, assignable bool) (userJSON, bool, error) {
 	var found []userJSON
-	c := call{method: "GET", path: "/rest/api/3/user/assignable/search", query: url.Values{"project": {p.cfg.Project}, "accountId": {acc}},
-		endpoint: "GET /rest/api/3/user/assignable/search", action: "find the assignable users of project " + p.cfg.Project}
-	if !assignable {
-		c = call{method: "GET", path: "/rest/api/3/user/search", query: url.Values{"accountId": {acc}},
-			endpoint: "GET /rest/api/3/user/search", action: "find the user with account id " + acc}
-	}
+	c := p.userSearch(assignable, url.Values{"accountId": {acc}}, "find the user with account id "+acc)
 	if _, err := p.do(ctx, c, &found); err != nil {
 		return userJSON{}, false, err
 	}
