@@ -29,6 +29,20 @@ const (
 	pageSize    = 100
 )
 
+// exactlyOnceReads are the reads a fresh commit adds to the minimum of its
+// writes and search pages, both POST issue/bulkfetch (issue 14: exactly
+// once within Jira's search lag): the stale check's tail read (the issues
+// created since the preview, which search may not show yet) and, once
+// every create has ended, the duplicate check (an issue another store
+// created with one of the same references at the same moment). Issue 20's
+// targets allow the lag-proof lookup's request on the unchanged re-import
+// ("+1 if the lag-proof lookup needs it"); a fresh commit's are that read
+// and its counterpart after the creates.
+const (
+	exactlyOnceReads = 2
+	bulkFetch        = "POST /rest/api/3/issue/bulkfetch"
+)
+
 const (
 	benchToken   = "bench-token-not-secret"
 	benchEmail   = "demo@example.com"

@@ -183,3 +183,32 @@ func TestWriteTimeline(t *testing.T) {
 		t.Errorf("timeline:\n%s\nwant:\n%s", b, want)
 	}
 }
+
+// TestFreshCommitTargetCountsTheExactlyOnceReads: the 1,000-item fresh
+// commit meets its request target with exactly the minimum plus the two
+// bulkfetch reads exactly-once needs, and misses it with any other extra
+// request.
+func TestFreshCommitTargetCountsTheExactlyOnceReads(t *testing.T) {
+	target := func(reads, other int) string {
+		r := &Results{Settings: Settings{LatencyMS: 50}, Sizes: []SizeResult{{Items: 1000, Commit: Phase{
+			WallMS: 650, MinRequests: 51, Requests: 51 + reads + other,
+			ByEndpoint: map[string]int{bulkFetch: reads, "PUT /rest/api/3/issue/{id}": other},
+		}}}}
+		for _, tg := range concurrencyTargets(r) {
+			if strings.HasPrefix(tg.Name, "1,000-item fresh commit") {
+				return tg.Status
+			}
+		}
+		t.Fatal("no fresh-commit target")
+		return ""
+	}
+	if got := target(2, 0); got != "pass" {
+		t.Errorf("minimum + the 2 reads: %s, want pass", got)
+	}
+	if got := target(1, 1); got != "miss" {
+		t.Errorf("minimum + 1 read + 1 other request: %s, want miss", got)
+	}
+	if got := target(3, 0); got != "miss" {
+		t.Errorf("minimum + 3 reads: %s, want miss", got)
+	}
+}
