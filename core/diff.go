@@ -214,18 +214,27 @@ func listChange(field string, from, to []string) storedChange {
 // lines long; when cut, its last line is "\ N more changed lines not
 // shown". "" when the texts are equal.
 func lineDiff(from, to string) string {
-	a, b := splitLines(from), splitLines(to)
-	ops := lineOps(a, b)
 	var out strings.Builder
-	shown, hidden := 0, 0
-	for _, h := range hunks(ops) {
-		if shown >= MaxDiffLines {
+	if hidden := writeHunks(&out, splitLines(from), splitLines(to), MaxDiffLines); hidden > 0 {
+		fmt.Fprintf(&out, "\\ %d more changed lines not shown\n", hidden)
+	}
+	return out.String()
+}
+
+// writeHunks writes the hunks of the unified diff of the lines a and b
+// (DiffContext lines of context) to out, at most limit lines of them, and
+// returns how many changed lines it left out. The one hunk writer: the
+// import's field changes (lineDiff) and the pull's file diff (fileDiff).
+func writeHunks(out *strings.Builder, a, b []string, limit int) (hidden int) {
+	shown := 0
+	for _, h := range hunks(lineOps(a, b)) {
+		if shown >= limit {
 			hidden += h.changed()
 			continue
 		}
-		fmt.Fprintf(&out, "@@ -%s +%s @@\n", span(h.aStart, h.aLen), span(h.bStart, h.bLen))
+		fmt.Fprintf(out, "@@ -%s +%s @@\n", span(h.aStart, h.aLen), span(h.bStart, h.bLen))
 		for i, op := range h.ops {
-			if shown >= MaxDiffLines {
+			if shown >= limit {
 				hidden += changedOps(h.ops[i:])
 				break
 			}
@@ -235,10 +244,7 @@ func lineDiff(from, to string) string {
 			shown++
 		}
 	}
-	if hidden > 0 {
-		fmt.Fprintf(&out, "\\ %d more changed lines not shown\n", hidden)
-	}
-	return out.String()
+	return hidden
 }
 
 func splitLines(s string) []string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -326,7 +327,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	// Write the pulled values into the document, in place; an item whose
 	// values cannot be written there is left out (and held), and the rest
 	// written.
-	newData, warnings, err := rewritePulled(opts, name, data, states, warnings)
+	newData, newDoc, warnings, err := rewritePulled(opts, name, data, states, warnings)
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
@@ -339,11 +340,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	// are what the next import compares).
 	after := doc
 	if newData != nil {
-		nd, err := opts.Parse(name, newData)
-		if err != nil {
-			return PullPreviewResult{}, planError(err)
-		}
-		after = withSubtasks(nd)
+		after = withSubtasks(newDoc) // as the rewrite read it back
 	}
 	byID := map[string]plan.Item{}
 	for _, it := range after.Items {
@@ -611,10 +608,11 @@ func (st *pullItemState) finish() {
 	}
 }
 
-// rewritePulled writes every pulled item's values into the document. An
-// item the rewriter refuses is left out (held, with a warning) and the
+// rewritePulled writes every pulled item's values into the document (data,
+// already parsed) and returns the new text with the document it reads as.
+// An item the rewriter refuses is left out (held, with a warning) and the
 // others written; nil means the file stays as it is.
-func rewritePulled(opts plan.Options, name string, data []byte, states []*pullItemState, warnings []string) ([]byte, []string, error) {
+func rewritePulled(opts plan.Options, name string, data []byte, states []*pullItemState, warnings []string) ([]byte, *plan.Document, []string, error) {
 	for range len(states) + 1 {
 		var changes []plan.Change
 		for _, st := range states {
@@ -625,26 +623,26 @@ func rewritePulled(opts plan.Options, name string, data []byte, states []*pullIt
 			}
 		}
 		if len(changes) == 0 {
-			return nil, warnings, nil
+			return nil, nil, warnings, nil
 		}
-		out, err := opts.Rewrite(name, data, changes)
+		out, doc, err := opts.RewriteParsed(name, data, changes)
 		if err == nil {
-			return out, warnings, nil
+			return out, doc, warnings, nil
 		}
 		var pe *plan.Error
 		if !errors.As(err, &pe) || len(pe.Problems) == 0 || pe.Problems[0].Item == "" {
-			return nil, nil, planError(err)
+			return nil, nil, nil, planError(err)
 		}
 		i := slices.IndexFunc(states, func(st *pullItemState) bool { return st.it.ID == pe.Problems[0].Item })
 		if i < 0 || !states[i].pulled {
-			return nil, nil, planError(err)
+			return nil, nil, nil, planError(err)
 		}
 		st := states[i]
 		st.pulled, st.held, st.change = false, true, plan.Change{}
 		st.row.Action = PullActionSkipped
 		warnings = append(warnings, fmt.Sprintf("%s %s (%s): the tracker's values cannot be written into the document in place (%s); the item is left as it is. Edit it by hand to match the tracker.", kindLabel(Kind(st.it.Kind)), st.it.ID, st.w.Key, pe.Problems[0].Message))
 	}
-	return nil, nil, Errorf(CodeInternal, "The pulled values could not be written into the document.")
+	return nil, nil, nil, Errorf(CodeInternal, "The pulled values could not be written into the document.")
 }
 
 // fileDiff is the unified diff of a file's text before and after.
@@ -652,17 +650,9 @@ func fileDiff(name, from, to string) string {
 	if from == to {
 		return ""
 	}
-	a, b := splitLines(strings.TrimSuffix(from, "\n")), splitLines(strings.TrimSuffix(to, "\n"))
 	var out strings.Builder
 	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", name, name)
-	for _, h := range hunks(lineOps(a, b)) {
-		fmt.Fprintf(&out, "@@ -%s +%s @@\n", span(h.aStart, h.aLen), span(h.bStart, h.bLen))
-		for _, op := range h.ops {
-			out.WriteByte(op.kind)
-			out.WriteString(op.line)
-			out.WriteByte('\n')
-		}
-	}
+	writeHunks(&out, splitLines(strings.TrimSuffix(from, "\n")), splitLines(strings.TrimSuffix(to, "\n")), math.MaxInt) // the whole diff: a front door bounds it
 	return out.String()
 }
 

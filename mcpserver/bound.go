@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -139,4 +140,15 @@ func firstRows[T any](rows []T, matters func(T) bool) []T {
 		}
 	}
 	return out
+}
+
+// cutAtLineEnd is s cut after its last line end within max bytes, and
+// whether it was cut; s as it is when it fits. A text with no line end
+// within max is cut to "". The one rule for the texts a result bounds
+// (document_export's text, pull_preview's diff).
+func cutAtLineEnd(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	return s[:strings.LastIndexByte(s[:max], '\n')+1], true
 }

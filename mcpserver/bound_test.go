@@ -266,3 +266,22 @@ func TestPreviewConflictSidesAreCarriedAndCounted(t *testing.T) {
 		t.Errorf("%d rows with changes (want %d), changes_omitted %v", with, MaxChangeBytes/per, m["changes_omitted"])
 	}
 }
+
+// cutAtLineEnd keeps whole lines within the bound, and says when it cut.
+func TestCutAtLineEnd(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		max  int
+		want string
+		cut  bool
+	}{
+		{"a\nb\n", 4, "a\nb\n", false},
+		{"a\nb\nc\n", 5, "a\nb\n", true},
+		{"a\nbc\n", 3, "a\n", true},
+		{"abc\n", 2, "", true},
+	} {
+		if got, cut := cutAtLineEnd(c.s, c.max); got != c.want || cut != c.cut {
+			t.Errorf("cutAtLineEnd(%q, %d) = %q, %v; want %q, %v", c.s, c.max, got, cut, c.want, c.cut)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/plan"
@@ -53,11 +52,8 @@ type exportResult struct {
 func boundExport(r core.ExportResult) exportResult {
 	total := len(r.Text)
 	out := exportResult{TextBytes: total}
-	if total > MaxDocumentBytes {
-		cut := strings.LastIndexByte(r.Text[:MaxDocumentBytes], '\n') + 1 // 0 when no line end fits
-		r.Text = r.Text[:cut]
-		out.TextTruncated = true
-		r.Warnings = append(r.Warnings, fmt.Sprintf("The document is %d bytes, more than the %d one result carries: text holds only its first %d bytes, so it is not a complete planning document. Do not save it as one: narrow the selection (an epic, a JQL query), or have the person run dwire export with -o FILE.", total, MaxDocumentBytes, cut))
+	if r.Text, out.TextTruncated = cutAtLineEnd(r.Text, MaxDocumentBytes); out.TextTruncated {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("The document is %d bytes, more than the %d one result carries: text holds only its first %d bytes, so it is not a complete planning document. Do not save it as one: narrow the selection (an epic, a JQL query), or have the person run dwire export with -o FILE.", total, MaxDocumentBytes, len(r.Text)))
 	}
 	out.ExportResult = r
 	return out

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"path/filepath"
-	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,10 +99,7 @@ func boundPull(r core.PullPreviewResult) pullPreviewResult {
 			out.ChangesOmitted++
 		}
 	}
-	if len(r.Diff) > MaxChangeBytes {
-		r.Diff = r.Diff[:strings.LastIndexByte(r.Diff[:MaxChangeBytes], '\n')+1]
-		out.DiffTruncated = true
-	}
+	r.Diff, out.DiffTruncated = cutAtLineEnd(r.Diff, MaxChangeBytes)
 	out.PullPreviewResult = r
 	return out
 }

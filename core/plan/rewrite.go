@@ -49,17 +49,28 @@ type Criteria struct {
 // VALIDATION_FAILED (a Problem per item) when a change cannot be written
 // in place without changing how other parts of the document read.
 func (o Options) Rewrite(name string, data []byte, changes []Change) ([]byte, error) {
-	f := formatOf(name)
-	if f == formatUnknown {
-		_, err := o.Parse(name, data)
-		return nil, err
-	}
 	if _, err := o.Parse(name, data); err != nil {
 		return nil, err
 	}
+	out, _, err := o.RewriteParsed(name, data, changes)
+	return out, err
+}
+
+// RewriteParsed is Rewrite for a document the caller has already read
+// with Parse (data parses without a problem): it reads data once, and
+// returns with the new text the document that text reads as (verified
+// against data with the changes applied), so the caller parses neither
+// again. A data that does not parse is refused, without Parse's list of
+// problems.
+func (o Options) RewriteParsed(name string, data []byte, changes []Change) ([]byte, *Document, error) {
+	f := formatOf(name)
+	if f == formatUnknown {
+		_, err := o.Parse(name, data)
+		return nil, nil, err
+	}
 	r, text, perr := o.parseRaw(name, data, f)
 	if perr != nil {
-		return nil, perr
+		return nil, nil, perr
 	}
 	w := &rewriter{text: string(text), opts: &o, format: f}
 	w.index()
@@ -80,16 +91,20 @@ func (o Options) Rewrite(name string, data []byte, changes []Change) ([]byte, er
 		}
 	}
 	if len(w.problems) > 0 {
-		return nil, w.refusal(name)
+		return nil, nil, w.refusal(name)
 	}
 	out, err := w.apply()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := w.verify(name, data, out, changes); err != nil {
-		return nil, err
+	doc, err := w.verify(name, r, out, changes)
+	if err != nil {
+		return nil, nil, err
 	}
-	return restoreEndings(data, out)
+	if out, err = restoreEndings(data, out); err != nil {
+		return nil, nil, err
+	}
+	return out, doc, nil
 }
 
 type edit struct {
@@ -201,17 +216,13 @@ func restoreEndings(orig, out []byte) ([]byte, error) {
 	return out, nil
 }
 
-// verify parses out and compares it with the original document with the
-// changes applied (nothing else may read differently).
-func (w *rewriter) verify(name string, orig, out []byte, changes []Change) error {
+// verify parses out and compares it with the original document (r, as
+// read raw for the rewrite; its items are changed here) with the changes
+// applied: nothing else may read differently. It returns out's document.
+func (w *rewriter) verify(name string, r *result, out []byte, changes []Change) (*Document, error) {
 	got, err := w.opts.Parse(name, out)
 	if err != nil {
-		return &Error{Code: CodeValidationFailed, Message: fmt.Sprintf("%s would no longer be a valid planning document with the tracker's values written in (%s); edit the items by hand to match the tracker", nameOrDoc(name), err.Error())}
-	}
-	f := formatOf(name)
-	r, _, perr := w.opts.parseRaw(name, orig, f)
-	if perr != nil {
-		return perr
+		return nil, &Error{Code: CodeValidationFailed, Message: fmt.Sprintf("%s would no longer be a valid planning document with the tracker's values written in (%s); edit the items by hand to match the tracker", nameOrDoc(name), err.Error())}
 	}
 	byID := map[string]*rawItem{}
 	for _, it := range r.items {
@@ -242,7 +253,7 @@ func (w *rewriter) verify(name string, orig, out []byte, changes []Change) error
 			}
 			v, msg := parseText(ref, c.Fields[k], kindWord(it.Kind)+" "+it.ID, k, 0)
 			if msg != "" {
-				return &Error{Code: CodeValidationFailed, Message: msg, Problems: []Problem{{Item: it.ID, Field: k, Message: msg}}}
+				return nil, &Error{Code: CodeValidationFailed, Message: msg, Problems: []Problem{{Item: it.ID, Field: k, Message: msg}}}
 			}
 			s := it.setter()
 			delete(s.lines, k)
@@ -251,11 +262,11 @@ func (w *rewriter) verify(name string, orig, out []byte, changes []Change) error
 	}
 	want, err := r.finish(name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a, b := comparable(want), comparable(got)
 	if reflect.DeepEqual(a, b) {
-		return nil
+		return got, nil
 	}
 	item := ""
 	for i := range want.Items {
@@ -273,7 +284,7 @@ func (w *rewriter) verify(name string, orig, out []byte, changes []Change) error
 	if item != "" {
 		what = "item " + item
 	}
-	return &Error{Code: CodeValidationFailed, Message: fmt.Sprintf("The tracker's values cannot be written into %s in place without changing how %s reads (for example a description line that would read as a field, a marker or a heading); edit it by hand to match the tracker", nameOrDoc(name), what),
+	return nil, &Error{Code: CodeValidationFailed, Message: fmt.Sprintf("The tracker's values cannot be written into %s in place without changing how %s reads (for example a description line that would read as a field, a marker or a heading); edit it by hand to match the tracker", nameOrDoc(name), what),
 		Problems: []Problem{{Item: item, Message: "cannot be rewritten in place"}}}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core/goldentest"
+	"github.com/google/go-cmp/cmp"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -100,6 +101,37 @@ func TestRewriteNothingIsIdentity(t *testing.T) {
 	}
 	if want := bytes.Replace(crlf, []byte("Story s-1: Pay without an account"), []byte("Story s-1: Pay as a guest"), 1); !bytes.Equal(out, want) {
 		t.Errorf("CRLF rewrite:\n%q\nwant\n%q", out, want)
+	}
+}
+
+// RewriteParsed returns Rewrite's text with the document it reads as (the
+// one its check parsed), equal to parsing the text again, with CRLF line
+// endings and a byte order mark too, in Markdown and YAML: the pull parses
+// neither document twice.
+func TestRewriteParsedReturnsTheDocument(t *testing.T) {
+	data, err := os.ReadFile("testdata/rewrite/checkout.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := append([]byte("\xef\xbb\xbf"), bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))...)
+	yml := []byte("id: d\nstories:\n  - id: s-1\n    title: Pay\n")
+	for name, in := range map[string][]byte{"checkout.md": data, "crlf.md": crlf, "d.yaml": yml} {
+		changes := []Change{{Item: "s-1", Title: ptr("Pay as a guest")}}
+		out, doc, err := rewriteOpts.RewriteParsed(name, in, changes)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want, err := rewriteOpts.Rewrite(name, in, changes); err != nil || !bytes.Equal(out, want) {
+			t.Errorf("%s: RewriteParsed's text differs from Rewrite's (%v)", name, err)
+		}
+		again, err := rewriteOpts.Parse(name, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(doc.Items, func(it Item) bool { return it.ID == "s-1" })
+		if d := cmp.Diff(again, doc); d != "" || i < 0 || doc.Items[i].Title != "Pay as a guest" {
+			t.Errorf("%s: the returned document differs from the text's (-parsed +returned):\n%s", name, d)
+		}
 	}
 }
 

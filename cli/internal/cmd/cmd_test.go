@@ -284,3 +284,19 @@ func TestExportTrimsTheID(t *testing.T) {
 		t.Errorf("stdout:\n%s", out)
 	}
 }
+
+// inWorkDir: a relative path is the working directory's, an absolute or
+// empty one stays as it is (no -o means stdout, not the directory).
+func TestInWorkDir(t *testing.T) {
+	for _, c := range []struct{ dir, path, want string }{
+		{"/w", "plan.md", "/w/plan.md"},
+		{"/w", "sub/../plan.md", "/w/plan.md"},
+		{"/w", "/abs/plan.md", "/abs/plan.md"},
+		{"/w", "", ""},
+		{"", "plan.md", "plan.md"},
+	} {
+		if got := inWorkDir(c.dir, c.path); got != c.want {
+			t.Errorf("inWorkDir(%q, %q) = %q; want %q", c.dir, c.path, got, c.want)
+		}
+	}
+}

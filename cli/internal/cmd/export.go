@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -69,10 +68,7 @@ func exportRun(ctx context.Context, o *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	path := o.Output
-	if path != "" && !filepath.IsAbs(path) && o.WorkDir != "" {
-		path = filepath.Join(o.WorkDir, path)
-	}
+	path := inWorkDir(o.WorkDir, o.Output)
 	if path != "" && !o.Force {
 		if _, err := os.Lstat(path); err == nil {
 			return core.Errorf(core.CodeValidationFailed, "%s exists; nothing was exported. Choose another file, or pass --force to overwrite it.", o.Output).

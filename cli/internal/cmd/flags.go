@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -70,4 +71,14 @@ func completeItem(open cmdutil.OpenServiceFunc) cobra.CompletionFunc {
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// inWorkDir is a path a person gave as the command opens it: a relative
+// one joined to dir (the directory the command runs in), an absolute or
+// empty one as it is. Every command reading or writing a file uses it.
+func inWorkDir(dir, path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
 }

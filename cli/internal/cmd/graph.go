@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -44,10 +43,7 @@ written) and the boxes are coloured by status.`,
 }
 
 func graphRun(ctx context.Context, o *GraphOptions) error {
-	path := o.Path
-	if !filepath.IsAbs(path) && o.WorkDir != "" {
-		path = filepath.Join(o.WorkDir, path)
-	}
+	path := inWorkDir(o.WorkDir, o.Path)
 	in := core.GraphInput{Path: path, Status: o.Status}
 	var g core.GraphResult
 	var err error

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -77,10 +76,7 @@ normal creates, marked "released" in the preview you confirm.`,
 
 func importRun(ctx context.Context, o *ImportOptions) error {
 	ios := o.IO
-	path := o.Path
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(o.WorkDir, path)
-	}
+	path := inWorkDir(o.WorkDir, o.Path)
 	svc, closeFn, err := o.Service(ctx)
 	if err != nil {
 		return err

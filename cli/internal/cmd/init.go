@@ -2,12 +2,12 @@ package cmd
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -79,12 +79,7 @@ the variable named with --token-env) and is never written to the file.`,
 
 func initRun(ctx context.Context, o *InitOptions) error {
 	ios := o.IO
-	path := o.ConfigPath
-	if path == "" {
-		path = filepath.Join(o.WorkDir, config.FileName)
-	} else if !filepath.IsAbs(path) {
-		path = filepath.Join(o.WorkDir, path)
-	}
+	path := inWorkDir(o.WorkDir, cmp.Or(o.ConfigPath, config.FileName))
 	interactive := ios.CanPrompt()
 	var rd *bufio.Reader
 	if interactive {

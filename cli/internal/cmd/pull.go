@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -77,10 +76,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 		return err
 	}
 	defer closeFn()
-	ios, path := o.IO, o.Path
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(o.WorkDir, path)
-	}
+	ios, path := o.IO, inWorkDir(o.WorkDir, o.Path)
 	p, err := svc.PullPreview(ctx, core.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument})
 	if err != nil {
 		return err
