@@ -220,6 +220,13 @@ type CommitInput struct {
 	// progress notifications. Cancelling the context stops the commit
 	// between items, reported like a fail-fast stop (COMMIT_PARTIAL).
 	Progress func(done, total int) `json:"-"`
+	// WriteWithin, when set, confines the file a commit writes (the
+	// pull's document) to this folder: the write goes through an os.Root
+	// of it (atomicfile.WriteWithin), so a path that leads out of it — a
+	// folder or link swapped since any earlier check too — is refused and
+	// nothing is written. A front door that writes only inside a
+	// workspace sets it; it is in no schema.
+	WriteWithin string `json:"-"`
 }
 
 // CommittedItem is one item's outcome in a commit result.

@@ -693,7 +693,7 @@ func (s *WorkItemService) PullCommit(ctx context.Context, in CommitInput) (PullC
 			if err := decodePlan(p, PreviewImport, &pl, func() int { return pl.Version }, pullPlanVersion); err != nil {
 				return nil, err
 			}
-			return &pullCommit{s: s, pl: &pl}, nil
+			return &pullCommit{s: s, pl: &pl, within: in.WriteWithin}, nil
 		},
 		replayed: func(r *PullCommitResult) { r.Replayed = true },
 	}, in)
@@ -705,8 +705,9 @@ func (s *WorkItemService) PullCommit(ctx context.Context, in CommitInput) (PullC
 }
 
 type pullCommit struct {
-	s  *WorkItemService
-	pl *pullPlan
+	s      *WorkItemService
+	pl     *pullPlan
+	within string // CommitInput.WriteWithin
 }
 
 // lock: the document's commit lock (the import's).
@@ -785,7 +786,7 @@ func (c *pullCommit) execute(ctx context.Context, r *commitRun) (PullCommitResul
 		if err := c.fileStale(); err != nil {
 			return fail(err, nil, 0)
 		}
-		if err := writeFileAtomic(h.Path, h.NewFile); err != nil {
+		if err := writeFileAtomic(h.Path, h.NewFile, c.within); err != nil {
 			return fail(err, nil, 0)
 		}
 		res.FileWritten = true
@@ -826,12 +827,17 @@ func (c *pullCommit) execute(ctx context.Context, r *commitRun) (PullCommitResul
 
 // writeFileAtomic replaces path's content with data (atomicfile.Write:
 // a temporary file in the same folder, synced and renamed over the file;
-// its permissions kept, a symbolic link's target written), in the
-// taxonomy's words.
-func writeFileAtomic(path string, data []byte) error {
-	if err := atomicfile.Write(path, data); err != nil {
+// its permissions kept, a symbolic link's target written; with within,
+// atomicfile.WriteWithin: only inside that folder), in the taxonomy's
+// words.
+func writeFileAtomic(path string, data []byte, within string) error {
+	write := atomicfile.Write
+	if within != "" {
+		write = func(path string, data []byte) error { return atomicfile.WriteWithin(within, path, data) }
+	}
+	if err := write(path, data); err != nil {
 		code := CodeInternal
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, atomicfile.ErrOutside) {
 			code = CodeSourceNotFound
 		}
 		return Wrap(err, code, "%s could not be written (%s). The file was left as it was; check the folder and its permissions.", path, FSReason(err))

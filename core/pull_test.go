@@ -477,3 +477,34 @@ func TestPullWritesPeopleByEmail(t *testing.T) {
 	}
 	e.wantUnchangedImport(path)
 }
+
+// CommitInput.WriteWithin confines the pull's write to a folder: a file
+// outside it is refused (SOURCE_NOT_FOUND) and left as it was, nothing is
+// recorded in the tracker; inside it the pull writes as before.
+func TestPullCommitWritesOnlyWithin(t *testing.T) {
+	e, path, res := titlePull(t, "shop/s-1", "Pay as a visitor")
+	w := e.p.Writes()
+	_, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true, WriteWithin: t.TempDir()})
+	wantErr(t, err, core.CodeSourceNotFound, "could not be written", "outside the folder")
+	if b, _ := os.ReadFile(path); string(b) != pullDoc || e.p.Writes() != w {
+		t.Errorf("a refused write changed the file or the tracker (%d writes)", e.p.Writes()-w)
+	}
+	res = e.pullPreview(core.PullPreviewInput{Path: path})
+	if _, err := e.svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true, WriteWithin: path[:strings.LastIndexByte(path, '/')]}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "Story s-1: Pay as a visitor") {
+		t.Errorf("file after the pull:\n%s", b)
+	}
+}
+
+// titlePull imports pullDoc, has a person retitle ref in the tracker and
+// previews the pull.
+func titlePull(t *testing.T, ref core.Reference, title string) (*env, string, core.PullPreviewResult) {
+	t.Helper()
+	e, path := pullEnv(t)
+	if err := e.p.EditTitle(e.byRef()[ref].Key, title); err != nil {
+		t.Fatal(err)
+	}
+	return e, path, e.pullPreview(core.PullPreviewInput{Path: path})
+}

@@ -13,11 +13,7 @@ import (
 // writes), writes nothing, says who consumed it after the commit, and
 // refuses a handle that is not a pull's or has expired.
 func TestStoredPullShowsThePlan(t *testing.T) {
-	e, path := pullEnv(t)
-	if err := e.p.EditTitle(e.byRef()["shop/s-2"].Key, "Save the address for later"); err != nil {
-		t.Fatal(err)
-	}
-	res := e.pullPreview(core.PullPreviewInput{Path: path})
+	e, path, res := titlePull(t, "shop/s-2", "Save the address for later")
 	w := e.p.Writes()
 	info, err := e.svc.StoredPull(e.ctx, res.PreviewHandle)
 	if err != nil {

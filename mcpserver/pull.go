@@ -60,6 +60,13 @@ func (s *server) pullCommit(ctx context.Context, req *mcp.CallToolRequest, b bac
 		}
 		// The confirmation shows the plan just read: not read twice.
 		load = func(context.Context, string) (core.PreviewInfo, error) { return info, nil }
+		// And the write itself stays inside: a folder or link swapped
+		// since the check cannot lead it out (os.Root).
+		ws, err := workspaceDir(b.workspace)
+		if err != nil {
+			return nil, core.PullCommitResult{}, err
+		}
+		in.WriteWithin = ws
 	}
 	ask, res, err := commitConfirmed(ctx, s, req, b, ToolPullCommit, core.PreviewImport, in, load, b.svc.PullCommit)
 	if err != nil || ask != nil {

@@ -44,20 +44,87 @@ var (
 // The error is an *fs.PathError naming path, whose Err is the operating
 // system's reason (errors.Is(err, fs.ErrNotExist) for a missing folder).
 func Write(path string, data []byte) error {
-	target, mode, exists, err := resolve(path)
+	return write(osFiles, path, data)
+}
+
+// WriteWithin is Write confined to the folder dir: every step (following
+// the links, the temporary file, the rename) goes through an os.Root of
+// dir, so a path — or a folder on the way, or a link — that leads out of
+// dir, even one swapped in while the write runs, is refused and nothing
+// is written outside. path is absolute and inside dir, or relative to it;
+// a symbolic link is followed only within dir (an absolute one naming a
+// place inside dir too). The MCP server's pull writes documents with it.
+func WriteWithin(dir, path string, data []byte) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return pathError("open the folder of", path, err)
+	}
+	name := path
+	if filepath.IsAbs(path) {
+		if name, err = filepath.Rel(real, path); err != nil {
+			name = path
+		}
+	}
+	if !filepath.IsLocal(name) {
+		return pathError("resolve", path, ErrOutside)
+	}
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return pathError("open the folder of", path, err)
+	}
+	defer root.Close()
+	return write(rootFiles(root, real), name, data)
+}
+
+// ErrOutside is WriteWithin's reason for a path or link that leads out
+// of its folder.
+var ErrOutside = errors.New("it is outside the folder it must be written in")
+
+// files are the file system operations a write makes: the os package's,
+// or an os.Root's.
+type files struct {
+	lstat    func(string) (fs.FileInfo, error)
+	readlink func(string) (string, error)
+	openFile func(string, int, fs.FileMode) (*os.File, error)
+	rename   func(string, string) error
+	remove   func(string) error
+	open     func(string) (*os.File, error)
+	// local turns a link's absolute target into a name for these
+	// operations (false: not one they can reach).
+	local func(string) (string, bool)
+}
+
+var osFiles = files{lstat: os.Lstat, readlink: os.Readlink, openFile: os.OpenFile,
+	rename: func(a, b string) error { return rename(a, b) }, remove: os.Remove, open: os.Open,
+	local: func(p string) (string, bool) { return p, true }}
+
+func rootFiles(r *os.Root, dir string) files {
+	return files{lstat: r.Lstat, readlink: r.Readlink, openFile: r.OpenFile, rename: r.Rename, remove: r.Remove, open: r.Open,
+		local: func(p string) (string, bool) {
+			rel, err := filepath.Rel(dir, p)
+			return rel, err == nil && filepath.IsLocal(rel)
+		}}
+}
+
+// beforeCreate is a test seam: it runs once the file is resolved, before
+// the temporary file is made (a test swaps a folder for a link there).
+var beforeCreate = func() {}
+
+func write(f files, path string, data []byte) error {
+	target, mode, exists, err := resolve(f, path)
 	if err != nil {
 		return pathError("resolve", path, err)
 	}
-	tmp, err := create(filepath.Dir(target), filepath.Base(target))
+	beforeCreate()
+	tmp, name, err := create(f, filepath.Dir(target), filepath.Base(target))
 	if err != nil {
 		return pathError("create a temporary file for", path, err)
 	}
-	name := tmp.Name()
 	ok := false
 	defer func() {
 		if !ok {
 			_ = tmp.Close()
-			_ = os.Remove(name)
+			_ = f.remove(name)
 		}
 	}()
 	if exists {
@@ -74,11 +141,11 @@ func Write(path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return pathError("close", path, err)
 	}
-	if err := rename(name, target); err != nil {
+	if err := f.rename(name, target); err != nil {
 		return pathError("rename", path, err)
 	}
 	ok = true
-	if dir, err := os.Open(filepath.Dir(target)); err == nil {
+	if dir, err := f.open(filepath.Dir(target)); err == nil {
 		_ = dir.Sync() // the rename itself; some file systems refuse a folder's sync
 		_ = dir.Close()
 	}
@@ -87,9 +154,9 @@ func Write(path string, data []byte) error {
 
 // resolve follows path's symbolic links to the file to replace, and
 // returns its permission bits, or false when it does not exist yet.
-func resolve(path string) (string, fs.FileMode, bool, error) {
+func resolve(f files, path string) (string, fs.FileMode, bool, error) {
 	for range maxLinks {
-		fi, err := os.Lstat(path)
+		fi, err := f.lstat(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return path, 0, false, nil
@@ -101,12 +168,16 @@ func resolve(path string) (string, fs.FileMode, bool, error) {
 			}
 			return path, fi.Mode().Perm(), true, nil
 		}
-		link, err := os.Readlink(path)
+		link, err := f.readlink(path)
 		if err != nil {
 			return "", 0, false, err
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(path), link)
+		} else if l, ok := f.local(link); ok {
+			link = l
+		} else {
+			return "", 0, false, ErrOutside
 		}
 		path = link
 	}
@@ -115,19 +186,18 @@ func resolve(path string) (string, fs.FileMode, bool, error) {
 
 // create makes a new temporary file in dir for the file named base, with
 // NewFileMode narrowed by the umask (os.CreateTemp's would be 0600).
-func create(dir, base string) (*os.File, error) {
+func create(f files, dir, base string) (*os.File, string, error) {
 	for {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
-		f, err := os.OpenFile(filepath.Join(dir, "."+base+".dwire-"+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, NewFileMode)
+		name := filepath.Join(dir, "."+base+".dwire-"+hex.EncodeToString(b[:]))
+		tmp, err := f.openFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, NewFileMode)
 		if !errors.Is(err, fs.ErrExist) {
-			return f, err
+			return tmp, name, err
 		}
 	}
 }
 
-// pathError is err as an *fs.PathError for path, with the operating
-// system's reason alone inside (not another error naming a path).
 func pathError(op, path string, err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError

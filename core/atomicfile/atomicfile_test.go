@@ -185,3 +185,86 @@ func TestWriteFailureLeavesTheOldFile(t *testing.T) {
 		})
 	}
 }
+
+// WriteWithin writes inside its folder as Write does (a link inside it
+// followed, relative or absolute), refuses a path or a link that leads
+// out of it, and refuses a folder swapped for a link out of it between
+// resolving the file and writing it (the beforeCreate seam), where Write
+// would follow the swapped link and write outside.
+func TestWriteWithinStaysInItsFolder(t *testing.T) {
+	base := t.TempDir()
+	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "out")
+	for _, d := range []string{filepath.Join(ws, "plans"), out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc := filepath.Join(ws, "plans", "doc.md")
+	if err := os.WriteFile(doc, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteWithin(ws, doc, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(doc); string(b) != "new" {
+		t.Errorf("content %q", b)
+	}
+	if fi, _ := os.Stat(doc); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v; want 0600 kept", fi.Mode().Perm())
+	}
+	for name, target := range map[string]string{"rel.md": "plans/doc.md", "abs.md": doc} {
+		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteWithin(ws, name, []byte(name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if b, _ := os.ReadFile(doc); string(b) != name {
+			t.Errorf("%s: the link's target holds %q", name, b)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(out, "doc.md"), []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(out, "doc.md"), filepath.Join(ws, "away.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(ws, "away.md"), filepath.Join(out, "doc.md"), "../out/doc.md"} {
+		if err := WriteWithin(ws, p, []byte("escaped")); err == nil {
+			t.Errorf("%s: written", p)
+		}
+	}
+	// The folder swapped for a link out of the workspace mid-write.
+	swap := func() {
+		if err := os.Rename(filepath.Join(ws, "plans"), filepath.Join(ws, "plans.old")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(out, filepath.Join(ws, "plans")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unswap := func() {
+		_ = os.Remove(filepath.Join(ws, "plans"))
+		_ = os.Rename(filepath.Join(ws, "plans.old"), filepath.Join(ws, "plans"))
+	}
+	defer func() { beforeCreate = func() {} }()
+	beforeCreate = swap
+	err := WriteWithin(ws, doc, []byte("escaped"))
+	unswap()
+	if err == nil {
+		t.Error("WriteWithin followed a folder swapped for a link out of its folder")
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "doc.md")); string(b) != "outside" {
+		t.Errorf("the file outside holds %q", b)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 1 {
+		t.Errorf("outside holds %d entries; want the one it had", len(ents))
+	}
+	// Write, unconfined, follows the swapped link: the hole WriteWithin closes.
+	beforeCreate = swap
+	err = Write(doc, []byte("escaped"))
+	unswap()
+	if b, _ := os.ReadFile(filepath.Join(out, "doc.md")); err != nil || string(b) != "escaped" {
+		t.Errorf("Write with the folder swapped: %v, outside holds %q (the seam does not reach the race)", err, b)
+	}
+}
