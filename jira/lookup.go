@@ -152,9 +152,7 @@ func (p *Provider) readKnown(ctx context.Context, m *meta, refs []core.Reference
 		case err != nil:
 			return err
 		case notFound:
-			for _, k := range batch {
-				retry = append(retry, byKey[k]...)
-			}
+			retry = append(retry, refsUnder(batch, byKey)...)
 		default:
 			retry = append(retry, p.fetchedKnown(ctx, m, batch, byKey, resp, out)...)
 		}
@@ -173,9 +171,7 @@ func (p *Provider) readKnown(ctx context.Context, m *meta, refs []core.Reference
 		case err != nil:
 			return err
 		case notFound:
-			for _, k := range page {
-				retry = append(retry, byKey[k]...)
-			}
+			retry = append(retry, refsUnder(page, byKey)...)
 			if !tl.done {
 				p.logFor(ctx).Warn("jira has no bulk fetch: the newest issues, which search may not show yet, are not read")
 				tl.done, tl.noBulk = true, true
@@ -190,6 +186,15 @@ func (p *Provider) readKnown(ctx context.Context, m *meta, refs []core.Reference
 		}
 	}
 	return p.readByKey(ctx, retry, known, out)
+}
+
+// refsUnder are the references known under keys.
+func refsUnder(keys []string, byKey map[string][]core.Reference) []core.Reference {
+	var out []core.Reference
+	for _, k := range keys {
+		out = append(out, byKey[k]...)
+	}
+	return out
 }
 
 // bulkFetch reads up to bulkFetchMax issues by key. notFound reports a

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,31 +85,4 @@ func TestConcurrentEditsUnderJiraLimits(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests, %d answered 429", len(srv.Requests()), n429)
-}
-
-// TestCreateSaysWhenItsRequestLeft: a write whose context carries
-// core.WithSent reports that its request left once the pacer admitted it,
-// before Jira answers — a commit starts the writes waiting for that send
-// (the other story batches after the rank heads' batch) without waiting
-// for the answer.
-func TestCreateSaysWhenItsRequestLeft(t *testing.T) {
-	var said atomic.Int32
-	var before atomic.Bool // Sent was called before the create reached Jira
-	_, p := startBehind(t, jiratest.Options{}, func(fake *jiratest.Server) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/rest/api/3/issue/bulk" {
-				before.Store(said.Load() > 0)
-			}
-			fake.ServeHTTP(w, r)
-		})
-	}, nil)
-	ctx := core.WithSent(t.Context(), func() { said.Add(1) })
-	spec := core.ItemSpec{Reference: "sent/s-1", Kind: core.KindStory, Title: "One story", Digest: "sha256:a"}
-	out, err := p.Create(ctx, []core.ItemSpec{spec})
-	if err != nil || len(out) != 1 || out[0].Err != nil {
-		t.Fatalf("Create: %v %+v", err, out)
-	}
-	if !before.Load() {
-		t.Errorf("the create reached Jira before it said its request left (said %d times)", said.Load())
-	}
 }

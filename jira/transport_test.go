@@ -396,3 +396,27 @@ func TestConnectionsAreReused(t *testing.T) {
 		t.Errorf("10 sequential requests opened %d connections; want 1 (keep-alive)", n)
 	}
 }
+
+// TestRequestSaysWhenItLeft: a request whose context carries
+// core.WithSent reports that it left once the pacer admitted it, before
+// Jira answers — a commit starts the writes waiting for that send (the
+// other story batches after the rank heads' batch) without waiting for
+// the answer.
+func TestRequestSaysWhenItLeft(t *testing.T) {
+	var said atomic.Int32
+	var before atomic.Bool // Sent was called before the request reached Jira
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		before.Store(said.Load() > 0)
+		_, _ = w.Write([]byte("[]"))
+	}))
+	defer srv.Close()
+	var logs bytes.Buffer
+	p, _ := newTestProvider(t, srv.URL, &logs, nil)
+	ctx := core.WithSent(t.Context(), func() { said.Add(1) })
+	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/field", endpoint: "GET /rest/api/3/field", action: "list the Jira fields"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !before.Load() {
+		t.Errorf("the request reached Jira before it said it left (said %d times)", said.Load())
+	}
+}
