@@ -226,7 +226,7 @@ func decodeImportPlan(p Preview) (*importPlan, error) {
 	}
 	err := decodePlan(p, PreviewImport, &in, func() int { return in.Version }, importPlanVersion)
 	if in.Pull != nil || err != nil && p.Kind == PreviewImport && isPullPlan(p.Plan) {
-		return nil, Errorf(CodePreviewNotFound, "Handle %q is a pull preview handle: it is committed by the pull that made it, not as an import. Run the import preview for an import handle.", p.Handle).
+		return nil, Errorf(CodePreviewNotFound, "Handle %q is a pull preview handle: it is committed as a pull, not as an import. Commit it as a pull commit, or run the import preview for an import handle.", p.Handle).
 			WithDetails(Detail{Field: "preview_handle", Message: "a pull preview"})
 	}
 	if err != nil {
