@@ -511,8 +511,6 @@ func (p *Provider) searchUser(ctx context.Context, who string, assignable bool) 
 	return userMatch{problem: fmt.Sprintf("%q matches %d people: %s. Write the e-mail, or map the name to one account id under users: in the configuration", who, len(exact), strings.Join(names, ", "))}, nil
 }
 
-// userByAccount finds the account acc with the assignable-user search of
-// the project (assignable) or the user search, by account id: false when
 // userSearch is a user search by q: among the project's assignable users
 // (GET user/assignable/search), else among all active users (GET
 // user/search, action says what for).
@@ -525,6 +523,8 @@ func (p *Provider) userSearch(assignable bool, q url.Values, action string) call
 	return call{method: "GET", path: "/rest/api/3/user/search", query: q, endpoint: "GET /rest/api/3/user/search", action: action}
 }
 
+// userByAccount finds the account acc with the assignable-user search of
+// the project (assignable) or the user search, by account id: false when
 // it finds none (not assignable, inactive, or no such account).
 func (p *Provider) userByAccount(ctx context.Context, acc string, assignable bool) (userJSON, bool, error) {
 	var found []userJSON
