@@ -117,11 +117,7 @@ func (s *Server) clauseCandidates(c *clause) (map[*issue]struct{}, bool) {
 				sets = append(sets, s.refIndex[tok])
 			}
 		}
-		found := len(sets) > 0
-		if found {
-			slices.SortFunc(sets, func(a, b map[*issue]struct{}) int { return len(a) - len(b) })
-		}
-		if !found {
+		if len(sets) == 0 {
 			// No positive term has an exact token (only prefixes, or
 			// only negations): the index cannot narrow this value.
 			if hasPositive(terms) {
@@ -129,6 +125,7 @@ func (s *Server) clauseCandidates(c *clause) (map[*issue]struct{}, bool) {
 			}
 			continue // textMatch needs a positive term: nothing matches
 		}
+		slices.SortFunc(sets, func(a, b map[*issue]struct{}) int { return len(a) - len(b) })
 	next:
 		for iss := range sets[0] {
 			for _, other := range sets[1:] {
