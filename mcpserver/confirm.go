@@ -301,8 +301,6 @@ func (p *pendingConfirmations) take(nonce string) (pendingQuestion, bool) {
 	return q, time.Now().Before(q.expires)
 }
 
-// describePull says what a pull commit writes: the file, and DevWorkWire's
-// record on each item in Jira.
 // count is n with the words for one or for many ("1 item matches", "2
 // items match").
 func count(n int, one, many string) string {
@@ -312,6 +310,8 @@ func count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// describePull says what a pull commit writes: the file, and DevWorkWire's
+// record on each item in Jira.
 func describePull(b *strings.Builder, p *core.PullPreviewResult) {
 	c := p.Counts
 	if p.Diff != "" {

@@ -198,6 +198,8 @@ func create(f files, dir, base string) (*os.File, string, error) {
 	}
 }
 
+// pathError is err as an *fs.PathError for path, with the operating
+// system's reason alone inside (not another error naming a path).
 func pathError(op, path string, err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError
