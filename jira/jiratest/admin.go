@@ -110,7 +110,7 @@ func (s *Server) snapshot(iss *issue) IssueSnapshot {
 	st := iss.cur
 	sn := IssueSnapshot{
 		Key: iss.Key, ID: itoa(iss.ID), Project: iss.Proj.Key, IssueType: byID(issueTypes, st.TypeID).Name,
-		Summary: st.Summary, Reference: withoutSearchTokens(st.Custom[s.fieldID]), RefValue: st.Custom[s.fieldID], Status: byID(statuses, st.StatusID).Name,
+		Summary: st.Summary, Reference: withoutSearchTokens(st.Custom[s.refField(iss.Proj, st.TypeID)]), RefValue: st.Custom[s.refField(iss.Proj, st.TypeID)], Status: byID(statuses, st.StatusID).Name,
 		StatusCategory: byID(statuses, st.StatusID).Category.Key, Description: st.Description,
 		Properties: map[string]json.RawMessage{}, Labels: append([]string{}, st.Labels...),
 		Comments: []json.RawMessage{}, Created: iss.Created.UTC(), Updated: st.Updated.UTC(),
@@ -222,8 +222,12 @@ func (s *Server) editAsPersonLocked(iss *issue, e PersonEdit) error {
 	}
 	if e.Status != nil {
 		to := byName(statuses, *e.Status)
-		if to == nil {
+		if to == nil || !s.statusInUse(to) {
 			return fmt.Errorf("status %q does not exist; use To Do, In Progress or Done", *e.Status)
+		}
+		if iss.Proj.classic() && to.ID == StatusDoneID {
+			to = byID(statuses, StatusResolvedID) // the classic workflow's done status (workflow.go)
+			st.Resolution, st.Resolved = resolutions[0].ID, s.now()
 		}
 		if byID(statuses, st.StatusID).Category != to.Category {
 			st.StatusChanged = s.now()
@@ -285,7 +289,7 @@ func (s *Server) Seed(in SeedIssue) (string, error) {
 	}
 	pw := &plannedWrite{proj: p, typeID: t.ID, summary: &in.Summary, custom: map[string]*string{}}
 	if in.Reference != "" {
-		pw.custom[s.fieldID] = &in.Reference
+		pw.custom[s.refField(p, t.ID)] = &in.Reference
 	}
 	if in.Description != "" {
 		d := TextADF(in.Description)
@@ -483,6 +487,13 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case p == "/fields" && r.Method == http.MethodPost:
 		var fs FieldSeed
 		call(&fs, http.StatusNoContent, func() (any, error) { return nil, s.ApplyFields(fs) })
+	case p == "/site" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, s.Profile())
+	case p == "/site" && r.Method == http.MethodPost:
+		// {"style": "team-managed", "workflow": "classic", "denied_permissions": […],
+		//  "epic_name_required": true, "deployment": "datacenter", "projects": {…}}
+		var sp SiteProfile
+		call(&sp, http.StatusNoContent, func() (any, error) { return nil, s.SetProfile(sp) })
 	case p == "/config" && r.Method == http.MethodPost:
 		var c Config
 		call(&c, http.StatusNoContent, func() (any, error) {

@@ -39,7 +39,7 @@ const (
 
 type board struct {
 	ID         int64
-	Name, Type string // type: scrum | kanban
+	Name, Type string // type: scrum | kanban | simple (a team-managed project's; sprints on)
 	Proj       *project
 }
 
@@ -63,7 +63,14 @@ type agileState struct {
 // addDefaultBoardLocked gives a new project one Scrum board with an active
 // and a future sprint. Call with s.mu held.
 func (s *Server) addDefaultBoardLocked(p *project) {
-	b := s.addBoardLocked(p, p.Key+" board", "scrum")
+	typ := "scrum"
+	if p.teamManaged() {
+		typ = "simple" // a team-managed project's board, sprints on
+	}
+	b := s.addBoardLocked(p, p.Key+" board", typ)
+	if p.companyManaged() {
+		s.addBoardLocked(p, p.Key+" Kanban board", "kanban")
+	}
 	now := s.now()
 	s.addSprintLocked(b, p.Key+" Sprint 1", SprintActive, now.Add(-7*24*time.Hour), now.Add(7*24*time.Hour))
 	s.addSprintLocked(b, p.Key+" Sprint 2", SprintFuture, time.Time{}, time.Time{})
@@ -98,8 +105,8 @@ func (s *Server) AddBoard(projectKey, name, typ string) (int64, error) {
 	if p == nil {
 		return 0, fmt.Errorf("project %q does not exist", projectKey)
 	}
-	if typ != "scrum" && typ != "kanban" {
-		return 0, fmt.Errorf("board type %q: use scrum or kanban", typ)
+	if typ != "scrum" && typ != "kanban" && typ != "simple" {
+		return 0, fmt.Errorf("board type %q: use scrum, kanban or simple", typ)
 	}
 	return s.addBoardLocked(p, name, typ).ID, nil
 }
@@ -113,8 +120,8 @@ func (s *Server) AddSprint(boardID int64, name, state string) (int64, error) {
 	switch {
 	case b == nil:
 		return 0, fmt.Errorf("board %d does not exist", boardID)
-	case b.Type != "scrum":
-		return 0, fmt.Errorf("board %d is a %s board: only Scrum boards have sprints", boardID, b.Type)
+	case !b.hasSprints():
+		return 0, fmt.Errorf("board %d is a %s board: only Scrum and simple boards have sprints", boardID, b.Type)
 	case state != SprintActive && state != SprintFuture && state != SprintClosed:
 		return 0, fmt.Errorf("sprint state %q: use active, future or closed", state)
 	}
@@ -321,7 +328,7 @@ func (s *Server) handleBoardSprints(w http.ResponseWriter, r *http.Request) {
 	if b == nil {
 		return
 	}
-	if b.Type != "scrum" {
+	if !b.hasSprints() {
 		writeErr(w, http.StatusBadRequest, newErr("The board does not support sprints"))
 		return
 	}
@@ -399,7 +406,7 @@ func (s *Server) handleMoveToSprint(w http.ResponseWriter, r *http.Request, in a
 	}
 	for _, iss := range issues {
 		switch {
-		case !iss.Proj.perms.Edit:
+		case !iss.Proj.perms.Edit || iss.Proj.denies(PermScheduleIssues):
 			writeErr(w, http.StatusForbidden, newErr("You do not have permission to schedule issues in this project."))
 			return
 		case iss.Proj != sp.Board.Proj:
@@ -469,7 +476,7 @@ func (s *Server) handleRank(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case iss == anchor:
 			msg = "An issue cannot be ranked relative to itself."
-		case !iss.Proj.perms.Edit:
+		case !iss.Proj.perms.Edit || iss.Proj.denies(PermScheduleIssues):
 			msg = "You do not have permission to rank this issue."
 		default:
 			msg = s.agile.rankFail[iss.ID]
@@ -577,3 +584,7 @@ func agileFieldsJSON() []any {
 		field(RankFieldID, "Rank", "any", "", RankFieldType, "Rank"),
 	}
 }
+
+// hasSprints: Scrum boards and team-managed (simple) boards have sprints;
+// Kanban boards do not.
+func (b *board) hasSprints() bool { return b.Type == "scrum" || b.Type == "simple" }

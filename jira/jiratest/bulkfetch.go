@@ -76,15 +76,38 @@ func (s *Server) handleBulkFetch(w http.ResponseWriter, r *http.Request) {
 }
 
 // permissionInfo describes the project permissions mypermissions answers.
-var permissionInfo = []struct {
-	key, id, name, description string
-	has                        func(Permissions) bool
-}{
-	{"BROWSE_PROJECTS", "10", "Browse Projects", "Ability to browse projects and the issues within them.", func(p Permissions) bool { return p.Browse }},
-	{"CREATE_ISSUES", "11", "Create Issues", "Ability to create issues.", func(p Permissions) bool { return p.Create }},
-	{"EDIT_ISSUES", "12", "Edit Issues", "Ability to edit issues.", func(p Permissions) bool { return p.Edit }},
-	{"TRANSITION_ISSUES", "46", "Transition Issues", "Ability to transition issues.", func(p Permissions) bool { return p.Transition }},
-	{"ADD_COMMENTS", "15", "Add Comments", "Ability to comment on issues.", func(p Permissions) bool { return p.Comment }},
+// The first five are Permissions' fields (deny clears one); the others
+// are granted unless a Profile denies them (site.go), USER_PICKER in the
+// global context only.
+var permissionInfo = []permInfo{
+	{"BROWSE_PROJECTS", "10", "Browse Projects", "Ability to browse projects and the issues within them.", "PROJECT", func(p Permissions) bool { return p.Browse }, func(p *Permissions) { p.Browse = false }},
+	{"CREATE_ISSUES", "11", "Create Issues", "Ability to create issues.", "PROJECT", func(p Permissions) bool { return p.Create }, func(p *Permissions) { p.Create = false }},
+	{"EDIT_ISSUES", "12", "Edit Issues", "Ability to edit issues.", "PROJECT", func(p Permissions) bool { return p.Edit }, func(p *Permissions) { p.Edit = false }},
+	{"TRANSITION_ISSUES", "46", "Transition Issues", "Ability to transition issues.", "PROJECT", func(p Permissions) bool { return p.Transition }, func(p *Permissions) { p.Transition = false }},
+	{"ADD_COMMENTS", "15", "Add Comments", "Ability to comment on issues.", "PROJECT", func(p Permissions) bool { return p.Comment }, func(p *Permissions) { p.Comment = false }},
+	{PermLinkIssues, "21", "Link Issues", "Ability to link issues together and create linked issues. Only useful if issue linking is turned on.", "PROJECT", nil, nil},
+	{PermScheduleIssues, "28", "Schedule Issues", "Ability to set or edit an issue's due date.", "PROJECT", nil, nil},
+	{PermUserPicker, "27", "Browse users and groups", "View and select users or groups from the user picker, and share issues. Users with this permission can see the names of all users and groups on your site.", "GLOBAL", nil, nil},
+}
+
+type permInfo struct {
+	key, id, name, description, typ string
+	has                             func(Permissions) bool // nil: granted unless the profile denies it
+	deny                            func(*Permissions)
+}
+
+// in reports whether the user has the permission in p.
+func (pi permInfo) in(p *project) bool {
+	return (pi.has == nil || pi.has(p.perms)) && !p.denies(pi.key)
+}
+
+func permissionByKey(k string) *permInfo {
+	for i := range permissionInfo {
+		if permissionInfo[i].key == k {
+			return &permissionInfo[i]
+		}
+	}
+	return nil
 }
 
 // handleMyPermissions is GET /rest/api/3/mypermissions for the modelled
@@ -119,7 +142,7 @@ func (s *Server) handleMyPermissions(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var perms []Permissions
+	var projs []*project
 	switch pk, pid := q.Get("projectKey"), q.Get("projectId"); {
 	case pid != "" || pk != "":
 		ref := pid
@@ -131,23 +154,24 @@ func (s *Server) handleMyPermissions(w http.ResponseWriter, r *http.Request) {
 			writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("No project could be found with key '%s'.", ref)))
 			return
 		}
-		perms = []Permissions{p.perms}
+		projs = []*project{p}
 	case q.Get("issueKey") != "" || q.Get("issueId") != "":
 		writeErr(w, http.StatusBadRequest, newErr("mockjira models mypermissions in a project or the global context only; use projectKey or projectId."))
 		return
 	default:
-		for _, p := range s.projects {
-			perms = append(perms, p.perms)
-		}
+		projs = s.projects
 	}
 	out := map[string]any{}
 	for _, k := range keys {
 		pi := permissionInfo[idx[k]]
 		has := false
-		for _, p := range perms {
-			has = has || pi.has(p)
+		if pi.typ == "GLOBAL" {
+			has = !slices.Contains(s.site.DeniedPermissions, pi.key)
 		}
-		out[k] = map[string]any{"id": pi.id, "key": pi.key, "name": pi.name, "type": "PROJECT", "description": pi.description, "havePermission": has}
+		for _, p := range projs {
+			has = has || (pi.typ != "GLOBAL" && pi.in(p))
+		}
+		out[k] = map[string]any{"id": pi.id, "key": pi.key, "name": pi.name, "type": pi.typ, "description": pi.description, "havePermission": has}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"permissions": out})
 }

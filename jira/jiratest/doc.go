@@ -51,8 +51,44 @@
 //     are in GET field and on issues; a new issue ranks last; ORDER BY
 //     Rank follows the rank; moving to a sprint and ranking move the
 //     moved issues' updated.
-//   - One workflow: To Do (new) → In Progress (indeterminate) → Done (done),
-//     global transitions 11/21/31 between all of them.
+//   - Site profiles (site.go), for the whole site (seed file top level,
+//     Options, POST /_mockjira/site) with per-project overrides
+//     ("projects": {"KEY": {...}}); without them the fake is as it always
+//     was. "style": "team-managed" gives a project fields per issue type
+//     (the reference field is one field per issue type, all with the
+//     reference field's name, listed by GET field with scope PROJECT;
+//     createmeta, editmeta, create, edit, JQL cf[N] and search read each
+//     issue's own; the name in JQL reads each issue's), project style
+//     "next-gen"/simplified, a "simple" board with sprints on, "Subtask";
+//     "company-managed": the global reference field on screens, a scrum
+//     and a kanban board (sprints 400 "The board does not support
+//     sprints"), "Sub-task". "denied_permissions": LINK_ISSUES (POST
+//     issueLink 404 "No Link Issue Permission for issue 'KEY'."),
+//     SCHEDULE_ISSUES (move to sprint 403, rank refused per issue in the
+//     207, the due date off every screen), USER_PICKER (global: GET
+//     user/search answers []), or one of the five permissions below; all
+//     reported by mypermissions. "epic_name_required": the Epic Name field
+//     (customfield_10011, gh-epic-label, ≤ 255) required on the Epic type.
+//     "deployment": "datacenter": every /rest/api/3 path answers 404 as
+//     Jira Data Center's REST layer does ({"message": "null for uri: …",
+//     "status-code": 404}) and GET /rest/api/2/serverInfo (served for
+//     Cloud too) says deploymentType "Server" — only that much.
+//     SetReferenceSearchable(false) makes the reference fields
+//     unsearchable (GET field "searchable": false; a JQL clause on them is
+//     an unknown field), and FieldSeed.OffEditScreen can take the
+//     reference field off the edit screen (editmeta leaves it out, an edit
+//     refuses it).
+//   - Workflows (workflow.go): the default one is To Do (new) → In
+//     Progress (indeterminate) → Done (done), global transitions 11/21/31
+//     between all of them; "workflow": "classic" is To Do → In Progress
+//     (Start Progress 4, Stop Progress 301) → Resolved (Resolve Issue 5,
+//     from To Do too: a screen whose Resolution is required; "Resolution
+//     is required." otherwise) → Closed (Close Issue 2: a validator, every
+//     sub-task done), Reopen Issue 3 back to To Do (clears the
+//     resolution). GET transitions honours transitionId and
+//     expand=transitions.fields (each transition's screen fields with
+//     allowed values); issues of a classic project carry resolution and
+//     resolutiondate.
 //   - Fields: summary (≤ 255, no newlines), description and comments as ADF
 //     (checked against the official ADF schema; the stored ADF JSON may not
 //     exceed Jira's 32,767-character text limit), labels, parent, status,
@@ -182,12 +218,18 @@
 // visibility of users, Jira's sorting of labels (kept as sent),
 // issue deletion, changelog, expand options (ignored), and
 // fieldsByKeys. Of links and the Agile API: link comments, the "Link
-// issues" permission (Edit stands for it), the per-issue link limit (413),
+// issues" permission beyond denied_permissions (Edit stands for it), the per-issue link limit (413),
 // link types' administration; setting Sprint or Rank through issue
 // fields (use the Agile API), JQL on sprint (sprint = / openSprints()),
 // rank as a JQL clause (ORDER BY only), moving to the backlog
 // (POST backlog/issue), ranking while moving to a sprint, board
 // configuration, filters and columns, sprint create/start/complete
 // through the API, the search index's lag for rank (ORDER BY Rank reads
-// the current rank).
+// the current rank). Of site profiles: a team-managed field shared by
+// several issue types (each type has its own here), team-managed
+// workflows and their rules, any other classic screen or validator,
+// workflow conditions, resolutions on the default workflow, the
+// resolution endpoint, project roles and permission schemes beyond the
+// listed keys, and everything of Data Center past the 404 and serverInfo
+// (its /rest/api/2, personal access tokens, wiki-markup bodies).
 package jiratest

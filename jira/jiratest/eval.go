@@ -63,9 +63,26 @@ func (s *Server) resolveField(name string) *jqlField {
 	case "rank", "cf[10019]":
 		return &jqlField{fkRank, "rank"} // ORDER BY only (agile.go)
 	}
+	if s.refUnsearchable { // SetReferenceSearchable(false): Jira does not know the clause
+		return nil
+	}
 	n := strings.TrimPrefix(s.fieldID, "customfield_")
-	if l == "cf["+n+"]" || strings.EqualFold(name, s.fieldName) {
+	if l == "cf["+n+"]" && s.globalRefListed() {
 		return &jqlField{fkText, s.fieldID}
+	}
+	if strings.EqualFold(name, s.fieldName) {
+		if !s.globalRefListed() || slices.ContainsFunc(s.projects, (*project).teamManaged) {
+			// Several fields have the name: the clause reads each issue's
+			// own reference field (site.go).
+			return &jqlField{fkText, refAnyField}
+		}
+		return &jqlField{fkText, s.fieldID}
+	}
+	if id, ok := strings.CutPrefix(l, "cf["); ok {
+		id = "customfield_" + strings.TrimSuffix(id, "]")
+		if p, _ := s.teamRef(id); p != nil {
+			return &jqlField{fkText, id}
+		}
 	}
 	return nil
 }
@@ -167,7 +184,7 @@ func (s *Server) compileClause(c *clause) []string {
 				notExist(v)
 			}
 		case fkStatus:
-			if st := byNameOrID(statuses, v.text); st != nil {
+			if st := byNameOrID(statuses, v.text); st != nil && s.statusInUse(st) {
 				r.ids[st.ID] = true
 			} else {
 				notExist(v)
@@ -396,6 +413,10 @@ func (s *Server) analyzeDocs(field string, st *issueState) [][]string {
 		for _, c := range st.CommentText {
 			add(c)
 		}
+		for _, v := range st.Custom {
+			add(v)
+		}
+	case refAnyField: // an issue holds the reference field of its type only
 		for _, v := range st.Custom {
 			add(v)
 		}

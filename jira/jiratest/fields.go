@@ -294,7 +294,7 @@ func (s *Server) ApplyFields(fs FieldSeed) error {
 
 // fieldByID returns the name of a field the site has ("" when none).
 func (s *Server) fieldByID(id string) string {
-	if id == s.fieldID {
+	if s.isRefField(id) {
 		return s.fieldName
 	}
 	for _, f := range systemFields {
@@ -356,13 +356,23 @@ func (s *Server) isModelField(id string) bool {
 // onScreen reports whether a model field is on the create screen of an
 // issue type in a project, or with edit on its edit screen.
 func (s *Server) onScreen(p *project, typeID, id string, edit bool) bool {
-	if s.fields.offScreen[p][typeID][id] || (edit && s.fields.offEdit[p][typeID][id]) {
+	if !s.refOnScreen(p, typeID, id, edit) {
+		return false
+	}
+	if id == "duedate" && p.denies(PermScheduleIssues) { // the due date needs Schedule issues
 		return false
 	}
 	if cf := s.customByID(id); cf != nil && cf.types != nil {
 		return cf.types[typeID]
 	}
 	return true
+}
+
+// refOnScreen reports whether a field is on p's create (or with edit
+// edit) screen of the issue type as far as FieldSeed.OffScreen and
+// OffEditScreen say.
+func (s *Server) refOnScreen(p *project, typeID, id string, edit bool) bool {
+	return !s.fields.offScreen[p][typeID][id] && !(edit && s.fields.offEdit[p][typeID][id])
 }
 
 // users lists every user: the configured one first.
@@ -456,6 +466,12 @@ func (s *Server) handleUserSearch(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, e)
 		return
 	}
+	if slices.Contains(s.site.DeniedPermissions, PermUserPicker) {
+		// Without the global Browse users and groups permission Jira
+		// answers an empty list, not an error.
+		writeJSON(w, http.StatusOK, []any{})
+		return
+	}
 	writeJSON(w, http.StatusOK, pageOf(s.usersMatching(r, func(u User) bool { return !u.Inactive }), start, max))
 }
 
@@ -515,8 +531,11 @@ func (s *Server) modelFieldsJSON() []any {
 
 func (cf *customField) schema() map[string]any {
 	sch := map[string]any{"custom": customTypeKeys[cf.Type], "customId": cf.num}
+	if cf.Type == fieldEpicName {
+		sch["custom"] = EpicNameFieldType
+	}
 	switch cf.Type {
-	case FieldText:
+	case FieldText, fieldEpicName:
 		sch["type"] = "string"
 	case FieldNumber:
 		sch["type"] = "number"
@@ -621,7 +640,10 @@ func (s *Server) editMeta(w http.ResponseWriter, r *http.Request, iss *issue) {
 	if iss.cur.TypeID != IssueTypeEpicID {
 		fm("parent", "Parent", map[string]any{"type": "issuelink", "system": "parent"})
 	}
-	fm(s.fieldID, s.fieldName, map[string]any{"type": "string", "custom": TextFieldType, "customId": s.refNum()})
+	if ref := s.refField(iss.Proj, iss.cur.TypeID); s.refOnScreen(iss.Proj, iss.cur.TypeID, ref, true) {
+		n, _ := strconv.Atoi(strings.TrimPrefix(ref, "customfield_"))
+		fm(ref, s.fieldName, map[string]any{"type": "string", "custom": TextFieldType, "customId": n})
+	}
 	for _, e := range s.modelFieldMeta(base, iss.Proj, iss.cur.TypeID, map[string]bool{}, true) {
 		delete(e, "fieldId")
 		delete(e, "hasDefaultValue")
@@ -629,11 +651,6 @@ func (s *Server) editMeta(w http.ResponseWriter, r *http.Request, iss *issue) {
 		fields[e["key"].(string)] = e
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"fields": fields})
-}
-
-func (s *Server) refNum() int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(s.fieldID, "customfield_"))
-	return n
 }
 
 // setModelField validates a model field's value into pw.model (nil =
@@ -703,7 +720,7 @@ func (s *Server) modelValue(id string, raw json.RawMessage, p *project) ([]strin
 	}
 	cf := s.customByID(id)
 	switch cf.Type {
-	case FieldText:
+	case FieldText, fieldEpicName:
 		var v string
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return nil, "Operation value must be a string"

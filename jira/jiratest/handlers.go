@@ -18,6 +18,9 @@ func (s *Server) routes() {
 	// serverInfo needs no permission in Jira Cloud: anonymous calls work,
 	// so it cannot be used to check credentials (a wrong token still 401s).
 	m.Handle("GET /rest/api/3/serverInfo", s.authOr(s.handleServerInfo, true))
+	// v2's serverInfo answers on Cloud and Data Center alike: a client
+	// tells them apart by its deploymentType (site.go).
+	m.Handle("GET /rest/api/2/serverInfo", s.authOr(s.handleServerInfo, true))
 	h("GET /rest/api/3/project/{key}", s.handleProject)
 	h("GET /rest/api/3/field", s.handleFields)
 	// createmeta paths overlap {key}/properties/{prop} in ServeMux terms,
@@ -95,18 +98,7 @@ func (s *Server) handleMyself(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleServerInfo(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"baseUrl":        s.base(r),
-		"displayUrl":     s.base(r),
-		"version":        "1001.0.0-SNAPSHOT",
-		"versionNumbers": []int{1001, 0, 0},
-		"deploymentType": "Cloud",
-		"buildNumber":    100289,
-		"buildDate":      "2026-01-01T00:00:00.000+0000",
-		"serverTime":     jiraTime(s.now()),
-		"scmInfo":        "mockjira",
-		"serverTitle":    "Jira (mockjira)",
-	})
+	writeJSON(w, http.StatusOK, s.serverInfoJSON(r))
 }
 
 // visibleProject finds a project the user may browse.
@@ -132,18 +124,18 @@ func (s *Server) handleProject(w http.ResponseWriter, r *http.Request) {
 	out["expand"] = "description,lead,issueTypes,url,projectKeys,permissions,insight"
 	out["description"] = ""
 	out["assigneeType"] = "UNASSIGNED"
-	out["style"] = "classic"
+	projectStyleJSON(p, out)
 	out["isPrivate"] = false
 	out["lead"] = s.userJSON(base)
 	types := []any{}
 	for _, t := range p.projectTypes() {
-		types = append(types, issueTypeJSON(base, t))
+		types = append(types, issueTypeJSON(base, t, p))
 	}
 	out["issueTypes"] = types
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) fieldsJSON() []any {
+func (s *Server) fieldsJSON(base string) []any {
 	out := []any{}
 	for _, f := range systemFields {
 		sch := map[string]any{"type": f.schemaType, "system": f.system}
@@ -157,12 +149,15 @@ func (s *Server) fieldsJSON() []any {
 	}
 	n := strings.TrimPrefix(s.fieldID, "customfield_")
 	num, _ := strconv.Atoi(n)
-	out = append(out, map[string]any{
-		"id": s.fieldID, "key": s.fieldID, "name": s.fieldName,
-		"custom": true, "orderable": true, "navigable": true, "searchable": true,
-		"clauseNames": []string{"cf[" + n + "]", s.fieldName},
-		"schema":      map[string]any{"type": "string", "custom": TextFieldType, "customId": num},
-	})
+	if s.globalRefListed() { // team-managed projects have their own (site.go)
+		out = append(out, map[string]any{
+			"id": s.fieldID, "key": s.fieldID, "name": s.fieldName,
+			"custom": true, "orderable": true, "navigable": true, "searchable": !s.refUnsearchable,
+			"clauseNames": []string{"cf[" + n + "]", s.fieldName},
+			"schema":      map[string]any{"type": "string", "custom": TextFieldType, "customId": num},
+		})
+	}
+	out = append(out, s.teamRefFieldsJSON(base)...)
 	if s.opts.DuplicateFieldName && s.fieldID != DecoyFieldID {
 		out = append(out, map[string]any{
 			"id": DecoyFieldID, "key": DecoyFieldID, "name": s.fieldName,
@@ -176,7 +171,7 @@ func (s *Server) fieldsJSON() []any {
 }
 
 func (s *Server) handleFields(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, s.fieldsJSON())
+	s.readAnswer(w, func() answer { return encodeJSON(http.StatusOK, s.fieldsJSON(s.base(r))) })
 }
 
 // paging parses startAt/maxResults for createmeta (max 200).
@@ -243,7 +238,7 @@ func (s *Server) createMetaTypes(w http.ResponseWriter, r *http.Request, p *proj
 	base := s.base(r)
 	all := []any{}
 	for _, t := range p.projectTypes() {
-		all = append(all, issueTypeJSON(base, t))
+		all = append(all, issueTypeJSON(base, t, p))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"issueTypes": pageOf(all, start, max), "maxResults": max, "startAt": start, "total": len(all)})
 }
@@ -269,13 +264,14 @@ func (s *Server) createMetaFields(w http.ResponseWriter, r *http.Request, p *pro
 		fm("description", "Description", false, map[string]any{"type": "string", "system": "description"}, "set"),
 		fm("labels", "Labels", false, map[string]any{"type": "array", "items": "string", "system": "labels"}, "add", "set", "remove"),
 	}
-	all[0].(map[string]any)["allowedValues"] = []any{issueTypeJSON(base, t)}
+	all[0].(map[string]any)["allowedValues"] = []any{issueTypeJSON(base, t, p)}
 	if t.ID != IssueTypeEpicID {
 		all = append(all, fm("parent", "Parent", false, map[string]any{"type": "issuelink", "system": "parent"}, "set"))
 	}
-	n, _ := strconv.Atoi(strings.TrimPrefix(s.fieldID, "customfield_"))
-	if !s.fields.offScreen[p][t.ID][s.fieldID] { // FieldSeed.OffScreen can take the reference field off too
-		all = append(all, fm(s.fieldID, s.fieldName, false, map[string]any{"type": "string", "custom": TextFieldType, "customId": n}, "set"))
+	ref := s.refField(p, t.ID) // a team-managed project's is per issue type (site.go)
+	n, _ := strconv.Atoi(strings.TrimPrefix(ref, "customfield_"))
+	if !s.fields.offScreen[p][t.ID][ref] { // FieldSeed.OffScreen can take the reference field off too
+		all = append(all, fm(ref, s.fieldName, false, map[string]any{"type": "string", "custom": TextFieldType, "customId": n}, "set"))
 	}
 	for _, e := range s.modelFieldMeta(base, p, t.ID, req, false) {
 		all = append(all, e)

@@ -15,7 +15,7 @@ import "slices"
 // search lag lasts), and the full evaluation drops it if it does not match.
 // Call with s.mu held.
 func (s *Server) indexRef(iss *issue, st *issueState) {
-	v := st.Custom[s.fieldID]
+	v := st.Custom[s.refField(iss.Proj, st.TypeID)]
 	if v == "" {
 		return
 	}
@@ -96,7 +96,7 @@ func (s *Server) candidateSet(e expr) (map[*issue]struct{}, bool) {
 // can match only if, for each value, some positive term's exact (non-prefix)
 // token occurs in its reference field.
 func (s *Server) clauseCandidates(c *clause) (map[*issue]struct{}, bool) {
-	if c.f == nil || c.f2 == nil || c.f.kind != fkText || c.f.name != s.fieldID || c.op != "~" {
+	if c.f == nil || c.f2 == nil || c.f.kind != fkText || !(c.f.name == refAnyField || s.isRefField(c.f.name)) || c.op != "~" {
 		return nil, false
 	}
 	out := map[*issue]struct{}{}

@@ -97,68 +97,6 @@ func (s *Server) editIssue(w http.ResponseWriter, r *http.Request, iss *issue, i
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) transitionsFor(base string, iss *issue) []any {
-	out := []any{}
-	for i := range statuses {
-		st := &statuses[i]
-		if st.ID == iss.cur.StatusID {
-			continue
-		}
-		out = append(out, map[string]any{
-			"id": st.TransitionID, "name": st.Name, "to": s.statusJSON(base, st),
-			"hasScreen": false, "isGlobal": true, "isInitial": false, "isAvailable": true, "isConditional": false, "isLooped": false,
-		})
-	}
-	return out
-}
-
-func (s *Server) getTransitions(w http.ResponseWriter, r *http.Request, iss *issue) {
-	writeJSON(w, http.StatusOK, map[string]any{"expand": "transitions", "transitions": s.transitionsFor(s.base(r), iss)})
-}
-
-// transitionRequest is IssueUpdateDetails as POST .../transitions reads it.
-type transitionRequest struct {
-	Transition *struct {
-		ID string `json:"id"`
-	} `json:"transition"`
-	Fields map[string]json.RawMessage `json:"fields"`
-	Update map[string]json.RawMessage `json:"update"`
-}
-
-func (s *Server) doTransition(w http.ResponseWriter, r *http.Request, iss *issue, in transitionRequest) {
-	if in.Transition == nil || in.Transition.ID == "" {
-		writeErr(w, http.StatusBadRequest, newErr("Missing 'transition' identifier"))
-		return
-	}
-	for k := range in.Fields {
-		writeErr(w, http.StatusBadRequest, fieldErr(k, fmt.Sprintf(msgCannotSet, k)))
-		return
-	}
-	var to *status
-	for i := range statuses {
-		if statuses[i].TransitionID == in.Transition.ID && statuses[i].ID != iss.cur.StatusID {
-			to = &statuses[i]
-		}
-	}
-	if to == nil {
-		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("Transition id '%s' is not valid for this issue.", in.Transition.ID)))
-		return
-	}
-	s.transitionLocked(iss, to)
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Server) transitionLocked(iss *issue, to *status) {
-	st := iss.cur.clone()
-	now := s.now()
-	if byID(statuses, st.StatusID).Category != to.Category {
-		st.StatusChanged = now
-	}
-	st.StatusID = to.ID
-	st.Updated = now
-	s.setState(iss, st)
-}
-
 func (s *Server) getComments(w http.ResponseWriter, r *http.Request, iss *issue) {
 	base := s.base(r)
 	cs := []any{}

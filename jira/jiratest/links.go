@@ -132,8 +132,8 @@ func (s *Server) handleCreateLink(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusNotFound, newErr(msgNoPermIssue))
 		return
 	}
-	if !from.Proj.perms.Edit { // the "Link issues" permission, modelled as Edit
-		writeErr(w, http.StatusNotFound, newErr("You do not have the permission to link issues in this project."))
+	if !from.Proj.perms.Edit || from.Proj.denies(PermLinkIssues) { // Edit stands for Link issues unless a profile denies it (site.go)
+		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("No Link Issue Permission for issue '%s'.", from.Key)))
 		return
 	}
 	if from == to {

@@ -46,6 +46,10 @@ func byName[T named](table []T, name string) *T {
 		if strings.EqualFold(table[i].name(), name) {
 			return &table[i]
 		}
+		// The sub-task type is "Sub-task" in company-managed projects.
+		if a, ok := any(table[i]).(issueType); ok && a.Subtask && strings.EqualFold(name, "Sub-task") {
+			return &table[i]
+		}
 	}
 	return nil
 }
@@ -87,6 +91,9 @@ var statuses = []status{
 	{StatusToDoID, "To Do", catNew, TransitionToDoID},
 	{StatusInProgressID, "In Progress", catIndeterminate, TransitionInProgressID},
 	{StatusDoneID, "Done", catDone, TransitionDoneID},
+	// The classic workflow's (workflow.go); its transitions are its own.
+	{StatusResolvedID, "Resolved", catDone, ""},
+	{StatusClosedID, "Closed", catDone, ""},
 }
 
 func (s status) id() string   { return s.ID }
@@ -108,6 +115,10 @@ type project struct {
 	perms    Permissions
 	nextNum  int
 	required map[string]map[string]bool // issue type id → extra required field ids
+	prof     Profile                    // how the project is set up (site.go)
+	// refFields is a team-managed project's reference field per issue
+	// type id (nil: the site's reference field, site.go).
+	refFields map[string]string
 }
 
 type comment struct {
@@ -135,6 +146,8 @@ type issueState struct {
 	Custom        map[string]string
 	Labels        []string
 	Sprint        int64               // the sprint the issue is in (agile.go); 0 = backlog
+	Resolution    string              // resolution id (classic workflow, workflow.go); "" = none
+	Resolved      time.Time           // when it was set
 	Model         map[string][]string // the fields of fields.go: id → values as stored
 	CommentText   []string
 	Updated       time.Time
@@ -206,7 +219,7 @@ func (s *Server) addProjectLocked(key, name string) *project {
 		p.types[t.ID] = true
 	}
 	s.projects = append(s.projects, p)
-	s.addDefaultBoardLocked(p)
+	s.applyProfileLocked(p, s.site.profileFor(key)) // permissions, boards, fields (site.go)
 	return p
 }
 

@@ -141,13 +141,13 @@ func (s *Server) statusJSON(base string, st *status) map[string]any {
 	}
 }
 
-func issueTypeJSON(base string, t *issueType) map[string]any {
+func issueTypeJSON(base string, t *issueType, p *project) map[string]any {
 	return map[string]any{
 		"self":           base + "/rest/api/3/issuetype/" + t.ID,
 		"id":             t.ID,
 		"description":    t.Description,
 		"iconUrl":        base + "/images/icons/issuetypes/" + strings.ToLower(t.Name) + ".svg",
-		"name":           t.Name,
+		"name":           issueTypeName(p, t),
 		"subtask":        t.Subtask,
 		"avatarId":       10300,
 		"hierarchyLevel": t.HierarchyLevel,
@@ -161,7 +161,7 @@ func projectRefJSON(base string, p *project) map[string]any {
 		"key":            p.Key,
 		"name":           p.Name,
 		"projectTypeKey": "software",
-		"simplified":     false,
+		"simplified":     p.teamManaged(),
 		"avatarUrls":     avatarURLs(base),
 	}
 }
@@ -185,7 +185,7 @@ func (s *Server) issueRefJSON(base string, iss *issue) map[string]any {
 		"fields": map[string]any{
 			"summary":   st.Summary,
 			"status":    s.statusJSON(base, byID(statuses, st.StatusID)),
-			"issuetype": issueTypeJSON(base, byID(issueTypes, st.TypeID)),
+			"issuetype": issueTypeJSON(base, byID(issueTypes, st.TypeID), iss.Proj),
 			"priority": map[string]any{
 				"self": base + "/rest/api/3/priority/3", "iconUrl": base + "/images/icons/priorities/medium.svg", "name": "Medium", "id": "3",
 			},
@@ -246,7 +246,7 @@ func (s *Server) renderIssue(base string, iss *issue, st *issueState, fs fieldSe
 			}
 			return st.Description
 		})
-		add("issuetype", true, func() any { return issueTypeJSON(base, byID(issueTypes, st.TypeID)) })
+		add("issuetype", true, func() any { return issueTypeJSON(base, byID(issueTypes, st.TypeID), iss.Proj) })
 		add("project", true, func() any { return projectRefJSON(base, iss.Proj) })
 		add("status", true, func() any { return s.statusJSON(base, byID(statuses, st.StatusID)) })
 		if st.ParentID != 0 && fs.wants("parent", true) {
@@ -273,12 +273,14 @@ func (s *Server) renderIssue(base string, iss *issue, st *issueState, fs fieldSe
 			return map[string]any{"comments": cs, "self": base + "/rest/api/3/issue/" + itoa(iss.ID) + "/comment", "maxResults": len(cs), "total": len(cs), "startAt": 0}
 		})
 		s.renderModelFields(base, iss, st, fs, f)
-		add(s.fieldID, true, func() any {
-			if v, ok := st.Custom[s.fieldID]; ok {
+		ref := s.refField(iss.Proj, st.TypeID) // a team-managed project's is per issue type (site.go)
+		add(ref, true, func() any {
+			if v, ok := st.Custom[ref]; ok {
 				return v
 			}
 			return nil
 		})
+		s.renderResolution(base, iss, st, fs, f) // workflow.go
 		out["fields"] = f
 	}
 	if ps.any() {

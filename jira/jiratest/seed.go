@@ -24,6 +24,10 @@ type SeedFile struct {
 	RateLimitPerSec float64 `json:"rate_limit_per_sec,omitempty"`
 	LimitConfig
 	FieldSeed
+	// SiteProfile: "style", "workflow", "denied_permissions",
+	// "epic_name_required", "deployment" and per-project "projects"
+	// (site.go), applying to every project the site serves.
+	SiteProfile
 	Issues []SeedIssue `json:"issues,omitempty"`
 	Links  []SeedLink  `json:"links,omitempty"`
 	Faults []Fault     `json:"faults,omitempty"`
@@ -47,6 +51,9 @@ func LoadSeedFile(path string) (SeedFile, error) {
 	if err := dec.Decode(&sf); err != nil {
 		return sf, fmt.Errorf("seed file %s: %w", path, err)
 	}
+	if err := sf.SiteProfile.validate(); err != nil {
+		return sf, fmt.Errorf("seed file %s: %w", path, err)
+	}
 	return sf, nil
 }
 
@@ -59,6 +66,8 @@ func (sf SeedFile) Options() Options {
 		SearchLag: time.Duration(sf.SearchLagMS) * time.Millisecond,
 		RateLimit: sf.RateLimitPerSec,
 		Limits:    sf.LimitConfig.apply(Limits{}),
+		Style:     sf.Style, Workflow: sf.Workflow, DeniedPermissions: sf.DeniedPermissions,
+		EpicNameRequired: sf.EpicNameRequired, Deployment: sf.Deployment, ProjectProfiles: sf.Projects,
 	}
 }
 

@@ -40,6 +40,10 @@ const (
 	StatusToDoID       = "10000"
 	StatusInProgressID = "3"
 	StatusDoneID       = "10001"
+	// StatusResolvedID and StatusClosedID are the classic workflow's
+	// done statuses (workflow.go; Jira's usual ids).
+	StatusResolvedID = "5"
+	StatusClosedID   = "6"
 
 	// TransitionToDoID etc. are the ids of the global transitions into each
 	// status (Jira's usual 11/21/31 numbering).
@@ -73,6 +77,20 @@ type Options struct {
 	DuplicateFieldName bool
 	Now                func() time.Time
 	Logger             *slog.Logger // nil → discard
+
+	// How the site's projects are set up (site.go); the zero values keep
+	// the historic default. Style: "team-managed" | "company-managed";
+	// Workflow: "simple" | "classic"; DeniedPermissions: permission keys
+	// the user lacks (LINK_ISSUES, SCHEDULE_ISSUES, USER_PICKER, …);
+	// EpicNameRequired: a required Epic Name on the epic type;
+	// Deployment: "cloud" | "datacenter"; ProjectProfiles: per-project
+	// overrides (a key named there that does not exist is created).
+	Style             string
+	Workflow          string
+	DeniedPermissions []string
+	EpicNameRequired  bool
+	Deployment        string
+	ProjectProfiles   map[string]Profile
 }
 
 // Server is a fake Jira Cloud site. It is an http.Handler; Start runs it
@@ -127,6 +145,10 @@ type Server struct {
 	searchHook func()
 	agile      agileState  // boards, sprints, rank (agile.go)
 	fields     *fieldModel // priorities, users, custom fields… (fields.go)
+	site       SiteProfile // style, workflow, permissions, deployment (site.go)
+	// refUnsearchable: the reference fields are not searchable
+	// (SetReferenceSearchable).
+	refUnsearchable bool
 }
 
 // New returns a Server with one project (Options.Project) whose user has
@@ -176,6 +198,7 @@ func New(o Options) *Server {
 		fieldID:   o.FieldID,
 		fieldName: o.FieldName,
 		fields:    newFieldModel(),
+		site:      o.siteProfile(),
 	}
 	s.bucket = newTokenBucket(o.RateLimit, o.RateBurst, s.now())
 	s.limits = newLimiter(o.Limits)
@@ -183,6 +206,11 @@ func New(o Options) *Server {
 	for _, k := range projects[1:] {
 		if s.projectByKeyOrID(k) == nil {
 			s.addProjectLocked(k, k)
+		}
+	}
+	for _, k := range sortedKeys(o.ProjectProfiles) {
+		if s.projectByKeyOrID(k) == nil {
+			s.addProjectLocked(strings.ToUpper(k), strings.ToUpper(k))
 		}
 	}
 	s.routes()
@@ -306,6 +334,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if s.applyFault(rec, r, f) {
 			return
 		}
+	}
+	if s.dataCenterGate(rec, r) { // a Data Center site has no /rest/api/3 (site.go)
+		return
 	}
 	s.mux.ServeHTTP(rec, r)
 }

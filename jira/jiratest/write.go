@@ -178,7 +178,7 @@ func (s *Server) checkField(k string, raw json.RawMessage, create bool, pw *plan
 	default:
 		if s.isModelField(k) {
 			msg = s.setModelField(k, raw, pw, create)
-		} else if k != s.fieldID {
+		} else if k != s.refField(pw.proj, pw.typeID) || (pw.proj != nil && !s.refOnScreen(pw.proj, pw.typeID, k, !create)) {
 			msg = fmt.Sprintf(msgCannotSet, k)
 		} else {
 			msg = pw.setCustom(k, raw)
