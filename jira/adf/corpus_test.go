@@ -2,36 +2,17 @@ package adf
 
 import (
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/jira/internal/adfschema"
+	"github.com/devworkwire/devworkwire/jira/internal/mdcorpus"
 )
 
 // example is one entry of testdata/commonmark-adf-examples.json: a
 // CommonMark spec example and the ADF Atlassian's own transformer makes of it.
-type example struct {
-	Example  int             `json:"example"`
-	Section  string          `json:"section"`
-	Markdown string          `json:"markdown"`
-	ADF      json.RawMessage `json:"adf"`
-}
+type example = mdcorpus.Example
 
-func loadCorpus(t testing.TB) []example {
-	t.Helper()
-	b, err := os.ReadFile("testdata/commonmark-adf-examples.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ex []example
-	if err := json.Unmarshal(b, &ex); err != nil {
-		t.Fatal(err)
-	}
-	if len(ex) != 321 {
-		t.Fatalf("corpus has %d examples, want 321", len(ex))
-	}
-	return ex
-}
+func loadCorpus(t testing.TB) []example { return mdcorpus.Load(t) }
 
 // fataler is what test helpers need of a *testing.T, *testing.B or *rapid.T.
 type fataler interface {

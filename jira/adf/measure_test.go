@@ -12,6 +12,8 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/devworkwire/devworkwire/jira/internal/mdcorpus"
 )
 
 // Text-loss check. "Text" is the visible characters of the Markdown as a
@@ -75,20 +77,7 @@ func adfText(ns []Node) string {
 
 // isSubsequence reports whether every rune of want appears in got in order;
 // it returns the position in want of the first missing rune.
-func isSubsequence(want, got string) (bool, int) {
-	g := []rune(got)
-	j := 0
-	for i, r := range []rune(want) {
-		for j < len(g) && g[j] != r {
-			j++
-		}
-		if j == len(g) {
-			return false, i
-		}
-		j++
-	}
-	return true, -1
-}
+var isSubsequence = mdcorpus.IsSubsequence
 
 func checkNoTextLoss(t testing.TB, name, md string, d Doc) {
 	t.Helper()

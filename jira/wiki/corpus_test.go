@@ -1,38 +1,13 @@
 package wiki
 
 import (
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/devworkwire/devworkwire/jira/adf"
+	"github.com/devworkwire/devworkwire/jira/internal/mdcorpus"
 )
-
-// example is one CommonMark spec example of the corpus jira/adf is tested
-// with (../adf/testdata/commonmark-adf-examples.json).
-type example struct {
-	Example  int    `json:"example"`
-	Section  string `json:"section"`
-	Markdown string `json:"markdown"`
-}
-
-func loadCorpus(t testing.TB) []example {
-	t.Helper()
-	b, err := os.ReadFile("../adf/testdata/commonmark-adf-examples.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ex []example
-	if err := json.Unmarshal(b, &ex); err != nil {
-		t.Fatal(err)
-	}
-	if len(ex) != 321 {
-		t.Fatalf("corpus has %d examples, want 321", len(ex))
-	}
-	return ex
-}
 
 // visible is the text of a document a reader sees, whitespace removed.
 func visible(ns []adf.Node) string {
@@ -51,23 +26,6 @@ func visible(ns []adf.Node) string {
 		}
 		return r
 	}, b.String())
-}
-
-// isSubsequence reports whether every rune of want appears in got, in order;
-// at is where the first missing one is.
-func isSubsequence(want, got string) (bool, int) {
-	g := []rune(got)
-	j := 0
-	for i, r := range []rune(want) {
-		for j < len(g) && g[j] != r {
-			j++
-		}
-		if j == len(g) {
-			return false, i
-		}
-		j++
-	}
-	return true, 0
 }
 
 // tester is what the checks need of a *testing.T or *rapid.T.
@@ -89,7 +47,7 @@ func checkMarkdown(t tester, name, md string) (string, string) {
 	}
 	want, _ := adf.FromMarkdown(md)
 	got, _ := Parse(w)
-	if ok, at := isSubsequence(visible(want.Content), visible(got.Content)); !ok {
+	if ok, at := mdcorpus.IsSubsequence(visible(want.Content), visible(got.Content)); !ok {
 		t.Errorf("%s: text lost at rune %d\nmarkdown: %q\nwiki:     %q\nback:     %s", name, at, md, w, got)
 	}
 	md2 := ToMarkdown(w)
@@ -106,10 +64,11 @@ func checkMarkdown(t tester, name, md string) (string, string) {
 	return w, md2
 }
 
-// TestCorpusKeepsTextAndIsStable runs every CommonMark example through
+// TestCorpusKeepsTextAndIsStable runs every CommonMark example of the
+// corpus jira/adf is tested with through
 // Markdown → wiki → Markdown → wiki.
 func TestCorpusKeepsTextAndIsStable(t *testing.T) {
-	for _, e := range loadCorpus(t) {
+	for _, e := range mdcorpus.Load(t) {
 		checkMarkdown(t, "example "+itoa(e.Example), e.Markdown)
 	}
 }
@@ -121,7 +80,7 @@ func TestCorpusKeepsTextAndIsStable(t *testing.T) {
 func TestCorpusSameMarkdownAsCloud(t *testing.T) {
 	const floor = 278 // 86.6%, measured when the converter was written
 	same := 0
-	ex := loadCorpus(t)
+	ex := mdcorpus.Load(t)
 	for _, e := range ex {
 		_, viaWiki := checkMarkdown(t, "example "+itoa(e.Example), e.Markdown)
 		d, _ := adf.FromMarkdown(e.Markdown)

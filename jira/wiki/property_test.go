@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/devworkwire/devworkwire/jira/internal/mdcorpus"
 )
 
 // Pieces of text chosen to collide with Markdown and wiki markup syntax.
@@ -162,7 +164,7 @@ func TestPropertyWikiToMarkdownToWiki(t *testing.T) {
 		}
 		before, _ := Parse(w)
 		after, _ := Parse(w1)
-		if ok, at := isSubsequence(visible(before.Content), visible(after.Content)); !ok {
+		if ok, at := mdcorpus.IsSubsequence(visible(before.Content), visible(after.Content)); !ok {
 			t.Fatalf("text lost at rune %d\nwiki:  %q\nmd:    %q\nwiki1: %q", at, w, md, w1)
 		}
 		md1 := ToMarkdown(w1)

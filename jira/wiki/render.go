@@ -159,18 +159,23 @@ func (w *writer) item(it adf.Node, p string) []string {
 			}
 			out = append(out, w.list(b, p)...)
 		default:
-			in := flatInline(b)
-			if len(in) == 0 {
-				continue
-			}
-			if len(line) > 0 {
-				line = append(line, adf.Node{Type: "hardBreak"})
-			}
-			line = append(line, in...)
+			line = joinLines(line, flatInline(b))
 		}
 	}
 	flush()
 	return out
+}
+
+// joinLines appends inline content to a line, after a line break when
+// both hold something.
+func joinLines(line, in []adf.Node) []adf.Node {
+	if len(in) == 0 {
+		return line
+	}
+	if len(line) > 0 {
+		line = append(line, adf.Node{Type: "hardBreak"})
+	}
+	return append(line, in...)
 }
 
 // untaskADF is a task list as a bullet list whose items start with
@@ -227,14 +232,7 @@ func flatInlineAll(b adf.Node) []adf.Node {
 	}
 	var out []adf.Node
 	for _, c := range b.Content {
-		in := flatInline(c)
-		if len(in) == 0 {
-			continue
-		}
-		if len(out) > 0 {
-			out = append(out, adf.Node{Type: "hardBreak"})
-		}
-		out = append(out, in...)
+		out = joinLines(out, flatInline(c))
 	}
 	if len(out) == 0 && isInlineType(b.Type) {
 		return []adf.Node{b}
@@ -254,11 +252,7 @@ func (w *writer) table(t adf.Node) []string {
 			}
 			var in []adf.Node
 			for _, c := range cell.Content {
-				f := flatInline(c)
-				if len(f) > 0 && len(in) > 0 {
-					in = append(in, adf.Node{Type: "hardBreak"})
-				}
-				in = append(in, f...)
+				in = joinLines(in, flatInline(c))
 			}
 			s := inline(in, modeCell)
 			if s == "" {
