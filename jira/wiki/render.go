@@ -584,35 +584,31 @@ func writeRuns(b *strings.Builder, rs []run, atEnd bool) {
 		if (prev == 0 || prev == '\n') && strings.ContainsAny(inner[:1], "*#-") {
 			short = false // "*#* a" would start a list
 		}
-		var open strings.Builder
-		for _, m := range r.marks {
-			if m.Type == "code" {
-				continue
-			}
-			o := markOpen(m)
-			if !short && len(o) == 1 {
-				o = "{" + o + "}"
-			}
-			open.WriteString(o)
-		}
-		b.WriteString(open.String() + inner + closeMarks(r.marks, short))
+		b.WriteString(markTags(r.marks, short, false) + inner + markTags(r.marks, short, true))
 		b.WriteString(escapeText(trail, last))
 	}
 }
 
-// closeMarks closes marks in the reverse order of opening.
-func closeMarks(marks []adf.Mark, short bool) string {
+// markTags are the tags opening marks (closing: closing them, in reverse
+// order), short (*) or braced ({*}).
+func markTags(marks []adf.Mark, short, closing bool) string {
 	var out strings.Builder
-	for i := len(marks) - 1; i >= 0; i-- {
-		m := marks[i]
+	for k := range marks {
+		m := marks[k]
+		if closing {
+			m = marks[len(marks)-1-k]
+		}
 		if m.Type == "code" {
 			continue
 		}
-		c := markClose(m)
-		if !short && len(c) == 1 {
-			c = "{" + c + "}"
+		t := markOpen(m)
+		if closing {
+			t = markClose(m)
 		}
-		out.WriteString(c)
+		if !short && len(t) == 1 {
+			t = "{" + t + "}"
+		}
+		out.WriteString(t)
 	}
 	return out.String()
 }
