@@ -741,16 +741,34 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 	for i, e := range batch {
 		ahead[i] = IndexEntry{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Digest: unknownCreate, UpdatedAt: utc(x.s.now())}
 	}
-	if !x.fenced(ctx, ahead, "marking the items about to be created in the dedup index") {
-		return
-	}
-	if x.stopped() {
-		// Another write failed while this batch was being fenced: it is
-		// not sent (fail-fast), and its markers are cleared.
-		x.clearMarkers(ctx, batch)
-		return
-	}
-	outs, callErr := x.s.p.Create(ctx, specs)
+	var outs []CreateOutcome
+	x.write(ctx, "marking the items about to be created in the dedup index", true, writeStep{
+		markers: ahead,
+		ready: func() bool {
+			if x.stopped() {
+				// Another write failed while this batch was being fenced:
+				// it is not sent (fail-fast), and its markers are cleared.
+				x.clearMarkers(ctx, batch)
+				return false
+			}
+			return true
+		},
+		send: func(ctx context.Context) (err error) {
+			outs, err = x.s.p.Create(ctx, specs)
+			return err
+		},
+		outcome: func(callErr error, sent bool) ([]IndexEntry, []ItemOutcome) {
+			if !sent {
+				return nil, nil
+			}
+			return x.created(batch, specs, outs, callErr)
+		},
+	})
+}
+
+// created is what a create batch leaves: its items' index entries and
+// outcomes; the first failure stops the run.
+func (x *execution) created(batch []*planEntry, specs []ItemSpec, outs []CreateOutcome, callErr error) ([]IndexEntry, []ItemOutcome) {
 	byRef := make(map[Reference]CreateOutcome, len(outs))
 	for _, oc := range outs {
 		byRef[oc.Reference] = oc
@@ -816,68 +834,91 @@ func (x *execution) createBatch(ctx context.Context, batch []*planEntry) {
 	}
 	x.mu.Unlock()
 	// The batch's index entries and outcomes: one store step.
-	x.record(ctx, index, recs, true)
+	return index, recs
 }
 
 func (x *execution) update(ctx context.Context, e *planEntry) {
-	if !x.fenced(ctx, nil, "checking the commit lock before updating "+string(e.Spec.Reference)) || x.stopped() {
-		return
-	}
-	x.mu.Lock()
-	sp := x.spec(e)
-	x.mu.Unlock()
-	rec := ItemOutcome{Reference: e.Spec.Reference, Action: e.Action, Key: e.Key}
-	err := x.s.p.Update(ctx, e.Key, sp)
-	if err != nil {
-		ae := AsError(err)
-		why := ""
-		if writeMayHaveApplied(err, true) {
-			// The request may have reached the tracker and been applied
-			// (e.g. the connection dropped after it was sent): not "failed".
-			rec.Outcome, rec.Code = OutcomeUnknown, ae.Code
-			rec.Message = fmt.Sprintf("The update of %s (%s) may or may not have been applied (%s: %s). It was not sent again: run the import preview again, which shows whether the item now matches the document.",
-				e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
-			why = fmt.Sprintf("the outcome of updating %s (%s) is unknown (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
-		} else {
-			rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
-			why = fmt.Sprintf("updating %s (%s) failed (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
-		}
-		x.mu.Lock()
-		if x.stop == nil { // the first failure is the one reported
-			x.stop, x.why = err, why
-		}
-		x.mu.Unlock()
-		x.record(ctx, nil, []ItemOutcome{rec}, true)
-		return
-	}
-	rec.Outcome = OutcomeCommitted
-	// Its index entry and outcome: one store step, shared with the edits
-	// that end at the same time (record.go).
-	x.record(ctx, []IndexEntry{{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: sp.Digest, UpdatedAt: utc(x.s.now())}}, []ItemOutcome{rec}, true)
+	var sp ItemSpec
+	x.write(ctx, "checking the commit lock before updating "+string(e.Spec.Reference), true, writeStep{
+		send: func(ctx context.Context) error {
+			x.mu.Lock()
+			sp = x.spec(e)
+			x.mu.Unlock()
+			return x.s.p.Update(ctx, e.Key, sp)
+		},
+		outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
+			if !sent {
+				return nil, nil
+			}
+			rec := ItemOutcome{Reference: e.Spec.Reference, Action: e.Action, Key: e.Key}
+			if err != nil {
+				ae := AsError(err)
+				why := ""
+				if writeMayHaveApplied(err, true) {
+					// The request may have reached the tracker and been applied
+					// (e.g. the connection dropped after it was sent): not "failed".
+					rec.Outcome, rec.Code = OutcomeUnknown, ae.Code
+					rec.Message = fmt.Sprintf("The update of %s (%s) may or may not have been applied (%s: %s). It was not sent again: run the import preview again, which shows whether the item now matches the document.",
+						e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
+					why = fmt.Sprintf("the outcome of updating %s (%s) is unknown (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
+				} else {
+					rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
+					why = fmt.Sprintf("updating %s (%s) failed (%s: %s)", e.Spec.Reference, e.Key, ae.Code, strings.TrimSuffix(ae.Message, "."))
+				}
+				x.mu.Lock()
+				if x.stop == nil { // the first failure is the one reported
+					x.stop, x.why = err, why
+				}
+				x.mu.Unlock()
+				return nil, []ItemOutcome{rec}
+			}
+			rec.Outcome = OutcomeCommitted
+			// Its index entry and outcome: one store step, shared with the
+			// edits that end at the same time (record.go).
+			return []IndexEntry{{Scope: x.pl.Head.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: sp.Digest, UpdatedAt: utc(x.s.now())}}, []ItemOutcome{rec}
+		},
+	})
 }
 
-// fenced runs the fence before a write (recording markers, if any) and
-// reports whether the write may go ahead; otherwise the run stops: lost
-// lock (COMMIT_INTERRUPTED) or a store fault while doing what.
-func (x *execution) fenced(ctx context.Context, markers []IndexEntry, what string) bool {
-	err := x.lock.fence(ctx, markers)
-	if err == nil {
-		return true
+// write runs one write of the import (writestep.go) and stops the run
+// when it must: a cancelled context, a lost lock (COMMIT_INTERRUPTED), or
+// a store fault while fencing (fencing says what the fence was doing) or
+// recording. The
+// write is not sent once the run has stopped; its outcomes are kept for
+// the report and, with progress, counted as done.
+func (x *execution) write(ctx context.Context, fencing string, progress bool, w writeStep) stepEnd {
+	if w.ready == nil {
+		w.ready = func() bool { return !x.stopped() }
 	}
+	var recorded []ItemOutcome
+	w.record = func(ctx context.Context, index []IndexEntry, recs []ItemOutcome) error {
+		recorded = recs
+		return x.recordTrail(ctx, index, recs)
+	}
+	end := x.commitRun.write(ctx, w)
+	switch {
+	case end.fence != nil:
+		x.fenceFault(end.fence, w.markers, fencing)
+	case !end.sent && end.err != nil:
+		x.cancelled(ctx)
+	}
+	x.recorded(end.record, recorded, progress)
+	return end
+}
+
+// fenceFault stops the run after a fence refused: lost lock
+// (COMMIT_INTERRUPTED) or a store fault while doing what.
+func (x *execution) fenceFault(err error, markers []IndexEntry, what string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	switch {
-	case err == nil:
-		return true
-	case ErrorCode(err) == CodeCommitInterrupted:
+	if ErrorCode(err) == CodeCommitInterrupted {
 		if x.stop == nil {
 			x.stop, x.why = err, AsError(err).Message
 		}
-	default:
-		x.o.log.Error("the fence before a write failed", "code", ErrorCode(err), "items", len(markers))
-		x.storeFault(err, what)
+		return
 	}
-	return false
+	x.o.log.Error("the fence before a write failed", "code", ErrorCode(err), "items", len(markers))
+	x.storeFault(err, what)
 }
 
 // storeFault stops the run when the state store cannot keep its trail:
@@ -890,20 +931,30 @@ func (x *execution) storeFault(err error, what string) {
 	}
 }
 
-// record records the outcomes of a write (after its dedup index
-// entries) durably, keeps them for the report and, with progress, counts
-// them as done; a store fault stops the run. Call it without x.mu held: writes that end
-// together share one store step (record.go).
+// record records outcomes that are not a write's own (writes record
+// through write): see recordTrail and recorded.
 func (x *execution) record(ctx context.Context, index []IndexEntry, recs []ItemOutcome, progress bool) {
 	if len(recs) == 0 && len(index) == 0 {
 		return
 	}
+	x.recorded(x.recordTrail(ctx, index, recs), recs, progress)
+}
+
+// recordTrail keeps the outcomes for the report and records them (after
+// their dedup index entries) durably; call it without x.mu held: writes
+// that end together share one store step (record.go).
+func (x *execution) recordTrail(ctx context.Context, index []IndexEntry, recs []ItemOutcome) error {
 	x.mu.Lock()
 	for i := range recs {
 		x.outcome[recs[i].Reference] = &recs[i]
 	}
 	x.mu.Unlock()
-	err := x.commitRun.record(ctx, index, recs...)
+	return x.commitRun.record(ctx, index, recs...)
+}
+
+// recorded stops the run when recording recs failed (err), and with
+// progress counts them as done.
+func (x *execution) recorded(err error, recs []ItemOutcome, progress bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err != nil {

@@ -124,3 +124,17 @@ func progressStop(pl *progressPlan, action string, ae *Error, transitioned, uncl
 	e.Retryable = ae.Retryable
 	return e, RunFailed
 }
+
+// progressUnrecorded is the error of a progress commit whose step st was
+// written but whose outcome the state store could not record (err): the
+// run stops there, since a replay of its key could not tell the step was
+// done and would send it again. more says a step (the comment) was left.
+func progressUnrecorded(pl *progressPlan, st progressStep, err error, more bool) *Error {
+	ae := AsError(err)
+	rest := ""
+	if more {
+		rest = " The comment was not sent."
+	}
+	return Errorf(CodeCommitPartial, "The %s of %s was written (%s), but the state store could not record it (%s: %s), so the commit stopped there.%s Check %s in the tracker, then run the progress preview again for what is left.",
+		st.action, pl.Key, st.done, ae.Code, strings.TrimSuffix(ae.Message, "."), rest, pl.Key)
+}

@@ -199,8 +199,9 @@ func (c *progressCommit) steps() []progressStep {
 // Unlike an import's edits they never go out together: both write the one
 // item, and two writes to one issue are never in flight at once (Jira's
 // per-issue write limit; the comment follows the status it reports on).
-// Each step passes the fence, and records its outcome (record.go) before
-// the next one starts; a cancelled context starts no further step.
+// Each step is one write (writestep.go): fenced, sent, its outcome
+// recorded before the next one starts; a cancelled context or a store
+// that cannot record starts no further step.
 func (c *progressCommit) execute(ctx context.Context, r *commitRun) (ProgressCommitResult, error) {
 	pl := c.pl
 	res := ProgressCommitResult{ResultType: ResultCommitted, RunID: r.o.runID, PreviewHandle: r.handle, IdempotencyKey: r.key,
@@ -211,42 +212,50 @@ func (c *progressCommit) execute(ctx context.Context, r *commitRun) (ProgressCom
 	}
 	steps := c.steps()
 	var details []Detail
-	for i, st := range steps {
-		err, sent := ctx.Err(), false
-		switch {
-		case err != nil:
-			err = Wrap(err, CodeInternal, "the commit was cancelled")
-		default:
-			// The fence: this commit still holds the item's lock.
-			if err = r.lock.fence(ctx, nil); err == nil {
-				err, sent = st.write(ctx), true
-			}
+	untried := func(from int) {
+		for _, rest := range steps[from:] {
+			details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeUntried, Message: rest.action + ": not attempted"})
 		}
-		if err != nil {
+	}
+	for i, st := range steps {
+		unclear := false
+		end := r.write(ctx, writeStep{send: st.write, outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
+			if err == nil {
+				return nil, []ItemOutcome{{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: OutcomeCommitted, Message: st.done}}
+			}
 			ae := AsError(err)
 			// A write whose answer was lost may have been applied: unknown,
 			// and the commit is partial ("may have been written").
-			unclear := writeMayHaveApplied(err, sent)
+			unclear = writeMayHaveApplied(err, sent)
 			outcome, msg := OutcomeFailed, ae.Message
 			if unclear {
 				outcome, msg = OutcomeUnknown, "may or may not have been applied ("+string(ae.Code)+"): "+ae.Message
 			}
-			_ = r.record(ctx, nil, ItemOutcome{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: msg})
 			details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: st.action + ": " + msg})
-			for _, rest := range steps[i+1:] {
-				details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeUntried, Message: rest.action + ": not attempted"})
-			}
+			return nil, []ItemOutcome{{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: outcome, Code: ae.Code, Message: msg}}
+		}})
+		if end.err != nil {
+			untried(i + 1)
+			ae := AsError(end.err)
 			e, state := progressStop(pl, st.action, ae, res.Transitioned, unclear)
-			e.Details, e.RunID, e.Err = details, r.o.runID, err
+			e.Details, e.RunID, e.Err = details, r.o.runID, end.err
 			r.finish(ctx, state, e)
 			return ProgressCommitResult{}, e
 		}
-		_ = r.record(ctx, nil, ItemOutcome{Reference: ref, Action: Action(st.action), Key: pl.Key, Outcome: OutcomeCommitted, Message: st.done})
 		if st.action == "transition" {
 			res.Transitioned, res.Status = true, pl.Target
 			details = append(details, Detail{Item: string(ref), Key: pl.Key, Outcome: OutcomeCommitted, Message: "transition: " + st.done})
 		} else {
 			res.CommentAdded = true
+		}
+		if end.record != nil {
+			// Written, but not recorded: a replay of this key could not
+			// tell, so nothing further is sent.
+			untried(i + 1)
+			e := progressUnrecorded(pl, st, end.record, i+1 < len(steps))
+			e.Details, e.RunID, e.Err = details, r.o.runID, end.record
+			r.finish(ctx, RunPartial, e)
+			return ProgressCommitResult{}, e
 		}
 		if r.progress != nil {
 			r.progress(i+1, len(steps))

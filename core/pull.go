@@ -758,17 +758,22 @@ func (c *pullCommit) stale(ctx context.Context) error {
 	return nil
 }
 
+// execute writes the document, then moves the items' bases forward, one
+// write at a time (writestep.go): each fenced, its outcome recorded before
+// the next; the first failure, a cancelled context or a store that cannot
+// record stops it.
 func (c *pullCommit) execute(ctx context.Context, r *commitRun) (PullCommitResult, error) {
 	h := c.pl.Pull
 	res := PullCommitResult{ResultType: ResultCommitted, RunID: r.o.runID, PreviewHandle: r.handle, IdempotencyKey: r.key, Path: h.Path}
-	fail := func(err error, committed []Detail, from int) (PullCommitResult, error) {
+	var details []Detail // the writes made, then the one that stopped the pull, then the rest
+	stop := func(err error, from int) (PullCommitResult, error) {
 		ae := AsError(err)
-		details := committed
 		for _, e := range c.pl.Entries[from:] {
 			details = append(details, Detail{Item: string(e.Spec.Reference), Key: e.Key, Outcome: OutcomeUntried, Message: "base not moved"})
 		}
-		if len(details) > 0 && from < len(c.pl.Entries) {
-			details[len(committed)].Outcome, details[len(committed)].Code, details[len(committed)].Message = OutcomeFailed, ae.Code, ae.Message
+		if from == 0 && !res.FileWritten && len(details) > 0 {
+			// The document's write failed: the first item carries why.
+			details[0].Outcome, details[0].Code, details[0].Message = OutcomeFailed, ae.Code, ae.Message
 		}
 		e := Errorf(ae.Code, "%s", ae.Message)
 		state := RunFailed
@@ -781,41 +786,62 @@ func (c *pullCommit) execute(ctx context.Context, r *commitRun) (PullCommitResul
 		return PullCommitResult{}, e
 	}
 	if h.NewFile != nil {
-		// Checked again right before the write: the file is still the
-		// one previewed.
-		if err := c.fileStale(); err != nil {
-			return fail(err, nil, 0)
+		end := r.write(ctx, writeStep{
+			send: func(context.Context) error {
+				// Checked again right before the write: the file is still
+				// the one previewed.
+				if err := c.fileStale(); err != nil {
+					return err
+				}
+				return writeFileAtomic(h.Path, h.NewFile, c.within)
+			},
+			outcome: func(err error, _ bool) ([]IndexEntry, []ItemOutcome) {
+				if err != nil {
+					return nil, nil
+				}
+				res.FileWritten = true
+				return nil, []ItemOutcome{{Reference: Reference(h.Document), Action: "pull", Outcome: OutcomeCommitted, Message: "wrote " + h.Path}}
+			},
+		})
+		if end.err != nil {
+			return stop(end.err, 0)
 		}
-		if err := writeFileAtomic(h.Path, h.NewFile, c.within); err != nil {
-			return fail(err, nil, 0)
+		if end.record != nil {
+			return stop(unrecorded("writing "+h.Path, end.record), 0)
 		}
-		res.FileWritten = true
-		_ = r.record(ctx, nil, ItemOutcome{Reference: Reference(h.Document), Action: "pull", Outcome: OutcomeCommitted, Message: "wrote " + h.Path})
 	}
 	rec, _ := c.s.p.(BaseRecorder)
-	var done []Detail
 	for i, e := range c.pl.Entries {
-		err := ctx.Err()
-		sent := false
-		if err != nil {
-			err = Wrap(err, CodeInternal, "the commit was cancelled")
-		} else if rec == nil {
-			err = Errorf(CodeConfigInvalid, "This tracker connection cannot record bases.")
-		} else if err = r.lock.fence(ctx, nil); err == nil {
-			err, sent = rec.RecordBase(ctx, e.Key, e.Fingerprint, e.Spec), true
+		var idx []IndexEntry
+		end := r.write(ctx, writeStep{
+			send: func(ctx context.Context) error {
+				if rec == nil {
+					return Errorf(CodeConfigInvalid, "This tracker connection cannot record bases.")
+				}
+				return rec.RecordBase(ctx, e.Key, e.Fingerprint, e.Spec)
+			},
+			outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
+				oc := ItemOutcome{Reference: e.Spec.Reference, Action: "settle", Key: e.Key, Outcome: OutcomeCommitted, Message: "base moved forward"}
+				if err != nil {
+					oc.Outcome, oc.Code, oc.Message = OutcomeFailed, ErrorCode(err), AsError(err).Message
+					if writeMayHaveApplied(err, sent) {
+						oc.Outcome = OutcomeUnknown
+					}
+					details = append(details, Detail{Item: string(e.Spec.Reference), Key: e.Key, Outcome: OutcomeFailed, Code: oc.Code, Message: oc.Message})
+					return nil, []ItemOutcome{oc}
+				}
+				idx = []IndexEntry{{Scope: h.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: e.Spec.Digest, UpdatedAt: utc(c.s.now())}}
+				res.Settled = append(res.Settled, e.Key)
+				details = append(details, Detail{Item: string(e.Spec.Reference), Key: e.Key, Outcome: OutcomeCommitted, Message: "base moved forward"})
+				return idx, []ItemOutcome{oc}
+			},
+		})
+		if end.err != nil {
+			return stop(end.err, i+1)
 		}
-		if err != nil {
-			outcome := OutcomeFailed
-			if writeMayHaveApplied(err, sent) {
-				outcome = OutcomeUnknown
-			}
-			_ = r.record(ctx, nil, ItemOutcome{Reference: e.Spec.Reference, Action: "settle", Key: e.Key, Outcome: outcome, Code: ErrorCode(err), Message: AsError(err).Message})
-			return fail(err, done, i)
+		if end.record != nil {
+			return stop(unrecorded("moving the base of "+e.Key+" forward", end.record), i+1)
 		}
-		idx := []IndexEntry{{Scope: h.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: e.Spec.Digest, UpdatedAt: utc(c.s.now())}}
-		_ = r.record(ctx, idx, ItemOutcome{Reference: e.Spec.Reference, Action: "settle", Key: e.Key, Outcome: OutcomeCommitted, Message: "base moved forward"})
-		res.Settled = append(res.Settled, e.Key)
-		done = append(done, Detail{Item: string(e.Spec.Reference), Key: e.Key, Outcome: OutcomeCommitted, Message: "base moved forward"})
 		if r.progress != nil {
 			r.progress(i+1, len(c.pl.Entries))
 		}
@@ -823,6 +849,16 @@ func (c *pullCommit) execute(ctx context.Context, r *commitRun) (PullCommitResul
 	res.CommittedAt = utc(c.s.now())
 	r.finish(ctx, RunCommitted, res)
 	return res, nil
+}
+
+// unrecorded is why a run stopped after a write (what) whose outcome the
+// state store could not record (err): nothing further was sent, since a
+// replay could not tell the write was made.
+func unrecorded(what string, err error) *Error {
+	ae := AsError(err)
+	e := Errorf(ae.Code, "The state store could not record %s (%s: %s), so nothing further was written.", what, ae.Code, strings.TrimSuffix(ae.Message, "."))
+	e.Err = err
+	return e
 }
 
 // writeFileAtomic replaces path's content with data (atomicfile.Write:

@@ -118,38 +118,44 @@ func (s *WorkItemService) transitionTo(ctx context.Context, key string, status S
 // closeRemoved closes a removed item at commit: fenced, the transition,
 // then the comment (the order of a progress commit).
 func (x *execution) closeRemoved(ctx context.Context, e *planEntry) {
-	if !x.fenced(ctx, nil, "checking the commit lock before closing "+string(e.Spec.Reference)) || x.stopped() {
-		return
-	}
-	rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionClose, Key: e.Key}
-	step, sent := "transition", false
-	err := x.s.p.Transition(ctx, e.Key, e.Gone.TransitionID)
-	if err == nil {
-		step, sent = "comment", true
-		err = x.s.p.AddComment(ctx, e.Key, e.Gone.Comment)
-	}
-	if err == nil {
-		rec.Outcome = OutcomeCommitted
-		x.record(ctx, nil, []ItemOutcome{rec}, true)
-		return
-	}
-	ae := AsError(err)
-	what := fmt.Sprintf("closing %s (%s): the %s", e.Spec.Reference, e.Key, step)
-	if writeMayHaveApplied(err, true) || sent {
-		// The transition went through (or may have): the item may be
-		// closed, so this is not "failed".
-		rec.Outcome, rec.Code = OutcomeUnknown, ae.Code
-		rec.Message = fmt.Sprintf("Closing %s (%s) may be done in part (%s failed with %s: %s). It was not sent again: run the import preview again, which shows the item as it is now.",
-			e.Spec.Reference, e.Key, step, ae.Code, strings.TrimSuffix(ae.Message, "."))
-	} else {
-		rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
-	}
-	x.mu.Lock()
-	if x.stop == nil {
-		x.stop, x.why = err, fmt.Sprintf("%s failed (%s: %s)", what, ae.Code, strings.TrimSuffix(ae.Message, "."))
-	}
-	x.mu.Unlock()
-	x.record(ctx, nil, []ItemOutcome{rec}, true)
+	step, transitioned := "transition", false
+	x.write(ctx, "checking the commit lock before closing "+string(e.Spec.Reference), true, writeStep{
+		send: func(ctx context.Context) error {
+			err := x.s.p.Transition(ctx, e.Key, e.Gone.TransitionID)
+			if err == nil {
+				step, transitioned = "comment", true
+				err = x.s.p.AddComment(ctx, e.Key, e.Gone.Comment)
+			}
+			return err
+		},
+		outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
+			if !sent {
+				return nil, nil
+			}
+			rec := ItemOutcome{Reference: e.Spec.Reference, Action: ActionClose, Key: e.Key}
+			if err == nil {
+				rec.Outcome = OutcomeCommitted
+				return nil, []ItemOutcome{rec}
+			}
+			ae := AsError(err)
+			what := fmt.Sprintf("closing %s (%s): the %s", e.Spec.Reference, e.Key, step)
+			if writeMayHaveApplied(err, true) || transitioned {
+				// The transition went through (or may have): the item may be
+				// closed, so this is not "failed".
+				rec.Outcome, rec.Code = OutcomeUnknown, ae.Code
+				rec.Message = fmt.Sprintf("Closing %s (%s) may be done in part (%s failed with %s: %s). It was not sent again: run the import preview again, which shows the item as it is now.",
+					e.Spec.Reference, e.Key, step, ae.Code, strings.TrimSuffix(ae.Message, "."))
+			} else {
+				rec.Outcome, rec.Code, rec.Message = OutcomeFailed, ae.Code, ae.Message
+			}
+			x.mu.Lock()
+			if x.stop == nil {
+				x.stop, x.why = err, fmt.Sprintf("%s failed (%s: %s)", what, ae.Code, strings.TrimSuffix(ae.Message, "."))
+			}
+			x.mu.Unlock()
+			return nil, []ItemOutcome{rec}
+		},
+	})
 }
 
 // closePhase closes the removed items of the plan, after every create and

@@ -253,22 +253,31 @@ type linkWrite struct {
 // stays unknown.
 func (x *execution) linkStep(sp StructureProvider, p *linkWrite, needs []Reference, what string, send func(context.Context) error) *step {
 	return &step{needs: needs, write: func(ctx context.Context) {
-		if !x.fenced(ctx, nil, "checking the commit lock before "+what) || x.stopped() {
-			return
-		}
-		err := send(ctx)
-		if linked, read := x.linked(ctx, sp, err, x.endKey(p.op.Blocked), x.endKey(p.op.Blocker)); read && linked == p.add {
-			err = nil // it did apply
-		}
-		x.mu.Lock()
-		p.err = err
-		x.mu.Unlock()
-		if err != nil {
+		// Its outcome is recorded with the others' once every step has
+		// ended, after the read back (links).
+		end := x.write(ctx, "checking the commit lock before "+what, false, writeStep{
+			send: func(ctx context.Context) error {
+				err := send(ctx)
+				if linked, read := x.linked(ctx, sp, err, x.endKey(p.op.Blocked), x.endKey(p.op.Blocker)); read && linked == p.add {
+					err = nil // it did apply
+				}
+				return err
+			},
+			outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
+				if sent {
+					x.mu.Lock()
+					p.err = err
+					x.mu.Unlock()
+				}
+				return nil, nil
+			},
+		})
+		if end.sent && end.err != nil {
 			action := ActionLink
 			if !p.add {
 				action = ActionUnlink
 			}
-			x.failOn(x.outcome1(p.ref, action, "", err, what), what)
+			x.failOn(x.outcome1(p.ref, action, "", end.err, what), what)
 		}
 	}}
 }
@@ -305,23 +314,33 @@ func (x *execution) sprints(sp StructureProvider, ds docStructure) []*step {
 				}
 			}
 			steps = append(steps, &step{needs: needs, write: func(ctx context.Context) {
-				if !x.fenced(ctx, nil, "checking the commit lock before a sprint move") || x.stopped() {
-					return
-				}
 				keys := make([]string, len(batch))
-				for i, e := range batch {
-					keys[i] = x.endKey(e)
+				var recs []ItemOutcome
+				x.write(ctx, "checking the commit lock before a sprint move", false, writeStep{
+					send: func(ctx context.Context) error {
+						for i, e := range batch {
+							keys[i] = x.endKey(e)
+						}
+						err := sp.MoveToSprint(ctx, op.SprintID, keys)
+						if IsOutcomeUnknown(err) && x.inSprint(ctx, keys, op.Sprint) {
+							err = nil
+						}
+						return err
+					},
+					outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
+						if !sent {
+							return nil, nil
+						}
+						recs = make([]ItemOutcome, len(batch))
+						for i, e := range batch {
+							recs[i] = x.outcome1(opRef(doc, "sprint", e.Label), ActionSprint, keys[i], err, "moving "+keys[i]+" into sprint "+op.Sprint)
+						}
+						return nil, recs
+					},
+				})
+				if recs != nil {
+					x.failOn(recs[0], "moving items into sprint "+op.Sprint)
 				}
-				err := sp.MoveToSprint(ctx, op.SprintID, keys)
-				if IsOutcomeUnknown(err) && x.inSprint(ctx, keys, op.Sprint) {
-					err = nil
-				}
-				recs := make([]ItemOutcome, len(batch))
-				for i, e := range batch {
-					recs[i] = x.outcome1(opRef(doc, "sprint", e.Label), ActionSprint, keys[i], err, "moving "+keys[i]+" into sprint "+op.Sprint)
-				}
-				x.record(ctx, nil, recs, false)
-				x.failOn(recs[0], "moving items into sprint "+op.Sprint)
 			}})
 		}
 	}
@@ -436,9 +455,6 @@ func (x *execution) rankSteps(sp StructureProvider, doc string, op rankOp) []*st
 					anchor = x.endKey(p[len(p)-1])
 				}
 			}
-			if !x.fenced(ctx, nil, "checking the commit lock before ranking") || x.stopped() {
-				return
-			}
 			keys, ok := x.rankBatch(ctx, sp, doc, batch, anchor, op.Before)
 			x.mu.Lock()
 			for i, k := range keys {
@@ -463,7 +479,7 @@ func (x *execution) rankSteps(sp StructureProvider, doc string, op rankOp) []*st
 			x.mu.Lock()
 			ok := placed[h]
 			x.mu.Unlock()
-			if !ok || !x.fenced(ctx, nil, "checking the commit lock before ranking") || x.stopped() {
+			if !ok {
 				return
 			}
 			x.rankBatch(ctx, sp, doc, rest, h, op.Before)
@@ -472,29 +488,42 @@ func (x *execution) rankSteps(sp StructureProvider, doc string, op rankOp) []*st
 	return steps
 }
 
-// rankBatch sends one rank request (≤ MaxBatch items) and records its
-// outcomes; an answer that never came is read back, never resent. It
-// returns the items' keys and which of them were placed.
+// rankBatch sends one rank request (≤ MaxBatch items), fenced, and
+// records its outcomes; an answer that never came is read back, never
+// resent. It returns the items' keys and which of them were placed
+// (none when it was not sent).
 func (x *execution) rankBatch(ctx context.Context, sp StructureProvider, doc string, batch []endpoint, anchor string, before bool) ([]string, []bool) {
 	keys := make([]string, len(batch))
 	for i, e := range batch {
 		keys[i] = x.endKey(e)
 	}
-	outs, err := sp.Rank(ctx, keys, anchor, before)
-	if IsOutcomeUnknown(err) && x.ranked(ctx, keys, anchor, before) {
-		err, outs = nil, nil
-	}
-	recs := make([]ItemOutcome, len(batch))
+	var outs []RankOutcome
+	var recs []ItemOutcome
 	ok := make([]bool, len(batch))
-	for i, e := range batch {
-		ierr := err
-		if ierr == nil && i < len(outs) {
-			ierr = outs[i].Err
-		}
-		recs[i] = x.outcome1(opRef(doc, "rank", e.Label), ActionRank, keys[i], ierr, "ranking "+keys[i])
-		ok[i] = recs[i].Outcome == OutcomeCommitted
-	}
-	x.record(ctx, nil, recs, false)
+	x.write(ctx, "checking the commit lock before ranking", false, writeStep{
+		send: func(ctx context.Context) (err error) {
+			outs, err = sp.Rank(ctx, keys, anchor, before)
+			if IsOutcomeUnknown(err) && x.ranked(ctx, keys, anchor, before) {
+				err, outs = nil, nil
+			}
+			return err
+		},
+		outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
+			if !sent {
+				return nil, nil
+			}
+			recs = make([]ItemOutcome, len(batch))
+			for i, e := range batch {
+				ierr := err
+				if ierr == nil && i < len(outs) {
+					ierr = outs[i].Err
+				}
+				recs[i] = x.outcome1(opRef(doc, "rank", e.Label), ActionRank, keys[i], ierr, "ranking "+keys[i])
+				ok[i] = recs[i].Outcome == OutcomeCommitted
+			}
+			return nil, recs
+		},
+	})
 	for _, r := range recs {
 		x.failOn(r, "ranking "+r.Key)
 	}
