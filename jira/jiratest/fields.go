@@ -922,10 +922,7 @@ func (s *Server) renderModelValue(base string, p *project, id string, vals []str
 	}
 	cf := s.customByID(id)
 	if len(vals) == 0 {
-		if cf.Type == FieldLabels || cf.Type == FieldMultiSelect {
-			return nil // Jira returns null for an empty multi-value custom field
-		}
-		return nil
+		return nil // Jira returns null for an empty custom field, a multi-value one too
 	}
 	switch cf.Type {
 	case FieldNumber:

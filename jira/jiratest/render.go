@@ -2,7 +2,6 @@ package jiratest
 
 import (
 	"encoding/json"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -121,8 +120,6 @@ func parsePropSel(vals []string) propSel {
 }
 
 func (ps propSel) any() bool { return ps.all || len(ps.keys) > 0 }
-
-func multiVals(q url.Values, name string) []string { return q[name] }
 
 func (s *Server) statusJSON(base string, st *status) map[string]any {
 	return map[string]any{
