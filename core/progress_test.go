@@ -247,3 +247,32 @@ func TestProgressInterrupted(t *testing.T) {
 		t.Errorf("details %+v", ce.Details)
 	}
 }
+
+// A progress commit whose transition the state store cannot record stops
+// there: the comment is not sent (a replay of the key could not tell the
+// transition was made), and the result says the transition was written.
+func TestProgressStopsWhenItsRecordFails(t *testing.T) {
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	key := e.byRef()["checkout/s-1"].Key
+	pre := progressPreview(t, e, core.ProgressPreviewInput{Item: key, Status: core.StatusInProgress, Comment: "Started."})
+	svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: &flakyStore{Store: e.st, failFrom: 1}, Now: e.clock.Now})
+	_, err := svc.ProgressCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "rec"})
+	ce := wantErr(t, err, core.CodeCommitPartial, "transition of "+key+" was written", "state store could not record it", "comment was not sent")
+	if c := e.p.Comments(key); len(c) != 0 {
+		t.Errorf("comments %q sent after the store failed; want none", c)
+	}
+	if n := e.p.Stats().Calls[fakeprovider.OpComment]; n != 0 {
+		t.Errorf("%d comment calls after the store failed; want 0", n)
+	}
+	if w := e.byRef()["checkout/s-1"]; w.Status != core.StatusInProgress {
+		t.Errorf("status %s; want the transition made (in_progress)", w.Status)
+	}
+	want := []core.Detail{
+		{Item: "checkout/s-1", Key: key, Outcome: core.OutcomeCommitted, Message: "transition: moved to in_progress"},
+		{Item: "checkout/s-1", Key: key, Outcome: core.OutcomeUntried, Message: "comment: not attempted"},
+	}
+	if len(ce.Details) != len(want) || ce.Details[0] != want[0] || ce.Details[1] != want[1] {
+		t.Errorf("details %+v; want %+v", ce.Details, want)
+	}
+}

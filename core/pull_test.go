@@ -508,3 +508,47 @@ func titlePull(t *testing.T, ref core.Reference, title string) (*env, string, co
 	}
 	return e, path, e.pullPreview(core.PullPreviewInput{Path: path})
 }
+
+// A pull whose written document the state store cannot record moves no
+// base; one whose first base it cannot record moves no further base. The
+// result says what was written.
+func TestPullStopsWhenItsRecordFails(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		failFrom int // the outcome the store refuses: 1 the document's, 2 the first base's
+		writes   int // tracker writes (bases moved)
+		settled  []string
+	}{
+		{"document", 1, 0, []string{core.OutcomeUntried, core.OutcomeUntried}},
+		{"first base", 2, 1, []string{core.OutcomeCommitted, core.OutcomeUntried}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, path := pullEnv(t)
+			refs := []core.Reference{"shop/s-1", "shop/s-2"}
+			for _, ref := range refs {
+				if err := e.p.Edit(e.byRef()[ref].Key, func(w *core.WorkItem) { w.Description = "Changed in the tracker: " + string(ref) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := e.pullPreview(core.PullPreviewInput{Path: path})
+			before, _ := os.ReadFile(path)
+			svc := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: &flakyStore{Store: e.st, failFrom: tc.failFrom}, Now: e.clock.Now})
+			w := e.p.Writes()
+			_, err := svc.PullCommit(e.ctx, core.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true, IdempotencyKey: "rec"})
+			ce := wantErr(t, err, core.CodeCommitPartial, "state store could not record", "The document was written")
+			if n := e.p.Writes() - w; n != tc.writes {
+				t.Errorf("%d tracker writes; want %d (nothing after the record failed)", n, tc.writes)
+			}
+			if after, _ := os.ReadFile(path); string(after) == string(before) {
+				t.Error("the document was not written")
+			}
+			var got []string
+			for _, d := range ce.Details {
+				got = append(got, d.Outcome)
+			}
+			if len(got) != len(tc.settled) || got[0] != tc.settled[0] || got[1] != tc.settled[1] {
+				t.Errorf("details %+v; want outcomes %v", ce.Details, tc.settled)
+			}
+		})
+	}
+}

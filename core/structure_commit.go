@@ -315,29 +315,19 @@ func (x *execution) sprints(sp StructureProvider, ds docStructure) []*step {
 			}
 			steps = append(steps, &step{needs: needs, write: func(ctx context.Context) {
 				keys := make([]string, len(batch))
-				var recs []ItemOutcome
-				x.write(ctx, "checking the commit lock before a sprint move", false, writeStep{
-					send: func(ctx context.Context) error {
-						for i, e := range batch {
-							keys[i] = x.endKey(e)
-						}
-						err := sp.MoveToSprint(ctx, op.SprintID, keys)
-						if IsOutcomeUnknown(err) && x.inSprint(ctx, keys, op.Sprint) {
-							err = nil
-						}
-						return err
-					},
-					outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
-						if !sent {
-							return nil, nil
-						}
-						recs = make([]ItemOutcome, len(batch))
+				for i, e := range batch {
+					keys[i] = x.endKey(e)
+				}
+				recs := x.structureWrite(ctx, "a sprint move",
+					func(ctx context.Context) error { return sp.MoveToSprint(ctx, op.SprintID, keys) },
+					func(ctx context.Context) bool { return x.inSprint(ctx, keys, op.Sprint) },
+					func(err error) []ItemOutcome {
+						recs := make([]ItemOutcome, len(batch))
 						for i, e := range batch {
 							recs[i] = x.outcome1(opRef(doc, "sprint", e.Label), ActionSprint, keys[i], err, "moving "+keys[i]+" into sprint "+op.Sprint)
 						}
-						return nil, recs
-					},
-				})
+						return recs
+					})
 				if recs != nil {
 					x.failOn(recs[0], "moving items into sprint "+op.Sprint)
 				}
@@ -498,21 +488,21 @@ func (x *execution) rankBatch(ctx context.Context, sp StructureProvider, doc str
 		keys[i] = x.endKey(e)
 	}
 	var outs []RankOutcome
-	var recs []ItemOutcome
 	ok := make([]bool, len(batch))
-	x.write(ctx, "checking the commit lock before ranking", false, writeStep{
-		send: func(ctx context.Context) (err error) {
+	recs := x.structureWrite(ctx, "ranking",
+		func(ctx context.Context) (err error) {
 			outs, err = sp.Rank(ctx, keys, anchor, before)
-			if IsOutcomeUnknown(err) && x.ranked(ctx, keys, anchor, before) {
-				err, outs = nil, nil
-			}
 			return err
 		},
-		outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
-			if !sent {
-				return nil, nil
+		func(ctx context.Context) bool {
+			if x.ranked(ctx, keys, anchor, before) {
+				outs = nil
+				return true
 			}
-			recs = make([]ItemOutcome, len(batch))
+			return false
+		},
+		func(err error) []ItemOutcome {
+			recs := make([]ItemOutcome, len(batch))
 			for i, e := range batch {
 				ierr := err
 				if ierr == nil && i < len(outs) {
@@ -521,13 +511,37 @@ func (x *execution) rankBatch(ctx context.Context, sp StructureProvider, doc str
 				recs[i] = x.outcome1(opRef(doc, "rank", e.Label), ActionRank, keys[i], ierr, "ranking "+keys[i])
 				ok[i] = recs[i].Outcome == OutcomeCommitted
 			}
-			return nil, recs
-		},
-	})
+			return recs
+		})
 	for _, r := range recs {
 		x.failOn(r, "ranking "+r.Key)
 	}
 	return keys, ok
+}
+
+// structureWrite is one sprint move or rank request (what): fenced, sent,
+// read back when its answer never came (applied says whether it took
+// effect: a read, never a resend), and its outcomes recorded. It returns
+// those outcomes (none when it was not sent).
+func (x *execution) structureWrite(ctx context.Context, what string, send func(context.Context) error, applied func(context.Context) bool, outcomes func(err error) []ItemOutcome) []ItemOutcome {
+	var recs []ItemOutcome
+	x.write(ctx, "checking the commit lock before "+what, false, writeStep{
+		send: func(ctx context.Context) error {
+			err := send(ctx)
+			if IsOutcomeUnknown(err) && applied(ctx) {
+				err = nil
+			}
+			return err
+		},
+		outcome: func(err error, sent bool) ([]IndexEntry, []ItemOutcome) {
+			if !sent {
+				return nil, nil
+			}
+			recs = outcomes(err)
+			return nil, recs
+		},
+	})
+	return recs
 }
 
 // chunked splits items into runs of up to n.
