@@ -39,9 +39,9 @@ type bulkResponse struct {
 //
 // A create request is sent exactly once. When its outcome is unknown (the
 // connection failed after sending, the request timed out, Jira answered
-// 5xx), the batch's references are searched for (reconciling ids known to
-// be created): found items are reported created, the rest Unknown — never
-// created again. A 429 means Jira did nothing; the batch is then searched
+// 5xx), the issues created since the batch's floor are read by key
+// (settle.go; without a floor the references are searched for): found
+// items are reported created, the rest Unknown — never created again. A 429 means Jira did nothing; the batch is then searched
 // for as well before the items not found are sent again, after the wait
 // Jira asked for, within the usual attempt and time bounds.
 //
@@ -192,10 +192,11 @@ func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpe
 		}
 		c = call{method: "POST", path: "/rest/api/3/issue/bulk", body: req, class: retryNever, endpoint: "POST /rest/api/3/issue/bulk", action: "create issues in project " + p.cfg.Project}
 	}
+	floor := p.floorOf(batch, pending) // before it leaves: settle.go
 	resp, err := p.do(ctx, c, nil)
 	switch {
 	case isUncertain(err):
-		return false, p.resolveUnknown(ctx, m, batch, pending, outcomes, err)
+		return false, p.resolveUnknown(ctx, m, batch, pending, floor, outcomes, err)
 	case resp != nil && resp.status == http.StatusTooManyRequests:
 		w, hinted := retryAfter(resp.header, timeNow())
 		return true, &rateLimitedError{err: core.AsError(err), wait: w, hinted: hinted}
@@ -214,7 +215,7 @@ func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpe
 		}
 		var ci createdIssue
 		if jerr := json.Unmarshal(resp.body, &ci); jerr != nil || ci.Key == "" {
-			return false, p.resolveUnknown(ctx, m, batch, pending, outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a create could not be read."))
+			return false, p.resolveUnknown(ctx, m, batch, pending, floor, outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a create could not be read."))
 		}
 		p.recordCreated(batch[i].Reference, ci)
 		outcomes[i].Key, outcomes[i].URL = ci.Key, p.site+"/browse/"+ci.Key
@@ -233,7 +234,7 @@ func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpe
 		return false, err
 	}
 	if jerr != nil {
-		return false, p.resolveUnknown(ctx, m, batch, pending, outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a bulk create could not be read."))
+		return false, p.resolveUnknown(ctx, m, batch, pending, floor, outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a bulk create could not be read."))
 	}
 	failed := map[int]bool{}
 	var authFailed []int
@@ -280,7 +281,7 @@ func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpe
 		}
 		if n >= len(br.Issues) {
 			// Fewer issues than successes: the answer is inconsistent.
-			return false, p.resolveUnknown(ctx, m, batch, pending[j:], outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a bulk create listed fewer issues than it created."))
+			return false, p.resolveUnknown(ctx, m, batch, pending[j:], floor, outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a bulk create listed fewer issues than it created."))
 		}
 		ci := br.Issues[n]
 		n++
@@ -294,23 +295,25 @@ func (p *Provider) recordCreated(ref core.Reference, ci createdIssue) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stats.Created++
+	p.noteNewest(ci.Key)
 	if id, err := strconv.ParseInt(ci.ID, 10, 64); err == nil {
 		p.created[ref] = id
 	}
 }
 
-// resolveUnknown establishes what an uncertain create did by searching for
-// the references of the pending items. Found → created; not found →
-// Unknown (never sent again). It returns the call-level error that stops
-// the Create.
-func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.ItemSpec, pending []int, outcomes []core.CreateOutcome, cause error) error {
+// resolveUnknown establishes what an uncertain create did: it reads the
+// issues created above floor by key (settle.go) or, without a floor,
+// searches for the references of the pending items. Found → created; not
+// found → Unknown (never sent again). It returns the call-level error that
+// stops the Create.
+func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.ItemSpec, pending []int, floor int, outcomes []core.CreateOutcome, cause error) error {
 	cerr := core.AsError(cause)
 	reason := uncertainReason(cause)
 	if reason == "" {
 		reason = "Jira's answer could not be read"
 	}
-	p.logFor(ctx).Warn("jira create outcome unknown; searching for the references", "items", len(pending), "code", cerr.Code)
-	found, serr := p.findCreated(context.WithoutCancel(ctx), m, batch, pending)
+	p.logFor(ctx).Warn("jira create outcome unknown; looking for the created issues", "items", len(pending), "code", cerr.Code, "by_key", floor >= 0)
+	found, serr := p.settleCreated(context.WithoutCancel(ctx), m, batch, pending, floor)
 	unknown := 0
 	for _, i := range pending {
 		if is, ok := found[batch[i].Reference]; ok && serr == nil {
@@ -320,7 +323,7 @@ func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.Ite
 		}
 		unknown++
 		outcomes[i].Unknown = true
-		outcomes[i].Err = core.Wrap(cause, core.CodeJiraUnavailable, "The create of %s may or may not have happened (%s), and a search for its reference did not find it. It was not sent again: check Jira for an issue with reference %s before importing again.", batch[i].Reference, reason, batch[i].Reference).WithDetails(core.Detail{Item: string(batch[i].Reference), Outcome: core.OutcomeUnknown})
+		outcomes[i].Err = core.Wrap(cause, core.CodeJiraUnavailable, "The create of %s may or may not have happened (%s), and Jira showed no issue holding its reference yet. It was not sent again: check Jira for an issue with reference %s before importing again.", batch[i].Reference, reason, batch[i].Reference).WithDetails(core.Detail{Item: string(batch[i].Reference), Outcome: core.OutcomeUnknown})
 	}
 	p.mu.Lock()
 	p.stats.Unknown += unknown

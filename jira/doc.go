@@ -9,8 +9,9 @@
 // request) with the content digest in the "devworkwire" issue property,
 // edits, transitions and comments on them, and translates every Jira
 // answer into the core error taxonomy. Creates are never resent blindly: an
-// unknown outcome is resolved by searching, and reported as unknown when
-// the search finds nothing. Retries (429/5xx, idempotent requests only)
+// unknown outcome is settled by reading the keys created since the batch's
+// floor (settle.go; searching when there is none), and reported as unknown
+// when nothing holds the reference. Retries (429/5xx, idempotent requests only)
 // use exponential backoff with full jitter and honour Retry-After.
 // Check also verifies the project permissions (GET /mypermissions). Log
 // lines carry the service's run id (core.RunIDFrom) and each call that

@@ -87,31 +87,18 @@ func (p *Provider) Duplicates(ctx context.Context, created map[core.Reference]st
 	tl.from, tl.next = lo+1, lo+1
 	limit := maxTailPages + 2*((len(own)+bulkFetchMax-1)/bulkFetchMax)
 	others := map[core.Reference][]string{}
-	for !tl.done {
-		keys := tl.take(bulkFetchMax, own)
-		resp, notFound, err := p.bulkFetch(ctx, m, keys)
-		if err != nil {
-			return nil, err
+	noBulk, err := p.readAbove(ctx, m, tl, own, limit, func(is issue) {
+		w := p.workItem(m, is)
+		if k, ok := created[w.Reference]; ok && !strings.EqualFold(k, is.Key) && !slices.Contains(others[w.Reference], is.Key) {
+			others[w.Reference] = append(others[w.Reference], is.Key)
 		}
-		if notFound {
-			p.logFor(ctx).Warn("jira has no bulk fetch: the created issues were not checked for duplicates made at the same moment")
-			return nil, nil
-		}
-		for _, is := range resp.Issues {
-			tl.hi = max(tl.hi, tl.number(is.Key))
-			w := p.workItem(m, is)
-			if k, ok := created[w.Reference]; ok && !strings.EqualFold(k, is.Key) && !slices.Contains(others[w.Reference], is.Key) {
-				others[w.Reference] = append(others[w.Reference], is.Key)
-			}
-		}
-		tl.pages++
-		switch {
-		case tl.next-1-tl.hi >= tailGap:
-			tl.done = true
-		case tl.pages >= limit:
-			p.logFor(ctx).Warn("jira duplicate check stopped reading new issues by key: the project is busy", "pages", tl.pages, "next_key", tl.project+"-"+strconv.Itoa(tl.next))
-			tl.done = true
-		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if noBulk {
+		p.logFor(ctx).Warn("jira has no bulk fetch: the created issues were not checked for duplicates made at the same moment")
+		return nil, nil
 	}
 	out := make(map[core.Reference][]string, len(others))
 	for ref, keys := range others {

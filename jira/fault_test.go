@@ -130,8 +130,10 @@ func TestFaultsBulkCreate(t *testing.T) {
 }
 
 // TestDropAfterApplyWithSearchLag: the create was applied but search has
-// not caught up, so the item cannot be confirmed: it is reported unknown
-// and not created again.
+// not caught up, and without a floor (no tail read, no earlier create in
+// this Provider) it cannot be read by key: the item cannot be confirmed,
+// it is reported unknown and not created again
+// (TestUnknownCreateSettledByKeyWithinTheLag: with a floor it is settled).
 func TestDropAfterApplyWithSearchLag(t *testing.T) {
 	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, faultConfig)
 	if err := f.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issue/bulk", Call: 1, Kind: jiratest.FaultDropAfterApply}); err != nil {

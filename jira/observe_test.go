@@ -97,7 +97,7 @@ func TestLogLinesCarryRunID(t *testing.T) {
 	}
 	for _, want := range [][]string{
 		{`msg="jira write outcome unknown"`, `endpoint="POST /rest/api/3/issue/bulk"`},
-		{`msg="jira create outcome unknown; searching for the references"`},
+		{`msg="jira create outcome unknown; looking for the created issues"`},
 		{`msg="jira create outcome resolved"`, "found=1", "unknown=0"},
 		{`msg="jira request retry"`, `endpoint="POST /rest/api/3/search/jql"`, "status=503"},
 		{`msg="jira call retried"`, "op=Lookup", `endpoint="POST /rest/api/3/search/jql"`, "attempts=2", "retries=1", "total_wait_ms="},
