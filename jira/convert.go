@@ -333,6 +333,7 @@ func (m *meta) fieldsRequested() []string {
 func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 	st := is.status()
 	parent := is.parentKey()
+	p.parents.Store(strings.ToUpper(is.Key), parent)
 	epic := is.typeID() == m.epicTypeID
 	// An epic's parent (an initiative, on some plans) is not DevWorkWire's:
 	// it neither writes it nor counts it as drift.

@@ -87,12 +87,31 @@ func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) e
 	if err != nil {
 		return err
 	}
+	p.keepParent(key, spec, fields)
 	_, err = p.do(ctx, call{method: "PUT", path: issuePath(key), body: editRequest{Fields: fields, Properties: props}, class: retryIdempotent, endpoint: "PUT /rest/api/3/issue/{key}", action: "edit issue " + key, key: key}, nil)
 	if err != nil {
 		return putErr(err, spec.Reference, key)
 	}
+	if _, sent := fields["parent"]; sent {
+		p.parents.Store(strings.ToUpper(key), spec.ParentKey)
+	}
 	p.logFor(ctx).Debug("jira issue edited", "key", key, "reference", string(spec.Reference))
 	return nil
+}
+
+// keepParent leaves the parent out of an edit when the issue, as this
+// Provider last read it, already has the parent the spec names — a
+// sub-task's parent is not resent, and "parent": null goes only to an
+// issue that has a parent (where parent is not on a company-managed
+// project's edit screen, Jira refuses the field, even as null). An issue
+// this Provider never read gets the parent as before.
+func (p *Provider) keepParent(key string, spec core.ItemSpec, fields map[string]any) {
+	if _, sent := fields["parent"]; !sent {
+		return
+	}
+	if cur, read := p.parents.Load(strings.ToUpper(key)); read && strings.EqualFold(cur.(string), spec.ParentKey) {
+		delete(fields, "parent")
+	}
 }
 
 // putErr is the error of a PUT to one item (an edit, a property): marked

@@ -43,6 +43,7 @@ type Provider struct {
 	tails   map[string]int           // per document: the newest key number a finished tail read found (0: an empty project; see tail.go)
 	floors  map[core.Reference]int   // tails[its document] when each reference was sent to Create (duplicates.go)
 	newest  int                      // the newest key number this Provider created or found created (settle.go)
+	parents sync.Map                 // issue key → its parent key as last read ("" for none): Update sends only a changed parent
 
 	paceOnce sync.Once
 	pace     *pacer // pacing(); tests may set it before the first request

@@ -152,6 +152,11 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 				}
 			}
 			return resp, nil
+		case resp.status == http.StatusConflict && c.class == retryIdempotent:
+			// "Could not be updated due to a conflicting update" (PUT
+			// /issue): another write to the issue at that moment, nothing
+			// applied; an idempotent request is simply sent again.
+			final, canRetry = p.statusError(resp, c), true
 		case resp.status == http.StatusTooManyRequests:
 			wait, hint = retryAfter(resp.header, time.Now())
 			final = core.Errorf(core.CodeJiraRateLimited, "Jira is rate-limiting requests (while trying to %s). Wait a minute and try again; for a large import, commit in smaller documents.", c.action)
@@ -332,6 +337,14 @@ func (p *Provider) statusError(resp *response, c call) *core.Error {
 			return core.Errorf(core.CodeWorkItemNotFound, "Issue %s was not found in Jira (or your account cannot see it). Check the key.", c.key).WithDetails(core.Detail{Key: c.key, Message: "not found"})
 		}
 		return core.Errorf(core.CodeConfigInvalid, "Jira could not find what the request to %s needs. Check that project %s exists at %s and that your account can browse it.", c.action, p.cfg.Project, p.site)
+	case http.StatusRequestEntityTooLarge:
+		// Jira's per-issue limits (issue links, comments, attachments,
+		// worklogs: thousands each) or a request body over its size limit.
+		what := "the work item"
+		if c.key != "" {
+			what = c.key
+		}
+		return core.Errorf(core.CodeValidationFailed, "Jira refused the request to %s as too large: %s has reached one of Jira's per-issue limits (issue links, comments, attachments) or the request is over Jira's size limit. Remove old links or comments from it in Jira, or leave this change out of the document.", c.action, what).WithDetails(core.Detail{Key: c.key, Message: "over a per-issue limit"})
 	case http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity:
 		msg, details := p.translateBody(resp.body)
 		e := core.Errorf(core.CodeValidationFailed, "Jira refused the request to %s: %s", c.action, msg)

@@ -19,6 +19,13 @@ const (
 	FaultReset          = "reset"            // the connection is reset (RST) before any response; not applied
 	FaultHang           = "hang"             // no response until the client gives up (or the server closes); not applied
 	FaultDropAfterApply = "drop-after-apply" // the request IS applied, then the connection is reset without a response
+	// FaultConflict is Jira's 409 to an edit or transition "due to a
+	// conflicting update" (another write to the issue at that moment); not
+	// applied.
+	FaultConflict = "409"
+	// FaultTooLarge is Jira's 413 when an issue has reached a per-issue
+	// limit (issue links, comments, attachments, worklogs); not applied.
+	FaultTooLarge = "413"
 )
 
 // RetryAfterNone as Fault.RetryAfter omits the Retry-After header ("-" is
@@ -44,11 +51,11 @@ type faultRule struct {
 
 func (f Fault) validate() error {
 	switch f.Kind {
-	case FaultHTTP500, FaultHTTP503, FaultRateLimited, FaultReset, FaultHang, FaultDropAfterApply:
+	case FaultHTTP500, FaultHTTP503, FaultRateLimited, FaultReset, FaultHang, FaultDropAfterApply, FaultConflict, FaultTooLarge:
 	default:
 		n, err := strconv.Atoi(f.Kind)
 		if err != nil || n < 500 || n > 599 {
-			return fmt.Errorf("fault kind %q is unknown; use 500, 503, 429, reset, hang, drop-after-apply or another 5xx code", f.Kind)
+			return fmt.Errorf("fault kind %q is unknown; use 500, 503, 429, 409, 413, reset, hang, drop-after-apply or another 5xx code", f.Kind)
 		}
 	}
 	if f.Path == "" {
@@ -142,6 +149,10 @@ func (s *Server) applyFault(w *statusRecorder, r *http.Request, f *Fault) bool {
 		case <-s.closed:
 			resetConn(w)
 		}
+	case FaultConflict:
+		writeErr(w, http.StatusConflict, newErr("The issue could not be updated due to a conflicting update. Please try again."))
+	case FaultTooLarge:
+		writeErr(w, http.StatusRequestEntityTooLarge, newErr("The per-issue limit has been breached for one of the following fields: issuelinks, comments, attachments, worklogs."))
 	case FaultDropAfterApply:
 		rec := httptest.NewRecorder()
 		s.mux.ServeHTTP(rec, r)

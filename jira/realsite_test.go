@@ -1,0 +1,128 @@
+package jira
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// TestEditRetriesAConflict: Jira answers 409 to an edit that met a
+// conflicting update (nothing applied); the edit is idempotent and is
+// sent again.
+func TestEditRetriesAConflict(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	specs := f.specs("conflict", 1)
+	keys := created(t, mustCreate(t, f, specs))
+	key := keys[specs[0].Reference]
+	if err := f.srv.AddFault(jiratest.Fault{Method: "PUT", Path: "/rest/api/3/issue/" + key, Call: 1, Kind: jiratest.FaultConflict}); err != nil {
+		t.Fatal(err)
+	}
+	spec := specs[0]
+	spec.Title = "Edited after a conflict"
+	if err := f.p.Update(f.ctx, key, spec); err != nil {
+		t.Fatalf("Update = %v; want the 409 retried", err)
+	}
+	if is, _ := f.srv.Issue(key); is.Summary != spec.Title {
+		t.Errorf("summary %q; want %q", is.Summary, spec.Title)
+	}
+	if n := f.srv.CountRequests("PUT", "/rest/api/3/issue/"+key); n != 2 {
+		t.Errorf("%d edits sent; want 2 (the conflict, then the retry)", n)
+	}
+}
+
+// TestPerIssueLimitIsTranslated: Jira's 413 (an issue reached a per-issue
+// limit, here of issue links) is a refusal that says what to do, not an
+// unexpected answer, and carries no raw body.
+func TestPerIssueLimitIsTranslated(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	specs := f.specs("limit", 2)
+	keys := created(t, mustCreate(t, f, specs))
+	if err := f.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issueLink", Kind: jiratest.FaultTooLarge}); err != nil {
+		t.Fatal(err)
+	}
+	err := f.p.AddDependency(f.ctx, keys[specs[0].Reference], keys[specs[1].Reference])
+	if core.ErrorCode(err) != core.CodeValidationFailed || !strings.Contains(err.Error(), "per-issue limit") {
+		t.Fatalf("AddDependency = %v; want VALIDATION_FAILED naming Jira's per-issue limits", err)
+	}
+	if core.IsOutcomeUnknown(err) {
+		t.Errorf("a 413 is a refusal, not an unknown outcome: %v", err)
+	}
+	f.assertNoSecrets(t, err.Error())
+}
+
+// TestEditSendsParentOnlyWhenItChanges: an edit of an issue this Provider
+// read leaves out a parent the issue already has (a sub-task's, a story's
+// epic) and sends "parent": null only to an issue that has a parent.
+func TestEditSendsParentOnlyWhenItChanges(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	seed := func(in jiratest.SeedIssue) string {
+		k, err := f.srv.Seed(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	epic := seed(jiratest.SeedIssue{IssueType: "Epic", Summary: "Checkout", Reference: "par/e-1"})
+	inEpic := seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Pay", Parent: epic, Reference: "par/s-1"})
+	loose := seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Loose", Reference: "par/s-2"})
+	leaving := seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Leaving", Parent: epic, Reference: "par/s-3"})
+	sub := seed(jiratest.SeedIssue{IssueType: "Subtask", Summary: "Wire", Parent: inEpic, Reference: "par/t-1"})
+	refs := []core.Reference{"par/e-1", "par/s-1", "par/s-2", "par/s-3", "par/t-1"}
+	if got, err := f.p.Lookup(f.ctx, refs, nil); err != nil || len(got) != len(refs) {
+		t.Fatalf("Lookup = %d items, %v", len(got), err)
+	}
+	edit := func(key string, ref core.Reference, kind core.Kind, parent string) map[string]json.RawMessage {
+		t.Helper()
+		f.srv.ClearRequests()
+		spec := core.ItemSpec{Reference: ref, Kind: kind, Title: "Edited " + key, ParentKey: parent, Digest: "sha256:x"}
+		if err := f.p.Update(f.ctx, key, spec); err != nil {
+			t.Fatalf("Update %s: %v", key, err)
+		}
+		for _, r := range f.srv.Requests() {
+			if r.Method == "PUT" && r.Path == "/rest/api/3/issue/"+key {
+				var body struct {
+					Fields map[string]json.RawMessage `json:"fields"`
+				}
+				if err := json.Unmarshal([]byte(r.Body), &body); err != nil {
+					t.Fatal(err)
+				}
+				return body.Fields
+			}
+		}
+		t.Fatalf("no edit of %s sent", key)
+		return nil
+	}
+	if fs := edit(inEpic, "par/s-1", core.KindStory, epic); fs["parent"] != nil {
+		t.Errorf("a story's unchanged epic was sent again: parent %s", fs["parent"])
+	}
+	if fs := edit(sub, "par/t-1", core.KindSubtask, inEpic); fs["parent"] != nil {
+		t.Errorf("a sub-task's unchanged parent was sent again: parent %s", fs["parent"])
+	}
+	if fs := edit(loose, "par/s-2", core.KindStory, ""); fs["parent"] != nil {
+		t.Errorf("parent %s sent to a story that has none; want it left out", fs["parent"])
+	}
+	if fs := edit(leaving, "par/s-3", core.KindStory, ""); string(fs["parent"]) != "null" {
+		t.Errorf("parent %q sent to a story leaving its epic; want null", fs["parent"])
+	}
+	if is, _ := f.srv.Issue(leaving); is.Parent != "" {
+		t.Errorf("%s still under %s", leaving, is.Parent)
+	}
+	if fs := edit(loose, "par/s-2", core.KindStory, epic); !strings.Contains(string(fs["parent"]), epic) {
+		t.Errorf("parent %s sent to a story moving under %s; want it", fs["parent"], epic)
+	}
+	if is, _ := f.srv.Issue(loose); is.Parent != epic {
+		t.Errorf("%s under %q; want %s", loose, is.Parent, epic)
+	}
+}
+
+func mustCreate(t *testing.T, f *fixture, specs []core.ItemSpec) []core.CreateOutcome {
+	t.Helper()
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
