@@ -58,13 +58,7 @@ func TestPerIssueLimitIsTranslated(t *testing.T) {
 // epic) and sends "parent": null only to an issue that has a parent.
 func TestEditSendsParentOnlyWhenItChanges(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	seed := func(in jiratest.SeedIssue) string {
-		k, err := f.srv.Seed(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
+	seed := func(in jiratest.SeedIssue) string { return f.seed(t, in) }
 	epic := seed(jiratest.SeedIssue{IssueType: "Epic", Summary: "Checkout", Reference: "par/e-1"})
 	inEpic := seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Pay", Parent: epic, Reference: "par/s-1"})
 	loose := seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Loose", Reference: "par/s-2"})
@@ -125,4 +119,14 @@ func mustCreate(t *testing.T, f *fixture, specs []core.ItemSpec) []core.CreateOu
 		t.Fatal(err)
 	}
 	return out
+}
+
+// seed adds an issue to the fake as a person would and returns its key.
+func (f *fixture) seed(t *testing.T, in jiratest.SeedIssue) string {
+	t.Helper()
+	k, err := f.srv.Seed(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

@@ -204,13 +204,7 @@ func TestSubtaskCreateScreenIsChecked(t *testing.T) {
 // sub-tasks of its stories; the whole project; refusals.
 func TestReadIssuesSelections(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	seed := func(in jiratest.SeedIssue) string {
-		k, err := f.srv.Seed(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
+	seed := func(in jiratest.SeedIssue) string { return f.seed(t, in) }
 	epic := seed(jiratest.SeedIssue{IssueType: "Epic", Summary: "Checkout"})
 	story := seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Pay", Parent: epic, Labels: []string{"pay"}})
 	sub := seed(jiratest.SeedIssue{IssueType: "Subtask", Summary: "Wire", Parent: story})
