@@ -25,6 +25,7 @@ type meta struct {
 	refClause   string // cf[10050]
 	acField     string // "" → acceptance criteria in the description
 	acADF       bool   // the AC field is a rich-text field (ADF in API v3)
+	acShort     bool   // the AC field is a short-text field: at most ShortTextLimit characters (size.go)
 	epicTypeID  string
 	storyTypeID string
 	typeNames   []string      // the two types' names as Jira spells them (for JQL), and the sub-task type's
@@ -160,7 +161,7 @@ func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 		case ac.Schema.Custom == textAreaFieldType:
 			m.acField, m.acADF = ac.ID, true
 		case ac.Schema.Custom == textFieldType || ac.Schema.Type == "string":
-			m.acField = ac.ID
+			m.acField, m.acShort = ac.ID, ac.Schema.Custom == textFieldType
 		default:
 			return nil, field("jira.acceptance_criteria_field", core.CodeConfigInvalid, fmt.Sprintf("The acceptance-criteria field %q (%s) is not a text field. Use a paragraph (multi-line text) custom field, or leave the setting empty to keep acceptance criteria in the description.", ac.Name, ac.ID))
 		}

@@ -130,3 +130,40 @@ func (f *fixture) seed(t *testing.T, in jiratest.SeedIssue) string {
 	}
 	return k
 }
+
+// TestShortTextCriteriaFieldHeldTo255: acceptance criteria kept in a
+// short-text field hold at most 255 characters (Jira refuses more): the
+// preview's check names the item and the field, and Create refuses the
+// item before sending it; criteria that fit are written.
+func TestShortTextCriteriaFieldHeldTo255(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, func(c *Config) { c.AcceptanceCriteriaField = "Acceptance Criteria" })
+	if err := f.srv.ApplyFields(jiratest.FieldSeed{CustomFields: []jiratest.CustomField{{ID: "customfield_10090", Name: "Acceptance Criteria", Type: jiratest.FieldText}}}); err != nil {
+		t.Fatal(err)
+	}
+	specs := f.specs("short-ac", 2)
+	// "- a…\n- b…\n- c…": 122 + 1 + 122 + 1 + 12 = 258 characters.
+	specs[1].AcceptanceCriteria = []string{strings.Repeat("a", 120), strings.Repeat("b", 120), strings.Repeat("c", 10)}
+	details, err := f.p.CheckItems(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(details) != 1 || details[0].Item != string(specs[1].Reference) || details[0].Field != "acceptance_criteria" || !strings.Contains(details[0].Message, "at most 255") {
+		t.Fatalf("CheckItems = %+v; want one problem: %s's acceptance criteria over 255", details, specs[1].Reference)
+	}
+	f.srv.ClearRequests()
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Key == "" || out[0].Err != nil {
+		t.Errorf("%s: %+v; want created", specs[0].Reference, out[0])
+	}
+	if out[1].Key != "" || core.ErrorCode(out[1].Err) != core.CodeValidationFailed || !strings.Contains(out[1].Err.Error(), "255") {
+		t.Errorf("%s: %+v; want refused before sending, naming the limit", specs[1].Reference, out[1])
+	}
+	for _, r := range f.srv.Requests() {
+		if strings.Contains(r.Body, strings.Repeat("a", 120)) {
+			t.Errorf("the over-long criteria were sent: %s %s", r.Method, r.Path)
+		}
+	}
+}

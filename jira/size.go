@@ -17,13 +17,19 @@ import (
 // criteria written into the description count too.
 const TextLimit = 32767
 
+// ShortTextLimit is the most characters Jira accepts in a short-text
+// (single-line) field: an acceptance-criteria field of that type holds
+// at most this many, its list markers included.
+const ShortTextLimit = 255
+
 // MeasureItem returns the characters Jira will count against limit
 // (TextLimit) for each multi-line field DevWorkWire would write for spec:
 // "description" (with the acceptance criteria when they live in the
 // description) and, when an acceptance-criteria field is configured,
 // "acceptance_criteria". It computes exactly the values Create and Update
 // send, so a preview can refuse what the commit would be refused. It may
-// run discovery (to learn where the criteria go).
+// run discovery (to learn where the criteria go). A short-text
+// acceptance-criteria field holds at most ShortTextLimit (limits).
 func (p *Provider) MeasureItem(ctx context.Context, spec core.ItemSpec) (sizes map[string]int, limit int, err error) {
 	m, err := p.ensureMeta(ctx)
 	if err != nil {
@@ -37,6 +43,15 @@ func (p *Provider) MeasureItem(ctx context.Context, spec core.ItemSpec) (sizes m
 	return sizes, TextLimit, err
 }
 
+// limits are the most characters each field of textSizes may hold.
+func (m *meta) limits() map[string]int {
+	l := map[string]int{"description": TextLimit, "acceptance_criteria": TextLimit}
+	if m.acShort {
+		l["acceptance_criteria"] = ShortTextLimit
+	}
+	return l
+}
+
 // CheckItems implements core.ItemChecker: every multi-line field of specs
 // that Jira would refuse as too long (MeasureItem against TextLimit), one
 // core.SizeProblem each, so the preview refuses what Create and Update
@@ -48,16 +63,30 @@ func (p *Provider) MeasureItem(ctx context.Context, spec core.ItemSpec) (sizes m
 func (p *Provider) CheckItems(ctx context.Context, specs []core.ItemSpec) ([]core.Detail, error) {
 	var details []core.Detail
 	for _, spec := range specs {
-		if fitsSurely(spec) {
+		if fitsSurely(spec) && !p.criteriaInShortField(ctx, spec) {
 			continue
 		}
-		sizes, limit, err := p.MeasureItem(ctx, spec)
+		m, err := p.ensureMeta(ctx)
 		if err != nil {
 			return nil, err
 		}
-		details = append(details, oversized(spec.Reference, sizes, limit)...)
+		sizes, _, err := p.MeasureItem(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		details = append(details, oversized(spec.Reference, sizes, m.limits())...)
 	}
 	return details, nil
+}
+
+// criteriaInShortField reports whether spec has acceptance criteria to write into a
+// short-text field (fitsSurely bounds the multi-line limit only).
+func (p *Provider) criteriaInShortField(ctx context.Context, spec core.ItemSpec) bool {
+	if len(spec.AcceptanceCriteria) == 0 || p.cfg.AcceptanceCriteriaField == "" {
+		return false
+	}
+	m, err := p.ensureMeta(ctx)
+	return err != nil || m.acShort // an error: measure, and report it there
 }
 
 var _ core.ItemChecker = (*Provider)(nil)
@@ -83,12 +112,13 @@ func fitsSurely(spec core.ItemSpec) bool {
 	return adfFixed+adfPerRune*n <= TextLimit
 }
 
-// oversized lists the fields of sizes over limit, description first.
-func oversized(ref core.Reference, sizes map[string]int, limit int) []core.Detail {
+// oversized lists the fields of sizes over their limits, description
+// first.
+func oversized(ref core.Reference, sizes map[string]int, limits map[string]int) []core.Detail {
 	var details []core.Detail
 	for _, name := range []string{"description", "acceptance_criteria"} {
-		if n := sizes[name]; n > limit {
-			details = append(details, core.SizeProblem(ref, name, n, limit))
+		if n := sizes[name]; n > limits[name] {
+			details = append(details, core.SizeProblem(ref, name, n, limits[name]))
 		}
 	}
 	return details
@@ -127,11 +157,16 @@ func (m *meta) checkTextSizes(spec core.ItemSpec, fields map[string]any) error {
 	if err != nil {
 		return core.Wrap(err, core.CodeInternal, "Could not encode the fields of %s.", spec.Reference)
 	}
-	details := oversized(spec.Reference, sizes, TextLimit)
+	limits := m.limits()
+	details := oversized(spec.Reference, sizes, limits)
 	if len(details) == 0 {
 		return nil
 	}
 	field := details[0].Field
+	if limits[field] == ShortTextLimit {
+		return core.Errorf(core.CodeValidationFailed, "The acceptance criteria of %s are too long for Jira's short-text field: %d characters (list markers included); at most %d. Shorten them, or use a paragraph (multi-line text) field for acceptance criteria.",
+			spec.Reference, sizes[field], ShortTextLimit).WithDetails(details...)
+	}
 	return core.Errorf(core.CodeValidationFailed, "The %s of %s is too long for Jira: %d characters as Jira counts them (the document it stores, acceptance criteria included); at most %d. Shorten it.",
 		strings.ReplaceAll(field, "_", " "), spec.Reference, sizes[field], TextLimit).WithDetails(details...)
 }
