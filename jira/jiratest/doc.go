@@ -71,8 +71,19 @@
 //     (customfield_10011, gh-epic-label, ≤ 255) required on the Epic type.
 //     "deployment": "datacenter": every /rest/api/3 path answers 404 as
 //     Jira Data Center's REST layer does ({"message": "null for uri: …",
-//     "status-code": 404}) and GET /rest/api/2/serverInfo (served for
-//     Cloud too) says deploymentType "Server" — only that much.
+//     "status-code": 404}), GET /rest/api/2/serverInfo (served for
+//     Cloud too) says deploymentType "Server", and /rest/api/2 serves the
+//     REST API v2 as Data Center does (datacenter.go): a personal access
+//     token as "Authorization: Bearer" only, text as wiki markup (kept as
+//     ADF inside, written back through jira/wiki), a story's epic in Epic
+//     Link (customfield_10008; parent only for sub-tasks), createmeta pages
+//     as "values", people by name and key, GET/POST search with
+//     startAt/maxResults (≤ 1,000) and total; search/jql, bulkfetch and
+//     approximate-count answer 404. Not modelled for Data Center: its user
+//     search by username, its Agile API differences, rate limiting as an
+//     admin option (the site's limits apply as on Cloud, 429 with
+//     Retry-After), and a check against Atlassian's Data Center OpenAPI
+//     description (not in the reference material).
 //     SetReferenceSearchable(false) makes the reference fields
 //     unsearchable (GET field "searchable": false; a JQL clause on them is
 //     an unknown field), and FieldSeed.OffEditScreen can take the

@@ -335,6 +335,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.serveDataCenter(rec, r) { // a Data Center site's REST API v2 (datacenter.go)
+		return
+	}
 	if s.dataCenterGate(rec, r) { // a Data Center site has no /rest/api/3 (site.go)
 		return
 	}

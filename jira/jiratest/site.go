@@ -76,8 +76,9 @@ type Profile struct {
 type SiteProfile struct {
 	Profile
 	// Deployment "datacenter" makes the site a Jira Data Center: every
-	// /rest/api/3 path answers 404 and /rest/api/2/serverInfo says
-	// deploymentType "Server". Nothing else of Data Center is modelled.
+	// /rest/api/3 path answers 404, /rest/api/2/serverInfo says
+	// deploymentType "Server" and /rest/api/2 serves Data Center's REST API
+	// v2 (datacenter.go; what is and is not modelled: the package comment).
 	Deployment string `json:"deployment,omitempty"`
 	// Projects overrides the profile per project key: the keys an entry
 	// sets replace the site's (EpicNameRequired adds); a project named

@@ -1,6 +1,7 @@
 package wiki
 
 import (
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"slices"
@@ -872,6 +873,9 @@ func intAttr(attrs map[string]any, key string) int {
 		return int(v)
 	case int64:
 		return int(v)
+	case json.Number: // adf.Parse keeps numbers as written
+		n, _ := v.Int64()
+		return int(n)
 	}
 	return 0
 }

@@ -3,6 +3,8 @@ package wiki
 import (
 	"slices"
 	"testing"
+
+	"github.com/devworkwire/devworkwire/jira/adf"
 )
 
 // TestToMarkdown: wiki markup as people write it in Jira Data Center
@@ -105,5 +107,17 @@ func TestCodeBlockHoldingBothClosingTags(t *testing.T) {
 	}
 	if md := ToMarkdown(w); md != "`{code}`\\\n\\\n`{noformat} x`\n" {
 		t.Errorf("reads back as %q", md)
+	}
+}
+
+// TestFromADFAsJiraSendsIt: a document decoded from JSON (numbers as
+// json.Number, as adf.Parse keeps them) keeps its heading levels.
+func TestFromADFAsJiraSendsIt(t *testing.T) {
+	d, err := adf.Parse([]byte(`{"version":1,"type":"doc","content":[{"type":"heading","attrs":{"level":3},"content":[{"type":"text","text":"T"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := FromADF(d); w != "h3. T" {
+		t.Errorf("got %q, want %q", w, "h3. T")
 	}
 }

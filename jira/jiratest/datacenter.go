@@ -1,0 +1,330 @@
+package jiratest
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/jira/adf"
+	"github.com/devworkwire/devworkwire/jira/wiki"
+)
+
+// EpicLinkFieldID is the Epic Link field of a Data Center site
+// (com.pyxis.greenhopper.jira:gh-epic-link): a story's epic there, where
+// Cloud uses parent (Data Center keeps parent for sub-tasks).
+const EpicLinkFieldID = "customfield_10008"
+
+// Data Center's search pages (jira.search.views.default.max).
+const (
+	dcDefaultMaxResults = 50
+	dcMaxResults        = 1000
+)
+
+// serveDataCenter answers a Data Center site's /rest/api/2 requests (REST
+// API v2 as Jira Data Center 10 and 11 serve it) by translating them to the
+// Cloud handlers and their answers back: a personal access token as
+// "Authorization: Bearer" (Jira 11 turns basic auth off by default), text
+// (description, comments) as wiki markup (jira/wiki; the site keeps ADF
+// inside), a story's epic in the Epic Link field (parent only for
+// sub-tasks), createmeta pages as "values", people with name and key
+// (no accountId), search by /rest/api/2/search with startAt/maxResults and
+// a total (no nextPageToken), and no search/jql, bulkfetch or
+// approximate-count. It reports whether it answered.
+func (s *Server) serveDataCenter(w http.ResponseWriter, r *http.Request) bool {
+	s.mu.RLock()
+	dc := s.site.dataCenter()
+	s.mu.RUnlock()
+	if !dc || !strings.HasPrefix(r.URL.Path, "/rest/api/2/") || r.URL.Path == "/rest/api/2/serverInfo" {
+		return false
+	}
+	if !s.bearerOK(r) {
+		w.Header().Set("WWW-Authenticate", `OAuth realm="`+s.base(r)+`"`)
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"errorMessages": []string{"You are not authenticated. Authentication required to perform this operation."}, "errors": map[string]any{}})
+		return true
+	}
+	rest := strings.TrimPrefix(r.URL.Path, "/rest/api/2")
+	switch {
+	case rest == "/search/jql" || rest == "/issue/bulkfetch" || rest == "/search/approximate-count":
+		writeJSON(w, http.StatusNotFound, map[string]any{"message": "null for uri: " + s.base(r) + r.URL.Path, "status-code": http.StatusNotFound})
+		return true
+	case rest == "/search":
+		s.dcSearch(w, r)
+		return true
+	}
+	in, e := s.dcRequest(r, rest)
+	if e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return true
+	}
+	rec := httptest.NewRecorder()
+	s.mux.ServeHTTP(rec, in)
+	s.dcAnswer(w, r, rec, rest)
+	return true
+}
+
+// bearerOK checks "Authorization: Bearer <personal access token>".
+func (s *Server) bearerOK(r *http.Request) bool {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.opts.Token)) == 1
+}
+
+// dcRequest is r as the Cloud handlers take it: /rest/api/3, Cloud's
+// credentials, wiki text as ADF, Epic Link as parent.
+func (s *Server) dcRequest(r *http.Request, rest string) (*http.Request, *jiraError) {
+	in := r.Clone(r.Context())
+	in.URL.Path = "/rest/api/3" + rest
+	in.URL.RawPath = ""
+	in.Header.Set("Authorization", s.AuthHeader())
+	if r.Body == nil || r.ContentLength == 0 || (r.Method != http.MethodPost && r.Method != http.MethodPut) {
+		return in, nil
+	}
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, newErr("mockjira could not read the request body.")
+	}
+	var body any
+	if json.Unmarshal(raw, &body) == nil {
+		if m, ok := body.(map[string]any); ok {
+			if e := dcBodyToCloud(m); e != nil {
+				return nil, e
+			}
+			raw, _ = json.Marshal(m)
+		}
+	}
+	in.Body = io.NopCloser(bytes.NewReader(raw))
+	in.ContentLength = int64(len(raw))
+	return in, nil
+}
+
+// dcBodyToCloud rewrites a create, edit, bulk create or comment body:
+// wiki text becomes ADF, the Epic Link becomes parent.
+func dcBodyToCloud(m map[string]any) *jiraError {
+	if ups, ok := m["issueUpdates"].([]any); ok {
+		for _, u := range ups {
+			if um, ok := u.(map[string]any); ok {
+				if e := dcBodyToCloud(um); e != nil {
+					return e
+				}
+			}
+		}
+		return nil
+	}
+	if b, ok := m["body"].(string); ok { // a comment
+		m["body"] = wikiToADF(b)
+	}
+	f, ok := m["fields"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	if d, ok := f["description"]; ok {
+		switch d := d.(type) {
+		case nil:
+		case string:
+			f["description"] = wikiToADF(d)
+		default:
+			return newErr("Field 'description': Data Center takes text (wiki markup), not a document.")
+		}
+	}
+	if v, ok := f[EpicLinkFieldID]; ok {
+		delete(f, EpicLinkFieldID)
+		switch v := v.(type) {
+		case nil:
+			f["parent"] = nil
+		case string:
+			f["parent"] = map[string]any{"key": v}
+		default:
+			return newErr("Field 'Epic Link': give the epic's issue key.")
+		}
+	}
+	return nil
+}
+
+// wikiToADF is the document the site keeps for wiki text ("" is none).
+func wikiToADF(w string) any {
+	if strings.TrimSpace(w) == "" {
+		return nil
+	}
+	d, _ := wiki.Parse(w)
+	b, _ := json.Marshal(d)
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
+}
+
+// dcAnswer writes a Cloud handler's answer as Data Center's.
+func (s *Server) dcAnswer(w http.ResponseWriter, r *http.Request, rec *httptest.ResponseRecorder, rest string) {
+	for k, vs := range rec.Header() {
+		if k == "Content-Length" {
+			continue
+		}
+		w.Header()[k] = vs
+	}
+	body := rec.Body.Bytes()
+	var v any
+	if len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &v) == nil {
+		if m, ok := v.(map[string]any); ok && strings.HasPrefix(rest, "/issue/createmeta/") {
+			for _, k := range []string{"issueTypes", "fields"} {
+				if x, ok := m[k]; ok {
+					delete(m, k)
+					m["values"] = x
+				}
+			}
+		}
+		if rest == "/field" && r.Method == http.MethodGet {
+			if list, ok := v.([]any); ok {
+				v = append(list, map[string]any{
+					"id": EpicLinkFieldID, "key": EpicLinkFieldID, "name": "Epic Link", "custom": true, "orderable": true, "navigable": true, "searchable": true,
+					"clauseNames": []string{"cf[10008]", "Epic Link"},
+					"schema":      map[string]any{"type": "any", "custom": "com.pyxis.greenhopper.jira:gh-epic-link", "customId": 10008},
+				})
+			}
+		}
+		v = s.dcJSON(v)
+		body, _ = json.Marshal(v)
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body)
+}
+
+// dcJSON rewrites a Cloud answer as Data Center's, in place: documents as
+// wiki markup, v3 addresses as v2, people by name and key, a story's
+// epic in Epic Link.
+func (s *Server) dcJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if v["type"] == "doc" && v["content"] != nil {
+			return adfToWiki(v)
+		}
+		if id, ok := v["accountId"].(string); ok {
+			name := s.dcUserName(id)
+			v["name"], v["key"] = name, "JIRAUSER"+strconv.Itoa(len(name)+10000)
+			delete(v, "accountId")
+			delete(v, "accountType")
+		}
+		for k, x := range v {
+			if self, ok := x.(string); ok && k == "self" {
+				v[k] = strings.Replace(self, "/rest/api/3/", "/rest/api/2/", 1)
+				continue
+			}
+			v[k] = s.dcJSON(x)
+		}
+		if f, ok := v["fields"].(map[string]any); ok {
+			s.dcEpicLink(f)
+		}
+		return v
+	case []any:
+		for i := range v {
+			v[i] = s.dcJSON(v[i])
+		}
+		return v
+	}
+	return v
+}
+
+// dcUserName is the user name Data Center shows for the site's user.
+func (s *Server) dcUserName(accountID string) string {
+	if accountID == s.accountID() {
+		name, _, _ := strings.Cut(s.opts.Email, "@")
+		return name
+	}
+	return accountID
+}
+
+// dcEpicLink moves a story's parent (an epic) to Epic Link; a sub-task
+// keeps its parent.
+func (s *Server) dcEpicLink(f map[string]any) {
+	p, ok := f["parent"].(map[string]any)
+	if !ok {
+		return
+	}
+	key, _ := p["key"].(string)
+	s.mu.RLock()
+	par := s.issueByKeyOrID(key)
+	epic := par != nil && par.cur != nil && par.cur.TypeID == IssueTypeEpicID
+	s.mu.RUnlock()
+	if epic {
+		delete(f, "parent")
+		f[EpicLinkFieldID] = key
+	}
+}
+
+// adfToWiki is a document as the wiki markup Data Center keeps.
+func adfToWiki(doc map[string]any) string {
+	b, _ := json.Marshal(doc)
+	var d adf.Doc
+	if json.Unmarshal(b, &d) != nil {
+		return ""
+	}
+	w, _ := wiki.FromADF(d)
+	return w
+}
+
+// dcSearch is GET and POST /rest/api/2/search: startAt, maxResults
+// (default 50, at most 1,000), total; fields and properties as on Cloud.
+func (s *Server) dcSearch(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		JQL        string   `json:"jql"`
+		StartAt    int      `json:"startAt"`
+		MaxResults *int     `json:"maxResults"`
+		Fields     []string `json:"fields"`
+		Properties []string `json:"properties"`
+		Expand     any      `json:"expand"`
+		Validate   any      `json:"validateQuery"`
+	}
+	if r.Method == http.MethodPost {
+		if e := decodeStrict(r, &req); e != nil {
+			writeErr(w, http.StatusBadRequest, e)
+			return
+		}
+	} else {
+		q := r.URL.Query()
+		req.JQL = q.Get("jql")
+		for _, name := range []string{"startAt", "maxResults"} {
+			v := q.Get(name)
+			if v == "" {
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The value '%s' is not valid for parameter '%s'.", v, name)))
+				return
+			}
+			if name == "startAt" {
+				req.StartAt = n
+			} else {
+				req.MaxResults = &n
+			}
+		}
+		for _, f := range q["fields"] {
+			req.Fields = append(req.Fields, strings.Split(f, ",")...)
+		}
+		for _, p := range q["properties"] {
+			req.Properties = append(req.Properties, strings.Split(p, ",")...)
+		}
+	}
+	limit := dcDefaultMaxResults
+	if req.MaxResults != nil && *req.MaxResults >= 0 {
+		limit = *req.MaxResults
+	}
+	limit = min(limit, dcMaxResults)
+	start := max(req.StartAt, 0)
+	fs := parseFieldSel(req.Fields, "*navigable")
+	ps := parsePropSel(req.Properties)
+	rec := httptest.NewRecorder()
+	s.withSearch(rec, req.JQL, nil, func(hits []*issue, states []*issueState) answer {
+		base := s.base(r)
+		out := []any{}
+		end := min(start+limit, len(hits))
+		for i := min(start, len(hits)); i < end; i++ {
+			out = append(out, s.renderIssue(base, hits[i], states[i], fs, ps))
+		}
+		return encodeJSON(http.StatusOK, map[string]any{"expand": "schema,names", "startAt": start, "maxResults": limit, "total": len(hits), "issues": out})
+	})
+	s.dcAnswer(w, r, rec, "/search")
+}

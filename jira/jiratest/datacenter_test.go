@@ -1,0 +1,153 @@
+package jiratest_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// dcClient is a client of a Data Center site, with its personal access
+// token as a Bearer token.
+func dcClient(t *testing.T) *tc {
+	t.Helper()
+	c := start(t, jiratest.Options{Deployment: jiratest.DeploymentDataCenter})
+	c.auth = "Bearer " + jiratest.DefaultToken
+	return c
+}
+
+func TestDataCenterTakesAPersonalAccessTokenAsBearer(t *testing.T) {
+	c := dcClient(t)
+	for _, auth := range []string{c.srv.AuthHeader(), "Bearer wrong-token", ""} {
+		c.auth = auth
+		if r := c.do("GET", "/rest/api/2/myself", nil); r.status != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: %d, want 401", auth, r.status)
+		}
+	}
+	c.auth = "Bearer " + jiratest.DefaultToken
+	r := c.do("GET", "/rest/api/2/myself", nil)
+	if r.status != 200 {
+		t.Fatalf("myself with the token: %d %s", r.status, r.body)
+	}
+	m := r.json(t)
+	if m["name"] != "demo" || m["key"] == nil || m["accountId"] != nil {
+		t.Errorf("Data Center names people by name and key, not accountId: %v", m)
+	}
+}
+
+func TestDataCenterTextIsWikiMarkup(t *testing.T) {
+	c := dcClient(t)
+	desc := "h2. Goal\n\n*bold*, {{code}} and [~demo]\n\n* one\n* two"
+	r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": map[string]any{
+		"project": map[string]any{"key": "DEMO"}, "issuetype": map[string]any{"name": "Story"},
+		"summary": "wiki", "description": desc,
+	}})
+	if r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	m := r.json(t)
+	key := m["key"].(string)
+	if self, _ := m["self"].(string); !strings.Contains(self, "/rest/api/2/issue/") {
+		t.Errorf("self %q is not a v2 address", self)
+	}
+	got := c.do("GET", "/rest/api/2/issue/"+key+"?fields=description", nil).json(t)
+	if d := got["fields"].(map[string]any)["description"]; d != desc {
+		t.Errorf("description reads back as %#v, want %q", d, desc)
+	}
+	// A document (Cloud's format) is refused, as Data Center takes text.
+	bad := c.do("PUT", "/rest/api/2/issue/"+key, map[string]any{"fields": map[string]any{"description": adf("x")}})
+	if bad.status != 400 {
+		t.Errorf("an ADF description: %d, want 400", bad.status)
+	}
+}
+
+func TestDataCenterStoriesHaveAnEpicLinkSubtasksAParent(t *testing.T) {
+	c := dcClient(t)
+	create := func(fields map[string]any) string {
+		t.Helper()
+		fields["project"] = map[string]any{"key": "DEMO"}
+		r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": fields})
+		if r.status != 201 {
+			t.Fatalf("create %v: %d %s", fields, r.status, r.body)
+		}
+		return r.json(t)["key"].(string)
+	}
+	epic := create(map[string]any{"issuetype": map[string]any{"name": "Epic"}, "summary": "epic"})
+	story := create(map[string]any{"issuetype": map[string]any{"name": "Story"}, "summary": "story", jiratest.EpicLinkFieldID: epic})
+	sub := create(map[string]any{"issuetype": map[string]any{"name": "Subtask"}, "summary": "sub", "parent": map[string]any{"key": story}})
+	f := c.do("GET", "/rest/api/2/issue/"+story, nil).json(t)["fields"].(map[string]any)
+	if f[jiratest.EpicLinkFieldID] != epic || f["parent"] != nil {
+		t.Errorf("story: Epic Link %v, parent %v; want Epic Link %s and no parent", f[jiratest.EpicLinkFieldID], f["parent"], epic)
+	}
+	f = c.do("GET", "/rest/api/2/issue/"+sub, nil).json(t)["fields"].(map[string]any)
+	if p, _ := f["parent"].(map[string]any); p == nil || p["key"] != story {
+		t.Errorf("sub-task parent %v, want %s", f["parent"], story)
+	}
+	if r := c.do("PUT", "/rest/api/2/issue/"+story, map[string]any{"fields": map[string]any{jiratest.EpicLinkFieldID: nil}}); r.status != 204 {
+		t.Fatalf("clear Epic Link: %d %s", r.status, r.body)
+	}
+	f = c.do("GET", "/rest/api/2/issue/"+story, nil).json(t)["fields"].(map[string]any)
+	if f[jiratest.EpicLinkFieldID] != nil {
+		t.Errorf("Epic Link still %v after clearing it", f[jiratest.EpicLinkFieldID])
+	}
+	var found bool
+	for _, x := range c.do("GET", "/rest/api/2/field", nil).jsonArray(t) {
+		found = found || x.(map[string]any)["name"] == "Epic Link"
+	}
+	if !found {
+		t.Error("GET /rest/api/2/field does not list Epic Link")
+	}
+}
+
+func TestDataCenterSearchPagesByStartAt(t *testing.T) {
+	c := dcClient(t)
+	for i := range 5 {
+		r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": map[string]any{
+			"project": map[string]any{"key": "DEMO"}, "issuetype": map[string]any{"name": "Task"}, "summary": "t" + string(rune('a'+i)),
+		}})
+		if r.status != 201 {
+			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+	}
+	all := c.do("GET", "/rest/api/2/search?jql=project%3DDEMO&maxResults=0", nil).json(t)
+	total := int(all["total"].(float64))
+	if total < 5 || len(all["issues"].([]any)) != 0 {
+		t.Fatalf("total %d with %d issues, want ≥ 5 and none", total, len(all["issues"].([]any)))
+	}
+	var seen []string
+	for start := 0; start < total; start += 2 {
+		page := c.do("POST", "/rest/api/2/search", map[string]any{"jql": "project = DEMO ORDER BY key", "startAt": start, "maxResults": 2, "fields": []string{"summary"}}).json(t)
+		if page["nextPageToken"] != nil || int(page["startAt"].(float64)) != start || int(page["total"].(float64)) != total {
+			t.Fatalf("page at %d: %v", start, page)
+		}
+		for _, is := range page["issues"].([]any) {
+			seen = append(seen, is.(map[string]any)["key"].(string))
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("paging by startAt saw %d issues, want %d: %v", len(seen), total, seen)
+	}
+	for _, p := range []string{"/rest/api/2/search/jql", "/rest/api/2/issue/bulkfetch"} {
+		if r := c.do("POST", p, map[string]any{"jql": "project = DEMO"}); r.status != 404 {
+			t.Errorf("%s on Data Center: %d, want 404", p, r.status)
+		}
+	}
+}
+
+func TestDataCenterCreateMetaAnswersValues(t *testing.T) {
+	c := dcClient(t)
+	m := c.do("GET", "/rest/api/2/issue/createmeta/DEMO/issuetypes", nil).json(t)
+	if _, ok := m["values"].([]any); !ok || m["issueTypes"] != nil {
+		t.Errorf("createmeta issue types: %v, want values", m)
+	}
+}
+
+func (r resp) jsonArray(t *testing.T) []any {
+	t.Helper()
+	var a []any
+	if err := jsonUnmarshal(r.body, &a); err != nil {
+		t.Fatalf("response is not a JSON array: %v\n%s", err, r.body)
+	}
+	return a
+}
