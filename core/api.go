@@ -195,6 +195,12 @@ type ImportPreviewResult struct {
 	// (what a commit executes). A commit given it refuses a stored plan
 	// that no longer has it.
 	PlanDigest string `json:"plan_digest"`
+	// Writes is every write a commit of this stored plan makes, each one
+	// named, with counts by kind: what a front door asks the person to
+	// confirm (built from the stored plan, as the commit executes it).
+	// Not in the JSON: items, structure and counts say the same to a
+	// program.
+	Writes PlanWrites `json:"-"`
 }
 
 // PlanDocument is one document of a preview of several.

@@ -147,6 +147,10 @@ type PullPreviewResult struct {
 	// Writes says whether the commit writes anything (the file, or bases
 	// in the tracker); false is "nothing to pull".
 	Writes bool `json:"writes"`
+	// Planned is every write a commit of this stored pull makes (the file,
+	// each item's record), each one named: what a front door asks the
+	// person to confirm. Not in the JSON (diff, items and counts say it).
+	Planned PlanWrites `json:"-"`
 }
 
 // PullCommitResult is the outcome of a pull commit.
@@ -660,7 +664,7 @@ func fileDiff(name, from, to string) string {
 func (pl *pullPlan) result(p Preview) PullPreviewResult {
 	r := PullPreviewResult{ResultType: ResultPreview, RunID: pl.Pull.RunID, PreviewHandle: p.Handle, ExpiresAt: utc(p.ExpiresAt), PlanDigest: p.Digest,
 		Document: pl.Pull.Document, Path: pl.Pull.Path, Diff: pl.Pull.Diff, Items: pl.Items, Counts: pl.Pull.Counts, Warnings: pl.Pull.Warnings,
-		Writes: pl.Pull.NewFile != nil || len(pl.Entries) > 0}
+		Writes: pl.Pull.NewFile != nil || len(pl.Entries) > 0, Planned: pl.writes()}
 	if !r.Writes {
 		r.PreviewHandle, r.PlanDigest = "", ""
 	}

@@ -300,6 +300,7 @@ func (pl *importPlan) result(p Preview) ImportPreviewResult {
 		}
 		r.Counts.Structure += ds.Plan.writes()
 	}
+	r.Writes = pl.writes()
 	return r
 }
 

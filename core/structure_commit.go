@@ -13,11 +13,15 @@ import (
 // a write whose answer never came is read back, never sent again.
 
 // structureRow is one planned structure write of the commit, for outcomes
-// and the partial report.
+// and the partial report, and for the list of writes a person confirms
+// (writes.go).
 type structureRow struct {
 	ref    Reference // the outcome's reference (synthetic: "<doc>/~link:s-2<-s-1")
 	action Action
-	label  string
+	label  string // the outcome's words: "s-2 depends on s-1"
+	item   string // the item it is about, as the document names it
+	key    string // its tracker key, when it exists
+	text   string // what is written, for the person: "s-2 depends on s-1: s-2 is blocked by s-1"
 }
 
 func opRef(doc, kind, label string) Reference {
@@ -42,26 +46,47 @@ func (x *execution) structureRows() []structureRow {
 	return rows
 }
 
+// named is an endpoint as a person reads it: its label, with its key when
+// it exists and differs.
+func (e endpoint) named() string {
+	if e.Key != "" && !strings.EqualFold(e.Key, e.Label) {
+		return e.Label + " (" + e.Key + ")"
+	}
+	return e.Label
+}
+
 // rows lists a document's planned structure writes in commit order.
 func (ds docStructure) rows() []structureRow {
 	sp, doc := ds.Plan, ds.Document
 	var rows []structureRow
 	for _, op := range sp.Links {
 		l := op.Blocked.Label + "<-" + op.Blocker.Label
-		rows = append(rows, structureRow{opRef(doc, "link", l), ActionLink, op.Blocked.Label + " depends on " + op.Blocker.Label})
+		rows = append(rows, structureRow{opRef(doc, "link", l), ActionLink, op.Blocked.Label + " depends on " + op.Blocker.Label,
+			op.Blocked.Label, op.Blocked.Key, fmt.Sprintf("%s depends on %s: %s is blocked by %s", op.Blocked.named(), op.Blocker.named(), op.Blocked.Label, op.Blocker.Label)})
 	}
 	for _, op := range sp.Unlinks {
 		l := op.Blocked.Label + "<-" + op.Blocker.Label
-		rows = append(rows, structureRow{opRef(doc, "unlink", l), ActionUnlink, "link " + op.Blocked.Label + " depends on " + op.Blocker.Label + " removed"})
+		rows = append(rows, structureRow{opRef(doc, "unlink", l), ActionUnlink, "link " + op.Blocked.Label + " depends on " + op.Blocker.Label + " removed",
+			op.Blocked.Label, op.Blocked.Key, fmt.Sprintf("%s no longer depends on %s (the link DevWorkWire made is removed)", op.Blocked.named(), op.Blocker.named())})
 	}
 	for _, op := range sp.Sprints {
 		for _, it := range op.Items {
-			rows = append(rows, structureRow{opRef(doc, "sprint", it.Label), ActionSprint, it.Label + " into sprint " + op.Sprint})
+			rows = append(rows, structureRow{opRef(doc, "sprint", it.Label), ActionSprint, it.Label + " into sprint " + op.Sprint,
+				it.Label, it.Key, fmt.Sprintf("%s into sprint %s", it.named(), op.Sprint)})
 		}
 	}
 	for _, op := range sp.Ranks {
+		where := "after"
+		if op.Before {
+			where = "before"
+		}
+		anchor := op.Anchor
 		for _, it := range op.Items {
-			rows = append(rows, structureRow{opRef(doc, "rank", it.Label), ActionRank, it.Label + " ranked"})
+			rows = append(rows, structureRow{opRef(doc, "rank", it.Label), ActionRank, it.Label + " ranked",
+				it.Label, it.Key, fmt.Sprintf("%s %s %s in the backlog order", it.named(), where, anchor.named())})
+			if !op.Before {
+				anchor = it // placed in order: each right after the one before it
+			}
 		}
 	}
 	return rows

@@ -169,50 +169,33 @@ func clientCanElicit(req *mcp.CallToolRequest) bool {
 	return e.Form != nil || e.URL == nil
 }
 
-// maxListed bounds the items listed in a confirmation question.
+// maxListed bounds the writes of one kind listed in a confirmation
+// question; past it the question says how many more there are (the counts
+// by kind always cover every write).
 const maxListed = 15
 
-// describe says what will be written where, for the person.
+// describe says what will be written where, for the person: every write
+// of the stored plan (core.PlanWrites), counted by kind and each named,
+// up to maxListed of a kind.
 func describe(info core.PreviewInfo) string {
 	var b strings.Builder
 	switch {
 	case info.Import != nil:
 		p := info.Import
-		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira (%s), importing document %q: create %d, update %d",
-			p.Scope, p.Document, p.Counts.Create, p.Counts.Update)
-		if p.Counts.Adopt > 0 {
-			fmt.Fprintf(&b, ", adopt %d existing issues (their reference and the document's content are written to them)", p.Counts.Adopt)
+		what := fmt.Sprintf("importing document %q", p.Document)
+		if len(p.Documents) > 0 {
+			what = fmt.Sprintf("importing %d documents", len(p.Documents))
 		}
-		if p.Counts.Close > 0 {
-			fmt.Fprintf(&b, ", close %d items the document no longer lists (transition to done, with a comment)", p.Counts.Close)
-		}
-		fmt.Fprintf(&b, "; %d unchanged and %d drifted items are left alone", p.Counts.Unchanged, p.Counts.Drift)
+		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira (%s), %s: %s", p.Scope, what, p.Writes.Summary())
+		fmt.Fprintf(&b, ". %s and %s are left alone", core.Plural(p.Counts.Unchanged, "unchanged item", "unchanged items"), core.Plural(p.Counts.Drift, "item edited in Jira", "items edited in Jira"))
 		if p.Counts.Removed > 0 {
-			fmt.Fprintf(&b, ", and %d items the document no longer lists", p.Counts.Removed)
+			fmt.Fprintf(&b, ", and %s the document no longer lists", core.Plural(p.Counts.Removed, "item", "items"))
+		}
+		if p.Counts.Blocked > 0 {
+			fmt.Fprintf(&b, "; %s held back (not created)", core.Plural(p.Counts.Blocked, "item is", "items are"))
 		}
 		b.WriteString(".\n")
-		n := 0
-		for _, it := range p.Items {
-			if it.Action != core.ActionCreate && it.Action != core.ActionUpdate && it.Action != core.ActionAdopt && it.Action != core.ActionClose {
-				continue
-			}
-			if n == maxListed {
-				fmt.Fprintf(&b, "… and %d more.\n", p.Counts.Create+p.Counts.Update+p.Counts.Adopt+p.Counts.Close-n)
-				break
-			}
-			n++
-			line := fmt.Sprintf("- %s %s %s %q", it.Action, it.Kind, it.Reference, it.Title)
-			if it.Key != "" {
-				line += " (" + it.Key + ")"
-			}
-			if it.TakeDocument {
-				line += " — replaces edits made in Jira"
-			}
-			if it.Released {
-				line += " — RELEASED: held back because an earlier create's outcome is unknown; created now because it was checked as missing in Jira (a duplicate if it does exist)"
-			}
-			b.WriteString(line + "\n")
-		}
+		listWrites(&b, p.Writes)
 	case info.Progress != nil:
 		p := info.Progress
 		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira: work item %s %q", p.Item.Key, p.Item.Title)
@@ -301,55 +284,43 @@ func (p *pendingConfirmations) take(nonce string) (pendingQuestion, bool) {
 	return q, time.Now().Before(q.expires)
 }
 
-// count is n with the words for one or for many ("1 item matches", "2
-// items match").
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // describePull says what a pull commit writes: the file, and DevWorkWire's
 // record on each item in Jira.
 func describePull(b *strings.Builder, p *core.PullPreviewResult) {
 	c := p.Counts
-	if p.Diff != "" {
-		fmt.Fprintf(b, "DevWorkWire is about to rewrite the planning document %s (document %q) with what people changed in Jira (%s), ", p.Path, p.Document, count(c.Pull, "item", "items"))
-	} else {
-		fmt.Fprintf(b, "DevWorkWire is about to leave the planning document %s (document %q) as it is, ", p.Path, p.Document)
+	fmt.Fprintf(b, "DevWorkWire is about to pull what people changed in Jira into the planning document %s (document %q): %s", p.Path, p.Document, p.Planned.Summary())
+	if p.Diff == "" {
+		b.WriteString("; the file stays as it is")
 	}
-	fmt.Fprintf(b, "and record in Jira that %s the document (DevWorkWire's record on each; no field, text or status of an issue changes)", count(c.Pull+c.Settle, "item matches", "items match"))
+	b.WriteString(". A record is DevWorkWire's own, on the issue in Jira: no field, text or status of an issue changes")
 	if c.Conflict > 0 {
-		fmt.Fprintf(b, "; %s", count(c.Conflict, "item in conflict is left as it is", "items in conflict are left as they are"))
+		fmt.Fprintf(b, "; %s", core.Plural(c.Conflict, "item in conflict is left as it is", "items in conflict are left as they are"))
 	}
 	b.WriteString(".\n")
-	n := 0
-	for _, it := range p.Items {
-		if it.Action != core.PullActionPull && it.Action != core.PullActionConflict {
-			continue
-		}
-		if n == maxListed {
-			fmt.Fprintf(b, "… and %d more.\n", c.Pull+c.Conflict-n)
-			break
-		}
-		n++
-		var taken []string
-		for _, ch := range it.Changes {
-			if ch.Take == core.TakeTracker {
-				taken = append(taken, ch.Field)
-			}
-		}
-		line := fmt.Sprintf("- %s %s %s %q", it.Action, it.Kind, it.Reference, it.Title)
-		if it.Key != "" {
-			line += " (" + it.Key + ")"
-		}
-		if len(taken) > 0 {
-			line += ": Jira's " + strings.Join(taken, ", ") + " into the document"
-		}
-		b.WriteString(line + "\n")
-	}
+	listWrites(b, p.Planned)
 	if p.Diff != "" {
 		b.WriteString("The file's previous content is not kept by DevWorkWire (keep it in version control). ")
+	}
+}
+
+// listWrites names each write, one a line, up to maxListed of a kind, and
+// says how many more of a kind there are.
+func listWrites(b *strings.Builder, w core.PlanWrites) {
+	shown := map[core.Action]int{}
+	for _, pw := range w.Writes {
+		if shown[pw.Action] == maxListed {
+			continue
+		}
+		shown[pw.Action]++
+		doc := ""
+		if pw.Document != "" {
+			doc = pw.Document + ": "
+		}
+		fmt.Fprintf(b, "- %s%s %s\n", doc, pw.Action, pw.Text)
+	}
+	for _, c := range w.Counts {
+		if c.Count > maxListed {
+			fmt.Fprintf(b, "… and %d more %s writes (%s in all).\n", c.Count-maxListed, c.Action, c.Text)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -64,7 +65,7 @@ func TestElicitationAcceptProceeds(t *testing.T) {
 			if !strings.Contains(q, "write to Jira") || !strings.Contains(q, "cannot be undone") {
 				t.Errorf("%s: question does not say what is written: %q", cc.tool, q)
 			}
-			if cc.tool == ToolImportCommit && (!strings.Contains(q, "https://fake.example/DEMO") || !strings.Contains(q, "create 2, update 1") || !strings.Contains(q, "Pay without an account")) {
+			if cc.tool == ToolImportCommit && (!strings.Contains(q, "https://fake.example/DEMO") || !strings.Contains(q, "create 2 items, update 1 item, add 1 dependency link") || !strings.Contains(q, "- link s-1 depends on s-2")) {
 				t.Errorf("import question lacks scope, counts or items: %q", q)
 			}
 			if cc.tool == ToolProgressCommit && (!strings.Contains(q, "DEMO-7") || !strings.Contains(q, "todo to in_progress") || !strings.Contains(q, "Started work")) {
@@ -243,16 +244,25 @@ func TestForgedAnswersAreRefused(t *testing.T) {
 	}
 }
 
-func TestDescribeBoundsLongPlans(t *testing.T) {
+// TestDescribeBoundsEachKindOfWrite: every kind of write is counted and
+// listed, each kind up to maxListed, then "and N more" of that kind: 40
+// creates do not hide a link.
+func TestDescribeBoundsEachKindOfWrite(t *testing.T) {
 	p := sampleImportPreview()
-	p.Items = nil
+	var ws []core.PlannedWrite
 	for i := 0; i < 40; i++ {
-		p.Items = append(p.Items, core.PlanItem{Reference: "d/s", Kind: core.KindStory, Title: "t", Action: core.ActionCreate})
+		ws = append(ws, core.PlannedWrite{Action: core.ActionCreate, Item: fmt.Sprintf("s-%d", i), Text: fmt.Sprintf("story s-%d \"t\"", i)})
 	}
-	p.Counts = core.Counts{Create: 40}
+	ws = append(ws, core.PlannedWrite{Action: core.ActionLink, Item: "s-1", Text: "s-1 depends on s-0: s-1 is blocked by s-0"})
+	p.Writes = core.NewPlanWrites(ws)
 	s := describe(core.PreviewInfo{Kind: core.PreviewImport, Import: &p})
-	if !strings.Contains(s, "and 25 more") || strings.Count(s, "\n- ") > maxListed {
-		t.Errorf("describe: %s", s)
+	for _, want := range []string{"41 writes: create 40 items, add 1 dependency link", "- create story s-14 \"t\"\n", "… and 25 more create writes (create 40 items in all).", "- link s-1 depends on s-0: s-1 is blocked by s-0\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("describe lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "s-15 ") || strings.Count(s, "\n- ") != maxListed+1 {
+		t.Errorf("describe lists more than %d of a kind:\n%s", maxListed, s)
 	}
 }
 
@@ -277,47 +287,38 @@ func TestPendingQuestionsAreBoundedAndSingleUse(t *testing.T) {
 	}
 }
 
-// A released held-back item says so in the question the person answers.
-func TestDescribeNamesReleasedItems(t *testing.T) {
+// Items left alone (unchanged, edited in Jira, no longer listed) are
+// counted in words, and no write is listed for them.
+func TestDescribeCountsWhatIsLeftAlone(t *testing.T) {
 	p := sampleImportPreview()
-	p.Items = []core.PlanItem{{Reference: "d/e-1", Kind: core.KindEpic, Title: "t", Action: core.ActionCreate, Released: true},
-		{Reference: "d/e-2", Kind: core.KindEpic, Title: "u", Action: core.ActionCreate}}
-	p.Counts = core.Counts{Create: 2, Released: 1}
+	p.Counts = core.Counts{Unchanged: 1, Drift: 2, Removed: 1}
+	p.Writes = core.NewPlanWrites(nil)
 	s := describe(core.PreviewInfo{Kind: core.PreviewImport, Import: &p})
-	if strings.Count(s, "RELEASED") != 1 || !strings.Contains(s, "d/e-1 \"t\" — RELEASED") {
+	if !strings.Contains(s, `importing document "checkout-v2": no writes. 1 unchanged item and 2 items edited in Jira are left alone, and 1 item the document no longer lists.`) || strings.Contains(s, "\n- ") {
 		t.Errorf("describe: %s", s)
 	}
 }
 
-// A close of an item the document no longer lists is named in the
-// question, with the count; removed items left alone are counted.
-func TestDescribeNamesCloses(t *testing.T) {
-	p := sampleImportPreview()
-	p.Items = []core.PlanItem{{Reference: "d/s-1", Kind: core.KindStory, Title: "gone", Action: core.ActionClose, Key: "DEMO-4"},
-		{Reference: "d/s-2", Kind: core.KindStory, Title: "kept", Action: core.ActionRemoved, Key: "DEMO-5"}}
-	p.Counts = core.Counts{Close: 1, Removed: 1}
-	s := describe(core.PreviewInfo{Kind: core.PreviewImport, Import: &p})
-	if !strings.Contains(s, "close 1 items the document no longer lists") || !strings.Contains(s, `- close story d/s-1 "gone" (DEMO-4)`) ||
-		!strings.Contains(s, "1 items the document no longer lists.") || strings.Contains(s, "kept") {
-		t.Errorf("describe: %s", s)
-	}
-}
-
-// TestDescribePullCountsInWords: the pull question says "1 item" and
-// "items" for more, with the verb to match.
+// TestDescribePullCountsInWords: the pull question counts its writes
+// and the items in conflict in words ("1 item", "items" for more).
 func TestDescribePullCountsInWords(t *testing.T) {
 	for _, c := range []struct {
-		counts core.PullCounts
-		want   []string
+		conflict int
+		records  int
+		want     []string
 	}{
-		{core.PullCounts{Pull: 1, Conflict: 1}, []string{"(1 item), ", "that 1 item matches the document", "; 1 item in conflict is left as it is."}},
-		{core.PullCounts{Pull: 2, Settle: 1, Conflict: 3}, []string{"(2 items), ", "that 3 items match the document", "; 3 items in conflict are left as they are."}},
+		{1, 1, []string{"2 writes: rewrite 1 planning document, record 1 item as matching the document", "; 1 item in conflict is left as it is."}},
+		{3, 2, []string{"3 writes: rewrite 1 planning document, record 2 items as matching the document", "; 3 items in conflict are left as they are."}},
 	} {
+		ws := []core.PlannedWrite{{Action: core.WriteFile, Text: "plan.md"}}
+		for i := 0; i < c.records; i++ {
+			ws = append(ws, core.PlannedWrite{Action: core.WriteRecord, Text: fmt.Sprintf("story s-%d", i)})
+		}
 		var b strings.Builder
-		describePull(&b, &core.PullPreviewResult{Path: "plan.md", Document: "d", Diff: "x", Counts: c.counts})
+		describePull(&b, &core.PullPreviewResult{Path: "plan.md", Document: "d", Diff: "x", Counts: core.PullCounts{Conflict: c.conflict}, Planned: core.NewPlanWrites(ws)})
 		for _, w := range c.want {
 			if !strings.Contains(b.String(), w) {
-				t.Errorf("%+v: question lacks %q:\n%s", c.counts, w, b.String())
+				t.Errorf("%+v: question lacks %q:\n%s", c, w, b.String())
 			}
 		}
 	}

@@ -58,13 +58,19 @@ func sampleImportPreview() core.ImportPreviewResult {
 	return core.ImportPreviewResult{
 		ResultType: core.ResultPreview, RunID: "run-ip", PreviewHandle: "h-import", ExpiresAt: fixedTime.Add(30 * time.Minute),
 		Document: "checkout-v2", Scope: "https://fake.example/DEMO",
-		Counts: core.Counts{Create: 2, Update: 1, Unchanged: 1},
+		Counts: core.Counts{Create: 2, Update: 1, Unchanged: 1, Structure: 1},
 		Items: []core.PlanItem{
 			{Reference: "checkout-v2/e-1", Kind: core.KindEpic, Title: "Guest checkout", Action: core.ActionCreate},
 			{Reference: "checkout-v2/s-1", Kind: core.KindStory, Title: "Pay without an account", Action: core.ActionCreate, Parent: "checkout-v2/e-1"},
 			{Reference: "checkout-v2/s-2", Kind: core.KindStory, Title: "Save address", Action: core.ActionUpdate, Key: "DEMO-7", ChangedFields: []string{"title"}},
 			{Reference: "checkout-v2/s-3", Kind: core.KindStory, Title: "Receipts", Action: core.ActionUnchanged, Key: "DEMO-8"},
 		},
+		Writes: core.NewPlanWrites([]core.PlannedWrite{
+			{Action: core.ActionCreate, Item: "e-1", Text: `epic e-1 "Guest checkout"`},
+			{Action: core.ActionCreate, Item: "s-1", Text: `story s-1 "Pay without an account" under epic e-1`},
+			{Action: core.ActionUpdate, Item: "s-2", Key: "DEMO-7", Text: `story s-2 "Save address" (DEMO-7): title`},
+			{Action: core.ActionLink, Item: "s-1", Text: "s-1 depends on s-2 (DEMO-7): s-1 is blocked by s-2"},
+		}),
 	}
 }
 
@@ -191,6 +197,10 @@ func samplePullPreview() core.PullPreviewResult {
 			{Reference: "checkout-v2/s-2", Kind: core.KindStory, Title: "Save address", Key: "DEMO-8", Action: core.PullActionUnchanged},
 		},
 		Counts: core.PullCounts{Pull: 1, Unchanged: 1}, Writes: true,
+		Planned: core.NewPlanWrites([]core.PlannedWrite{
+			{Action: core.WriteFile, Item: "checkout-v2", Text: `/ws/plans/checkout.md (document "checkout-v2") rewritten with what people changed in the tracker`},
+			{Action: core.WriteRecord, Item: "s-1", Key: "DEMO-7", Text: `story s-1 "Pay" (DEMO-7): the tracker's title taken into the document, which the item then matches`},
+		}),
 	}
 }
 

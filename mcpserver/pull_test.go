@@ -90,7 +90,7 @@ func TestPullCommitAsksThePerson(t *testing.T) {
 			t.Errorf("%s: result %v, asked %d, committed %d, digest %q", proto, m, a.n.Load(), svc.called("PullCommit"), svc.lastCommit.PlanDigest)
 		}
 		q := a.asked()
-		for _, want := range []string{"rewrite the planning document " + inside, `document "checkout-v2"`, "(1 item), ", "1 item matches the document", "no field, text or status", `pull story checkout-v2/s-1 "Pay" (DEMO-7): Jira's title into the document`, "cannot be undone"} {
+		for _, want := range []string{"into the planning document " + inside, `document "checkout-v2"`, "2 writes: rewrite 1 planning document, record 1 item as matching the document", "no field, text or status", `- record story s-1 "Pay" (DEMO-7): the tracker's title taken into the document`, "cannot be undone"} {
 			if !strings.Contains(q, want) {
 				t.Errorf("%s: question lacks %q:\n%s", proto, want, q)
 			}
@@ -237,7 +237,7 @@ func TestRealServicePullAsksOnce(t *testing.T) {
 		t.Fatalf("pull_commit %v", m)
 	}
 	q := a.asked()
-	if a.n.Load() != asked+1 || !strings.Contains(q, filepath.Join("plans", "checkout.md")) || !strings.Contains(q, "checkout/s-2") || !strings.Contains(q, "Jira's title into the document") {
+	if a.n.Load() != asked+1 || !strings.Contains(q, filepath.Join("plans", "checkout.md")) || !strings.Contains(q, `- record story s-2 "`) || !strings.Contains(q, "the tracker's title taken into the document") || !strings.Contains(q, "- file ") {
 		t.Errorf("asked %d times; question:\n%s", a.n.Load()-asked, q)
 	}
 	w := r.prov.Writes()

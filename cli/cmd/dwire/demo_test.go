@@ -37,8 +37,9 @@ func TestDemoOnATerminal(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); ptmx.Close() })
 	// Ranking is on by default: the 11 items' import also places 10 of
 	// them after the one before it (the first anchors); the agent's new
-	// story s-9 is placed after the item before it (1 move).
-	for _, step := range []string{"Write 11 items and 10 structure changes to Jira", "Write this to DEMO-", "Write 1 item and 1 structure change to Jira"} {
+	// story s-9 is placed after the item before it (1 move). The question
+	// counts every write by kind.
+	for _, step := range []string{"Write to Jira (21 writes: create 11 items, place 10 items in the backlog", "Write this to DEMO-", "Write to Jira (2 writes: create 1 item, place 1 item in the backlog"} {
 		s.waitFor(step)
 		s.send("y\r")
 	}

@@ -120,7 +120,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	if !ios.CanPrompt() {
 		return confirmRequired(p.RunID, p.PreviewHandle, "Writing to Jira")
 	}
-	q := importQuestion(p.Counts)
+	q := importQuestion(p.Writes, ios.Width())
 	if ok, err := confirmed(ctx, ios, o.JSON, q, "Writing to Jira", p.RunID, p.PreviewHandle, p); !ok {
 		return err
 	}

@@ -63,23 +63,10 @@ func showPreview(ios *iostreams.IOStreams, asJSON, final bool, result any, view 
 // then be invisible at the prompt (`dwire import plan.md > out.txt`).
 func redirected(ios *iostreams.IOStreams) bool { return !ios.IsStdoutTTY() && ios.CanPrompt() }
 
-// importQuestion asks for the writes of an import preview.
-func importQuestion(c core.Counts) string {
-	released, closes := "", ""
-	if c.Released > 0 {
-		released = fmt.Sprintf(", %d of them released", c.Released)
-	}
-	if c.Close > 0 {
-		closes = fmt.Sprintf(", %d to close", c.Close)
-	}
-	if c.Adopt > 0 {
-		closes = fmt.Sprintf(", %d to adopt", c.Adopt) + closes
-	}
-	what := plural(c.Create+c.Update+c.Adopt+c.Close, "item")
-	if n := c.Structure; n > 0 {
-		what += " and " + plural(n, "structure change")
-	}
-	return fmt.Sprintf("Write %s to Jira (%d to create%s, %d to update%s)?", what, c.Create, released, c.Update, closes)
+// importQuestion asks for the writes of an import preview: how many of
+// each kind (the preview above names each one), wrapped at width.
+func importQuestion(w core.PlanWrites, width int) string {
+	return render.Wrap(fmt.Sprintf("Write to Jira (%s)?", w.Summary()), width-6, "") // room for " [y/N] "
 }
 
 func plural(n int, word string) string {

@@ -100,7 +100,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 			"Pulling into %s needs your confirmation, but this is not an interactive terminal, so nobody can be asked. Nothing was written. Run `dwire pull %s` in a terminal (with --dry-run to see the diff only). There is no flag that skips this.",
 			o.Path, o.Path).WithRunID(p.RunID).WithDetails(core.Detail{Field: "preview_handle", Message: p.PreviewHandle})
 	}
-	q := pullQuestion(o.Path, p)
+	q := pullQuestion(p, ios.Width())
 	if ok, err := ask(ctx, ios, q); err != nil || !ok {
 		if !ok && err == nil && o.JSON {
 			return printJSON(ios.Out, p)
@@ -122,15 +122,7 @@ func nothingToPull(ios *iostreams.IOStreams, c core.PullCounts) {
 }
 
 // pullQuestion asks for what the commit writes: the file, and the items
-// Jira is to record as matching it (no issue is edited).
-func pullQuestion(path string, p core.PullPreviewResult) string {
-	n := p.Counts.Pull + p.Counts.Settle
-	match := map[bool]string{true: "matches", false: "match"}[n == 1]
-	switch {
-	case p.Diff == "":
-		return fmt.Sprintf("Record in Jira that %s %s the document (no issue is edited)?", plural(n, "item"), match)
-	case n == 0:
-		return fmt.Sprintf("Write %s?", path)
-	}
-	return fmt.Sprintf("Write %s and record in Jira that %s %s it (no issue is edited)?", path, plural(n, "item"), match)
+// Jira is to record as matching it (no issue is edited), wrapped at width.
+func pullQuestion(p core.PullPreviewResult, width int) string {
+	return render.Wrap(fmt.Sprintf("Pull (%s; no issue is edited)?", p.Planned.Summary()), width-6, "")
 }

@@ -144,7 +144,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 			}
 			return nil
 		}
-		question = importQuestion(p.Counts)
+		question = importQuestion(p.Writes, ios.Width())
 	case info.Kind == core.PreviewProgress && info.Progress != nil:
 		p := info.Progress
 		shown = p
@@ -166,7 +166,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 			}
 			return nil
 		}
-		question = pullQuestion(p.Path, *p)
+		question = pullQuestion(*p, ios.Width())
 	default:
 		return core.Errorf(core.CodeInternal, "The stored preview %s has an unknown kind %q.", o.Handle, info.Kind)
 	}

@@ -47,7 +47,7 @@ func TestPullDeclinedWritesNothing(t *testing.T) {
 func TestPullYesWritesThenImportIsUnchanged(t *testing.T) {
 	h, path := pullHarness(t)
 	r := h.run("y\n", true, "pull", "plan.md")
-	r.expect(t, 0, "Write plan.md and record in Jira that 1 item matches it (no issue is edited)? [y/N]", "Pulled: wrote plan.md; Jira records 1 item(s) as matching the document (DEMO-3).")
+	r.expect(t, 0, "Pull (2 writes: rewrite 1 planning document, record 1 item as matching the\ndocument; no issue is edited)? [y/N]", "Pulled: wrote plan.md; Jira records 1 item(s) as matching the document (DEMO-3).")
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "\nA guest pays by card or wallet.\n") {
 		t.Fatalf("file after the pull:\n%s", b)
 	}
@@ -99,7 +99,7 @@ func TestReviewOfAPullHandle(t *testing.T) {
 	if after, _ := os.ReadFile(path); string(after) != string(before) || h.prov.Writes() != w {
 		t.Fatal("a declined review wrote")
 	}
-	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 0, "record in Jira that 1 item matches it", "Pulled: wrote "+path)
+	h.run("y\n", true, "review", p.PreviewHandle).expect(t, 0, "record 1 item as matching the\ndocument; no issue is edited)?", "Pulled: wrote "+path)
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "\nA guest pays by card or wallet.\n") {
 		t.Fatalf("file after the review:\n%s", b)
 	}

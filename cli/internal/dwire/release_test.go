@@ -30,7 +30,7 @@ func TestImportReleaseHeld(t *testing.T) {
 
 	before := len(h.prov.Items())
 	r := h.run("y\n", true, "import", "plan.md", "--release-held", "e-1")
-	r.expect(t, 0, "Epic e-1 is RELEASED", "released: you checked Jira", "(1 released)", "(4 to create, 1 of them released, 0 to update)?")
+	r.expect(t, 0, "Epic e-1 is RELEASED", "released: you checked Jira", "(1 released)", "Write to Jira (8 writes: create 4 items (1 released), place 4 items in the\nbacklog order)?")
 	if strings.Contains(r.out, "held back") {
 		t.Errorf("the released item is still shown as held:\n%s", r.out)
 	}

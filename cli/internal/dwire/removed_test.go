@@ -28,7 +28,7 @@ func TestImportRemovedItems(t *testing.T) {
 	writes := h.prov.Writes()
 	h.run("", true, "import", "plan.md").expect(t, 0, "removed", "Story s-2: Save address for next time", "no longer in the document: left alone", "1 removed (left alone)", "Nothing to write", "1 item no longer in the document is left alone in Jira; to close it, import with --removed close.")
 	h.run("y\n", true, "import", "plan.md", "--removed", "close").
-		expect(t, 0, "close ", "closed via", "(0 to create, 0 to update, 1 to close)?", "1 closed")
+		expect(t, 0, "close ", "closed via", "Write to Jira (1 write: close 1 item the document no longer lists)?", "1 closed")
 	if h.prov.Writes() != writes+2 {
 		t.Errorf("%d writes for one close; want 2 (transition, comment)", h.prov.Writes()-writes)
 	}

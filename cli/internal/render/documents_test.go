@@ -24,7 +24,14 @@ func TestDirectoryPreviewGolden80(t *testing.T) {
 			{Reference: "app/s-2", Document: "app", Kind: "story", Title: "Screens", Action: "create", Parent: "app/e-2"},
 		},
 		Structure: []core.StructureChange{{Action: "link", Item: "s-2", Document: "app", Message: "s-2 depends on s-1: link to add (s-2 is blocked by s-1)"}},
-		Warnings:  []string{"1 entry of the directory was not read as planning documents: plans/README.md (no epics, stories or document id: not a planning document)."},
+		Writes: core.NewPlanWrites([]core.PlannedWrite{
+			{Action: "create", Document: "infra", Item: "s-1", Text: `story s-1 "Provision" under epic e-1`},
+			{Action: "create", Document: "app", Item: "s-1", Text: `story s-1 "Use the platform" under epic infra/e-1`},
+			{Action: "create", Document: "app", Item: "e-2", Text: `epic e-2 "App"`},
+			{Action: "create", Document: "app", Item: "s-2", Text: `story s-2 "Screens" under epic e-2`},
+			{Action: "link", Document: "app", Item: "s-2", Text: "s-2 depends on s-1: s-2 is blocked by s-1"},
+		}),
+		Warnings: []string{"1 entry of the directory was not read as planning documents: plans/README.md (no epics, stories or document id: not a planning document)."},
 	}
 	previewGolden80(t, p, "import_directory_80",
 		"Import preview of plans/ (2 documents)",

@@ -187,22 +187,51 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 			fmt.Fprintf(w, "  %s\n", cs.Gray(fmt.Sprintf("… and %d unchanged (--full shows every item)", hidden)))
 		}
 	}
-	if len(p.Structure) > 0 { // dependencies, sprint and rank changes
-		fmt.Fprintln(w)
-		for _, c := range p.Structure {
-			msg := c.Message
-			if c.Document != "" {
-				msg = c.Document + ": " + msg // a directory: whose structure
-			}
-			fmt.Fprintf(w, "  %s%s\n", cs.Cyan(pad(c.Action, actionW)), Truncate(CleanText(msg), width-2-actionW))
-		}
-	}
+	structureWrites(w, p.Writes, o, actionW)
 	fmt.Fprintln(w)
 	for _, l := range fitParts("", countParts(p.Counts), width-2) {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 	if p.PreviewHandle != "" {
 		fmt.Fprintf(w, "  Preview %s (expires %s)\n", p.PreviewHandle, FormatTime(p.ExpiresAt))
+	}
+}
+
+// structureWrites lists the plan's structure writes (dependencies added
+// and removed, sprint moves, backlog moves), each one, wrapped: a list of
+// the stored plan's writes (core.PlanWrites), so the preview names what
+// the commit writes. Without Full, each kind shows up to SummaryRows and
+// counts the rest.
+func structureWrites(w io.Writer, ws core.PlanWrites, o Options, actionW int) {
+	cs, width := o.cs(), o.width()
+	shown := map[core.Action]int{}
+	first := true
+	for _, pw := range ws.Writes {
+		switch pw.Action {
+		case core.ActionLink, core.ActionUnlink, core.ActionSprint, core.ActionRank:
+		default:
+			continue // an item's write: a row of the tree
+		}
+		if !o.Full && shown[pw.Action] == SummaryRows {
+			continue
+		}
+		shown[pw.Action]++
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		text := CleanText(pw.Text)
+		if pw.Document != "" {
+			text = CleanText(pw.Document) + ": " + text // a directory: whose structure
+		}
+		act := pad(string(pw.Action), actionW)
+		line := Wrap("  "+act+text, width, strings.Repeat(" ", actionW))
+		fmt.Fprintf(w, "  %s%s\n", cs.Cyan(act), line[2+len(act):])
+	}
+	for _, c := range ws.Counts {
+		if n := c.Count - shown[c.Action]; shown[c.Action] > 0 && n > 0 {
+			fmt.Fprintf(w, "  %s\n", cs.Gray(fmt.Sprintf("… and %d more %s writes (--full shows every one)", n, c.Action)))
+		}
 	}
 }
 
@@ -299,7 +328,7 @@ func countParts(c core.Counts) []string {
 		parts = append(parts, fmt.Sprintf("%d held back", c.Blocked))
 	}
 	if c.Structure > 0 {
-		parts = append(parts, fmt.Sprintf("%d structure change(s)", c.Structure))
+		parts = append(parts, core.Plural(c.Structure, "structure write", "structure writes"))
 	}
 	if c.Close > 0 {
 		parts = append(parts, fmt.Sprintf("%d to close (no longer in the document)", c.Close))
@@ -339,16 +368,16 @@ func Writes(c core.Counts) bool { return c.Create+c.Update+c.Adopt+c.Structure+c
 func structureWritten(c core.CommitCounts) []string {
 	var parts []string
 	for _, p := range []struct {
-		n    int
-		what string
+		n         int
+		one, many string
 	}{
-		{c.Linked, "dependency link(s) added"},
-		{c.Unlinked, "dependency link(s) removed"},
-		{c.Sprinted, "moved into a sprint"},
-		{c.Ranked, "placed in the backlog order"},
+		{c.Linked, "dependency link added", "dependency links added"},
+		{c.Unlinked, "dependency link removed", "dependency links removed"},
+		{c.Sprinted, "item moved into a sprint", "items moved into a sprint"},
+		{c.Ranked, "item placed in the backlog order", "items placed in the backlog order"},
 	} {
 		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+			parts = append(parts, core.Plural(p.n, p.one, p.many))
 		}
 	}
 	return parts

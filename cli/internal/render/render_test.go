@@ -107,8 +107,8 @@ func TestImportCommitStructureLine(t *testing.T) {
 		return b.String()
 	}
 	out := summary(core.CommitCounts{Created: 4, Linked: 2, Unlinked: 1, Sprinted: 1, Ranked: 3})
-	if !strings.Contains(out, "Committed: 4 created, 0 updated, 0 unchanged.\n  Structure: 2 dependency link(s) added ·") ||
-		strings.Count(out, "1 dependency link(s) removed")+strings.Count(out, "1 moved into a sprint")+strings.Count(out, "3 placed in the backlog order") != 3 {
+	if !strings.Contains(out, "Committed: 4 created, 0 updated, 0 unchanged.\n  Structure: 2 dependency links added ·") ||
+		strings.Count(out, "1 dependency link removed")+strings.Count(out, "1 item moved into a sprint")+strings.Count(out, "3 items placed in the backlog order") != 3 {
 		t.Errorf("commit summary:\n%s", out)
 	}
 	if out := summary(core.CommitCounts{Created: 1}); strings.Contains(out, "Structure:") {
