@@ -6,23 +6,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/devworkwire/devworkwire/e2e/harness"
 )
 
 // mcpAsking starts `dwire mcp` with a client that can be asked (form
 // elicitation): answer answers each question, after it is kept.
 func (e *env) mcpAsking(answer string) (*mcp.ClientSession, func() []string) {
 	e.t.Helper()
-	c := e.cmd("mcp")
-	var stderr harness.SyncBuffer
-	c.Stderr = &stderr
 	var mu sync.Mutex
 	var asked []string
-	client := mcp.NewClient(&mcp.Implementation{Name: "dwire-e2e-asking", Version: "1.0.0"}, &mcp.ClientOptions{
+	cs, _ := e.mcpClient("dwire-e2e-asking", &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			mu.Lock()
 			asked = append(asked, r.Params.Message)
@@ -33,22 +27,16 @@ func (e *env) mcpAsking(answer string) (*mcp.ClientSession, func() []string) {
 			return &mcp.ElicitResult{Action: answer}, nil
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: c}, nil)
-	if err != nil {
-		e.t.Fatalf("connect to dwire mcp: %v\n%s", err, stderr.String())
-	}
-	e.t.Cleanup(func() {
-		_ = cs.Close()
-		e.record(stderr.String())
-	})
 	return cs, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]string(nil), asked...)
 	}
 }
+
+// oneLine is what a terminal showed with its line breaks (wrapping) and
+// runs of spaces as single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // TestEveryDoorNamesEveryWrite: an import that adopts an issue a person
 // made, creates two stories, links two dependencies, moves a story into a
@@ -109,8 +97,7 @@ func TestEveryDoorNamesEveryWrite(t *testing.T) {
 	}
 	for door, r := range doors {
 		shown := strings.ReplaceAll(r.stdout, "\r\n", "\n")
-		oneLine := strings.Join(strings.Fields(shown), " ")
-		if !strings.Contains(oneLine, "Write to Jira ("+counts+")? [y/N]") {
+		if !strings.Contains(oneLine(shown), "Write to Jira ("+counts+")? [y/N]") {
 			t.Errorf("%s: the question does not count every write (%q):\n%s", door, counts, shown)
 		}
 		for _, s := range structure {
@@ -134,9 +121,8 @@ func TestEveryDoorNamesEveryWrite(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("import: %s", r)
 	}
-	oneLine := strings.Join(strings.Fields(r.stdout), " ")
 	for _, want := range []string{"2 created", "1 adopted", "2 dependency links added", "1 item moved into a sprint", "2 items placed in the backlog order"} {
-		if !strings.Contains(oneLine, want) {
+		if !strings.Contains(oneLine(r.stdout), want) {
 			t.Errorf("the commit did not report %q:\n%s", want, r.stdout)
 		}
 	}

@@ -154,7 +154,7 @@ func TestStopWordReferencesFromSeparateStores(t *testing.T) {
 			}
 			b.write("plan.md", strings.Replace(stopWordPlan, "A story called is", "A story called is, edited", 1))
 			r := b.dwirePTY("y\r", "import", "plan.md")
-			if r.code != 0 || !strings.Contains(r.stdout, "(0 to create, 1 to update)") {
+			if r.code != 0 || !strings.Contains(oneLine(r.stdout), "Write to Jira (1 write: update 1 item)?") {
 				t.Fatalf("the second person's commit: %s", r)
 			}
 			if w := e.writes() - w0; w != 1 {

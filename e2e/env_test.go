@@ -379,10 +379,17 @@ func (s *ptySession) wait(d time.Duration) result {
 // mcp starts `dwire mcp` in the workspace and connects the SDK client.
 func (e *env) mcp() (*mcp.ClientSession, *exec.Cmd) {
 	e.t.Helper()
+	return e.mcpClient("dwire-e2e", nil)
+}
+
+// mcpClient starts `dwire mcp` in the workspace and connects an SDK client
+// named name with opts.
+func (e *env) mcpClient(name string, opts *mcp.ClientOptions) (*mcp.ClientSession, *exec.Cmd) {
+	e.t.Helper()
 	c := e.cmd("mcp")
 	var stderr harness.SyncBuffer
 	c.Stderr = &stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "dwire-e2e", Version: "1.0.0"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: c}, nil)

@@ -110,7 +110,7 @@ func pausePastLease(t *testing.T, kind string, v pauseVariant) {
 	}
 	// Ranking is on by default: every item after the first is also
 	// placed after the one before it (total-1 rank moves).
-	if !strings.Contains(a.shown(), fmt.Sprintf("Write %d items and %d structure changes to Jira (%d to create", total, total-1, total)) {
+	if !strings.Contains(oneLine(a.shown()), fmt.Sprintf("Write to Jira (%d writes: create %d items, place %d items in the backlog order)?", 2*total-1, total, total-1)) {
 		t.Fatalf("A's question is not about %d creates:\n%s", total, a.shown())
 	}
 	a.send("y\r")
@@ -225,7 +225,7 @@ func confirmationSwap(t *testing.T, kind, cmd string) {
 		t.Fatalf("dwire %v never asked:\n%s", args, s.shown())
 	}
 	m := previewHandle.FindStringSubmatch(s.shown())
-	if m == nil || !strings.Contains(s.shown(), "Epic e-1: Shown epic") || !strings.Contains(s.shown(), "Write 3 items") {
+	if m == nil || !strings.Contains(s.shown(), "Epic e-1: Shown epic") || !strings.Contains(oneLine(s.shown()), "Write to Jira (5 writes: create 3 items,") {
 		t.Fatalf("the person did not see the plan and its handle:\n%s", s.shown())
 	}
 	st.swapPlan(m[1], "Shown epic", "Injected epic")

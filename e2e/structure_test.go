@@ -56,7 +56,7 @@ Text.
 	if r.code != 0 {
 		t.Fatalf("import: %s", r)
 	}
-	if !strings.Contains(r.stdout, "s-2 depends on s-1") || !strings.Contains(r.stdout, "moves to sprint DEMO Sprint 2") {
+	if !strings.Contains(r.stdout, "s-2 depends on s-1") || !strings.Contains(r.stdout, "s-2 into sprint DEMO Sprint 2") {
 		t.Errorf("the preview did not show the structure:\n%s", r.stdout)
 	}
 	issues := e.issuesByRef()
