@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -40,12 +41,21 @@ func (s *Server) serveDataCenter(w http.ResponseWriter, r *http.Request) bool {
 	s.mu.RLock()
 	dc := s.site.dataCenter()
 	s.mu.RUnlock()
-	if !dc || !strings.HasPrefix(r.URL.Path, "/rest/api/2/") || r.URL.Path == "/rest/api/2/serverInfo" {
+	agile := strings.HasPrefix(r.URL.Path, "/rest/agile/1.0/")
+	if !dc || !agile && !strings.HasPrefix(r.URL.Path, "/rest/api/2/") || r.URL.Path == "/rest/api/2/serverInfo" {
 		return false
 	}
 	if !s.bearerOK(r) {
 		w.Header().Set("WWW-Authenticate", `OAuth realm="`+s.base(r)+`"`)
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"errorMessages": []string{"You are not authenticated. Authentication required to perform this operation."}, "errors": map[string]any{}})
+		return true
+	}
+	if agile { // the Agile API is Cloud's, with Data Center's credentials and text
+		in := r.Clone(r.Context())
+		in.Header.Set("Authorization", s.AuthHeader())
+		rec := httptest.NewRecorder()
+		s.mux.ServeHTTP(rec, in)
+		s.dcAnswer(w, r, rec, "")
 		return true
 	}
 	rest := strings.TrimPrefix(r.URL.Path, "/rest/api/2")
@@ -81,6 +91,20 @@ func (s *Server) dcRequest(r *http.Request, rest string) (*http.Request, *jiraEr
 	in.URL.Path = "/rest/api/3" + rest
 	in.URL.RawPath = ""
 	in.Header.Set("Authorization", s.AuthHeader())
+	if strings.HasPrefix(rest, "/user/") && strings.HasSuffix(rest, "/search") || rest == "/user/search" {
+		// Data Center's user searches take username (matched against
+		// user name, display name and e-mail), Cloud's query.
+		q := in.URL.Query()
+		if u := q.Get("username"); u != "" {
+			q.Del("username")
+			q.Set("query", u)
+		}
+		if u := q.Get("username"); u == "" && q.Get("query") != "" && s.userByDCName(q.Get("query")) != nil {
+			q.Set("accountId", s.userByDCName(q.Get("query")).AccountID)
+			q.Del("query")
+		}
+		in.URL.RawQuery = q.Encode()
+	}
 	if r.Body == nil || r.ContentLength == 0 || (r.Method != http.MethodPost && r.Method != http.MethodPut) {
 		return in, nil
 	}
@@ -91,7 +115,7 @@ func (s *Server) dcRequest(r *http.Request, rest string) (*http.Request, *jiraEr
 	var body any
 	if json.Unmarshal(raw, &body) == nil {
 		if m, ok := body.(map[string]any); ok {
-			if e := dcBodyToCloud(m); e != nil {
+			if e := s.dcBodyToCloud(m); e != nil {
 				return nil, e
 			}
 			raw, _ = json.Marshal(m)
@@ -103,12 +127,13 @@ func (s *Server) dcRequest(r *http.Request, rest string) (*http.Request, *jiraEr
 }
 
 // dcBodyToCloud rewrites a create, edit, bulk create or comment body:
-// wiki text becomes ADF, the Epic Link becomes parent.
-func dcBodyToCloud(m map[string]any) *jiraError {
+// wiki text becomes ADF, the Epic Link becomes parent, a person named
+// by {"name": ...} is named by account id.
+func (s *Server) dcBodyToCloud(m map[string]any) *jiraError {
 	if ups, ok := m["issueUpdates"].([]any); ok {
 		for _, u := range ups {
 			if um, ok := u.(map[string]any); ok {
-				if e := dcBodyToCloud(um); e != nil {
+				if e := s.dcBodyToCloud(um); e != nil {
 					return e
 				}
 			}
@@ -121,6 +146,15 @@ func dcBodyToCloud(m map[string]any) *jiraError {
 	f, ok := m["fields"].(map[string]any)
 	if !ok {
 		return nil
+	}
+	for k, v := range f {
+		if ref, ok := v.(map[string]any); ok && len(ref) == 1 {
+			if name, ok := ref["name"].(string); ok {
+				if u := s.userByDCName(name); u != nil {
+					f[k] = map[string]any{"accountId": u.AccountID}
+				}
+			}
+		}
 	}
 	if d, ok := f["description"]; ok {
 		switch d := d.(type) {
@@ -203,7 +237,7 @@ func (s *Server) dcJSON(v any) any {
 		}
 		if id, ok := v["accountId"].(string); ok {
 			name := s.dcUserName(id)
-			v["name"], v["key"] = name, "JIRAUSER"+strconv.Itoa(len(name)+10000)
+			v["name"], v["key"] = name, "JIRAUSER"+strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(id))%90000+10000), 10)
 			delete(v, "accountId")
 			delete(v, "accountType")
 		}
@@ -227,13 +261,31 @@ func (s *Server) dcJSON(v any) any {
 	return v
 }
 
-// dcUserName is the user name Data Center shows for the site's user.
+// dcUserName is the user name Data Center shows for a person: the
+// e-mail's local part, else the account id.
 func (s *Server) dcUserName(accountID string) string {
-	if accountID == s.accountID() {
-		name, _, _ := strings.Cut(s.opts.Email, "@")
-		return name
+	s.mu.RLock()
+	u := s.userByAccount(accountID)
+	s.mu.RUnlock()
+	if u == nil || u.Email == "" {
+		return accountID
 	}
-	return accountID
+	name, _, _ := strings.Cut(u.Email, "@")
+	return name
+}
+
+// userByDCName is the person with that Data Center user name (ignoring
+// case), or nil.
+func (s *Server) userByDCName(name string) *User {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, u := range s.users() {
+		local, _, _ := strings.Cut(u.Email, "@")
+		if u.Email != "" && strings.EqualFold(local, name) || strings.EqualFold(u.AccountID, name) {
+			return &u
+		}
+	}
+	return nil
 }
 
 // dcEpicLink moves a story's parent (an epic) to Epic Link; a sub-task

@@ -151,3 +151,33 @@ func (r resp) jsonArray(t *testing.T) []any {
 	}
 	return a
 }
+
+func TestDataCenterPeopleByName(t *testing.T) {
+	c := dcClient(t)
+	users := c.do("GET", "/rest/api/2/user/search?username=demo", nil).jsonArray(t)
+	if len(users) != 1 || users[0].(map[string]any)["name"] != "demo" {
+		t.Fatalf("user search by username: %v", users)
+	}
+	r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": map[string]any{
+		"project": map[string]any{"key": "DEMO"}, "issuetype": map[string]any{"name": "Task"}, "summary": "mine",
+		"assignee": map[string]any{"name": "demo"},
+	}})
+	if r.status != 201 {
+		t.Fatalf("create assigned by name: %d %s", r.status, r.body)
+	}
+	f := c.do("GET", "/rest/api/2/issue/"+r.json(t)["key"].(string)+"?fields=assignee", nil).json(t)["fields"].(map[string]any)
+	if a, _ := f["assignee"].(map[string]any); a == nil || a["name"] != "demo" || a["accountId"] != nil {
+		t.Errorf("assignee reads back as %v, want name demo", f["assignee"])
+	}
+}
+
+func TestDataCenterAgileAPITakesTheBearerToken(t *testing.T) {
+	c := dcClient(t)
+	if r := c.do("GET", "/rest/agile/1.0/board?projectKeyOrId=DEMO", nil); r.status != 200 {
+		t.Errorf("boards with the token: %d %s", r.status, r.body)
+	}
+	c.auth = c.srv.AuthHeader()
+	if r := c.do("GET", "/rest/agile/1.0/board?projectKeyOrId=DEMO", nil); r.status != http.StatusUnauthorized {
+		t.Errorf("boards with basic auth: %d, want 401", r.status)
+	}
+}

@@ -77,10 +77,11 @@
 //     token as "Authorization: Bearer" only, text as wiki markup (kept as
 //     ADF inside, written back through jira/wiki), a story's epic in Epic
 //     Link (customfield_10008; parent only for sub-tasks), createmeta pages
-//     as "values", people by name and key, GET/POST search with
-//     startAt/maxResults (≤ 1,000) and total; search/jql, bulkfetch and
-//     approximate-count answer 404. Not modelled for Data Center: its user
-//     search by username, its Agile API differences, rate limiting as an
+//     as "values", people by name and key (user searches by username),
+//     GET/POST search with startAt/maxResults (≤ 1,000) and total;
+//     search/jql, bulkfetch and approximate-count answer 404; the Agile API
+//     as on Cloud with the Bearer token. Not modelled for Data Center: its
+//     Agile API's own differences, rate limiting as an
 //     admin option (the site's limits apply as on Cloud, 429 with
 //     Retry-After), and a check against Atlassian's Data Center OpenAPI
 //     description (not in the reference material).
