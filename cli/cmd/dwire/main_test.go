@@ -188,8 +188,12 @@ func cmdMay(ts *testscript.TestScript, neg bool, args []string) {
 // jira-seed TYPE SUMMARY [DESCRIPTION]: an issue made in Jira by a person.
 // An argument in double quotes is a Go string literal ("a\x1b[2J").
 func cmdJiraSeed(ts *testscript.TestScript, neg bool, args []string) {
+	parent := ""
+	if len(args) > 0 && strings.HasPrefix(args[0], "parent=") {
+		parent, args = strings.TrimPrefix(args[0], "parent="), args[1:]
+	}
 	if neg || len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: jira-seed TYPE SUMMARY [DESCRIPTION]")
+		ts.Fatalf("usage: jira-seed [parent=KEY] TYPE SUMMARY [DESCRIPTION]")
 	}
 	for i, a := range args {
 		if strings.HasPrefix(a, `"`) {
@@ -198,7 +202,7 @@ func cmdJiraSeed(ts *testscript.TestScript, neg bool, args []string) {
 			args[i] = u
 		}
 	}
-	in := jiratest.SeedIssue{IssueType: args[0], Summary: args[1]}
+	in := jiratest.SeedIssue{IssueType: args[0], Summary: args[1], Parent: parent}
 	if len(args) == 3 {
 		in.Description = args[2]
 	}

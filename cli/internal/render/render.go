@@ -70,6 +70,17 @@ func kindLabel(k core.Kind) string {
 		return "Epic"
 	case core.KindStory:
 		return "Story"
+	case core.KindSubtask:
+		return "Sub-task"
+	}
+	return string(k)
+}
+
+// kindWord is a kind as a list's KIND column spells it: epic, story,
+// sub-task.
+func kindWord(k core.Kind) string {
+	if k == core.KindSubtask {
+		return "sub-task"
 	}
 	return string(k)
 }
@@ -573,7 +584,12 @@ func List(w io.Writer, r core.QueryResult, o Options) {
 		}
 	}
 	keyW += 2
-	const statusW, kindW = 13, 7
+	const statusW = 13
+	kindW := len("KIND")
+	for _, it := range r.Items {
+		kindW = max(kindW, utf8.RuneCountInString(kindWord(it.Kind)))
+	}
+	kindW += 2 // a gap before TITLE
 	titleW := width - keyW - statusW - kindW
 	fmt.Fprintf(w, "%s%s%s%s\n", pad("KEY", keyW), pad("STATUS", statusW), pad("KIND", kindW), "TITLE")
 	for _, it := range r.Items {
@@ -581,7 +597,7 @@ func List(w io.Writer, r core.QueryResult, o Options) {
 		if it.Removed {
 			title = "(removed from the document) " + title
 		}
-		fmt.Fprintf(w, "%s%s%s%s\n", pad(it.Key, keyW), pad(string(it.Status), statusW), pad(string(it.Kind), kindW), Truncate(title, titleW))
+		fmt.Fprintf(w, "%s%s%s%s\n", pad(it.Key, keyW), pad(string(it.Status), statusW), pad(kindWord(it.Kind), kindW), Truncate(title, titleW))
 	}
 }
 
