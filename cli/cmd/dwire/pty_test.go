@@ -393,10 +393,13 @@ func TestPTYCtrlCDuringReadExits130(t *testing.T) {
 func TestPTYMessagesWrapAtTheTerminalWidth(t *testing.T) {
 	f := newPTYFixture(t)
 	f.srv.SetPermissions("DEMO", jiratest.Permissions{Browse: true})
+	// Detail lines ("  - …") are wrapped too, their prefix counted.
+	must(t, os.WriteFile(filepath.Join(f.dir, "bad.md"), []byte("---\nid: bad\n---\n## Story s-3: T\nDepends on: s-9\n\n## Story s-4: U\nDepends on: s-8\n"), 0o600))
 	for _, args := range [][]string{
 		{"doctor"},
 		{"review", "imp_00000000000000000000000000000000"},
 		{"import", "missing-document-with-a-long-name.md"},
+		{"import", "bad.md"},
 	} {
 		s := f.start(t, nil, args...)
 		code := s.wait()

@@ -96,19 +96,14 @@ func PrintError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error, asJSON boo
 	}
 	e = render.Clean(e) // messages quote titles and text from Jira
 	cs := io_.ColorScheme(true)
-	// On a terminal, lines are wrapped at its width between words (the
-	// terminal would cut them anywhere); piped, each stays one line.
-	wrap := func(s, indent string) string { return s }
-	if io_.IsStderrTTY() {
-		wrap = func(s, indent string) string { return render.Wrap(s, io_.Width(), indent) }
-	}
+	wrap := stderrWrap(io_)
 	head := wrap(fmt.Sprintf("Error: %s: %s", e.Code, e.Message), "  ")
 	fmt.Fprintf(w, "%s%s\n", cs.Red("Error:"), strings.TrimPrefix(head, "Error:"))
 	for _, d := range e.Details {
 		if saidIn(e.Message, d) {
 			continue
 		}
-		fmt.Fprintf(w, "  - %s\n", wrap(DetailLine(d), "    "))
+		fmt.Fprintf(w, "%s\n", wrap("  - "+DetailLine(d), "  ")) // continued under the text, the prefix counted
 	}
 	if e.Retryable {
 		fmt.Fprintf(w, "  This can succeed if tried again%s.\n", retryHint(e.Code))
@@ -125,16 +120,24 @@ func PrintError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error, asJSON boo
 func PrintUsageError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error) {
 	e = render.Clean(e)
 	cs := io_.ColorScheme(true)
-	line := "Error: " + e.Message
-	if io_.IsStderrTTY() {
-		line = render.Wrap(line, io_.Width(), "  ")
-	}
+	wrap := stderrWrap(io_)
+	line := wrap("Error: "+e.Message, "  ")
 	fmt.Fprintf(w, "%s%s\n", cs.Red("Error:"), strings.TrimPrefix(line, "Error:"))
 	for _, d := range e.Details {
 		if !saidIn(e.Message, d) {
-			fmt.Fprintf(w, "  - %s\n", DetailLine(d))
+			fmt.Fprintf(w, "%s\n", wrap("  - "+DetailLine(d), "  "))
 		}
 	}
+}
+
+// stderrWrap wraps a line for stderr: on a terminal at its width between
+// words (the terminal would cut it anywhere), continued with indent;
+// piped, each stays one line.
+func stderrWrap(io_ *iostreams.IOStreams) func(s, indent string) string {
+	if !io_.IsStderrTTY() {
+		return func(s, _ string) string { return s }
+	}
+	return func(s, indent string) string { return render.Wrap(s, io_.Width(), indent) }
 }
 
 // saidIn reports whether the message already says everything detail d
