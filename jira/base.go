@@ -39,7 +39,7 @@ func (p *Provider) RecordBase(ctx context.Context, key, fingerprint string, spec
 	for _, k := range spec.HeldContent {
 		content[k], jd = "", "" // still a person's: changed on the next read
 	}
-	pr := property{Digest: spec.Digest, JiraDigest: jd, Fields: spec.FieldBases, Content: content, Values: m.baseValues(spec, c)}
+	pr := capProperty(property{Digest: spec.Digest, JiraDigest: jd, Fields: spec.FieldBases, Content: content, Values: m.baseValues(spec, c)})
 	_, err = p.do(ctx, call{method: "PUT", path: issuePath(key) + "/properties/" + PropertyKey, body: pr, class: retryIdempotent, endpoint: "PUT /rest/api/3/issue/{key}/properties/{propertyKey}", action: "record the base of " + key, key: key}, nil)
 	if err != nil {
 		return putErr(err, spec.Reference, key)

@@ -175,6 +175,38 @@ type property struct {
 	Values map[string][]string `json:"values,omitempty"`
 }
 
+// maxPropertyValue is the most an issue property's value may hold (Jira:
+// 32,768; counted here in bytes of its JSON, which is never fewer than its
+// characters).
+const maxPropertyValue = 32768
+
+// capProperty keeps the property's value under maxPropertyValue: each base
+// value is capped (core.MaxBaseValue) but their total is not, so the
+// largest values are left out until it fits — as a value too long to keep
+// is (the next read has no base value for it, only its digest).
+func capProperty(pr property) property {
+	size := func() int { b, _ := json.Marshal(pr); return len(b) }
+	if size() <= maxPropertyValue {
+		return pr
+	}
+	pr.Values = maps.Clone(pr.Values)
+	keys := slices.Collect(maps.Keys(pr.Values))
+	weight := func(k string) int { b, _ := json.Marshal(pr.Values[k]); return len(b) }
+	slices.SortFunc(keys, func(a, b string) int {
+		if d := weight(b) - weight(a); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	for _, k := range keys {
+		if size() <= maxPropertyValue {
+			break
+		}
+		delete(pr.Values, k)
+	}
+	return pr
+}
+
 // contentDigests are the per-part digests of c's title, description and
 // acceptance criteria (core's content keys), as a read splits them.
 func (m *meta) contentDigests(c jiraContent) map[string]string {
@@ -432,7 +464,7 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 	for _, k := range spec.HeldContent {
 		content[k] = "" // the tracker's (a person's) value: still changed on the next read
 	}
-	props := []map[string]any{{"key": PropertyKey, "value": property{Digest: spec.Digest, JiraDigest: c.digest(), Fields: spec.FieldBases, Content: content, Values: m.baseValues(spec, c)}}}
+	props := []map[string]any{{"key": PropertyKey, "value": capProperty(property{Digest: spec.Digest, JiraDigest: c.digest(), Fields: spec.FieldBases, Content: content, Values: m.baseValues(spec, c)})}}
 	return fields, props, nil
 }
 

@@ -167,3 +167,41 @@ func TestShortTextCriteriaFieldHeldTo255(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertyTotalKeptUnderJirasLimit: each base value is capped, but
+// twenty of them together are over the 32,768 characters Jira allows an
+// issue property: the largest are left out until it fits, and the create
+// and the edit succeed with the others kept.
+func TestPropertyTotalKeptUnderJirasLimit(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	spec := f.specs("bigprop", 1)[0]
+	spec.BaseValues, spec.FieldBases = map[string][]string{}, map[string]string{}
+	for i := range 20 {
+		k := "customfield_" + itoa(10200+i)
+		spec.BaseValues[k] = []string{strings.Repeat(string(rune('a'+i)), 1900-i)}
+		spec.FieldBases[k] = "sha256:" + itoa(i)
+	}
+	key := created(t, mustCreate(t, f, []core.ItemSpec{spec}))[spec.Reference]
+	check := func(when string) {
+		t.Helper()
+		w, err := f.p.Get(f.ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.FieldBases) != 20 {
+			t.Errorf("%s: %d field bases; want all 20", when, len(w.FieldBases))
+		}
+		if n := len(w.BaseValues); n < 10 || n >= 20 {
+			t.Errorf("%s: %d base values kept; want the smaller ones (at least 10, not all 20)", when, n)
+		}
+		if _, kept := w.BaseValues["customfield_10219"]; !kept {
+			t.Errorf("%s: the smallest base value was left out", when)
+		}
+	}
+	check("after the create")
+	spec.Title = "Edited"
+	if err := f.p.Update(f.ctx, key, spec); err != nil {
+		t.Fatalf("Update = %v; want the property kept under Jira's limit", err)
+	}
+	check("after the edit")
+}
