@@ -28,7 +28,8 @@ type meta struct {
 	acShort     bool   // the AC field is a short-text field: at most ShortTextLimit characters (size.go)
 	epicTypeID  string
 	storyTypeID string
-	typeNames   []string      // the two types' names as Jira spells them (for JQL), and the sub-task type's
+	typeNames   []string      // the two types' names as Jira spells them, and the sub-task type's
+	typeIDs     []string      // their ids, in the same order: JQL names types by id (names are translated on localised sites)
 	structure   structureMeta // sub-task type, Sprint and Rank fields (structure.go)
 	fieldsOf                  // the managed fields (fields.go)
 	// createPending is set while the create fields of both issue types
@@ -50,9 +51,10 @@ type fieldDetails struct {
 
 type createMetaTypes struct {
 	IssueTypes []struct {
-		ID      string `json:"id"`
-		Name    string `json:"name"`
-		Subtask bool   `json:"subtask"`
+		ID             string `json:"id"`
+		Name           string `json:"name"`
+		Subtask        bool   `json:"subtask"`
+		HierarchyLevel int    `json:"hierarchyLevel"`
 	} `json:"issueTypes"`
 	StartAt    int `json:"startAt"`
 	MaxResults int `json:"maxResults"`
@@ -179,8 +181,19 @@ func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 		for _, t := range types.IssueTypes {
 			if strings.EqualFold(t.Name, want.name) {
 				*want.dst = t.ID
-				m.typeNames = append(m.typeNames, t.Name)
+				m.typeNames, m.typeIDs = append(m.typeNames, t.Name), append(m.typeIDs, t.ID)
 				break
+			}
+		}
+		if *want.dst == "" && want.dst == &m.epicTypeID && strings.EqualFold(want.name, DefaultEpicType) {
+			// A localised site spells "Epic" in its language ("Epos",
+			// "Épica"): the epic type is the one level above stories.
+			for _, t := range types.IssueTypes {
+				if t.HierarchyLevel == 1 && !t.Subtask {
+					*want.dst = t.ID
+					m.typeNames, m.typeIDs = append(m.typeNames, t.Name), append(m.typeIDs, t.ID)
+					break
+				}
 			}
 		}
 		if *want.dst == "" {

@@ -2,6 +2,7 @@ package jira
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -64,6 +65,18 @@ func (p *Provider) search(ctx context.Context, m *meta, q string, reconcile []in
 	return core.Errorf(core.CodeInternal, "The search to %s returned more than %d pages; narrow it down.", action, maxPages)
 }
 
+// typesClause is the list of the issue types DevWorkWire writes, by id
+// (a localised site translates the names), or by name should an id not be
+// a number.
+func (m *meta) typesClause() string {
+	for _, id := range m.typeIDs {
+		if _, err := strconv.ParseUint(id, 10, 64); err != nil {
+			return jql.List(m.typeNames)
+		}
+	}
+	return "(" + strings.Join(m.typeIDs, ", ") + ")"
+}
+
 func (p *Provider) projectClause() string { return "project = " + jql.String(p.cfg.Project) }
 
 // Query returns up to f.Limit items matching f, and whether more matched.
@@ -79,7 +92,7 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		limit = defaultLimit
 	}
 	limit = min(limit, maxQueryLimit)
-	clauses := []string{p.projectClause(), "issuetype in " + jql.List(m.typeNames)}
+	clauses := []string{p.projectClause(), "issuetype in " + m.typesClause()}
 	status := f.Status
 	if f.Ready {
 		if status != "" && status != core.StatusTodo {
@@ -91,8 +104,9 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		if !status.Valid() {
 			return nil, false, core.Errorf(core.CodeValidationFailed, "%q is not a status; use todo, in_progress or done.", status).WithDetails(core.Detail{Field: "status"})
 		}
-		// The category names are what Jira's JQL documentation uses.
-		clauses = append(clauses, "statusCategory = "+jql.String(map[core.Status]string{core.StatusTodo: "To Do", core.StatusInProgress: "In Progress", core.StatusDone: "Done"}[status]))
+		// By id (Jira's fixed category ids: 2 To Do, 4 In Progress, 3
+		// Done): a localised site translates the names.
+		clauses = append(clauses, "statusCategory = "+map[core.Status]string{core.StatusTodo: "2", core.StatusInProgress: "4", core.StatusDone: "3"}[status])
 	}
 	if f.EpicKey != "" {
 		if err := p.checkKey(f.EpicKey); err != nil {

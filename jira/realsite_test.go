@@ -205,3 +205,54 @@ func TestPropertyTotalKeptUnderJirasLimit(t *testing.T) {
 	}
 	check("after the edit")
 }
+
+// TestLocalisedSite: a site in German names the epic type "Epos": the
+// epic type is found by its hierarchy level, items are created as epics
+// and found by a query (queryByIDs).
+func TestLocalisedSite(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	if !f.srv.TranslateIssueTypes("DEMO", map[string]string{"Epic": "Epos", "Task": "Aufgabe"}) {
+		t.Fatal("could not translate the issue types")
+	}
+	if err := f.p.Check(f.ctx); err != nil {
+		t.Fatalf("Check = %v; want the epic type found by its hierarchy level", err)
+	}
+	spec := f.specs("lokal", 1)[0]
+	spec.Kind = core.KindEpic
+	key := created(t, mustCreate(t, f, []core.ItemSpec{spec}))[spec.Reference]
+	if is, _ := f.srv.Issue(key); is.IssueType != "Epic" { // the fake's own (English) name of the type
+		t.Errorf("%s created as %q; want the epic type (Epos on this site)", key, is.IssueType)
+	}
+	queryByIDs(t, f, key)
+}
+
+// TestQueryNamesTypesAndCategoriesByID: a query's JQL names the issue
+// types and the status category by id, not by the names a localised site
+// translates.
+func TestQueryNamesTypesAndCategoriesByID(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	spec := f.specs("ids", 1)[0]
+	spec.Kind = core.KindEpic
+	queryByIDs(t, f, created(t, mustCreate(t, f, []core.ItemSpec{spec}))[spec.Reference])
+}
+
+// queryByIDs queries the to-do epics, wants exactly key, and checks that
+// the JQL sent names types and status category by id.
+func queryByIDs(t *testing.T, f *fixture, key string) {
+	t.Helper()
+	f.srv.ClearRequests()
+	items, _, err := f.p.Query(f.ctx, core.Filter{Status: core.StatusTodo, Kind: core.KindEpic})
+	if err != nil || len(items) != 1 || items[0].Key != key {
+		t.Fatalf("Query = %v, %v; want %s", items, err, key)
+	}
+	for _, r := range f.srv.Requests() {
+		if r.Path != "/rest/api/3/search/jql" {
+			continue
+		}
+		var body struct{ JQL string }
+		_ = json.Unmarshal([]byte(r.Body), &body)
+		if !strings.Contains(body.JQL, "issuetype in ("+jiratest.IssueTypeEpicID+", "+jiratest.IssueTypeStoryID) || !strings.Contains(body.JQL, "statusCategory = 2") || strings.Contains(body.JQL, "Epos") || strings.Contains(body.JQL, "To Do") {
+			t.Errorf("query JQL %q; want issue types and status category by id", body.JQL)
+		}
+	}
+}

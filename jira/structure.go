@@ -55,7 +55,7 @@ func (p *Provider) discoverStructure(m *meta, fields []fieldDetails, types creat
 		if t.Subtask && (want == "" || strings.EqualFold(t.Name, want)) {
 			m.structure.subtaskTypeID, m.structure.subtaskTypeName = t.ID, t.Name
 			m.structure.subtaskCreatePending = true
-			m.typeNames = append(m.typeNames, t.Name)
+			m.typeNames, m.typeIDs = append(m.typeNames, t.Name), append(m.typeIDs, t.ID)
 			break
 		}
 	}

@@ -119,6 +119,9 @@ type project struct {
 	// refFields is a team-managed project's reference field per issue
 	// type id (nil: the site's reference field, site.go).
 	refFields map[string]string
+	// typeNames are the issue types' names on a localised site (type id
+	// → name; locale.go).
+	typeNames map[string]string
 }
 
 type comment struct {

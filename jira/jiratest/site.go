@@ -383,6 +383,9 @@ func projectStyleJSON(p *project, out map[string]any) {
 // issueTypeName is the type's name in p: the sub-task type is "Sub-task"
 // in a company-managed project.
 func issueTypeName(p *project, t *issueType) string {
+	if n := p.translated(t.ID); n != "" {
+		return n
+	}
 	if t.Subtask && p != nil && p.companyManaged() {
 		return "Sub-task"
 	}
