@@ -43,6 +43,29 @@ func (p *parser) inline(s string, marks []adf.Mark) []adf.Node {
 		flush()
 		out = append(out, ns...)
 	}
+	// A search for a closing token that failed from some position fails
+	// from every later one: remembering that keeps long text of unclosed
+	// openers linear.
+	// (A text effect closes on its own line: its misses hold to the line's
+	// end.)
+	type miss struct{ from, until int }
+	missed := map[string]miss{}
+	find := func(from int, tok string, search func(string, int, string) int) int {
+		if m, ok := missed[tok]; ok && from >= m.from && from < m.until {
+			return -1
+		}
+		j := search(s, from, tok)
+		if j < 0 {
+			until := len(s)
+			if tok != "}}" && tok != "{color}" && tok != "]" && !strings.HasPrefix(tok, "{") {
+				if k := strings.IndexByte(s[from:], '\n'); k >= 0 {
+					until = from + k
+				}
+			}
+			missed[tok] = miss{from, until}
+		}
+		return j
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		rest := s[i:]
@@ -62,14 +85,14 @@ func (p *parser) inline(s string, marks []adf.Mark) []adf.Node {
 				continue
 			}
 		case strings.HasPrefix(rest, "{{"):
-			if end := findUnescaped(s, i+2, "}}"); end > i+2 {
+			if end := find(i+2, "}}", findUnescaped); end > i+2 {
 				emit([]adf.Node{{Type: "text", Text: p.literal(s[i+2 : end]), Marks: withMark(marks, adf.Mark{Type: "code"})}})
 				i = end + 2
 				continue
 			}
 		case c == '{':
 			if m := colorOpen.FindStringSubmatch(rest); m != nil {
-				if end := findUnescaped(s, i+len(m[0]), "{color}"); end >= 0 {
+				if end := find(i+len(m[0]), "{color}", findUnescaped); end >= 0 {
 					p.note("text colour")
 					inner := s[i+len(m[0]) : end]
 					mk := adf.Mark{Type: "textColor", Attrs: map[string]any{"color": m[1]}}
@@ -87,7 +110,7 @@ func (p *parser) inline(s string, marks []adf.Mark) []adf.Node {
 			if len(rest) >= 3 && rest[2] == '}' {
 				if mk, ok := shortMarks[rest[1]]; ok {
 					tag := rest[:3]
-					if end := findUnescaped(s, i+3, tag); end > i+3 {
+					if end := find(i+3, tag, findUnescaped); end > i+3 {
 						emit(p.inline(s[i+3:end], p.withShort(marks, mk)))
 						i = end + 3
 						continue
@@ -95,6 +118,9 @@ func (p *parser) inline(s string, marks []adf.Mark) []adf.Node {
 				}
 			}
 		case c == '[':
+			if find(i+1, "]", findUnescaped) < 0 {
+				break
+			}
 			if ns, n := p.link(s, i, marks); n > 0 {
 				emit(ns)
 				i += n
@@ -116,14 +142,14 @@ func (p *parser) inline(s string, marks []adf.Mark) []adf.Node {
 				continue
 			}
 		case strings.HasPrefix(rest, "??") && opens(s, i, 2):
-			if end := closer(s, i+2, "??"); end > 0 {
+			if end := find(i+2, "??", closerFrom); end > 0 {
 				p.note("citation")
 				emit(p.inline(s[i+2:end], p.withShort(marks, adf.Mark{Type: "em"})))
 				i = end + 2
 				continue
 			}
 		case strings.IndexByte(markChars, c) >= 0 && opens(s, i, 1):
-			if end := closer(s, i+1, string(c)); end > 0 {
+			if end := find(i+1, string(c), closerFrom); end > 0 {
 				emit(p.inline(s[i+1:end], p.withShort(marks, shortMarks[c])))
 				i = end + 1
 				continue
@@ -280,6 +306,9 @@ func opens(s string, i, w int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i+w:])
 	return !unicode.IsSpace(r)
 }
+
+// closerFrom is closer with findUnescaped's arguments.
+func closerFrom(s string, from int, tok string) int { return closer(s, from, tok) }
 
 // closer is the index of the delimiter closing a text effect opened before
 // from: on the same line, after a non-blank, not before a letter or digit.
