@@ -19,20 +19,7 @@ func FuzzWikiToMarkdown(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, w string) {
-		md := ToMarkdown(w)
-		w1, err := FromMarkdown(md)
-		if err != nil {
-			t.Fatalf("FromMarkdown(ToMarkdown(%q)): %v", w, err)
-		}
-		before, _ := Parse(w)
-		after, _ := Parse(w1)
-		if ok, at := mdcorpus.IsSubsequence(visible(before.Content), visible(after.Content)); !ok {
-			t.Fatalf("text lost at rune %d\nwiki:  %q\nmd:    %q\nwiki1: %q", at, w, md, w1)
-		}
-		w2, _ := FromMarkdown(ToMarkdown(w1))
-		if w2 != w1 {
-			t.Fatalf("not stable\nwiki:  %q\nmd:    %q\nwiki1: %q\nwiki2: %q", w, md, w1, w2)
-		}
+		checkWiki(t, w)
 	})
 }
 
