@@ -37,13 +37,14 @@ type Provider struct {
 	// (fields.go), readable without metaMu (error translation runs under it).
 	fieldIDs atomic.Pointer[map[string]string]
 
-	mu      sync.Mutex
-	stats   Stats
-	created map[core.Reference]int64 // issue ids this Provider created, for reconcileIssues
-	tails   map[string]int           // per document: the newest key number a finished tail read found (0: an empty project; see tail.go)
-	floors  map[core.Reference]int   // tails[its document] when each reference was sent to Create (duplicates.go)
-	newest  int                      // the newest key number this Provider created or found created (settle.go)
-	parents sync.Map                 // issue key → its parent key as last read ("" for none): Update sends only a changed parent
+	mu       sync.Mutex
+	stats    Stats
+	created  map[core.Reference]int64 // issue ids this Provider created, for reconcileIssues
+	tails    map[string]int           // per document: the newest key number a finished tail read found (0: an empty project; see tail.go)
+	floors   map[core.Reference]int   // tails[its document] when each reference was sent to Create (duplicates.go)
+	newest   int                      // the newest key number this Provider created or found created (settle.go)
+	blocksID string                   // the Blocks link type's id on a site that renamed it (structure.go)
+	parents  sync.Map                 // issue key → its parent key as last read ("" for none): Update sends only a changed parent
 
 	paceOnce sync.Once
 	pace     *pacer // pacing(); tests may set it before the first request

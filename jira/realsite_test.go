@@ -256,3 +256,38 @@ func queryByIDs(t *testing.T, f *fixture, key string) {
 		}
 	}
 }
+
+// TestRenamedBlocksLinkType: a site renamed the Blocks link type
+// ("Blocker", its descriptions kept): the name is refused, the type is
+// found by its descriptions in GET /issueLinkType, the link is sent again
+// by id (later links go by id at once), and reads see the links.
+func TestRenamedBlocksLinkType(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	if !f.srv.RenameLinkType(jiratest.LinkTypeBlocksID, "Blocker", "", "") {
+		t.Fatal("could not rename the link type")
+	}
+	specs := f.specs("renamed", 3)
+	keys := created(t, mustCreate(t, f, specs))
+	a, b, c := keys[specs[0].Reference], keys[specs[1].Reference], keys[specs[2].Reference]
+	if err := f.p.AddDependency(f.ctx, a, b); err != nil {
+		t.Fatalf("AddDependency = %v; want the renamed type found", err)
+	}
+	if err := f.p.AddDependency(f.ctx, c, b); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.srv.CountRequests("POST", "/rest/api/3/issueLink"); n != 3 {
+		t.Errorf("%d link requests; want 3 (refused by name, then by id twice)", n)
+	}
+	if n := f.srv.CountRequests("GET", "/rest/api/3/issueLinkType"); n != 1 {
+		t.Errorf("%d reads of the link types; want 1", n)
+	}
+	deps, err := f.p.Dependencies(f.ctx, []string{a, c})
+	if err != nil || len(deps) != 2 {
+		t.Fatalf("Dependencies = %v, %v; want both links", deps, err)
+	}
+	for _, d := range deps {
+		if d.Blocker != b || (d.Blocked != a && d.Blocked != c) {
+			t.Errorf("dependency %+v; want %s blocking %s and %s", d, b, a, c)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -136,7 +137,53 @@ func (m *meta) readStructure(is issue, w *core.WorkItem) string {
 // isBlocks reports whether a link is of the "Blocks" type (by name, or by
 // its descriptions on sites that renamed it).
 func isBlocks(l linkJSON) bool {
-	return strings.EqualFold(l.Type.Name, blocksLinkType) || strings.EqualFold(l.Type.Inward, "is blocked by")
+	return strings.EqualFold(l.Type.Name, blocksLinkType) || strings.EqualFold(l.Type.Inward, blocksInward) || strings.EqualFold(l.Type.Outward, blocksOutward)
+}
+
+// The descriptions of Jira's Blocks link type, which a site that renamed
+// the type usually keeps.
+const (
+	blocksInward  = "is blocked by"
+	blocksOutward = "blocks"
+)
+
+// blocksType is how a link request names the Blocks type: by the id
+// found in GET /issueLinkType once the name was refused (a renamed type),
+// else by its name.
+func (p *Provider) blocksType() map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.blocksID != "" {
+		return map[string]string{"id": p.blocksID}
+	}
+	return map[string]string{"name": blocksLinkType}
+}
+
+// findBlocksType reads the site's link types (GET /issueLinkType) and
+// records the id of the one whose descriptions are Blocks' ("blocks" /
+// "is blocked by"): a site that renamed the type. ok is false when there
+// is none (or its name is still Blocks: nothing to retry).
+func (p *Provider) findBlocksType(ctx context.Context) (ok bool, err error) {
+	var resp struct {
+		IssueLinkTypes []struct {
+			ID      string `json:"id"`
+			Name    string `json:"name"`
+			Inward  string `json:"inward"`
+			Outward string `json:"outward"`
+		} `json:"issueLinkTypes"`
+	}
+	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/issueLinkType", endpoint: "GET /rest/api/3/issueLinkType", action: "list the issue link types"}, &resp); err != nil {
+		return false, err
+	}
+	for _, t := range resp.IssueLinkTypes {
+		if strings.EqualFold(t.Inward, blocksInward) && strings.EqualFold(t.Outward, blocksOutward) && !strings.EqualFold(t.Name, blocksLinkType) {
+			p.mu.Lock()
+			p.blocksID = t.ID
+			p.mu.Unlock()
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // CheckSubtasks verifies that the project has a sub-task issue type.
@@ -185,9 +232,22 @@ func (p *Provider) AddDependency(ctx context.Context, blocked, blocker string) e
 			return err
 		}
 	}
-	body := linkRequest{Type: map[string]string{"name": blocksLinkType}, InwardIssue: map[string]string{"key": blocker}, OutwardIssue: map[string]string{"key": blocked}}
-	_, err := p.do(ctx, call{method: "POST", path: "/rest/api/3/issueLink", body: body, class: retryRejected, endpoint: "POST /rest/api/3/issueLink",
-		action: fmt.Sprintf("link %s (is blocked by) %s", blocked, blocker), key: blocked + " or " + blocker}, nil)
+	send := func() (*response, error) {
+		body := linkRequest{Type: p.blocksType(), InwardIssue: map[string]string{"key": blocker}, OutwardIssue: map[string]string{"key": blocked}}
+		return p.do(ctx, call{method: "POST", path: "/rest/api/3/issueLink", body: body, class: retryRejected, endpoint: "POST /rest/api/3/issueLink",
+			action: fmt.Sprintf("link %s (is blocked by) %s", blocked, blocker), key: blocked + " or " + blocker}, nil)
+	}
+	resp, err := send()
+	if resp != nil && resp.status == http.StatusNotFound && p.blocksType()["name"] != "" {
+		// Perhaps the type was renamed ("No issue link type with name
+		// 'Blocks' found."): nothing was linked; find it by its
+		// descriptions and send again by id.
+		if renamed, ferr := p.findBlocksType(ctx); ferr != nil {
+			return ferr
+		} else if renamed {
+			_, err = send()
+		}
+	}
 	return structureWriteErr(err)
 }
 

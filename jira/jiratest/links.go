@@ -67,7 +67,7 @@ func (s *Server) handleLinkTypes(w http.ResponseWriter, r *http.Request) {
 	base := s.base(r)
 	out := []any{}
 	for i := range linkTypes {
-		out = append(out, linkTypes[i].json(base))
+		out = append(out, s.linkTypeJSON(base, &linkTypes[i]))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"issueLinkTypes": out})
 }
@@ -78,7 +78,7 @@ func (s *Server) handleLinkType(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusNotFound, newErr(fmt.Sprintf("No issue link type with id '%s' found.", r.PathValue("id"))))
 		return
 	}
-	writeJSON(w, http.StatusOK, t.json(s.base(r)))
+	writeJSON(w, http.StatusOK, s.linkTypeJSON(s.base(r), t))
 }
 
 type linkRequest struct {
@@ -117,7 +117,7 @@ func (s *Server) handleCreateLink(w http.ResponseWriter, r *http.Request) {
 	if in.Type.ID != "" {
 		t = byID(linkTypes, in.Type.ID)
 	} else {
-		t = byName(linkTypes, in.Type.Name)
+		t = s.linkTypeNamed(in.Type.Name)
 	}
 	if t == nil {
 		what := in.Type.Name
@@ -202,7 +202,7 @@ func (s *Server) linkByPath(w http.ResponseWriter, r *http.Request) *link {
 
 func (s *Server) linkJSON(base string, l *link) any {
 	return map[string]any{
-		"id": itoa(l.ID), "self": base + "/rest/api/3/issueLink/" + itoa(l.ID), "type": l.linkType().json(base),
+		"id": itoa(l.ID), "self": base + "/rest/api/3/issueLink/" + itoa(l.ID), "type": s.linkTypeJSON(base, l.linkType()),
 		"inwardIssue": s.issueRefJSON(base, l.Blocker), "outwardIssue": s.issueRefJSON(base, l.Blocked),
 	}
 }

@@ -300,7 +300,7 @@ func (s *Server) renderIssue(base string, iss *issue, st *issueState, fs fieldSe
 func (s *Server) linksJSON(base string, iss *issue) []any {
 	out := []any{}
 	for _, l := range s.links {
-		typ := l.linkType().json(base)
+		typ := s.linkTypeJSON(base, l.linkType())
 		switch iss {
 		case l.Blocked:
 			out = append(out, map[string]any{"id": itoa(l.ID), "self": base + "/rest/api/3/issueLink/" + itoa(l.ID), "type": typ, "inwardIssue": s.issueRefJSON(base, l.Blocker)})

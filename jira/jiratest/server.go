@@ -106,6 +106,10 @@ type Server struct {
 	closed chan struct{}
 	once   sync.Once
 
+	// linkNames are the link types' names a site admin gave them (id →
+	// name and descriptions; linkrename.go), guarded by mu.
+	linkNames map[string]string
+
 	pending  atomic.Int64
 	logMu    sync.Mutex // guards requests (handlers log while holding mu)
 	requests []RecordedRequest
