@@ -2,7 +2,7 @@
 # tests over each. `make test` is what CI runs (.ci/run).
 MODULES := $(shell cat MODULES)
 GO ?= go
-TESTFLAGS ?= -count=1
+TESTFLAGS ?= -count=1 -timeout 30m
 BIN := $(CURDIR)/bin
 
 .PHONY: all build test test-unit lint fmt vet bench demo tidy clean release-snapshot release-check
