@@ -138,7 +138,10 @@ func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportRes
 		return ExportResult{}, err
 	}
 	docID := ex.documentID(in.Document, sel)
-	doc := ex.document(docID)
+	doc, err := ex.document(docID)
+	if err != nil {
+		return ExportResult{}, err
+	}
 	if err := ex.sprints(ctx, doc); err != nil {
 		return ExportResult{}, err
 	}
@@ -292,18 +295,47 @@ func (ex *exporter) documentID(asked string, sel IssueSelection) string {
 }
 
 // document builds the planning document: issues another document's
-// references claim are left out (with a warning); the others are items,
-// in backlog order, sub-tasks under their stories.
-func (ex *exporter) document(docID string) *plan.Document {
+// references claim are left out (one warning names them, bounded); the
+// others are items, in backlog order, sub-tasks under their stories. When
+// every issue belongs to other documents there is nothing to export:
+// VALIDATION_FAILED naming them.
+func (ex *exporter) document(docID string) (*plan.Document, error) {
 	var keep []WorkItem
 	taken := map[string]bool{}
+	owned := map[string][]string{} // document → keys of its issues
+	var owners []string
 	for _, k := range ex.order {
 		w := ex.byKey[k]
-		if w.Reference != "" && w.Reference.Document() != docID {
-			ex.warnings = append(ex.warnings, fmt.Sprintf("%s belongs to document %s (item %s), so it is not exported into %s; export that document's issues on their own, with its id.", w.Key, w.Reference.Document(), refItem(w.Reference), docID))
+		if d := w.Reference.Document(); w.Reference != "" && d != docID {
+			if owned[d] == nil {
+				owners = append(owners, d)
+			}
+			owned[d] = append(owned[d], w.Key)
 			continue
 		}
 		keep = append(keep, w)
+	}
+	if len(owned) > 0 {
+		slices.Sort(owners)
+		var parts []string
+		var details []Detail
+		n := 0
+		for i, d := range owners {
+			n += len(owned[d])
+			if i < maxListedOwners {
+				parts = append(parts, fmt.Sprintf("%s (%s)", d, listBounded(owned[d], maxListedKeys)))
+			}
+			details = append(details, Detail{Field: "document", Message: fmt.Sprintf("document %s holds %s", d, Plural(len(owned[d]), "selected issue", "selected issues"))})
+		}
+		if len(owners) > maxListedOwners {
+			parts = append(parts, fmt.Sprintf("and %s", Plural(len(owners)-maxListedOwners, "more document", "more documents")))
+		}
+		if len(keep) == 0 {
+			return nil, Errorf(CodeValidationFailed, "Every selected issue already belongs to a planning document: %s. Nothing was exported. Export one document's issues at a time, giving its id as the document id (%s), or select issues no document holds.",
+				strings.Join(parts, "; "), owners[0]).WithDetails(details...)
+		}
+		ex.warnings = append(ex.warnings, fmt.Sprintf("%s already %s to other documents, so %s not exported into %s: %s. Export each document's issues on their own, giving its id as the document id.",
+			Plural(n, "issue", "issues"), map[bool]string{true: "belongs", false: "belong"}[n == 1], map[bool]string{true: "it is", false: "they are"}[n == 1], docID, strings.Join(parts, "; ")))
 	}
 	ex.ids = map[string]string{}
 	for _, w := range keep { // ids the references fix come first
@@ -335,7 +367,21 @@ func (ex *exporter) document(docID string) *plan.Document {
 		}
 		doc.Items = append(doc.Items, it)
 	}
-	return doc
+	return doc, nil
+}
+
+// The bounds of the export's list of issues other documents hold.
+const (
+	maxListedOwners = 5 // documents named
+	maxListedKeys   = 5 // keys named per document
+)
+
+// listBounded is keys joined, at most max of them, then "… N more".
+func listBounded(keys []string, max int) string {
+	if len(keys) <= max {
+		return strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("%s, … %d more", strings.Join(keys[:max], ", "), len(keys)-max)
 }
 
 // compareRank orders issues by their rank (backlog order), then by key

@@ -188,12 +188,17 @@ func cmdMay(ts *testscript.TestScript, neg bool, args []string) {
 // jira-seed TYPE SUMMARY [DESCRIPTION]: an issue made in Jira by a person.
 // An argument in double quotes is a Go string literal ("a\x1b[2J").
 func cmdJiraSeed(ts *testscript.TestScript, neg bool, args []string) {
-	parent := ""
-	if len(args) > 0 && strings.HasPrefix(args[0], "parent=") {
-		parent, args = strings.TrimPrefix(args[0], "parent="), args[1:]
+	parent, ref := "", ""
+	for len(args) > 0 && (strings.HasPrefix(args[0], "parent=") || strings.HasPrefix(args[0], "ref=")) {
+		if v, ok := strings.CutPrefix(args[0], "parent="); ok {
+			parent = v
+		} else {
+			ref = strings.TrimPrefix(args[0], "ref=")
+		}
+		args = args[1:]
 	}
 	if neg || len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: jira-seed [parent=KEY] TYPE SUMMARY [DESCRIPTION]")
+		ts.Fatalf("usage: jira-seed [parent=KEY] [ref=DOC/ITEM] TYPE SUMMARY [DESCRIPTION]")
 	}
 	for i, a := range args {
 		if strings.HasPrefix(a, `"`) {
@@ -202,7 +207,7 @@ func cmdJiraSeed(ts *testscript.TestScript, neg bool, args []string) {
 			args[i] = u
 		}
 	}
-	in := jiratest.SeedIssue{IssueType: args[0], Summary: args[1], Parent: parent}
+	in := jiratest.SeedIssue{IssueType: args[0], Summary: args[1], Parent: parent, Reference: ref}
 	if len(args) == 3 {
 		in.Description = args[2]
 	}
