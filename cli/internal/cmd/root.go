@@ -56,6 +56,17 @@ commit (some items were written), 70 internal error, 130 interrupted
 		NewCmdVersion(f),
 	)
 	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		// A shell cobra does not complete is refused (it printed the help
+		// and exited 0); without a shell, the help.
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			return UsageError(c, fmt.Errorf("%q is not a shell dwire completes: use bash, zsh, fish or powershell", args[0]))
+		}
+	}
 	fitHelp(root)
 	if m, _, err := root.Find([]string{"mcp"}); err == nil && m.Flags().Lookup("elicitation") != nil {
 		_ = m.RegisterFlagCompletionFunc("elicitation", completeElicitation)
