@@ -18,7 +18,7 @@ func (s *Store) RecordDocument(ctx context.Context, r core.DocumentRecord) error
 	if err != nil {
 		return s.fault(err, "record a document")
 	}
-	_, err = s.pool.Exec(ctx, s.q(`INSERT INTO {schema}.documents (scope, document, path, items, updated_at) VALUES ($1, $2, $3, $4, $5)
+	_, err = s.db.Exec(ctx, s.q(`INSERT INTO {schema}.documents (scope, document, path, items, updated_at) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (scope, document) DO UPDATE SET path = excluded.path, items = excluded.items, updated_at = excluded.updated_at`),
 		r.Scope, r.Document, r.Path, items, dbTime(r.UpdatedAt))
 	return s.fault(err, "record a document")
@@ -29,7 +29,7 @@ func (s *Store) LoadDocuments(ctx context.Context, scope string, documents []str
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+sqlrows.DocumentColumns+` FROM {schema}.documents WHERE scope = $1 AND document = ANY($2::text[])`), scope, documents)
+	rows, err := s.db.Query(ctx, s.q(`SELECT `+sqlrows.DocumentColumns+` FROM {schema}.documents WHERE scope = $1 AND document = ANY($2::text[])`), scope, documents)
 	if rows != nil {
 		defer rows.Close() // (pgx: to be closed even after an error)
 	}

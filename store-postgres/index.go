@@ -17,7 +17,7 @@ func (s *Store) UpsertIndex(ctx context.Context, entries []core.IndexEntry) erro
 	if err := s.check(); err != nil {
 		return err
 	}
-	return s.fault(s.upsertIndex(ctx, s.pool, entries), "update the dedup index")
+	return s.fault(s.upsertIndex(ctx, s.db, entries), "update the dedup index")
 }
 
 func (s *Store) upsertIndex(ctx context.Context, q querier, entries []core.IndexEntry) error {

@@ -45,7 +45,7 @@ func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.
 			gen     int64
 			expires time.Time
 		)
-		err := s.pool.QueryRow(ctx, s.q(`INSERT INTO {schema}.locks AS l (name, owner, expires_at, generation)
+		err := s.db.QueryRow(ctx, s.q(`INSERT INTO {schema}.locks AS l (name, owner, expires_at, generation)
 			VALUES ($1, $2, coalesce($3::timestamptz, now()) + $4::bigint * interval '1 microsecond', 1)
 			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
 				generation = CASE WHEN l.owner = excluded.owner THEN l.generation ELSE l.generation + 1 END
@@ -61,7 +61,7 @@ func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.
 			holder string
 			live   bool
 		)
-		err = s.pool.QueryRow(ctx, s.q(`SELECT owner, expires_at, expires_at > coalesce($2::timestamptz, now()) FROM {schema}.locks WHERE name = $1`), name, now).
+		err = s.db.QueryRow(ctx, s.q(`SELECT owner, expires_at, expires_at > coalesce($2::timestamptz, now()) FROM {schema}.locks WHERE name = $1`), name, now).
 			Scan(&holder, &expires, &live)
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue // gone meanwhile: try again
@@ -121,6 +121,6 @@ func (s *Store) Fence(ctx context.Context, name, owner string, generation int64,
 	return sqlrows.Fence(ctx, name, owner, generation, markers, s.write,
 		func(tx pgx.Tx) error { return s.checkHolder(ctx, tx, name, owner, generation) },
 		s.check, s.fault,
-		func() error { return s.holderIs(ctx, s.pool, "", name, owner, generation) },
+		func() error { return s.holderIs(ctx, s.db, "", name, owner, generation) },
 		func(tx pgx.Tx) error { return s.upsertIndex(ctx, tx, markers) })
 }

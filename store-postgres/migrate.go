@@ -34,7 +34,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return s.fault(err, "read the embedded migrations")
 	}
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := s.acquire(ctx)
 	if err != nil {
 		return s.fault(err, "connect for migrations")
 	}

@@ -20,7 +20,7 @@ func (s *Store) SavePreview(ctx context.Context, p core.Preview) error {
 		if p.ConsumedBy != "" {
 			consumedBy = &p.ConsumedBy
 		}
-		tag, err := s.pool.Exec(ctx, s.q(`INSERT INTO {schema}.previews (`+sqlrows.PreviewColumns+`)
+		tag, err := s.db.Exec(ctx, s.q(`INSERT INTO {schema}.previews (`+sqlrows.PreviewColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (handle) DO NOTHING`),
 			p.Handle, string(p.Kind), p.Scope, p.Plan, p.Digest, dbTime(p.CreatedAt), dbTime(p.ExpiresAt), dbNullTime(p.ConsumedAt), consumedBy)
 		return tag.RowsAffected(), s.fault(err, "save preview "+p.Handle)
@@ -32,9 +32,9 @@ func (s *Store) LoadPreview(ctx context.Context, handle string) (core.Preview, e
 	if err := s.check(); err != nil {
 		return core.Preview{}, err
 	}
-	p, err := sqlrows.Preview(s.pool.QueryRow(ctx, s.q(`SELECT `+sqlrows.PreviewColumns+` FROM {schema}.previews WHERE handle = $1`), handle), handle, fromDBTime)
+	p, err := sqlrows.Preview(s.db.QueryRow(ctx, s.q(`SELECT `+sqlrows.PreviewColumns+` FROM {schema}.previews WHERE handle = $1`), handle), handle, fromDBTime)
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = s.notFound(ctx, s.pool, handle)
+		err = s.notFound(ctx, s.db, handle)
 	}
 	if err != nil {
 		return core.Preview{}, s.fault(err, "load preview "+handle)

@@ -167,7 +167,7 @@ func (s *Store) GetRun(ctx context.Context, key string) (core.Run, bool, error) 
 	if err := s.check(); err != nil {
 		return core.Run{}, false, err
 	}
-	r, found, err := s.getRun(ctx, s.pool, key)
+	r, found, err := s.getRun(ctx, s.db, key)
 	if err != nil {
 		return core.Run{}, false, s.fault(err, "read run "+key)
 	}

@@ -50,8 +50,16 @@ type Options struct {
 	// ConnectTimeout bounds each connection attempt (0 means
 	// DefaultConnectTimeout, unless the URL sets connect_timeout).
 	ConnectTimeout time.Duration
-	// MaxConns is the pool size (0 means pgxpool's default).
+	// MaxConns bounds the connections the process holds at once (0 means
+	// DefaultMaxConns).
 	MaxConns int32
+	// MaxConnIdleTime closes a connection once it has been idle that long
+	// (0 means DefaultMaxConnIdleTime), so an idle process holds none.
+	MaxConnIdleTime time.Duration
+	// ConnectionWait is how long a call waits for a connection while the
+	// server refuses new ones with "too many connections" (0 means
+	// DefaultConnectionWait; negative: not at all).
+	ConnectionWait time.Duration
 	// IdleInTransactionTimeout is the server-side
 	// idle_in_transaction_session_timeout of every session (0 means
 	// DefaultIdleInTransactionTimeout; negative leaves the server's
@@ -78,6 +86,8 @@ type Store struct {
 	name       string           // unquoted, for messages
 	where      string           // host:port/db, for messages (never the password)
 	leaseClock func() time.Time // nil: the server's now()
+	connWait   time.Duration    // see Options.ConnectionWait
+	db         db               // statements on connections taken by acquire
 	closed     atomic.Bool
 }
 
@@ -125,9 +135,11 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 			cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 		}
 	}
-	if o.MaxConns > 0 {
-		cfg.MaxConns = o.MaxConns
-	}
+	// Connections only while working (see DefaultMaxConns).
+	cfg.MinConns, cfg.MinIdleConns = 0, 0
+	cfg.MaxConns = cmp.Or(max(o.MaxConns, 0), DefaultMaxConns)
+	cfg.MaxConnIdleTime = cmp.Or(max(o.MaxConnIdleTime, 0), DefaultMaxConnIdleTime)
+	cfg.HealthCheckPeriod = min(DefaultHealthCheckPeriod, cfg.MaxConnIdleTime)
 	cfg.ConnConfig.RuntimeParams["application_name"] = "devworkwire"
 	if _, inURL := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !inURL && cmp.Or(o.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout) > 0 {
 		idle := cmp.Or(o.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout)
@@ -142,10 +154,21 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Store{pool: pool, schema: pgx.Identifier{schema}.Sanitize(), name: schema, where: where, leaseClock: o.LeaseClock}
-	pingCtx, cancel := context.WithTimeout(ctx, cfg.ConnConfig.ConnectTimeout)
-	err = pool.Ping(pingCtx)
-	cancel()
+	s := &Store{pool: pool, schema: pgx.Identifier{schema}.Sanitize(), name: schema, where: where, leaseClock: o.LeaseClock,
+		connWait: cmp.Or(o.ConnectionWait, DefaultConnectionWait)}
+	s.db = db{s}
+	// The first connection: each attempt within the connect timeout, and
+	// a refusal for lack of a slot waited out as every call waits it out.
+	err = func() error {
+		c, err := s.acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Release()
+		pingCtx, cancel := context.WithTimeout(ctx, cfg.ConnConfig.ConnectTimeout)
+		defer cancel()
+		return c.Ping(pingCtx)
+	}()
 	if err != nil {
 		pool.Close()
 		return nil, connectError(ctx, err, where, cfg.ConnConfig.ConnectTimeout)
@@ -171,6 +194,9 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 // every one is CONFIG_INVALID naming the field `store` (where is
 // host:port/database, never the password).
 func connectError(ctx context.Context, err error, where string, timeout time.Duration) error {
+	if known, ok := storeerr.Known(err); ok { // no slot came free
+		return known
+	}
 	if ctx.Err() != nil { // the caller gave up (e.g. Ctrl-C), not the server
 		return core.Wrap(err, core.CodeInternal, "Opening the Postgres state store at %s was cancelled before it connected.", where)
 	}
@@ -223,7 +249,9 @@ func (s *Store) fault(err error, op string) error {
 		case pe.Code == "42501":
 			return core.Wrap(err, core.CodeConfigInvalid, "The Postgres user in the store URL lacks a privilege on schema %s (while trying to %s). Grant it, or choose another schema with ?schema=NAME.", s.name, op).
 				WithDetails(core.Detail{Field: "store", Message: "permission denied"})
-		case pe.Code == "40001" || pe.Code == "40P01" || strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "53300":
+		case pe.Code == sqlTooManyConnections:
+			return tooManyConnections(err, s.where, 0)
+		case pe.Code == "40001" || pe.Code == "40P01" || strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01":
 			e := core.Wrap(err, core.CodeInternal, "The Postgres state store at %s could not %s just now (%s). Try again.", s.where, op, pe.Code)
 			e.Retryable = true
 			return e
@@ -249,7 +277,7 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx pgx.Tx) error) 
 	if err := s.check(); err != nil {
 		return err
 	}
-	return s.fault(pgx.BeginFunc(ctx, s.pool, fn), op)
+	return s.fault(pgx.BeginFunc(ctx, s.db, fn), op)
 }
 
 // ts truncates to the microseconds Postgres keeps (it would round).
@@ -269,7 +297,7 @@ func dbNullTime(t time.Time) *time.Time {
 func (s *Store) reads() sqlrows.Reads[time.Time] {
 	return sqlrows.Reads[time.Time]{
 		Query: func(ctx context.Context, sql string, args ...any) (sqlrows.Rows, func() error, error) {
-			rows, err := s.pool.Query(ctx, sql, args...)
+			rows, err := s.db.Query(ctx, sql, args...)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"sync"
 	"testing"
@@ -101,4 +102,60 @@ func find(ctx context.Context) (url string, stop func(), err error) {
 		return "", nil, fmt.Errorf("%s is not set", EnvURL)
 	}
 	return Find(ctx)
+}
+
+// LimitedDatabase creates a database of its own for t that admits at most
+// limit connections (CREATE DATABASE … CONNECTION LIMIT: beyond it the
+// server refuses with "too many connections", SQLSTATE 53300, as it does
+// past max_connections or a role's limit), drops it when t ends, and
+// returns base with that database in place of base's. base's user needs
+// CREATEDB. The limit does not bind superusers: for a superuser's base
+// (the throwaway cluster) the URL names a new role, the database's owner,
+// that is not one.
+func LimitedDatabase(t testing.TB, base string, limit int) string {
+	t.Helper()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "dwtest_limited_" + hex.EncodeToString(b)
+	var role string
+	err := withConn(t.Context(), base, 30*time.Second, func(ctx context.Context, conn *pgx.Conn) error {
+		var super bool
+		if err := conn.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&super); err != nil {
+			return err
+		}
+		owner := ""
+		if super {
+			role = name
+			if _, err := conn.Exec(ctx, `CREATE ROLE `+pgx.Identifier{role}.Sanitize()+` LOGIN`); err != nil {
+				return err
+			}
+			owner = " OWNER " + pgx.Identifier{role}.Sanitize()
+		}
+		_, err := conn.Exec(ctx, fmt.Sprintf(`CREATE DATABASE %s%s CONNECTION LIMIT %d`, pgx.Identifier{name}.Sanitize(), owner, limit))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("create a database limited to %d connections: %v", limit, err)
+	}
+	t.Cleanup(func() {
+		err := withConn(context.Background(), base, 30*time.Second, func(ctx context.Context, conn *pgx.Conn) error {
+			if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS `+pgx.Identifier{name}.Sanitize()+` WITH (FORCE)`); err != nil || role == "" {
+				return err
+			}
+			_, err := conn.Exec(ctx, `DROP ROLE IF EXISTS `+pgx.Identifier{role}.Sanitize())
+			return err
+		})
+		if err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("the test server's URL: %v", err)
+	}
+	u.Path = "/" + name
+	if role != "" {
+		u.User = url.User(role)
+	}
+	return u.String()
 }

@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
+	"github.com/jackc/pgx/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestTeamPastTheConnectionLimit: more agents than the server admits
+// connections. Six `dwire mcp` processes share a Postgres store in a
+// database limited to three connections (a managed plan's per-role or
+// per-database limit; the server says "too many connections", SQLSTATE
+// 53300, past it), each previewing and committing a document of its own,
+// all at once. Every preview and commit succeeds on its first call (a
+// process waits for a free connection instead of failing), and once the
+// work is done the processes, still running, hold no connection at all.
+func TestTeamPastTheConnectionLimit(t *testing.T) {
+	if pgURL == "" {
+		if os.Getenv("DWIRE_REQUIRE_POSTGRES") == "1" {
+			t.Fatalf("PostgreSQL is required (DWIRE_REQUIRE_POSTGRES=1) but none is available: %s", pgWhy)
+		}
+		t.Skipf("no PostgreSQL for the shared store: %s", pgWhy)
+	}
+	const agents, limit = 6, 3
+	store := pgtest.LimitedDatabase(t, pgURL, limit)
+	dbName := strings.TrimPrefix(mustURL(t, store).Path, "/")
+	e := newEnv(t, envOptions{storeURL: store})
+	if err := e.jira.SetConfig(context.Background(), 20, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+
+	// Connections to the limited database, seen from outside it (one
+	// goroutine at a time: a pgx.Conn is not safe for concurrent use).
+	admin, err := pgx.Connect(context.Background(), pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	conns := func() int {
+		var n int
+		if err := admin.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity WHERE datname = $1`, dbName).Scan(&n); err != nil {
+			t.Fatalf("count connections: %v", err)
+		}
+		return n
+	}
+	stop := make(chan struct{})
+	peak := make(chan int)
+	go func() {
+		most := 0
+		for {
+			most = max(most, conns())
+			select {
+			case <-stop:
+				peak <- most
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+
+	plans := make([]planSpec, agents)
+	sessions := make([]*mcp.ClientSession, agents)
+	paths := make([]string, agents)
+	for a := range agents {
+		plans[a] = planSpec{id: fmt.Sprintf("crowd-%d", a), epics: 1, stories: 3}
+		paths[a] = e.write(plans[a].id+".md", plans[a].markdown())
+		sessions[a], _ = e.mcp() // started; the store is opened on the first call
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	outcomes := make([]scOutcome, agents)
+	previews := make([]scOutcome, agents)
+	for a := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			previews[a] = e.scCall(ctx, sessions[a], "import_preview", map[string]any{"path": paths[a]})
+			if previews[a].errData != nil || previews[a].transport != nil {
+				return
+			}
+			handle := previews[a].result.PreviewHandle
+			outcomes[a] = e.scCall(ctx, sessions[a], "import_commit", map[string]any{"preview_handle": handle, "confirmed": true, "idempotency_key": newKey()})
+		}()
+	}
+	began := time.Now()
+	close(start)
+	wg.Wait()
+	took := time.Since(began)
+
+	for a := range agents {
+		if p := previews[a]; p.transport != nil || p.errData != nil {
+			t.Errorf("agent %d: import_preview: %v %v", a, p.transport, p.errData)
+			continue
+		}
+		o := outcomes[a]
+		if o.transport != nil || o.errData != nil || o.result.ResultType != "committed" || o.result.Counts.Created != 4 {
+			t.Errorf("agent %d: import_commit: %v %v %+v; want 4 created", a, o.transport, o.errData, o.result)
+		}
+	}
+	close(stop)
+	most := <-peak
+	// Idle now, every process still running: none holds a connection.
+	deadline := time.Now().Add(20 * time.Second)
+	for n := conns(); n != 0; n = conns() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still open 20 s after the last call, by %d idle processes; want none", n, agents)
+		}
+		<-time.After(100 * time.Millisecond)
+	}
+	for _, p := range plans {
+		e.matches(p)
+	}
+	e.noDuplicates()
+	t.Logf("%d agents on a database admitting %d connections: every preview and commit succeeded on its first call in %s; peak %d connections; none left once idle",
+		agents, limit, took.Round(time.Millisecond), most)
+}
+
+func mustURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
