@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -488,6 +489,74 @@ func TestSameKeyWhileTheFirstIsRunning(t *testing.T) {
 	res, err := other.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
 	if err != nil || !res.Replayed || res.Counts.Created != 6 {
 		t.Errorf("repeat after it finished: %+v, %v; want the replayed result", res.Counts, err)
+	}
+}
+
+// lateLockStore holds the first commit-lock take of its service until
+// release closes, saying on at when it got there: a call that passed the
+// gate (its key had no run yet) and reaches the lock late.
+type lateLockStore struct {
+	core.Store
+	once    sync.Once
+	at      chan struct{}
+	release chan struct{}
+}
+
+func (s *lateLockStore) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (core.Lock, error) {
+	if !strings.HasPrefix(owner, "probe|") {
+		s.once.Do(func() {
+			close(s.at)
+			<-s.release
+		})
+	}
+	return s.Store.AcquireLock(ctx, name, owner, lease)
+}
+
+// Two calls with one idempotency key and handle at the same moment: the
+// one that reaches the (shared) commit lock after the other started the
+// run and wrote finds the tracker changed since the preview — by its own
+// key's writes. It answers as a repeat of the key does: "running now"
+// while the first works, the replayed result once it finished; never
+// PREVIEW_STALE, which would say nothing was written.
+func TestSameKeyAtOnceIsNeverStale(t *testing.T) {
+	for _, finished := range []bool{false, true} {
+		t.Run(fmt.Sprintf("first finished %v", finished), func(t *testing.T) {
+			e := newEnv(t)
+			pre := e.preview(checkoutDoc())
+			late := &lateLockStore{Store: e.st, at: make(chan struct{}), release: make(chan struct{})}
+			other := core.NewWorkItemService(core.ServiceOptions{Provider: e.p, Store: late, Now: e.clock.Now})
+			done := make(chan error, 1)
+			go func() {
+				_, err := other.ImportCommit(e.ctx, core.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
+				done <- err
+			}()
+			<-late.at
+			reached, resume := e.p.Hold(fakeprovider.OpCreate, 2) // the epics are written
+			first := e.commitAsync(e.svc, pre.PreviewHandle, "K")
+			<-reached
+			if finished {
+				resume()
+				if err := first(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			close(late.release)
+			err := <-done
+			if finished {
+				if err != nil {
+					t.Fatalf("the late call after the first finished: %v; want its result replayed", err)
+				}
+			} else {
+				wantErr(t, err, core.CodeCommitInterrupted, "is running now")
+				resume()
+				if err := first(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := len(e.p.Items()); n != 6 {
+				t.Errorf("%d issues; want the 6 of the plan, once", n)
+			}
+		})
 	}
 }
 

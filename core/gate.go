@@ -112,6 +112,17 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 	started := false
 	defer func() { lock.unlock(ctx, !started && s.keepSharedLock(ctx, o, g.key)) }()
 	if err := pl.stale(ctx); err != nil {
+		// A concurrent call with this key and handle (the lock's same
+		// owner, so it did not wait) may have started the run and written
+		// since: its writes are what look stale. This call answers as a
+		// repeat of the key does, never as a failed commit.
+		if run, found, gerr := s.st.GetRun(ctx, g.key); gerr == nil && found && run.ID != o.runID {
+			if rerr := s.existingRun(k.kind, g.preview.Handle, run); rerr != nil {
+				g.running = &run
+				return zero, whyInProgress(ctx, s, k, g, rerr)
+			}
+			return k.replay(&run)
+		}
 		return zero, s.whyStale(ctx, g, err)
 	}
 	started, err = s.startRun(ctx, o, k.kind, g)
