@@ -135,11 +135,20 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 			cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 		}
 	}
-	// Connections only while working (see DefaultMaxConns).
-	cfg.MinConns, cfg.MinIdleConns = 0, 0
-	cfg.MaxConns = cmp.Or(max(o.MaxConns, 0), DefaultMaxConns)
-	cfg.MaxConnIdleTime = cmp.Or(max(o.MaxConnIdleTime, 0), DefaultMaxConnIdleTime)
-	cfg.HealthCheckPeriod = min(DefaultHealthCheckPeriod, cfg.MaxConnIdleTime)
+	// Connections only while working (see DefaultMaxConns), unless the
+	// URL's pool settings say otherwise.
+	if !inURL(o.URL, "pool_min_conns") {
+		cfg.MinConns = 0
+	}
+	if !inURL(o.URL, "pool_max_conns") {
+		cfg.MaxConns = cmp.Or(max(o.MaxConns, 0), DefaultMaxConns)
+	}
+	if !inURL(o.URL, "pool_max_conn_idle_time") {
+		cfg.MaxConnIdleTime = cmp.Or(max(o.MaxConnIdleTime, 0), DefaultMaxConnIdleTime)
+	}
+	if !inURL(o.URL, "pool_health_check_period") {
+		cfg.HealthCheckPeriod = min(DefaultHealthCheckPeriod, cfg.MaxConnIdleTime)
+	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "devworkwire"
 	if _, inURL := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !inURL && cmp.Or(o.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout) > 0 {
 		idle := cmp.Or(o.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout)
@@ -189,6 +198,10 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	logger.DebugContext(ctx, "state store opened", "store", "postgres", "server", where, "schema", schema, "pruned_previews", n.Previews, "pruned_tombstones", n.Tombstones, "pruned_runs", n.Runs)
 	return s, nil
 }
+
+// inURL reports whether the connection URL (or keyword/value string)
+// sets the parameter name.
+func inURL(url, name string) bool { return strings.Contains(url, name+"=") }
 
 // connectError classifies a failure to connect: unless ctx was cancelled,
 // every one is CONFIG_INVALID naming the field `store` (where is
