@@ -122,7 +122,7 @@ func (d db) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error
 		c.Release()
 		return nil, err
 	}
-	return &connRows{Rows: rows, c: c}, nil
+	return &connRows{Rows: rows, held: held{c}}, nil
 }
 
 // Begin serves pgx.BeginFunc.
@@ -136,7 +136,7 @@ func (d db) Begin(ctx context.Context) (pgx.Tx, error) {
 		c.Release()
 		return nil, err
 	}
-	return &connTx{Tx: tx, c: c}, nil
+	return &connTx{Tx: tx, held: held{c}}, nil
 }
 
 type errRow struct{ err error }
@@ -154,25 +154,27 @@ func (r *connRow) Scan(dest ...any) error {
 	return r.Row.Scan(dest...)
 }
 
+// held is a connection to give back once.
+type held struct{ c *pgxpool.Conn }
+
+func (h *held) release() {
+	if h.c != nil {
+		h.c.Release()
+		h.c = nil
+	}
+}
+
 // connRows gives its connection back once read to the end or closed.
 type connRows struct {
 	pgx.Rows
-	c *pgxpool.Conn
-}
-
-func (r *connRows) release() {
-	if r.c != nil {
-		r.Rows.Close()
-		r.c.Release()
-		r.c = nil
-	}
+	held
 }
 
 func (r *connRows) Next() bool {
 	if r.Rows.Next() {
 		return true
 	}
-	r.release()
+	r.Close()
 	return false
 }
 
@@ -184,14 +186,7 @@ func (r *connRows) Close() {
 // connTx gives its connection back once committed or rolled back.
 type connTx struct {
 	pgx.Tx
-	c *pgxpool.Conn
-}
-
-func (t *connTx) release() {
-	if t.c != nil {
-		t.c.Release()
-		t.c = nil
-	}
+	held
 }
 
 func (t *connTx) Commit(ctx context.Context) error {
