@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -209,8 +210,23 @@ func (r *result) resolveLinks(docID string, items []*rawItem, defined func(id st
 		path := cyclePath(start, adj, in)
 		first := edge{path[0], path[1]}
 		it := items[order[start]]
-		r.addf(start, "depends_on", edgeLine[first], "%s %s is part of a dependency cycle: %s (each item depends on the next); remove one of these dependencies", kindWord(it.Kind), start, strings.Join(path, " → "))
+		r.addf(start, "depends_on", edgeLine[first], "%s %s is part of a dependency cycle: %s (each item depends on the next); remove one of these dependencies", kindWord(it.Kind), start, cycleText(path))
 	}
+}
+
+// MaxCycleShown is how many items of a dependency cycle its problem
+// names: a longer cycle shows its first and last items and how many are
+// left out between them, so that a 10,000-item cycle is one short line.
+const MaxCycleShown = 20
+
+// cycleText writes path (a cycle, its first item repeated at the end) for
+// people, at most MaxCycleShown items of it.
+func cycleText(path []string) string {
+	if len(path) <= MaxCycleShown+1 {
+		return strings.Join(path, " → ")
+	}
+	head, tail := path[:MaxCycleShown-5], path[len(path)-5:]
+	return fmt.Sprintf("%s → … %d more … → %s (a cycle of %d items)", strings.Join(head, " → "), len(path)-len(head)-len(tail), strings.Join(tail, " → "), len(path)-1)
 }
 
 // cyclePath returns a cycle from start back to start within the items in

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,5 +80,29 @@ func TestSubtasks(t *testing.T) {
 	var pe *Error
 	if !errors.As(err, &pe) || !strings.Contains(pe.Problems[0].Message, "Sub-task s-1 at line 3 has the same id as the story at line 1") {
 		t.Errorf("duplicate id: %v", err)
+	}
+}
+
+// A long dependency cycle is one short problem: its first and last items,
+// how many are left out between them, and its length.
+func TestLongCycleIsShownShort(t *testing.T) {
+	const n = 10000
+	var b strings.Builder
+	b.WriteString("---\nid: chain\n---\n")
+	for i := 1; i <= n; i++ {
+		next := i%n + 1
+		fmt.Fprintf(&b, "## Story s-%d: S%d\nDepends on: s-%d\n\n", i, i, next)
+	}
+	_, err := Parse("chain.md", []byte(b.String()))
+	var pe *Error
+	if !errors.As(err, &pe) || len(pe.Problems) != 1 {
+		t.Fatalf("Parse: %v; want one cycle problem", err)
+	}
+	msg := pe.Problems[0].Message
+	if len(msg) > 600 || !strings.Contains(msg, "a cycle of 10000 items") || !strings.Contains(msg, fmt.Sprintf("… %d more …", n+1-MaxCycleShown)) || !strings.HasPrefix(msg, "Story s-1 is part of a dependency cycle: s-1 → s-2 → ") || !strings.Contains(msg, "→ s-1 (a cycle") {
+		t.Errorf("%d-byte problem %q; want the cycle's ends, how many are left out and its length", len(msg), msg)
+	}
+	if len(pe.Message) > 1000 {
+		t.Errorf("the error's message is %d bytes", len(pe.Message))
 	}
 }

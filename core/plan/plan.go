@@ -122,6 +122,9 @@ type Error struct {
 	Message  string
 	Line     int
 	Problems []Problem
+	// Unlisted counts the problems found but not in Problems (past
+	// MaxProblems); Problems then ends with an entry saying so.
+	Unlisted int `json:",omitempty"`
 	// NotPlan is set when the input defines no epic or story and sets no
 	// document id (Markdown without item headings or front matter id;
 	// YAML without the keys id, epics and stories): it is not a planning
@@ -230,9 +233,19 @@ func describeIOError(err error) string {
 func tooLarge(name string, size int64) *Error {
 	what := "more than 5 MiB"
 	if size >= 0 {
-		what = fmt.Sprintf("%.1f MiB", float64(size)/(1<<20))
+		// In bytes too: one byte over is "5.0 MiB" in MiB alone.
+		what = fmt.Sprintf("%s bytes (%.1f MiB)", thousands(size), float64(size)/(1<<20))
 	}
-	return &Error{Code: CodeSourceParseFailed, Message: fmt.Sprintf("%s is %s; the limit is 5 MiB. Split the plan into several documents, each with its own id", name, what)}
+	return &Error{Code: CodeSourceParseFailed, Message: fmt.Sprintf("%s is %s; the limit is 5 MiB (%s bytes). Split the plan into several documents, each with its own id", name, what, thousands(MaxSize))}
+}
+
+// thousands writes n with a comma between groups of three digits.
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 type format int

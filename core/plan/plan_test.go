@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,7 +61,7 @@ func TestReadFile(t *testing.T) {
 	}
 	f.Close()
 	_, err = ReadFile(big)
-	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || !strings.Contains(pe.Message, "7.7 MiB; the limit is 5 MiB") {
+	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || !strings.Contains(pe.Message, "(7.7 MiB); the limit is 5 MiB") {
 		t.Fatalf("big file: got %v", err)
 	}
 	ok := filepath.Join(dir, "ok.md")
@@ -123,8 +124,18 @@ func TestLimits(t *testing.T) {
 	}
 	// Input over MaxSize is refused by Parse too.
 	_, err = Parse("p.md", make([]byte, MaxSize+1))
-	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || !strings.Contains(pe.Message, "the limit is 5 MiB") {
-		t.Errorf("size cap: got %v", err)
+	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || !strings.Contains(pe.Message, "is 5,242,881 bytes (5.0 MiB); the limit is 5 MiB (5,242,880 bytes)") {
+		t.Errorf("size cap, one byte over: got %v; want the sizes in bytes", err)
+	}
+	// How many problems the details list, and how many there are.
+	_, err = Parse("p.md", []byte(strings.Repeat("## Story s-1: x\n", MaxProblems+6)))
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, fmt.Sprintf("has %d problems (the first %d listed in details)", MaxProblems+5, MaxProblems)) || pe.Unlisted != 5 {
+		t.Errorf("problem cap: message %q, %d unlisted; want the count of all and of those listed", pe.Message, pe.Unlisted)
+	}
+	files := []SetFile{{Name: "a.md", Data: []byte("---\nid: a\n---\n" + strings.Repeat("## Story s-1: x\n", MaxProblems+6))}, {Name: "b.md", Data: []byte("---\nid: b\n---\n" + strings.Repeat("## Story s-1: x\n", 10))}}
+	_, err = Options{}.ParseSet(files)
+	if !errors.As(err, &pe) || len(pe.Problems) != MaxProblems+1 || pe.Unlisted != 14 || !strings.Contains(pe.Message, fmt.Sprintf("%d problem(s) in the planning documents (the first %d listed in details", MaxProblems+14, MaxProblems)) || !strings.HasPrefix(pe.Problems[MaxProblems].Message, "14 more problems are not listed") {
+		t.Errorf("problem cap of a set: %d problems, %d unlisted, message %q", len(pe.Problems), pe.Unlisted, pe.Message)
 	}
 	// Every adversarial document gives an answer (error or document).
 	for name, data := range adversarialDocuments(128 << 10) {

@@ -179,6 +179,7 @@ type ExternalEpic struct {
 func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 	set := &Set{Skipped: slices.Clone(skipped)}
 	var problems []Problem
+	unlisted := 0 // problems found but not listed (past MaxProblems)
 	code := CodeValidationFailed
 	for _, f := range files {
 		doc, err := o.Parse(f.Name, f.Data)
@@ -193,10 +194,19 @@ func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 			if len(pe.Problems) == 0 {
 				problems = append(problems, Problem{File: f.Name, Line: pe.Line, Message: pe.Message})
 			}
-			for _, p := range pe.Problems {
+			listed := pe.Problems
+			if pe.Unlisted > 0 && len(listed) > 0 { // its "N more" entry: counted below
+				listed = listed[:len(listed)-1]
+			}
+			for _, p := range listed {
+				if len(problems) >= MaxProblems {
+					unlisted++
+					continue
+				}
 				p.File = f.Name
 				problems = append(problems, p)
 			}
+			unlisted += pe.Unlisted
 		case err != nil:
 			return nil, err
 		default:
@@ -265,6 +275,10 @@ func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 	if lead.Line > 0 {
 		where = fmt.Sprintf("%s line %d", lead.File, lead.Line)
 	}
-	return nil, &Error{Code: code, Problems: problems,
-		Message: fmt.Sprintf("%d problem(s) in the planning documents (each listed in details, with its file and line); fix them and run the preview again. The first, in %s: %s", len(problems), where, lead.Message)}
+	n := len(problems) + unlisted
+	if unlisted > 0 {
+		problems = append(problems, unlistedProblem(unlisted))
+	}
+	return nil, &Error{Code: code, Problems: problems, Unlisted: unlisted,
+		Message: fmt.Sprintf("%d problem(s) in the planning documents (%s, with its file and line); fix them and run the preview again. The first, in %s: %s", n, listed(n, unlisted), where, lead.Message)}
 }

@@ -68,6 +68,20 @@ func kindWord(kind string) string {
 	return "Story"
 }
 
+// listed says which of n problems the details list when unlisted of them
+// are left out.
+func listed(n, unlisted int) string {
+	if unlisted == 0 {
+		return "each listed in details"
+	}
+	return fmt.Sprintf("the first %d listed in details", n-unlisted)
+}
+
+// unlistedProblem is the last entry of a list that leaves n problems out.
+func unlistedProblem(n int) Problem {
+	return Problem{Message: fmt.Sprintf("%d more problems are not listed; fix the ones above and run the preview again to see the rest", n)}
+}
+
 // MaxProblems is how many problems a VALIDATION_FAILED error lists (the
 // first found, in line order); one more entry says how many were left out.
 const MaxProblems = 1000
@@ -212,16 +226,17 @@ func (r *result) finish(name string) (*Document, error) {
 		sort.SliceStable(r.problems, func(i, j int) bool { return r.problems[i].Line < r.problems[j].Line })
 		n := len(r.problems) + r.dropped
 		if r.dropped > 0 {
-			r.problems = append(r.problems, Problem{Message: fmt.Sprintf("%d more problems are not listed; fix the ones above and run the preview again to see the rest", r.dropped)})
+			r.problems = append(r.problems, unlistedProblem(r.dropped))
 		}
 		msg := fmt.Sprintf("%s has 1 problem; fix it and run the preview again: %s", describeDoc(name), r.problems[0].Message)
 		if n > 1 {
-			msg = fmt.Sprintf("%s has %d problems (each listed in details); fix them and run the preview again. The first: %s", describeDoc(name), n, r.problems[0].Message)
+			msg = fmt.Sprintf("%s has %d problems (%s); fix them and run the preview again. The first: %s", describeDoc(name), n, listed(n, r.dropped), r.problems[0].Message)
 		}
 		return nil, &Error{
 			Code:     CodeValidationFailed,
 			Message:  msg,
 			Problems: r.problems,
+			Unlisted: r.dropped,
 			NotPlan:  len(r.items) == 0 && !r.docIDSet && !r.listsKeys,
 		}
 	}
