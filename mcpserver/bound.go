@@ -8,7 +8,8 @@ import (
 )
 
 // MaxRows bounds the rows one MCP result carries: the items of a preview
-// or a commit, and the children of an epic. A 100,000-item plan would
+// or a commit, a preview's structure changes, and the children of an
+// epic. A 100,000-item plan would
 // otherwise be a 20 MB JSON-RPC line, more than the server itself accepts
 // and far more than any model's context. The counts stay complete, the
 // full plan stays in the store, and the commit executes all of it; the CLI
@@ -32,6 +33,10 @@ type importPreviewResult struct {
 	// ChangesOmitted counts the rows whose changes were left out
 	// (MaxChangeBytes).
 	ChangesOmitted int `json:"changes_omitted,omitempty" jsonschema:"rows whose changes were left out to keep the result small (their changed_fields still name the fields); a person sees them all with dwire review <preview_handle>"`
+	// StructureTruncated and StructureTotal bound the structure list as
+	// RowsTruncated and RowsTotal bound items (MaxRows).
+	StructureTruncated bool `json:"structure_truncated" jsonschema:"true when structure lists only the first of the plan's dependency, sprint and order changes; the commit makes them all, and dwire review <preview_handle> shows them all"`
+	StructureTotal     int  `json:"structure_total" jsonschema:"the number of dependency, sprint and order changes in the whole plan"`
 }
 
 // importCommitResult is import_commit's result with at most MaxRows items.
@@ -53,7 +58,12 @@ func boundPreview(r core.ImportPreviewResult) importPreviewResult {
 	r.Items = firstRows(r.Items, func(it core.PlanItem) bool { return it.Action != core.ActionUnchanged })
 	omitted := 0
 	r.Items, omitted = boundChanges(r.Items)
-	return importPreviewResult{ImportPreviewResult: r, RowsTruncated: len(r.Items) < total, RowsTotal: total, ChangesOmitted: omitted}
+	structure := len(r.Structure)
+	if structure > MaxRows {
+		r.Structure = slices.Clip(r.Structure[:MaxRows])
+	}
+	return importPreviewResult{ImportPreviewResult: r, RowsTruncated: len(r.Items) < total, RowsTotal: total, ChangesOmitted: omitted,
+		StructureTruncated: len(r.Structure) < structure, StructureTotal: structure}
 }
 
 // boundChanges keeps the rows' changes, in order, while they fit in

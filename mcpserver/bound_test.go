@@ -92,6 +92,38 @@ func TestPreviewRowsAreBounded(t *testing.T) {
 	}
 }
 
+// TestPreviewStructureIsBounded: a plan of 9,945 dependencies carries
+// MaxRows of its structure changes, structure_truncated and the whole
+// number in structure_total (it was a 2.4 MB answer); a small one is whole.
+func TestPreviewStructureIsBounded(t *testing.T) {
+	const n = 9945
+	structure := make([]core.StructureChange, n)
+	for i := range structure {
+		structure[i] = core.StructureChange{Action: "link", Item: fmt.Sprintf("s-%d", i+2), Message: fmt.Sprintf("s-%d depends on s-%d: link to add", i+2, i+1)}
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "p.md", "# P\n")
+	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+		r := sampleImportPreview()
+		r.Structure = structure
+		return r, nil
+	}}
+	c := connect(t, svc, Options{Workspace: dir}, nil, "")
+	m := c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})
+	got, _ := m["structure"].([]any)
+	if len(got) != MaxRows || m["structure_truncated"] != true || m["structure_total"] != float64(n) {
+		t.Fatalf("structure %d, structure_truncated %v, structure_total %v; want %d of %d, truncated", len(got), m["structure_truncated"], m["structure_total"], MaxRows, n)
+	}
+	if first := got[0].(map[string]any); first["item"] != "s-2" {
+		t.Errorf("the first change shown is %v; want the plan's first", first)
+	}
+	structure = structure[:3]
+	m = c.mustCall(t, ToolImportPreview, map[string]any{"path": "p.md"})
+	if got, _ := m["structure"].([]any); len(got) != 3 || m["structure_truncated"] != false || m["structure_total"] != 3.0 {
+		t.Errorf("small structure: %d, %v, %v", len(got), m["structure_truncated"], m["structure_total"])
+	}
+}
+
 func TestEpicChildrenAreBounded(t *testing.T) {
 	svc := &fakeService{get: func(context.Context, core.GetInput) (core.GetResult, error) {
 		v := sampleView()
