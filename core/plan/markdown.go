@@ -114,10 +114,22 @@ func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
 		start += end + 1
 	}
 
+	brackets, para := 0, 0 // the '[' of the paragraph so far, and its first line
 	for i, l := range d.lines {
 		if prefixWidth(l) > maxPrefix {
 			line := d.lineOffset + i + 1
 			return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d is indented or nested too deeply (more than %d columns of indentation and block quote or list markers); flatten that line", nameOrDoc(name), line, maxPrefix)}
+		}
+		if strings.TrimSpace(l) == "" {
+			brackets = 0
+			continue
+		}
+		if brackets == 0 {
+			para = i
+		}
+		if brackets += openBrackets(l); brackets > MaxBrackets {
+			line := d.lineOffset + para + 1
+			return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s: the paragraph at line %d has more than %d '[' (link and image openers); reading one costs time that grows with the square of their number. Split the paragraph with blank lines, or write \\[ for a bracket that opens no link", nameOrDoc(name), line, MaxBrackets)}
 		}
 	}
 	root := mdParser.Parse(text.NewReader(body))
@@ -692,6 +704,29 @@ func listMarkerEnd(line string) int {
 // faster than linearly; this keeps any document under MaxSize parsing in
 // about a second.
 const maxPrefix = 128
+
+// MaxBrackets is how many unescaped '[' one paragraph may have: the
+// Markdown parser's work on link and image openers grows with the square
+// of their number in a paragraph (8,000 "[a](" in one description took
+// seconds, 150 of them minutes), so a paragraph past it is refused before
+// it is parsed. A paragraph of 1,000 links is far past any real plan's.
+const MaxBrackets = 1000
+
+// openBrackets counts the '[' of line that no backslash escapes.
+func openBrackets(line string) int {
+	n := 0
+	for i := strings.IndexByte(line, '['); i >= 0; {
+		if i == 0 || line[i-1] != '\\' {
+			n++
+		}
+		j := strings.IndexByte(line[i+1:], '[')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return n
+}
 
 // prefixWidth returns the width in columns of the indentation, block quote
 // markers and list item markers at the start of line (a tab counts 4).

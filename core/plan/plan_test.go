@@ -382,3 +382,24 @@ func TestRenderKeysSubtasksAndOrder(t *testing.T) {
 		t.Error("an unknown format is an error")
 	}
 }
+
+// A paragraph of more link openers than MaxBrackets (here 150 stories of
+// 32,000-character descriptions that repeat "[a](") is refused before
+// the Markdown parser reads it, naming the paragraph's line; escaped
+// brackets and as many openers as the limit allows are read.
+func TestTooManyLinkOpeners(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\nid: hostile\n---\n")
+	for i := 1; i <= 150; i++ {
+		fmt.Fprintf(&b, "## Story s-%d: S\n\n%s\n\n", i, strings.Repeat("[a](", 8000))
+	}
+	_, err := Parse("hostile.md", []byte(b.String()))
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != 6 || !strings.Contains(pe.Message, "the paragraph at line 6 has more than 1000 '['") || !strings.Contains(pe.Message, "Split the paragraph with blank lines") {
+		t.Fatalf("Parse: %v; want the paragraph at line 6 refused", err)
+	}
+	ok := "## Story s-1: S\n\n" + strings.Repeat("[a](b) ", MaxBrackets/2) + "\n" + strings.Repeat("[a](b) ", MaxBrackets/2) + "\n\n" + strings.Repeat(`\[`, 5000) + "\n"
+	if _, err := Parse("ok.md", []byte(ok)); err != nil {
+		t.Errorf("a paragraph of %d links and one of escaped brackets: %v", MaxBrackets, err)
+	}
+}
