@@ -13,8 +13,9 @@ import (
 )
 
 // Sprints and rank through the Jira Software (Agile) REST API 1.0:
-// GET /rest/agile/1.0/board?projectKeyOrId=…&type=scrum, GET
-// board/{id}/sprint, POST sprint/{id}/issue (≤ 50 issues), PUT issue/rank
+// GET /rest/agile/1.0/board?projectKeyOrId=… (Cloud's board types are
+// scrum, kanban and simple — a team-managed project's, sprints on), GET
+// board/{id}/sprint of the boards that have sprints, POST sprint/{id}/issue (≤ 50 issues), PUT issue/rank
 // (≤ 50 issues; 204, or 207 with one entry per issue when some failed).
 
 type agilePage[T any] struct {
@@ -54,29 +55,53 @@ func agileList[T any](ctx context.Context, p *Provider, path, endpoint, action s
 }
 
 // Sprints returns the sprints named name (ignoring case) of the project's
-// Scrum boards, in every state.
+// boards that have sprints (scrum, and simple: a team-managed project's),
+// in every state. A project whose boards are all Kanban boards is refused
+// by name: they have no sprints.
 func (p *Provider) Sprints(ctx context.Context, name string) ([]core.Sprint, error) {
 	ctx, done := p.observe(ctx, "Sprints")
 	defer done()
 	boards, err := agileList[boardJSON](ctx, p, "/rest/agile/1.0/board", "GET /rest/agile/1.0/board", "list the boards of project "+p.cfg.Project,
-		url.Values{"projectKeyOrId": {p.cfg.Project}, "type": {"scrum"}})
+		url.Values{"projectKeyOrId": {p.cfg.Project}})
 	if err != nil {
 		return nil, err
 	}
 	var out []core.Sprint
+	var withSprints, kanban []string
 	for _, b := range boards {
+		if !boardHasSprints(b.Type) {
+			if strings.EqualFold(b.Type, "kanban") {
+				kanban = append(kanban, b.Name)
+			}
+			continue
+		}
 		sps, err := agileList[sprintValue](ctx, p, "/rest/agile/1.0/board/"+url.PathEscape(b.ID.String())+"/sprint", "GET /rest/agile/1.0/board/{id}/sprint",
 			"list the sprints of board "+b.Name, nil)
+		if err != nil && strings.EqualFold(b.Type, "simple") && core.ErrorCode(err) == core.CodeValidationFailed {
+			continue // a team-managed board with sprints off: Jira says it does not support them
+		}
 		if err != nil {
 			return nil, err
 		}
+		withSprints = append(withSprints, b.Name)
 		for _, sp := range sps {
 			if strings.EqualFold(strings.TrimSpace(sp.Name), strings.TrimSpace(name)) {
 				out = append(out, core.Sprint{ID: sp.ID.String(), Name: sp.Name, State: sp.State, Board: b.Name})
 			}
 		}
 	}
+	if len(withSprints) == 0 && len(kanban) > 0 {
+		return nil, core.Errorf(core.CodeValidationFailed, "Sprint %q cannot be set: project %s has only Kanban boards (%s), and Kanban boards have no sprints. Remove the Sprint field from the plan, or add a Scrum board to the project in Jira.",
+			name, p.cfg.Project, strings.Join(kanban, ", ")).WithDetails(core.Detail{Field: "sprint", Message: "the project's boards are Kanban boards, which have no sprints"})
+	}
 	return out, nil
+}
+
+// boardHasSprints: Jira Cloud's scrum boards and team-managed projects'
+// simple boards have sprints (a simple board's may be off: then its
+// sprint list is empty); kanban boards do not.
+func boardHasSprints(typ string) bool {
+	return strings.EqualFold(typ, "scrum") || strings.EqualFold(typ, "simple")
 }
 
 type agileIssues struct {

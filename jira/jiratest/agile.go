@@ -588,3 +588,39 @@ func agileFieldsJSON() []any {
 // hasSprints: Scrum boards and team-managed (simple) boards have sprints;
 // Kanban boards do not.
 func (b *board) hasSprints() bool { return b.Type == "scrum" || b.Type == "simple" }
+
+// SetBoards replaces a project's boards with one board of each type given
+// (scrum, kanban or simple; named "<KEY> board", "<KEY> board 2", …),
+// each scrum or simple board with the default sprints "<KEY> Sprint 1"
+// (active) and "<KEY> Sprint 2" (future), as a project whose admin set up
+// other boards. It returns the new boards' ids.
+func (s *Server) SetBoards(projectKey string, types ...string) ([]int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.projectByKeyOrID(projectKey)
+	if p == nil {
+		return nil, fmt.Errorf("project %q does not exist", projectKey)
+	}
+	for _, typ := range types {
+		if typ != "scrum" && typ != "kanban" && typ != "simple" {
+			return nil, fmt.Errorf("board type %q: use scrum, kanban or simple", typ)
+		}
+	}
+	s.agile.boards = slices.DeleteFunc(s.agile.boards, func(b *board) bool { return b.Proj == p })
+	s.agile.sprints = slices.DeleteFunc(s.agile.sprints, func(sp *sprint) bool { return sp.Board.Proj == p })
+	var ids []int64
+	now := s.now()
+	for i, typ := range types {
+		name := p.Key + " board"
+		if i > 0 {
+			name += fmt.Sprintf(" %d", i+1)
+		}
+		b := s.addBoardLocked(p, name, typ)
+		if b.hasSprints() {
+			s.addSprintLocked(b, p.Key+" Sprint 1", SprintActive, now.Add(-7*24*time.Hour), now.Add(7*24*time.Hour))
+			s.addSprintLocked(b, p.Key+" Sprint 2", SprintFuture, time.Time{}, time.Time{})
+		}
+		ids = append(ids, b.ID)
+	}
+	return ids, nil
+}
