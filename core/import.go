@@ -104,7 +104,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err := releasedAny(set != nil, in.ReleaseHeld, pl.Entries); err != nil {
 		return ImportPreviewResult{}, err
 	}
-	if err := s.checkPermissions(ctx, importPermissions(pl.Entries)...); err != nil {
+	if err := s.checkPermissions(ctx, importPermissions(pl.Entries, pl.structures())...); err != nil {
 		return ImportPreviewResult{}, err
 	}
 	p, err := s.savePreview(ctx, PreviewImport, pl)

@@ -13,6 +13,10 @@ const (
 	PermissionEdit       Permission = "EDIT_ISSUES"
 	PermissionTransition Permission = "TRANSITION_ISSUES"
 	PermissionComment    Permission = "ADD_COMMENTS"
+	// PermissionLink is Jira's "Link issues": dependency links.
+	PermissionLink Permission = "LINK_ISSUES"
+	// PermissionSchedule is Jira's "Schedule issues": sprint and rank.
+	PermissionSchedule Permission = "SCHEDULE_ISSUES"
 )
 
 // PermissionChecker is the provider capability a preview uses to refuse,
@@ -36,9 +40,18 @@ func (s *WorkItemService) checkPermissions(ctx context.Context, perms ...Permiss
 	return pc.CheckPermissions(ctx, perms)
 }
 
-// importPermissions are the permissions the entries' writes need.
-func importPermissions(entries []planEntry) []Permission {
-	var create, edit, closes bool
+// importPermissions are the permissions the entries' writes and the
+// structure plans' links, sprint moves and ranks need.
+func importPermissions(entries []planEntry, structures []docStructure) []Permission {
+	var create, edit, closes, link, schedule bool
+	for _, ds := range structures {
+		sp := ds.Plan
+		if sp == nil {
+			continue
+		}
+		link = link || len(sp.Links)+len(sp.Unlinks) > 0
+		schedule = schedule || len(sp.Sprints)+len(sp.Ranks) > 0
+	}
 	for _, e := range entries {
 		if e.Blocked {
 			continue
@@ -61,6 +74,12 @@ func importPermissions(entries []planEntry) []Permission {
 	}
 	if closes {
 		out = append(out, PermissionTransition, PermissionComment)
+	}
+	if link {
+		out = append(out, PermissionLink)
+	}
+	if schedule {
+		out = append(out, PermissionSchedule)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -38,5 +39,30 @@ func TestPreviewChecksThePermissionsItsWritesNeed(t *testing.T) {
 	}
 	if _, err := e.svc.ProgressPreview(e.ctx, core.ProgressPreviewInput{Item: key, Status: core.StatusDone}); err != nil {
 		t.Fatalf("a transition needs only Transition Issues: %v", err)
+	}
+}
+
+// Dependencies need Link issues and sprints and rank need Schedule issues:
+// a plan with them is refused at the preview, naming the permission, with
+// nothing written — not half-way through the commit.
+func TestPreviewChecksLinkAndSchedulePermissions(t *testing.T) {
+	for _, pm := range []core.Permission{core.PermissionLink, core.PermissionSchedule} {
+		e := newEnv(t)
+		e.p.Deny(pm)
+		_, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "plan.md", Data: []byte(structureDoc)})
+		ce := core.AsError(err)
+		if ce == nil || ce.Code != core.CodeJiraPermissionDenied || len(ce.Details) != 1 || ce.Details[0].Field != string(pm) {
+			t.Fatalf("preview of dependencies and a sprint without %s: %v", pm, err)
+		}
+		if e.p.Writes() != 0 {
+			t.Fatalf("the preview refused for %s wrote", pm)
+		}
+	}
+	// A plan without dependencies, sprint or rank does not need them.
+	e := newEnv(t)
+	e.p.Deny(core.PermissionLink, core.PermissionSchedule)
+	plain := strings.NewReplacer("Depends on: s-1\n", "", "Sprint: DEMO Sprint 2\n", "", "Blocks: s-2\n", "").Replace(structureDoc)
+	if _, err := e.svc.ImportPreview(e.ctx, core.ImportPreviewInput{Path: "plan.md", Data: []byte(plain)}); err != nil && core.ErrorCode(err) == core.CodeJiraPermissionDenied {
+		t.Fatalf("a plan without links, sprint or rank: %v", err)
 	}
 }

@@ -37,13 +37,23 @@ func (p *Provider) Check(ctx context.Context) error {
 // what it is for.
 type permission struct{ key, name, use string }
 
+// global reports whether the permission is a global one (granted in
+// Jira's global permissions, not the project's permission scheme).
+func (pm permission) global() bool { return pm.key == browseUsers.key }
+
 var requiredPermissions = []permission{
 	{"BROWSE_PROJECTS", "Browse Projects", "find and read work items"},
 	{"CREATE_ISSUES", "Create Issues", "create work items on import"},
 	{"EDIT_ISSUES", "Edit Issues", "update work items on re-import"},
 	{"TRANSITION_ISSUES", "Transition Issues", "change a work item's status"},
 	{"ADD_COMMENTS", "Add Comments", "comment on work items"},
+	{"LINK_ISSUES", "Link Issues", "link dependencies"},
+	{"SCHEDULE_ISSUES", "Schedule Issues", "set sprints and rank"},
 }
+
+// browseUsers is the global permission a user picker's search needs:
+// without it Jira's user search answers no one (fields.go).
+var browseUsers = permission{"USER_PICKER", "Browse users and groups", "find the people named in user-picker fields"}
 
 const permissionsEndpoint = "GET /rest/api/3/mypermissions"
 
@@ -89,6 +99,10 @@ func (p *Provider) checkPermissions(ctx context.Context, required []permission) 
 		got, ok := resp.Permissions[rp.key]
 		if ok && got.HavePermission != nil && *got.HavePermission {
 			continue
+		}
+		if rp.global() {
+			return core.Errorf(core.CodeJiraPermissionDenied, "Your Jira account (%s) lacks the global permission %s (%s), needed to %s: without it Jira's user search finds no one. Ask a Jira administrator to grant it (Settings → System → Global permissions), or map each person to an account id under users: in the configuration.",
+				p.cfg.Email, rp.key, rp.name, rp.use).WithDetails(core.Detail{Field: rp.key, Message: "missing (global): needed to " + rp.use})
 		}
 		missing = append(missing, fmt.Sprintf("%s (%s: to %s)", rp.key, rp.name, rp.use))
 		details = append(details, core.Detail{Field: rp.key, Message: fmt.Sprintf("missing in project %s: needed to %s", p.cfg.Project, rp.use)})

@@ -502,6 +502,11 @@ func (p *Provider) searchUser(ctx context.Context, who string, assignable bool) 
 		if assignable {
 			return userMatch{problem: fmt.Sprintf("no user %q can be assigned issues in project %s. Check the spelling; %s", who, p.cfg.Project, hidden)}, nil
 		}
+		// Without the global Browse users and groups permission Jira's
+		// user search answers no one: say so rather than "no user".
+		if err := p.checkPermissions(ctx, []permission{browseUsers}); err != nil {
+			return userMatch{}, err
+		}
 		return userMatch{problem: fmt.Sprintf("no active user %q exists in Jira. Check the spelling; %s", who, hidden)}, nil
 	}
 	var names []string

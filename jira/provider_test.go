@@ -49,7 +49,9 @@ func TestCheckAndDiscoveryErrors(t *testing.T) {
 		}, want: core.CodeJiraPermissionDenied, has: []string{"project DEMO", "TRANSITION_ISSUES", "ADD_COMMENTS", "these permissions"}, hasNot: []string{"CREATE_ISSUES", "EDIT_ISSUES", "BROWSE_PROJECTS"}},
 		{name: "cannot edit", setup: func(s *jiratest.Server) {
 			s.SetPermissions(s.ProjectKey(), jiratest.Permissions{Browse: true, Create: true, Transition: true, Comment: true})
-		}, want: core.CodeJiraPermissionDenied, has: []string{"EDIT_ISSUES (Edit Issues", "project DEMO", "this permission"}, details: []string{"EDIT_ISSUES"}},
+		}, want: core.CodeJiraPermissionDenied, has: []string{"EDIT_ISSUES (Edit Issues", "project DEMO", "these permissions"}, details: []string{"EDIT_ISSUES", "LINK_ISSUES", "SCHEDULE_ISSUES"}},
+		{name: "cannot link or schedule", opts: jiratest.Options{DeniedPermissions: []string{"LINK_ISSUES", "SCHEDULE_ISSUES"}},
+			want: core.CodeJiraPermissionDenied, has: []string{"LINK_ISSUES (Link Issues: to link dependencies)", "SCHEDULE_ISSUES (Schedule Issues: to set sprints and rank)"}, details: []string{"LINK_ISSUES", "SCHEDULE_ISSUES"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -76,17 +76,17 @@ func (s *Server) handleBulkFetch(w http.ResponseWriter, r *http.Request) {
 }
 
 // permissionInfo describes the project permissions mypermissions answers.
-// The first five are Permissions' fields (deny clears one); the others
-// are granted unless a Profile denies them (site.go), USER_PICKER in the
-// global context only.
+// The first five are Permissions' fields (deny clears one); Link and
+// Schedule issues go with Edit (the fake's stand-in for them) unless a
+// Profile denies them (site.go); USER_PICKER is global.
 var permissionInfo = []permInfo{
 	{"BROWSE_PROJECTS", "10", "Browse Projects", "Ability to browse projects and the issues within them.", "PROJECT", func(p Permissions) bool { return p.Browse }, func(p *Permissions) { p.Browse = false }},
 	{"CREATE_ISSUES", "11", "Create Issues", "Ability to create issues.", "PROJECT", func(p Permissions) bool { return p.Create }, func(p *Permissions) { p.Create = false }},
 	{"EDIT_ISSUES", "12", "Edit Issues", "Ability to edit issues.", "PROJECT", func(p Permissions) bool { return p.Edit }, func(p *Permissions) { p.Edit = false }},
 	{"TRANSITION_ISSUES", "46", "Transition Issues", "Ability to transition issues.", "PROJECT", func(p Permissions) bool { return p.Transition }, func(p *Permissions) { p.Transition = false }},
 	{"ADD_COMMENTS", "15", "Add Comments", "Ability to comment on issues.", "PROJECT", func(p Permissions) bool { return p.Comment }, func(p *Permissions) { p.Comment = false }},
-	{PermLinkIssues, "21", "Link Issues", "Ability to link issues together and create linked issues. Only useful if issue linking is turned on.", "PROJECT", nil, nil},
-	{PermScheduleIssues, "28", "Schedule Issues", "Ability to set or edit an issue's due date.", "PROJECT", nil, nil},
+	{PermLinkIssues, "21", "Link Issues", "Ability to link issues together and create linked issues. Only useful if issue linking is turned on.", "PROJECT", func(p Permissions) bool { return p.Edit }, nil},
+	{PermScheduleIssues, "28", "Schedule Issues", "Ability to set or edit an issue's due date.", "PROJECT", func(p Permissions) bool { return p.Edit }, nil},
 	{PermUserPicker, "27", "Browse users and groups", "View and select users or groups from the user picker, and share issues. Users with this permission can see the names of all users and groups on your site.", "GLOBAL", nil, nil},
 }
 
