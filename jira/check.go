@@ -16,7 +16,7 @@ func (p *Provider) Check(ctx context.Context) error {
 	ctx, done := p.observe(ctx, "Check")
 	defer done()
 	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/myself", endpoint: "GET /rest/api/3/myself", action: "read your Jira account"}, nil); err != nil {
-		return err
+		return p.notCloud(ctx, err)
 	}
 	if err := p.checkPermissions(ctx, requiredPermissions); err != nil {
 		return err

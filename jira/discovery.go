@@ -143,7 +143,7 @@ func (p *Provider) checkCreatable(ctx context.Context, m *meta) error {
 func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 	var fields []fieldDetails
 	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/field", endpoint: "GET /rest/api/3/field", action: "list the Jira fields"}, &fields); err != nil {
-		return nil, err
+		return nil, p.notCloud(ctx, err)
 	}
 	m := &meta{createPending: true}
 	ref, err := p.findRefField(fields)
