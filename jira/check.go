@@ -2,6 +2,7 @@ package jira
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -23,6 +24,9 @@ func (p *Provider) Check(ctx context.Context) error {
 	}
 	m, err := p.discover(ctx)
 	if err != nil {
+		return err
+	}
+	if err := p.checkEditScreen(ctx, m); err != nil {
 		return err
 	}
 	p.metaMu.Lock()
@@ -120,4 +124,35 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// checkEditScreen reads the edit screen (editmeta) of the project's newest
+// work item, if it has one: the reference field must be on it, or every
+// re-import's update of a work item of that type would be refused. It
+// costs two reads, so only Check (doctor, init) makes it.
+func (p *Provider) checkEditScreen(ctx context.Context, m *meta) error {
+	var found searchResponse
+	req := searchRequest{JQL: p.projectClause() + " ORDER BY created DESC", Fields: []string{"issuetype"}, Properties: []string{}, MaxResults: 1}
+	if _, err := p.do(ctx, call{method: "POST", path: "/rest/api/3/search/jql", body: req, class: retryIdempotent, endpoint: searchEndpoint, action: "find a work item of project " + p.cfg.Project + " to read its edit screen"}, &found); err != nil {
+		return err
+	}
+	if len(found.Issues) == 0 {
+		return nil // nothing to edit yet
+	}
+	is := found.Issues[0]
+	var meta struct {
+		Fields map[string]json.RawMessage `json:"fields"`
+	}
+	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/issue/" + url.PathEscape(is.ID) + "/editmeta", key: is.Key, endpoint: "GET /rest/api/3/issue/{key}/editmeta", action: "read the edit screen of " + is.Key}, &meta); err != nil {
+		return err
+	}
+	if _, ok := meta.Fields[m.refField]; ok {
+		return nil
+	}
+	var t struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(is.Fields["issuetype"], &t)
+	return refMissing(fmt.Sprintf("The reference field %q (%s) is not on the edit screen of %s issues in project %s (checked on %s), so DevWorkWire could not update them. In Jira, add the field to that issue type's edit screen (Project settings → Issue types → %s → Fields, or the project's screen scheme), then run `dwire doctor` again.",
+		m.refName, m.refField, orUnknown(t.Name), p.cfg.Project, is.Key, orUnknown(t.Name)))
 }

@@ -429,6 +429,7 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 		return nil, nil, err
 	}
 	if create {
+		m.addEpicName(fields, spec)
 		fields["project"] = map[string]string{"key": p.cfg.Project}
 		tid := m.storyTypeID
 		switch spec.Kind {

@@ -28,10 +28,14 @@ type meta struct {
 	acShort     bool   // the AC field is a short-text field: at most ShortTextLimit characters (size.go)
 	epicTypeID  string
 	storyTypeID string
-	typeNames   []string      // the two types' names as Jira spells them, and the sub-task type's
-	typeIDs     []string      // their ids, in the same order: JQL names types by id (names are translated on localised sites)
-	structure   structureMeta // sub-task type, Sprint and Rank fields (structure.go)
-	fieldsOf                  // the managed fields (fields.go)
+	// epicName is the Epic Name field (gh-epic-label) of an older
+	// company-managed site, "" when the site has none: a create of an
+	// epic fills it from the summary (fields.go).
+	epicName  string
+	typeNames []string      // the two types' names as Jira spells them, and the sub-task type's
+	typeIDs   []string      // their ids, in the same order: JQL names types by id (names are translated on localised sites)
+	structure structureMeta // sub-task type, Sprint and Rank fields (structure.go)
+	fieldsOf                // the managed fields (fields.go)
 	// createPending is set while the create fields of both issue types
 	// have not been checked yet (guarded by Provider.metaMu). The check
 	// costs a request per type and matters only for creates, so a Provider
@@ -43,7 +47,10 @@ type fieldDetails struct {
 	ID     string `json:"id"`
 	Name   string `json:"name"`
 	Custom bool   `json:"custom"`
-	Schema struct {
+	// Searchable is false for a field without a search template: JQL
+	// cannot name it (nil: not said).
+	Searchable *bool `json:"searchable"`
+	Schema     struct {
 		Type   string `json:"type"`
 		Custom string `json:"custom"`
 	} `json:"schema"`
@@ -150,7 +157,15 @@ func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ref.Searchable != nil && !*ref.Searchable {
+		return nil, refMissing(fmt.Sprintf("The reference field %q (%s) is not searchable, so DevWorkWire cannot find the work items it made (every lookup would fail). In Jira: Settings (cog) → Work items (Issues) → Custom fields → %q → Edit details → Search template: \"Free text searcher\", then run `dwire doctor` again.", ref.Name, ref.ID, ref.Name))
+	}
 	m.refField, m.refName, m.refClause = ref.ID, ref.Name, jql.CustomField(ref.ID)
+	for _, f := range fields {
+		if f.Schema.Custom == epicNameFieldType {
+			m.epicName = f.ID
+		}
+	}
 	if err := p.mapFields(m, fields); err != nil {
 		return nil, err
 	}
@@ -308,6 +323,9 @@ func (p *Provider) checkCreateFields(ctx context.Context, m *meta, typeID, typeN
 	fills := map[string]bool{"summary": true, "issuetype": true, "project": true, "reporter": true, "description": true, "parent": true, m.refField: true}
 	if m.acField != "" {
 		fills[m.acField] = true
+	}
+	if m.epicName != "" && typeID == m.epicTypeID {
+		fills[m.epicName] = true // filled from the summary (fields.go)
 	}
 	seenRef := false
 	var missing []string

@@ -663,3 +663,33 @@ func (p *Provider) fieldKeyOf(id string) string {
 	}
 	return ""
 }
+
+// epicNameFieldType is the Epic Name field of older company-managed
+// projects, where it is required on the epic type.
+const epicNameFieldType = "com.pyxis.greenhopper.jira:gh-epic-label"
+
+// maxEpicName is Jira's limit of a short-text value such as Epic Name.
+const maxEpicName = 255
+
+// addEpicName fills the Epic Name of a new epic from its summary, cut to
+// Jira's 255 characters, on a site that has the field (meta.epicName):
+// there Jira refuses an epic without it.
+func (m *meta) addEpicName(fields map[string]any, spec core.ItemSpec) {
+	if m.epicName == "" || spec.Kind != core.KindEpic {
+		return
+	}
+	if _, set := fields[m.epicName]; set {
+		return
+	}
+	fields[m.epicName] = EpicName(spec.Title)
+}
+
+// EpicName is the Epic Name DevWorkWire gives an epic with this summary:
+// the summary, cut to 255 characters.
+func EpicName(summary string) string {
+	s := strings.TrimSpace(summary)
+	if r := []rune(s); len(r) > maxEpicName {
+		s = strings.TrimSpace(string(r[:maxEpicName]))
+	}
+	return s
+}
