@@ -311,8 +311,11 @@ type ProgressPreviewResult struct {
 	CurrentStatus Status    `json:"current_status"`
 	TargetStatus  Status    `json:"target_status,omitempty"`
 	Transition    string    `json:"transition,omitempty"` // name of the transition that will be used
-	Comment       string    `json:"comment,omitempty"`
-	Warnings      []string  `json:"warnings,omitempty"`
+	// TransitionSets are the values the transition's screen will be
+	// given, as "Name: value" (e.g. "Resolution: Done").
+	TransitionSets []string `json:"transition_sets,omitempty"`
+	Comment        string   `json:"comment,omitempty"`
+	Warnings       []string `json:"warnings,omitempty"`
 	// PlanDigest is the digest of the plan as stored under the handle (see
 	// ImportPreviewResult.PlanDigest).
 	PlanDigest string `json:"plan_digest"`

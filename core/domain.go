@@ -201,6 +201,13 @@ type Transition struct {
 	Name   string `json:"name"`
 	To     Status `json:"to"`
 	ToName string `json:"to_name"`
+	// Sets are the values the transition's screen will be given, as
+	// "Name: value" (e.g. "Resolution: Done"): the provider fills each
+	// required screen field the same way when it moves the item.
+	Sets []string `json:"sets,omitempty"`
+	// Blocked says why the provider cannot take the transition (a
+	// required screen field it cannot fill); "" when it can.
+	Blocked string `json:"blocked,omitempty"`
 }
 
 // Filter selects work items in Query. Zero fields do not filter.

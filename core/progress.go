@@ -88,8 +88,12 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 			}
 			var avail []string
 			for _, t := range ts {
+				if t.To == in.Status && t.Blocked != "" {
+					return ProgressPreviewResult{}, Errorf(CodeValidationFailed, "Transition %q would take %s to %s, but %s. Make that field optional on the transition's screen in Jira, or move the item there in Jira.", t.Name, w.Key, in.Status, t.Blocked).
+						WithDetails(Detail{Item: w.Key, Field: "status", Message: t.Blocked})
+				}
 				if t.To == in.Status {
-					pl.Target, pl.TransitionID, pl.TransitionName = in.Status, t.ID, t.Name
+					pl.Target, pl.TransitionID, pl.TransitionName, pl.TransitionSets = in.Status, t.ID, t.Name, t.Sets
 					break
 				}
 				avail = append(avail, fmt.Sprintf("%q → %s", t.Name, t.To))

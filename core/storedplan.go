@@ -179,7 +179,9 @@ type progressPlan struct {
 	Target         Status       `json:"target,omitempty"` // set when a transition is planned
 	TransitionID   string       `json:"transition_id,omitempty"`
 	TransitionName string       `json:"transition_name,omitempty"`
-	Comment        string       `json:"comment,omitempty"`
+	// TransitionSets are the transition screen's values (Transition.Sets).
+	TransitionSets []string `json:"transition_sets,omitempty"`
+	Comment        string   `json:"comment,omitempty"`
 }
 
 // progressHead is what a progress plan shows besides its steps.
@@ -357,7 +359,7 @@ func (pl *progressPlan) result(p Preview) ProgressPreviewResult {
 	return ProgressPreviewResult{
 		ResultType: ResultPreview, RunID: pl.Head.RunID, PreviewHandle: p.Handle, ExpiresAt: utc(p.ExpiresAt),
 		Item: pl.Head.Item.api(), CurrentStatus: pl.Current, TargetStatus: pl.Head.Requested,
-		Transition: pl.TransitionName, Comment: pl.Comment, Warnings: pl.Head.Warnings,
+		Transition: pl.TransitionName, TransitionSets: pl.TransitionSets, Comment: pl.Comment, Warnings: pl.Head.Warnings,
 		PlanDigest: p.Digest,
 	}
 }

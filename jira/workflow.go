@@ -3,19 +3,70 @@ package jira
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// transitionJSON is one transition as Jira lists it.
+// transitionJSON is one transition as Jira lists it (with
+// expand=transitions.fields: the fields of its screen).
 type transitionJSON struct {
-	ID   string     `json:"id"`
-	Name string     `json:"name"`
-	To   statusJSON `json:"to"`
+	ID     string                         `json:"id"`
+	Name   string                         `json:"name"`
+	To     statusJSON                     `json:"to"`
+	Fields map[string]transitionFieldJSON `json:"fields"`
+}
+
+// transitionFieldJSON is a field of a transition's screen (FieldMetadata).
+type transitionFieldJSON struct {
+	Name          string `json:"name"`
+	Required      bool   `json:"required"`
+	AllowedValues []struct {
+		ID    string `json:"id"`
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"allowedValues"`
+}
+
+// screenValue is what DevWorkWire gives one required field of a
+// transition's screen: its first allowed value (Resolution: Done on a
+// classic workflow's Resolve Issue).
+type screenValue struct {
+	field, fieldName string
+	id, name         string
+}
+
+// screen returns the values for the transition's required screen fields,
+// in field id order, or why one cannot be filled (a required field
+// without allowed values).
+func (t transitionJSON) screen() ([]screenValue, string) {
+	var out []screenValue
+	for _, id := range slices.Sorted(maps.Keys(t.Fields)) {
+		f := t.Fields[id]
+		if !f.Required {
+			continue
+		}
+		name := f.Name
+		if name == "" {
+			name = id
+		}
+		if len(f.AllowedValues) == 0 {
+			return nil, fmt.Sprintf("its screen requires %s (%s), which DevWorkWire cannot fill", name, id)
+		}
+		v := f.AllowedValues[0]
+		label := v.Name
+		if label == "" {
+			label = v.Value
+		}
+		out = append(out, screenValue{field: id, fieldName: name, id: v.ID, name: label})
+	}
+	return out, ""
 }
 
 func (p *Provider) listTransitions(ctx context.Context, key string) ([]transitionJSON, error) {
@@ -25,7 +76,8 @@ func (p *Provider) listTransitions(ctx context.Context, key string) ([]transitio
 	var resp struct {
 		Transitions []transitionJSON `json:"transitions"`
 	}
-	if _, err := p.do(ctx, call{method: "GET", path: issuePath(key) + "/transitions", endpoint: "GET /rest/api/3/issue/{key}/transitions", action: "list the transitions of issue " + key, key: key}, &resp); err != nil {
+	q := url.Values{"expand": {"transitions.fields"}} // the screens' fields: what a transition needs set
+	if _, err := p.do(ctx, call{method: "GET", path: issuePath(key) + "/transitions", query: q, endpoint: "GET /rest/api/3/issue/{key}/transitions", action: "list the transitions of issue " + key, key: key}, &resp); err != nil {
 		return nil, err
 	}
 	return resp.Transitions, nil
@@ -41,7 +93,13 @@ func (p *Provider) Transitions(ctx context.Context, key string) ([]core.Transiti
 	}
 	out := make([]core.Transition, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, core.Transition{ID: t.ID, Name: t.Name, To: mapCategory(t.To.StatusCategory.Key), ToName: t.To.Name})
+		ct := core.Transition{ID: t.ID, Name: t.Name, To: mapCategory(t.To.StatusCategory.Key), ToName: t.To.Name}
+		sets, blocked := t.screen()
+		for _, v := range sets {
+			ct.Sets = append(ct.Sets, v.fieldName+": "+v.name)
+		}
+		ct.Blocked = blocked
+		out = append(out, ct)
 	}
 	return out, nil
 }
@@ -69,9 +127,10 @@ func (p *Provider) Transition(ctx context.Context, key, transitionID string) err
 		return err
 	}
 	var target *statusJSON
+	var chosen transitionJSON
 	for _, t := range ts {
 		if t.ID == transitionID {
-			target = &t.To
+			chosen, target = t, &t.To
 			break
 		}
 	}
@@ -79,6 +138,22 @@ func (p *Provider) Transition(ctx context.Context, key, transitionID string) err
 		return unavailable(nil)
 	}
 	body := map[string]any{"transition": map[string]string{"id": transitionID}}
+	sets, blocked := chosen.screen()
+	if blocked != "" {
+		return core.Errorf(core.CodeValidationFailed, "Transition %q of %s cannot be taken: %s. Run the progress preview again.", chosen.Name, key, blocked).WithDetails(core.Detail{Key: key, Field: "transition", Message: blocked})
+	}
+	if len(sets) > 0 {
+		// The screen's required fields, filled as the preview showed.
+		fields := map[string]any{}
+		for _, v := range sets {
+			if v.id != "" {
+				fields[v.field] = map[string]string{"id": v.id}
+			} else {
+				fields[v.field] = map[string]string{"name": v.name}
+			}
+		}
+		body["fields"] = fields
+	}
 	_, err = p.do(ctx, call{method: "POST", path: issuePath(key) + "/transitions", body: body, class: retryRejected, endpoint: "POST /rest/api/3/issue/{key}/transitions", action: "transition issue " + key, key: key}, nil)
 	if err == nil {
 		return nil
@@ -95,7 +170,15 @@ func (p *Provider) Transition(ctx context.Context, key, transitionID string) err
 		return core.MarkOutcomeUnknown(u.err)
 	}
 	if core.ErrorCode(err) == core.CodeValidationFailed {
-		return unavailable(err)
+		// The transition was available a moment ago: Jira's answer is
+		// its reason (a validator, a screen field), translated.
+		e := core.AsError(err)
+		reason := e.Message
+		if _, after, ok := strings.Cut(reason, "transition issue "+key+": "); ok {
+			reason = after
+		}
+		return core.Wrap(err, core.CodeValidationFailed, "Jira refused to move %s through %q to %s: %s. Fix that in Jira (or run the progress preview again if the item changed), then commit a new preview.",
+			key, chosen.Name, target.Name, strings.TrimSuffix(reason, ".")).WithDetails(core.Detail{Key: key, Field: "transition", Message: reason})
 	}
 	return err
 }

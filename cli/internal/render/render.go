@@ -525,6 +525,9 @@ func ProgressPreview(w io.Writer, p core.ProgressPreviewResult, o Options) {
 			via = fmt.Sprintf(" via %q", p.Transition)
 		}
 		fmt.Fprintf(w, "  status     %s → %s%s\n", p.CurrentStatus, cs.Yellow(string(p.TargetStatus)), via)
+		for _, set := range p.TransitionSets {
+			fmt.Fprintf(w, "  sets       %s\n", Truncate(set, width-13))
+		}
 	}
 	if p.Comment != "" {
 		lines := strings.Split(strings.TrimSpace(p.Comment), "\n")
