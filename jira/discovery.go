@@ -50,6 +50,10 @@ type fieldDetails struct {
 	// Searchable is false for a field without a search template: JQL
 	// cannot name it (nil: not said).
 	Searchable *bool `json:"searchable"`
+	// Scope is set for a team-managed project's field (type PROJECT).
+	Scope *struct {
+		Type string `json:"type"`
+	} `json:"scope"`
 	Schema     struct {
 		Type   string `json:"type"`
 		Custom string `json:"custom"`
@@ -231,7 +235,7 @@ func (p *Provider) findRefField(fields []fieldDetails) (fieldDetails, error) {
 	if name == "" || strings.HasPrefix(name, "customfield_") {
 		name = DefaultReferenceField
 	}
-	howTo := fmt.Sprintf("Create it in Jira: Settings (cog) → Work items (Issues) → Custom fields → Create custom field → \"Short text (plain text only)\", name it %q, and add it to the screens of project %s's Epic and Story issue types. Or set jira.reference_field to the id (customfield_NNNNN) of an existing short-text field.", name, p.cfg.Project)
+	howTo := fmt.Sprintf("Create it in Jira. A company-managed project: Settings (cog) → Work items (Issues) → Custom fields → Create custom field → \"Short text (plain text only)\", name it %q, and add it to the create and edit screens of project %s's Epic, Story and Sub-task types. A team-managed project: Project settings → Issue types → Epic → add a \"Short text\" field named %q, then add that same field to Story and Subtask from the fields of the project's other issue types. Or set jira.reference_field to the id (customfield_NNNNN) of an existing short-text field.", name, p.cfg.Project, name)
 	for _, f := range fields {
 		if f.ID == want {
 			if f.Schema.Custom != textFieldType {
@@ -259,6 +263,11 @@ func (p *Provider) findRefField(fields []fieldDetails) (fieldDetails, error) {
 		ids := make([]string, len(text))
 		for i, f := range text {
 			ids[i] = f.ID
+		}
+		if text[0].Scope != nil && text[0].Scope.Type == "PROJECT" {
+			// A team-managed project where each issue type got its own
+			// field of that name.
+			return fieldDetails{}, field("jira.reference_field", core.CodeConfigInvalid, fmt.Sprintf("Jira has %d single-line text fields named %q (%s), as a team-managed project has when each issue type got a new field. DevWorkWire needs one field on every issue type it writes: in Project settings → Issue types, keep the Epic's field and, on Story and Subtask, replace their own field by that same field (added from the fields of the project's other issue types); then run `dwire doctor` again.", len(text), want, strings.Join(ids, ", ")))
 		}
 		return fieldDetails{}, field("jira.reference_field", core.CodeConfigInvalid, fmt.Sprintf("Jira has %d single-line text fields named %q (%s). Set jira.reference_field to the id of the one DevWorkWire should use.", len(text), want, strings.Join(ids, ", ")))
 	case len(named) > 0:

@@ -40,3 +40,14 @@ func TestReferenceFieldSearchableAndOnTheEditScreen(t *testing.T) {
 		t.Errorf("Check with the reference field off the edit screen: %v", err)
 	}
 }
+
+// A team-managed project whose issue types each got a new field of the
+// reference field's name is told how to share one field among them (the
+// generic "set the id" advice cannot work there: each id is on one type).
+func TestTeamManagedFieldPerIssueTypeIsExplained(t *testing.T) {
+	f := startJira(t, jiratest.Options{Style: jiratest.StyleTeamManaged}, nil)
+	err := f.p.Check(f.ctx)
+	if ce := core.AsError(err); ce == nil || !strings.Contains(ce.Message, "team-managed") || !strings.Contains(ce.Message, "same field") {
+		t.Errorf("Check of a team-managed project with a field per issue type: %v", err)
+	}
+}

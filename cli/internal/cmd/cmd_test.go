@@ -106,6 +106,9 @@ func TestJiraChecksPlaceEachFailure(t *testing.T) {
 		{"missing field", core.Errorf(core.CodeReferenceFieldMissing, "no field").WithDetails(core.Detail{Field: "jira.reference_field"}), "reference field"},
 		{"Jira error about a type field", core.Errorf(core.CodeJiraUnavailable, "down").WithDetails(core.Detail{Field: "issuetype"}), "jira"},
 		{"unavailable", core.Errorf(core.CodeJiraUnavailable, "down"), "jira"},
+		{"permission", core.Errorf(core.CodeJiraPermissionDenied, "no link").WithDetails(core.Detail{Field: "LINK_ISSUES"}), "permissions"},
+		{"Data Center", core.Errorf(core.CodeConfigInvalid, "not Cloud").WithDetails(core.Detail{Field: "jira.site"}), "site"},
+		{"unsearchable field", core.Errorf(core.CodeReferenceFieldMissing, "not searchable").WithDetails(core.Detail{Field: "jira.reference_field"}), "reference field"},
 	} {
 		var got []string
 		for _, ch := range jiraChecks(cfg, c.err) {
@@ -115,6 +118,9 @@ func TestJiraChecksPlaceEachFailure(t *testing.T) {
 		}
 		if len(got) != 1 || got[0] != c.failed {
 			t.Errorf("%s: failed lines %v, want [%s]", c.name, got, c.failed)
+		}
+		if n := len(jiraChecks(cfg, c.err)); n != len(jiraCheckNames) {
+			t.Errorf("%s: %d lines, want one per check (%d)", c.name, n, len(jiraCheckNames))
 		}
 	}
 }

@@ -108,17 +108,17 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 	if err != nil {
 		add(failed("config", err))
 		skip("credentials", "needs a valid configuration")
-		skip("jira", "needs a valid configuration")
-		skip("reference field", "needs a valid configuration")
-		skip("issue types", "needs a valid configuration")
+		for _, n := range jiraCheckNames {
+			skip(n, "needs a valid configuration")
+		}
 		skip("store", "needs a valid configuration")
 	} else {
 		add(Check{Name: "config", OK: true, Detail: cfg.Path})
 		if _, err := cfg.Token(o.Getenv); err != nil {
 			add(failed("credentials", err))
-			skip("jira", "needs credentials")
-			skip("reference field", "needs credentials")
-			skip("issue types", "needs credentials")
+			for _, n := range jiraCheckNames {
+				skip(n, "needs credentials")
+			}
 		} else {
 			add(Check{Name: "credentials", OK: true, Detail: fmt.Sprintf("%s is set (account %s)", cfg.TokenEnv, cfg.Email)})
 			p, _, err := o.Provider(ctx)
@@ -186,14 +186,26 @@ func storeLabel(cfg *config.Config) string {
 	return redactURL(cfg.StoreURL)
 }
 
-// jiraChecks splits the provider's one Check into the report's lines:
-// the account and project, the reference field, the issue types.
+// jiraCheckNames are the doctor's lines about Jira, in the order the
+// provider checks them: the site (Jira Cloud, not Data Center), the
+// account and project, the permissions, the reference field (exists, a
+// single-line text field, searchable, on the create and edit screens), the
+// issue types (and what their create screens require).
+var jiraCheckNames = []string{"site", "jira", "permissions", "reference field", "issue types"}
+
+// jiraChecks splits the provider's one Check into the report's lines: a
+// failure is reported on the line it is about, the lines before it pass
+// and the lines after it were not checked.
 func jiraChecks(cfg *config.Config, err error) []Check {
-	jiraOK := Check{Name: "jira", OK: true, Detail: fmt.Sprintf("%s: signed in as %s, project %s", cfg.Site, cfg.Email, cfg.Project)}
-	fieldOK := Check{Name: "reference field", OK: true, Detail: fmt.Sprintf("%q exists", cfg.ReferenceField)}
-	typesOK := Check{Name: "issue types", OK: true, Detail: fmt.Sprintf("%s and %s exist in %s", cfg.EpicType, cfg.StoryType, cfg.Project)}
+	oks := []Check{
+		{Name: "site", OK: true, Detail: fmt.Sprintf("%s is Jira Cloud", cfg.Site)},
+		{Name: "jira", OK: true, Detail: fmt.Sprintf("signed in as %s, project %s", cfg.Email, cfg.Project)},
+		{Name: "permissions", OK: true, Detail: fmt.Sprintf("browse, create, edit, transition, comment, link and schedule issues in %s", cfg.Project)},
+		{Name: "reference field", OK: true, Detail: fmt.Sprintf("%q exists, is searchable and is on the create and edit screens", cfg.ReferenceField)},
+		{Name: "issue types", OK: true, Detail: fmt.Sprintf("%s and %s exist in %s, and DevWorkWire can fill what their create screens require", cfg.EpicType, cfg.StoryType, cfg.Project)},
+	}
 	if err == nil {
-		return []Check{jiraOK, fieldOK, typesOK}
+		return oks
 	}
 	e := core.AsError(err)
 	field := ""
@@ -203,21 +215,35 @@ func jiraChecks(cfg *config.Config, err error) []Check {
 			break
 		}
 	}
-	notChecked := func(name string) Check {
-		return Check{Name: name, Skipped: true, Detail: "not checked: Jira stopped at the problem above"}
-	}
+	at := 1 // the line the failure is about (default: the account and project)
 	switch {
+	case field == "jira.site":
+		at = 0
+	case e.Code == core.CodeJiraPermissionDenied:
+		at = 2
 	case e.Code == core.CodeReferenceFieldMissing || strings.Contains(field, "reference_field"):
-		return []Check{jiraOK, failed("reference field", err), notChecked("issue types")}
+		at = 3
 	case e.Code == core.CodeConfigInvalid && strings.Contains(field, "issue_type"):
-		return []Check{jiraOK, fieldOK, failed("issue types", err)}
-	default:
-		c := failed("jira", err)
-		if e.Code == core.CodeJiraPermissionDenied {
-			c.Fix = PermissionFix(e, cfg.Project)
-		}
-		return []Check{c, notChecked("reference field"), notChecked("issue types")}
+		at = 4
 	}
+	out := append([]Check(nil), oks[:at]...)
+	if at == 1 && e.Code != core.CodeConfigInvalid {
+		// Jira did not answer as a site (credentials, network): whether
+		// it is Jira Cloud is not known either.
+		out = []Check{{Name: "site", Skipped: true, Detail: "not checked: Jira stopped at the problem below"}}
+	}
+	c := failed(jiraCheckNames[at], err)
+	if e.Code == core.CodeJiraPermissionDenied {
+		c.Fix = PermissionFix(e, cfg.Project)
+	}
+	if at == 0 {
+		c.Fix = "set jira.site to your Jira Cloud site (https://<your-site>.atlassian.net); Jira Data Center and Server are not supported"
+	}
+	out = append(out, c)
+	for _, n := range jiraCheckNames[at+1:] {
+		out = append(out, Check{Name: n, Skipped: true, Detail: "not checked: Jira stopped at the problem above"})
+	}
+	return out
 }
 
 // permissionNames are the Jira names of the permission keys the Jira
@@ -228,6 +254,9 @@ var permissionNames = map[string]string{
 	"EDIT_ISSUES":       "Edit Issues",
 	"TRANSITION_ISSUES": "Transition Issues",
 	"ADD_COMMENTS":      "Add Comments",
+	"LINK_ISSUES":       "Link Issues",
+	"SCHEDULE_ISSUES":   "Schedule Issues",
+	"USER_PICKER":       "Browse users and groups",
 }
 
 // PermissionFix says what to ask for when Jira refused with
