@@ -54,7 +54,7 @@ type fieldDetails struct {
 	Scope *struct {
 		Type string `json:"type"`
 	} `json:"scope"`
-	Schema     struct {
+	Schema struct {
 		Type   string `json:"type"`
 		Custom string `json:"custom"`
 	} `json:"schema"`
