@@ -237,7 +237,11 @@
 // (POST backlog/issue), ranking while moving to a sprint, board
 // configuration, filters and columns, sprint create/start/complete
 // through the API, the search index's lag for rank (ORDER BY Rank reads
-// the current rank). Of site profiles: a team-managed field shared by
+// the current rank). Of rate limiting: the X-RateLimit-Limit/Remaining
+// counters of Options.Limits follow the fake's per-second buckets, which
+// real sites' counters do not (they have been seen to stay at Limit − 1
+// whatever the traffic); X-RateLimit-NearLimit on burst answers, which
+// Jira sends for its cost-based limit only. Of site profiles: a team-managed field shared by
 // several issue types (each type has its own here), team-managed
 // workflows and their rules, any other classic screen or validator,
 // workflow conditions, resolutions on the default workflow, the
