@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -61,8 +60,7 @@ func siteEnv(t *testing.T, profile string) *env {
 // site with the classic workflow and a required Epic Name, the real
 // binary imports a plan with a user picker, a dependency, a sub-task, a
 // sprint and rank; progresses a story to done through the Resolve
-// screen (the preview says what it sets); pulls (nothing to take); and an
-// export of the epic imports as adoptions only.
+// screen (the preview says what it sets); and pulls (nothing to take).
 func TestCompanyManagedClassicSiteThroughTheBinary(t *testing.T) {
 	e := siteEnv(t, `{"style": "company-managed", "workflow": "classic", "epic_name_required": true}`)
 	if r := e.dwire("doctor"); r.code != 0 || !strings.Contains(r.stdout, "✓ site") || !strings.Contains(r.stdout, "✓ permissions") {
@@ -95,17 +93,5 @@ func TestCompanyManagedClassicSiteThroughTheBinary(t *testing.T) {
 
 	if r := e.dwire("pull", "plan.md", "--dry-run"); r.code != 0 {
 		t.Errorf("pull: %s", r)
-	}
-
-	if r := e.dwire("export", issues["site/e-1"].Key, "-o", "exported.md", "--id", "exported"); r.code != 0 {
-		t.Fatalf("export: %s", r)
-	}
-	var again struct {
-		Counts struct{ Create, Update, Adopt int } `json:"counts"`
-	}
-	r = e.dwireJSON(&again, "import", "exported.md", "--dry-run")
-	if r.code != 0 || again.Counts.Create != 0 || again.Counts.Adopt == 0 {
-		b, _ := json.Marshal(again.Counts)
-		t.Errorf("import of the export: %s counts %s; want adoptions only", r, b)
 	}
 }
