@@ -125,6 +125,10 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 		}
 		return zero, s.whyStale(ctx, g, err)
 	}
+	account, err := s.account(ctx)
+	if err != nil {
+		return zero, err
+	}
 	started, err = s.startRun(ctx, o, k.kind, g)
 	if err != nil {
 		return zero, whyInProgress(ctx, s, k, g, err)
@@ -133,7 +137,18 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 		return k.replay(g.replay)
 	}
 	o.log.Info("run started", "idempotency_key", g.key, "handle", g.preview.Handle)
-	return pl.execute(ctx, &commitRun{s: s, o: o, key: g.key, handle: g.preview.Handle, progress: in.Progress, lock: lock, trails: newRecorder(s.st, g.key)})
+	r := &commitRun{s: s, o: o, key: g.key, handle: g.preview.Handle, progress: in.Progress, lock: lock, trails: newRecorder(s.st, g.key)}
+	// The attempt is in the audit trail before the first write, or there
+	// is no write.
+	if err := s.auditStarted(ctx, o, g, account); err != nil {
+		e := *AsError(err)
+		e.RunID = o.runID
+		r.finish(ctx, RunFailed, &e)
+		return zero, &e
+	}
+	res, err := pl.execute(ctx, r)
+	s.auditFinished(ctx, o, g, account, err)
+	return res, err
 }
 
 // openGate applies the gate rules that need no tracker read, in order:
@@ -144,6 +159,9 @@ func (s *WorkItemService) openGate(ctx context.Context, o *op, kind PreviewKind,
 	if !in.Confirmed {
 		return nil, Errorf(CodeConfirmationRequired,
 			"%s commit writes to the tracker only when confirmed (confirmed: true). Show the preview to the person, and commit with confirmed: true only once they agreed; nothing was written.", capitalize(aKind(kind)))
+	}
+	if err := s.checkPolicy(ctx, o, kind, strings.TrimSpace(in.PreviewHandle)); err != nil {
+		return nil, err
 	}
 	handle := strings.TrimSpace(in.PreviewHandle)
 	if handle == "" {
@@ -431,6 +449,7 @@ func (s *WorkItemService) savePreview(ctx context.Context, kind PreviewKind, pla
 	if err := s.st.SavePreview(ctx, p); err != nil {
 		return Preview{}, err
 	}
+	s.auditPreview(ctx, p, plan)
 	return p, nil
 }
 

@@ -157,7 +157,8 @@ type Store interface {
 	// tombstones of previews that expired more than r.Tombstones before
 	// now are deleted; finished runs (committed, partial, failed) that
 	// finished more than r.Runs before now are deleted with their
-	// outcomes. Runs in progress are kept. Zero fields of r take the
+	// outcomes; audit records (AuditStore) older than r.Audit are deleted.
+	// Runs in progress are kept. Zero fields of r take the
 	// defaults (DefaultRetention).
 	Prune(ctx context.Context, now time.Time, r Retention) (Pruned, error)
 
@@ -206,15 +207,17 @@ type Retention struct {
 	// Runs is how long after it finished a run (its outcomes and its
 	// result, replayed for a repeat of its idempotency key) is kept.
 	Runs time.Duration
+	// Audit is how long an audit record (AuditStore) is kept.
+	Audit time.Duration
 }
 
 // DefaultRetention is the retention every store uses unless configured.
-var DefaultRetention = Retention{Tombstones: 30 * 24 * time.Hour, Runs: 90 * 24 * time.Hour}
+var DefaultRetention = Retention{Tombstones: 30 * 24 * time.Hour, Runs: 90 * 24 * time.Hour, Audit: 365 * 24 * time.Hour}
 
 // OrDefault returns r with zero (or negative) fields replaced by
 // DefaultRetention's.
 func (r Retention) OrDefault() Retention {
-	return Retention{Tombstones: positiveOr(r.Tombstones, DefaultRetention.Tombstones), Runs: positiveOr(r.Runs, DefaultRetention.Runs)}
+	return Retention{Tombstones: positiveOr(r.Tombstones, DefaultRetention.Tombstones), Runs: positiveOr(r.Runs, DefaultRetention.Runs), Audit: positiveOr(r.Audit, DefaultRetention.Audit)}
 }
 
 // Pruned counts what Store.Prune deleted.
@@ -222,6 +225,7 @@ type Pruned struct {
 	Previews   int // expired previews (each now a tombstone)
 	Tombstones int // tombstones past retention
 	Runs       int // finished runs past retention
+	Audit      int // audit records past retention
 }
 
 // PrunedPreviewError is the cause of the PREVIEW_EXPIRED error a store

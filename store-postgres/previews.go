@@ -56,6 +56,7 @@ var pruneSQL = sqlrows.PruneSQL{
 	Tombstones: `DELETE FROM {schema}.preview_tombstones WHERE expired_at < $1`,
 	Outcomes:   `DELETE FROM {schema}.run_outcomes WHERE idempotency_key IN (SELECT idempotency_key FROM {schema}.runs WHERE state <> 'in_progress' AND finished_at < $1)`,
 	Runs:       `DELETE FROM {schema}.runs WHERE state <> 'in_progress' AND finished_at < $1`,
+	Audit:      `DELETE FROM {schema}.audit WHERE at < $1`,
 }
 
 // Prune implements core.Store: one transaction.

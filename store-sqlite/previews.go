@@ -57,6 +57,7 @@ var pruneSQL = sqlrows.PruneSQL{
 	Tombstones: `DELETE FROM preview_tombstones WHERE expired_at < ?`,
 	Outcomes:   `DELETE FROM run_outcomes WHERE idempotency_key IN (SELECT idempotency_key FROM runs WHERE state <> 'in_progress' AND finished_at < ?)`,
 	Runs:       `DELETE FROM runs WHERE state <> 'in_progress' AND finished_at < ?`,
+	Audit:      `DELETE FROM audit WHERE at < ?`,
 }
 
 // Prune implements core.Store: one transaction.

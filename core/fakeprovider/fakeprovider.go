@@ -43,6 +43,7 @@ const (
 	OpResolve          Op = "resolve_fields" // core.FieldResolver
 	OpRecordBase       Op = "record_base"    // core.BaseRecorder
 	OpPeople           Op = "people"         // core.PeopleReader
+	OpAccount          Op = "account"        // core.AccountReader
 )
 
 // IsWrite reports whether op changes the tracker.
@@ -873,4 +874,19 @@ func contentHash(w core.WorkItem) string {
 
 func notFound(key string) error {
 	return core.Errorf(core.CodeWorkItemNotFound, "Work item %s does not exist or you cannot see it.", key)
+}
+
+// Account is the account the fake's writes go out as (FakeAccount).
+var FakeAccount = core.Account{ID: "fake:000000", Name: "Fake Person"}
+
+var _ core.AccountReader = (*Provider)(nil)
+
+// Account implements core.AccountReader: FakeAccount.
+func (p *Provider) Account(ctx context.Context) (core.Account, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.enter(ctx, OpAccount); err != nil {
+		return core.Account{}, err
+	}
+	return FakeAccount, nil
 }

@@ -38,6 +38,7 @@ type data struct {
 	index    map[indexKey]core.IndexEntry
 	locks    map[string]lockRow
 	docs     map[indexKey]core.DocumentRecord // documents.go (scope, document id)
+	audit    auditTrail                       // audit.go
 }
 
 // lockRow is a lock; a released lock keeps its row (owner "") so its
@@ -340,6 +341,7 @@ func (d *data) prune(now time.Time, r core.Retention) core.Pruned {
 			n.Runs++
 		}
 	}
+	n.Audit = d.pruneAudit(now.Add(-r.Audit).UnixMicro())
 	return n
 }
 

@@ -165,12 +165,14 @@ type PruneSQL struct {
 	Tombstones string // delete the tombstones expired before the cut
 	Outcomes   string // delete the outcomes of the runs finished before the cut (not in progress)
 	Runs       string // delete the runs finished before the cut (not in progress)
+	Audit      string // delete the audit records made before the cut
 }
 
 // Prune is core.Store's Prune inside the store's one transaction: exec
 // runs each of q's statements with the age of its cut (the cut is now less
-// age: previews by now, tombstones by r.Tombstones, runs by r.Runs; r with
-// its defaults) and returns the rows it changed.
+// age: previews by now, tombstones by r.Tombstones, runs by r.Runs, audit
+// records by r.Audit; r with its defaults) and returns the rows it
+// changed.
 func Prune(r core.Retention, q PruneSQL, exec func(sql string, age time.Duration) (changed int64, err error)) (core.Pruned, error) {
 	r = r.OrDefault()
 	var n core.Pruned
@@ -184,6 +186,7 @@ func Prune(r core.Retention, q PruneSQL, exec func(sql string, age time.Duration
 		{&n.Tombstones, q.Tombstones, r.Tombstones},
 		{nil, q.Outcomes, r.Runs},
 		{&n.Runs, q.Runs, r.Runs},
+		{&n.Audit, q.Audit, r.Audit},
 	} {
 		k, err := exec(st.sql, st.age)
 		if err != nil {

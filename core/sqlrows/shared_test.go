@@ -235,18 +235,18 @@ func TestSave(t *testing.T) {
 }
 
 // Prune runs its statements in order, each with its cut's age, counting
-// the previews, tombstones and runs deleted.
+// the previews, tombstones, runs and audit records deleted.
 func TestPrune(t *testing.T) {
-	q := PruneSQL{Tombstone: "tombstone", Previews: "previews", Tombstones: "tombstones", Outcomes: "outcomes", Runs: "runs"}
+	q := PruneSQL{Tombstone: "tombstone", Previews: "previews", Tombstones: "tombstones", Outcomes: "outcomes", Runs: "runs", Audit: "audit"}
 	var ran []string
-	changed := map[string]int64{"tombstone": 3, "previews": 3, "tombstones": 2, "outcomes": 9, "runs": 4}
+	changed := map[string]int64{"tombstone": 3, "previews": 3, "tombstones": 2, "outcomes": 9, "runs": 4, "audit": 7}
 	r := core.Retention{Runs: time.Hour}
 	n, err := Prune(r, q, func(sql string, age time.Duration) (int64, error) {
 		ran = append(ran, fmt.Sprintf("%s %v", sql, age))
 		return changed[sql], nil
 	})
-	want := []string{"tombstone 0s", "previews 0s", fmt.Sprintf("tombstones %v", core.DefaultRetention.Tombstones), "outcomes 1h0m0s", "runs 1h0m0s"}
-	if err != nil || !reflect.DeepEqual(ran, want) || n != (core.Pruned{Previews: 3, Tombstones: 2, Runs: 4}) {
+	want := []string{"tombstone 0s", "previews 0s", fmt.Sprintf("tombstones %v", core.DefaultRetention.Tombstones), "outcomes 1h0m0s", "runs 1h0m0s", fmt.Sprintf("audit %v", core.DefaultRetention.Audit)}
+	if err != nil || !reflect.DeepEqual(ran, want) || n != (core.Pruned{Previews: 3, Tombstones: 2, Runs: 4, Audit: 7}) {
 		t.Fatalf("Prune = %+v, %v after %v; want %v", n, err, ran, want)
 	}
 	boom := errors.New("boom")

@@ -141,6 +141,8 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"PendingPreviews", testPendingPreviews},
 		{"ListIndex", testListIndex},
 		{"Documents", testDocuments}, // documents.go
+		{"Audit", testAudit},         // audit.go
+		{"Policy", testPolicy},       // audit.go
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
 	}
 	if sharesProcesses(t, newHarness) {
