@@ -46,6 +46,8 @@ type Provider struct {
 	blocksID string                   // the Blocks link type's id on a site that renamed it (structure.go)
 	parents  sync.Map                 // issue key → its parent key as last read ("" for none): Update sends only a changed parent
 
+	account accountCache // account.go
+
 	paceOnce sync.Once
 	pace     *pacer // pacing(); tests may set it before the first request
 }

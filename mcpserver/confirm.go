@@ -41,12 +41,13 @@ type previewLoader func(ctx context.Context, handle string) (core.PreviewInfo, e
 // Asking is on top of, never instead of, preview_handle + confirmed: true:
 // the service still checks both.
 func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, load previewLoader, tool string, kind core.PreviewKind, in core.CommitInput) (*mcp.CallToolResult, string, error) {
-	if s.elicit == ElicitationOff || !in.Confirmed {
+	mode := s.modeOf(ctx) // the team's policy may be stricter (policy.go)
+	if mode == ElicitationOff || !in.Confirmed {
 		// Without confirmed: true the service refuses with
 		// CONFIRMATION_REQUIRED; there is nothing to ask the person yet.
 		return nil, "", nil
 	}
-	if req != nil && req.Params != nil && (req.Params.InputResponses != nil || req.Params.RequestState != "") {
+	if answered(req) {
 		digest, err := s.checkAnswer(ctx, req, tool, in)
 		return nil, digest, err
 	}
@@ -67,7 +68,7 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, load pre
 		return nil, "", core.RefusePlanChanged(in.PreviewHandle, kind, d, shown)
 	}
 	if !clientCanElicit(req) {
-		if s.elicit == ElicitationRequired {
+		if mode == ElicitationRequired {
 			byPerson := fmt.Sprintf("commit the plan with `dwire review %s`", in.PreviewHandle)
 			if info.Pull != nil {
 				byPerson = fmt.Sprintf("pull the document in a terminal with `dwire pull %s`", info.Pull.Path)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -78,13 +79,17 @@ type Options struct {
 }
 
 type server struct {
-	logger   *slog.Logger
-	open     OpenFunc
-	elicit   string
-	pending  *pendingConfirmations
-	args     *argValidator
-	stopOnce sync.Once
-	stopping chan struct{} // closed when Serve's context ends
+	logger *slog.Logger
+	open   OpenFunc
+	elicit string
+	// localSet: the elicitation mode was chosen (not the default), so a
+	// mode looser than the team's policy is recorded (policy.go).
+	localSet       bool
+	looseningNoted atomic.Bool
+	pending        *pendingConfirmations
+	args           *argValidator
+	stopOnce       sync.Once
+	stopping       chan struct{} // closed when Serve's context ends
 }
 
 // backend is what one tool call runs on.
@@ -145,7 +150,7 @@ func newServer(svc Service, o Options) (*server, *mcp.Server) {
 		ws := o.Workspace
 		open = func(context.Context) (Service, string, error) { return svc, ws, nil }
 	}
-	s := &server{logger: logger, open: open, elicit: mode, pending: newPendingConfirmations(), args: newArgValidator(), stopping: make(chan struct{})}
+	s := &server{logger: logger, open: open, elicit: mode, localSet: o.Elicitation != "", pending: newPendingConfirmations(), args: newArgValidator(), stopping: make(chan struct{})}
 	ms := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "DevWorkWire", Version: version(o.Version)}, &mcp.ServerOptions{
 		Logger:       sdkLogger(logger),
 		Instructions: instructions,

@@ -76,13 +76,13 @@ func writeAnnotations(title string) *mcp.ToolAnnotations {
 
 func (s *server) addTools(ms *mcp.Server) {
 	addTool(s, ms, &mcp.Tool{Name: ToolImportPreview, Description: descImportPreview, Annotations: readOnlyAnnotations("Preview a planning document import")}, core.ResultPreview, s.importPreview)
-	addTool(s, ms, &mcp.Tool{Name: ToolImportCommit, Description: descImportCommit, Annotations: writeAnnotations("Commit a previewed import to Jira")}, core.ResultCommitted, s.importCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolImportCommit, Description: descImportCommit + policyNote, Annotations: writeAnnotations("Commit a previewed import to Jira")}, core.ResultCommitted, s.importCommit)
 	addTool(s, ms, &mcp.Tool{Name: ToolProgressPreview, Description: descProgressPreview, Annotations: readOnlyAnnotations("Preview a progress update")}, core.ResultPreview, s.progressPreview)
-	addTool(s, ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, core.ResultCommitted, s.progressCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit + policyNote, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, core.ResultCommitted, s.progressCommit)
 	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemGet, Description: descGet, Annotations: readOnlyAnnotations("Get a work item")}, core.ResultPreview, s.get)
 	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemQuery, Description: descQuery, Annotations: readOnlyAnnotations("Query work items")}, core.ResultPreview, s.query)
 	addTool(s, ms, &mcp.Tool{Name: ToolPullPreview, Description: descPullPreview, Annotations: readOnlyAnnotations("Preview taking Jira's changes into a planning document")}, core.ResultPreview, s.pullPreview)
-	addTool(s, ms, &mcp.Tool{Name: ToolPullCommit, Description: descPullCommit, Annotations: writeAnnotations("Commit a previewed pull into the document")}, core.ResultCommitted, s.pullCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolPullCommit, Description: descPullCommit + policyNote, Annotations: writeAnnotations("Commit a previewed pull into the document")}, core.ResultCommitted, s.pullCommit)
 	addTool(s, ms, &mcp.Tool{Name: ToolDocumentExport, Description: descExport, Annotations: readOnlyAnnotations("Export Jira issues as a planning document")}, core.ResultPreview, s.export)
 }
 
@@ -155,7 +155,7 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 		if err != nil {
 			return nil, wire(ctx, err)
 		}
-		res, result, err := f(ctx, req, b, args)
+		res, result, err := f(agentContext(ctx, req), req, b, args)
 		if err != nil {
 			return nil, wire(ctx, withNextStep(name, core.AsError(cancelled(ctx, name, err))))
 		}
@@ -334,15 +334,28 @@ func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, b b
 // send) about the stored plan load shows, pin the plan digest of what they
 // accepted, and commit with progress notifications.
 func commitConfirmed[R any](ctx context.Context, s *server, req *mcp.CallToolRequest, b backend, tool string, kind core.PreviewKind, in core.CommitInput, load previewLoader, commit func(context.Context, core.CommitInput) (R, error)) (ask *mcp.CallToolResult, res R, err error) {
-	ask, shown, err := s.confirm(ctx, req, load, tool, kind, in)
-	if err != nil || ask != nil {
-		return ask, res, err
+	pol, mode, err := s.gatePolicy(ctx, b)
+	if err != nil {
+		return nil, res, err
 	}
-	if shown != "" {
-		in.PlanDigest = shown // what the person accepted is what is written
+	channel := core.ChannelAgent
+	if pol.Agents != core.PolicyPreviewOnly { // no agent commits: nobody is asked
+		ask, shown, err := s.confirm(withMode(ctx, mode), req, load, tool, kind, in)
+		if err != nil || ask != nil {
+			return ask, res, err
+		}
+		if shown != "" {
+			in.PlanDigest = shown // what the person accepted is what is written
+		}
+		if answered(req) { // confirm accepted the person's answer
+			channel = core.ChannelElicitation
+		}
 	}
 	in.Progress = progressFunc(ctx, req)
-	res, err = commit(ctx, in)
+	res, err = commit(core.WithChannel(ctx, channel), in)
+	if err != nil {
+		err = withReviewStep(core.AsError(err), in.PreviewHandle)
+	}
 	return nil, res, err
 }
 

@@ -20,6 +20,9 @@ import (
 type MCPOptions struct {
 	F           *cmdutil.Factory
 	Elicitation string
+	// ElicitationSet: --elicitation was given (not its default), so a mode
+	// looser than the team's gate policy is recorded in the audit trail.
+	ElicitationSet bool
 	// ServerJSON prints the official MCP registry entry (server.json) of
 	// this build instead of serving.
 	ServerJSON bool
@@ -48,10 +51,10 @@ and the configuration in the host's entry for the server:
 docs/mcp.md has the entries for Claude Desktop, Claude Code, VS Code and
 Cursor.`,
 		Args: cobra.NoArgs,
-		RunE: runE(o, runF, mcpRun, func(*cobra.Command, []string) {}),
+		RunE: runE(o, runF, mcpRun, func(c *cobra.Command, _ []string) { o.ElicitationSet = c.Flags().Changed("elicitation") }),
 	}
 	c.Flags().StringVar(&o.Elicitation, "elicitation", mcpserver.ElicitationWhenAvailable,
-		"ask the person directly on commits: off, when-available or required")
+		"ask the person directly on commits: off, when-available or required (the team's gate policy, dwire policy, may be stricter; a looser mode does not take effect and is recorded)")
 	c.Flags().BoolVar(&o.ServerJSON, "server-json", false,
 		"print this build's entry for the official MCP registry (server.json) and exit")
 	return c
@@ -78,11 +81,15 @@ func mcpRun(ctx context.Context, o *MCPOptions) error {
 	}
 	b := &mcpBackend{f: o.F}
 	defer b.close()
+	mode := o.Elicitation
+	if !o.ElicitationSet {
+		mode = "" // the default: not a local choice to record against the policy
+	}
 	return mcpserver.Serve(ctx, nil, mcpserver.Options{
 		Version:     o.F.Version,
 		Logger:      mcpLogger(o.F),
 		Open:        b.open,
-		Elicitation: o.Elicitation,
+		Elicitation: mode,
 	}, ios.In, ios.Out)
 }
 

@@ -180,6 +180,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return err
 	}
 	c := committer{IO: ios, JSON: o.JSON, Svc: svc}
+	ctx = core.WithChannel(ctx, core.ChannelReview) // for the audit trail
 	if info.Pull != nil {
 		return c.pullCommit(ctx, o.Handle, info.Pull.PlanDigest, info.Pull.Path)
 	}

@@ -51,6 +51,8 @@ commit (some items were written), 70 internal error, 130 interrupted
 		NewCmdGraph(f, nil),
 		NewCmdExport(f, nil),
 		NewCmdReview(f, nil),
+		NewCmdLog(f, nil),
+		NewCmdPolicy(f, nil),
 		NewCmdDoctor(f, nil),
 		NewCmdMCP(f, nil),
 		NewCmdVersion(f),

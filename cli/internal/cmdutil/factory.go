@@ -26,6 +26,9 @@ type Service interface {
 	PullPreview(ctx context.Context, in core.PullPreviewInput) (core.PullPreviewResult, error)
 	PullCommit(ctx context.Context, in core.CommitInput) (core.PullCommitResult, error)
 	Export(ctx context.Context, in core.ExportInput) (core.ExportResult, error)
+	AuditLog(ctx context.Context, q core.AuditQuery) (core.AuditResult, error)
+	GatePolicy(ctx context.Context) (core.GatePolicy, error)
+	SetGatePolicy(ctx context.Context, agents core.AgentPolicy) (core.GatePolicy, error)
 }
 
 // Factory carries the dependencies of every command. Production wiring

@@ -65,7 +65,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) (code int) {
 		started = true
 		// Where the previews of this run come from, for a person listing
 		// them (dwire review): the command and the account running it.
-		c.SetContext(core.WithMadeBy(c.Context(), madeBy(c.Name(), f.Getenv)))
+		c.SetContext(core.WithActor(core.WithMadeBy(c.Context(), madeBy(c.Name(), f.Getenv)), core.Actor{Kind: core.ActorPerson, User: osUser(f.Getenv)}))
 	}
 
 	c, err := root.ExecuteContextC(ctx)
@@ -113,10 +113,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) (code int) {
 
 // madeBy says who or what makes a preview with this command.
 func madeBy(command string, getenv func(string) string) string {
-	who := getenv("USER")
-	if who == "" {
-		who = getenv("USERNAME")
-	}
+	who := osUser(getenv)
 	what := "dwire " + command
 	if command == "mcp" {
 		what = "an agent via dwire mcp"
@@ -125,4 +122,13 @@ func madeBy(command string, getenv func(string) string) string {
 		return what
 	}
 	return what + ", as " + who
+}
+
+// osUser is the operating-system user running dwire ($USER, or
+// $USERNAME on Windows); "" when neither is set.
+func osUser(getenv func(string) string) string {
+	if who := getenv("USER"); who != "" {
+		return who
+	}
+	return getenv("USERNAME")
 }
