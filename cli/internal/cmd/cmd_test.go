@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -305,4 +306,20 @@ func TestInWorkDir(t *testing.T) {
 			t.Errorf("inWorkDir(%q, %q) = %q; want %q", c.dir, c.path, got, c.want)
 		}
 	}
+}
+
+func TestSharedStoreNoteFitsEightyColumns(t *testing.T) {
+	var b strings.Builder
+	sharedStoreNote(&b)
+	for _, want := range []string{"policy set agents <value>", "confirm", "ask-person", "preview-only", "(the default)", "never loosen"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the note lacks %q:\n%s", want, b.String())
+		}
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("line wider than 80 columns: %q", l)
+		}
+	}
+	t.Log("\n" + b.String())
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/prompt"
+	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 )
 
@@ -221,8 +223,24 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	if pasted {
 		fmt.Fprintf(ios.Out, "The token you pasted was not saved: export %s=<your token> (e.g. in your shell profile) before running dwire.\n", tokenEnv)
 	}
+	if u := strings.ToLower(file.Store); strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://") {
+		sharedStoreNote(ios.Out)
+	}
 	fmt.Fprintf(ios.Out, "Next: dwire doctor, then dwire import <plan.md> --dry-run\n")
 	return nil
+}
+
+// sharedStoreNote tells whoever configures a shared (Postgres) store that
+// the team's gate policy lives in it, and what each choice means.
+func sharedStoreNote(w io.Writer) {
+	fmt.Fprint(w, render.Wrap("This state store is shared: the team's gate policy for agents' commits is kept in it and binds every member and agent using it. A person sets it with dwire policy set agents <value> (dwire policy shows it; a local dwire mcp --elicitation may tighten it, never loosen it):", 80, "")+"\n")
+	for _, p := range core.AgentPolicies {
+		line := fmt.Sprintf("  %-13s %s", p, p.Meaning())
+		if p == core.DefaultGatePolicy.Agents {
+			line += " (the default)"
+		}
+		fmt.Fprint(w, render.Wrap(line, 78, "              ")+"\n")
+	}
 }
 
 // keepAnswers is init's answer to a failed check: the answers given so far
