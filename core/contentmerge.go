@@ -150,6 +150,19 @@ func mergeContent(it plan.Item, w WorkItem, spec *ItemSpec) (writes bool, rows [
 	return writes, rows, kept, conflicts
 }
 
+// sameInTracker are the content keys whose value in spec the tracker
+// already holds (ItemSpec.Unsent): an update leaves them out.
+func sameInTracker(w WorkItem, spec ItemSpec) []string {
+	jira, doc := contentValues(w.Title, w.Description, w.AcceptanceCriteria), contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria)
+	var out []string
+	for _, k := range contentKeys {
+		if slices.Equal(jira[k], doc[k]) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // shownContent is a content part for a preview row (criteria joined by
 // "; ", long text cut).
 func shownContent(v []string) string {

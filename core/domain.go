@@ -164,6 +164,11 @@ type ItemSpec struct {
 	// or in conflict): the provider records them as not written by
 	// DevWorkWire, so the next read still reports them ContentChanged.
 	HeldContent []string `json:"held_content,omitempty"`
+	// Unsent are the content keys (ContentTitle, …) whose value in this
+	// spec the tracker already holds, as read: an update does not send
+	// them, so what a person formatted there (mentions, colours, …) stays
+	// as it is. A create sends everything.
+	Unsent []string `json:"unsent,omitempty"`
 }
 
 // ContentDigest is the digest of an item's document content: kind, title,

@@ -328,6 +328,7 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 					e.ChangedFields = append(e.ChangedFields, "parent")
 				}
 			}
+			e.Spec.Unsent = sameInTracker(w, e.Spec)
 			if len(w.Duplicates) > 0 {
 				warnings = append(warnings, fmt.Sprintf("%s %s: its reference %s is held by more than one issue in the tracker, %s and %s; DevWorkWire uses %s (the one it knows, else the oldest) and leaves %s alone. Delete the issue you do not want, or clear its reference field.",
 					kindLabel(kind), it.ID, ref, w.Key, strings.Join(w.Duplicates, ", "), w.Key, strings.Join(w.Duplicates, ", ")))

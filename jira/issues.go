@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -76,6 +77,8 @@ type editRequest struct {
 }
 
 // Update rewrites the item's content and its stored digest in one request.
+// The content parts Jira already holds (spec.Unsent) are not sent, so a
+// person's formatting there stays as Jira's editor stored it.
 func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) error {
 	ctx, done := p.observe(ctx, "Update")
 	defer done()
@@ -88,6 +91,7 @@ func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) e
 		return err
 	}
 	p.keepParent(key, spec, fields)
+	m.leaveUnsent(fields, spec.Unsent)
 	_, err = p.do(ctx, call{method: "PUT", path: issuePath(key), body: editRequest{Fields: fields, Properties: props}, class: retryIdempotent, endpoint: "PUT /rest/api/3/issue/{key}", action: "edit issue " + key, key: key}, nil)
 	if err != nil {
 		return putErr(err, spec.Reference, key)
@@ -141,4 +145,22 @@ func itemErr(err error, ref core.Reference, key string) error {
 		}
 	}
 	return e
+}
+
+// leaveUnsent takes out of an edit's fields the content Jira already holds
+// (core.ItemSpec.Unsent): the summary, the description when it holds only
+// unsent parts (the criteria live in it when there is no criteria field),
+// the criteria field. The property's digests stay those of the whole
+// content, which is what Jira holds after the edit.
+func (m *meta) leaveUnsent(fields map[string]any, unsent []string) {
+	has := func(k string) bool { return slices.Contains(unsent, k) }
+	if has(core.ContentTitle) {
+		delete(fields, "summary")
+	}
+	if has(core.ContentDescription) && (m.acField != "" || has(core.ContentCriteria)) {
+		delete(fields, "description")
+	}
+	if m.acField != "" && has(core.ContentCriteria) {
+		delete(fields, m.acField)
+	}
 }

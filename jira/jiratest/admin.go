@@ -171,7 +171,10 @@ func (s *Server) Issue(key string) (IssueSnapshot, bool) {
 type PersonEdit struct {
 	Summary                 *string `json:"summary,omitempty"`
 	DescriptionMarkdownText *string `json:"description_markdown_text,omitempty"` // plain text → one ADF paragraph
-	Status                  *string `json:"status,omitempty"`                    // status name: moves the issue there
+	// Description is a description in ADF as Jira's editor stores it
+	// (mentions, status lozenges, panels, ...); it must be valid ADF.
+	Description json.RawMessage `json:"description,omitempty"`
+	Status      *string         `json:"status,omitempty"` // status name: moves the issue there
 	// Fields sets fields.go's fields (id or name → a value as in an edit
 	// request, null clears).
 	Fields map[string]json.RawMessage `json:"fields,omitempty"`
@@ -216,6 +219,12 @@ func (s *Server) editAsPersonLocked(iss *issue, e PersonEdit) error {
 	}
 	if e.DescriptionMarkdownText != nil {
 		st.Description = TextADF(*e.DescriptionMarkdownText)
+	}
+	if e.Description != nil {
+		if err := validADF(e.Description); err != nil {
+			return fmt.Errorf("description: %v", err)
+		}
+		st.Description = append(json.RawMessage(nil), e.Description...)
 	}
 	if err := s.personFields(iss, st, e.Fields); err != nil {
 		return err

@@ -1,0 +1,87 @@
+package jira
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
+)
+
+// richDescription is a description as Jira's editor stores it after a
+// person formatted it: a mention, a status lozenge, a date, an emoji, a
+// link card, an expand and coloured, underlined text.
+const richDescription = `{"version":1,"type":"doc","content":[
+ {"type":"paragraph","content":[
+  {"type":"text","text":"Ask "},
+  {"type":"mention","attrs":{"id":"5b10ac8d82e05b22cc7d4ef5","text":"@Ana Lima","accessLevel":""}},
+  {"type":"text","text":" before "},
+  {"type":"date","attrs":{"timestamp":"1767225600000"}},
+  {"type":"text","text":": "},
+  {"type":"status","attrs":{"text":"BLOCKED","color":"red","localId":"s1"}},
+  {"type":"text","text":" "},
+  {"type":"emoji","attrs":{"shortName":":warning:","id":"26a0","text":"⚠️"}},
+  {"type":"text","text":" see "},
+  {"type":"inlineCard","attrs":{"url":"https://example.atlassian.net/browse/OTHER-1"}},
+  {"type":"text","text":" and "},
+  {"type":"text","text":"this","marks":[{"type":"textColor","attrs":{"color":"#ff5630"}},{"type":"underline"}]}
+ ]},
+ {"type":"expand","attrs":{"title":"Details"},"content":[{"type":"paragraph","content":[{"type":"text","text":"Hidden until opened."}]}]}
+]}`
+
+// TestEditSendsOnlyWhatThePlanChanges: a person formats a story's
+// description in Jira; the document then changes only the story's
+// estimate. The edit request carries the estimate and no description,
+// and the person's description is in Jira as they left it.
+func TestEditSendsOnlyWhatThePlanChanges(t *testing.T) {
+	doc := "---\nid: rt\n---\n## Story s-1: Pay\nEstimate: 3\n\nPlain text.\n\nAcceptance criteria:\n- [ ] It works\n"
+	f, svc, path := importedOverHTTP(t, "rt.md", doc)
+	key := f.srv.Issues()[0].Key
+	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Description: json.RawMessage(richDescription)}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.srv.Issue(key)
+	if err := os.WriteFile(path, []byte(strings.Replace(doc, "Estimate: 3", "Estimate: 5", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil || pv.Counts.Update != 1 {
+		t.Fatalf("preview: %v %+v %q", err, pv.Counts, pv.Warnings)
+	}
+	f.srv.ClearRequests()
+	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	edits := 0
+	for _, r := range f.srv.Requests() {
+		if r.Method != "PUT" || r.Path != "/rest/api/3/issue/"+key {
+			continue
+		}
+		edits++
+		var body struct {
+			Fields map[string]json.RawMessage `json:"fields"`
+		}
+		if err := json.Unmarshal([]byte(r.Body), &body); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := body.Fields["description"]; ok {
+			t.Errorf("the edit sends the description the plan keeps: %s", r.Body)
+		}
+		if _, ok := body.Fields[jiratest.StoryPointEstimateID]; !ok {
+			t.Errorf("the edit does not send the estimate: %s", r.Body)
+		}
+	}
+	if edits != 1 {
+		t.Fatalf("%d edits of %s; want 1", edits, key)
+	}
+	after, _ := f.srv.Issue(key)
+	if string(after.Description) != string(before.Description) {
+		t.Errorf("description after the commit:\n%s\nwant the person's:\n%s", after.Description, before.Description)
+	}
+	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil || again.Counts.Update != 0 || again.Counts.Create != 0 {
+		t.Errorf("the import after the commit: %v %+v", err, again.Counts)
+	}
+}
