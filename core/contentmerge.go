@@ -93,16 +93,6 @@ func mergeContent(it plan.Item, w WorkItem, spec *ItemSpec) (writes bool, rows [
 	jira := contentValues(w.Title, w.Description, w.AcceptanceCriteria)
 	bases := map[string]string{}
 	values := map[string][]string{} // behind bases, where known
-	take := func(k string) {        // the tracker's part stays
-		switch k {
-		case ContentTitle:
-			spec.Title = w.Title
-		case ContentDescription:
-			spec.Description = w.Description
-		default:
-			spec.AcceptanceCriteria = w.AcceptanceCriteria
-		}
-	}
 	for _, k := range contentKeys {
 		d, b := ContentFieldDigest(doc[k]...), w.FieldBases[k]
 		row := PlanField{Field: k, Value: shownContent(doc[k]), Source: "item", Tracker: shownContent(jira[k])}
@@ -127,13 +117,13 @@ func mergeContent(it plan.Item, w WorkItem, spec *ItemSpec) (writes bool, rows [
 			row.Write = "kept"
 			keepBase()
 			kept = append(kept, k)
-			take(k)
+			takeTracker(spec, w, k)
 			spec.HeldContent = append(spec.HeldContent, k)
 		default:
 			row.Write = "conflict"
 			keepBase()
 			conflicts = append(conflicts, k)
-			take(k)
+			takeTracker(spec, w, k)
 			spec.HeldContent = append(spec.HeldContent, k)
 		}
 		rows = append(rows, row)
@@ -148,6 +138,38 @@ func mergeContent(it plan.Item, w WorkItem, spec *ItemSpec) (writes bool, rows [
 		setBaseValue(spec, k, v)
 	}
 	return writes, rows, kept, conflicts
+}
+
+// takeTracker sets spec's content part k to the tracker's.
+func takeTracker(spec *ItemSpec, w WorkItem, k string) {
+	switch k {
+	case ContentTitle:
+		spec.Title = w.Title
+	case ContentDescription:
+		spec.Description = w.Description
+	default:
+		spec.AcceptanceCriteria = w.AcceptanceCriteria
+	}
+}
+
+// keepUnrepresentable keeps the tracker's value of each content part that
+// holds what the document's text cannot carry (WorkItem.Unrepresentable)
+// where the document would change it: the part is not written, and the
+// preview says so (one warning per part).
+func keepUnrepresentable(label string, w WorkItem, spec *ItemSpec) []string {
+	doc, jira := contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria), contentValues(w.Title, w.Description, w.AcceptanceCriteria)
+	var out []string
+	for _, k := range contentKeys {
+		what, ok := w.Unrepresentable[k]
+		if !ok || slices.Equal(doc[k], jira[k]) {
+			continue
+		}
+		takeTracker(spec, w, k)
+		spec.HeldContent = append(spec.HeldContent, k)
+		out = append(out, fmt.Sprintf("%s (%s): its %s in the tracker holds %s, which the document's text cannot carry, so the document's change to it is not written and the tracker's stays as it is. Make the change in the tracker, or remove %s there and preview again.",
+			label, w.Key, strings.ToLower(FieldName(k)), what, what))
+	}
+	return out
 }
 
 // sameInTracker are the content keys whose value in spec the tracker

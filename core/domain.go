@@ -121,6 +121,11 @@ type WorkItem struct {
 	// cannot tell (an item written before per-part digests): then only
 	// EditedOutside is known, for the whole item.
 	ContentChanged map[string]bool `json:"-"`
+	// Unrepresentable are the content keys whose value in the tracker
+	// holds something the document's text cannot carry (key → what, e.g.
+	// "a layout (columns)"): writing the document's text there would lose
+	// it, so the service leaves such a part as the tracker has it.
+	Unrepresentable map[string]string `json:"-"`
 	// Fingerprint is an opaque provider value that changes whenever the
 	// item changes in the tracker (content, status, parent). Commit compares
 	// it with what the preview saw to refuse stale plans.

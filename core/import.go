@@ -271,8 +271,11 @@ func classify(doc *plan.Document, found map[Reference]WorkItem, idx map[Referenc
 		if parent != "" {
 			spec.ParentKey = found[parent].Key // "" when the epic is created by this plan
 		}
-		e := planEntry{Spec: spec, Parent: parent}
 		w, exists := found[ref]
+		if exists {
+			warnings = append(warnings, keepUnrepresentable(kindLabel(kind)+" "+it.ID, w, &spec)...)
+		}
+		e := planEntry{Spec: spec, Parent: parent}
 		// (A story whose epic this plan creates is not merged: it is an
 		// update, to get the new epic's key as parent.)
 		merges := exists && mergesContent(w, spec) && (parent == "" || spec.ParentKey != "")

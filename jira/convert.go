@@ -33,15 +33,22 @@ func toADF(md string) (json.RawMessage, error) {
 
 // fromADF converts ADF JSON (or null) to Markdown.
 func fromADF(raw json.RawMessage) string {
+	md, _ := readADF(raw)
+	return md
+}
+
+// readADF converts ADF JSON (or null) to Markdown, and names what of it
+// Markdown cannot carry ("" when nothing: adf.Unrepresentable).
+func readADF(raw json.RawMessage) (md, loss string) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return ""
+		return "", ""
 	}
 	var d adf.Doc
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return ""
+		return "", ""
 	}
-	return strings.TrimSpace(adf.ToMarkdown(d))
+	return strings.TrimSpace(adf.ToMarkdown(d)), adf.Unrepresentable(d)
 }
 
 // acMarkdown renders acceptance criteria as a Markdown bullet list.
@@ -148,6 +155,9 @@ type jiraContent struct {
 	AC          string `json:"a"` // Markdown or text of the acceptance-criteria field
 	Parent      string `json:"p"`
 	Reference   string `json:"r"`
+	// loss: the content keys whose field holds what Markdown cannot
+	// carry (core.WorkItem.Unrepresentable); not part of the digest.
+	loss map[string]string
 }
 
 func (c jiraContent) digest() string {
@@ -336,20 +346,33 @@ func (m *meta) content(fields map[string]json.RawMessage, parentKey string) jira
 	var ref string
 	_ = json.Unmarshal(fields[m.refField], &ref)
 	c.Reference = string(parseRefValue(ref))
-	c.Description = fromADF(fields["description"])
+	var loss, acLoss string
+	c.Description, loss = readADF(fields["description"])
 	if m.acField != "" {
-		c.AC = m.acText(fields[m.acField])
+		c.AC, acLoss = m.acText(fields[m.acField])
+	}
+	for k, what := range map[string]string{core.ContentDescription: loss, core.ContentCriteria: acLoss} {
+		if what == "" {
+			continue
+		}
+		if c.loss == nil {
+			c.loss = map[string]string{}
+		}
+		c.loss[k] = what
+		if k == core.ContentDescription && m.acField == "" {
+			c.loss[core.ContentCriteria] = what // the criteria live in the description
+		}
 	}
 	return c
 }
 
-func (m *meta) acText(raw json.RawMessage) string {
+func (m *meta) acText(raw json.RawMessage) (string, string) {
 	if m.acADF {
-		return fromADF(raw)
+		return readADF(raw)
 	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(s), ""
 }
 
 // fieldsRequested are the issue fields every read asks for.
@@ -403,6 +426,7 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 		w.LastWritten = pr.Digest
 	}
 	w.Fields, w.FieldBases, w.BaseValues = m.readFields(is.Fields), pr.Fields, pr.Values
+	w.Unrepresentable = c.loss
 	w.EditedOutside = !ok || pr.JiraDigest != jd
 	if pr.Content != nil {
 		w.ContentChanged = map[string]bool{}

@@ -3,6 +3,7 @@ package jira
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ const richDescription = `{"version":1,"type":"doc","content":[
   {"type":"text","text":" see "},
   {"type":"inlineCard","attrs":{"url":"https://example.atlassian.net/browse/OTHER-1"}},
   {"type":"text","text":" and "},
-  {"type":"text","text":"this","marks":[{"type":"textColor","attrs":{"color":"#ff5630"}},{"type":"underline"}]}
+  {"type":"text","text":"this","marks":[{"type":"underline"},{"type":"textColor","attrs":{"color":"#ff5630"}}]}
  ]},
  {"type":"expand","attrs":{"title":"Details"},"content":[{"type":"paragraph","content":[{"type":"text","text":"Hidden until opened."}]}]}
 ]}`
@@ -84,4 +85,100 @@ func TestEditSendsOnlyWhatThePlanChanges(t *testing.T) {
 	if err != nil || again.Counts.Update != 0 || again.Counts.Create != 0 {
 		t.Errorf("the import after the commit: %v %+v", err, again.Counts)
 	}
+}
+
+// TestRichTextSurvivesPullAndImport: a person formats a story's
+// description in Jira; a pull takes it into the document in the Markdown
+// forms of docs/markdown-adf.md; the next import writes nothing; a word
+// changed in the document is then written with every mention, date,
+// lozenge, emoji, card, colour and expand still there.
+func TestRichTextSurvivesPullAndImport(t *testing.T) {
+	doc := "---\nid: rp\n---\n## Story s-1: Pay\n\nPlain text.\n"
+	f, svc, path := importedOverHTTP(t, "rp.md", doc)
+	key := f.srv.Issues()[0].Key
+	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Description: json.RawMessage(richDescription)}); err != nil {
+		t.Fatal(err)
+	}
+	pull, err := svc.PullPreview(f.ctx, core.PullPreviewInput{Path: path})
+	if err != nil || pull.Counts.Pull != 1 {
+		t.Fatalf("pull preview: %v %+v", err, pull.Counts)
+	}
+	if _, err := svc.PullCommit(f.ctx, core.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	pulled, _ := os.ReadFile(path)
+	for _, form := range []string{"[@Ana Lima](mention:5b10ac8d82e05b22cc7d4ef5", "[BLOCKED](status:red", "<details><summary>Details</summary>", `<span style="color: #ff5630">this</span>`} {
+		if !strings.Contains(string(pulled), form) {
+			t.Errorf("the pulled document lacks %q:\n%s", form, pulled)
+		}
+	}
+	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil || again.Counts != (core.Counts{Unchanged: 1}) || len(again.Warnings) != 0 {
+		t.Fatalf("the import after the pull: %v %+v %q", err, again.Counts, again.Warnings)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(pulled), "Hidden until opened.", "Shown when opened.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil || pv.Counts.Update != 1 {
+		t.Fatalf("preview of the edited document: %v %+v %q", err, pv.Counts, pv.Warnings)
+	}
+	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(compactJSON(t, richDescription), "Hidden until opened.", "Shown when opened.", 1)
+	after, _ := f.srv.Issue(key)
+	if got := compactJSON(t, string(after.Description)); !sameADF(t, got, want) {
+		t.Errorf("description after the import:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestUnrepresentableDescriptionIsLeftToJira: a description holding what
+// the Markdown forms cannot carry (a layout) is not written when the
+// document changes it; the preview says why, and Jira keeps it.
+func TestUnrepresentableDescriptionIsLeftToJira(t *testing.T) {
+	doc := "---\nid: ru\n---\n## Story s-1: Pay\n\nPlain text.\n"
+	f, svc, path := importedOverHTTP(t, "ru.md", doc)
+	key := f.srv.Issues()[0].Key
+	layout := `{"version":1,"type":"doc","content":[{"type":"layoutSection","content":[
+	 {"type":"layoutColumn","attrs":{"width":50},"content":[{"type":"paragraph","content":[{"type":"text","text":"Left"}]}]},
+	 {"type":"layoutColumn","attrs":{"width":50},"content":[{"type":"paragraph","content":[{"type":"text","text":"Right"}]}]}]}]}`
+	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Description: json.RawMessage(layout)}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.srv.Issue(key)
+	if err := os.WriteFile(path, []byte(strings.Replace(doc, "## Story s-1: Pay", "## Story s-1: Pay now", 1)+"\nMore text.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	if err != nil || pv.Counts.Update != 1 {
+		t.Fatalf("preview: %v %+v %q", err, pv.Counts, pv.Warnings)
+	}
+	if !slices.ContainsFunc(pv.Warnings, func(w string) bool {
+		return strings.Contains(w, key) && strings.Contains(w, "a layout (columns)") && strings.Contains(w, "not written")
+	}) {
+		t.Errorf("no warning names the layout the description keeps: %q", pv.Warnings)
+	}
+	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := f.srv.Issue(key)
+	if string(after.Description) != string(before.Description) || after.Summary != "Pay now" {
+		t.Errorf("after the commit: summary %q, description %s; want the new title and the layout kept", after.Summary, after.Description)
+	}
+}
+
+func compactJSON(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// sameADF compares two ADF documents as JSON values.
+func sameADF(t *testing.T, a, b string) bool {
+	return compactJSON(t, a) == compactJSON(t, b)
 }

@@ -403,3 +403,20 @@ func TestTooManyLinkOpeners(t *testing.T) {
 		t.Errorf("a paragraph of %d links and one of escaped brackets: %v", MaxBrackets, err)
 	}
 }
+
+// TestRichFormsAreDescriptionText: the Markdown forms of Jira's rich
+// text (docs/markdown-adf.md: atom links, HTML marks, alerts, details,
+// media images) are an item's description as written, never structure.
+func TestRichFormsAreDescriptionText(t *testing.T) {
+	desc := "[@Ana Lima](mention:5b10?accessLevel=) moved it to [BLOCKED](status:red) on [2026-01-01](date:1767225600000) [⚠️](emoji::warning:) <u><span style=\"color: #ff5630\">now</span></u>\n\n" +
+		"<details><summary>Story s-9: inside</summary>\n\nHidden.\n\n</details>\n\n" +
+		"> [!WARNING]\n>\n> ### Careful\n>\n> Hot.\n\n" +
+		"> [!DECISION]\n>\n> - Use Postgres\n\n" +
+		"![shot\\.png](media:abc?collection=c&single.layout=center&type=file)\n\n" +
+		"[https://example.com/x](card:block)"
+	src := "---\nid: rich\n---\n## Story s-1: Pay\n\n" + desc + "\n\n## Story s-2: Next\n"
+	got := mustParse(t, "rich.md", src)
+	if len(got.Items) != 2 || got.Items[0].Description != desc || got.Items[1].ID != "s-2" {
+		t.Errorf("items: %+v\nwant s-1 with the description as written, then s-2", got.Items)
+	}
+}

@@ -62,16 +62,22 @@
 //   - Link reference definitions are resolved into the links that use them.
 //   - As in GFM, table cells beyond the header row's count are ignored.
 //
-// ToMarkdown renders every node type Jira may return. What Markdown cannot
-// express degrades to readable text: mention → "@Name", emoji → the emoji
-// (or :shortname:), date → 2024-06-13 (UTC), status → "[IN PROGRESS]",
-// inlineCard/blockCard/embedCard → an autolink, panel → a block quote
-// starting with "**Info:**" (or the panel type), expand → its title in bold
-// and its content, media → a link to an external image or "[alt]" for an
-// attachment, decision items → "- **Decision:** ..." items, layouts and bodied
-// extensions → their content, other extensions → their text or "[key]",
-// marks Markdown lacks (underline, textColor, subsup, backgroundColor) → the
-// text without the mark, unknown nodes → their text.
+// ToMarkdown renders every node type Jira may return. Jira's rich nodes
+// and marks have Markdown forms that read back to the same nodes (rich.go,
+// docs/markdown-adf.md): mention, status, date, emoji and inlineCard are
+// links with schemes of their own ("[@Ana](mention:ID)"), blockCard and
+// embedCard such a link alone in a paragraph ("card:block"), media images
+// with the media: scheme, underline/textColor/backgroundColor/subsup the
+// HTML tags <u>, <span style="color: #rrggbb">, <sub>, <sup>, panels and
+// decision lists block quotes led by a GitHub alert marker ("[!INFO]",
+// "[!DECISION]"), expand and nestedExpand <details><summary>. FromMarkdown
+// reads those forms back; TestPropertyRichADFIdentity checks ADF ->
+// Markdown -> ADF is the identity on them (localIds of task and decision
+// lists aside). What has no form degrades to readable text: layouts and
+// bodied extensions → their content, other extensions → their text or
+// "[key]", custom panels → a quote starting with "**Custom:**", unknown
+// nodes → their text; Unrepresentable names such content, so that a
+// caller does not write it back.
 //
 // ToMarkdown escapes only what Markdown would misread, checks each
 // paragraph by parsing it back, and falls back to a more heavily escaped

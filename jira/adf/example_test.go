@@ -34,5 +34,5 @@ func ExampleToMarkdown() {
 	// Output:
 	// ## Status
 	//
-	// @Ann moved this to [IN REVIEW] — see <https://example.atlassian.net/browse/DEMO-7>
+	// [@Ann](mention:557058:f00) moved this to [IN REVIEW](status:blue) — see [https://example.atlassian.net/browse/DEMO-7](card:)
 }

@@ -12,6 +12,7 @@ const (
 	inDoc container = iota
 	inListItem
 	inBlockquote
+	inPanel
 )
 
 func fitDoc(blocks []Node) []Node {
@@ -27,7 +28,7 @@ func fitBlocks(blocks []Node, ctx container) []Node {
 	for _, b := range blocks {
 		switch b.Type {
 		case "heading":
-			if ctx != inDoc {
+			if ctx != inDoc && ctx != inPanel {
 				b = Node{Type: "paragraph", Content: b.Content}
 				if len(b.Content) == 0 {
 					continue
@@ -35,10 +36,25 @@ func fitBlocks(blocks []Node, ctx container) []Node {
 			}
 			out = append(out, b)
 		case "rule":
-			if ctx != inDoc {
+			if ctx != inDoc && ctx != inPanel {
 				b = Node{Type: "paragraph", Content: []Node{{Type: "text", Text: "---"}}}
 			}
 			out = append(out, b)
+		case "panel":
+			kids := fitBlocks(b.Content, inPanel)
+			if len(kids) == 0 {
+				kids = []Node{{Type: "paragraph"}}
+			}
+			out = append(out, Node{Type: "panel", Attrs: b.Attrs, Content: kids})
+		case "expand", "nestedExpand":
+			kids := fitBlocks(b.Content, inDoc)
+			if b.Type == "nestedExpand" {
+				kids = fitNested(kids)
+			}
+			if len(kids) == 0 {
+				kids = []Node{{Type: "paragraph"}}
+			}
+			out = append(out, Node{Type: b.Type, Attrs: b.Attrs, Content: kids})
 		case "blockquote":
 			kids := fitBlocks(b.Content, inBlockquote)
 			if ctx != inDoc {
@@ -76,6 +92,29 @@ func fitBlocks(blocks []Node, ctx container) []Node {
 			out = append(out, b)
 		default:
 			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// fitNested reshapes an expand's content for a nested expand, which holds
+// no tables, cards or expands.
+func fitNested(kids []Node) []Node {
+	var out []Node
+	for _, k := range kids {
+		switch k.Type {
+		case "table":
+			out = append(out, tableAsParagraphs(k)...)
+		case "blockCard", "embedCard":
+			u := k.attrString("url")
+			out = append(out, Node{Type: "paragraph", Content: []Node{{Type: "text", Text: u, Marks: []Mark{linkMark(u, "")}}}})
+		case "nestedExpand":
+			if t := k.attrString("title"); t != "" {
+				out = append(out, Node{Type: "paragraph", Content: []Node{{Type: "text", Text: t, Marks: []Mark{{Type: "strong"}}}}})
+			}
+			out = append(out, fitNested(k.Content)...)
+		default:
+			out = append(out, k)
 		}
 	}
 	return out

@@ -40,7 +40,7 @@ func FromMarkdown(md string) (Doc, error) {
 // after fitting, so the same document always gets the same ids.
 func assignIDs(ns []Node, next *int) {
 	for i := range ns {
-		if ns[i].Type == "taskList" || ns[i].Type == "taskItem" {
+		if ns[i].Type == "taskList" || ns[i].Type == "taskItem" || ns[i].Type == "decisionList" || ns[i].Type == "decisionItem" {
 			*next++
 			ns[i].Attrs["localId"] = "dwire-" + strconv.Itoa(*next)
 		}
@@ -64,8 +64,9 @@ func normalizeSource(s string) string {
 }
 
 type fromConv struct {
-	src  []byte
-	nest int // depth of list items and block quotes
+	src    []byte
+	nest   int  // depth of list items and block quotes
+	expand bool // inside an expand: <details> makes a nestedExpand
 }
 
 // unescape resolves backslash escapes and entity/numeric references the way
@@ -92,21 +93,89 @@ func (c *fromConv) linesText(n ast.Node) string {
 }
 
 func (c *fromConv) blocks(parent ast.Node) []Node {
+	return c.blocksBetween(parent.FirstChild(), nil)
+}
+
+// blocksBetween converts the sibling blocks from first up to (not
+// including) stop. At the top level, <details><summary>…</summary> …
+// </details> is an expand.
+func (c *fromConv) blocksBetween(first, stop ast.Node) []Node {
 	var out []Node
-	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := first; n != nil && n != stop; n = n.NextSibling() {
+		if x, end, ok := c.details(n, stop); ok {
+			out = append(out, x)
+			n = end
+			continue
+		}
 		out = append(out, c.block(n)...)
 	}
 	return out
 }
 
+// details reads an expand starting at the HTML block n: the expand and
+// its closing block.
+func (c *fromConv) details(n, stop ast.Node) (Node, ast.Node, bool) {
+	h, ok := n.(*ast.HTMLBlock)
+	if !ok || c.nest > 0 {
+		return Node{}, nil, false
+	}
+	title, ok := detailsTitle(c.htmlText(h))
+	if !ok {
+		return Node{}, nil, false
+	}
+	depth := 0
+	for end := n.NextSibling(); end != nil && end != stop; end = end.NextSibling() {
+		e, ok := end.(*ast.HTMLBlock)
+		if !ok {
+			continue
+		}
+		t := strings.TrimSpace(c.htmlText(e))
+		if _, open := detailsTitle(t); open {
+			depth++
+		} else if t == detailsClose {
+			if depth > 0 {
+				depth--
+				continue
+			}
+			typ := "expand"
+			if c.expand {
+				typ = "nestedExpand"
+			}
+			outer := c.expand
+			c.expand = true
+			content := c.blocksBetween(n.NextSibling(), end)
+			c.expand = outer
+			return Node{Type: typ, Attrs: map[string]any{"title": title}, Content: content}, end, true
+		}
+	}
+	return Node{}, nil, false
+}
+
+// htmlText is an HTML block's source.
+func (c *fromConv) htmlText(n *ast.HTMLBlock) string {
+	t := c.linesText(n)
+	if n.HasClosure() {
+		t += string(n.ClosureLine.Value(c.src))
+	}
+	return t
+}
+
 func (c *fromConv) block(n ast.Node) []Node {
 	switch n := n.(type) {
 	case *ast.Paragraph, *ast.TextBlock:
-		in := c.inlineContent(n)
+		in := c.inlineRaw(n)
 		if len(in) == 0 {
 			return nil
 		}
-		return []Node{{Type: "paragraph", Content: in}}
+		if c.nest == 0 {
+			if m, ok := mediaParagraph(in); ok {
+				return []Node{m}
+			}
+			if card, ok := paragraphCard(in); ok {
+				return []Node{card}
+			}
+		}
+		return []Node{{Type: "paragraph", Content: liftAtoms(inlineMedia(in))}}
 	case *ast.Heading:
 		return []Node{{Type: "heading", Attrs: map[string]any{"level": n.Level}, Content: c.inlineContent(n)}}
 	case *ast.ThematicBreak:
@@ -122,6 +191,9 @@ func (c *fromConv) block(n ast.Node) []Node {
 	case *ast.CodeBlock:
 		return []Node{c.codeBlock(c.linesText(n), nil)}
 	case *ast.Blockquote:
+		if x, ok := c.alert(n); ok {
+			return []Node{x}
+		}
 		c.nest++
 		defer func() { c.nest-- }()
 		return []Node{{Type: "blockquote", Content: c.blocks(n)}}
@@ -129,11 +201,7 @@ func (c *fromConv) block(n ast.Node) []Node {
 		return c.list(n)
 	case *ast.HTMLBlock:
 		// Raw HTML degrades to its source text.
-		t := c.linesText(n)
-		if n.HasClosure() {
-			t += string(n.ClosureLine.Value(c.src))
-		}
-		t = strings.TrimLeft(strings.TrimRight(t, "\n"), " ")
+		t := strings.TrimLeft(strings.TrimRight(c.htmlText(n), "\n"), " ")
 		if t == "" {
 			return nil
 		}
@@ -292,11 +360,63 @@ func (c *fromConv) taskList(l *ast.List) Node {
 }
 
 // inlineContent converts the inline children of a block into ADF inline
-// nodes, with adjacent equal-marked text merged.
+// nodes, with adjacent equal-marked text merged and the atoms' links
+// made atoms again.
 func (c *fromConv) inlineContent(n ast.Node) []Node {
+	return liftAtoms(inlineMedia(c.inlineRaw(n)))
+}
+
+// inlineRaw is inlineContent with atoms still links and media images
+// still "media" nodes (a paragraph of only media is a media block).
+func (c *fromConv) inlineRaw(n ast.Node) []Node {
 	var out []Node
 	c.inlines(n, nil, &out)
 	return mergeText(out)
+}
+
+// alert reads a top-level block quote whose first line is an alert
+// marker ("[!INFO]", "[!DECISION]") as a panel or a decision list.
+func (c *fromConv) alert(q *ast.Blockquote) (Node, bool) {
+	p, ok := q.FirstChild().(*ast.Paragraph)
+	if c.nest > 0 || !ok || p.Lines().Len() == 0 {
+		return Node{}, false
+	}
+	line := p.Lines().At(0)
+	kind := alertKind(string(line.Value(c.src)))
+	if kind == "" {
+		return Node{}, false
+	}
+	c.nest++
+	kids := c.blocks(q)
+	c.nest--
+	// The marker is the first paragraph's first line.
+	first := kids[0].Content
+	if len(first) > 0 && first[0].Type == "text" {
+		t := strings.TrimLeft(first[0].Text, " ")
+		if i := strings.IndexByte(t, ']'); i >= 0 {
+			t = strings.TrimPrefix(t[i+1:], "\n")
+		}
+		first = mergeText(append([]Node{{Type: "text", Text: t, Marks: first[0].Marks}}, first[1:]...))
+	}
+	if len(first) == 0 {
+		kids = kids[1:]
+	} else {
+		kids[0].Content = first
+	}
+	if kind == "decision" {
+		if len(kids) != 1 || kids[0].Type != "bulletList" {
+			return Node{}, false
+		}
+		dl := Node{Type: "decisionList", Attrs: map[string]any{"localId": ""}}
+		for _, it := range kids[0].Content {
+			if len(it.Content) != 1 || it.Content[0].Type != "paragraph" {
+				return Node{}, false
+			}
+			dl.Content = append(dl.Content, Node{Type: "decisionItem", Attrs: map[string]any{"localId": "", "state": "DECIDED"}, Content: it.Content[0].Content})
+		}
+		return dl, true
+	}
+	return Node{Type: "panel", Attrs: map[string]any{"panelType": kind}, Content: kids}, true
 }
 
 func withMark(marks []Mark, m Mark) []Mark {
@@ -342,7 +462,25 @@ func (c *fromConv) emit(out *[]Node, t string, marks []Mark) {
 }
 
 func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
+	var opened []string // closing tags of the HTML marks opened at this level
 	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.RawHTML); ok {
+			// <u>, <sub>, <sup> and coloured spans are marks when they
+			// close among their siblings; other HTML stays text.
+			tag := c.rawHTML(h)
+			if m, closer, open, ok := htmlMark(tag); ok {
+				if open && !hasMark(marks, m.Type) && c.closesLater(n, closer) {
+					marks = withMark(marks, m)
+					opened = append(opened, closer)
+					continue
+				}
+				if !open && len(opened) > 0 && opened[len(opened)-1] == tag {
+					opened = opened[:len(opened)-1]
+					marks = marks[:len(marks)-1]
+					continue
+				}
+			}
+		}
 		switch n := n.(type) {
 		case *ast.Text:
 			v := n.Segment.Value(c.src)
@@ -413,12 +551,23 @@ func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 			label := string(n.Label(c.src))
 			c.emit(out, label, withMark(withoutMark(marks, "link"), linkMark(url, "")))
 		case *ast.Image:
-			// ADF media needs an uploaded file; an image degrades to a link
-			// to its source whose text is the alt text.
-			url := escapeURL(unescape(n.Destination))
 			var alt []Node
 			c.inlines(n, nil, &alt)
 			t := plainText(alt)
+			if m, single, group, ok := imageMedia(unescape(n.Destination), t); ok {
+				// A media reference (an attachment Jira holds).
+				if single != nil {
+					m.Attrs["\x00single"] = single
+				}
+				if group {
+					m.Attrs["\x00group"] = true
+				}
+				*out = append(*out, m)
+				continue
+			}
+			// Other images: ADF media needs an uploaded file; an image
+			// degrades to a link to its source whose text is the alt text.
+			url := escapeURL(unescape(n.Destination))
 			if t == "" {
 				t = url
 			}
@@ -428,12 +577,7 @@ func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 			}
 			c.emit(out, t, ms)
 		case *ast.RawHTML:
-			var sb strings.Builder
-			for i := range n.Segments.Len() {
-				s := n.Segments.At(i)
-				sb.Write(s.Value(c.src))
-			}
-			c.emit(out, sb.String(), marks)
+			c.emit(out, c.rawHTML(n), marks)
 		case *east.TaskCheckBox:
 			// Outside a task list the box stays text (goldmark consumed the
 			// blank after it).
@@ -446,6 +590,39 @@ func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 			c.inlines(n, marks, out)
 		}
 	}
+}
+
+// rawHTML is an inline HTML node's source.
+func (c *fromConv) rawHTML(n *ast.RawHTML) string {
+	var sb strings.Builder
+	for i := range n.Segments.Len() {
+		s := n.Segments.At(i)
+		sb.Write(s.Value(c.src))
+	}
+	return sb.String()
+}
+
+// closesLater reports whether an HTML mark opened at n is closed (by
+// closer) among n's later siblings, counting the same tag opened again.
+func (c *fromConv) closesLater(n ast.Node, closer string) bool {
+	depth := 0
+	for s := n.NextSibling(); s != nil; s = s.NextSibling() {
+		h, ok := s.(*ast.RawHTML)
+		if !ok {
+			continue
+		}
+		tag := c.rawHTML(h)
+		if _, cl, open, ok := htmlMark(tag); ok && cl == closer {
+			if open {
+				depth++
+			} else if depth == 0 {
+				return true
+			} else {
+				depth--
+			}
+		}
+	}
+	return false
 }
 
 func withoutMark(marks []Mark, typ string) []Mark {

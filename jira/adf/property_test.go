@@ -100,7 +100,7 @@ func expectedBack(d Doc) Doc {
 	fix = func(ns []Node, inline bool) []Node {
 		if inline {
 			mode := modePara
-			ns = normInline(ns, mode)
+			ns = liftAtoms(normInline(ns, mode))
 			for i := range ns {
 				if ns[i].Type == "hardBreak" && i > 0 && ns[i-1].Type == "text" && !hasMark(ns[i-1].Marks, "code") {
 					ns[i-1].Text = strings.TrimRight(ns[i-1].Text, " \t")
@@ -111,7 +111,7 @@ func expectedBack(d Doc) Doc {
 		var out []Node
 		for _, n := range ns {
 			switch n.Type {
-			case "paragraph", "heading":
+			case "paragraph", "heading", "taskItem", "decisionItem":
 				n.Content = fix(n.Content, true)
 				if n.Type == "paragraph" && len(n.Content) == 0 {
 					continue

@@ -58,7 +58,7 @@ func canInterrupt(n Node) bool {
 
 func listKind(t string) string {
 	switch t {
-	case "bulletList", "taskList", "decisionList":
+	case "bulletList", "taskList":
 		return "bullet"
 	case "orderedList":
 		return "ordered"
@@ -101,10 +101,16 @@ func (w *mdWriter) block(n Node) []string {
 		if len(inner) == 0 {
 			return nil
 		}
+		if alertKind(inner[0]) != "" {
+			inner[0] = "\\" + inner[0] // "[!NOTE]" text, not a panel's marker
+		}
 		return prefixLines(inner, "> ", "> ")
 	case "table":
 		return w.table(n)
 	case "panel":
+		if t := n.attrString("panelType"); contains(panelTypes, t) {
+			return prefixLines(append([]string{"[!" + strings.ToUpper(t) + "]", ""}, w.blocks(n.Content)...), "> ", "> ")
+		}
 		label := n.attrString("panelType")
 		if label == "" {
 			label = "note"
@@ -113,12 +119,26 @@ func (w *mdWriter) block(n Node) []string {
 		inner := w.blocks(append([]Node{{Type: "paragraph", Content: head}}, n.Content...))
 		return prefixLines(inner, "> ", "> ")
 	case "expand", "nestedExpand":
+		if len(n.Content) > 0 {
+			lines := append([]string{detailsLine(n.attrString("title")), ""}, w.blocks(n.Content)...)
+			return append(lines, "", detailsClose)
+		}
 		var kids []Node
 		if t := n.attrString("title"); t != "" {
 			kids = append(kids, Node{Type: "paragraph", Content: []Node{{Type: "text", Text: t, Marks: []Mark{{Type: "strong"}}}}})
 		}
 		return w.blocks(append(kids, n.Content...))
+	case "decisionList":
+		lines := []string{"[!DECISION]", ""}
+		for _, it := range n.Content {
+			s := w.inline(it.Content, modePara)
+			lines = append(lines, prefixLines(orEmpty(strings.Split(s, "\n")), "- ", "  ")...)
+		}
+		return prefixLines(lines, "> ", "> ")
 	case "mediaSingle", "mediaGroup":
+		if ls, ok := w.mediaBlock(n); ok {
+			return ls
+		}
 		var parts []Node
 		for _, m := range n.Content {
 			if len(parts) > 0 {
@@ -134,6 +154,11 @@ func (w *mdWriter) block(n Node) []string {
 	case "media":
 		return w.block(Node{Type: "paragraph", Content: mediaInline(n)})
 	case "blockCard", "embedCard":
+		if l, ok := blockCardLink(n); ok {
+			// Written as is: the check of w.inline would read it back as
+			// the card, not as a paragraph.
+			return []string{renderInline([]Node{l}, modeATX, renderStyle{brackets: true})}
+		}
 		url := n.attrString("url")
 		if url == "" {
 			return nil
@@ -164,6 +189,26 @@ func (w *mdWriter) block(n Node) []string {
 		}
 		return nil
 	}
+}
+
+// mediaBlock writes a mediaSingle or mediaGroup as a paragraph of media
+// images (ok is false when a member is no media node).
+func (w *mdWriter) mediaBlock(n Node) ([]string, bool) {
+	var imgs []string
+	for _, m := range n.Content {
+		if m.Type != "media" || len(m.Marks) > 0 {
+			return nil, false
+		}
+		if n.Type == "mediaSingle" {
+			imgs = append(imgs, mediaImage(m, n.Attrs, false))
+		} else {
+			imgs = append(imgs, mediaImage(m, nil, true))
+		}
+	}
+	if len(imgs) == 0 {
+		return nil, false
+	}
+	return []string{strings.Join(imgs, " ")}, true
 }
 
 func isInline(t string) bool {

@@ -26,14 +26,19 @@ func escapeText(toks []tok, mode inlineMode, style renderStyle) {
 	lineStart := true
 	lineDigits := true // only digits since the start of the line
 	var line []rune    // text of the current line so far (for look-behind)
+	// onlyTags: the first line holds only HTML tags so far (a first line
+	// of only tags would start an HTML block).
+	onlyTags := true
 	for i := range toks {
 		t := &toks[i]
 		if t.kind != tText {
 			if t.kind == tBreak {
 				lineStart, lineDigits, line = true, true, line[:0]
+				onlyTags = false
 			} else {
 				lineStart, lineDigits = false, false
 				line = append(line, 0)
+				onlyTags = onlyTags && strings.HasPrefix(t.s, "<") && !strings.HasPrefix(t.s, "<http") && !strings.Contains(t.s, "@")
 			}
 			continue
 		}
@@ -43,7 +48,7 @@ func escapeText(toks []tok, mode inlineMode, style renderStyle) {
 		case r == '\n':
 			prev := prevRune(toks, i)
 			if mode == modePara || mode == modeSetext {
-				if i == len(toks)-1 || prev == 0 || isWS(prev) || nextIsBreakOrNL(toks, i) {
+				if i == len(toks)-1 || prev == 0 || isWS(prev) || nextIsBreakOrNL(toks, i) || onlyTags {
 					s = entity(r)
 				}
 			} else {
@@ -52,6 +57,7 @@ func escapeText(toks []tok, mode inlineMode, style renderStyle) {
 			if s == "\n" {
 				t.s = s
 				lineStart, lineDigits, line = true, true, line[:0]
+				onlyTags = false
 				continue
 			}
 		case i == 1 && toks[0].s == "[" && (isWS(r) || r == 'x' || r == 'X') &&
@@ -115,6 +121,9 @@ func escapeText(toks []tok, mode inlineMode, style renderStyle) {
 			}
 		}
 		t.s = s
+		if !isWS(r) {
+			onlyTags = false
+		}
 		if !(r >= '0' && r <= '9') {
 			lineDigits = false
 		}

@@ -77,7 +77,8 @@ func atomText(n Node) []Node {
 	return textNodes(plainText(n.Content), nil)
 }
 
-var supportedMarks = map[string]bool{"link": true, "strong": true, "em": true, "strike": true, "code": true}
+var supportedMarks = map[string]bool{"link": true, "strong": true, "em": true, "strike": true, "code": true,
+	"underline": true, "subsup": true, "textColor": true, "backgroundColor": true}
 
 // normInline is what FromMarkdown would make of inline content: atoms as
 // text, only Markdown-expressible marks, code combined with link only,
@@ -93,10 +94,15 @@ func normInline(ns []Node, mode inlineMode) []Node {
 				if !supportedMarks[m.Type] || (code && m.Type != "code" && m.Type != "link") {
 					continue
 				}
-				if m.Type == "link" {
+				switch open, _ := markTags(m); {
+				case m.Type == "link":
 					m = linkMark(m.attrString("href"), m.attrString("title"))
-				} else {
+				case open != "":
+					m = Mark{Type: m.Type, Attrs: m.Attrs} // an HTML tag: <u>, <sup>, <span style="color: …">
+				case supportedMarks[m.Type] && m.Type != "underline" && m.Type != "subsup" && m.Type != "textColor" && m.Type != "backgroundColor":
 					m = Mark{Type: m.Type}
+				default:
+					continue // a colour Markdown cannot name
 				}
 				ms = withMark(ms, m)
 			}
@@ -118,7 +124,17 @@ func normInline(ns []Node, mode inlineMode) []Node {
 			} else {
 				out = append(out, Node{Type: "hardBreak"})
 			}
+		case "mediaInline":
+			if mode == modeCell || n.attrString("id") == "" {
+				out = append(out, atomText(n)...)
+				continue
+			}
+			out = append(out, Node{Type: n.Type, Attrs: n.Attrs})
 		default:
+			if a, ok := atomLink(n); ok {
+				out = append(out, a)
+				continue
+			}
 			for _, a := range atomText(n) {
 				out = append(out, normInline([]Node{a}, mode)...)
 			}
@@ -258,11 +274,14 @@ func inlineRoundTrips(s string, want []Node, mode inlineMode) bool {
 		}
 		got = d.Content[0].Content
 	}
+	// What FromMarkdown makes of the atoms' links and the media images.
+	want = liftAtoms(append([]Node(nil), want...))
 	if len(got) != len(want) {
 		return false
 	}
 	for i := range got {
-		if got[i].Type != want[i].Type || got[i].Text != want[i].Text || !marksEqual(got[i].Marks, want[i].Marks) {
+		if got[i].Type != want[i].Type || got[i].Text != want[i].Text || !marksEqual(got[i].Marks, want[i].Marks) ||
+			got[i].Type != "text" && !attrsEqual(got[i].Attrs, want[i].Attrs) {
 			return false
 		}
 	}
@@ -342,14 +361,25 @@ func markOpen(m Mark, safe bool) string {
 	case "link":
 		return "["
 	}
-	return ""
+	open, _ := markTags(m)
+	return open
 }
 
 func markClose(m Mark, safe bool) string {
 	if m.Type == "link" {
 		return "](" + linkDest(m.attrString("href")) + linkTitle(m.attrString("title")) + ")"
 	}
+	if _, cl := markTags(m); cl != "" {
+		return cl
+	}
 	return markOpen(m, safe)
+}
+
+// rawMark reports whether a mark is written as syntax that is no emphasis
+// delimiter (a link's brackets, an HTML tag).
+func rawMark(m Mark) bool {
+	open, _ := markTags(m)
+	return m.Type == "link" || open != ""
 }
 
 var (
@@ -429,7 +459,7 @@ func renderInline(ns []Node, mode inlineMode, style renderStyle) string {
 		for k := len(stack) - 1; k >= n; k-- {
 			m := stack[k]
 			kind := tClose
-			if m.Type == "link" {
+			if rawMark(m) {
 				kind = tRaw
 			}
 			toks = append(toks, tok{kind: kind, s: markClose(m, safe)})
@@ -441,6 +471,11 @@ func renderInline(ns []Node, mode inlineMode, style renderStyle) string {
 			// A break has no marks; delimiters must not span lines anyway.
 			closeTo(0)
 			toks = append(toks, tok{kind: tBreak, s: "\\\n"})
+			continue
+		}
+		if n.Type == "mediaInline" {
+			closeTo(0)
+			toks = append(toks, tok{kind: tRaw, s: mediaImage(n, nil, false)})
 			continue
 		}
 		var want []Mark
@@ -464,7 +499,7 @@ func renderInline(ns []Node, mode inlineMode, style renderStyle) string {
 		closeTo(common)
 		for _, m := range want[common:] {
 			kind := tOpen
-			if m.Type == "link" {
+			if rawMark(m) {
 				kind = tRaw
 			}
 			toks = append(toks, tok{kind: kind, s: markOpen(m, safe)})
