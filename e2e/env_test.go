@@ -87,7 +87,8 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.ttl != "" {
 		ttl = "preview_ttl: " + o.ttl + "\n"
 	}
-	cfg := fmt.Sprintf("jira:\n  site: %s\n  project: %s\n  email: %s\n  token_env: JIRA_API_TOKEN\n%sstore: %s\n%s", j.URL, o.mock.Project, email, o.jira, store, ttl)
+	configured, _, _ := strings.Cut(o.mock.Project, ",") // the fake's first project
+	cfg := fmt.Sprintf("jira:\n  site: %s\n  project: %s\n  email: %s\n  token_env: JIRA_API_TOKEN\n%sstore: %s\n%s", j.URL, configured, email, o.jira, store, ttl)
 	e.write(".devworkwire.yaml", cfg)
 	t.Cleanup(e.checkSecrets)
 	return e

@@ -32,6 +32,9 @@ func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]c
 	var out []core.WorkItem
 	seen := map[string]bool{}
 	visit := func(is issue) bool {
+		if proj, _, _ := strings.Cut(is.Key, "-"); !strings.EqualFold(proj, p.cfg.Project) {
+			return true // never another project's issue, whatever the query said
+		}
 		if w := p.workItem(m, is); !seen[w.Key] {
 			seen[w.Key] = true
 			out = append(out, w)
@@ -53,7 +56,13 @@ func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]c
 		out = append(out, e)
 		q = p.projectClause() + " AND parent = " + jql.String(e.Key)
 	case sel.Query != "":
-		q = p.projectClause() + " AND (" + orderByRE.ReplaceAllString(sel.Query, "") + ")"
+		inner := orderByRE.ReplaceAllString(sel.Query, "")
+		if !jql.Balanced(inner) {
+			// "x) OR (project = OTHER" would read past the project's scope.
+			return nil, core.Errorf(core.CodeValidationFailed, "The query's parentheses or quotes do not pair up, so it cannot be kept within project %s (DevWorkWire reads only the project it is configured for). Close every '(' and quote the query opens, and open every ')' it closes.", p.cfg.Project).
+				WithDetails(core.Detail{Field: "jql", Message: "unbalanced parentheses or quotes"})
+		}
+		q = p.projectClause() + " AND (" + inner + ")"
 	default:
 		if !strings.EqualFold(sel.Project, p.cfg.Project) {
 			return nil, core.Errorf(core.CodeValidationFailed, "Project %s is not %s, the project DevWorkWire is configured for (jira.project); export %s from a workspace configured for it.", sel.Project, p.cfg.Project, sel.Project).

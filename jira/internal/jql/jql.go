@@ -118,3 +118,36 @@ func List(values []string) string {
 	}
 	return "(" + strings.Join(q, ", ") + ")"
 }
+
+// Balanced reports whether a query a person wrote keeps to its own
+// parentheses: outside its string literals ("…" and '…', with backslash
+// escapes) no ')' closes more than it opened and every '(' is closed, and
+// no literal is left open. Put inside "<scope> AND (<query>)", a balanced
+// query cannot reach outside the scope.
+func Balanced(q string) bool {
+	depth := 0
+	var quote rune
+	escaped := false
+	for _, r := range q {
+		switch {
+		case escaped:
+			escaped = false
+		case r == '\\':
+			escaped = true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == '(':
+			depth++
+		case r == ')':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0 && quote == 0 && !escaped
+}

@@ -188,3 +188,21 @@ func FuzzQuoting(f *testing.F) {
 		}
 	})
 }
+
+func TestBalanced(t *testing.T) {
+	for q, want := range map[string]bool{
+		`summary ~ "x"`:                        true,
+		`(a = 1 OR b = 2) AND c = 3`:           true,
+		`summary ~ "a)" AND x = ')'`:           true,
+		`summary ~ "a\") OR (b"`:               true,
+		`summary ~ "x") OR (project = OPS`:     false,
+		`x = 1) OR project = OPS OR (y = 2`:    false,
+		`summary ~ "x`:                         false,
+		`(a = 1`:                               false,
+		`labels = a) order by key ASC, (x = 1`: false,
+	} {
+		if got := Balanced(q); got != want {
+			t.Errorf("Balanced(%q) = %v; want %v", q, got, want)
+		}
+	}
+}
