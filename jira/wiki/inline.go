@@ -163,13 +163,17 @@ func (p *parser) inline(s string, marks []adf.Mark) []adf.Node {
 	return out
 }
 
-// withShort adds a text effect, noting those Markdown cannot show.
+// withShort adds a text effect, noting those the wiki writer cannot
+// write back: those are left out (adf.ToMarkdown would write them as HTML
+// tags, which the wiki writer does not carry back to Jira).
 func (p *parser) withShort(marks []adf.Mark, m adf.Mark) []adf.Mark {
 	switch m.Type {
 	case "underline":
 		p.note("underline (inserted text)")
+		return marks
 	case "subsup":
 		p.note("superscript and subscript")
+		return marks
 	}
 	return withMark(marks, m)
 }
