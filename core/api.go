@@ -399,14 +399,13 @@ const (
 )
 
 // PreviewInfo is a stored preview shown again by its handle (for a person
-// reviewing a plan someone else made). Exactly one of Import and Progress
-// is set, matching Kind.
+// reviewing a plan someone else made). Exactly one of Import, Progress
+// and Pull is set, matching Kind.
 type PreviewInfo struct {
 	Kind     PreviewKind            `json:"kind"`
 	Import   *ImportPreviewResult   `json:"import,omitempty"`
 	Progress *ProgressPreviewResult `json:"progress,omitempty"`
-	// Pull is a stored pull plan (StoredPull only; Kind is then
-	// PreviewImport, under which pulls are stored).
+	// Pull is a stored pull plan (StoredPull, ShowPreview).
 	Pull       *PullPreviewResult `json:"pull,omitempty"`
 	ConsumedBy string             `json:"consumed_by,omitempty"` // idempotency key of the run that committed it
 	// Commit says what became of that commit (nil when not consumed, or

@@ -239,10 +239,12 @@ type Filter struct {
 // PreviewKind is the workflow a preview handle belongs to.
 type PreviewKind string
 
-// The two previewable workflows.
+// The previewable workflows: each stores its plans under its own kind,
+// read by its own codec.
 const (
 	PreviewImport   PreviewKind = "import"
 	PreviewProgress PreviewKind = "progress"
+	PreviewPull     PreviewKind = "pull"
 )
 
 // Preview is a stored plan under its handle.

@@ -173,9 +173,7 @@ func (s *WorkItemService) openGate(ctx context.Context, o *op, kind PreviewKind,
 		return nil, err
 	}
 	if p.Kind != kind {
-		return nil, Errorf(CodePreviewNotFound, "Handle %q is %s preview handle, not %s one: commit it as %s commit, or run the %s for %s handle.",
-			handle, aKind(p.Kind), aKind(kind), aKind(p.Kind), previewName(kind), aKind(kind)).
-			WithDetails(Detail{Field: "preview_handle", Message: "wrong kind: " + string(p.Kind)})
+		return nil, refuseKind(handle, p.Kind, kind)
 	}
 	if err := s.checkScope(p); err != nil {
 		return nil, err
@@ -240,6 +238,14 @@ func (s *WorkItemService) checkScope(p Preview) error {
 
 // The refusals of a preview handle, worded once: the service and every
 // Store implementation (through core/storeerr) return these.
+
+// refuseKind refuses a handle of kind got where one of kind want is
+// needed (PREVIEW_NOT_FOUND).
+func refuseKind(handle string, got, want PreviewKind) *Error {
+	return Errorf(CodePreviewNotFound, "Handle %q is %s preview handle, not %s one: commit it as %s commit, or run the %s for %s handle.",
+		handle, aKind(got), aKind(want), aKind(got), previewName(want), aKind(want)).
+		WithDetails(Detail{Field: "preview_handle", Message: "wrong kind: " + string(got)})
+}
 
 // RefuseUnknownPreview refuses a handle no stored preview has
 // (PREVIEW_NOT_FOUND). kind is the kind of handle expected ("" when the
@@ -453,14 +459,38 @@ func (s *WorkItemService) savePreview(ctx context.Context, kind PreviewKind, pla
 	return p, nil
 }
 
-// StoredPreview shows a stored preview again by its handle, for a person
-// who reviews (and may then commit) a plan someone else made: the plan as
-// stored, decoded by the same codec the commit uses. It writes nothing.
-// Errors: PREVIEW_NOT_FOUND (unknown handle, another scope), PREVIEW_EXPIRED
-// (expired and not committed), INTERNAL_ERROR (unreadable plan).
+// StoredPreview shows a stored import or progress preview again by its
+// handle, for a person who reviews (and may then commit) a plan someone
+// else made: the plan as stored, decoded by the same codec the commit
+// uses. It writes nothing. Errors: PREVIEW_NOT_FOUND (unknown handle,
+// another scope, a pull's handle: StoredPull shows those),
+// PREVIEW_EXPIRED (expired and not committed), INTERNAL_ERROR (unreadable
+// plan).
 func (s *WorkItemService) StoredPreview(ctx context.Context, handle string) (PreviewInfo, error) {
-	ctx, o := s.begin(ctx, "preview.show")
-	info, err := s.storedPreview(ctx, strings.TrimSpace(handle))
+	return s.showStored(ctx, "preview.show", handle, func(k PreviewKind) error {
+		if k == PreviewPull {
+			return refuseKind(handle, k, PreviewImport)
+		}
+		return nil
+	})
+}
+
+// ShowPreview shows a stored preview of any kind again by its handle
+// (Kind says which; Import, Progress or Pull holds it), decoded by its
+// kind's codec: what a reviewer is asked to confirm before the kind's
+// commit. It writes nothing. Errors: as StoredPreview's, a pull's handle
+// included.
+func (s *WorkItemService) ShowPreview(ctx context.Context, handle string) (PreviewInfo, error) {
+	return s.showStored(ctx, "preview.show", handle, func(PreviewKind) error { return nil })
+}
+
+// showStored is StoredPreview, StoredPull and ShowPreview: the stored
+// preview loaded once, its kind checked by accept, its plan decoded by its
+// kind's codec.
+func (s *WorkItemService) showStored(ctx context.Context, name, handle string, accept func(PreviewKind) error) (PreviewInfo, error) {
+	handle = strings.TrimSpace(handle)
+	ctx, o := s.begin(ctx, name)
+	info, err := s.storedPreview(ctx, handle, accept)
 	if err != nil {
 		return PreviewInfo{}, o.fail(err)
 	}
@@ -468,12 +498,15 @@ func (s *WorkItemService) StoredPreview(ctx context.Context, handle string) (Pre
 	return info, nil
 }
 
-func (s *WorkItemService) storedPreview(ctx context.Context, handle string) (PreviewInfo, error) {
+func (s *WorkItemService) storedPreview(ctx context.Context, handle string, accept func(PreviewKind) error) (PreviewInfo, error) {
 	p, err := s.loadPreview(ctx, handle, "")
 	if err != nil {
 		return PreviewInfo{}, err
 	}
 	if err := s.checkScope(p); err != nil {
+		return PreviewInfo{}, err
+	}
+	if err := accept(p.Kind); err != nil {
 		return PreviewInfo{}, err
 	}
 	var pl shownPlan
@@ -482,6 +515,8 @@ func (s *WorkItemService) storedPreview(ctx context.Context, handle string) (Pre
 		pl, err = decodeImportPlan(p)
 	case PreviewProgress:
 		pl, err = decodeProgressPlan(p)
+	case PreviewPull:
+		pl, err = decodePullPlan(p)
 	default:
 		err = Errorf(CodeInternal, "Preview %q has an unknown kind %q.", handle, p.Kind)
 	}
@@ -491,7 +526,7 @@ func (s *WorkItemService) storedPreview(ctx context.Context, handle string) (Pre
 	info := PreviewInfo{Kind: p.Kind, ConsumedBy: p.ConsumedBy}
 	total := pl.show(p, &info) // the writes the plan makes
 	if now := s.now(); !now.Before(p.ExpiresAt) && p.ConsumedAt.IsZero() {
-		return PreviewInfo{}, RefuseExpiredPreview(handle, p.Kind, p.ExpiresAt, 0, now)
+		return PreviewInfo{}, RefuseExpiredPreview(handle, p.Kind, p.ExpiresAt, p.ExpiresAt.Sub(p.CreatedAt), now)
 	}
 	if info.Commit, err = s.commitSummary(ctx, p, total); err != nil {
 		return PreviewInfo{}, err

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -388,7 +387,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	if err := s.checkPermissions(ctx, pullPermissions(pl)...); err != nil {
 		return PullPreviewResult{}, err
 	}
-	p, err := s.savePreview(ctx, PreviewImport, pl)
+	p, err := s.savePreview(ctx, PreviewPull, pl)
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
@@ -671,14 +670,6 @@ func (pl *pullPlan) result(p Preview) PullPreviewResult {
 	return r
 }
 
-// isPullPlan reports whether a stored import-kind plan is a pull's.
-func isPullPlan(b []byte) bool {
-	var probe struct {
-		Pull *json.RawMessage `json:"pull"`
-	}
-	return json.Unmarshal(b, &probe) == nil && probe.Pull != nil
-}
-
 // PullCommit executes a stored pull plan behind the gate: the file is
 // written (when it changes) only if it is still the one previewed, then
 // the bases move forward in the tracker.
@@ -687,17 +678,13 @@ func isPullPlan(b []byte) bool {
 func (s *WorkItemService) PullCommit(ctx context.Context, in CommitInput) (PullCommitResult, error) {
 	ctx, o := s.begin(ctx, "pull.commit")
 	res, err := commitGated(ctx, s, o, commitKind[PullCommitResult]{
-		kind: PreviewImport,
+		kind: PreviewPull,
 		plan: func(p Preview) (plannedCommit[PullCommitResult], error) {
-			if !isPullPlan(p.Plan) {
-				return nil, Errorf(CodePreviewNotFound, "Handle %q is an import preview handle, not a pull one: commit it as an import, or run the pull again.", p.Handle).
-					WithDetails(Detail{Field: "preview_handle", Message: "an import preview"})
-			}
-			var pl pullPlan
-			if err := decodePlan(p, PreviewImport, &pl, func() int { return pl.Version }, pullPlanVersion); err != nil {
+			pl, err := decodePullPlan(p)
+			if err != nil {
 				return nil, err
 			}
-			return &pullCommit{s: s, pl: &pl, within: in.WriteWithin}, nil
+			return &pullCommit{s: s, pl: pl, within: in.WriteWithin}, nil
 		},
 		replayed: func(r *PullCommitResult) { r.Replayed = true },
 	}, in)

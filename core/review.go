@@ -107,6 +107,8 @@ func (s *WorkItemService) PendingPreviews(ctx context.Context, limit int) (Pendi
 			}
 			ref := pl.Head.Item.api()
 			pp.Item, pp.TargetStatus, pp.Comment, pp.MadeBy = &ref, pl.Target, pl.Comment != "", pl.Head.MadeBy
+		default:
+			continue // a pull's plan is not listed (as when it was stored as an import's)
 		}
 		res.Previews = append(res.Previews, pp)
 	}

@@ -189,6 +189,8 @@ func previewName(k PreviewKind) string {
 		return "progress preview"
 	case PreviewImport:
 		return "import preview"
+	case PreviewPull:
+		return "pull preview"
 	}
 	return "preview"
 }

@@ -219,22 +219,11 @@ func encodePlan(pl any) ([]byte, error) {
 // decodeImportPlan decodes the import plan stored in p, checking its kind
 // and version.
 func decodeImportPlan(p Preview) (*importPlan, error) {
-	// One pass over the plan (a large document's is most of a megabyte):
-	// its own fields, and whether it is a pull's plan under an import
-	// handle (pull.go), which an import commit refuses.
-	var in struct {
-		importPlan
-		Pull *json.RawMessage `json:"pull"`
-	}
-	err := decodePlan(p, PreviewImport, &in, func() int { return in.Version }, importPlanVersion)
-	if in.Pull != nil || err != nil && p.Kind == PreviewImport && isPullPlan(p.Plan) {
-		return nil, Errorf(CodePreviewNotFound, "Handle %q is a pull preview handle: it is committed as a pull, not as an import. Commit it as a pull commit, or run the import preview for an import handle.", p.Handle).
-			WithDetails(Detail{Field: "preview_handle", Message: "a pull preview"})
-	}
-	if err != nil {
+	var pl importPlan
+	if err := decodePlan(p, PreviewImport, &pl, func() int { return pl.Version }, importPlanVersion); err != nil {
 		return nil, err
 	}
-	return &in.importPlan, nil
+	return &pl, nil
 }
 
 // decodeProgressPlan decodes the progress plan stored in p, checking its
@@ -247,9 +236,22 @@ func decodeProgressPlan(p Preview) (*progressPlan, error) {
 	return &pl, nil
 }
 
+// decodePullPlan decodes the pull plan stored in p, checking its kind and
+// version.
+func decodePullPlan(p Preview) (*pullPlan, error) {
+	var pl pullPlan
+	if err := decodePlan(p, PreviewPull, &pl, func() int { return pl.Version }, pullPlanVersion); err != nil {
+		return nil, err
+	}
+	return &pl, nil
+}
+
+// decodePlan is the codec of every kind: the stored kind is the plan's
+// (a handle of another kind is refused as the commit's gate refuses it),
+// its JSON, its format version.
 func decodePlan(p Preview, kind PreviewKind, into any, version func() int, want int) error {
 	if p.Kind != kind {
-		return Errorf(CodeInternal, "Preview %q holds a %s plan, not a %s one. Nothing was written; run the %s again.", p.Handle, p.Kind, kind, previewName(kind))
+		return refuseKind(p.Handle, p.Kind, kind)
 	}
 	if err := json.Unmarshal(p.Plan, into); err != nil {
 		return Wrap(err, CodeInternal, "The stored plan of preview %q cannot be read. Nothing was written; run the %s again.", p.Handle, previewName(kind))
@@ -265,6 +267,12 @@ func decodePlan(p Preview, kind PreviewKind, into any, version func() int, want 
 // makes.
 type shownPlan interface {
 	show(p Preview, info *PreviewInfo) (writes int)
+}
+
+func (pl *pullPlan) show(p Preview, info *PreviewInfo) int {
+	r := pl.result(p)
+	info.Pull = &r
+	return len(pl.Entries)
 }
 
 func (pl *importPlan) show(p Preview, info *PreviewInfo) int {

@@ -19,7 +19,7 @@ func TestStoredPullShowsThePlan(t *testing.T) {
 	if err != nil {
 		t.Fatalf("StoredPull: %v", err)
 	}
-	if info.Kind != core.PreviewImport || info.Pull == nil || info.Import != nil || info.ConsumedBy != "" || info.Commit != nil {
+	if info.Kind != core.PreviewPull || info.Pull == nil || info.Import != nil || info.ConsumedBy != "" || info.Commit != nil {
 		t.Fatalf("info %+v", info)
 	}
 	if !reflect.DeepEqual(*info.Pull, res) || info.Pull.Path != path || info.Pull.Counts.Pull != 1 {

@@ -100,14 +100,9 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	if o.Handle == "" {
 		return listPending(ctx, o, svc)
 	}
-	info, err := svc.StoredPreview(ctx, o.Handle)
-	if core.ErrorCode(err) == core.CodePreviewNotFound {
-		// StoredPreview refuses a pull's handle (stored under the import
-		// kind); it is shown, confirmed and committed here as dwire pull's.
-		if pull, perr := svc.StoredPull(ctx, o.Handle); perr == nil {
-			info, err = pull, nil
-		}
-	}
+	// Any kind, read by its kind's codec; a pull's is shown, confirmed
+	// and committed here as dwire pull's.
+	info, err := svc.ShowPreview(ctx, o.Handle)
 	if err != nil {
 		return err
 	}
@@ -153,7 +148,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		show(pending, func(w io.Writer, ro render.Options) { render.ProgressPreview(w, *p, ro) })
 		runID, what = p.RunID, "Reporting progress"
 		question = fmt.Sprintf("Write this to %s in Jira?", p.Item.Key)
-	case info.Pull != nil:
+	case info.Kind == core.PreviewPull && info.Pull != nil:
 		p := info.Pull
 		shown = p
 		warn(ios, p.Warnings)
@@ -181,7 +176,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	}
 	c := committer{IO: ios, JSON: o.JSON, Svc: svc}
 	ctx = core.WithChannel(ctx, core.ChannelReview) // for the audit trail
-	if info.Pull != nil {
+	if info.Kind == core.PreviewPull {
 		return c.pullCommit(ctx, o.Handle, info.Pull.PlanDigest, info.Pull.Path)
 	}
 	if info.Kind == core.PreviewImport {

@@ -17,10 +17,11 @@ import (
 // Service is what the commands need of core.WorkItemService (declared
 // here, where it is consumed): everything the MCP server needs, since
 // `dwire mcp` hands this service to mcpserver, and the reads behind
-// `dwire review` without a handle and completion.
+// `dwire review` (a listing, a preview of any kind) and completion.
 type Service interface {
 	mcpserver.Service
 	PendingPreviews(ctx context.Context, limit int) (core.PendingResult, error)
+	ShowPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
 	KnownItems(ctx context.Context, limit int) ([]core.IndexEntry, error)
 	Graph(ctx context.Context, in core.GraphInput) (core.GraphResult, error)
 	PullPreview(ctx context.Context, in core.PullPreviewInput) (core.PullPreviewResult, error)

@@ -1,0 +1,58 @@
+package pgstore_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storetest"
+	pgstore "github.com/devworkwire/devworkwire/store-postgres"
+	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
+	"github.com/jackc/pgx/v5"
+)
+
+// A schema of version 5 (the release that stored a pull's preview under
+// the 'import' kind) opens at the current version, its pull previews of
+// kind 'pull' and every other row as it was.
+func TestSchema5PullPreviewsLoadAsPulls(t *testing.T) {
+	url, schema := pgtest.URL(t), pgtest.Schema(t)
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	q := pgx.Identifier{schema}.Sanitize()
+	if _, err := conn.Exec(t.Context(), `CREATE SCHEMA `+q+`; CREATE TABLE `+q+`.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("migrations/000[1-5]_*.sql")
+	if err != nil || len(files) != 5 {
+		t.Fatalf("migrations 1-5: %v %v", files, err)
+	}
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(t.Context(), strings.ReplaceAll(string(b), "{schema}", q)); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if _, err := conn.Exec(t.Context(), fmt.Sprintf(`INSERT INTO %s.schema_migrations (version, name) VALUES ($1, $2)`, q), i+1, filepath.Base(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range storetest.LegacyPreviews() {
+		if _, err := conn.Exec(t.Context(), fmt.Sprintf(`INSERT INTO %s.previews (handle, kind, scope, plan, plan_digest, created_at, expires_at) VALUES ($1, $2, 's', $3, $4, now(), now() + interval '1 day')`, q),
+			r.Handle, r.Stored, []byte(r.Plan), core.PlanDigest([]byte(r.Plan))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := open(t, url, schema)
+	storetest.CheckLegacyPreviews(t, s)
+	if v := pgstore.SchemaVersion(); v != 7 {
+		t.Errorf("schema version %d; this test migrates 5 to 7", v)
+	}
+}

@@ -1,0 +1,53 @@
+package sqlitestore_test
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/storetest"
+	sqlitestore "github.com/devworkwire/devworkwire/store-sqlite"
+)
+
+// A store file of schema version 5 (the release that stored a pull's
+// preview under the 'import' kind) opens at the current version, its pull
+// previews of kind 'pull' and every other row as it was.
+func TestSchema5PullPreviewsLoadAsPulls(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("migrations/000[1-5]_*.sql")
+	if err != nil || len(files) != 5 {
+		t.Fatalf("migrations 1-5: %v %v", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(t.Context(), string(b)); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	for _, r := range storetest.LegacyPreviews() {
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO previews (handle, kind, scope, plan, plan_digest, created_at, expires_at) VALUES (?, ?, 's', ?, ?, 1, 4102444800000000)`, r.Handle, r.Stored, []byte(r.Plan), core.PlanDigest([]byte(r.Plan))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(t.Context(), `PRAGMA user_version = 5`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, path)
+	storetest.CheckLegacyPreviews(t, s)
+	wantIntegrityOK(t, s)
+	if v := sqlitestore.SchemaVersion(); v != 7 {
+		t.Errorf("schema version %d; this test migrates 5 to 7", v)
+	}
+}
