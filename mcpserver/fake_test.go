@@ -226,7 +226,7 @@ func (f *fakeService) StoredPull(ctx context.Context, handle string) (core.Previ
 	if handle == "h-pull" {
 		p := samplePullPreview()
 		p.Path = f.pullPath
-		return core.PreviewInfo{Kind: core.PreviewImport, Pull: &p}, nil
+		return core.PreviewInfo{Kind: core.PreviewPull, Pull: &p}, nil
 	}
 	return core.PreviewInfo{}, core.Errorf(core.CodePreviewNotFound, "No pull preview has the handle %q. Run the pull preview again.", handle).WithRunID("run-pv")
 }

@@ -68,7 +68,7 @@ func (s *server) pullCommit(ctx context.Context, req *mcp.CallToolRequest, b bac
 		}
 		in.WriteWithin = ws
 	}
-	ask, res, err := commitConfirmed(ctx, s, req, b, ToolPullCommit, core.PreviewImport, in, load, b.svc.PullCommit)
+	ask, res, err := commitConfirmed(ctx, s, req, b, ToolPullCommit, core.PreviewPull, in, load, b.svc.PullCommit)
 	if err != nil || ask != nil {
 		return ask, core.PullCommitResult{}, err
 	}
