@@ -8,7 +8,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
-// Adopting existing issues (issue 18 §3). An item with a "Key: PROJ-12"
+// Adopting existing issues. An item with a "Key: PROJ-12"
 // line takes over that issue: the preview reads it by key, refuses what
 // cannot be adopted (every problem at once, VALIDATION_FAILED, nothing
 // stored) and plans it as an update with action adopt; the commit writes

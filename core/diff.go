@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// The changes of a preview row as data (issue 18 §1): for an update, each
+// The changes of a preview row as data: for an update, each
 // field it writes with the tracker's value and the document's; for a
 // drift, each field where the tracker (with the person's edits) and the
 // document differ. Computed once here, stored with the plan, and rendered

@@ -10,7 +10,7 @@ import (
 
 // DocumentRecord is what the state store remembers of a planning document
 // at its last commit: the file it was imported from and the ids of the
-// items it held then (issue 18 §§2, 4). The preview uses it to warn when
+// items it held then. The preview uses it to warn when
 // another file reuses the document id; queries use it to mark the items
 // a document no longer lists.
 type DocumentRecord struct {
@@ -69,7 +69,7 @@ func (x *execution) recordDocument(ctx context.Context) {
 }
 
 // documentCollision checks a preview of doc read from path against the
-// file its id was last imported from (issue 18 §4): another file reusing
+// file its id was last imported from: another file reusing
 // the id takes over the issues the tracker holds under it, which is a
 // warning naming both files, and an error (VALIDATION_FAILED, nothing
 // stored) when the document shares none of those items — then it is not

@@ -11,7 +11,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
-// Several documents in one preview (issue 18 §4): every planning document
+// Several documents in one preview: every planning document
 // of a directory, recursively, is planned as one preview and committed as
 // one run. Each document keeps what a single one has (its id, removed
 // items, the id-collision check, its structure); the plan names its

@@ -10,7 +10,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
-// Export (issue 18 §3): a planning document written from existing issues,
+// Export: a planning document written from existing issues,
 // whose first import adopts them (each item carries its issue's Key line)
 // and so plans no create. Reads only.
 

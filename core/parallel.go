@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// Writes in flight together (issue 20). A commit's writes form a small
+// Writes in flight together. A commit's writes form a small
 // graph: a story's create needs its epic's key, a rank or sprint move
 // needs its items' keys, a link both ends'. The commit lists every write
 // as a step with what it waits for, and schedule sends each as soon as

@@ -31,7 +31,7 @@ type PermissionChecker interface {
 }
 
 // checkPermissions refuses a plan whose writes need permissions the
-// account lacks (issue 19 #4): better at the preview than after a prompt.
+// account lacks: better at the preview than after a prompt.
 func (s *WorkItemService) checkPermissions(ctx context.Context, perms ...Permission) error {
 	pc, ok := s.p.(PermissionChecker)
 	if !ok || len(perms) == 0 {

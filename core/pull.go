@@ -17,7 +17,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
-// Pull (issue 18 §5): what people changed in the tracker for a document's
+// Pull: what people changed in the tracker for a document's
 // items — the title, description, acceptance criteria (ticked boxes
 // included) and the managed fields the document sets — taken back into
 // the document, never silently.

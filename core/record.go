@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// Outcome recording (issue 20). Every outcome of a commit is recorded
+// Outcome recording. Every outcome of a commit is recorded
 // durably before anything depends on it: before the write's slot goes to
 // the next write (parallel.go), before progress is reported, and before
 // the run finishes. A store transaction is one flush to disk (SQLite's

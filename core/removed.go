@@ -9,7 +9,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
-// Items the document no longer lists (issue 18 §2). A reference
+// Items the document no longer lists. A reference
 // DevWorkWire created under the document's id (the dedup index knows it)
 // that the tracker still holds but the document no longer lists is a
 // removed row: shown, left alone, never deleted. With `removed: close`

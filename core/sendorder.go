@@ -2,7 +2,7 @@ package core
 
 import "context"
 
-// The send order of a commit's writes (issue 20). A commit starts every
+// The send order of a commit's writes. A commit starts every
 // write that is ready at once (parallel.go), so writes to one endpoint
 // reach a provider's rate limiter in no particular order; the order the
 // plan lists them in is what lets later writes (a rank request waiting

@@ -435,7 +435,7 @@ func (x *execution) rankHeads() map[Reference]bool {
 
 // rankSteps places one run. A run of up to 2 × MaxBatch items is a chain
 // of requests of up to MaxBatch items, each placed after (before) the one
-// before it. A longer run is placed in two rounds (issue 20), as
+// before it. A longer run is placed in two rounds, as
 // rankChunks plans: round 1 places its items, in order, after (before)
 // the anchor, MaxBatch a request, chained only when there are more than
 // that; round 2 places every chunk's rest right after its own head

@@ -9,7 +9,7 @@ import (
 )
 
 // The contracts of the optional capabilities core.DuplicateChecker and
-// core.ItemChecker (issue 14). A provider without one skips its test.
+// core.ItemChecker. A provider without one skips its test.
 
 var capabilityTests = []struct {
 	name string
