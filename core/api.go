@@ -26,6 +26,12 @@ type ImportPreviewInput struct {
 	// Set, a Path that is a directory is read as a set too: every planning
 	// document in it, recursively, planned as one preview.
 	Set *DocumentSet `json:"-"`
+	// Removed says what to do with the items DevWorkWire created under
+	// this document's id that it no longer lists: "close" plans a
+	// transition of each to done with a comment (as `removed: close` in
+	// the document's front matter does); "" or "leave" shows them as
+	// removed and leaves them alone. Nothing is ever deleted.
+	Removed string `json:"removed,omitempty" jsonschema:"items the document no longer lists: leave (the default: shown as removed, left alone) or close (plan a transition to done with a comment, confirmed like any write); nothing is ever deleted"`
 	// ReleaseHeld releases items the preview would hold back (an earlier
 	// create had an unknown outcome and the tracker's search does not show
 	// the item yet, within ServiceOptions.SearchLagWindow): the plan
@@ -35,12 +41,6 @@ type ImportPreviewInput struct {
 	// reference ("plan/s-1"); the single entry "all" releases every held
 	// item. An entry naming an item that is not held back is
 	// VALIDATION_FAILED (nothing is stored).
-	// Removed says what to do with the items DevWorkWire created under
-	// this document's id that it no longer lists: "close" plans a
-	// transition of each to done with a comment (as `removed: close` in
-	// the document's front matter does); "" or "leave" shows them as
-	// removed and leaves them alone. Nothing is ever deleted.
-	Removed     string   `json:"removed,omitempty" jsonschema:"items the document no longer lists: leave (the default: shown as removed, left alone) or close (plan a transition to done with a comment, confirmed like any write); nothing is ever deleted"`
 	ReleaseHeld []string `json:"release_held,omitempty" jsonschema:"only after checking the tracker: item ids or references of held-back items (blocked_reason set in a preview) to create anyway, or the single entry all; an id that is not held back is refused"`
 }
 

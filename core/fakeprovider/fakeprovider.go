@@ -309,7 +309,6 @@ func (p *Provider) Edit(key string, f func(w *core.WorkItem)) error {
 	return nil
 }
 
-// EditTitle sets an item's title as a person would.
 // SetReference changes the item's reference field as a person in the
 // tracker would (edited by hand, or cleared with "").
 func (p *Provider) SetReference(key string, ref core.Reference) error {
@@ -324,6 +323,7 @@ func (p *Provider) SetReference(key string, ref core.Reference) error {
 	return nil
 }
 
+// EditTitle sets an item's title as a person would.
 func (p *Provider) EditTitle(key, title string) error {
 	return p.Edit(key, func(w *core.WorkItem) { w.Title = title })
 }
