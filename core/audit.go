@@ -293,6 +293,24 @@ func DecodeAudit(seq int64, b []byte) (AuditRecord, error) {
 	return r, nil
 }
 
+// AppendAudit decodes a stored record, newest first in a listing, and
+// appends it to out when f matches it; more reports a match past limit
+// (limit <= 0: no limit), where the listing stops. Every store's ListAudit
+// reads its rows through it.
+func AppendAudit(out []AuditRecord, seq int64, body []byte, f AuditFilter, limit int) (_ []AuditRecord, more bool, err error) {
+	r, err := DecodeAudit(seq, body)
+	if err != nil {
+		return out, false, err
+	}
+	if !f.Match(r) {
+		return out, false, nil
+	}
+	if limit > 0 && len(out) == limit {
+		return out, true, nil
+	}
+	return append(out, r), false, nil
+}
+
 // CheckPolicy refuses an unknown agents value (VALIDATION_FAILED).
 func CheckPolicy(p GatePolicy) error {
 	if p.Agents.Strictness() < 0 {

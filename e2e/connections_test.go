@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -24,12 +23,7 @@ import (
 // process waits for a free connection instead of failing), and once the
 // work is done the processes, still running, hold no connection at all.
 func TestTeamPastTheConnectionLimit(t *testing.T) {
-	if pgURL == "" {
-		if os.Getenv("DWIRE_REQUIRE_POSTGRES") == "1" {
-			t.Fatalf("PostgreSQL is required (DWIRE_REQUIRE_POSTGRES=1) but none is available: %s", pgWhy)
-		}
-		t.Skipf("no PostgreSQL for the shared store: %s", pgWhy)
-	}
+	needPostgres(t)
 	const agents, limit = 6, 3
 	store := pgtest.LimitedDatabase(t, pgURL, limit)
 	dbName := strings.TrimPrefix(mustURL(t, store).Path, "/")

@@ -25,8 +25,10 @@ func teamStore(t *testing.T) string {
 	return u
 }
 
-// teamSchema is teamStore, also returning the schema's name.
-func teamSchema(t *testing.T) (storeURL, schema string) {
+// needPostgres skips a scenario that needs the shared Postgres store when
+// none is available, and fails it where one is required (CI sets
+// DWIRE_REQUIRE_POSTGRES=1, so there it always runs).
+func needPostgres(t *testing.T) {
 	t.Helper()
 	if pgURL == "" {
 		if os.Getenv("DWIRE_REQUIRE_POSTGRES") == "1" {
@@ -34,6 +36,12 @@ func teamSchema(t *testing.T) (storeURL, schema string) {
 		}
 		t.Skipf("no PostgreSQL for the shared store: %s", pgWhy)
 	}
+}
+
+// teamSchema is teamStore, also returning the schema's name.
+func teamSchema(t *testing.T) (storeURL, schema string) {
+	t.Helper()
+	needPostgres(t)
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	schema = "e2e_team_" + hex.EncodeToString(b)

@@ -49,17 +49,12 @@ func (s *Store) ListAudit(_ context.Context, f core.AuditFilter, limit int) ([]c
 	d.mu.Unlock()
 	var out []core.AuditRecord
 	for i := len(rows) - 1; i >= 0; i-- {
-		r, err := core.DecodeAudit(rows[i].seq, rows[i].body)
-		if err != nil {
+		var more bool
+		if out, more, err = core.AppendAudit(out, rows[i].seq, rows[i].body, f, limit); err != nil {
 			return nil, false, err
-		}
-		if !f.Match(r) {
-			continue
-		}
-		if limit > 0 && len(out) == limit {
+		} else if more {
 			return out, true, nil
 		}
-		out = append(out, r)
 	}
 	return out, false, nil
 }

@@ -33,17 +33,12 @@ func Audit(rows Rows, err error, f core.AuditFilter, limit int) ([]core.AuditRec
 		if err := rows.Scan(&seq, &body); err != nil {
 			return nil, false, err
 		}
-		r, err := core.DecodeAudit(seq, body)
-		if err != nil {
+		var more bool
+		if out, more, err = core.AppendAudit(out, seq, body, f, limit); err != nil {
 			return nil, false, err
-		}
-		if !f.Match(r) {
-			continue
-		}
-		if limit > 0 && len(out) == limit {
+		} else if more {
 			return out, true, nil
 		}
-		out = append(out, r)
 	}
 	return out, false, rows.Err()
 }
