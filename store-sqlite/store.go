@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -94,38 +95,24 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		return nil, invalidPath(path, "it cannot be made absolute")
 	}
 	path = abs
-	if err := prepareFile(path); err != nil {
-		return nil, err
-	}
 	bt := o.BusyTimeout
 	if bt <= 0 {
 		bt = DefaultBusyTimeout
 	}
-	// journal_mode is not in the DSN: WAL is a property of the file, set
-	// once by enableWAL, which retries what SQLite refuses at once.
-	dsn := fmt.Sprintf("%s?_txlock=immediate&_busy_timeout=%d&_synchronous=FULL&_foreign_keys=1", path, bt.Milliseconds())
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, storeerr.Fault(err, what, "open "+path)
-	}
-	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(8)
 	now := o.Now
 	if now == nil {
 		now = time.Now
 	}
-	s := &Store{db: db, path: path, now: now}
-	if err := s.enableWAL(ctx, bt); err != nil {
-		_ = db.Close()
+	if err := ensureStore(ctx, path, bt); err != nil {
 		return nil, err
 	}
-	if err := s.migrate(ctx); err != nil {
-		_ = db.Close()
+	s, err := openDB(ctx, path, path, bt, now)
+	if err != nil {
 		return nil, err
 	}
 	n, err := s.Prune(ctx, now(), o.Retention)
 	if err != nil {
-		_ = db.Close()
+		_ = s.db.Close()
 		return nil, err
 	}
 	logger := o.Logger
@@ -169,8 +156,43 @@ func invalidPath(path, why string) *core.Error {
 		WithDetails(core.Detail{Field: "store", Message: why})
 }
 
-// prepareFile creates the directory (0700) and the file (0600) if missing.
-func prepareFile(path string) error {
+// openDB opens the database in file (named shown in messages) and brings
+// its schema to the current version.
+func openDB(ctx context.Context, file, shown string, bt time.Duration, now func() time.Time) (*Store, error) {
+	// journal_mode is not in the DSN: WAL is a property of the file, set
+	// once by enableWAL, which retries what SQLite refuses at once.
+	dsn := fmt.Sprintf("%s?_txlock=immediate&_busy_timeout=%d&_synchronous=FULL&_foreign_keys=1", file, bt.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, storeerr.Fault(err, what, "open "+shown)
+	}
+	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(8)
+	s := &Store{db: db, path: shown, now: now}
+	if err := s.enableWAL(ctx, bt); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newStorePattern names the files a new store is made in before it is
+// linked into place (see ensureStore).
+const newStorePattern = ".new-*"
+
+// ensureStore makes sure path holds a state store, creating its directory
+// (0700) when missing. A missing store is made whole under a temporary
+// name (0600) in the same directory and then linked into place — link(2)
+// never replaces a file — so no process ever opens a half-made store.
+// That is what makes an empty file at path mean damage: SQLite would take
+// it for a new database, and the record of which Jira issues earlier
+// imports created (what keeps a re-import from creating duplicates) would
+// be gone without a word.
+func ensureStore(ctx context.Context, path string, bt time.Duration) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return invalidPath(path, fmt.Sprintf("its directory %s cannot be created (%s)", dir, errText(err)))
@@ -179,16 +201,81 @@ func prepareFile(path string) error {
 	switch {
 	case err == nil && st.IsDir():
 		return invalidPath(path, "it is a directory")
+	case err == nil && st.Size() == 0:
+		return emptyStore(path)
 	case err == nil:
 		return nil
 	case !errors.Is(err, os.ErrNotExist):
 		return invalidPath(path, fmt.Sprintf("it cannot be read (%s)", errText(err)))
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	sweepNewStores(path, time.Now())
+	f, err := os.CreateTemp(dir, filepath.Base(path)+newStorePattern)
 	if err != nil {
 		return invalidPath(path, fmt.Sprintf("it cannot be created (%s)", errText(err)))
 	}
-	return f.Close()
+	tmp := f.Name()
+	_ = f.Close()
+	defer removeStoreFiles(tmp)
+	s, err := openDB(ctx, tmp, path, bt, time.Now)
+	if err != nil {
+		return err
+	}
+	// Everything into the main file before it is linked: the WAL stays
+	// behind under the temporary name.
+	_, err = s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	if cerr := s.db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return s.fault(err, "create the store")
+	}
+	err = os.Link(tmp, path)
+	switch {
+	case err == nil, errors.Is(err, fs.ErrExist):
+		return nil // made here, or by another process a moment earlier
+	case errors.Is(err, os.ErrPermission), errors.Is(err, errors.ErrUnsupported):
+		// A file system without hard links: a rename, unless the store
+		// appeared meanwhile (the window is this stat's).
+		if _, serr := os.Stat(path); serr == nil {
+			return nil
+		}
+		if err = os.Rename(tmp, path); err == nil {
+			return nil
+		}
+	}
+	return invalidPath(path, fmt.Sprintf("it cannot be created (%s)", errText(err)))
+}
+
+// emptyStore is the refusal of an empty store file: see ensureStore.
+func emptyStore(path string) *core.Error {
+	return core.Errorf(core.CodeConfigInvalid, "The SQLite state store %s is an empty file. DevWorkWire never leaves a store empty, so it was truncated or made by something else, and with it went the record of which Jira issues earlier imports created: starting afresh could create duplicates on the next import. Nothing was written. Restore the file from a backup; if no import has ever used this store, delete the file and a new store is created.", path).
+		WithDetails(core.Detail{Field: "store", Message: "empty file"})
+}
+
+// sweepNewStores removes what a process that died while making a new
+// store left behind (older than a minute: a live maker takes
+// milliseconds).
+func sweepNewStores(path string, now time.Time) {
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), globQuote(filepath.Base(path))+newStorePattern))
+	for _, f := range left {
+		if st, err := os.Stat(f); err == nil && now.Sub(st.ModTime()) > time.Minute {
+			_ = os.Remove(f)
+		}
+	}
+}
+
+// globQuote escapes glob metacharacters in a file name.
+func globQuote(name string) string {
+	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+	return r.Replace(name)
+}
+
+// removeStoreFiles removes a database file and its WAL and shared-memory
+// files.
+func removeStoreFiles(file string) {
+	for _, f := range []string{file, file + "-wal", file + "-shm", file + "-journal"} {
+		_ = os.Remove(f)
+	}
 }
 
 // errText is the part of a file-system error worth showing: "permission
@@ -227,15 +314,27 @@ func (s *Store) fault(err error, op string) error {
 		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN:
 			return core.Wrap(err, core.CodeConfigInvalid, "The SQLite state store %s cannot be written (while trying to %s). Check the file's permissions, or point the store URL (field `store`) elsewhere.", s.path, op).
 				WithDetails(core.Detail{Field: "store", Message: "not writable"})
-		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-			return core.Wrap(err, core.CodeConfigInvalid, "The file %s is not a valid DevWorkWire state database (while trying to %s). Move it aside (a new one is created), or point the store URL (field `store`) elsewhere.", s.path, op).
+		case sqlite3.SQLITE_NOTADB:
+			return core.Wrap(err, core.CodeConfigInvalid, "The file %s is not a DevWorkWire state database (while trying to %s). Point the store URL (field `store`) at the store, or move the file aside (a new store is then created).", s.path, op).
 				WithDetails(core.Detail{Field: "store", Message: "not a state database"})
+		case sqlite3.SQLITE_CORRUPT:
+			return damaged(err, s.path, op, "its pages do not add up: it was truncated or overwritten")
+		case sqlite3.SQLITE_IOERR:
+			return damaged(err, s.path, op, "reading or writing it failed: it may have been truncated, moved or lost its disk while in use")
 		}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return core.Wrap(err, core.CodeInternal, "The SQLite state store operation %q was cancelled before it finished. Nothing was changed by it; try again.", op)
 	}
 	return storeerr.Fault(err, what, op)
+}
+
+// damaged is the refusal of a store file that is no longer whole. Moving
+// it aside is not the advice: a new store does not know which Jira issues
+// earlier imports created.
+func damaged(err error, path, op, why string) *core.Error {
+	return core.Wrap(err, core.CodeConfigInvalid, "The SQLite state store %s is damaged (while trying to %s): %s. Nothing more was written to it. Restore it from a backup: a new store would not know which Jira issues earlier imports created, and the next import could create duplicates.", path, op, why).
+		WithDetails(core.Detail{Field: "store", Message: "damaged"})
 }
 
 func (s *Store) check() error {
