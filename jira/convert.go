@@ -28,7 +28,9 @@ func toADF(md string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(d)
+	// Doc's own encoding, not json.Marshal(d), which would read the whole
+	// encoding once more to compact what is already compact.
+	return d.MarshalJSON()
 }
 
 // fromADF converts ADF JSON (or null) to Markdown.

@@ -136,13 +136,16 @@ func (m *meta) textSizes(fields map[string]any) (map[string]int, error) {
 		if id == "" || !ok || v == nil {
 			continue
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		if s, isText := v.(string); isText {
-			sizes[name] = utf8.RuneCountInString(s)
-		} else {
+		switch v := v.(type) {
+		case string:
+			sizes[name] = utf8.RuneCountInString(v)
+		case json.RawMessage:
+			sizes[name] = utf8.RuneCount(v) // toADF's compact encoding, as sent
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
 			sizes[name] = utf8.RuneCount(b)
 		}
 	}

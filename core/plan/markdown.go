@@ -114,23 +114,9 @@ func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
 		start += end + 1
 	}
 
-	brackets, para := 0, 0 // the '[' of the paragraph so far, and its first line
-	for i, l := range d.lines {
-		if prefixWidth(l) > maxPrefix {
-			line := d.lineOffset + i + 1
-			return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d is indented or nested too deeply (more than %d columns of indentation and block quote or list markers); flatten that line", nameOrDoc(name), line, maxPrefix)}
-		}
-		if strings.TrimSpace(l) == "" {
-			brackets = 0
-			continue
-		}
-		if brackets == 0 {
-			para = i
-		}
-		if brackets += openBrackets(l); brackets > MaxBrackets {
-			line := d.lineOffset + para + 1
-			return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s: the paragraph at line %d has more than %d '[' (link and image openers); reading one costs time that grows with the square of their number. Split the paragraph with blank lines, or write \\[ for a bracket that opens no link", nameOrDoc(name), line, MaxBrackets)}
-		}
+	if at, why := hostileText(d.lines); why != "" {
+		line := d.lineOffset + at + 1
+		return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d %s", nameOrDoc(name), line, why)}
 	}
 	root := mdParser.Parse(text.NewReader(body))
 	var (
@@ -711,6 +697,93 @@ const maxPrefix = 128
 // seconds, 150 of them minutes), so a paragraph past it is refused before
 // it is parsed. A paragraph of 1,000 links is far past any real plan's.
 const MaxBrackets = 1000
+
+// destinationBudget bounds, per line, the bytes the Markdown parser reads
+// looking for the ends of link destinations, as a multiple of the line's
+// length (plus a floor for short lines). The parser reads each "](" 's
+// destination up to a space or an unbalanced ')' ('>' for "](<"), so an
+// unclosed destination after each of many "](" ("[a](" repeated) is
+// quadratic in the line: 150 descriptions of 32,000 such characters took
+// 6 s of CPU to preview. Real links close at once and cost nothing here.
+const (
+	destinationBudget      = 64
+	destinationBudgetFloor = 1 << 16
+)
+
+// hostileText finds the first line of Markdown text past the limits that
+// keep parsing it linear in its size: maxPrefix columns of nesting,
+// MaxBrackets openers in a paragraph, or the destination budget of a line.
+// It returns that line's index (the paragraph's first line for the
+// brackets) and the rest of a sentence that starts "<doc> line N"; why is
+// "" when the text is within every limit.
+func hostileText(lines []string) (at int, why string) {
+	brackets, para := 0, 0 // the '[' of the paragraph so far, and its first line
+	for i, l := range lines {
+		if prefixWidth(l) > maxPrefix {
+			return i, fmt.Sprintf("is indented or nested too deeply (more than %d columns of indentation and block quote or list markers); flatten that line", maxPrefix)
+		}
+		if strings.TrimSpace(l) == "" {
+			brackets = 0
+			continue
+		}
+		if brackets == 0 {
+			para = i
+		}
+		if brackets += openBrackets(l); brackets > MaxBrackets {
+			return para, fmt.Sprintf("starts a paragraph with more than %d '[' (link and image openers); reading one costs time that grows with the square of their number. Split the paragraph with blank lines, or write \\[ for a bracket that opens no link", MaxBrackets)
+		}
+		if destinationCost(l) > max(destinationBudget*len(l), destinationBudgetFloor) {
+			return i, "has many links whose destination is never closed (\"](\" with no ')' before the next space or '('); reading them costs time that grows with the square of the line's length. Close each link's destination, or write \\] for a bracket that closes no link"
+		}
+	}
+	return -1, ""
+}
+
+// destinationCost is how many bytes the Markdown parser reads for the link
+// destinations of line (an upper bound: a destination it reads past a
+// nested '(' is counted up to the next space), in one pass from the end
+// of the line and constant memory.
+func destinationCost(line string) int {
+	if !strings.Contains(line, "](") {
+		return 0
+	}
+	// next is, for position at, the index of the next space, '>' and '('
+	// or ')' at or after it (len(line) when there is none).
+	type next struct{ at, space, gt, paren int }
+	n := len(line)
+	cur := next{n, n, n, n}
+	// snap and prev are cur at the nearest and second nearest non-space
+	// positions after i: for "](" at i, the '(' and the destination's
+	// first character.
+	snap, prev := cur, cur
+	cost := 0
+	for i := n - 1; i >= 0; i-- {
+		c := line[i]
+		if c == ']' && snap.at == i+1 && line[i+1] == '(' && (i == 0 || line[i-1] != '\\') {
+			d, j := prev, prev.at
+			switch {
+			case j < n && line[j] == '<':
+				cost += d.gt - j
+			case d.paren < d.space && line[d.paren] == '(':
+				cost += d.space - j // nested '(': to the space at most
+			default:
+				cost += min(d.paren, d.space) - j // closed, or ends at the space
+			}
+		}
+		cur.at = i
+		switch c {
+		case ' ', '\t', '\v', '\f', '\r', '\n':
+			cur.space = i
+			continue
+		case '>':
+			cur.gt = i
+		case '(', ')':
+			cur.paren = i
+		}
+		prev, snap = snap, cur
+	}
+	return cost
+}
 
 // openBrackets counts the '[' of line that no backslash escapes.
 func openBrackets(line string) int {

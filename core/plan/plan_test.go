@@ -395,12 +395,63 @@ func TestTooManyLinkOpeners(t *testing.T) {
 	}
 	_, err := Parse("hostile.md", []byte(b.String()))
 	var pe *Error
-	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != 6 || !strings.Contains(pe.Message, "the paragraph at line 6 has more than 1000 '['") || !strings.Contains(pe.Message, "Split the paragraph with blank lines") {
+	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != 6 || !strings.Contains(pe.Message, "line 6 starts a paragraph with more than 1000 '['") || !strings.Contains(pe.Message, "Split the paragraph with blank lines") {
 		t.Fatalf("Parse: %v; want the paragraph at line 6 refused", err)
 	}
 	ok := "## Story s-1: S\n\n" + strings.Repeat("[a](b) ", MaxBrackets/2) + "\n" + strings.Repeat("[a](b) ", MaxBrackets/2) + "\n\n" + strings.Repeat(`\[`, 5000) + "\n"
 	if _, err := Parse("ok.md", []byte(ok)); err != nil {
 		t.Errorf("a paragraph of %d links and one of escaped brackets: %v", MaxBrackets, err)
+	}
+}
+
+// Links whose destinations never close ("[a](" repeated, in paragraphs
+// below MaxBrackets) cost the Markdown parser the square of the line's
+// length: refused before parsing, naming the line, in Markdown and in a
+// YAML description alike. Links that close, however many, are read.
+func TestUnclosedLinkDestinations(t *testing.T) {
+	para := strings.Repeat("[a](", MaxBrackets-1)
+	var b strings.Builder
+	b.WriteString("---\nid: hostile\n---\n")
+	for i := 1; i <= 150; i++ {
+		fmt.Fprintf(&b, "## Story s-%d: S\n\n%s\n\n%s\n\n", i, para, para)
+	}
+	_, err := Parse("hostile.md", []byte(b.String()))
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != 6 || !strings.Contains(pe.Message, "hostile.md line 6 has many links whose destination is never closed") {
+		t.Fatalf("Parse: %v; want line 6 refused", err)
+	}
+	yml := "id: hostile\nepics:\n  - id: e-1\n    title: E\n    stories:\n      - id: s-1\n        title: S\n        description: \"" + para + "\"\n"
+	_, err = Parse("hostile.yaml", []byte(yml))
+	if !errors.As(err, &pe) || pe.Code != CodeValidationFailed || !strings.Contains(err.Error(), "never closed") {
+		t.Fatalf("Parse of the YAML form: %v; want the description refused", err)
+	}
+	ok := "## Story s-1: S\n\n" +
+		strings.Repeat("[a](b) ", MaxBrackets/2) + "\n\n" + // closed destinations, many of them
+		strings.Repeat("[![x](https://x/b.svg)](https://x/)", 200) + "\n\n" + // badges, no spaces between
+		strings.Repeat("[Go](https://en.wikipedia.org/wiki/Go_(language)) ", 300) + "\n" // nested parens that close
+	if _, err := Parse("ok.md", []byte(ok)); err != nil {
+		t.Errorf("links that close: %v", err)
+	}
+}
+
+func TestDestinationCost(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want int
+	}{
+		{"no links here", 0},
+		{"[a](b)", 1},
+		{"[a](  b)", 1},
+		{"[a](bc d", 2},
+		{"[a](<b c>", 4},
+		{`\](x(y z`, 0},
+		{"[a]([a](", 4 + 0},
+		{"[a]([a](x y", 5 + 1},
+		{"[a](x(y)z) w", 6},
+	} {
+		if got := destinationCost(c.line); got != c.want {
+			t.Errorf("destinationCost(%q) = %d, want %d", c.line, got, c.want)
+		}
 	}
 }
 

@@ -506,6 +506,7 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 		case "description":
 			if s, ok := scalar(v); ok {
 				it.Description = trimBlankLines(s)
+				r.hostile(name, w, "description", "its description", k.Line, it.Description)
 			} else {
 				r.addf(name, "description", k.Line, "%s %s has a description that is a %s (line %d); write it as text, for a long one as a block: \"description: |\" followed by indented lines", w, name, nodeKind(v), k.Line)
 			}
@@ -518,6 +519,7 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 					continue
 				}
 				text, box := yamlCriterion(s)
+				r.hostile(name, w, "acceptance_criteria", "an acceptance criterion", c.Line, text)
 				it.AcceptanceCriteria = append(it.AcceptanceCriteria, text)
 				it.critLines = append(it.critLines, c.Line)
 				it.addBox(box)
@@ -611,6 +613,15 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 		}
 	}
 	return it
+}
+
+// hostile adds a problem when Markdown text of a YAML item is past the
+// limits that keep parsing it linear (hostileText), as a Markdown
+// document's text is refused.
+func (r *result) hostile(name, kind, field, what string, line int, text string) {
+	if at, why := hostileText(strings.Split(text, "\n")); why != "" {
+		r.addf(name, field, line, "%s %s: line %d of %s (at line %d) %s", kind, name, at+1, what, line, why)
+	}
 }
 
 func itemName(id string, line int) string {

@@ -167,3 +167,41 @@ func joinStrings(s []string) string {
 	}
 	return out
 }
+
+// hostileDescriptions are 32,000-character descriptions built to be slow
+// to convert (the plan parser's limits let each of them through): deep
+// lists, runs of emphasis openers, a wide table, nested quotes.
+func hostileDescriptions() map[string]string {
+	const n = 32000
+	var nest strings.Builder
+	for i := range 40 {
+		nest.WriteString(strings.Repeat("  ", i) + "- a\n")
+	}
+	return map[string]string{
+		"nested-lists": strings.Repeat(nest.String(), n/nest.Len()+1)[:n],
+		"emphasis":     strings.Repeat("*a", n/2),
+		"table":        strings.Repeat("|a", 40) + "|\n" + strings.Repeat("|-", 40) + "|\n" + strings.Repeat(strings.Repeat("|a", 40)+"|\n", n/82),
+		"quotes":       strings.Repeat(strings.Repeat(">", 100)+" a\n", n/103),
+		"text-runs":    strings.Repeat("[a]", n/3), // a text node per bracket, merged into one
+	}
+}
+
+// BenchmarkFromMarkdownHostile converts each hostile description and
+// encodes it, as the preview's size check does (150 of them fill a
+// document to its limit: multiply by 150 for a whole preview's share).
+func BenchmarkFromMarkdownHostile(b *testing.B) {
+	for name, md := range hostileDescriptions() {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(md)))
+			for b.Loop() {
+				d, err := FromMarkdown(md)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := d.MarshalJSON(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
