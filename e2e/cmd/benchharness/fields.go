@@ -118,10 +118,11 @@ func fieldsTargets(r *Results) []Target {
 	}
 }
 
+// thousands writes n with a comma between groups of three digits.
 func thousands(n int) string {
 	s := fmt.Sprint(n)
-	if len(s) > 3 {
-		return s[:len(s)-3] + "," + s[len(s)-3:]
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
 	return s
 }

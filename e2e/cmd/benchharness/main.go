@@ -53,6 +53,8 @@ type Options struct {
 	FieldsItems int
 	// LinksItems is the size of the link-heavy plan (0 = none).
 	LinksItems int
+	// Hostile previews the hostile-Markdown documents (hostile.go).
+	Hostile bool
 	// Only names the rows to measure alone (burst, fields, links), merged
 	// into the results already in OutJSON; empty = everything.
 	Only map[string]bool
@@ -102,7 +104,8 @@ func parseFlags(args []string) (Options, error) {
 	fs.IntVar(&o.FieldsItems, "fields-items", -1, "items of the plan imported with and without seven fields per story (default 1000; with -quick 20; 0 = none)")
 	fieldsOnly := fs.Bool("fields-only", false, "the same as -only fields")
 	fs.IntVar(&o.LinksItems, "links-items", -1, "items of the link-heavy plan: 30% sub-tasks, items/2 dependencies, sprint and rank (default 1000; with -quick 20; 0 = none)")
-	only := fs.String("only", "", "comma-separated rows to measure alone (burst, fields, links), merged into the results already in -out-json (both reports rewritten)")
+	hostile := fs.Bool("hostile", true, "preview the hostile-Markdown documents (always off with -quick)")
+	only := fs.String("only", "", "comma-separated rows to measure alone (burst, fields, links, hostile), merged into the results already in -out-json (both reports rewritten)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
 	fs.StringVar(&o.Timeline, "timeline", "", "write when each request of the burst-limited fresh commit reached mockjira (ms from the first, status, endpoint) to this file")
@@ -154,13 +157,13 @@ func parseFlags(args []string) (Options, error) {
 	for _, row := range strings.Split(*only, ",") {
 		switch row = strings.TrimSpace(row); row {
 		case "":
-		case "burst", "fields", "links":
+		case "burst", "fields", "links", "hostile":
 			if o.Only == nil {
 				o.Only = map[string]bool{}
 			}
 			o.Only[row] = true
 		default:
-			return Options{}, fmt.Errorf("-only: %q is not a row that can be measured alone (burst, fields, links)", row)
+			return Options{}, fmt.Errorf("-only: %q is not a row that can be measured alone (burst, fields, links, hostile)", row)
 		}
 	}
 	for row, size := range map[string]int{"burst": o.BurstItems, "fields": o.FieldsItems, "links": o.LinksItems} {
@@ -175,6 +178,7 @@ func parseFlags(args []string) (Options, error) {
 		}
 	}
 	o.StoreBench = *storeBench && !o.Quick
+	o.Hostile = (*hostile && !o.Quick) || o.Only["hostile"]
 	o.NoRank = !*rank
 	return o, nil
 }
@@ -242,7 +246,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	return res, nil
 }
 
-// rows measures the burst-limited, fields and link-heavy rows that want
+// rows measures the burst-limited, fields, link-heavy and hostile rows that want
 // selects (and whose size is not 0) into res.
 func (b *bench) rows(ctx context.Context, res *Results, want func(row string) bool) error {
 	var err error
@@ -259,6 +263,11 @@ func (b *bench) rows(ctx context.Context, res *Results, want func(row string) bo
 	if b.o.LinksItems > 0 && want("links") {
 		if res.Links, err = b.linksRun(ctx, b.o.LinksItems); err != nil {
 			return fmt.Errorf("link-heavy run: %w", err)
+		}
+	}
+	if b.o.Hostile && want("hostile") {
+		if res.Hostile, err = b.hostileRun(ctx); err != nil {
+			return fmt.Errorf("hostile Markdown: %w", err)
 		}
 	}
 	return nil

@@ -212,3 +212,25 @@ func TestFreshCommitTargetCountsTheExactlyOnceReads(t *testing.T) {
 		t.Errorf("minimum + 3 reads: %s, want miss", got)
 	}
 }
+
+// The hostile documents stay what their row says: each at the size its
+// descriptions are named for and under the plan size limit (5 MiB), so
+// the row measures documents a person could hand dwire.
+func TestHostileDocumentsAreWithinTheLimits(t *testing.T) {
+	for _, d := range hostileDescriptions() {
+		if n := len(d.text); n < hostileDescription*9/10 || n > hostileDescription*11/10 {
+			t.Errorf("%s: a description of %d characters, want about %d", d.name, n, hostileDescription)
+		}
+		if n := len(hostileDoc(d.text)); n > 5<<20 {
+			t.Errorf("%s: a document of %d bytes is over the 5 MiB limit", d.name, n)
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 4649683: "4,649,683", -1234567: "-1,234,567"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

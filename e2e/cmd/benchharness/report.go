@@ -12,17 +12,18 @@ import (
 
 // Results is everything one run measured; docs/benchmarks.json holds it.
 type Results struct {
-	Date      string        `json:"date"`
-	Machine   Machine       `json:"machine"`
-	Settings  Settings      `json:"settings"`
-	Sizes     []SizeResult  `json:"sizes"`
-	ColdStart Timing        `json:"cli_cold_start"`
-	MCP       Timing        `json:"mcp_initialize_tools_list"`
-	Stores    []StoreResult `json:"stores"`
-	Targets   []Target      `json:"targets"`
-	Burst     []BurstRun    `json:"burst_limited,omitempty"`
-	Fields    *FieldsResult `json:"fields,omitempty"`
-	Links     *LinksResult  `json:"links,omitempty"`
+	Date      string         `json:"date"`
+	Machine   Machine        `json:"machine"`
+	Settings  Settings       `json:"settings"`
+	Sizes     []SizeResult   `json:"sizes"`
+	ColdStart Timing         `json:"cli_cold_start"`
+	MCP       Timing         `json:"mcp_initialize_tools_list"`
+	Stores    []StoreResult  `json:"stores"`
+	Targets   []Target       `json:"targets"`
+	Burst     []BurstRun     `json:"burst_limited,omitempty"`
+	Fields    *FieldsResult  `json:"fields,omitempty"`
+	Links     *LinksResult   `json:"links,omitempty"`
+	Hostile   *HostileResult `json:"hostile_markdown,omitempty"`
 }
 
 // Target is one goal of issue 10 with the measured value.
@@ -87,7 +88,8 @@ func targets(r *Results) []Target {
 	ts = append(ts, concurrencyTargets(r)...)
 	ts = append(ts, burstTargets(r)...)
 	ts = append(ts, fieldsTargets(r)...)
-	return append(ts, linksTargets(r)...)
+	ts = append(ts, linksTargets(r)...)
+	return append(ts, hostileTargets(r)...)
 }
 
 // concurrencyTargets are issue 20's targets at 50 ms latency.
@@ -266,6 +268,7 @@ func markdown(r *Results) string {
 	w("%s", burstMarkdown(r))
 	w("%s", fieldsMarkdown(r))
 	w("%s", linksMarkdown(r))
+	w("%s", hostileMarkdown(r))
 
 	w("## Front doors\n\n| Measurement | Runs | Median (ms) | Min (ms) | Max (ms) |\n|---|---:|---:|---:|---:|\n")
 	for _, t := range []Timing{r.ColdStart, r.MCP} {

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The hostile-Markdown row: documents at the size limit (150 stories of
+// 32,000-character descriptions, about 4.8 MB) built to be slow for a
+// Markdown parser or converter, each previewed once by a real `dwire
+// import --dry-run` process against mockjira. The goal: every one
+// previews, or is refused with a clear message, in under 3 s and 300 MB.
+// A refusal is a pass: the limits exist to refuse before the cost.
+
+// hostileStories and hostileDescription size the documents.
+const (
+	hostileStories     = 150
+	hostileDescription = 32000
+	hostileWallMS      = 3000
+	hostileRSSMB       = 300
+)
+
+// HostileCase is one document's preview.
+type HostileCase struct {
+	Name     string  `json:"name"`
+	Bytes    int     `json:"bytes"`
+	Outcome  string  `json:"outcome"` // "previewed" or "refused CODE"
+	WallMS   float64 `json:"wall_ms"`
+	CPUMS    float64 `json:"cpu_ms"` // user + system
+	MaxRSSMB float64 `json:"max_rss_mb"`
+}
+
+// HostileResult is the hostile-Markdown row.
+type HostileResult struct {
+	Date  string        `json:"date"`
+	Cases []HostileCase `json:"cases"`
+}
+
+// hostileDescriptions are the shapes, each about hostileDescription
+// characters of Markdown.
+func hostileDescriptions() []struct{ name, text string } {
+	n := hostileDescription
+	fill := func(unit string) string { return strings.Repeat(unit, n/len(unit)+1)[:n] }
+	var nest strings.Builder
+	for i := range 40 {
+		nest.WriteString(strings.Repeat("  ", i) + "- a\n")
+	}
+	para := func(unit string, per int) string { return fill(strings.Repeat(unit, per) + "\n\n") }
+	return []struct{ name, text string }{
+		{"nested lists (40 deep)", fill(nest.String())},
+		{"emphasis openers (`*a`)", fill("*a")},
+		{"underscores (`_a`)", fill("_a")},
+		{"code spans (`` `a ``)", fill("`a")},
+		{"HTML openers (`<a`)", fill("<a")},
+		{"block quotes (100 deep)", fill(strings.Repeat(">", 100) + " a\n")},
+		{"wide table (40 columns)", strings.Repeat("|a", 40) + "|\n" + strings.Repeat("|-", 40) + "|\n" + fill(strings.Repeat("|a", 40)+"|\n")},
+		{"unclosed links (`[a](`, 999 a paragraph)", para("[a](", 999)},
+		{"link openers (`[a]`, 999 a paragraph)", para("[a]", 999)},
+		{"closed links (`[a](b) `, 999 a paragraph)", para("[a](b) ", 999)},
+	}
+}
+
+// hostileDoc is a Markdown plan of hostileStories stories with text as
+// each description.
+func hostileDoc(text string) []byte {
+	var b strings.Builder
+	b.WriteString("---\nid: hostile\n---\n# Hostile\n\n## Epic e-1: Epic\n")
+	for i := range hostileStories {
+		fmt.Fprintf(&b, "\n## Story s-%d: Story %d\nEpic: e-1\n\n%s\n", i+1, i+1, text)
+	}
+	return []byte(b.String())
+}
+
+// hostileRun previews each hostile document once.
+func (b *bench) hostileRun(ctx context.Context) (*HostileResult, error) {
+	mj, err := b.startJira(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer stopJira(mj)
+	ws := filepath.Join(b.tmp, "hostile")
+	if err := writeWorkspace(ws, mj.URL); err != nil {
+		return nil, err
+	}
+	r := &HostileResult{Date: stamp()}
+	for i, d := range hostileDescriptions() {
+		doc := hostileDoc(d.text)
+		name := fmt.Sprintf("hostile-%d.md", i)
+		if err := os.WriteFile(filepath.Join(ws, name), doc, 0o644); err != nil {
+			return nil, err
+		}
+		logf(b.o, "hostile Markdown: %s (%d bytes)", d.name, len(doc))
+		c, err := hostilePreview(ctx, b, ws, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.name, err)
+		}
+		c.Name, c.Bytes = d.name, len(doc)
+		r.Cases = append(r.Cases, c)
+	}
+	return r, nil
+}
+
+// hostilePreview runs `dwire import NAME --dry-run` and measures it. Exit 0
+// is a preview; exit 1 with a coded error line is a refusal; anything else
+// (a crash, a timeout, another exit code) is an error of the run.
+func hostilePreview(ctx context.Context, b *bench, ws, name string) (HostileCase, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	c := dwireCmd(ctx, b.bins, ws, "import", name, "--dry-run")
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	t0 := time.Now()
+	err := c.Run()
+	wall := time.Since(t0)
+	var hc HostileCase
+	if c.ProcessState == nil {
+		return hc, err
+	}
+	hc.WallMS = ms(wall)
+	hc.CPUMS = ms(c.ProcessState.UserTime() + c.ProcessState.SystemTime())
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		hc.MaxRSSMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
+	}
+	switch code := c.ProcessState.ExitCode(); {
+	case code == 0:
+		hc.Outcome = "previewed"
+	case code == 1 && strings.HasPrefix(stderr.String(), "Error: "):
+		first := strings.TrimPrefix(firstLine(stderr.String()), "Error: ")
+		what, _, _ := strings.Cut(first, ":")
+		hc.Outcome = "refused " + what
+	default:
+		return hc, fmt.Errorf("dwire exited %d after %s: %s", code, wall.Round(time.Millisecond), lastLines(stderr.String(), 5))
+	}
+	return hc, nil
+}
+
+func hostileTargets(r *Results) []Target {
+	h := r.Hostile
+	if h == nil {
+		return nil
+	}
+	worst := HostileCase{}
+	ok := true
+	for _, c := range h.Cases {
+		ok = ok && c.WallMS < hostileWallMS && c.MaxRSSMB < hostileRSSMB
+		if c.WallMS > worst.WallMS {
+			worst = c
+		}
+	}
+	return []Target{{
+		Name:     fmt.Sprintf("hostile Markdown: %d documents of %d × %s-character descriptions, previewed or refused", len(h.Cases), hostileStories, thousands(hostileDescription)),
+		Goal:     fmt.Sprintf("each < %d s wall and < %d MB resident", hostileWallMS/1000, hostileRSSMB),
+		Measured: fmt.Sprintf("slowest %s: %.2f s wall (%.2f s CPU), %.0f MB", worst.Name, worst.WallMS/1000, worst.CPUMS/1000, worst.MaxRSSMB),
+		Status:   status(ok),
+	}}
+}
+
+func hostileMarkdown(r *Results) string {
+	h := r.Hostile
+	if h == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Hostile Markdown (issue 34)\n\nEach document is %d stories whose descriptions are about %s characters of one shape built to be slow for a Markdown parser or the Markdown → ADF converter (about 4.8 MB, under the 5 MiB limit), previewed once by a real `dwire import --dry-run` process against mockjira. A refusal (the plan parser's limits: nesting, link openers, unclosed link destinations; or Jira's description size, checked at preview) is a pass when it comes in time. Measured %s; wall time depends on the machine's load, CPU time less so.\n\n",
+		hostileStories, thousands(hostileDescription), h.Date)
+	b.WriteString("| Document | Bytes | Outcome | Wall (ms) | CPU (ms) | Max RSS (MB) |\n|---|---:|---|---:|---:|---:|\n")
+	for _, c := range h.Cases {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f |\n", c.Name, thousands(c.Bytes), c.Outcome, f1(c.WallMS), f1(c.CPUMS), c.MaxRSSMB)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
