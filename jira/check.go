@@ -146,13 +146,14 @@ func (p *Provider) checkEditScreen(ctx context.Context, m *meta) error {
 	if _, err := p.do(ctx, call{method: "GET", path: "/rest/api/3/issue/" + url.PathEscape(is.ID) + "/editmeta", key: is.Key, endpoint: "GET /rest/api/3/issue/{key}/editmeta", action: "read the edit screen of " + is.Key}, &meta); err != nil {
 		return err
 	}
-	if _, ok := meta.Fields[m.refField]; ok {
-		return nil
+	ref := m.refFieldFor(is.typeID())
+	if _, ok := meta.Fields[ref]; ok || ref == "" {
+		return nil // "": a type DevWorkWire does not write
 	}
 	var t struct {
 		Name string `json:"name"`
 	}
 	_ = json.Unmarshal(is.Fields["issuetype"], &t)
 	return refMissing(fmt.Sprintf("The reference field %q (%s) is not on the edit screen of %s issues in project %s (checked on %s), so DevWorkWire could not update them. In Jira, add the field to that issue type's edit screen (Project settings → Issue types → %s → Fields, or the project's screen scheme), then run `dwire doctor` again.",
-		m.refName, m.refField, orUnknown(t.Name), p.cfg.Project, is.Key, orUnknown(t.Name)))
+		m.refName, ref, orUnknown(t.Name), p.cfg.Project, is.Key, orUnknown(t.Name)))
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -345,9 +346,7 @@ func mapCategory(key string) core.Status {
 func (m *meta) content(fields map[string]json.RawMessage, parentKey string) jiraContent {
 	c := jiraContent{Parent: parentKey}
 	_ = json.Unmarshal(fields["summary"], &c.Summary)
-	var ref string
-	_ = json.Unmarshal(fields[m.refField], &ref)
-	c.Reference = string(parseRefValue(ref))
+	c.Reference = string(parseRefValue(m.refValueIn(fields)))
 	var loss, acLoss string
 	c.Description, loss = readADF(fields["description"])
 	if m.acField != "" {
@@ -379,7 +378,8 @@ func (m *meta) acText(raw json.RawMessage) (string, string) {
 
 // fieldsRequested are the issue fields every read asks for.
 func (m *meta) fieldsRequested() []string {
-	f := []string{"summary", "description", "issuetype", "parent", "status", "updated", "issuelinks", m.refField}
+	f := []string{"summary", "description", "issuetype", "parent", "status", "updated", "issuelinks"}
+	f = append(f, m.refIDs...)
 	if m.acField != "" {
 		f = append(f, m.acField)
 	}
@@ -499,9 +499,13 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 // reference, description and acceptance criteria (create: empty ones are
 // left out; edit: cleared).
 func (p *Provider) contentFields(m *meta, spec core.ItemSpec, create bool) (map[string]any, error) {
+	ref := m.refFieldOf(spec.Kind)
+	if ref == "" {
+		return nil, refMissing(fmt.Sprintf("The %s issue type of project %s has no field %q, so %s cannot be written. In Jira: Project settings → Issue types → that type → add a \"Short text\" field named %q, then run `dwire doctor` again.", spec.Kind, p.cfg.Project, m.refName, spec.Reference, m.refName)).WithDetails(core.Detail{Item: string(spec.Reference), Field: "jira.reference_field"})
+	}
 	fields := map[string]any{
-		"summary":  spec.Title,
-		m.refField: refValue(spec.Reference),
+		"summary": spec.Title,
+		ref:       refValue(spec.Reference),
 	}
 	descMD := descriptionMarkdown(spec.Description, spec.AcceptanceCriteria, m.acField == "")
 	desc, err := toADF(descMD)

@@ -350,7 +350,7 @@ func (p *Provider) findCreated(ctx context.Context, m *meta, batch []core.ItemSp
 			want[r] = true
 		}
 		err := p.search(ctx, m, p.refsJQL(m, b), p.reconcileIDs(b), "search for issues whose create had no clear answer", func(is issue) bool {
-			r := parseRefValue(is.str(m.refField))
+			r := parseRefValue(m.refValueIn(is.Fields))
 			if want[r] {
 				if _, dup := found[r]; !dup {
 					found[r] = is

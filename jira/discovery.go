@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,9 +21,15 @@ const (
 
 // meta is what discovery learnt about the site and project.
 type meta struct {
-	refField    string // customfield_10050
+	// refIDs are the reference fields (customfield_10050): one shared by
+	// every issue type, or, in a team-managed project, one per issue type
+	// (all of one name). refByType says which type has which (nil when
+	// one field serves them all); refClauses are their JQL names
+	// (cf[10050]), in refIDs' order.
+	refIDs      []string
+	refByType   map[string]string
 	refName     string
-	refClause   string // cf[10050]
+	refClauses  []string
 	acField     string // "" → acceptance criteria in the description
 	acADF       bool   // the AC field is a rich-text field (ADF in API v3)
 	acShort     bool   // the AC field is a short-text field: at most ShortTextLimit characters (size.go)
@@ -41,6 +48,8 @@ type meta struct {
 	// costs a request per type and matters only for creates, so a Provider
 	// that only reads and updates (an unchanged re-import) skips it.
 	createPending bool
+	// createMeta keeps each issue type's create fields once read.
+	createMeta map[string][]createMetaField
 }
 
 type fieldDetails struct {
@@ -73,17 +82,10 @@ type createMetaTypes struct {
 }
 
 type createMetaFields struct {
-	Fields []struct {
-		FieldID         string            `json:"fieldId"`
-		Key             string            `json:"key"`
-		Name            string            `json:"name"`
-		Required        bool              `json:"required"`
-		HasDefaultValue bool              `json:"hasDefaultValue"`
-		AllowedValues   []json.RawMessage `json:"allowedValues"`
-	} `json:"fields"`
-	StartAt    int `json:"startAt"`
-	MaxResults int `json:"maxResults"`
-	Total      int `json:"total"`
+	Fields     []createMetaField `json:"fields"`
+	StartAt    int               `json:"startAt"`
+	MaxResults int               `json:"maxResults"`
+	Total      int               `json:"total"`
 }
 
 // ensureMeta discovers fields and issue types once per Provider. A failed
@@ -99,7 +101,7 @@ func (p *Provider) ensureMeta(ctx context.Context) (*meta, error) {
 		return nil, err
 	}
 	p.meta = m
-	p.logFor(ctx).Info("jira discovery", "reference_field", m.refField, "ac_field", m.acField, "epic_type", m.epicTypeID, "story_type", m.storyTypeID)
+	p.logFor(ctx).Info("jira discovery", "reference_field", strings.Join(m.refIDs, ","), "ac_field", m.acField, "epic_type", m.epicTypeID, "story_type", m.storyTypeID)
 	return m, nil
 }
 
@@ -157,14 +159,11 @@ func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 		return nil, p.notCloud(ctx, err)
 	}
 	m := &meta{createPending: true}
-	ref, err := p.findRefField(fields)
+	refs, err := p.findRefField(fields)
 	if err != nil {
 		return nil, err
 	}
-	if ref.Searchable != nil && !*ref.Searchable {
-		return nil, refMissing(fmt.Sprintf("The reference field %q (%s) is not searchable, so DevWorkWire cannot find the work items it made (every lookup would fail). In Jira: Settings (cog) → Work items (Issues) → Custom fields → %q → Edit details → Search template: \"Free text searcher\", then run `dwire doctor` again.", ref.Name, ref.ID, ref.Name))
-	}
-	m.refField, m.refName, m.refClause = ref.ID, ref.Name, jql.CustomField(ref.ID)
+	m.refName = refs[0].Name
 	for _, f := range fields {
 		if f.Schema.Custom == epicNameFieldType {
 			m.epicName = f.ID
@@ -224,24 +223,102 @@ func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 		}
 	}
 	p.discoverStructure(m, fields, types)
+	if err := p.placeRefFields(ctx, m, refs); err != nil {
+		return nil, err
+	}
+	for _, id := range m.refIDs {
+		ref := refs[slices.IndexFunc(refs, func(f fieldDetails) bool { return f.ID == id })]
+		if ref.Searchable != nil && !*ref.Searchable {
+			return nil, refMissing(fmt.Sprintf("The reference field %q (%s) is not searchable, so DevWorkWire cannot find the work items it made (every lookup would fail). In Jira: Settings (cog) → Work items (Issues) → Custom fields → %q → Edit details → Search template: \"Free text searcher\", then run `dwire doctor` again.", ref.Name, ref.ID, ref.Name))
+		}
+		m.refClauses = append(m.refClauses, jql.CustomField(id))
+	}
 	return m, nil
 }
 
-func (p *Provider) findRefField(fields []fieldDetails) (fieldDetails, error) {
-	want := p.cfg.ReferenceField
-	// The field to create carries the configured name (an id cannot be
-	// chosen, so then the default name).
-	name := want
-	if name == "" || strings.HasPrefix(name, "customfield_") {
-		name = DefaultReferenceField
+// placeRefFields settles which reference field each issue type uses. One
+// candidate serves every type. Several of one name, some of them a
+// project's own (a team-managed project's fields belong to it and are
+// added per issue type): the create metadata of each of the project's
+// types says which one is on its screen. These are the requests the
+// create check makes anyway (kept, so that check then costs nothing).
+func (p *Provider) placeRefFields(ctx context.Context, m *meta, refs []fieldDetails) error {
+	if len(refs) == 1 {
+		m.refIDs = []string{refs[0].ID}
+		return nil
 	}
-	howTo := fmt.Sprintf("Create it in Jira. A company-managed project: Settings (cog) → Work items (Issues) → Custom fields → Create custom field → \"Short text (plain text only)\", name it %q, and add it to the create and edit screens of project %s's Epic, Story and Sub-task types. A team-managed project: Project settings → Issue types → Epic → add a \"Short text\" field named %q, then add that same field to Story and Subtask from the fields of the project's other issue types. Or set jira.reference_field to the id (customfield_NNNNN) of an existing short-text field.", name, p.cfg.Project, name)
+	m.refByType = map[string]string{}
+	for i, tid := range m.typeIDs {
+		fs, err := p.createMetaFields(ctx, m, tid, m.typeNames[i])
+		if err != nil {
+			return err
+		}
+		var on []string
+		for _, f := range fs {
+			if slices.ContainsFunc(refs, func(r fieldDetails) bool { return r.ID == f.id() }) {
+				on = append(on, f.id())
+			}
+		}
+		switch {
+		case len(on) > 1:
+			return field("jira.reference_field", core.CodeConfigInvalid, fmt.Sprintf("Issue type %s in project %s has %d single-line text fields named %q (%s). Keep one of them on that issue type (Project settings → Issue types → %s), or set jira.reference_field to the id of the one DevWorkWire should use.", m.typeNames[i], p.cfg.Project, len(on), m.refName, strings.Join(on, ", "), m.typeNames[i]))
+		case len(on) == 1:
+			m.refByType[tid] = on[0]
+			if !slices.Contains(m.refIDs, on[0]) {
+				m.refIDs = append(m.refIDs, on[0])
+			}
+		}
+	}
+	if len(m.refIDs) == 0 {
+		return p.refFieldMissing(fmt.Sprintf("Jira has %d fields named %q, but none of them is on the create screen of project %s's issue types.", len(refs), m.refName, p.cfg.Project))
+	}
+	return nil
+}
+
+// refFieldFor is the reference field of issues of the type ("" when a
+// team-managed project's type has none).
+func (m *meta) refFieldFor(typeID string) string {
+	if m.refByType == nil {
+		return m.refIDs[0]
+	}
+	return m.refByType[typeID]
+}
+
+// refFieldOf is the reference field of a work item of the kind.
+func (m *meta) refFieldOf(k core.Kind) string {
+	switch k {
+	case core.KindEpic:
+		return m.refFieldFor(m.epicTypeID)
+	case core.KindSubtask:
+		return m.refFieldFor(m.structure.subtaskTypeID)
+	}
+	return m.refFieldFor(m.storyTypeID)
+}
+
+// refValueIn is the reference value an issue's fields hold, in whichever
+// reference field its type has.
+func (m *meta) refValueIn(fields map[string]json.RawMessage) string {
+	for _, id := range m.refIDs {
+		var v string
+		if json.Unmarshal(fields[id], &v) == nil && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// findRefField finds the reference field: the configured id, or the
+// single-line text fields of the configured name — one, or several when
+// some belong to a project (a team-managed project has one per issue
+// type; placeRefFields settles which type has which).
+func (p *Provider) findRefField(fields []fieldDetails) ([]fieldDetails, error) {
+	want := p.cfg.ReferenceField
 	for _, f := range fields {
 		if f.ID == want {
 			if f.Schema.Custom != textFieldType {
-				return f, refMissing(fmt.Sprintf("The reference field %s (%q) is not a single-line text field (its type is %s). %s", f.ID, f.Name, orUnknown(f.Schema.Custom), howTo))
+				return nil, p.refFieldMissing(fmt.Sprintf("The reference field %s (%q) is not a single-line text field (its type is %s).", f.ID, f.Name, orUnknown(f.Schema.Custom)))
 			}
-			return f, nil
+			return []fieldDetails{f}, nil
 		}
 	}
 	var named []fieldDetails
@@ -257,23 +334,40 @@ func (p *Provider) findRefField(fields []fieldDetails) (fieldDetails, error) {
 		}
 	}
 	switch {
-	case len(text) == 1:
-		return text[0], nil
+	case len(text) == 1 || len(text) > 1 && slices.ContainsFunc(text, fieldDetails.projects):
+		return text, nil
 	case len(text) > 1:
 		ids := make([]string, len(text))
 		for i, f := range text {
 			ids[i] = f.ID
 		}
-		if text[0].Scope != nil && text[0].Scope.Type == "PROJECT" {
-			// A team-managed project where each issue type got its own
-			// field of that name.
-			return fieldDetails{}, field("jira.reference_field", core.CodeConfigInvalid, fmt.Sprintf("Jira has %d single-line text fields named %q (%s), as a team-managed project has when each issue type got a new field. DevWorkWire needs one field on every issue type it writes: in Project settings → Issue types, keep the Epic's field and, on Story and Subtask, replace their own field by that same field (added from the fields of the project's other issue types); then run `dwire doctor` again.", len(text), want, strings.Join(ids, ", ")))
-		}
-		return fieldDetails{}, field("jira.reference_field", core.CodeConfigInvalid, fmt.Sprintf("Jira has %d single-line text fields named %q (%s). Set jira.reference_field to the id of the one DevWorkWire should use.", len(text), want, strings.Join(ids, ", ")))
+		return nil, field("jira.reference_field", core.CodeConfigInvalid, fmt.Sprintf("Jira has %d single-line text fields named %q (%s). Set jira.reference_field to the id of the one DevWorkWire should use.", len(text), want, strings.Join(ids, ", ")))
 	case len(named) > 0:
-		return fieldDetails{}, refMissing(fmt.Sprintf("Jira has a field named %q, but it is not a single-line text field (its type is %s). %s", want, orUnknown(named[0].Schema.Custom), howTo))
+		return nil, p.refFieldMissing(fmt.Sprintf("Jira has a field named %q, but it is not a single-line text field (its type is %s).", want, orUnknown(named[0].Schema.Custom)))
 	}
-	return fieldDetails{}, refMissing(fmt.Sprintf("Jira has no field %q to hold DevWorkWire references. %s", want, howTo))
+	return nil, p.refFieldMissing(fmt.Sprintf("Jira has no field %q to hold DevWorkWire references.", want))
+}
+
+// projects reports whether the field belongs to one project (a
+// team-managed project's own field).
+func (f fieldDetails) projects() bool { return f.Scope != nil && f.Scope.Type == "PROJECT" }
+
+// refFieldMissing is REFERENCE_FIELD_MISSING: what is wrong, then how to
+// set the field up in either project style.
+func (p *Provider) refFieldMissing(what string) error {
+	return refMissing(what + " " + p.refFieldHowTo())
+}
+
+// refFieldHowTo says how to set up the reference field in a
+// company-managed and in a team-managed project.
+func (p *Provider) refFieldHowTo() string {
+	// The field to create carries the configured name (an id cannot be
+	// chosen, so then the default name).
+	name := p.cfg.ReferenceField
+	if name == "" || strings.HasPrefix(name, "customfield_") {
+		name = DefaultReferenceField
+	}
+	return fmt.Sprintf("Create it in Jira. A company-managed project: Settings (cog) → Work items (Issues) → Custom fields → Create custom field → \"Short text (plain text only)\", name it %q, and add it to the create and edit screens of project %s's Epic, Story and Sub-task types. A team-managed project: Project settings → Issue types → Epic → drag a \"Short text\" field onto it and name it %q; do the same for Story and Subtask (one field of that name per issue type, or the Epic's field reused). Or set jira.reference_field to the id (customfield_NNNNN) of an existing short-text field.", name, p.cfg.Project, name)
 }
 
 func refMissing(msg string) *core.Error {
@@ -324,49 +418,117 @@ func (p *Provider) issueTypes(ctx context.Context) (createMetaTypes, error) {
 	return all, nil
 }
 
+// createMetaField is one field of an issue type's create metadata.
+type createMetaField struct {
+	FieldID         string            `json:"fieldId"`
+	Key             string            `json:"key"`
+	Name            string            `json:"name"`
+	Required        bool              `json:"required"`
+	HasDefaultValue bool              `json:"hasDefaultValue"`
+	AllowedValues   []json.RawMessage `json:"allowedValues"`
+}
+
+func (f createMetaField) id() string { return cmpOr(f.FieldID, f.Key) }
+
+// createMetaFields reads the create fields of one issue type, all pages,
+// once per discovery (kept in m.createMeta).
+func (p *Provider) createMetaFields(ctx context.Context, m *meta, typeID, typeName string) ([]createMetaField, error) {
+	if fs, ok := m.createMeta[typeID]; ok {
+		return fs, nil
+	}
+	path := "/rest/api/3/issue/createmeta/" + url.PathEscape(p.cfg.Project) + "/issuetypes/" + url.PathEscape(typeID)
+	var all []createMetaField
+	for start, pages := 0, 0; pages < 50; pages++ {
+		var page createMetaFields
+		q := url.Values{"startAt": {strconv.Itoa(start)}, "maxResults": {"200"}}
+		if _, err := p.do(ctx, call{method: "GET", path: path, query: q, endpoint: "GET /rest/api/3/issue/createmeta/{project}/issuetypes/{id}", action: fmt.Sprintf("read the fields of issue type %s in project %s", typeName, p.cfg.Project)}, &page); err != nil {
+			return nil, err
+		}
+		all = append(all, page.Fields...)
+		start += len(page.Fields)
+		if len(page.Fields) == 0 || start >= page.Total {
+			break
+		}
+	}
+	if m.createMeta == nil {
+		m.createMeta = map[string][]createMetaField{}
+	}
+	m.createMeta[typeID] = all
+	return all, nil
+}
+
 // checkCreateFields reads the create fields of one issue type: the
 // reference field must be settable, and no field DevWorkWire does not fill
 // may be required without a default.
 func (p *Provider) checkCreateFields(ctx context.Context, m *meta, typeID, typeName string) error {
-	path := "/rest/api/3/issue/createmeta/" + url.PathEscape(p.cfg.Project) + "/issuetypes/" + url.PathEscape(typeID)
-	fills := map[string]bool{"summary": true, "issuetype": true, "project": true, "reporter": true, "description": true, "parent": true, m.refField: true}
+	ref := m.refFieldFor(typeID)
+	fills := map[string]bool{"summary": true, "issuetype": true, "project": true, "reporter": true, "description": true, "parent": true}
+	if ref != "" {
+		fills[ref] = true
+	}
 	if m.acField != "" {
 		fills[m.acField] = true
 	}
 	if m.epicName != "" && typeID == m.epicTypeID {
 		fills[m.epicName] = true // filled from the summary (fields.go)
 	}
+	fs, err := p.createMetaFields(ctx, m, typeID, typeName)
+	if err != nil {
+		return err
+	}
+	if err := p.checkCreateScreen(m, fs, typeID, typeName, ref, fills); err != nil {
+		delete(m.createMeta, typeID) // read again next time: the person may fix the screen meanwhile
+		return err
+	}
+	return nil
+}
+
+// checkCreateScreen checks one issue type's create fields (see
+// checkCreateFields) and records them.
+func (p *Provider) checkCreateScreen(m *meta, fs []createMetaField, typeID, typeName, ref string, fills map[string]bool) error {
 	seenRef := false
 	var missing []string
-	for start, pages := 0, 0; pages < 50; pages++ {
-		var page createMetaFields
-		q := url.Values{"startAt": {strconv.Itoa(start)}, "maxResults": {"200"}}
-		if _, err := p.do(ctx, call{method: "GET", path: path, query: q, endpoint: "GET /rest/api/3/issue/createmeta/{project}/issuetypes/{id}", action: fmt.Sprintf("read the fields of issue type %s in project %s", typeName, p.cfg.Project)}, &page); err != nil {
-			return err
+	for _, f := range fs {
+		id := f.id()
+		if id == ref {
+			seenRef = true
 		}
-		for _, f := range page.Fields {
-			id := f.FieldID
-			if id == "" {
-				id = f.Key
-			}
-			if id == m.refField {
-				seenRef = true
-			}
-			m.recordCreateField(typeID, id, f.Required && !f.HasDefaultValue, f.AllowedValues)
-			if f.Required && !f.HasDefaultValue && !fills[id] && m.byID[id] == nil {
-				missing = append(missing, fmt.Sprintf("%s (%s)", f.Name, id))
-			}
-		}
-		start += len(page.Fields)
-		if len(page.Fields) == 0 || start >= page.Total {
-			break
+		m.recordCreateField(typeID, id, f.Required && !f.HasDefaultValue, f.AllowedValues)
+		if f.Required && !f.HasDefaultValue && !fills[id] && m.byID[id] == nil {
+			missing = append(missing, fmt.Sprintf("%s (%s)", f.Name, id))
 		}
 	}
-	if !seenRef {
-		return refMissing(fmt.Sprintf("The reference field %q (%s) exists but cannot be set on %s issues in project %s. In Jira, add the field to the create and edit screens of that issue type (Project settings → Issue types → %s → Fields).", m.refName, m.refField, typeName, p.cfg.Project, typeName))
+	switch {
+	case ref == "":
+		return refMissing(fmt.Sprintf("Issue type %s in project %s has no field %q, so DevWorkWire cannot record which work item it made. In Jira: Project settings → Issue types → %s → add a \"Short text\" field named %q (or the one the project's other issue types have), then run `dwire doctor` again.", typeName, p.cfg.Project, m.refName, typeName, m.refName))
+	case !seenRef:
+		return refMissing(fmt.Sprintf("The reference field %q (%s) exists but cannot be set on %s issues in project %s. In Jira, add the field to the create and edit screens of that issue type (Project settings → Issue types → %s → Fields).", m.refName, ref, typeName, p.cfg.Project, typeName))
 	}
 	if len(missing) > 0 {
 		return core.Errorf(core.CodeConfigInvalid, "Issue type %s in project %s requires fields DevWorkWire does not fill: %s. Make them optional or give them a default value in the project's field configuration, or declare them under fields: in the configuration and set them in the document (or as a default).", typeName, p.cfg.Project, strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// ReferenceFields says which reference field each issue type uses, once
+// discovery has run (Check): "customfield_10050", or in a team-managed
+// project "one per issue type: Epic customfield_10300, Story
+// customfield_10301, …" ("" before discovery).
+func (p *Provider) ReferenceFields() string {
+	p.metaMu.Lock()
+	defer p.metaMu.Unlock()
+	m := p.meta
+	if m == nil {
+		return ""
+	}
+	if m.refByType == nil {
+		return m.refIDs[0]
+	}
+	var each []string
+	for i, tid := range m.typeIDs {
+		if f := m.refByType[tid]; f != "" {
+			each = append(each, m.typeNames[i]+" "+f)
+		}
+	}
+	return "one per issue type: " + strings.Join(each, ", ")
 }

@@ -450,8 +450,8 @@ func TestDecoyFieldIsNotUsed(t *testing.T) {
 	if err != nil || out[0].Err != nil {
 		t.Fatalf("Create with a same-named decoy field: %v %v", err, out)
 	}
-	if f.p.meta.refField != jiratest.DefaultFieldID {
-		t.Errorf("reference field = %s; want the text field %s, not the decoy %s", f.p.meta.refField, jiratest.DefaultFieldID, jiratest.DecoyFieldID)
+	if got := strings.Join(f.p.meta.refIDs, ","); got != jiratest.DefaultFieldID {
+		t.Errorf("reference field = %s; want the text field %s, not the decoy %s", got, jiratest.DefaultFieldID, jiratest.DecoyFieldID)
 	}
 	if is, _ := f.srv.Issue(out[0].Key); is.Reference != "decoy/s-1" {
 		t.Errorf("the fake holds reference %q", is.Reference)

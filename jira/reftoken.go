@@ -64,18 +64,31 @@ func parseRefValue(v string) core.Reference {
 // refClauseFor is the JQL that finds the issue holding r: its token, or
 // (for values written before tokens) the reference as a phrase.
 func (m *meta) refClauseFor(r core.Reference) string {
-	c := m.refClause + " ~ " + jql.String(refToken(r))
+	terms := []string{jql.String(refToken(r))}
 	if hasWord(string(r)) {
-		c += " OR " + m.refClause + " ~ " + jql.Phrase(string(r))
+		terms = append(terms, jql.Phrase(string(r)))
 	}
-	return c
+	return m.refMatch(terms)
+}
+
+// refMatch is the JQL that finds the issues whose reference field (each
+// of them, when a team-managed project has one per issue type) matches
+// any of the terms.
+func (m *meta) refMatch(terms []string) string {
+	var parts []string
+	for _, f := range m.refClauses {
+		for _, t := range terms {
+			parts = append(parts, f+" ~ "+t)
+		}
+	}
+	return strings.Join(parts, " OR ")
 }
 
 // docClauseFor is the JQL that finds the issues of a document, likewise.
 func (m *meta) docClauseFor(doc string) string {
-	c := m.refClause + " ~ " + jql.String(docToken(doc))
+	terms := []string{jql.String(docToken(doc))}
 	if hasWord(doc) {
-		c += " OR " + m.refClause + " ~ " + jql.Phrase(doc)
+		terms = append(terms, jql.Phrase(doc))
 	}
-	return "(" + c + ")"
+	return "(" + m.refMatch(terms) + ")"
 }

@@ -74,7 +74,7 @@ func (p *Provider) settleCreated(ctx context.Context, m *meta, batch []core.Item
 	tl := &tail{project: strings.ToUpper(p.cfg.Project), from: floor + 1, next: floor + 1, hi: floor}
 	limit := maxTailPages + 2*((len(pending)+bulkFetchMax-1)/bulkFetchMax)
 	noBulk, err := p.readAbove(ctx, m, tl, nil, limit, func(is issue) {
-		r := parseRefValue(is.str(m.refField))
+		r := parseRefValue(m.refValueIn(is.Fields))
 		if _, dup := found[r]; want[r] && !dup {
 			found[r] = is
 		}

@@ -338,7 +338,7 @@ func TestCreate429WithoutRetryAfter(t *testing.T) {
 	defer srv.Close()
 	var logs bytes.Buffer
 	p, waits := newTestProvider(t, srv.URL, &logs, nil)
-	p.meta = &meta{refField: "customfield_10050", refClause: "cf[10050]", epicTypeID: "10000", storyTypeID: "10001", typeNames: []string{"Epic", "Story"}}
+	p.meta = &meta{refIDs: []string{"customfield_10050"}, refClauses: []string{"cf[10050]"}, epicTypeID: "10000", storyTypeID: "10001", typeNames: []string{"Epic", "Story"}}
 	out, err := p.Create(context.Background(), []core.ItemSpec{{Reference: "d/s-1", Kind: core.KindStory, Title: "T", Digest: "sha256:x"}})
 	if err != nil || len(out) != 1 || out[0].Key != "DEMO-1" {
 		t.Fatalf("Create = %+v, %v; want DEMO-1", out, err)

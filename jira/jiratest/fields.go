@@ -281,7 +281,11 @@ func (s *Server) ApplyFields(fs FieldSeed) error {
 		if screens[p][t.ID] == nil {
 			screens[p][t.ID] = map[string]bool{}
 		}
-		screens[p][t.ID][s.resolveFieldName(o.Field)] = true
+		id := s.resolveFieldName(o.Field)
+		if s.isRefField(id) {
+			id = s.refField(p, t.ID) // a team-managed project's type has its own
+		}
+		screens[p][t.ID][id] = true
 	}
 	for _, o := range fs.OffScreen {
 		off(m.offScreen, o)

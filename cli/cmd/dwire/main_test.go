@@ -64,6 +64,7 @@ func TestScripts(t *testing.T) {
 			"exits":       cmdExits,
 			"may":         cmdMay,
 			"jira-seed":   cmdJiraSeed,
+			"jira-style":  cmdJiraStyle,
 		},
 	})
 }
@@ -139,6 +140,19 @@ func cmdJiraPerms(ts *testscript.TestScript, neg bool, args []string) {
 	if !server(ts).SetPermissions(args[0], p) {
 		ts.Fatalf("jira-perms: no project %s", args[0])
 	}
+}
+
+// jira-style STYLE [WORKFLOW]: the site's projects become team-managed or
+// company-managed (and take the workflow, e.g. classic).
+func cmdJiraStyle(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: jira-style team-managed|company-managed [classic]")
+	}
+	prof := jiratest.Profile{Style: args[0]}
+	if len(args) == 2 {
+		prof.Workflow = args[1]
+	}
+	ts.Check(server(ts).SetProfile(jiratest.SiteProfile{Profile: prof}))
 }
 
 // no-token: neither stdout nor stderr of the last command holds the token.

@@ -126,6 +126,9 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 				err = p.Check(ctx)
 			}
 			for _, c := range jiraChecks(cfg, err) {
+				if c.Name == "reference field" && c.OK {
+					c.Detail = referenceFieldDetail(cfg, p)
+				}
 				add(c)
 			}
 		}
@@ -244,6 +247,24 @@ func jiraChecks(cfg *config.Config, err error) []Check {
 		out = append(out, Check{Name: n, Skipped: true, Detail: "not checked: Jira stopped at the problem above"})
 	}
 	return out
+}
+
+// referenceFielder is a tracker that says which reference field each
+// issue type uses (the Jira adapter: one field, or in a team-managed
+// project one per issue type).
+type referenceFielder interface{ ReferenceFields() string }
+
+// referenceFieldDetail is the passed reference-field line, naming the
+// field (or each issue type's) when the tracker says which.
+func referenceFieldDetail(cfg *config.Config, p core.WorkItemProvider) string {
+	which := ""
+	if rf, ok := p.(referenceFielder); ok {
+		which = rf.ReferenceFields()
+	}
+	if which == "" {
+		return fmt.Sprintf("%q exists, is searchable and is on the create and edit screens", cfg.ReferenceField)
+	}
+	return fmt.Sprintf("%q (%s) exists, is searchable and is on the create and edit screens", cfg.ReferenceField, which)
 }
 
 // permissionNames are the Jira names of the permission keys the Jira
