@@ -34,9 +34,9 @@ Sprint: DEMO Sprint 2
 Text.
 `
 
-// siteEnv is a workspace against a fake Jira set up like an older
-// company-managed site: the profile (POST /_mockjira/site), a user-picker
-// field and the configuration that maps it.
+// siteEnv is a workspace against a fake Jira set up like a site teams
+// run: the profile (POST /_mockjira/site: style, workflow, …), a
+// user-picker field and the configuration that maps it.
 func siteEnv(t *testing.T, profile string) *env {
 	t.Helper()
 	e := newEnv(t, envOptions{})
@@ -56,42 +56,112 @@ func siteEnv(t *testing.T, profile string) *env {
 	return e
 }
 
-// TestCompanyManagedClassicSiteThroughTheBinary: on a company-managed
-// site with the classic workflow and a required Epic Name, the real
+// siteCase is one kind of site the scenario runs on.
+type siteCase struct {
+	name, profile string
+	classic       bool // Resolve's screen sets the resolution on the way to done
+}
+
+// TestSitesThroughTheBinary: on a company-managed site with the classic
+// workflow and a required Epic Name, and on a team-managed site (a
+// reference field per issue type, a simple board with sprints), the real
 // binary imports a plan with a user picker, a dependency, a sub-task, a
-// sprint and rank; progresses a story to done through the Resolve
-// screen (the preview says what it sets); and pulls (nothing to take).
-func TestCompanyManagedClassicSiteThroughTheBinary(t *testing.T) {
-	e := siteEnv(t, `{"style": "company-managed", "workflow": "classic", "epic_name_required": true}`)
-	if r := e.dwire("doctor"); r.code != 0 || !strings.Contains(r.stdout, "✓ site") || !strings.Contains(r.stdout, "✓ permissions") {
+// sprint and rank; progresses a story to done (on the classic workflow
+// through the Resolve screen, whose value the preview shows); pulls
+// (nothing to take); exports a person's epic, whose import only adopts
+// (each reference written to its type's field); and refuses at preview,
+// with zero writes, a plan whose link the account may not make.
+func TestSitesThroughTheBinary(t *testing.T) {
+	for _, c := range []siteCase{
+		{name: "company-managed classic", profile: `{"style": "company-managed", "workflow": "classic", "epic_name_required": true}`, classic: true},
+		{name: "team-managed", profile: `{"style": "team-managed"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) { siteScenario(t, c) })
+	}
+}
+
+func siteScenario(t *testing.T, c siteCase) {
+	e := siteEnv(t, c.profile)
+	if r := e.dwire("doctor"); r.code != 0 || !strings.Contains(r.stdout, "✓ site") || !strings.Contains(r.stdout, "✓ permissions") || !strings.Contains(r.stdout, "✓ reference field") {
 		t.Fatalf("doctor: %s", r)
 	}
 	e.write("plan.md", sitePlan)
 	r := e.dwirePTY("y\r", "import", "plan.md")
-	if r.code != 0 || !strings.Contains(r.stdout, "s-2 depends on s-1") || !strings.Contains(r.stdout, "DEMO Sprint 2") {
+	if r.code != 0 || !strings.Contains(r.stdout, "s-2 depends on s-1") || !strings.Contains(r.stdout, "DEMO Sprint 2") || !strings.Contains(r.stdout, "rank ") {
 		t.Fatalf("import: %s", r)
 	}
 	issues := e.issuesByRef()
-	s1, s2, t1 := issues["site/s-1"], issues["site/s-2"], issues["site/t-1"]
-	if len(issues) != 4 || t1.Parent != s2.Key || s1.Key == "" {
+	e1, s1, s2, t1 := issues["site/e-1"], issues["site/s-1"], issues["site/s-2"], issues["site/t-1"]
+	if len(issues) != 4 || t1.Parent != s2.Key || s1.Parent != e1.Key || t1.IssueType != "Subtask" || s1.Key == "" {
 		t.Fatalf("issues after the import: %+v", issues)
+	}
+	var again struct {
+		Counts struct{ Create, Update, Unchanged, Adopt int } `json:"counts"`
+	}
+	if r := e.dwireJSON(&again, "import", "plan.md", "--dry-run"); r.code != 0 || again.Counts.Unchanged != 4 {
+		t.Fatalf("re-import: %s counts %+v; want 4 unchanged", r, again.Counts)
 	}
 
 	var pv struct {
 		TransitionSets []string `json:"transition_sets"`
 	}
-	if r := e.dwireJSON(&pv, "progress", s1.Key, "--status", "done", "--dry-run"); r.code != 0 || strings.Join(pv.TransitionSets, ",") != "Resolution: Done" {
-		t.Fatalf("progress preview: %s (sets %v)", r, pv.TransitionSets)
+	wantSets := ""
+	if c.classic {
+		wantSets = "Resolution: Done"
+	}
+	if r := e.dwireJSON(&pv, "progress", s1.Key, "--status", "done", "--dry-run"); r.code != 0 || strings.Join(pv.TransitionSets, ",") != wantSets {
+		t.Fatalf("progress preview: %s (sets %v; want %q)", r, pv.TransitionSets, wantSets)
 	}
 	r = e.dwirePTY("y\r", "progress", s1.Key, "--status", "done")
-	if r.code != 0 || !strings.Contains(r.stdout, "Resolution: Done") {
-		t.Fatalf("progress through the Resolve screen: %s", r)
+	if r.code != 0 || !strings.Contains(r.stdout, wantSets) {
+		t.Fatalf("progress to done: %s", r)
 	}
-	if got := e.issuesByRef()["site/s-1"]; got.Status != "Resolved" || got.StatusCategory != "done" {
+	if got := e.issuesByRef()["site/s-1"]; got.StatusCategory != "done" {
 		t.Errorf("s-1 after progress: %+v", got)
 	}
-
 	if r := e.dwire("pull", "plan.md", "--dry-run"); r.code != 0 {
 		t.Errorf("pull: %s", r)
+	}
+
+	// A person's epic, story and sub-task: the export's import adopts
+	// them, nothing else, and writes each reference to its type's field.
+	epic := e.seedAsPerson("Epic", "Returns", "")
+	story := e.seedAsPerson("Story", "Return a parcel", epic)
+	sub := e.seedAsPerson("Subtask", "Label printer", story)
+	if r := e.dwire("export", epic, "-o", "exported.md", "--id", "returns"); r.code != 0 {
+		t.Fatalf("export: %s", r)
+	}
+	w0 := e.writes()
+	if r := e.dwireJSON(&again, "import", "exported.md", "--dry-run"); r.code != 0 || again.Counts != (struct{ Create, Update, Unchanged, Adopt int }{Adopt: 3}) {
+		t.Fatalf("import of the export: %s counts %+v; want 3 adoptions only", r, again.Counts)
+	}
+	if r := e.dwirePTY("y\r", "import", "exported.md"); r.code != 0 || !strings.Contains(r.stdout, "0 created, 3 adopted") {
+		t.Fatalf("commit of the export's import: %s", r)
+	}
+	byRef := e.issuesByRef()
+	for ref, key := range map[string]string{"returns/" + strings.ToLower(epic): epic, "returns/" + strings.ToLower(story): story, "returns/" + strings.ToLower(sub): sub} {
+		if byRef[ref].Key != key {
+			t.Errorf("adopted %s holds %q; want reference %s", key, byRef[ref].Key, ref)
+		}
+	}
+	if w := e.writes() - w0; w != 3 {
+		t.Errorf("the adoption made %d writes; want 3 (one edit each)", w)
+	}
+
+	// The account may no longer link issues: a plan with a dependency is
+	// refused at preview, naming the permission, with zero writes.
+	denied := strings.TrimSuffix(c.profile, "}") + `, "denied_permissions": ["LINK_ISSUES"]}`
+	resp, err := http.Post(e.jira.URL+"/_mockjira/site", "application/json", strings.NewReader(denied))
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("POST /_mockjira/site: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	e.write("more.md", "---\nid: more\n---\n## Story m-1: One\n\n## Story m-2: Two\nDepends on: m-1\n")
+	w0 = e.writes()
+	if r := e.dwire("import", "more.md", "--dry-run"); r.code == 0 || !strings.Contains(r.stderr, "JIRA_PERMISSION_DENIED") || !strings.Contains(r.stderr, "Link Issues") {
+		t.Errorf("preview of a link without Link issues: %s", r)
+	}
+	if w := e.writes() - w0; w != 0 {
+		t.Errorf("the refused preview made %d writes", w)
 	}
 }
