@@ -174,3 +174,33 @@ func TestMyPermissions(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkCreateAnswerOrder: bulk create lists issues[] in request order,
+// or newest first once SetBulkCreateReversed is on (the order is not
+// documented).
+func TestBulkCreateAnswerOrder(t *testing.T) {
+	c := start(t, jiratest.Options{})
+	body := map[string]any{"issueUpdates": []any{
+		map[string]any{"fields": issueFields("Story", "A", "doc/a")},
+		map[string]any{"fields": issueFields("Story", "B", "doc/b")},
+	}}
+	order := func() []string {
+		t.Helper()
+		r := c.do("POST", "/rest/api/3/issue/bulk", body)
+		if r.status != 201 {
+			t.Fatalf("bulk create: %d %s", r.status, r.body)
+		}
+		var out []string
+		for _, x := range r.json(t)["issues"].([]any) {
+			out = append(out, x.(map[string]any)["key"].(string))
+		}
+		return out
+	}
+	if got := order(); !reflect.DeepEqual(got, []string{"DEMO-1", "DEMO-2"}) {
+		t.Errorf("issues[] = %v; want request order", got)
+	}
+	c.srv.SetBulkCreateReversed(true)
+	if got := order(); !reflect.DeepEqual(got, []string{"DEMO-4", "DEMO-3"}) {
+		t.Errorf("issues[] reversed = %v; want newest first", got)
+	}
+}

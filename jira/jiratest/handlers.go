@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -374,6 +375,10 @@ func (s *Server) handleBulkCreate(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusCreated
 	if len(created) == 0 {
 		status = http.StatusBadRequest
+	}
+	if s.bulkReversed {
+		// The order of issues[] is undocumented: answer newest first.
+		slices.Reverse(created)
 	}
 	writeJSON(w, status, map[string]any{"issues": created, "errors": errs})
 }

@@ -153,6 +153,9 @@ type Server struct {
 	// refUnsearchable: the reference fields are not searchable
 	// (SetReferenceSearchable).
 	refUnsearchable bool
+	// bulkReversed: bulk create lists issues[] newest first
+	// (SetBulkCreateReversed).
+	bulkReversed bool
 }
 
 // New returns a Server with one project (Options.Project) whose user has

@@ -320,6 +320,15 @@ func (s *Server) hasIssuesLocked(p *project) bool {
 	return slices.ContainsFunc(s.issues, func(iss *issue) bool { return iss.Proj == p })
 }
 
+// SetBulkCreateReversed makes bulk create list the created issues newest
+// first: the API description does not say in which order issues[] comes
+// (on the sites seen so far, request order).
+func (s *Server) SetBulkCreateReversed(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bulkReversed = on
+}
+
 // SetReferenceSearchable makes the reference fields searchable (the
 // default) or not, as an admin can by changing the field's search
 // template: GET field says "searchable": false and a JQL clause on it
