@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -273,7 +274,9 @@ func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpe
 		return false, p.statusError(&response{status: st}, c)
 	}
 	// Created issues are listed in request order of the elements that
-	// succeeded.
+	// succeeded (as every site seen does; Atlassian does not document the
+	// order): checked below.
+	var made []madeIssue
 	n := 0
 	for j, i := range pending {
 		if failed[j] {
@@ -281,14 +284,100 @@ func (p *Provider) sendCreate(ctx context.Context, m *meta, batch []core.ItemSpe
 		}
 		if n >= len(br.Issues) {
 			// Fewer issues than successes: the answer is inconsistent.
+			p.recordMade(batch, made, outcomes)
 			return false, p.resolveUnknown(ctx, m, batch, pending[j:], floor, outcomes, core.Errorf(core.CodeJiraUnavailable, "Jira's answer to a bulk create listed fewer issues than it created."))
 		}
-		ci := br.Issues[n]
+		made = append(made, madeIssue{i, br.Issues[n]})
 		n++
-		p.recordCreated(batch[i].Reference, ci)
-		outcomes[i].Key, outcomes[i].URL = ci.Key, p.site+"/browse/"+ci.Key
 	}
+	if !createdInOrder(made) {
+		if err := p.repairPairing(ctx, m, batch, made); err != nil {
+			p.markUnpaired(batch, made, outcomes, err)
+			return false, err
+		}
+	}
+	p.recordMade(batch, made, outcomes)
 	return false, nil
+}
+
+// madeIssue pairs an element of a bulk create (its index in the batch)
+// with the issue Jira answered for it.
+type madeIssue struct {
+	i  int
+	ci createdIssue
+}
+
+// recordMade records the created issues and their outcomes.
+func (p *Provider) recordMade(batch []core.ItemSpec, made []madeIssue, outcomes []core.CreateOutcome) {
+	for _, mi := range made {
+		p.recordCreated(batch[mi.i].Reference, mi.ci)
+		outcomes[mi.i].Key, outcomes[mi.i].URL = mi.ci.Key, p.site+"/browse/"+mi.ci.Key
+	}
+}
+
+// createdInOrder reports whether the issues of a bulk create's answer, in
+// the order paired with the request's elements, were created in that
+// order: Jira numbers issues as it creates them, so their ids ascend.
+// Ids that do not ascend mean issues[] is not in request order, and
+// pairing by position would give references the wrong keys.
+func createdInOrder(made []madeIssue) bool {
+	last := int64(-1)
+	for _, mi := range made {
+		id, err := strconv.ParseInt(mi.ci.ID, 10, 64)
+		if err != nil || id <= last {
+			return false
+		}
+		last = id
+	}
+	return true
+}
+
+// repairPairing pairs a bulk create's issues with its elements by the
+// reference each issue holds, read back by key (one bulk fetch: only when
+// the answer's order is in doubt), and reports the repair in the log.
+func (p *Provider) repairPairing(ctx context.Context, m *meta, batch []core.ItemSpec, made []madeIssue) error {
+	keys := make([]string, len(made))
+	for j, mi := range made {
+		keys[j] = mi.ci.Key
+	}
+	resp, notFound, err := p.bulkFetch(ctx, m, keys)
+	if err == nil && notFound {
+		err = core.Errorf(core.CodeJiraUnavailable, "Jira cannot read issues by key (bulk fetch), so the keys of a bulk create answered out of order could not be matched to their items.")
+	}
+	if err != nil {
+		return err
+	}
+	byRef := map[core.Reference]issue{}
+	for _, is := range resp.Issues {
+		byRef[parseRefValue(m.refValueIn(is.Fields))] = is
+	}
+	moved := 0
+	for j, mi := range made {
+		is, ok := byRef[batch[mi.i].Reference]
+		if !ok {
+			return core.Errorf(core.CodeJiraUnavailable, "Jira answered a bulk create out of order, and the issue created for %s was not among the keys it listed.", batch[mi.i].Reference)
+		}
+		if !strings.EqualFold(is.Key, mi.ci.Key) {
+			moved++
+		}
+		made[j].ci = createdIssue{ID: is.ID, Key: is.Key}
+	}
+	p.logFor(ctx).Warn("jira bulk create answered out of request order; keys paired by the references read back", "items", len(made), "repaired", moved)
+	return nil
+}
+
+// markUnpaired gives the items of a bulk create whose keys could not be
+// matched an unknown outcome: they were created, but which key is whose
+// is not known. They are not sent again.
+func (p *Provider) markUnpaired(batch []core.ItemSpec, made []madeIssue, outcomes []core.CreateOutcome, cause error) {
+	for _, mi := range made {
+		ref := batch[mi.i].Reference
+		outcomes[mi.i].Unknown = true
+		outcomes[mi.i].Err = core.Wrap(cause, core.CodeJiraUnavailable, "%s was created, but Jira's answer did not say which of its keys is %s's. It was not sent again: check Jira for an issue with reference %s before importing again.", ref, ref, ref).WithDetails(core.Detail{Item: string(ref), Outcome: core.OutcomeUnknown})
+	}
+	p.mu.Lock()
+	p.stats.Unknown += len(made)
+	p.mu.Unlock()
 }
 
 func (p *Provider) recordCreated(ref core.Reference, ci createdIssue) {

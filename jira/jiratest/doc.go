@@ -89,7 +89,8 @@
 //     unsearchable (GET field "searchable": false; a JQL clause on them is
 //     an unknown field), and FieldSeed.OffEditScreen can take the
 //     reference field off the edit screen (editmeta leaves it out, an edit
-//     refuses it).
+//     refuses it). SetBulkCreateReversed(true) lists a bulk create's
+//     issues[] newest first (Atlassian does not document the order).
 //   - Workflows (workflow.go): the default one is To Do (new) → In
 //     Progress (indeterminate) → Done (done), global transitions 11/21/31
 //     between all of them; "workflow": "classic" is To Do → In Progress
