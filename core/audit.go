@@ -96,14 +96,6 @@ type Account struct {
 	Name string `json:"name,omitempty"`
 }
 
-// AccountReader is the optional provider capability that names the
-// account the provider's credentials belong to.
-type AccountReader interface {
-	// Account returns the account of the provider's credentials (a read;
-	// the provider may remember it). Errors: as any tracker read.
-	Account(ctx context.Context) (Account, error)
-}
-
 // AuditEvent is what an audit record records.
 type AuditEvent string
 
@@ -254,27 +246,6 @@ type GatePolicy struct {
 // DefaultGatePolicy is the policy of a store where nobody set one.
 var DefaultGatePolicy = GatePolicy{Agents: PolicyConfirm}
 
-// AuditStore is the Store capability behind the audit trail and the gate
-// policy. Every store in this repository has it (checked by
-// core/storetest, "Audit"); without it nothing is recorded and the policy
-// is DefaultGatePolicy.
-type AuditStore interface {
-	// AppendAudit appends r durably and returns its sequence number.
-	// Records are never changed afterwards (Prune deletes them once older
-	// than Retention.Audit).
-	AppendAudit(ctx context.Context, r AuditRecord) (int64, error)
-	// ListAudit returns, newest first (by sequence number), up to limit
-	// records passing f (all of them when limit <= 0), and whether more
-	// did.
-	ListAudit(ctx context.Context, f AuditFilter, limit int) (records []AuditRecord, truncated bool, err error)
-	// LoadPolicy returns the stored gate policy, DefaultGatePolicy when
-	// none was set.
-	LoadPolicy(ctx context.Context) (GatePolicy, error)
-	// SavePolicy stores p as the gate policy. Errors: VALIDATION_FAILED
-	// for an unknown agents value.
-	SavePolicy(ctx context.Context, p GatePolicy) error
-}
-
 // EncodeAudit is the stored form of a record (its JSON without Seq),
 // shared by the stores.
 func EncodeAudit(r AuditRecord) ([]byte, error) {
@@ -350,9 +321,9 @@ func WithChannel(ctx context.Context, c Channel) context.Context {
 	return context.WithValue(ctx, channelKey{}, c)
 }
 
-// channelFrom is the channel WithChannel set: for an agent without one,
+// ChannelFrom is the channel WithChannel set: for an agent without one,
 // its own confirmed: true; for a person, the workflow's prompt.
-func channelFrom(ctx context.Context, a Actor) Channel {
+func ChannelFrom(ctx context.Context, a Actor) Channel {
 	if c, ok := ctx.Value(channelKey{}).(Channel); ok && c != "" {
 		return c
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"strings"
 )
 
 // Code is a stable, machine-readable error code. Agents branch on it;
@@ -218,4 +220,13 @@ func MarkOutcomeUnknown(err error) error {
 func IsOutcomeUnknown(err error) bool {
 	var u *outcomeUnknown
 	return errors.As(err, &u)
+}
+
+// SizeProblem returns the Detail an ItemChecker reports for the text field
+// of ref (a domain name: "description", "acceptance_criteria") that is
+// size characters long as the tracker counts them, when at most limit are
+// allowed; every provider words it the same.
+func SizeProblem(ref Reference, field string, size, limit int) Detail {
+	return Detail{Item: string(ref), Field: field, Message: fmt.Sprintf("the %s of %s is %d characters as the tracker counts them; at most %d are allowed",
+		strings.ReplaceAll(field, "_", " "), ref, size, limit)}
 }

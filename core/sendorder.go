@@ -51,3 +51,21 @@ func Sent(ctx context.Context) {
 		f()
 	}
 }
+
+// The run id of the service operation a call belongs to.
+
+type runIDKey struct{}
+
+// WithRunID returns ctx carrying the run id of a service operation
+// (RunIDFrom reads it).
+func WithRunID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, runIDKey{}, id)
+}
+
+// RunIDFrom returns the run id of the service operation ctx belongs to, or
+// "" outside one. The service passes it to every provider and store call,
+// so adapters can put it on their own log lines (retries, for instance).
+func RunIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(runIDKey{}).(string)
+	return id
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -21,8 +22,8 @@ import (
 // search per person, not per issue.
 func TestExportPeopleRoundTripOverHTTP(t *testing.T) {
 	f := companySite(t, func(c *Config) { c.Users = map[string]string{"sam": "acc-sam1"} })
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}),
-		Fields: core.FieldOptions{Custom: []string{"Team", "Reviewer"}, People: map[string]string{"acc-sam1": "sam"}}})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}),
+		Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}, People: map[string]string{"acc-sam1": "sam"}}})
 	user := func(acc string) json.RawMessage { return json.RawMessage(`{"accountId":"` + acc + `"}`) }
 	for i, people := range [][2]string{{"acc-ana", "acc-bo"}, {"acc-bo", "acc-sam1"}, {"acc-sam1", "acc-ana"}, {"acc-ana", "acc-bo"}} {
 		_, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Story " + string(rune('A'+i)), Fields: map[string]json.RawMessage{
@@ -32,7 +33,7 @@ func TestExportPeopleRoundTripOverHTTP(t *testing.T) {
 		}
 	}
 	searches := f.srv.CountRequests("GET", "/rest/api/3/user/search")
-	res, err := svc.Export(f.ctx, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}})
+	res, err := svc.Export(f.ctx, service.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +49,14 @@ func TestExportPeopleRoundTripOverHTTP(t *testing.T) {
 		t.Errorf("the export writes an account id for a person with a visible e-mail or a users: name:\n%s", res.Text)
 	}
 	writes := len(f.srv.Writes())
-	pre, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "demo.md", Data: []byte(res.Text)})
+	pre, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "demo.md", Data: []byte(res.Text)})
 	var changed []string // the rows that would change a field or part
 	for _, it := range pre.Items {
 		if len(it.Changes)+len(it.ChangedFields) > 0 {
 			changed = append(changed, fmt.Sprintf("%s %v", it.Key, it.ChangedFields))
 		}
 	}
-	if err != nil || pre.Counts != (core.Counts{Adopt: 4}) || len(pre.Warnings) != 0 || len(changed) > 0 {
+	if err != nil || pre.Counts != (service.Counts{Adopt: 4}) || len(pre.Warnings) != 0 || len(changed) > 0 {
 		t.Errorf("import preview of the export: %v, counts %+v, warnings %q, changed %q; want 4 adopts with no change\n%s", err, pre.Counts, pre.Warnings, changed, res.Text)
 	}
 	if len(f.srv.Writes()) != writes {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -49,15 +49,15 @@ func importCost(t *testing.T, doc string) (preview, commit, creates, again int) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{})})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{})})
 	ctx := context.Background()
-	pv, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: "cost.md", Data: []byte(doc)})
+	pv, err := svc.ImportPreview(ctx, service.ImportPreviewInput{Path: "cost.md", Data: []byte(doc)})
 	if err != nil {
 		t.Fatalf("preview: %v", err)
 	}
 	preview = len(srv.Requests())
 	srv.ClearRequests()
-	res, err := svc.ImportCommit(ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+	res, err := svc.ImportCommit(ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
 	if err != nil || res.Counts.Created != 1000 {
 		t.Fatalf("commit: %v %+v", err, res.Counts)
 	}
@@ -68,8 +68,8 @@ func importCost(t *testing.T, doc string) (preview, commit, creates, again int) 
 		t.Fatal(err)
 	}
 	srv.ClearRequests()
-	svc2 := core.NewWorkItemService(core.ServiceOptions{Provider: p2, Store: memstore.New(memstore.Options{})})
-	if pv, err := svc2.ImportPreview(ctx, core.ImportPreviewInput{Path: "cost.md", Data: []byte(doc)}); err != nil || pv.Counts.Unchanged != 1000 {
+	svc2 := service.NewWorkItemService(service.ServiceOptions{Provider: p2, Store: memstore.New(memstore.Options{})})
+	if pv, err := svc2.ImportPreview(ctx, service.ImportPreviewInput{Path: "cost.md", Data: []byte(doc)}); err != nil || pv.Counts.Unchanged != 1000 {
 		t.Fatalf("re-preview: %v %+v", err, pv.Counts)
 	}
 	return preview, commit, creates, len(srv.Requests())
@@ -115,14 +115,14 @@ func TestRankLongRunOverHTTP(t *testing.T) {
 		fmt.Fprintf(&b, "### Story s-%d: Story %d\n\n", i, i)
 		want = append(want, fmt.Sprintf("Story %d", i))
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{}), Rank: true})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{}), Rank: true})
 	ctx := context.Background()
-	pv, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: "order.md", Data: []byte(b.String())})
+	pv, err := svc.ImportPreview(ctx, service.ImportPreviewInput{Path: "order.md", Data: []byte(b.String())})
 	if err != nil {
 		t.Fatalf("preview: %v", err)
 	}
 	srv.ClearRequests()
-	res, err := svc.ImportCommit(ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+	res, err := svc.ImportCommit(ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
 	if err != nil || res.Counts.Created != 1000 || res.Counts.Ranked != 999 {
 		t.Fatalf("commit: %v %+v", err, res.Counts)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -263,14 +264,14 @@ func TestCriteriaAsTaskList(t *testing.T) {
 // document's field values are written and the bases recorded.
 func TestFieldsMigrateItemsWithoutBases(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
 	plain := "---\nid: mig\n---\n## Epic e-1: E\n\nText.\n"
 	doc := "---\nid: mig\n---\n## Epic e-1: E\nPriority: High\nLabels: a\n\nText.\n"
-	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "mig.md", Data: []byte(plain)})
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "mig.md", Data: []byte(plain)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
+	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
 		t.Fatal(err)
 	}
 	key := f.srv.Issues()[0].Key
@@ -281,21 +282,21 @@ func TestFieldsMigrateItemsWithoutBases(t *testing.T) {
 	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Fields: map[string]json.RawMessage{"priority": json.RawMessage(`{"name":"Low"}`)}}); err != nil {
 		t.Fatal(err)
 	}
-	pv, err = svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "mig.md", Data: []byte(doc)})
+	pv, err = svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "mig.md", Data: []byte(doc)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pv.Counts.Update != 1 || len(pv.Items[0].Fields) != 2 || pv.Items[0].Fields[1].Write != "set" {
 		t.Fatalf("preview %+v %+v; want an update setting both fields", pv.Counts, pv.Items[0].Fields)
 	}
-	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k2"}); err != nil {
+	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k2"}); err != nil {
 		t.Fatal(err)
 	}
 	sn, _ := f.srv.Issue(key)
 	if !slices.Equal(sn.Fields["priority"], []string{"High"}) || !slices.Equal(sn.Labels, []string{"a"}) || !strings.Contains(string(sn.Properties[PropertyKey]), `"priority":"sha256:`) {
 		t.Errorf("after the migration: fields %v labels %v property %s", sn.Fields, sn.Labels, sn.Properties[PropertyKey])
 	}
-	pv, err = svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "mig.md", Data: []byte(doc)})
+	pv, err = svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "mig.md", Data: []byte(doc)})
 	if err != nil || pv.Counts.Unchanged != 1 {
 		t.Errorf("the next preview: %v %+v; want unchanged", err, pv.Counts)
 	}
@@ -329,20 +330,20 @@ func writeOldProperty(t *testing.T, srv *jiratest.Server, key string) {
 // one unit (drift) until it is written, then part by part.
 func TestContentMergeOverHTTP(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
 	doc := func(desc, marker string) []byte {
 		return []byte("---\nid: cm\n---\n## Epic e-1: Checkout\n" + marker + "\n" + desc + "\n\nAcceptance criteria:\n- [ ] It works\n- [x] It is tested\n")
 	}
 	n := 0
-	run := func(data []byte, wantCounts core.Counts) core.ImportPreviewResult {
+	run := func(data []byte, wantCounts service.Counts) service.ImportPreviewResult {
 		t.Helper()
-		pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "cm.md", Data: data})
+		pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "cm.md", Data: data})
 		if err != nil || pv.Counts != wantCounts {
 			t.Fatalf("preview: %v %+v %+v; want %+v", err, pv.Counts, pv.Items, wantCounts)
 		}
 		if wantCounts.Create+wantCounts.Update > 0 {
 			n++
-			if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: fmt.Sprint("k", n)}); err != nil {
+			if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: fmt.Sprint("k", n)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -354,28 +355,28 @@ func TestContentMergeOverHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run(doc("First text.", ""), core.Counts{Create: 1})
+	run(doc("First text.", ""), service.Counts{Create: 1})
 	key := f.srv.Issues()[0].Key
 	if prop := string(f.srv.Issues()[0].Properties[PropertyKey]); !strings.Contains(prop, `"content":{`) {
 		t.Fatalf("the property has no per-part digests: %s", prop)
 	}
-	run(doc("First text.", ""), core.Counts{Unchanged: 1}) // the criteria's boxes read back as written
+	run(doc("First text.", ""), service.Counts{Unchanged: 1}) // the criteria's boxes read back as written
 
 	// Migration: an issue written before per-part digests drifts as a unit.
 	writeOldProperty(t, f.srv, key)
 	summary(key, "Renamed in Jira")
-	pv := run(doc("Second text.", ""), core.Counts{Drift: 1})
+	pv := run(doc("Second text.", ""), service.Counts{Drift: 1})
 	if len(pv.Warnings) != 1 || !strings.Contains(pv.Warnings[0], "was edited in the tracker") {
 		t.Errorf("migration warnings %q", pv.Warnings)
 	}
-	run(doc("Second text.", "Drift: take-document\n"), core.Counts{Update: 1})
+	run(doc("Second text.", "Drift: take-document\n"), service.Counts{Update: 1})
 	if sn, _ := f.srv.Issue(key); sn.Summary != "Checkout" || !strings.Contains(string(sn.Properties[PropertyKey]), `"title":"sha256:`) {
 		t.Fatalf("after take-document: %q %s", sn.Summary, sn.Properties[PropertyKey])
 	}
 
 	// Now part by part: the person's summary kept, the description written.
 	summary(key, "Renamed again in Jira")
-	pv = run(doc("Third text.", ""), core.Counts{Update: 1})
+	pv = run(doc("Third text.", ""), service.Counts{Update: 1})
 	if len(pv.Warnings) != 1 || !strings.Contains(pv.Warnings[0], "Title changed in the tracker") || !slices.Equal(pv.Items[0].ChangedFields, []string{"description"}) {
 		t.Errorf("per-part preview: warnings %q row %+v", pv.Warnings, pv.Items[0])
 	}
@@ -383,7 +384,7 @@ func TestContentMergeOverHTTP(t *testing.T) {
 	if sn.Summary != "Renamed again in Jira" || !strings.Contains(string(sn.Description), "Third text.") {
 		t.Errorf("after the per-part update: %q %s", sn.Summary, sn.Description)
 	}
-	pv = run(doc("Third text.", ""), core.Counts{Unchanged: 1})
+	pv = run(doc("Third text.", ""), service.Counts{Unchanged: 1})
 	if len(pv.Warnings) != 1 || !strings.Contains(pv.Warnings[0], "kept Jira's change") {
 		t.Errorf("the next preview: warnings %q", pv.Warnings)
 	}
@@ -392,9 +393,9 @@ func TestContentMergeOverHTTP(t *testing.T) {
 	// (drift), showing what the person changed and what the document
 	// wants from the title DevWorkWire last wrote, kept in the property
 	// through the write that kept the person's title (issue 18 §1).
-	pv = run(bytes.Replace(doc("Third text.", ""), []byte("Epic e-1: Checkout"), []byte("Epic e-1: Checkout v2"), 1), core.Counts{Drift: 1})
-	want := []core.FieldChange{{Field: "title", From: "Renamed again in Jira", To: "Checkout v2", Conflict: true, Base: "Checkout",
-		Tracker: &core.FieldSide{To: "Renamed again in Jira"}, Document: &core.FieldSide{To: "Checkout v2"}}}
+	pv = run(bytes.Replace(doc("Third text.", ""), []byte("Epic e-1: Checkout"), []byte("Epic e-1: Checkout v2"), 1), service.Counts{Drift: 1})
+	want := []service.FieldChange{{Field: "title", From: "Renamed again in Jira", To: "Checkout v2", Conflict: true, Base: "Checkout",
+		Tracker: &service.FieldSide{To: "Renamed again in Jira"}, Document: &service.FieldSide{To: "Checkout v2"}}}
 	if got := pv.Items[0].Changes; !reflect.DeepEqual(got, want) {
 		b, _ := json.Marshal(got)
 		t.Errorf("conflict changes %s; want the title's conflict with both sides", b)
@@ -408,18 +409,18 @@ func TestContentMergeOverHTTP(t *testing.T) {
 // one of the items being updated, not per item (issue 16).
 func TestEditScreenIsCheckedForUpdates(t *testing.T) {
 	f := companySite(t, nil)
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}), Fields: core.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}), Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
 	story := func(id, prio string) string {
 		return fmt.Sprintf("### Story %s: Story %s\nPriority: %s\nComponents: Web\nTeam: Web\n\nText.\n\n", id, id, prio)
 	}
 	doc := func(stories ...string) []byte {
 		return []byte("---\nid: es\n---\n## Epic e-1: Checkout\n\nEpic text.\n\n" + strings.Join(stories, ""))
 	}
-	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "es.md", Data: doc(story("s-1", "High"), story("s-2", "High"), story("s-3", "High"))})
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "es.md", Data: doc(story("s-1", "High"), story("s-2", "High"), story("s-3", "High"))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
+	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.srv.ApplyFields(jiratest.FieldSeed{OffEditScreen: []jiratest.ScreenField{{IssueType: "Story", Field: "priority"}}}); err != nil {
@@ -427,7 +428,7 @@ func TestEditScreenIsCheckedForUpdates(t *testing.T) {
 	}
 	f.srv.ClearRequests()
 	writes := len(f.srv.Writes())
-	_, err = svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "es.md", Data: doc(story("s-1", "Low"), story("s-2", "Low"), story("s-3", "High"), story("s-4", "Low"))})
+	_, err = svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "es.md", Data: doc(story("s-1", "Low"), story("s-2", "Low"), story("s-3", "High"), story("s-4", "Low"))})
 	if core.ErrorCode(err) != core.CodeValidationFailed {
 		t.Fatalf("err = %v; want VALIDATION_FAILED", err)
 	}
@@ -480,19 +481,19 @@ func TestReadOnlyRepresentativeFallsBackToTheCreateScreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{}), Fields: core.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{}), Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
 	doc := func(prio string) []byte {
 		return []byte("---\nid: ro\n---\n## Epic e-1: Checkout\n\nEpic text.\n\n### Story s-1: Story\nPriority: " + prio + "\nComponents: Web\nTeam: Web\n\nText.\n")
 	}
-	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "ro.md", Data: doc("High")})
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ro.md", Data: doc("High")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
+	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
 		t.Fatal(err)
 	}
 	f.srv.ClearRequests()
-	pv, err = svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "ro.md", Data: doc("Low")})
+	pv, err = svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ro.md", Data: doc("Low")})
 	if err != nil || pv.Counts.Update != 1 {
 		t.Fatalf("preview: %v %+v; want the priority's update planned (checked against the create screen)", err, pv.Counts)
 	}
@@ -562,7 +563,7 @@ func TestThreeWayEveryCustomTypeOverHTTP(t *testing.T) {
 			}
 		}
 	})
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}), Fields: core.FieldOptions{Custom: names}})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}), Fields: service.FieldOptions{Custom: names}})
 	cases := []string{"kept", "written", "conflict", "same"}
 	// value picks, per case, the value each field line writes.
 	doc := func(value func(c string, k customKind) string, text func(c string) string) []byte {
@@ -589,15 +590,15 @@ func TestThreeWayEveryCustomTypeOverHTTP(t *testing.T) {
 	}
 	text := func(string) string { return "Text." }
 	n := 0
-	run := func(data []byte) core.ImportPreviewResult {
+	run := func(data []byte) service.ImportPreviewResult {
 		t.Helper()
-		pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "ck.md", Data: data})
+		pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ck.md", Data: data})
 		if err != nil {
 			t.Fatalf("preview: %v", err)
 		}
 		n++
 		if pv.Counts.Create+pv.Counts.Update > 0 {
-			if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: fmt.Sprint("k", n)}); err != nil {
+			if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: fmt.Sprint("k", n)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -631,7 +632,7 @@ func TestThreeWayEveryCustomTypeOverHTTP(t *testing.T) {
 	}
 	// The kept story also changes its text, so that it is written.
 	pv := run(doc(next, func(c string) string { return map[bool]string{true: "Text changed.", false: "Text."}[c == "kept"] }))
-	rows := map[string]core.PlanItem{}
+	rows := map[string]service.PlanItem{}
 	for _, it := range pv.Items {
 		rows[strings.TrimPrefix(string(it.Reference), "ck/")] = it
 	}
@@ -652,7 +653,7 @@ func TestThreeWayEveryCustomTypeOverHTTP(t *testing.T) {
 			if write != wantWrite[c] {
 				t.Errorf("%s %s: write %q; want %q", c, k.name, write, wantWrite[c])
 			}
-			var ch *core.FieldChange
+			var ch *service.FieldChange
 			for i := range rows[c].Changes {
 				if rows[c].Changes[i].Field == key {
 					ch = &rows[c].Changes[i]

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -49,8 +49,8 @@ func jiraLines(logs string) []string {
 // a raw Jira body.
 func TestLogLinesCarryRunID(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
-	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "obs.md", Data: []byte(observePlan)})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "obs.md", Data: []byte(observePlan)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestLogLinesCarryRunID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cm, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true})
+	cm, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true})
 	if err != nil {
 		t.Fatalf("commit: %v", err)
 	}

@@ -7,24 +7,25 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
 // importedOverHTTP writes doc to a file named name, starts the fake Jira
 // and imports the file through the adapter.
-func importedOverHTTP(t *testing.T, name, doc string) (*fixture, *core.WorkItemService, string) {
+func importedOverHTTP(t *testing.T, name, doc string) (*fixture, *service.WorkItemService, string) {
 	t.Helper()
 	path := t.TempDir() + "/" + name
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
-	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
+	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
 		t.Fatal(err)
 	}
 	return f, svc, path
@@ -43,14 +44,14 @@ func TestPullOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	writes := len(f.srv.Writes())
-	pull, err := svc.PullPreview(f.ctx, core.PullPreviewInput{Path: path})
+	pull, err := svc.PullPreview(f.ctx, service.PullPreviewInput{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(f.srv.Writes()) != writes || pull.Counts.Pull != 1 || !strings.Contains(pull.Diff, "+## Epic e-1: Checkout, renamed in Jira") {
 		t.Fatalf("pull preview: %+v\n%s", pull.Counts, pull.Diff)
 	}
-	if _, err := svc.PullCommit(f.ctx, core.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
+	if _, err := svc.PullCommit(f.ctx, service.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
 		t.Fatal(err)
 	}
 	ws := f.srv.Writes()[writes:]
@@ -68,8 +69,8 @@ func TestPullOverHTTP(t *testing.T) {
 	if w, err := f.p.Get(f.ctx, key); err != nil || len(w.BaseValues[core.ContentTitle]) != 1 || w.BaseValues[core.ContentTitle][0] != summary || len(w.BaseValues[core.ContentDescription]) != 1 || w.BaseValues[core.ContentDescription][0] != text {
 		t.Errorf("base values after the pull: %q %v; want the pulled title and description", w.BaseValues, err)
 	}
-	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
-	if err != nil || again.Counts != (core.Counts{Unchanged: 1}) || len(again.Warnings) != 0 {
+	again, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
+	if err != nil || again.Counts != (service.Counts{Unchanged: 1}) || len(again.Warnings) != 0 {
 		t.Errorf("the import after the pull: %+v %q %v", again.Counts, again.Warnings, err)
 	}
 }
@@ -86,18 +87,18 @@ func TestPullMigratesAnOlderProperty(t *testing.T) {
 	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Summary: &summary}); err != nil {
 		t.Fatal(err)
 	}
-	pull, err := svc.PullPreview(f.ctx, core.PullPreviewInput{Path: path})
+	pull, err := svc.PullPreview(f.ctx, service.PullPreviewInput{Path: path})
 	if err != nil || pull.Counts.Pull != 1 || pull.Counts.Conflict != 0 {
 		t.Fatalf("pull of an older property: %v %+v %+v", err, pull.Counts, pull.Items)
 	}
-	if _, err := svc.PullCommit(f.ctx, core.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
+	if _, err := svc.PullCommit(f.ctx, service.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
 		t.Fatal(err)
 	}
 	if sn, _ := f.srv.Issue(key); !strings.Contains(string(sn.Properties[PropertyKey]), `"content":{`) {
 		t.Errorf("the property after the pull has no per-part digests: %s", sn.Properties[PropertyKey])
 	}
-	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
-	if err != nil || again.Counts != (core.Counts{Unchanged: 1}) {
+	again, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
+	if err != nil || again.Counts != (service.Counts{Unchanged: 1}) {
 		t.Errorf("the import after the pull: %+v %v", again.Counts, err)
 	}
 }

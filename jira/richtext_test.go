@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -47,12 +47,12 @@ func TestEditSendsOnlyWhatThePlanChanges(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Replace(doc, "Estimate: 3", "Estimate: 5", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
 	if err != nil || pv.Counts.Update != 1 {
 		t.Fatalf("preview: %v %+v %q", err, pv.Counts, pv.Warnings)
 	}
 	f.srv.ClearRequests()
-	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
+	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
 		t.Fatal(err)
 	}
 	edits := 0
@@ -81,7 +81,7 @@ func TestEditSendsOnlyWhatThePlanChanges(t *testing.T) {
 	if string(after.Description) != string(before.Description) {
 		t.Errorf("description after the commit:\n%s\nwant the person's:\n%s", after.Description, before.Description)
 	}
-	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	again, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
 	if err != nil || again.Counts.Update != 0 || again.Counts.Create != 0 {
 		t.Errorf("the import after the commit: %v %+v", err, again.Counts)
 	}
@@ -99,11 +99,11 @@ func TestRichTextSurvivesPullAndImport(t *testing.T) {
 	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Description: json.RawMessage(richDescription)}); err != nil {
 		t.Fatal(err)
 	}
-	pull, err := svc.PullPreview(f.ctx, core.PullPreviewInput{Path: path})
+	pull, err := svc.PullPreview(f.ctx, service.PullPreviewInput{Path: path})
 	if err != nil || pull.Counts.Pull != 1 {
 		t.Fatalf("pull preview: %v %+v", err, pull.Counts)
 	}
-	if _, err := svc.PullCommit(f.ctx, core.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
+	if _, err := svc.PullCommit(f.ctx, service.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
 		t.Fatal(err)
 	}
 	pulled, _ := os.ReadFile(path)
@@ -112,18 +112,18 @@ func TestRichTextSurvivesPullAndImport(t *testing.T) {
 			t.Errorf("the pulled document lacks %q:\n%s", form, pulled)
 		}
 	}
-	again, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
-	if err != nil || again.Counts != (core.Counts{Unchanged: 1}) || len(again.Warnings) != 0 {
+	again, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
+	if err != nil || again.Counts != (service.Counts{Unchanged: 1}) || len(again.Warnings) != 0 {
 		t.Fatalf("the import after the pull: %v %+v %q", err, again.Counts, again.Warnings)
 	}
 	if err := os.WriteFile(path, []byte(strings.Replace(string(pulled), "Hidden until opened.", "Shown when opened.", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
 	if err != nil || pv.Counts.Update != 1 {
 		t.Fatalf("preview of the edited document: %v %+v %q", err, pv.Counts, pv.Warnings)
 	}
-	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
+	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Replace(compactJSON(t, richDescription), "Hidden until opened.", "Shown when opened.", 1)
@@ -150,7 +150,7 @@ func TestUnrepresentableDescriptionIsLeftToJira(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Replace(doc, "## Story s-1: Pay", "## Story s-1: Pay now", 1)+"\nMore text.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pv, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: path})
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
 	if err != nil || pv.Counts.Update != 1 {
 		t.Fatalf("preview: %v %+v %q", err, pv.Counts, pv.Warnings)
 	}
@@ -159,7 +159,7 @@ func TestUnrepresentableDescriptionIsLeftToJira(t *testing.T) {
 	}) {
 		t.Errorf("no warning names the layout the description keeps: %q", pv.Warnings)
 	}
-	if _, err := svc.ImportCommit(f.ctx, core.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
+	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := f.srv.Issue(key)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -75,7 +76,7 @@ func TestMeasureItemPredictsWhatJiraCounts(t *testing.T) {
 // nothing written to Jira.
 func TestPreviewRefusesWhatJiraWouldRefuse(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
 	var list []string
 	for i := range 2000 {
 		list = append(list, "- item "+itoa(i))
@@ -84,7 +85,7 @@ func TestPreviewRefusesWhatJiraWouldRefuse(t *testing.T) {
 	doc := "---\nid: sized\n---\n# Sized\n\n## Epic e-1: Epic\n\nSmall.\n\n### Story s-1: Big\n\n" + md +
 		"\n\nAcceptance criteria:\n- It works\n\n### Story s-2: Small\n\nSmall.\n\n### Story s-3: Big too\n\n" + md + "\n"
 	f.srv.ClearRequests()
-	_, err := svc.ImportPreview(f.ctx, core.ImportPreviewInput{Path: "sized.md", Data: []byte(doc)})
+	_, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "sized.md", Data: []byte(doc)})
 	e := core.AsError(err)
 	if e == nil || e.Code != core.CodeValidationFailed || !strings.Contains(e.Message, "2 item(s)") {
 		t.Fatalf("preview = %v; want VALIDATION_FAILED for 2 items", err)

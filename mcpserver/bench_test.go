@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -56,7 +57,7 @@ func BenchmarkQueryOverhead(b *testing.B) {
 	}
 	svc, c := r.svc, r.c
 	ctx := context.Background()
-	in := core.QueryInput{Status: core.StatusTodo}
+	in := service.QueryInput{Status: core.StatusTodo}
 	args := map[string]any{"status": "todo"}
 	var direct, viaMCP []time.Duration
 	for b.Loop() {

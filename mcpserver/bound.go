@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // MaxRows bounds the rows one MCP result carries: the items of a preview
@@ -27,7 +28,7 @@ const MaxChangeBytes = 96 << 10
 // importPreviewResult is import_preview's result: the core preview with
 // at most MaxRows items.
 type importPreviewResult struct {
-	core.ImportPreviewResult
+	service.ImportPreviewResult
 	RowsTruncated bool `json:"rows_truncated" jsonschema:"true when items lists only some of the plan's items (changes first, in document order); counts always cover the whole plan, and the commit executes the whole stored plan"`
 	RowsTotal     int  `json:"rows_total" jsonschema:"the number of items in the whole plan"`
 	// ChangesOmitted counts the rows whose changes were left out
@@ -41,21 +42,21 @@ type importPreviewResult struct {
 
 // importCommitResult is import_commit's result with at most MaxRows items.
 type importCommitResult struct {
-	core.ImportCommitResult
+	service.ImportCommitResult
 	RowsTruncated bool `json:"rows_truncated" jsonschema:"true when items lists only some of the committed plan's items (writes first, in order); counts always cover the whole commit"`
 	RowsTotal     int  `json:"rows_total" jsonschema:"the number of items in the whole commit"`
 }
 
 // getResult is workitem_get's result with at most MaxRows children.
 type getResult struct {
-	core.GetResult
+	service.GetResult
 	ChildrenTruncated bool `json:"children_truncated" jsonschema:"true when item.children lists only the first of the epic's stories; narrow with workitem_query (epic) to see the others"`
 	ChildrenTotal     int  `json:"children_total" jsonschema:"the number of the epic's stories (0 for a story)"`
 }
 
-func boundPreview(r core.ImportPreviewResult) importPreviewResult {
+func boundPreview(r service.ImportPreviewResult) importPreviewResult {
 	total := len(r.Items)
-	r.Items = firstRows(r.Items, func(it core.PlanItem) bool { return it.Action != core.ActionUnchanged })
+	r.Items = firstRows(r.Items, func(it service.PlanItem) bool { return it.Action != core.ActionUnchanged })
 	omitted := 0
 	r.Items, omitted = boundChanges(r.Items)
 	structure := len(r.Structure)
@@ -69,9 +70,9 @@ func boundPreview(r core.ImportPreviewResult) importPreviewResult {
 // boundChanges keeps the rows' changes, in order, while they fit in
 // MaxChangeBytes, and leaves out those of the rows after (counted). rows
 // is not changed.
-func boundChanges(rows []core.PlanItem) ([]core.PlanItem, int) {
+func boundChanges(rows []service.PlanItem) ([]service.PlanItem, int) {
 	size, omitted := 0, 0
-	var out []core.PlanItem
+	var out []service.PlanItem
 	for i, it := range rows {
 		if len(it.Changes) == 0 {
 			continue
@@ -82,7 +83,7 @@ func boundChanges(rows []core.PlanItem) ([]core.PlanItem, int) {
 				size += len(v)
 			}
 			size += len(c.Base)
-			for _, sd := range []*core.FieldSide{c.Tracker, c.Document} { // a conflict's two sides
+			for _, sd := range []*service.FieldSide{c.Tracker, c.Document} { // a conflict's two sides
 				if sd != nil {
 					size += len(sd.To) + len(sd.Diff)
 					for _, v := range append(slices.Clip(sd.Added), sd.Removed...) {
@@ -106,13 +107,13 @@ func boundChanges(rows []core.PlanItem) ([]core.PlanItem, int) {
 	return out, omitted
 }
 
-func boundCommit(r core.ImportCommitResult) importCommitResult {
+func boundCommit(r service.ImportCommitResult) importCommitResult {
 	total := len(r.Items)
-	r.Items = firstRows(r.Items, func(it core.CommittedItem) bool { return it.Outcome != "skipped" })
+	r.Items = firstRows(r.Items, func(it service.CommittedItem) bool { return it.Outcome != "skipped" })
 	return importCommitResult{ImportCommitResult: r, RowsTruncated: len(r.Items) < total, RowsTotal: total}
 }
 
-func boundGet(r core.GetResult) getResult {
+func boundGet(r service.GetResult) getResult {
 	total := len(r.Item.Children)
 	if total > MaxRows {
 		r.Item.Children = slices.Clip(r.Item.Children[:MaxRows])

@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -43,19 +44,19 @@ func bigPlan(id string, epics, stories int) string {
 // rows_truncated: true, the whole plan's counts and rows_total; changed
 // rows come before unchanged ones; the commit still executes every item.
 func TestPreviewRowsAreBounded(t *testing.T) {
-	items := make([]core.PlanItem, 0, 1000)
+	items := make([]service.PlanItem, 0, 1000)
 	for i := 0; i < 1000; i++ {
 		a := core.ActionUnchanged
 		if i%100 == 99 {
 			a = core.ActionUpdate // 10 updates, late in the document
 		}
-		items = append(items, core.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: a, Key: fmt.Sprintf("DEMO-%d", i+1)})
+		items = append(items, service.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: a, Key: fmt.Sprintf("DEMO-%d", i+1)})
 	}
 	dir := t.TempDir()
 	writeFile(t, dir, "p.md", "# P\n")
-	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+	svc := &fakeService{importPreview: func(context.Context, service.ImportPreviewInput) (service.ImportPreviewResult, error) {
 		r := sampleImportPreview()
-		r.Items, r.Counts = items, core.Counts{Update: 10, Unchanged: 990}
+		r.Items, r.Counts = items, service.Counts{Update: 10, Unchanged: 990}
 		return r, nil
 	}}
 	c := connect(t, svc, Options{Workspace: dir}, nil, "")
@@ -97,13 +98,13 @@ func TestPreviewRowsAreBounded(t *testing.T) {
 // number in structure_total (it was a 2.4 MB answer); a small one is whole.
 func TestPreviewStructureIsBounded(t *testing.T) {
 	const n = 9945
-	structure := make([]core.StructureChange, n)
+	structure := make([]service.StructureChange, n)
 	for i := range structure {
-		structure[i] = core.StructureChange{Action: "link", Item: fmt.Sprintf("s-%d", i+2), Message: fmt.Sprintf("s-%d depends on s-%d: link to add", i+2, i+1)}
+		structure[i] = service.StructureChange{Action: "link", Item: fmt.Sprintf("s-%d", i+2), Message: fmt.Sprintf("s-%d depends on s-%d: link to add", i+2, i+1)}
 	}
 	dir := t.TempDir()
 	writeFile(t, dir, "p.md", "# P\n")
-	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+	svc := &fakeService{importPreview: func(context.Context, service.ImportPreviewInput) (service.ImportPreviewResult, error) {
 		r := sampleImportPreview()
 		r.Structure = structure
 		return r, nil
@@ -125,13 +126,13 @@ func TestPreviewStructureIsBounded(t *testing.T) {
 }
 
 func TestEpicChildrenAreBounded(t *testing.T) {
-	svc := &fakeService{get: func(context.Context, core.GetInput) (core.GetResult, error) {
+	svc := &fakeService{get: func(context.Context, service.GetInput) (service.GetResult, error) {
 		v := sampleView()
 		v.Kind, v.Epic = core.KindEpic, nil
 		for i := 0; i < 5000; i++ {
-			v.Children = append(v.Children, core.ItemRef{Key: fmt.Sprintf("DEMO-%d", i+10), Title: "Child"})
+			v.Children = append(v.Children, service.ItemRef{Key: fmt.Sprintf("DEMO-%d", i+10), Title: "Child"})
 		}
-		return core.GetResult{ResultType: core.ResultPreview, RunID: "run-g", Item: v}, nil
+		return service.GetResult{ResultType: service.ResultPreview, RunID: "run-g", Item: v}, nil
 	}}
 	c := connect(t, svc, Options{}, nil, "")
 	m := c.mustCall(t, ToolWorkItemGet, map[string]any{"item": "DEMO-1"})
@@ -154,7 +155,7 @@ func TestHundredThousandItemPreviewResultSize(t *testing.T) {
 	}
 	ws := t.TempDir()
 	writeFile(t, ws, "big.md", bigPlan("big", 1000, 99)) // 1,000 epics + 99,000 stories
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: fakeprovider.New(fakeprovider.Options{}), Store: memstore.New(memstore.Options{})})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: fakeprovider.New(fakeprovider.Options{}), Store: memstore.New(memstore.Options{})})
 	c := connect(t, svc, Options{Workspace: ws}, nil, "")
 	res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolImportPreview, Arguments: map[string]any{"path": "big.md"}})
 	if err != nil {
@@ -189,11 +190,11 @@ func TestHundredThousandItemPreviewResultSize(t *testing.T) {
 
 // previewOf calls import_preview through the server, whose service
 // previews items with counts; the result, the service and the connection.
-func previewOf(t *testing.T, items []core.PlanItem, counts core.Counts) (map[string]any, *fakeService, *conn) {
+func previewOf(t *testing.T, items []service.PlanItem, counts service.Counts) (map[string]any, *fakeService, *conn) {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, dir, "p.md", "# P\n")
-	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+	svc := &fakeService{importPreview: func(context.Context, service.ImportPreviewInput) (service.ImportPreviewResult, error) {
 		r := sampleImportPreview()
 		r.Items, r.Counts = items, counts
 		return r, nil
@@ -206,14 +207,14 @@ func previewOf(t *testing.T, items []core.PlanItem, counts core.Counts) (map[str
 // (field, from, to, diff) while they fit in MaxChangeBytes; the rows past
 // it keep changed_fields and changes_omitted counts them.
 func TestPreviewChangesAreBounded(t *testing.T) {
-	long := strings.Repeat("d", core.MaxChangeValue)
-	items := make([]core.PlanItem, 0, 150)
+	long := strings.Repeat("d", service.MaxChangeValue)
+	items := make([]service.PlanItem, 0, 150)
 	for i := range 150 {
-		items = append(items, core.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: core.ActionUpdate,
+		items = append(items, service.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: core.ActionUpdate,
 			Key: fmt.Sprintf("DEMO-%d", i+1), ChangedFields: []string{"description"},
-			Changes: []core.FieldChange{{Field: "description", From: long, To: long + "x", Diff: strings.Repeat("-"+long+"\n", 3)}}})
+			Changes: []service.FieldChange{{Field: "description", From: long, To: long + "x", Diff: strings.Repeat("-"+long+"\n", 3)}}})
 	}
-	m, svc, c := previewOf(t, items, core.Counts{Update: 150})
+	m, svc, c := previewOf(t, items, service.Counts{Update: 150})
 	rows := m["items"].([]any)
 	with, without := 0, false
 	for i, r := range rows {
@@ -233,7 +234,7 @@ func TestPreviewChangesAreBounded(t *testing.T) {
 			t.Fatalf("row %d lost changed_fields", i)
 		}
 	}
-	per := 11 + 2*core.MaxChangeValue + 1 + 3*(core.MaxChangeValue+2)
+	per := 11 + 2*service.MaxChangeValue + 1 + 3*(service.MaxChangeValue+2)
 	if with != MaxChangeBytes/per || m["changes_omitted"] != float64(150-with) {
 		t.Errorf("%d rows with changes (want %d), changes_omitted %v", with, MaxChangeBytes/per, m["changes_omitted"])
 	}
@@ -248,16 +249,16 @@ func TestPreviewChangesAreBounded(t *testing.T) {
 func TestPreviewOfEveryActionMatchesTheSchema(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "p.md", "# P\n")
-	svc := &fakeService{importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+	svc := &fakeService{importPreview: func(context.Context, service.ImportPreviewInput) (service.ImportPreviewResult, error) {
 		r := sampleImportPreview()
 		r.Items = nil
-		for _, a := range []core.Action{core.ActionCreate, core.ActionUpdate, core.ActionUnchanged, core.ActionDrift, core.ActionRemoved, core.ActionClose} {
-			r.Items = append(r.Items, core.PlanItem{Reference: core.Reference("p/" + string(a)), Kind: core.KindStory, Title: "T", Action: a, Status: core.StatusTodo})
+		for _, a := range []core.Action{core.ActionCreate, core.ActionUpdate, core.ActionUnchanged, core.ActionDrift, service.ActionRemoved, service.ActionClose} {
+			r.Items = append(r.Items, service.PlanItem{Reference: core.Reference("p/" + string(a)), Kind: core.KindStory, Title: "T", Action: a, Status: core.StatusTodo})
 		}
 		for _, k := range []core.Kind{core.KindEpic, core.KindSubtask} {
-			r.Items = append(r.Items, core.PlanItem{Reference: core.Reference("p/" + string(k)), Kind: k, Title: "T", Action: core.ActionCreate, Status: core.StatusTodo})
+			r.Items = append(r.Items, service.PlanItem{Reference: core.Reference("p/" + string(k)), Kind: k, Title: "T", Action: core.ActionCreate, Status: core.StatusTodo})
 		}
-		r.Structure = []core.StructureChange{{Action: string(core.ActionLink), Item: "subtask", Message: "subtask depends on create: link to add"}}
+		r.Structure = []service.StructureChange{{Action: string(service.ActionLink), Item: "subtask", Message: "subtask depends on create: link to add"}}
 		return r, nil
 	}}
 	c := connect(t, svc, Options{Workspace: dir}, nil, "")
@@ -270,15 +271,15 @@ func TestPreviewOfEveryActionMatchesTheSchema(t *testing.T) {
 // from the base) in the result, and its sides count towards
 // MaxChangeBytes like its own values (issue 18 §1).
 func TestPreviewConflictSidesAreCarriedAndCounted(t *testing.T) {
-	long := strings.Repeat("t", core.MaxChangeValue)
-	items := make([]core.PlanItem, 0, 150)
+	long := strings.Repeat("t", service.MaxChangeValue)
+	items := make([]service.PlanItem, 0, 150)
 	for i := range 150 {
-		items = append(items, core.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: core.ActionDrift,
+		items = append(items, service.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d", i)), Kind: core.KindStory, Title: "T", Action: core.ActionDrift,
 			Key: fmt.Sprintf("DEMO-%d", i+1),
-			Changes: []core.FieldChange{{Field: "title", From: long, To: long, Conflict: true, Base: long,
-				Tracker: &core.FieldSide{To: long}, Document: &core.FieldSide{To: long}}}})
+			Changes: []service.FieldChange{{Field: "title", From: long, To: long, Conflict: true, Base: long,
+				Tracker: &service.FieldSide{To: long}, Document: &service.FieldSide{To: long}}}})
 	}
-	m, _, _ := previewOf(t, items, core.Counts{Drift: 150})
+	m, _, _ := previewOf(t, items, service.Counts{Drift: 150})
 	with := 0
 	for i, r := range m["items"].([]any) {
 		ch, ok := r.(map[string]any)["changes"].([]any)
@@ -293,7 +294,7 @@ func TestPreviewConflictSidesAreCarriedAndCounted(t *testing.T) {
 			t.Fatalf("row %d change %v", i, c)
 		}
 	}
-	per := 5 + 5*core.MaxChangeValue
+	per := 5 + 5*service.MaxChangeValue
 	if with != MaxChangeBytes/per || m["changes_omitted"] != float64(150-with) {
 		t.Errorf("%d rows with changes (want %d), changes_omitted %v", with, MaxChangeBytes/per, m["changes_omitted"])
 	}

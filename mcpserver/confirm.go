@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -26,7 +27,7 @@ const maxPending = 256
 
 // previewLoader shows a stored plan again: Service.StoredPreview, or
 // StoredPull for a pull's.
-type previewLoader func(ctx context.Context, handle string) (core.PreviewInfo, error)
+type previewLoader func(ctx context.Context, handle string) (service.PreviewInfo, error)
 
 // confirm decides whether a commit may go ahead without asking, must ask
 // the person first, or must be refused. It returns:
@@ -40,7 +41,7 @@ type previewLoader func(ctx context.Context, handle string) (core.PreviewInfo, e
 //
 // Asking is on top of, never instead of, preview_handle + confirmed: true:
 // the service still checks both.
-func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, load previewLoader, tool string, kind core.PreviewKind, in core.CommitInput) (*mcp.CallToolResult, string, error) {
+func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, load previewLoader, tool string, kind core.PreviewKind, in service.CommitInput) (*mcp.CallToolResult, string, error) {
 	mode := s.modeOf(ctx) // the team's policy may be stricter (policy.go)
 	if mode == ElicitationOff || !in.Confirmed {
 		// Without confirmed: true the service refuses with
@@ -100,7 +101,7 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, load pre
 }
 
 // shownDigest is the digest of the stored plan a question shows.
-func shownDigest(info core.PreviewInfo) string {
+func shownDigest(info service.PreviewInfo) string {
 	switch {
 	case info.Import != nil:
 		return info.Import.PlanDigest
@@ -115,7 +116,7 @@ func shownDigest(info core.PreviewInfo) string {
 // checkAnswer accepts the person's answer only for a question this server
 // asked, for this very commit, once, and returns the digest of the plan
 // the question showed: the commit executes that plan or nothing.
-func (s *server) checkAnswer(ctx context.Context, req *mcp.CallToolRequest, tool string, in core.CommitInput) (string, error) {
+func (s *server) checkAnswer(ctx context.Context, req *mcp.CallToolRequest, tool string, in service.CommitInput) (string, error) {
 	st := logOf(ctx)
 	if st == nil {
 		st = &callLog{}
@@ -178,7 +179,7 @@ const maxListed = 15
 // describe says what will be written where, for the person: every write
 // of the stored plan (core.PlanWrites), counted by kind and each named,
 // up to maxListed of a kind.
-func describe(info core.PreviewInfo) string {
+func describe(info service.PreviewInfo) string {
 	var b strings.Builder
 	switch {
 	case info.Import != nil:
@@ -188,12 +189,12 @@ func describe(info core.PreviewInfo) string {
 			what = fmt.Sprintf("importing %d documents", len(p.Documents))
 		}
 		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira (%s), %s: %s", p.Scope, what, p.Writes.Summary())
-		fmt.Fprintf(&b, ". %s and %s are left alone", core.Plural(p.Counts.Unchanged, "unchanged item", "unchanged items"), core.Plural(p.Counts.Drift, "item edited in Jira", "items edited in Jira"))
+		fmt.Fprintf(&b, ". %s and %s are left alone", service.Plural(p.Counts.Unchanged, "unchanged item", "unchanged items"), service.Plural(p.Counts.Drift, "item edited in Jira", "items edited in Jira"))
 		if p.Counts.Removed > 0 {
-			fmt.Fprintf(&b, ", and %s the document no longer lists", core.Plural(p.Counts.Removed, "item", "items"))
+			fmt.Fprintf(&b, ", and %s the document no longer lists", service.Plural(p.Counts.Removed, "item", "items"))
 		}
 		if p.Counts.Blocked > 0 {
-			fmt.Fprintf(&b, "; %s held back (not created)", core.Plural(p.Counts.Blocked, "item is", "items are"))
+			fmt.Fprintf(&b, "; %s held back (not created)", service.Plural(p.Counts.Blocked, "item is", "items are"))
 		}
 		b.WriteString(".\n")
 		listWrites(&b, p.Writes)
@@ -287,7 +288,7 @@ func (p *pendingConfirmations) take(nonce string) (pendingQuestion, bool) {
 
 // describePull says what a pull commit writes: the file, and DevWorkWire's
 // record on each item in Jira.
-func describePull(b *strings.Builder, p *core.PullPreviewResult) {
+func describePull(b *strings.Builder, p *service.PullPreviewResult) {
 	c := p.Counts
 	fmt.Fprintf(b, "DevWorkWire is about to pull what people changed in Jira into the planning document %s (document %q): %s", p.Path, p.Document, p.Planned.Summary())
 	if p.Diff == "" {
@@ -295,7 +296,7 @@ func describePull(b *strings.Builder, p *core.PullPreviewResult) {
 	}
 	b.WriteString(". A record is DevWorkWire's own, on the issue in Jira: no field, text or status of an issue changes")
 	if c.Conflict > 0 {
-		fmt.Fprintf(b, "; %s", core.Plural(c.Conflict, "item in conflict is left as it is", "items in conflict are left as they are"))
+		fmt.Fprintf(b, "; %s", service.Plural(c.Conflict, "item in conflict is left as it is", "items in conflict are left as they are"))
 	}
 	b.WriteString(".\n")
 	listWrites(b, p.Planned)
@@ -306,7 +307,7 @@ func describePull(b *strings.Builder, p *core.PullPreviewResult) {
 
 // listWrites names each write, one a line, up to maxListed of a kind, and
 // says how many more of a kind there are.
-func listWrites(b *strings.Builder, w core.PlanWrites) {
+func listWrites(b *strings.Builder, w service.PlanWrites) {
 	shown := map[core.Action]int{}
 	for _, pw := range w.Writes {
 		if shown[pw.Action] == maxListed {

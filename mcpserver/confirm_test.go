@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -180,9 +181,9 @@ func TestNoQuestionWhenNothingCanBeWritten(t *testing.T) {
 		t.Error("asked about an unknown handle")
 	}
 
-	svc.preview = func(context.Context, string) (core.PreviewInfo, error) {
+	svc.preview = func(context.Context, string) (service.PreviewInfo, error) {
 		p := sampleImportPreview()
-		return core.PreviewInfo{Kind: core.PreviewImport, Import: &p, ConsumedBy: "k-1"}, nil
+		return service.PreviewInfo{Kind: core.PreviewImport, Import: &p, ConsumedBy: "k-1"}, nil
 	}
 	c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": "h-import", "confirmed": true, "idempotency_key": "k-1"})
 	if a.n.Load() != 0 {
@@ -249,13 +250,13 @@ func TestForgedAnswersAreRefused(t *testing.T) {
 // creates do not hide a link.
 func TestDescribeBoundsEachKindOfWrite(t *testing.T) {
 	p := sampleImportPreview()
-	var ws []core.PlannedWrite
+	var ws []service.PlannedWrite
 	for i := 0; i < 40; i++ {
-		ws = append(ws, core.PlannedWrite{Action: core.ActionCreate, Item: fmt.Sprintf("s-%d", i), Text: fmt.Sprintf("story s-%d \"t\"", i)})
+		ws = append(ws, service.PlannedWrite{Action: core.ActionCreate, Item: fmt.Sprintf("s-%d", i), Text: fmt.Sprintf("story s-%d \"t\"", i)})
 	}
-	ws = append(ws, core.PlannedWrite{Action: core.ActionLink, Item: "s-1", Text: "s-1 depends on s-0: s-1 is blocked by s-0"})
-	p.Writes = core.NewPlanWrites(ws)
-	s := describe(core.PreviewInfo{Kind: core.PreviewImport, Import: &p})
+	ws = append(ws, service.PlannedWrite{Action: service.ActionLink, Item: "s-1", Text: "s-1 depends on s-0: s-1 is blocked by s-0"})
+	p.Writes = service.NewPlanWrites(ws)
+	s := describe(service.PreviewInfo{Kind: core.PreviewImport, Import: &p})
 	for _, want := range []string{"41 writes: create 40 items, add 1 dependency link", "- create story s-14 \"t\"\n", "… and 25 more create writes (create 40 items in all).", "- link s-1 depends on s-0: s-1 is blocked by s-0\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("describe lacks %q:\n%s", want, s)
@@ -291,9 +292,9 @@ func TestPendingQuestionsAreBoundedAndSingleUse(t *testing.T) {
 // counted in words, and no write is listed for them.
 func TestDescribeCountsWhatIsLeftAlone(t *testing.T) {
 	p := sampleImportPreview()
-	p.Counts = core.Counts{Unchanged: 1, Drift: 2, Removed: 1}
-	p.Writes = core.NewPlanWrites(nil)
-	s := describe(core.PreviewInfo{Kind: core.PreviewImport, Import: &p})
+	p.Counts = service.Counts{Unchanged: 1, Drift: 2, Removed: 1}
+	p.Writes = service.NewPlanWrites(nil)
+	s := describe(service.PreviewInfo{Kind: core.PreviewImport, Import: &p})
 	if !strings.Contains(s, `importing document "checkout-v2": no writes. 1 unchanged item and 2 items edited in Jira are left alone, and 1 item the document no longer lists.`) || strings.Contains(s, "\n- ") {
 		t.Errorf("describe: %s", s)
 	}
@@ -310,12 +311,12 @@ func TestDescribePullCountsInWords(t *testing.T) {
 		{1, 1, []string{"2 writes: rewrite 1 planning document, record 1 item as matching the document", "; 1 item in conflict is left as it is."}},
 		{3, 2, []string{"3 writes: rewrite 1 planning document, record 2 items as matching the document", "; 3 items in conflict are left as they are."}},
 	} {
-		ws := []core.PlannedWrite{{Action: core.WriteFile, Text: "plan.md"}}
+		ws := []service.PlannedWrite{{Action: service.WriteFile, Text: "plan.md"}}
 		for i := 0; i < c.records; i++ {
-			ws = append(ws, core.PlannedWrite{Action: core.WriteRecord, Text: fmt.Sprintf("story s-%d", i)})
+			ws = append(ws, service.PlannedWrite{Action: service.WriteRecord, Text: fmt.Sprintf("story s-%d", i)})
 		}
 		var b strings.Builder
-		describePull(&b, &core.PullPreviewResult{Path: "plan.md", Document: "d", Diff: "x", Counts: core.PullCounts{Conflict: c.conflict}, Planned: core.NewPlanWrites(ws)})
+		describePull(&b, &service.PullPreviewResult{Path: "plan.md", Document: "d", Diff: "x", Counts: service.PullCounts{Conflict: c.conflict}, Planned: service.NewPlanWrites(ws)})
 		for _, w := range c.want {
 			if !strings.Contains(b.String(), w) {
 				t.Errorf("%+v: question lacks %q:\n%s", c, w, b.String())

@@ -11,6 +11,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/core/storeerr"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,7 +76,7 @@ func TestElicitationCommitsThePlanThatWasShown(t *testing.T) {
 		t.Run(proto, func(t *testing.T) {
 			prov := fakeprovider.New(fakeprovider.Options{})
 			st := &rewrittenStore{Store: memstore.New(memstore.Options{})}
-			svc := core.NewWorkItemService(core.ServiceOptions{Provider: prov, Store: st})
+			svc := service.NewWorkItemService(service.ServiceOptions{Provider: prov, Store: st})
 			ws, _ := newWorkspace(t)
 			if err := os.WriteFile(filepath.Join(ws, "plans", "bigger.md"), []byte(biggerDoc), 0o644); err != nil {
 				t.Fatal(err)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,7 +16,7 @@ import (
 // transports and lists the tools with their tier. `dwire mcp` does the
 // same over stdio with mcpserver.Serve.
 func ExampleNew() {
-	svc := core.NewWorkItemService(core.ServiceOptions{
+	svc := service.NewWorkItemService(service.ServiceOptions{
 		Provider: fakeprovider.New(fakeprovider.Options{}),
 		Store:    memstore.New(memstore.Options{}),
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/plan"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,7 +29,7 @@ type exportInput struct {
 }
 
 func (s *server) export(ctx context.Context, _ *mcp.CallToolRequest, b backend, in exportInput) (*mcp.CallToolResult, exportResult, error) {
-	res, err := b.svc.Export(ctx, core.ExportInput{ // the service trims the selection and the id
+	res, err := b.svc.Export(ctx, service.ExportInput{ // the service trims the selection and the id
 		IssueSelection: core.IssueSelection{Epic: in.Epic, Query: in.JQL, Project: in.Project},
 		Format:         plan.FormatName(in.Format), Document: in.Document,
 	})
@@ -44,12 +45,12 @@ func (s *server) export(ctx context.Context, _ *mcp.CallToolRequest, b backend, 
 type exportResult struct {
 	TextTruncated bool `json:"text_truncated" jsonschema:"true when text holds only the start of the document (cut at a line end, MaxDocumentBytes): it is then not a complete planning document, so do not save it as one; narrow the selection, or have the person run dwire export -o FILE"`
 	TextBytes     int  `json:"text_bytes" jsonschema:"the size of the whole document in bytes"`
-	core.ExportResult
+	service.ExportResult
 }
 
 // boundExport cuts the text at the last line end within MaxDocumentBytes
 // and says so (text_truncated, a warning).
-func boundExport(r core.ExportResult) exportResult {
+func boundExport(r service.ExportResult) exportResult {
 	total := len(r.Text)
 	out := exportResult{TextBytes: total}
 	if r.Text, out.TextTruncated = cutAtLineEnd(r.Text, MaxDocumentBytes); out.TextTruncated {

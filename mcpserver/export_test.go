@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // TestExportPassesTheSelection: document_export hands the CLI's selection,
@@ -16,11 +17,11 @@ func TestExportPassesTheSelection(t *testing.T) {
 	c := connect(t, svc, Options{}, nil, "")
 	cases := []struct {
 		args map[string]any
-		want core.ExportInput
+		want service.ExportInput
 	}{
-		{map[string]any{"epic": "DEMO-1"}, core.ExportInput{IssueSelection: core.IssueSelection{Epic: "DEMO-1"}}},
-		{map[string]any{"jql": "labels = q3", "format": "yml", "document": "q3"}, core.ExportInput{IssueSelection: core.IssueSelection{Query: "labels = q3"}, Format: "yaml", Document: "q3"}},
-		{map[string]any{"project": "DEMO", "format": "md"}, core.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: "markdown"}},
+		{map[string]any{"epic": "DEMO-1"}, service.ExportInput{IssueSelection: core.IssueSelection{Epic: "DEMO-1"}}},
+		{map[string]any{"jql": "labels = q3", "format": "yml", "document": "q3"}, service.ExportInput{IssueSelection: core.IssueSelection{Query: "labels = q3"}, Format: "yaml", Document: "q3"}},
+		{map[string]any{"project": "DEMO", "format": "md"}, service.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: "markdown"}},
 	}
 	for _, tc := range cases {
 		m := c.mustCall(t, ToolDocumentExport, tc.args)
@@ -46,7 +47,7 @@ func TestExportPassesTheSelection(t *testing.T) {
 func TestExportTextIsBounded(t *testing.T) {
 	line := "- [ ] a criterion of some length, as a story has many\n"
 	big := strings.Repeat(line, MaxDocumentBytes/len(line)+10)
-	svc := &fakeService{export: func(context.Context, core.ExportInput) (core.ExportResult, error) {
+	svc := &fakeService{export: func(context.Context, service.ExportInput) (service.ExportResult, error) {
 		r := sampleExport()
 		r.Text, r.Stories, r.Warnings = big, 900, []string{"s-3 does not read back"}
 		return r, nil
@@ -66,7 +67,7 @@ func TestExportTextIsBounded(t *testing.T) {
 	}
 	// At the cap exactly, nothing is cut.
 	exact := strings.Repeat("x", MaxDocumentBytes-1) + "\n"
-	if r := boundExport(core.ExportResult{Text: exact}); r.TextTruncated || r.Text != exact || len(r.Warnings) != 0 {
+	if r := boundExport(service.ExportResult{Text: exact}); r.TextTruncated || r.Text != exact || len(r.Warnings) != 0 {
 		t.Errorf("a document of exactly the cap was cut: %d bytes, %v", len(r.Text), r.Warnings)
 	}
 }

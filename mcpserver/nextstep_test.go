@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // TestCommitRefusalsNameTheToolToCall: core's gate errors name no tool
@@ -22,14 +23,14 @@ func TestCommitRefusalsNameTheToolToCall(t *testing.T) {
 		{core.CodeIdempotencyKeyReused, false}, {core.CodeJiraUnavailable, false},
 	} {
 		svc := &fakeService{
-			importCommit: func(context.Context, core.CommitInput) (core.ImportCommitResult, error) {
-				return core.ImportCommitResult{}, core.Errorf(c.code, msg).WithRunID("r1")
+			importCommit: func(context.Context, service.CommitInput) (service.ImportCommitResult, error) {
+				return service.ImportCommitResult{}, core.Errorf(c.code, msg).WithRunID("r1")
 			},
-			progressCommit: func(context.Context, core.CommitInput) (core.ProgressCommitResult, error) {
-				return core.ProgressCommitResult{}, core.Errorf(c.code, msg).WithRunID("r2")
+			progressCommit: func(context.Context, service.CommitInput) (service.ProgressCommitResult, error) {
+				return service.ProgressCommitResult{}, core.Errorf(c.code, msg).WithRunID("r2")
 			},
-			get: func(context.Context, core.GetInput) (core.GetResult, error) {
-				return core.GetResult{}, core.Errorf(c.code, msg).WithRunID("r3")
+			get: func(context.Context, service.GetInput) (service.GetResult, error) {
+				return service.GetResult{}, core.Errorf(c.code, msg).WithRunID("r3")
 			},
 		}
 		cn := connect(t, svc, Options{Elicitation: ElicitationOff}, nil, "")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,7 +28,7 @@ func agentContext(ctx context.Context, req *mcp.CallToolRequest) context.Context
 			a.Client, a.ClientVersion = ci.Name, ci.Version
 		}
 	}
-	return core.WithMadeBy(core.WithActor(ctx, a), a.String()+" via MCP")
+	return service.WithMadeBy(core.WithActor(ctx, a), a.String()+" via MCP")
 }
 
 // localStrictness ranks the server's own elicitation setting against the

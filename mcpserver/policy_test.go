@@ -10,6 +10,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/core/storetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,7 +22,7 @@ func policyEnv(t *testing.T, policy core.AgentPolicy, o Options, copts *mcp.Clie
 	clk := storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	prov := fakeprovider.New(fakeprovider.Options{Now: clk.Now})
 	st := memstore.New(memstore.Options{Now: clk.Now})
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: prov, Store: st, Now: clk.Now})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: prov, Store: st, Now: clk.Now})
 	if _, err := svc.SetGatePolicy(core.WithActor(t.Context(), core.Actor{Kind: core.ActorPerson, User: "lead"}), policy); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,7 +25,7 @@ type pullPreviewResult struct {
 	RowsTotal      int  `json:"rows_total" jsonschema:"the number of items in the whole plan"`
 	DiffTruncated  bool `json:"diff_truncated" jsonschema:"true when diff shows only the start of the file's diff (cut at a line end); the commit writes the whole stored file; a person sees all of it with dwire pull --dry-run"`
 	ChangesOmitted int  `json:"changes_omitted,omitempty" jsonschema:"rows whose changes were left out to keep the result small"`
-	core.PullPreviewResult
+	service.PullPreviewResult
 }
 
 func (s *server) pullPreview(ctx context.Context, _ *mcp.CallToolRequest, b backend, in pullPreviewInput) (*mcp.CallToolResult, pullPreviewResult, error) {
@@ -32,7 +33,7 @@ func (s *server) pullPreview(ctx context.Context, _ *mcp.CallToolRequest, b back
 	if err != nil {
 		return nil, pullPreviewResult{}, err
 	}
-	res, err := b.svc.PullPreview(ctx, core.PullPreviewInput{Path: path, TakeTracker: in.TakeTracker, TakeDocument: in.TakeDocument})
+	res, err := b.svc.PullPreview(ctx, service.PullPreviewInput{Path: path, TakeTracker: in.TakeTracker, TakeDocument: in.TakeDocument})
 	if err != nil {
 		return nil, pullPreviewResult{}, err
 	}
@@ -41,7 +42,7 @@ func (s *server) pullPreview(ctx context.Context, _ *mcp.CallToolRequest, b back
 	return nil, boundPull(res), nil
 }
 
-func (s *server) pullCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, core.PullCommitResult, error) {
+func (s *server) pullCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in service.CommitInput) (*mcp.CallToolResult, service.PullCommitResult, error) {
 	load := previewLoader(b.svc.StoredPull)
 	if in.Confirmed {
 		// The commit rewrites the file the stored plan names (a plan a
@@ -49,28 +50,28 @@ func (s *server) pullCommit(ctx context.Context, req *mcp.CallToolRequest, b bac
 		// workspace, as import_preview reads only those.
 		info, err := b.svc.StoredPull(ctx, in.PreviewHandle)
 		if err != nil {
-			return nil, core.PullCommitResult{}, err
+			return nil, service.PullCommitResult{}, err
 		}
 		if info.ConsumedBy == "" {
 			if _, err := resolveInside(b.workspace, info.Pull.Path); err != nil {
-				return nil, core.PullCommitResult{}, core.Errorf(core.CodeSourceNotFound,
+				return nil, service.PullCommitResult{}, core.Errorf(core.CodeSourceNotFound,
 					"The pull plan %s rewrites %s, which is not a file inside the workspace (%s). Nothing was written. The MCP server writes only documents inside the workspace; run the pull in a terminal (dwire pull), or move the document into the workspace and call pull_preview again.",
 					in.PreviewHandle, info.Pull.Path, core.AsError(err).Message).WithDetails(core.Detail{Field: "preview_handle", Message: "writes outside the workspace"})
 			}
 		}
 		// The confirmation shows the plan just read: not read twice.
-		load = func(context.Context, string) (core.PreviewInfo, error) { return info, nil }
+		load = func(context.Context, string) (service.PreviewInfo, error) { return info, nil }
 		// And the write itself stays inside: a folder or link swapped
 		// since the check cannot lead it out (os.Root).
 		ws, err := workspaceDir(b.workspace)
 		if err != nil {
-			return nil, core.PullCommitResult{}, err
+			return nil, service.PullCommitResult{}, err
 		}
 		in.WriteWithin = ws
 	}
 	ask, res, err := commitConfirmed(ctx, s, req, b, ToolPullCommit, core.PreviewPull, in, load, b.svc.PullCommit)
 	if err != nil || ask != nil {
-		return ask, core.PullCommitResult{}, err
+		return ask, service.PullCommitResult{}, err
 	}
 	noteRunID(ctx, res.RunID)
 	res.Path = shownPath(b.workspace, res.Path)
@@ -89,9 +90,9 @@ func shownPath(workspace, p string) string {
 	return p
 }
 
-func boundPull(r core.PullPreviewResult) pullPreviewResult {
+func boundPull(r service.PullPreviewResult) pullPreviewResult {
 	total := len(r.Items)
-	r.Items = firstRows(r.Items, func(it core.PullItem) bool { return it.Action != core.PullActionUnchanged })
+	r.Items = firstRows(r.Items, func(it service.PullItem) bool { return it.Action != service.PullActionUnchanged })
 	out := pullPreviewResult{RowsTotal: total, RowsTruncated: len(r.Items) < total}
 	size := 0
 	for i, it := range r.Items {
@@ -100,7 +101,7 @@ func boundPull(r core.PullPreviewResult) pullPreviewResult {
 		}
 		if size > MaxChangeBytes && len(it.Changes) > 0 {
 			if out.ChangesOmitted == 0 {
-				r.Items = append([]core.PullItem(nil), r.Items...)
+				r.Items = append([]service.PullItem(nil), r.Items...)
 			}
 			r.Items[i].Changes = nil
 			out.ChangesOmitted++

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,7 +18,7 @@ import (
 // a path outside it before the service reads anything.
 func TestPullPreviewReadsInsideTheWorkspace(t *testing.T) {
 	ws, outside := newWorkspace(t)
-	svc := &fakeService{pullPreview: func(_ context.Context, in core.PullPreviewInput) (core.PullPreviewResult, error) {
+	svc := &fakeService{pullPreview: func(_ context.Context, in service.PullPreviewInput) (service.PullPreviewResult, error) {
 		r := samplePullPreview()
 		r.Path = in.Path
 		return r, nil
@@ -56,8 +57,8 @@ func TestPullCommitWritesOnlyInsideTheWorkspace(t *testing.T) {
 		t.Fatalf("committed a plan that writes outside the workspace")
 	}
 	inside, _ := filepath.EvalSymlinks(filepath.Join(ws, "plans", "checkout.md"))
-	svc = &fakeService{pullPath: inside, pullCommit: func(_ context.Context, in core.CommitInput) (core.PullCommitResult, error) {
-		return core.PullCommitResult{ResultType: core.ResultCommitted, RunID: "run-lc", PreviewHandle: in.PreviewHandle, IdempotencyKey: in.IdempotencyKey, Path: inside, FileWritten: true, CommittedAt: fixedTime}, nil
+	svc = &fakeService{pullPath: inside, pullCommit: func(_ context.Context, in service.CommitInput) (service.PullCommitResult, error) {
+		return service.PullCommitResult{ResultType: service.ResultCommitted, RunID: "run-lc", PreviewHandle: in.PreviewHandle, IdempotencyKey: in.IdempotencyKey, Path: inside, FileWritten: true, CommittedAt: fixedTime}, nil
 	}}
 	c = connect(t, svc, Options{Workspace: ws, Elicitation: ElicitationOff}, nil, "")
 	m := c.mustCall(t, ToolPullCommit, map[string]any{"preview_handle": "h-pull", "confirmed": true, "idempotency_key": "k-7"})
@@ -123,9 +124,9 @@ func TestPullPreviewIsBounded(t *testing.T) {
 	long := strings.Repeat("a long description line\n", 200)
 	r.Items = nil
 	for i := 0; i < MaxRows+50; i++ {
-		it := core.PullItem{Reference: core.Reference("d/s-" + string(rune('a'+i%26))), Kind: core.KindStory, Title: "t", Action: core.PullActionUnchanged}
+		it := service.PullItem{Reference: core.Reference("d/s-" + string(rune('a'+i%26))), Kind: core.KindStory, Title: "t", Action: service.PullActionUnchanged}
 		if i%2 == 1 {
-			it.Action, it.Changes = core.PullActionPull, []core.PullChange{{Field: "description", Document: long, Tracker: long + "x", Take: core.TakeTracker}}
+			it.Action, it.Changes = service.PullActionPull, []service.PullChange{{Field: "description", Document: long, Tracker: long + "x", Take: service.TakeTracker}}
 		}
 		r.Items = append(r.Items, it)
 	}
@@ -133,7 +134,7 @@ func TestPullPreviewIsBounded(t *testing.T) {
 	b := boundPull(r)
 	pulled := 0
 	for _, it := range b.Items {
-		if it.Action == core.PullActionPull {
+		if it.Action == service.PullActionPull {
 			pulled++
 		}
 	}

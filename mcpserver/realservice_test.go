@@ -14,6 +14,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/core/storetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,7 +25,7 @@ import (
 
 type real struct {
 	prov  *fakeprovider.Provider
-	svc   *core.WorkItemService
+	svc   *service.WorkItemService
 	clock *storetest.Clock
 	ws    string
 	c     *conn
@@ -38,7 +39,7 @@ func newReal(t testing.TB, o Options, copts *mcp.ClientOptions, wrap func(core.W
 	if wrap != nil {
 		p = wrap(prov)
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{Now: clk.Now}), Now: clk.Now})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{Now: clk.Now}), Now: clk.Now})
 	ws, _ := newWorkspace(t)
 	if o.Workspace == "" {
 		o.Workspace = ws

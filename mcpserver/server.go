@@ -10,24 +10,24 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Service is what the MCP server needs of the core: these methods of
 // *core.WorkItemService, which satisfies it.
 type Service interface {
-	ImportPreview(ctx context.Context, in core.ImportPreviewInput) (core.ImportPreviewResult, error)
-	ImportCommit(ctx context.Context, in core.CommitInput) (core.ImportCommitResult, error)
-	ProgressPreview(ctx context.Context, in core.ProgressPreviewInput) (core.ProgressPreviewResult, error)
-	ProgressCommit(ctx context.Context, in core.CommitInput) (core.ProgressCommitResult, error)
-	Get(ctx context.Context, in core.GetInput) (core.GetResult, error)
-	Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error)
-	StoredPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
-	Export(ctx context.Context, in core.ExportInput) (core.ExportResult, error)
-	PullPreview(ctx context.Context, in core.PullPreviewInput) (core.PullPreviewResult, error)
-	PullCommit(ctx context.Context, in core.CommitInput) (core.PullCommitResult, error)
-	StoredPull(ctx context.Context, handle string) (core.PreviewInfo, error)
+	ImportPreview(ctx context.Context, in service.ImportPreviewInput) (service.ImportPreviewResult, error)
+	ImportCommit(ctx context.Context, in service.CommitInput) (service.ImportCommitResult, error)
+	ProgressPreview(ctx context.Context, in service.ProgressPreviewInput) (service.ProgressPreviewResult, error)
+	ProgressCommit(ctx context.Context, in service.CommitInput) (service.ProgressCommitResult, error)
+	Get(ctx context.Context, in service.GetInput) (service.GetResult, error)
+	Query(ctx context.Context, in service.QueryInput) (service.QueryResult, error)
+	StoredPreview(ctx context.Context, handle string) (service.PreviewInfo, error)
+	Export(ctx context.Context, in service.ExportInput) (service.ExportResult, error)
+	PullPreview(ctx context.Context, in service.PullPreviewInput) (service.PullPreviewResult, error)
+	PullCommit(ctx context.Context, in service.CommitInput) (service.PullCommitResult, error)
+	StoredPull(ctx context.Context, handle string) (service.PreviewInfo, error)
 }
 
 // Elicitation modes: whether commit tools also ask the person through MCP
@@ -249,7 +249,7 @@ func version(v string) string {
 
 // newRunID is the run id of a call that fails before reaching the service
 // (core mints every id).
-func newRunID() string { return core.NewRunID() }
+func newRunID() string { return service.NewRunID() }
 
 const instructions = `DevWorkWire puts a planning document (epics, stories, acceptance criteria) into Jira exactly once, behind a preview -> confirm -> commit gate.
 Previews and reads write nothing. To write: call import_preview, progress_preview or pull_preview, show the plan to the person, and only after they agree call the matching commit tool with the preview_handle and confirmed: true. Commits write to Jira irreversibly (pull_commit also rewrites the document file). document_export returns existing Jira issues as a planning document and writes nothing.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/goldentest"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -190,11 +191,11 @@ func TestEmptyCollectionsAreArrays(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "p.md"), []byte("x"), 0o644)
 	svc := &fakeService{
-		query: func(context.Context, core.QueryInput) (core.QueryResult, error) {
-			return core.QueryResult{ResultType: core.ResultPreview, RunID: "r"}, nil
+		query: func(context.Context, service.QueryInput) (service.QueryResult, error) {
+			return service.QueryResult{ResultType: service.ResultPreview, RunID: "r"}, nil
 		},
-		importPreview: func(context.Context, core.ImportPreviewInput) (core.ImportPreviewResult, error) {
-			return core.ImportPreviewResult{ResultType: core.ResultPreview, RunID: "r", PreviewHandle: "h", ExpiresAt: fixedTime, Document: "p", Scope: "s"}, nil
+		importPreview: func(context.Context, service.ImportPreviewInput) (service.ImportPreviewResult, error) {
+			return service.ImportPreviewResult{ResultType: service.ResultPreview, RunID: "r", PreviewHandle: "h", ExpiresAt: fixedTime, Document: "p", Scope: "s"}, nil
 		},
 	}
 	c := connect(t, svc, Options{Workspace: dir}, nil, "")
@@ -215,7 +216,7 @@ func TestEveryCodeThroughJSONRPC(t *testing.T) {
 			want := core.Errorf(code, "Story s-3 failed with %s; do the thing.", code).
 				WithRunID("run-" + strings.ToLower(string(code))).
 				WithDetails(core.Detail{Item: "checkout-v2/s-3", Field: "title", Line: 12, Key: "DEMO-3", Outcome: core.OutcomeFailed, Code: code, Message: "detail"})
-			svc := &fakeService{get: func(context.Context, core.GetInput) (core.GetResult, error) { return core.GetResult{}, want }}
+			svc := &fakeService{get: func(context.Context, service.GetInput) (service.GetResult, error) { return service.GetResult{}, want }}
 			c := connect(t, svc, Options{}, nil, "")
 			_, err := c.call(t, ToolWorkItemGet, map[string]any{"item": "DEMO-3"})
 			we, data := wireError(t, err)
@@ -241,11 +242,11 @@ func TestCommitCodesThroughCommitTools(t *testing.T) {
 		core.CodeIdempotencyKeyReused, core.CodeCommitInterrupted, core.CodeCommitPartial}
 	for _, code := range codes {
 		svc := &fakeService{
-			importCommit: func(context.Context, core.CommitInput) (core.ImportCommitResult, error) {
-				return core.ImportCommitResult{}, core.Errorf(code, "refused").WithRunID("r1")
+			importCommit: func(context.Context, service.CommitInput) (service.ImportCommitResult, error) {
+				return service.ImportCommitResult{}, core.Errorf(code, "refused").WithRunID("r1")
 			},
-			progressCommit: func(context.Context, core.CommitInput) (core.ProgressCommitResult, error) {
-				return core.ProgressCommitResult{}, core.Errorf(code, "refused").WithRunID("r2")
+			progressCommit: func(context.Context, service.CommitInput) (service.ProgressCommitResult, error) {
+				return service.ProgressCommitResult{}, core.Errorf(code, "refused").WithRunID("r2")
 			},
 		}
 		c := connect(t, svc, Options{Elicitation: ElicitationOff}, nil, "")
@@ -359,11 +360,11 @@ func TestUnknownToolIsValidationFailed(t *testing.T) {
 // INTERNAL_ERROR and the next call on the same session works.
 func TestPanicIsInternalErrorAndServerSurvives(t *testing.T) {
 	var n atomic.Int32
-	svc := &fakeService{get: func(context.Context, core.GetInput) (core.GetResult, error) {
+	svc := &fakeService{get: func(context.Context, service.GetInput) (service.GetResult, error) {
 		if n.Add(1) == 1 {
 			panic("boom: test-token-not-secret must not leak")
 		}
-		return core.GetResult{ResultType: core.ResultPreview, RunID: "run-g", Item: sampleView()}, nil
+		return service.GetResult{ResultType: service.ResultPreview, RunID: "run-g", Item: sampleView()}, nil
 	}}
 	c := connect(t, svc, Options{}, nil, "")
 	_, err := c.call(t, ToolWorkItemGet, map[string]any{"item": "DEMO-7"})
@@ -378,8 +379,8 @@ func TestPanicIsInternalErrorAndServerSurvives(t *testing.T) {
 }
 
 func TestUncodedErrorIsInternalWithoutCause(t *testing.T) {
-	svc := &fakeService{query: func(context.Context, core.QueryInput) (core.QueryResult, error) {
-		return core.QueryResult{}, errors.New("raw jira body {\"errorMessages\":[]}")
+	svc := &fakeService{query: func(context.Context, service.QueryInput) (service.QueryResult, error) {
+		return service.QueryResult{}, errors.New("raw jira body {\"errorMessages\":[]}")
 	}}
 	c := connect(t, svc, Options{}, nil, "")
 	_, err := c.call(t, ToolWorkItemQuery, map[string]any{})
@@ -392,10 +393,10 @@ func TestUncodedErrorIsInternalWithoutCause(t *testing.T) {
 // TestOutputContractViolationIsInternal: a service result that breaks the
 // advertised output schema is never passed on as a success.
 func TestOutputContractViolationIsInternal(t *testing.T) {
-	svc := &fakeService{get: func(context.Context, core.GetInput) (core.GetResult, error) {
+	svc := &fakeService{get: func(context.Context, service.GetInput) (service.GetResult, error) {
 		v := sampleView()
 		v.Status = "blocked"
-		return core.GetResult{ResultType: core.ResultPreview, RunID: "r", Item: v}, nil
+		return service.GetResult{ResultType: service.ResultPreview, RunID: "r", Item: v}, nil
 	}}
 	c := connect(t, svc, Options{}, nil, "")
 	_, err := c.call(t, ToolWorkItemGet, map[string]any{"item": "DEMO-7"})
@@ -404,14 +405,14 @@ func TestOutputContractViolationIsInternal(t *testing.T) {
 
 func TestProgressNotifications(t *testing.T) {
 	for _, proto := range protocols {
-		svc := &fakeService{importCommit: func(ctx context.Context, in core.CommitInput) (core.ImportCommitResult, error) {
+		svc := &fakeService{importCommit: func(ctx context.Context, in service.CommitInput) (service.ImportCommitResult, error) {
 			if in.Progress == nil {
-				return core.ImportCommitResult{}, errors.New("no progress func")
+				return service.ImportCommitResult{}, errors.New("no progress func")
 			}
 			for i := 1; i <= 3; i++ {
 				in.Progress(i, 3)
 			}
-			return core.ImportCommitResult{ResultType: core.ResultCommitted, RunID: "r", PreviewHandle: in.PreviewHandle, IdempotencyKey: "k", Items: []core.CommittedItem{}, CommittedAt: fixedTime}, nil
+			return service.ImportCommitResult{ResultType: service.ResultCommitted, RunID: "r", PreviewHandle: in.PreviewHandle, IdempotencyKey: "k", Items: []service.CommittedItem{}, CommittedAt: fixedTime}, nil
 		}}
 		got := make(chan float64, 10)
 		c := connect(t, svc, Options{Elicitation: ElicitationOff}, &mcp.ClientOptions{
@@ -454,11 +455,11 @@ func TestProgressNotifications(t *testing.T) {
 func TestCancellationReachesTheService(t *testing.T) {
 	started := make(chan struct{})
 	stopped := make(chan error, 1)
-	svc := &fakeService{importCommit: func(ctx context.Context, in core.CommitInput) (core.ImportCommitResult, error) {
+	svc := &fakeService{importCommit: func(ctx context.Context, in service.CommitInput) (service.ImportCommitResult, error) {
 		close(started)
 		<-ctx.Done()
 		stopped <- ctx.Err()
-		return core.ImportCommitResult{}, core.Errorf(core.CodeCommitPartial, "stopped between items").WithRunID("r")
+		return service.ImportCommitResult{}, core.Errorf(core.CodeCommitPartial, "stopped between items").WithRunID("r")
 	}}
 	c := connect(t, svc, Options{Elicitation: ElicitationOff}, nil, "")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -508,10 +509,10 @@ func TestPullSchemaEnumsTheActionsAndTakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := s.Properties["items"].Items
-	if got, want := row.Properties["action"].Enum, enumOf(core.PullActions); cmp.Diff(got, want) != "" || len(want) != 6 {
+	if got, want := row.Properties["action"].Enum, enumOf(service.PullActions); cmp.Diff(got, want) != "" || len(want) != 6 {
 		t.Errorf("action enum %v; want %v", got, want)
 	}
-	if got, want := row.Properties["changes"].Items.Properties["take"].Enum, enumOf(core.PullTakes); cmp.Diff(got, want) != "" || len(want) != 2 {
+	if got, want := row.Properties["changes"].Items.Properties["take"].Enum, enumOf(service.PullTakes); cmp.Diff(got, want) != "" || len(want) != 2 {
 		t.Errorf("take enum %v; want %v", got, want)
 	}
 }

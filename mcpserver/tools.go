@@ -10,6 +10,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/plan"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,15 +76,15 @@ func writeAnnotations(title string) *mcp.ToolAnnotations {
 }
 
 func (s *server) addTools(ms *mcp.Server) {
-	addTool(s, ms, &mcp.Tool{Name: ToolImportPreview, Description: descImportPreview, Annotations: readOnlyAnnotations("Preview a planning document import")}, core.ResultPreview, s.importPreview)
-	addTool(s, ms, &mcp.Tool{Name: ToolImportCommit, Description: descImportCommit + policyNote, Annotations: writeAnnotations("Commit a previewed import to Jira")}, core.ResultCommitted, s.importCommit)
-	addTool(s, ms, &mcp.Tool{Name: ToolProgressPreview, Description: descProgressPreview, Annotations: readOnlyAnnotations("Preview a progress update")}, core.ResultPreview, s.progressPreview)
-	addTool(s, ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit + policyNote, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, core.ResultCommitted, s.progressCommit)
-	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemGet, Description: descGet, Annotations: readOnlyAnnotations("Get a work item")}, core.ResultPreview, s.get)
-	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemQuery, Description: descQuery, Annotations: readOnlyAnnotations("Query work items")}, core.ResultPreview, s.query)
-	addTool(s, ms, &mcp.Tool{Name: ToolPullPreview, Description: descPullPreview, Annotations: readOnlyAnnotations("Preview taking Jira's changes into a planning document")}, core.ResultPreview, s.pullPreview)
-	addTool(s, ms, &mcp.Tool{Name: ToolPullCommit, Description: descPullCommit + policyNote, Annotations: writeAnnotations("Commit a previewed pull into the document")}, core.ResultCommitted, s.pullCommit)
-	addTool(s, ms, &mcp.Tool{Name: ToolDocumentExport, Description: descExport, Annotations: readOnlyAnnotations("Export Jira issues as a planning document")}, core.ResultPreview, s.export)
+	addTool(s, ms, &mcp.Tool{Name: ToolImportPreview, Description: descImportPreview, Annotations: readOnlyAnnotations("Preview a planning document import")}, service.ResultPreview, s.importPreview)
+	addTool(s, ms, &mcp.Tool{Name: ToolImportCommit, Description: descImportCommit + policyNote, Annotations: writeAnnotations("Commit a previewed import to Jira")}, service.ResultCommitted, s.importCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolProgressPreview, Description: descProgressPreview, Annotations: readOnlyAnnotations("Preview a progress update")}, service.ResultPreview, s.progressPreview)
+	addTool(s, ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit + policyNote, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, service.ResultCommitted, s.progressCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemGet, Description: descGet, Annotations: readOnlyAnnotations("Get a work item")}, service.ResultPreview, s.get)
+	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemQuery, Description: descQuery, Annotations: readOnlyAnnotations("Query work items")}, service.ResultPreview, s.query)
+	addTool(s, ms, &mcp.Tool{Name: ToolPullPreview, Description: descPullPreview, Annotations: readOnlyAnnotations("Preview taking Jira's changes into a planning document")}, service.ResultPreview, s.pullPreview)
+	addTool(s, ms, &mcp.Tool{Name: ToolPullCommit, Description: descPullCommit + policyNote, Annotations: writeAnnotations("Commit a previewed pull into the document")}, service.ResultCommitted, s.pullCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolDocumentExport, Description: descExport, Annotations: readOnlyAnnotations("Export Jira issues as a planning document")}, service.ResultPreview, s.export)
 }
 
 // toolFunc is one tool's behaviour: typed arguments in, a typed result
@@ -125,7 +126,7 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 	openObjects(out)
 	if p := out.Properties["result_type"]; p != nil {
 		p.Enum = []any{resultType}
-		if resultType == core.ResultPreview {
+		if resultType == service.ResultPreview {
 			p.Description = "always \"preview\": this call wrote nothing"
 		} else {
 			p.Description = "always \"committed\": this call wrote to Jira"
@@ -231,14 +232,14 @@ func remove(list []string, v string) []string {
 }
 
 var typeSchemas = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[time.Time]():        {Type: "string", Format: "date-time", Description: "ISO-8601 UTC time"},
-	reflect.TypeFor[core.Status]():      {Type: "string", Enum: []any{"todo", "in_progress", "done"}},
-	reflect.TypeFor[core.Kind]():        {Type: "string", Enum: []any{string(core.KindEpic), string(core.KindStory), string(core.KindSubtask)}},
-	reflect.TypeFor[core.Action]():      {Type: "string", Enum: []any{string(core.ActionCreate), string(core.ActionUpdate), string(core.ActionUnchanged), string(core.ActionDrift), string(core.ActionRemoved), string(core.ActionClose), string(core.ActionAdopt)}},
-	reflect.TypeFor[core.PreviewKind](): {Type: "string", Enum: []any{"import", "progress"}},
-	reflect.TypeFor[core.PullAction]():  {Type: "string", Enum: enumOf(core.PullActions)},
-	reflect.TypeFor[core.PullTake]():    {Type: "string", Enum: enumOf(core.PullTakes)},
-	reflect.TypeFor[core.Reference]():   {Type: "string", Description: "<document id>/<item id>, e.g. checkout-v2/s-3"},
+	reflect.TypeFor[time.Time]():          {Type: "string", Format: "date-time", Description: "ISO-8601 UTC time"},
+	reflect.TypeFor[core.Status]():        {Type: "string", Enum: []any{"todo", "in_progress", "done"}},
+	reflect.TypeFor[core.Kind]():          {Type: "string", Enum: []any{string(core.KindEpic), string(core.KindStory), string(core.KindSubtask)}},
+	reflect.TypeFor[core.Action]():        {Type: "string", Enum: []any{string(core.ActionCreate), string(core.ActionUpdate), string(core.ActionUnchanged), string(core.ActionDrift), string(service.ActionRemoved), string(service.ActionClose), string(service.ActionAdopt)}},
+	reflect.TypeFor[core.PreviewKind]():   {Type: "string", Enum: []any{"import", "progress"}},
+	reflect.TypeFor[service.PullAction](): {Type: "string", Enum: enumOf(service.PullActions)},
+	reflect.TypeFor[service.PullTake]():   {Type: "string", Enum: enumOf(service.PullTakes)},
+	reflect.TypeFor[core.Reference]():     {Type: "string", Description: "<document id>/<item id>, e.g. checkout-v2/s-3"},
 }
 
 // enumOf is a schema enum of a domain type's values.
@@ -307,12 +308,12 @@ func stripNull(s *jsonschema.Schema) {
 	}
 }
 
-func (s *server) importPreview(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.ImportPreviewInput) (*mcp.CallToolResult, importPreviewResult, error) {
+func (s *server) importPreview(ctx context.Context, _ *mcp.CallToolRequest, b backend, in service.ImportPreviewInput) (*mcp.CallToolResult, importPreviewResult, error) {
 	path, data, set, err := readSource(b.workspace, in.Path)
 	if err != nil {
 		return nil, importPreviewResult{}, err
 	}
-	res, err := b.svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path, Data: data, Set: set, ReleaseHeld: in.ReleaseHeld, Removed: in.Removed})
+	res, err := b.svc.ImportPreview(ctx, service.ImportPreviewInput{Path: path, Data: data, Set: set, ReleaseHeld: in.ReleaseHeld, Removed: in.Removed})
 	if err != nil {
 		return nil, importPreviewResult{}, err
 	}
@@ -320,7 +321,7 @@ func (s *server) importPreview(ctx context.Context, _ *mcp.CallToolRequest, b ba
 	return nil, boundPreview(res), nil
 }
 
-func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, importCommitResult, error) {
+func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in service.CommitInput) (*mcp.CallToolResult, importCommitResult, error) {
 	ask, res, err := commitConfirmed(ctx, s, req, b, ToolImportCommit, core.PreviewImport, in, b.svc.StoredPreview, b.svc.ImportCommit)
 	if err != nil || ask != nil {
 		return ask, importCommitResult{}, err
@@ -333,7 +334,7 @@ func (s *server) importCommit(ctx context.Context, req *mcp.CallToolRequest, b b
 // ask the person where the client can be asked (ask is then the answer to
 // send) about the stored plan load shows, pin the plan digest of what they
 // accepted, and commit with progress notifications.
-func commitConfirmed[R any](ctx context.Context, s *server, req *mcp.CallToolRequest, b backend, tool string, kind core.PreviewKind, in core.CommitInput, load previewLoader, commit func(context.Context, core.CommitInput) (R, error)) (ask *mcp.CallToolResult, res R, err error) {
+func commitConfirmed[R any](ctx context.Context, s *server, req *mcp.CallToolRequest, b backend, tool string, kind core.PreviewKind, in service.CommitInput, load previewLoader, commit func(context.Context, service.CommitInput) (R, error)) (ask *mcp.CallToolResult, res R, err error) {
 	pol, mode, err := s.gatePolicy(ctx, b)
 	if err != nil {
 		return nil, res, err
@@ -359,7 +360,7 @@ func commitConfirmed[R any](ctx context.Context, s *server, req *mcp.CallToolReq
 	return nil, res, err
 }
 
-func (s *server) progressPreview(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.ProgressPreviewInput) (*mcp.CallToolResult, core.ProgressPreviewResult, error) {
+func (s *server) progressPreview(ctx context.Context, _ *mcp.CallToolRequest, b backend, in service.ProgressPreviewInput) (*mcp.CallToolResult, service.ProgressPreviewResult, error) {
 	res, err := b.svc.ProgressPreview(ctx, in)
 	if err != nil {
 		return nil, res, err
@@ -368,16 +369,16 @@ func (s *server) progressPreview(ctx context.Context, _ *mcp.CallToolRequest, b 
 	return nil, res, nil
 }
 
-func (s *server) progressCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in core.CommitInput) (*mcp.CallToolResult, core.ProgressCommitResult, error) {
+func (s *server) progressCommit(ctx context.Context, req *mcp.CallToolRequest, b backend, in service.CommitInput) (*mcp.CallToolResult, service.ProgressCommitResult, error) {
 	ask, res, err := commitConfirmed(ctx, s, req, b, ToolProgressCommit, core.PreviewProgress, in, b.svc.StoredPreview, b.svc.ProgressCommit)
 	if err != nil || ask != nil {
-		return ask, core.ProgressCommitResult{}, err
+		return ask, service.ProgressCommitResult{}, err
 	}
 	noteRunID(ctx, res.RunID)
 	return nil, res, nil
 }
 
-func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.GetInput) (*mcp.CallToolResult, getResult, error) {
+func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, b backend, in service.GetInput) (*mcp.CallToolResult, getResult, error) {
 	res, err := b.svc.Get(ctx, in)
 	if err != nil {
 		return nil, getResult{}, err
@@ -386,14 +387,14 @@ func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, b backend, in 
 	return nil, boundGet(res), nil
 }
 
-func (s *server) query(ctx context.Context, _ *mcp.CallToolRequest, b backend, in core.QueryInput) (*mcp.CallToolResult, core.QueryResult, error) {
+func (s *server) query(ctx context.Context, _ *mcp.CallToolRequest, b backend, in service.QueryInput) (*mcp.CallToolResult, service.QueryResult, error) {
 	res, err := b.svc.Query(ctx, in)
 	if err != nil {
 		return nil, res, err
 	}
 	noteRunID(ctx, res.RunID)
 	if res.Items == nil {
-		res.Items = []core.ItemView{}
+		res.Items = []service.ItemView{}
 	}
 	return nil, res, nil
 }

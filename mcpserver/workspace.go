@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // readSource resolves p inside the workspace (resolveInside) and reads
@@ -15,16 +16,16 @@ import (
 // when it is a directory, every planning document in it with
 // core.ReadDocuments, which does not follow symbolic links, so nothing
 // outside the directory is read.
-func readSource(workspace, p string) (string, []byte, *core.DocumentSet, error) {
+func readSource(workspace, p string) (string, []byte, *service.DocumentSet, error) {
 	resolved, err := resolveInside(workspace, p)
 	if err != nil {
 		return "", nil, nil, err
 	}
 	if fi, err := os.Stat(resolved); err == nil && fi.IsDir() {
-		set, err := core.ReadDocuments(resolved)
+		set, err := service.ReadDocuments(resolved)
 		return resolved, nil, set, err
 	}
-	data, err := core.ReadDocument(resolved)
+	data, err := service.ReadDocument(resolved)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -102,4 +103,4 @@ func within(dir, p string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-func reason(err error) string { return core.FSReason(err) }
+func reason(err error) string { return service.FSReason(err) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // planDoc is a planning document with epics × stories items.
@@ -29,11 +30,11 @@ func planDoc(epics, stories int) []byte {
 // PREVIEW_STALE, and the tracker holds every item once.
 func testTwoPreviewsOfOneDocument(t *testing.T, e *env) {
 	tracker := fakeprovider.New(fakeprovider.Options{})
-	var svcs [2]*core.WorkItemService
+	var svcs [2]*service.WorkItemService
 	var handles [2]string
 	for i := range svcs {
-		svcs[i] = core.NewWorkItemService(core.ServiceOptions{Provider: tracker, Store: e.openReal()})
-		pre, err := svcs[i].ImportPreview(t.Context(), core.ImportPreviewInput{Path: "shared.md", Data: planDoc(3, 40)})
+		svcs[i] = service.NewWorkItemService(service.ServiceOptions{Provider: tracker, Store: e.openReal()})
+		pre, err := svcs[i].ImportPreview(t.Context(), service.ImportPreviewInput{Path: "shared.md", Data: planDoc(3, 40)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func testTwoPreviewsOfOneDocument(t *testing.T, e *env) {
 	for i := range svcs {
 		go func() {
 			<-start
-			_, err := svcs[i].ImportCommit(t.Context(), core.CommitInput{PreviewHandle: handles[i], Confirmed: true})
+			_, err := svcs[i].ImportCommit(t.Context(), service.CommitInput{PreviewHandle: handles[i], Confirmed: true})
 			errs <- err
 		}()
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // Flag parsing is tested apart from behaviour: runF captures the options.
@@ -162,7 +163,7 @@ func exportOptions(t *testing.T, dir string) (*ExportOptions, *int) {
 	epic := p.AddAsPerson(core.WorkItem{Kind: core.KindEpic, Title: "Checkout"})
 	p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Pay", ParentKey: epic})
 	opened := 0
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{})})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{})})
 	o := &ExportOptions{ServiceOptions: ServiceOptions{IO: ios, Service: func(context.Context) (cmdutil.Service, func(), error) {
 		opened++
 		return svc, func() {}, nil

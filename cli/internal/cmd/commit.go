@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // committer commits a confirmed preview and prints the result: what
@@ -25,7 +26,7 @@ type committer struct {
 
 // newIdempotencyKey returns the key of one confirmed commit: the CLI uses
 // the same idempotency mechanism as agents.
-func newIdempotencyKey() string { return core.NewIdempotencyKey() }
+func newIdempotencyKey() string { return service.NewIdempotencyKey() }
 
 // importCommit commits the import preview handle, bound to digest: the
 // plan_digest of the preview that was shown to the person who said yes.
@@ -36,7 +37,7 @@ func (c committer) importCommit(ctx context.Context, handle, digest string) erro
 	bar, done := progressFn(ios, "Committing")
 	cctx, progress, release := betweenItems(ctx, ios, bar)
 	defer release()
-	r, err := c.Svc.ImportCommit(cctx, core.CommitInput{
+	r, err := c.Svc.ImportCommit(cctx, service.CommitInput{
 		PreviewHandle:  handle,
 		Confirmed:      true,
 		IdempotencyKey: newIdempotencyKey(),
@@ -58,7 +59,7 @@ func (c committer) importCommit(ctx context.Context, handle, digest string) erro
 // pullCommit commits the pull preview handle, bound to digest (see
 // importCommit); path is the document as the person is shown it.
 func (c committer) pullCommit(ctx context.Context, handle, digest, path string) error {
-	r, err := c.Svc.PullCommit(ctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest})
+	r, err := c.Svc.PullCommit(ctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest})
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func (c committer) progressCommit(ctx context.Context, handle, digest string) er
 	ios := c.IO
 	cctx, progress, release := betweenItems(ctx, ios, nil)
 	defer release()
-	r, err := c.Svc.ProgressCommit(cctx, core.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest, Progress: progress})
+	r, err := c.Svc.ProgressCommit(cctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest, Progress: progress})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/atomicfile"
 	"github.com/devworkwire/devworkwire/core/plan"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // ExportOptions are the dependencies and flags of `dwire export`.
@@ -80,7 +81,7 @@ func exportRun(ctx context.Context, o *ExportOptions) error {
 		return err
 	}
 	defer closeFn()
-	res, err := svc.Export(ctx, core.ExportInput{ // the service trims the selection and the id
+	res, err := svc.Export(ctx, service.ExportInput{ // the service trims the selection and the id
 		IssueSelection: core.IssueSelection{Epic: o.Epic, Query: o.JQL, Project: o.Project},
 		Format:         format, Document: o.Document,
 	})
@@ -144,7 +145,7 @@ func exportFormat(asked, output string) (string, error) {
 // 0644 under the umask).
 func writeExport(path, shown string, data []byte, force bool) error {
 	fail := func(err error) error {
-		why := core.FSReason(err) // the reason, without the path the message names
+		why := service.FSReason(err) // the reason, without the path the message names
 		return core.Wrap(err, core.CodeValidationFailed, "%s could not be written (%s); nothing was exported. Check the directory and its permissions.", shown, why).
 			WithDetails(core.Detail{Field: "output", Message: why})
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // GraphOptions are the dependencies and flags of `dwire graph`.
@@ -44,8 +44,8 @@ written) and the boxes are coloured by status.`,
 
 func graphRun(ctx context.Context, o *GraphOptions) error {
 	path := inWorkDir(o.WorkDir, o.Path)
-	in := core.GraphInput{Path: path, Status: o.Status}
-	var g core.GraphResult
+	in := service.GraphInput{Path: path, Status: o.Status}
+	var g service.GraphResult
 	var err error
 	if o.Status {
 		svc, closeFn, serr := o.Service(ctx)
@@ -55,7 +55,7 @@ func graphRun(ctx context.Context, o *GraphOptions) error {
 		defer closeFn()
 		g, err = svc.Graph(ctx, in)
 	} else {
-		g, err = core.DocumentGraph(in)
+		g, err = service.DocumentGraph(in)
 	}
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // ImportOptions are the dependencies and flags of `dwire import`.
@@ -83,7 +83,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	}
 	defer closeFn()
 
-	p, err := svc.ImportPreview(ctx, core.ImportPreviewInput{Path: path, ReleaseHeld: o.ReleaseHeld, Removed: o.Removed})
+	p, err := svc.ImportPreview(ctx, service.ImportPreviewInput{Path: path, ReleaseHeld: o.ReleaseHeld, Removed: o.Removed})
 	if err != nil {
 		return err
 	}

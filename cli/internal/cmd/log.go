@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // LogOptions are the dependencies and flags of `dwire log`.
@@ -52,7 +53,7 @@ accepted), agent (the agent's own confirmed: true). It writes nothing.`,
 	fl.StringVar(&o.Channel, "channel", "", "only commits confirmed through this channel: prompt, review, elicitation or agent")
 	fl.StringVar(&o.Since, "since", "", "only records at or after this time (RFC 3339, e.g. 2026-03-01T00:00:00Z) or this long ago (e.g. 24h)")
 	fl.StringVar(&o.Until, "until", "", "only records before this time (RFC 3339) or this long ago")
-	fl.IntVar(&o.Limit, "limit", core.DefaultAuditLimit, "most records to show")
+	fl.IntVar(&o.Limit, "limit", service.DefaultAuditLimit, "most records to show")
 	_ = c.RegisterFlagCompletionFunc("channel", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
 		for _, ch := range core.Channels {
@@ -102,7 +103,7 @@ func logRun(ctx context.Context, o *LogOptions) error {
 		return err
 	}
 	defer closeFn()
-	res, err := svc.AuditLog(ctx, core.AuditQuery{Filter: f, Limit: o.Limit})
+	res, err := svc.AuditLog(ctx, service.AuditQuery{Filter: f, Limit: o.Limit})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // ListOptions are the dependencies and flags of `dwire ls`.
@@ -73,7 +74,7 @@ func listRun(ctx context.Context, o *ListOptions) error {
 		return err
 	}
 	defer closeFn()
-	r, err := svc.Query(ctx, core.QueryInput{Status: st, Kind: kind, Epic: o.Epic, Document: o.Document, Text: o.Text, Ready: o.Ready, Limit: o.Limit})
+	r, err := svc.Query(ctx, service.QueryInput{Status: st, Kind: kind, Epic: o.Epic, Document: o.Document, Text: o.Text, Ready: o.Ready, Limit: o.Limit})
 	if err != nil {
 		return err
 	}

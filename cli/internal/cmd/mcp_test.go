@@ -21,6 +21,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 const mcpTestConfig = "jira:\n  site: https://example.atlassian.net\n  project: DEMO\n  email: me@example.com\n"
@@ -48,7 +49,7 @@ func mcpSession(t *testing.T, dir string, env map[string]string) (*mcp.ClientSes
 			return memstore.New(memstore.Options{}), nil
 		},
 		NewService: func(p core.WorkItemProvider, s core.Store, _ *config.Config, log *slog.Logger) cmdutil.Service {
-			return core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: s, Logger: log})
+			return service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: s, Logger: log})
 		},
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,7 +9,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // printJSON writes v as indented JSON on w.
@@ -65,7 +65,7 @@ func redirected(ios *iostreams.IOStreams) bool { return !ios.IsStdoutTTY() && io
 
 // importQuestion asks for the writes of an import preview: how many of
 // each kind (the preview above names each one), wrapped at width.
-func importQuestion(w core.PlanWrites, width int) string {
+func importQuestion(w service.PlanWrites, width int) string {
 	return render.Wrap(fmt.Sprintf("Write to Jira (%s)?", w.Summary()), width-6, "") // room for " [y/N] "
 }
 
@@ -95,7 +95,7 @@ func titleWarnings(ios *iostreams.IOStreams, titles map[string]string) {
 }
 
 // planTitles names every title of an import preview by key or reference.
-func planTitles(p core.ImportPreviewResult) map[string]string {
+func planTitles(p service.ImportPreviewResult) map[string]string {
 	m := map[string]string{}
 	for _, it := range p.Items {
 		n := string(it.Reference)
@@ -108,7 +108,7 @@ func planTitles(p core.ImportPreviewResult) map[string]string {
 }
 
 // viewTitles names the titles of items read from Jira by key.
-func viewTitles(items ...core.ItemView) map[string]string {
+func viewTitles(items ...service.ItemView) map[string]string {
 	m := map[string]string{}
 	for _, it := range items {
 		m[it.Key] = it.Title

@@ -10,7 +10,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // MaxComment is the most bytes a comment may have.
@@ -88,7 +88,7 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 		return err
 	}
 	defer closeFn()
-	p, err := svc.ProgressPreview(ctx, core.ProgressPreviewInput{Item: o.Item, Status: st, Comment: comment})
+	p, err := svc.ProgressPreview(ctx, service.ProgressPreviewInput{Item: o.Item, Status: st, Comment: comment})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // NewCmdPull parses `dwire pull <doc>`.
@@ -77,7 +78,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 	}
 	defer closeFn()
 	ios, path := o.IO, inWorkDir(o.WorkDir, o.Path)
-	p, err := svc.PullPreview(ctx, core.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument})
+	p, err := svc.PullPreview(ctx, service.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument})
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 }
 
 // nothingToPull says why a pull writes nothing.
-func nothingToPull(ios *iostreams.IOStreams, c core.PullCounts) {
+func nothingToPull(ios *iostreams.IOStreams, c service.PullCounts) {
 	if c.Conflict == 0 {
 		fmt.Fprintln(ios.ErrOut, "Nothing to pull: the document already holds what Jira has.")
 		return
@@ -123,6 +124,6 @@ func nothingToPull(ios *iostreams.IOStreams, c core.PullCounts) {
 
 // pullQuestion asks for what the commit writes: the file, and the items
 // Jira is to record as matching it (no issue is edited), wrapped at width.
-func pullQuestion(p core.PullPreviewResult, width int) string {
+func pullQuestion(p service.PullPreviewResult, width int) string {
 	return render.Wrap(fmt.Sprintf("Pull (%s; no issue is edited)?", p.Planned.Summary()), width-6, "")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // ReviewOptions are the dependencies and flags of `dwire review`.
@@ -190,7 +191,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 // (exit 0); one that stopped part-way or is still recorded as running is
 // an error saying how far it got and what to run next (exit 4 when
 // something was written).
-func consumed(ios *iostreams.IOStreams, o *ReviewOptions, info core.PreviewInfo, shown any) error {
+func consumed(ios *iostreams.IOStreams, o *ReviewOptions, info service.PreviewInfo, shown any) error {
 	c := info.Commit
 	if c == nil || c.State == core.RunCommitted {
 		run := info.ConsumedBy
@@ -227,7 +228,7 @@ func consumed(ios *iostreams.IOStreams, o *ReviewOptions, info core.PreviewInfo,
 	return e.WithRunID(c.RunID)
 }
 
-func stopCounts(c *core.CommitSummary) string {
+func stopCounts(c *service.CommitSummary) string {
 	parts := []string{fmt.Sprintf("%d written", c.Written)}
 	if c.Failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed", c.Failed))

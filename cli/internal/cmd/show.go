@@ -7,7 +7,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // ShowOptions are the dependencies and flags of `dwire show`.
@@ -36,7 +36,7 @@ func showRun(ctx context.Context, o *ShowOptions) error {
 		return err
 	}
 	defer closeFn()
-	r, err := svc.Get(ctx, core.GetInput{Item: o.Item})
+	r, err := svc.Get(ctx, service.GetInput{Item: o.Item})
 	if err != nil {
 		return err
 	}

@@ -10,11 +10,12 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // NewRunID returns a fresh run id for an invocation whose error did not
 // come from the service (configuration, usage, a panic); core mints it.
-func NewRunID() string { return core.NewRunID() }
+func NewRunID() string { return service.NewRunID() }
 
 // WithNextStep returns e with the CLI's own next step added to its message,
 // for the errors of the gate that ask for a new preview: core words them

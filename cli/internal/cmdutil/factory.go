@@ -11,6 +11,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
@@ -20,14 +21,14 @@ import (
 // `dwire review` (a listing, a preview of any kind) and completion.
 type Service interface {
 	mcpserver.Service
-	PendingPreviews(ctx context.Context, limit int) (core.PendingResult, error)
-	ShowPreview(ctx context.Context, handle string) (core.PreviewInfo, error)
+	PendingPreviews(ctx context.Context, limit int) (service.PendingResult, error)
+	ShowPreview(ctx context.Context, handle string) (service.PreviewInfo, error)
 	KnownItems(ctx context.Context, limit int) ([]core.IndexEntry, error)
-	Graph(ctx context.Context, in core.GraphInput) (core.GraphResult, error)
-	PullPreview(ctx context.Context, in core.PullPreviewInput) (core.PullPreviewResult, error)
-	PullCommit(ctx context.Context, in core.CommitInput) (core.PullCommitResult, error)
-	Export(ctx context.Context, in core.ExportInput) (core.ExportResult, error)
-	AuditLog(ctx context.Context, q core.AuditQuery) (core.AuditResult, error)
+	Graph(ctx context.Context, in service.GraphInput) (service.GraphResult, error)
+	PullPreview(ctx context.Context, in service.PullPreviewInput) (service.PullPreviewResult, error)
+	PullCommit(ctx context.Context, in service.CommitInput) (service.PullCommitResult, error)
+	Export(ctx context.Context, in service.ExportInput) (service.ExportResult, error)
+	AuditLog(ctx context.Context, q service.AuditQuery) (service.AuditResult, error)
 	GatePolicy(ctx context.Context) (core.GatePolicy, error)
 	SetGatePolicy(ctx context.Context, agents core.AgentPolicy) (core.GatePolicy, error)
 }

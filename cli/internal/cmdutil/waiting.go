@@ -6,7 +6,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // waiting wraps the reads and previews of a Service with a spinner on
@@ -33,19 +33,19 @@ func waitFor[I, R any](ctx context.Context, w waiting, call func(context.Context
 	return call(ctx, in)
 }
 
-func (w waiting) ImportPreview(ctx context.Context, in core.ImportPreviewInput) (core.ImportPreviewResult, error) {
+func (w waiting) ImportPreview(ctx context.Context, in service.ImportPreviewInput) (service.ImportPreviewResult, error) {
 	return waitFor(ctx, w, w.Service.ImportPreview, in)
 }
 
-func (w waiting) ProgressPreview(ctx context.Context, in core.ProgressPreviewInput) (core.ProgressPreviewResult, error) {
+func (w waiting) ProgressPreview(ctx context.Context, in service.ProgressPreviewInput) (service.ProgressPreviewResult, error) {
 	return waitFor(ctx, w, w.Service.ProgressPreview, in)
 }
 
-func (w waiting) Get(ctx context.Context, in core.GetInput) (core.GetResult, error) {
+func (w waiting) Get(ctx context.Context, in service.GetInput) (service.GetResult, error) {
 	return waitFor(ctx, w, w.Service.Get, in)
 }
 
-func (w waiting) Query(ctx context.Context, in core.QueryInput) (core.QueryResult, error) {
+func (w waiting) Query(ctx context.Context, in service.QueryInput) (service.QueryResult, error) {
 	return waitFor(ctx, w, w.Service.Query, in)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // dwire log shows who previewed and who confirmed through which channel,
@@ -28,7 +29,7 @@ func TestLogShowsWhoConfirmedWhat(t *testing.T) {
 		}
 	}
 	r = h.run("", false, "log", "--channel", "review", "--json")
-	var res core.AuditResult
+	var res service.AuditResult
 	if err := json.Unmarshal([]byte(r.out), &res); err != nil || res.Returned != 2 || res.Records[0].Event != core.AuditCommitFinished || res.Records[1].Event != core.AuditCommitStarted || len(res.Records[0].Keys) != 5 {
 		t.Fatalf("log --channel review --json = %+v, %v\n%s", res, err, r.out)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // Main runs dwire with the process's arguments and streams and returns the
@@ -65,7 +66,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) (code int) {
 		started = true
 		// Where the previews of this run come from, for a person listing
 		// them (dwire review): the command and the account running it.
-		c.SetContext(core.WithActor(core.WithMadeBy(c.Context(), madeBy(c.Name(), f.Getenv)), core.Actor{Kind: core.ActorPerson, User: osUser(f.Getenv)}))
+		c.SetContext(core.WithActor(service.WithMadeBy(c.Context(), madeBy(c.Name(), f.Getenv)), core.Actor{Kind: core.ActorPerson, User: osUser(f.Getenv)}))
 	}
 
 	c, err := root.ExecuteContextC(ctx)

@@ -17,6 +17,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 const fakeToken = "test-token-not-secret-7f3a9c"
@@ -138,7 +139,7 @@ func TestImportJSONDryRun(t *testing.T) {
 	h.prov.ForbidWrites(t)
 	r := h.run("", false, "import", "plan.md", "--dry-run", "--json")
 	r.expect(t, 0)
-	var p core.ImportPreviewResult
+	var p service.ImportPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &p); err != nil {
 		t.Fatalf("stdout is not one JSON result: %v\n%s", err, r.out)
 	}
@@ -186,7 +187,7 @@ func TestImportCommitJSON(t *testing.T) {
 	h := newHarness(t)
 	r := h.run("yes\n", true, "import", "plan.md", "--json")
 	r.expect(t, 0)
-	var c core.ImportCommitResult
+	var c service.ImportCommitResult
 	if err := json.Unmarshal([]byte(r.out), &c); err != nil {
 		t.Fatalf("stdout is not the commit result: %v\n%s", err, r.out)
 	}
@@ -306,13 +307,13 @@ func TestReadCommands(t *testing.T) {
 	r := h.run("", false, "ls", "--document", "checkout-v2")
 	r.expect(t, 0, "KEY", "STATUS", "Guest checkout")
 	r = h.run("", false, "ls", "--json", "--limit", "2")
-	var q core.QueryResult
+	var q service.QueryResult
 	if err := json.Unmarshal([]byte(r.out), &q); err != nil || q.ResultType != "preview" || q.Returned != 2 || !q.Truncated {
 		t.Fatalf("ls --json = %+v %v\n%s", q, err, r.out)
 	}
 	h.run("", false, "show", "checkout-v2/s-1").expect(t, 0, "Pay without an account", "A guest can pay with a card")
 	r = h.run("", false, "show", "DEMO-1", "--json")
-	var g core.GetResult
+	var g service.GetResult
 	if err := json.Unmarshal([]byte(r.out), &g); err != nil || g.Item.Key != "DEMO-1" || g.ResultType != "preview" {
 		t.Fatalf("show --json = %+v %v", g, err)
 	}
@@ -322,7 +323,7 @@ func TestReadCommands(t *testing.T) {
 func TestReviewFlow(t *testing.T) {
 	h := newHarness(t)
 	r := h.run("", false, "import", "plan.md", "--dry-run", "--json")
-	var p core.ImportPreviewResult
+	var p service.ImportPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +392,7 @@ func TestReviewOfStalePreviewIsRefused(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(h.dir, "plan.md"))
 	_ = os.WriteFile(filepath.Join(h.dir, "plan.md"), []byte(strings.Replace(string(b), "Save address for next time", "Save the address", 1)), 0o600)
 	r := h.run("", false, "import", "plan.md", "--dry-run", "--json")
-	var p core.ImportPreviewResult
+	var p service.ImportPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.Counts.Update != 1 {
 		t.Fatalf("preview = %+v %v", p, err)
 	}
@@ -413,7 +414,7 @@ func TestProgressAndReviewJSON(t *testing.T) {
 	h.run("y\n", true, "import", "plan.md").expect(t, 0)
 	r := h.run("y\n", true, "progress", "checkout-v2/s-2", "--status", "done", "--json")
 	r.expect(t, 0)
-	var c core.ProgressCommitResult
+	var c service.ProgressCommitResult
 	if err := json.Unmarshal([]byte(r.out), &c); err != nil || c.ResultType != "committed" || c.Status != core.StatusDone || !c.Transitioned {
 		t.Fatalf("progress --json = %+v %v\n%s", c, err, r.out)
 	}
@@ -423,7 +424,7 @@ func TestProgressAndReviewJSON(t *testing.T) {
 	// Declining with --json prints the preview object: result_type preview.
 	r = h.run("\n", true, "progress", "checkout-v2/s-3", "--status", "in_progress", "--json")
 	r.expect(t, 0)
-	var p core.ProgressPreviewResult
+	var p service.ProgressPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.ResultType != "preview" || p.TargetStatus != core.StatusInProgress {
 		t.Fatalf("declined progress --json = %+v %v\n%s", p, err, r.out)
 	}
@@ -433,10 +434,10 @@ func TestReviewOfExpiredPreviewAndProgressReview(t *testing.T) {
 	h := newHarness(t)
 	now := time.Now()
 	h.newService = func(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) cmdutil.Service {
-		return core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: s, Logger: log, PreviewTTL: cfg.PreviewTTL, Now: func() time.Time { return now }})
+		return service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: s, Logger: log, PreviewTTL: cfg.PreviewTTL, Now: func() time.Time { return now }})
 	}
 	r := h.run("", false, "import", "plan.md", "--dry-run", "--json")
-	var p core.ImportPreviewResult
+	var p service.ImportPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +450,7 @@ func TestReviewOfExpiredPreviewAndProgressReview(t *testing.T) {
 	// A progress preview made elsewhere, reviewed and committed here.
 	h.run("y\n", true, "import", "plan.md").expect(t, 0)
 	r = h.run("\n", true, "progress", "checkout-v2/e-1", "--comment", "Kick-off done.", "--json")
-	var pp core.ProgressPreviewResult
+	var pp service.ProgressPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &pp); err != nil || pp.PreviewHandle == "" {
 		t.Fatalf("progress preview: %v\n%s", err, r.out)
 	}

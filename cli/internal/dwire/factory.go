@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/jira"
 )
 
@@ -62,15 +63,15 @@ func jiraConfig(cfg *config.Config, token string, log *slog.Logger) jira.Config 
 // newService builds the service for the CLI commands and `dwire mcp`
 // alike (both go through Factory.Service).
 func newService(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) cmdutil.Service {
-	return core.NewWorkItemService(serviceOptions(p, s, cfg, log))
+	return service.NewWorkItemService(serviceOptions(p, s, cfg, log))
 }
 
 // serviceOptions maps the configuration onto core.ServiceOptions.
-func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) core.ServiceOptions {
+func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) service.ServiceOptions {
 	// search_lag_window: 0s means "hold nothing back": core takes a set
 	// zero as zero (nil would be its default).
 	lag := cfg.SearchLagWindow
-	return core.ServiceOptions{
+	return service.ServiceOptions{
 		Provider:        p,
 		Store:           s,
 		Logger:          log,
@@ -78,7 +79,7 @@ func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, l
 		SearchLagWindow: &lag,
 		WritesInFlight:  cfg.MaxInFlight, // 0 → core's default
 		CommitLockLease: cfg.CommitLockLease,
-		Fields:          core.FieldOptions{Custom: cfg.CustomNames(), Defaults: cfg.Defaults, People: people(cfg.Users)},
+		Fields:          service.FieldOptions{Custom: cfg.CustomNames(), Defaults: cfg.Defaults, People: people(cfg.Users)},
 		Rank:            cfg.Rank,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // lastJSONLine decodes the last line of s (the --json error payload).
@@ -56,7 +57,7 @@ func TestJSONShapes(t *testing.T) {
 	if top["result_type"] != "preview" || top["preview_handle"] != imp || top["import"] != nil || top["kind"] != nil {
 		t.Fatalf("review --json is not the preview object: %v", top)
 	}
-	var p core.ImportPreviewResult
+	var p service.ImportPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.Counts.Create != 5 {
 		t.Fatalf("review --json = %+v %v", p, err)
 	}
@@ -87,7 +88,7 @@ func TestJSONShapes(t *testing.T) {
 	// progress --dry-run --json: the preview object, nothing written, no prompt.
 	r = h.run("y\n", true, "progress", "checkout-v2/s-1", "--status", "done", "--dry-run", "--json")
 	r.expect(t, 0)
-	var pp core.ProgressPreviewResult
+	var pp service.ProgressPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &pp); err != nil || pp.ResultType != "preview" || !strings.HasPrefix(pp.PreviewHandle, "prg_") || pp.TargetStatus != core.StatusDone {
 		t.Fatalf("progress --dry-run --json = %+v %v\n%s", pp, err, r.out)
 	}

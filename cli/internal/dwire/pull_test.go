@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // pullHarness imports plan.md and has a person change s-1's description
@@ -55,7 +56,7 @@ func TestPullYesWritesThenImportIsUnchanged(t *testing.T) {
 	h.run("", false, "import", "plan.md").expect(t, 0, "5 unchanged", "Nothing to write")
 	r = h.run("", false, "pull", "plan.md", "--json")
 	r.expect(t, 0)
-	var p core.PullPreviewResult
+	var p service.PullPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.Writes || p.Counts.Unchanged != 5 {
 		t.Fatalf("the second pull: %v %+v\n%s", err, p, r.out)
 	}
@@ -88,7 +89,7 @@ func TestPeopleFromUsers(t *testing.T) {
 func TestReviewOfAPullHandle(t *testing.T) {
 	h, path := pullHarness(t)
 	r := h.run("", false, "pull", "plan.md", "--dry-run", "--json")
-	var p core.PullPreviewResult
+	var p service.PullPreviewResult
 	if err := json.Unmarshal([]byte(r.out), &p); err != nil || p.PreviewHandle == "" {
 		t.Fatalf("%v %+v", err, p)
 	}

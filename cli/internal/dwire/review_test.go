@@ -11,6 +11,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 func dryRunHandle(t *testing.T, h *harness, args ...string) string {
@@ -77,7 +78,7 @@ func TestReviewListsPendingPreviews(t *testing.T) {
 	now := time.Now()
 	h.newService = func(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) cmdutil.Service {
 		now = now.Add(time.Minute) // each run a minute later: "newest first" is defined
-		return core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: s, Logger: log, Now: func() time.Time { return now }})
+		return service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: s, Logger: log, Now: func() time.Time { return now }})
 	}
 	h.run("", false, "review").expect(t, 0, "No previews are waiting for review")
 	first := dryRunHandle(t, h, "import", "plan.md")
@@ -92,7 +93,7 @@ func TestReviewListsPendingPreviews(t *testing.T) {
 		t.Errorf("a committed preview is listed:\n%s", r.out)
 	}
 	r = h.run("", false, "review", "--json")
-	var res core.PendingResult
+	var res service.PendingResult
 	if err := json.Unmarshal([]byte(r.out), &res); err != nil || res.Returned != 2 || res.Previews[0].PreviewHandle != prg || res.Previews[1].Counts == nil || res.Previews[1].Counts.Create != 5 {
 		t.Fatalf("review --json = %+v %v\n%s", res, err, r.out)
 	}

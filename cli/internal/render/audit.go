@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // AuditLog writes the audit trail, newest first: one block per record, a
@@ -13,7 +14,7 @@ import (
 // how and as which account, the outcome and the keys written (wrapped).
 // Every text that came from outside (client names, document ids) is
 // cleaned of control characters first.
-func AuditLog(w io.Writer, r core.AuditResult, o Options) {
+func AuditLog(w io.Writer, r service.AuditResult, o Options) {
 	r = Clean(r)
 	width := o.width()
 	if len(r.Records) == 0 {

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // The changes of a preview row (core.FieldChange), as Terraform shows
@@ -23,7 +23,7 @@ import (
 
 // changeLines renders the changes of a row, each line at most avail
 // columns; a changed field without a FieldChange is "~ field: changed".
-func changeLines(cs *iostreams.ColorScheme, it core.PlanItem, avail int) []string {
+func changeLines(cs *iostreams.ColorScheme, it service.PlanItem, avail int) []string {
 	var out []string
 	for _, c := range it.Changes {
 		out = append(out, changeLine(cs, c, avail)...)
@@ -36,13 +36,13 @@ func changeLines(cs *iostreams.ColorScheme, it core.PlanItem, avail int) []strin
 	return out
 }
 
-func changeLine(cs *iostreams.ColorScheme, c core.FieldChange, avail int) []string {
+func changeLine(cs *iostreams.ColorScheme, c service.FieldChange, avail int) []string {
 	if c.Conflict {
 		if c.Tracker != nil && c.Document != nil {
 			out := []string{cs.Red(Truncate("! "+c.Field+" (conflict, not written):", avail))}
 			for _, s := range []struct {
 				label string
-				side  *core.FieldSide
+				side  *service.FieldSide
 			}{{"in Jira:", c.Tracker}, {"in the document:", c.Document}} {
 				for _, l := range editLines(cs, s.label, c.Base, s.side.To, s.side.Diff, s.side.Added, s.side.Removed, avail-2) {
 					out = append(out, "  "+l)
@@ -149,10 +149,10 @@ func cut(s string, n int) string {
 
 // undescribed are the changed fields of an update that have no
 // core.FieldChange (named only).
-func undescribed(it core.PlanItem) []string {
+func undescribed(it service.PlanItem) []string {
 	var out []string
 	for _, f := range it.ChangedFields {
-		if !slices.ContainsFunc(it.Changes, func(c core.FieldChange) bool { return c.Field == f }) {
+		if !slices.ContainsFunc(it.Changes, func(c service.FieldChange) bool { return c.Field == f }) {
 			out = append(out, f)
 		}
 	}
@@ -161,12 +161,12 @@ func undescribed(it core.PlanItem) []string {
 
 // conflictShown reports whether the row's changes show field's conflict
 // (its fields note would say it again).
-func conflictShown(it core.PlanItem, field string) bool {
-	return slices.ContainsFunc(it.Changes, func(c core.FieldChange) bool { return c.Conflict && c.Field == field })
+func conflictShown(it service.PlanItem, field string) bool {
+	return slices.ContainsFunc(it.Changes, func(c service.FieldChange) bool { return c.Conflict && c.Field == field })
 }
 
 // sidesOnly reports whether every change of the row is a conflict shown
 // with both sides (no "Jira → document" change to announce).
-func sidesOnly(it core.PlanItem) bool {
-	return !slices.ContainsFunc(it.Changes, func(c core.FieldChange) bool { return c.Tracker == nil || c.Document == nil })
+func sidesOnly(it service.PlanItem) bool {
+	return !slices.ContainsFunc(it.Changes, func(c service.FieldChange) bool { return c.Tracker == nil || c.Document == nil })
 }

@@ -4,23 +4,23 @@ import (
 	"io"
 	"testing"
 
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // changesPreview has a change of every field kind: a short value inline,
 // a long one over two lines, a text diff with hunks and a cut, a list, a
 // parent, an undescribed field, and a drift.
-func changesPreview() core.ImportPreviewResult {
+func changesPreview() service.ImportPreviewResult {
 	desc := "@@ -1,4 +1,4 @@\n A guest pays by card.\n-Wallets are not supported.\n+Wallets are supported: Apple Pay, Google Pay.\n The receipt is e-mailed.\n Refunds go back to the card.\n@@ -9,3 +9,3 @@\n Tax is shown.\n-Old footer\n+New footer\n\\ 5 more changed lines not shown\n"
-	return core.ImportPreviewResult{
+	return service.ImportPreviewResult{
 		ResultType: "preview", RunID: "run_1", PreviewHandle: "pv_0123456789abcdef0123456789abcdef",
 		ExpiresAt: expires, Document: "checkout-v2", Scope: "https://example.atlassian.net/DEMO",
-		Counts: core.Counts{Update: 2, Drift: 1, Unchanged: 1},
-		Items: []core.PlanItem{
+		Counts: service.Counts{Update: 2, Drift: 1, Unchanged: 1},
+		Items: []service.PlanItem{
 			{Reference: "checkout-v2/e-1", Kind: "epic", Title: "Guest checkout", Action: "unchanged", Key: "DEMO-1"},
 			{Reference: "checkout-v2/s-1", Kind: "story", Title: "Pay as a guest", Action: "update", Key: "DEMO-2", Parent: "checkout-v2/e-1",
 				ChangedFields: []string{"title", "description", "labels", "priority", "estimate"},
-				Changes: []core.FieldChange{
+				Changes: []service.FieldChange{
 					{Field: "title", From: "Pay without an account", To: "Pay as a guest"},
 					{Field: "description", From: "A guest pays by card.\nWallets are not supported.", To: "A guest pays by card.\nWallets are supported: Apple Pay, Google Pay.", Diff: desc},
 					{Field: "labels", From: "legacy, checkout", To: "checkout, guest", Added: []string{"guest"}, Removed: []string{"legacy"}},
@@ -28,13 +28,13 @@ func changesPreview() core.ImportPreviewResult {
 				}},
 			{Reference: "checkout-v2/s-2", Kind: "story", Title: "Save address for next time", Action: "update", Key: "DEMO-3", Parent: "checkout-v2/e-1",
 				ChangedFields: []string{"title", "acceptance_criteria", "parent"},
-				Changes: []core.FieldChange{
+				Changes: []service.FieldChange{
 					{Field: "title", From: "Remember the delivery address of a guest between two orders", To: "Save address for next time, for guests and for members alike"},
 					{Field: "acceptance_criteria", From: "An address is saved\nIt is reused", To: "An address is saved\nIt is offered at the next order", Diff: "@@ -1,2 +1,2 @@\n An address is saved\n-It is reused\n+It is offered at the next order\n"},
 					{Field: "parent", From: "DEMO-9", To: "DEMO-1"},
 				}},
 			{Reference: "checkout-v2/e-2", Kind: "epic", Title: "Loyalty points", Action: "drift", Key: "DEMO-10",
-				Changes: []core.FieldChange{{Field: "title", From: "Loyalty (edited in Jira)", To: "Loyalty points"}}},
+				Changes: []service.FieldChange{{Field: "title", From: "Loyalty (edited in Jira)", To: "Loyalty points"}}},
 		},
 	}
 }
@@ -44,7 +44,7 @@ func changesPreview() core.ImportPreviewResult {
 func TestImportPreviewChangesGolden80(t *testing.T) {
 	for _, c := range []struct {
 		golden string
-		p      core.ImportPreviewResult
+		p      service.ImportPreviewResult
 		wants  []string
 	}{
 		{"import_changes_80", changesPreview(), []string{
@@ -96,7 +96,7 @@ func TestImportPreviewChangesGolden80(t *testing.T) {
 }
 
 func TestImportPreviewChangesNarrowAndColoured(t *testing.T) {
-	for _, p := range []func() core.ImportPreviewResult{changesPreview, fieldChangesPreview} {
+	for _, p := range []func() service.ImportPreviewResult{changesPreview, fieldChangesPreview} {
 		previewFits40(t, p())
 		colourOnlyAddsEscapes(t, func(w io.Writer, o Options) { ImportPreview(w, p(), o) })
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 func TestCleanText(t *testing.T) {
@@ -33,8 +33,8 @@ func TestCleanText(t *testing.T) {
 
 func TestCleanCopiesDeep(t *testing.T) {
 	now := time.Now()
-	v := core.ItemView{Key: "DEMO-1", Title: "t\x1b[8m", Updated: now, AcceptanceCriteria: []string{"\x1b]0;x\x07"},
-		Epic: &core.ItemRef{Key: "DEMO-2", Title: "e\x1b[2J"}}
+	v := service.ItemView{Key: "DEMO-1", Title: "t\x1b[8m", Updated: now, AcceptanceCriteria: []string{"\x1b]0;x\x07"},
+		Epic: &service.ItemRef{Key: "DEMO-2", Title: "e\x1b[2J"}}
 	c := Clean(v)
 	if c.Title != `t\x1b[8m` || c.AcceptanceCriteria[0] != `\x1b]0;x\x07` || c.Epic.Title != `e\x1b[2J` || !c.Updated.Equal(now) || c.Key != "DEMO-1" {
 		t.Fatalf("Clean = %+v", c)

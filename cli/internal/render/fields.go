@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // fieldNotes are a preview row's managed fields: on a create every value
 // to set; otherwise the fields written, kept and in conflict (unchanged
 // ones are not listed). Each names where the value came from when it is
 // not the item itself.
-func fieldNotes(it core.PlanItem) []string {
+func fieldNotes(it service.PlanItem) []string {
 	var set []string
 	var n []string
 	for _, f := range it.Fields {

@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 func TestImportPreviewShowsFields(t *testing.T) {
-	p := core.ImportPreviewResult{Document: "pay", Scope: "https://x/DEMO", Items: []core.PlanItem{
-		{Reference: "pay/s-1", Kind: core.KindStory, Title: "Pay", Action: core.ActionCreate, Fields: []core.PlanField{
+	p := service.ImportPreviewResult{Document: "pay", Scope: "https://x/DEMO", Items: []service.PlanItem{
+		{Reference: "pay/s-1", Kind: core.KindStory, Title: "Pay", Action: core.ActionCreate, Fields: []service.PlanField{
 			{Field: "labels", Value: "checkout, guest", Source: "item+document", Write: "set"},
 			{Field: "priority", Value: "High", Source: "item", Write: "set"},
 			{Field: "fields.Team", Value: "", Cleared: true, Source: "config", Write: "set"},
 		}},
-		{Reference: "pay/s-2", Kind: core.KindStory, Title: "Save", Action: core.ActionUpdate, Key: "DEMO-2", ChangedFields: []string{"description"}, Fields: []core.PlanField{
+		{Reference: "pay/s-2", Kind: core.KindStory, Title: "Save", Action: core.ActionUpdate, Key: "DEMO-2", ChangedFields: []string{"description"}, Fields: []service.PlanField{
 			{Field: "assignee", Value: "ana@example.com", Source: "item", Write: "kept", Tracker: "acc-bo"},
 			{Field: "priority", Value: "Medium", Source: "item", Write: "conflict", Tracker: "Lowest"},
 			{Field: "due", Value: "2027-03-01", Source: "item", Write: "unchanged"},

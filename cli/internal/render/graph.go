@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // Mermaid writes a plan's graph as a Mermaid flowchart (GitHub, GitLab and
@@ -13,7 +14,7 @@ import (
 // joined to its children by a dotted line, a dependency as an arrow from
 // the blocker to what it blocks. With statuses, each box says its status
 // and key and is coloured by it (done green, in progress yellow).
-func Mermaid(w io.Writer, g core.GraphResult) {
+func Mermaid(w io.Writer, g service.GraphResult) {
 	ids := map[string]string{}
 	used := map[string]bool{}
 	nodeID := func(id string) string {
@@ -70,7 +71,7 @@ func Mermaid(w io.Writer, g core.GraphResult) {
 	}
 	for _, e := range g.Edges {
 		arrow := "-->"
-		if e.Kind == core.EdgeParent {
+		if e.Kind == service.EdgeParent {
 			arrow = "-.-"
 		}
 		fmt.Fprintf(w, "  %s %s %s\n", nodeID(e.From), arrow, nodeID(e.To))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/goldentest"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 const graphDoc = `---
@@ -31,7 +32,7 @@ Depends on: s-2
 // TestMermaidGolden pins the Mermaid flowchart of a plan, without and
 // with statuses (go test -update rewrites the golden files).
 func TestMermaidGolden(t *testing.T) {
-	g, err := core.DocumentGraph(core.GraphInput{Path: "checkout.md", Data: []byte(graphDoc)})
+	g, err := service.DocumentGraph(service.GraphInput{Path: "checkout.md", Data: []byte(graphDoc)})
 	if err != nil {
 		t.Fatal(err)
 	}

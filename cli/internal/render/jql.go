@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // maxSearchLink bounds the search link of a commit summary: past it (many
@@ -19,7 +19,7 @@ const maxSearchLink = 6000
 // items, on the site of their links ("" when they have none, or the link
 // would be too long). Runs of consecutive keys of one project become key
 // ranges, so the issues one commit created stay one short term.
-func SearchLink(items []core.CommittedItem) string {
+func SearchLink(items []service.CommittedItem) string {
 	site := ""
 	byProject := map[string][]int{}
 	var projects []string

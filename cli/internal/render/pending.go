@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // Pending writes the previews waiting for a person: one block per
 // preview (handle, what it writes, who made it, when it expires), newest
 // first.
-func Pending(w io.Writer, r core.PendingResult, o Options) {
+func Pending(w io.Writer, r service.PendingResult, o Options) {
 	r = Clean(r)
 	width := o.width()
 	if len(r.Previews) == 0 {

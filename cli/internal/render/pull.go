@@ -6,23 +6,24 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // PullPreview renders a pull preview: one row per item that differs
 // (pull, conflict, settle, skipped), each changed part with what happens
 // to it, the counts, then the document's unified diff.
-func PullPreview(w io.Writer, p core.PullPreviewResult, o Options) {
+func PullPreview(w io.Writer, p service.PullPreviewResult, o Options) {
 	cs := o.cs()
 	fmt.Fprintf(w, "%s\n", cs.Bold(fmt.Sprintf("Pull from Jira into %s (document %s)", p.Path, p.Document)))
 	for _, it := range p.Items {
-		if it.Action == core.PullActionUnchanged || it.Action == core.PullActionNotImported {
+		if it.Action == service.PullActionUnchanged || it.Action == service.PullActionNotImported {
 			continue
 		}
 		color := cs.Cyan
 		switch it.Action {
-		case core.PullActionPull:
+		case service.PullActionPull:
 			color = cs.Green
-		case core.PullActionConflict, core.PullActionSkipped:
+		case service.PullActionConflict, service.PullActionSkipped:
 			color = cs.Red
 		}
 		rest := cut(fmt.Sprintf(" %-8s %s", it.Key, itemLabel(it.Kind, it.Reference, it.Title)), o.width()-11)
@@ -51,19 +52,19 @@ func PullPreview(w io.Writer, p core.PullPreviewResult, o Options) {
 }
 
 // PullPreviewView is PullPreview of p, as a command hands a view over.
-func PullPreviewView(p core.PullPreviewResult) func(io.Writer, Options) {
+func PullPreviewView(p service.PullPreviewResult) func(io.Writer, Options) {
 	return func(w io.Writer, o Options) { PullPreview(w, p, o) }
 }
 
 // pullChangeLines say what happens to one part.
-func pullChangeLines(ch core.PullChange) []string {
+func pullChangeLines(ch service.PullChange) []string {
 	name := core.FieldName(ch.Field)
 	switch {
-	case ch.Take == core.TakeTracker && ch.Conflict:
+	case ch.Take == service.TakeTracker && ch.Conflict:
 		return []string{fmt.Sprintf("~ %s: Jira's value taken (%s); the document had %s", name, quoteShort(ch.Tracker), quoteShort(ch.Document))}
-	case ch.Take == core.TakeTracker:
+	case ch.Take == service.TakeTracker:
 		return []string{fmt.Sprintf("~ %s: %s → %s (changed in Jira)", name, quoteShort(ch.Document), quoteShort(ch.Tracker))}
-	case ch.Take == core.TakeDocument:
+	case ch.Take == service.TakeDocument:
 		return []string{fmt.Sprintf("= %s: the document's %s kept over Jira's %s (the next import writes it)", name, quoteShort(ch.Document), quoteShort(ch.Tracker))}
 	case ch.Conflict:
 		return []string{fmt.Sprintf("! %s changed on both sides, neither taken:", name), "    document: " + quoteShort(ch.Document), "    Jira:     " + quoteShort(ch.Tracker)}
@@ -79,7 +80,7 @@ func quoteShort(s string) string {
 }
 
 // PullCountsLine is the counts of a pull preview.
-func PullCountsLine(c core.PullCounts) string {
+func PullCountsLine(c service.PullCounts) string {
 	parts := []string{fmt.Sprintf("%d to pull", c.Pull), fmt.Sprintf("%d in conflict", c.Conflict)}
 	if c.Settle > 0 {
 		parts = append(parts, fmt.Sprintf("%d base(s) to move", c.Settle))
@@ -95,7 +96,7 @@ func PullCountsLine(c core.PullCounts) string {
 }
 
 // PullCommit renders a pull commit's result.
-func PullCommit(w io.Writer, r core.PullCommitResult, o Options) {
+func PullCommit(w io.Writer, r service.PullCommitResult, o Options) {
 	cs := o.cs()
 	var parts []string
 	if r.FileWritten {

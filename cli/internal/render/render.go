@@ -15,6 +15,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // Options shape a view.
@@ -99,13 +100,13 @@ func actionColor(cs *iostreams.ColorScheme, a core.Action, s string) string {
 		return cs.Green(s)
 	case core.ActionUpdate:
 		return cs.Yellow(s)
-	case core.ActionAdopt:
+	case service.ActionAdopt:
 		return cs.Cyan(s)
 	case core.ActionDrift:
 		return cs.Red(s)
-	case core.ActionUnchanged, core.ActionRemoved:
+	case core.ActionUnchanged, service.ActionRemoved:
 		return cs.Gray(s)
-	case core.ActionClose:
+	case service.ActionClose:
 		return cs.Yellow(s)
 	}
 	return s
@@ -123,7 +124,7 @@ func FormatTime(t time.Time) string {
 // each with the action (create / update / unchanged / drift), the Jira key
 // when the item exists, and notes for updates and drift; then the counts
 // and the handle.
-func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
+func ImportPreview(w io.Writer, p service.ImportPreviewResult, o Options) {
 	p = Clean(p)
 	cs := o.cs()
 	width := o.width()
@@ -151,7 +152,7 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 	const actionW = 11 // "unchanged" + 2
 	lead := 2 + actionW + keyW
 
-	line := func(it core.PlanItem, tree, cont string) {
+	line := func(it service.PlanItem, tree, cont string) {
 		act := pad(string(it.Action), actionW)
 		if it.BlockedReason != "" {
 			act = pad("held", actionW) // a create this plan does not make
@@ -183,7 +184,7 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 			}
 			fmt.Fprintf(w, "  %s  %s\n", cs.Bold(p.Documents[g].ID), cs.Gray(Truncate(p.Documents[g].File, width-4-utf8.RuneCountInString(p.Documents[g].ID))))
 		}
-		items := make([]core.PlanItem, len(group))
+		items := make([]service.PlanItem, len(group))
 		for i, k := range group {
 			items[i] = p.Items[k]
 		}
@@ -213,13 +214,13 @@ func ImportPreview(w io.Writer, p core.ImportPreviewResult, o Options) {
 // the stored plan's writes (core.PlanWrites), so the preview names what
 // the commit writes. Without Full, each kind shows up to SummaryRows and
 // counts the rest.
-func structureWrites(w io.Writer, ws core.PlanWrites, o Options, actionW int) {
+func structureWrites(w io.Writer, ws service.PlanWrites, o Options, actionW int) {
 	cs, width := o.cs(), o.width()
 	shown := map[core.Action]int{}
 	first := true
 	for _, pw := range ws.Writes {
 		switch pw.Action {
-		case core.ActionLink, core.ActionUnlink, core.ActionSprint, core.ActionRank:
+		case service.ActionLink, service.ActionUnlink, service.ActionSprint, service.ActionRank:
 		default:
 			continue // an item's write: a row of the tree
 		}
@@ -248,7 +249,7 @@ func structureWrites(w io.Writer, ws core.PlanWrites, o Options, actionW int) {
 
 // documentGroups are the indices of p's rows per document of p.Documents
 // (in its order), or all rows as one group for a preview of one document.
-func documentGroups(p core.ImportPreviewResult) [][]int {
+func documentGroups(p service.ImportPreviewResult) [][]int {
 	if len(p.Documents) == 0 {
 		all := make([]int, len(p.Items))
 		for i := range all {
@@ -270,12 +271,12 @@ func documentGroups(p core.ImportPreviewResult) [][]int {
 
 // setDir is the directory a preview of several documents was read from
 // (the first part of its files' names).
-func setDir(docs []core.PlanDocument) string {
+func setDir(docs []service.PlanDocument) string {
 	dir, _, _ := strings.Cut(docs[0].File, "/")
 	return dir
 }
 
-func notes(it core.PlanItem) []string {
+func notes(it service.PlanItem) []string {
 	var n []string
 	if doc, _ := it.Parent.Split(); it.Parent != "" && doc != it.Reference.Document() {
 		n = append(n, "epic "+string(it.Parent)+" (another document)")
@@ -296,7 +297,7 @@ func notes(it core.PlanItem) []string {
 		if len(it.ChangedFields) > 0 && len(it.Changes) == 0 {
 			n = append(n, "changes: "+strings.Join(it.ChangedFields, ", "))
 		}
-	case it.Action == core.ActionAdopt:
+	case it.Action == service.ActionAdopt:
 		n = append(n, "existing issue; the plan writes its reference")
 		if len(it.ChangedFields) > 0 && len(it.Changes) == 0 {
 			n = append(n, "changes: "+strings.Join(it.ChangedFields, ", "))
@@ -306,20 +307,20 @@ func notes(it core.PlanItem) []string {
 			"differs (Jira → document):")
 	case it.Action == core.ActionDrift:
 		n = append(n, "edited in Jira since the last import; left alone")
-	case it.Action == core.ActionRemoved:
+	case it.Action == service.ActionRemoved:
 		n = append(n, "no longer in the document: left alone",
 			"(\"removed: close\" in the front matter closes it)")
-	case it.Action == core.ActionClose:
+	case it.Action == service.ActionClose:
 		n = append(n, fmt.Sprintf("not in the document: closed via %q, with a comment", it.Transition))
 	}
 	return append(n, fieldNotes(it)...)
 }
 
 // CountsLine is "2 to create · 1 to update · 3 unchanged · 1 drift (left alone)".
-func CountsLine(c core.Counts) string { return strings.Join(countParts(c), " · ") }
+func CountsLine(c service.Counts) string { return strings.Join(countParts(c), " · ") }
 
 // countParts are the parts of CountsLine.
-func countParts(c core.Counts) []string {
+func countParts(c service.Counts) []string {
 	create := fmt.Sprintf("%d to create", c.Create)
 	if c.Released > 0 {
 		create += fmt.Sprintf(" (%d released)", c.Released)
@@ -339,7 +340,7 @@ func countParts(c core.Counts) []string {
 		parts = append(parts, fmt.Sprintf("%d held back", c.Blocked))
 	}
 	if c.Structure > 0 {
-		parts = append(parts, core.Plural(c.Structure, "structure write", "structure writes"))
+		parts = append(parts, service.Plural(c.Structure, "structure write", "structure writes"))
 	}
 	if c.Close > 0 {
 		parts = append(parts, fmt.Sprintf("%d to close (no longer in the document)", c.Close))
@@ -372,11 +373,11 @@ func fitParts(head string, parts []string, width int) []string {
 }
 
 // Writes reports whether committing the preview would write anything.
-func Writes(c core.Counts) bool { return c.Create+c.Update+c.Adopt+c.Structure+c.Close > 0 }
+func Writes(c service.Counts) bool { return c.Create+c.Update+c.Adopt+c.Structure+c.Close > 0 }
 
 // structureWritten says which structure writes a commit made (they are
 // not items: the counts of items do not hold them); none when it made none.
-func structureWritten(c core.CommitCounts) []string {
+func structureWritten(c service.CommitCounts) []string {
 	var parts []string
 	for _, p := range []struct {
 		n         int
@@ -388,7 +389,7 @@ func structureWritten(c core.CommitCounts) []string {
 		{c.Ranked, "item placed in the backlog order", "items placed in the backlog order"},
 	} {
 		if p.n > 0 {
-			parts = append(parts, core.Plural(p.n, p.one, p.many))
+			parts = append(parts, service.Plural(p.n, p.one, p.many))
 		}
 	}
 	return parts
@@ -398,7 +399,7 @@ func structureWritten(c core.CommitCounts) []string {
 // the items written (and those whose create is unknown) in the preview's
 // tree order — the first ShownWritten with their links, the rest counted
 // and then one link to a Jira search of everything written.
-func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
+func ImportCommit(w io.Writer, r service.ImportCommitResult, o Options) {
 	r = Clean(r)
 	cs := o.cs()
 	width := o.width()
@@ -438,8 +439,8 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 	for _, it := range r.Items {
 		several = several || it.Reference.Document() != r.Items[0].Reference.Document()
 	}
-	wrote := func(it core.CommittedItem) bool { return it.Outcome == core.OutcomeCommitted }
-	var written []core.CommittedItem
+	wrote := func(it service.CommittedItem) bool { return it.Outcome == core.OutcomeCommitted }
+	var written []service.CommittedItem
 	for _, it := range r.Items {
 		if wrote(it) {
 			written = append(written, it)
@@ -482,7 +483,7 @@ func ImportCommit(w io.Writer, r core.ImportCommitResult, o Options) {
 	fmt.Fprintf(w, "  run %s\n", r.RunID)
 }
 
-func outcomeWord(it core.CommittedItem) string {
+func outcomeWord(it service.CommittedItem) string {
 	if it.Outcome == core.OutcomeUnknown {
 		return "unknown"
 	}
@@ -491,22 +492,22 @@ func outcomeWord(it core.CommittedItem) string {
 		return "created"
 	case core.ActionUpdate:
 		return "updated"
-	case core.ActionAdopt:
+	case service.ActionAdopt:
 		return "adopted"
 	case core.ActionDrift:
 		return "drift"
 	case core.ActionUnchanged:
 		return "unchanged"
-	case core.ActionClose:
+	case service.ActionClose:
 		return "closed"
-	case core.ActionRemoved:
+	case service.ActionRemoved:
 		return "removed"
 	}
 	return it.Outcome
 }
 
 // ProgressPreview writes what a progress commit would do.
-func ProgressPreview(w io.Writer, p core.ProgressPreviewResult, o Options) {
+func ProgressPreview(w io.Writer, p service.ProgressPreviewResult, o Options) {
 	p = Clean(p)
 	cs := o.cs()
 	width := o.width()
@@ -549,7 +550,7 @@ func ProgressPreview(w io.Writer, p core.ProgressPreviewResult, o Options) {
 }
 
 // ProgressCommit writes the summary of a committed progress report.
-func ProgressCommit(w io.Writer, r core.ProgressCommitResult, o Options) {
+func ProgressCommit(w io.Writer, r service.ProgressCommitResult, o Options) {
 	r = Clean(r)
 	cs := o.cs()
 	var did []string
@@ -573,7 +574,7 @@ func ProgressCommit(w io.Writer, r core.ProgressCommitResult, o Options) {
 }
 
 // List writes a query result as a table: key, status, kind, title.
-func List(w io.Writer, r core.QueryResult, o Options) {
+func List(w io.Writer, r service.QueryResult, o Options) {
 	r = Clean(r)
 	width := o.width()
 	if len(r.Items) == 0 {
@@ -605,7 +606,7 @@ func List(w io.Writer, r core.QueryResult, o Options) {
 }
 
 // Item writes one work item in full.
-func Item(w io.Writer, v core.ItemView, o Options) {
+func Item(w io.Writer, v service.ItemView, o Options) {
 	v = Clean(v)
 	cs := o.cs()
 	width := o.width()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/goldentest"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -30,13 +31,13 @@ func maxWidth(t *testing.T, out string, width int) {
 
 var expires = time.Date(2026, 11, 29, 23, 5, 0, 0, time.UTC)
 
-func samplePreview() core.ImportPreviewResult {
+func samplePreview() service.ImportPreviewResult {
 	long := "Let a guest pay without creating an account, using any card the payment provider supports, including wallets"
-	return core.ImportPreviewResult{
+	return service.ImportPreviewResult{
 		ResultType: "preview", RunID: "run_1", PreviewHandle: "pv_0123456789abcdef0123456789abcdef",
 		ExpiresAt: expires, Document: "checkout-v2", Scope: "https://example.atlassian.net/DEMO",
-		Counts: core.Counts{Create: 2, Update: 2, Unchanged: 1, Drift: 1},
-		Items: []core.PlanItem{
+		Counts: service.Counts{Create: 2, Update: 2, Unchanged: 1, Drift: 1},
+		Items: []service.PlanItem{
 			{Reference: "checkout-v2/e-1", Kind: "epic", Title: "Guest checkout", Action: "unchanged", Key: "DEMO-1"},
 			{Reference: "checkout-v2/s-1", Kind: "story", Title: long, Action: "update", Key: "DEMO-2", Parent: "checkout-v2/e-1", ChangedFields: []string{"title", "description", "acceptance_criteria"}},
 			{Reference: "checkout-v2/s-2", Kind: "story", Title: "Save address for next time", Action: "create", Parent: "checkout-v2/e-1"},
@@ -53,7 +54,7 @@ func TestImportPreviewGolden80(t *testing.T) {
 
 // previewGolden80 renders p at 80 columns, checks it against the golden
 // file name and that it holds every want.
-func previewGolden80(t *testing.T, p core.ImportPreviewResult, name string, wants ...string) {
+func previewGolden80(t *testing.T, p service.ImportPreviewResult, name string, wants ...string) {
 	t.Helper()
 	var b bytes.Buffer
 	ImportPreview(&b, p, Options{Width: 80})
@@ -71,7 +72,7 @@ func TestImportPreviewNarrow(t *testing.T) { previewFits40(t, samplePreview()) }
 // previewFits40 checks that the item lines of p fit 40 columns. The
 // header, counts and handle lines carry a URL or a handle and may be
 // longer.
-func previewFits40(t *testing.T, p core.ImportPreviewResult) {
+func previewFits40(t *testing.T, p service.ImportPreviewResult) {
 	t.Helper()
 	var b bytes.Buffer
 	ImportPreview(&b, p, Options{Width: 40})
@@ -80,10 +81,10 @@ func previewFits40(t *testing.T, p core.ImportPreviewResult) {
 }
 
 func TestImportCommitGolden(t *testing.T) {
-	r := core.ImportCommitResult{
+	r := service.ImportCommitResult{
 		ResultType: "committed", RunID: "run_2", PreviewHandle: "pv_x", IdempotencyKey: "k",
-		Counts: core.CommitCounts{Created: 2, Updated: 1, Unchanged: 1, Drift: 1},
-		Items: []core.CommittedItem{
+		Counts: service.CommitCounts{Created: 2, Updated: 1, Unchanged: 1, Drift: 1},
+		Items: []service.CommittedItem{
 			{Reference: "checkout-v2/e-1", Kind: "epic", Title: "Guest checkout", Action: "create", Key: "DEMO-1", URL: "https://example.atlassian.net/browse/DEMO-1", Outcome: "committed"},
 			{Reference: "checkout-v2/s-1", Kind: "story", Title: "Pay without an account", Action: "create", Key: "DEMO-2", URL: "https://example.atlassian.net/browse/DEMO-2", Outcome: "committed"},
 			{Reference: "checkout-v2/s-2", Kind: "story", Title: "Save address", Action: "update", Key: "DEMO-3", URL: "https://example.atlassian.net/browse/DEMO-3", Outcome: "committed"},
@@ -100,48 +101,48 @@ func TestImportCommitGolden(t *testing.T) {
 // TestImportCommitStructureLine: the structure writes of a commit are
 // said on their own line, not counted as items.
 func TestImportCommitStructureLine(t *testing.T) {
-	summary := func(c core.CommitCounts) string {
+	summary := func(c service.CommitCounts) string {
 		var b bytes.Buffer
-		ImportCommit(&b, core.ImportCommitResult{RunID: "run_3", Counts: c}, Options{Width: 80})
+		ImportCommit(&b, service.ImportCommitResult{RunID: "run_3", Counts: c}, Options{Width: 80})
 		maxWidth(t, b.String(), 80)
 		return b.String()
 	}
-	out := summary(core.CommitCounts{Created: 4, Linked: 2, Unlinked: 1, Sprinted: 1, Ranked: 3})
+	out := summary(service.CommitCounts{Created: 4, Linked: 2, Unlinked: 1, Sprinted: 1, Ranked: 3})
 	if !strings.Contains(out, "Committed: 4 created, 0 updated, 0 unchanged.\n  Structure: 2 dependency links added ·") ||
 		strings.Count(out, "1 dependency link removed")+strings.Count(out, "1 item moved into a sprint")+strings.Count(out, "3 items placed in the backlog order") != 3 {
 		t.Errorf("commit summary:\n%s", out)
 	}
-	if out := summary(core.CommitCounts{Created: 1}); strings.Contains(out, "Structure:") {
+	if out := summary(service.CommitCounts{Created: 1}); strings.Contains(out, "Structure:") {
 		t.Errorf("a commit without structure writes:\n%s", out)
 	}
 }
 
 func TestProgressPreviewAndCommitGolden(t *testing.T) {
-	p := core.ProgressPreviewResult{
+	p := service.ProgressPreviewResult{
 		ResultType: "preview", RunID: "run_3", PreviewHandle: "pv_y", ExpiresAt: expires,
-		Item:          core.ItemRef{Key: "DEMO-2", Reference: "checkout-v2/s-1", Title: "Pay without an account"},
+		Item:          service.ItemRef{Key: "DEMO-2", Reference: "checkout-v2/s-1", Title: "Pay without an account"},
 		CurrentStatus: "todo", TargetStatus: "in_progress", Transition: "Start progress",
 		Comment: "Started on the card form.\nSee the PR.",
 	}
 	var b bytes.Buffer
 	ProgressPreview(&b, p, Options{Width: 80})
 	b.WriteString("----\n")
-	ProgressCommit(&b, core.ProgressCommitResult{ResultType: "committed", RunID: "run_4", Item: core.ItemRef{Key: "DEMO-2", URL: "https://example.atlassian.net/browse/DEMO-2"}, Status: "in_progress", Transitioned: true, CommentAdded: true}, Options{Width: 80})
+	ProgressCommit(&b, service.ProgressCommitResult{ResultType: "committed", RunID: "run_4", Item: service.ItemRef{Key: "DEMO-2", URL: "https://example.atlassian.net/browse/DEMO-2"}, Status: "in_progress", Transitioned: true, CommentAdded: true}, Options{Width: 80})
 	maxWidth(t, b.String(), 80)
 	golden(t, "progress_80", b.Bytes())
 }
 
 func TestListAndItemGolden(t *testing.T) {
-	items := []core.ItemView{
+	items := []service.ItemView{
 		{Key: "DEMO-1", Kind: "epic", Title: "Guest checkout", Status: "in_progress"},
 		{Key: "DEMO-2", Kind: "story", Title: strings.Repeat("Very long title ", 10), Status: "todo"},
 	}
 	var b bytes.Buffer
-	List(&b, core.QueryResult{Items: items, Returned: 2}, Options{Width: 80})
+	List(&b, service.QueryResult{Items: items, Returned: 2}, Options{Width: 80})
 	b.WriteString("----\n")
-	Item(&b, core.ItemView{
+	Item(&b, service.ItemView{
 		Key: "DEMO-2", Reference: "checkout-v2/s-1", Kind: "story", Title: "Pay without an account", Status: "todo", StatusName: "To Do",
-		Epic: &core.ItemRef{Key: "DEMO-1", Title: "Guest checkout"}, URL: "https://example.atlassian.net/browse/DEMO-2",
+		Epic: &service.ItemRef{Key: "DEMO-1", Title: "Guest checkout"}, URL: "https://example.atlassian.net/browse/DEMO-2",
 		Description: "A guest pays by card.", AcceptanceCriteria: []string{"A guest can pay", "Confirmation is e-mailed"},
 		BlockedBy: []core.Linked{{Key: "DEMO-9", Status: "done"}},
 	}, Options{Width: 80})
@@ -215,10 +216,10 @@ func TestBarStopAndAround(t *testing.T) {
 // never shown as "create" or "created".
 func TestHeldCreateIsNotShownAsCreate(t *testing.T) {
 	retry := time.Date(2026, 3, 14, 9, 36, 0, 0, time.UTC)
-	p := core.ImportPreviewResult{
+	p := service.ImportPreviewResult{
 		Document: "checkout", Scope: "https://example.atlassian.net/DEMO",
-		Counts: core.Counts{Unchanged: 1, Blocked: 1},
-		Items: []core.PlanItem{
+		Counts: service.Counts{Unchanged: 1, Blocked: 1},
+		Items: []service.PlanItem{
 			{Reference: "checkout/e-1", Kind: "epic", Title: "Guest checkout", Action: "unchanged", Key: "DEMO-1"},
 			{Reference: "checkout/s-1", Kind: "story", Title: "Pay", Action: "create", Parent: "checkout/e-1",
 				BlockedReason: "not created by this plan", UnknownSince: retry.Add(-10 * time.Minute), RetryAfter: retry},
@@ -236,8 +237,8 @@ func TestHeldCreateIsNotShownAsCreate(t *testing.T) {
 	if strings.Contains(out, "  create ") {
 		t.Errorf("a held item is shown as a create:\n%s", out)
 	}
-	r := core.ImportCommitResult{RunID: "run_1", Counts: core.CommitCounts{Unchanged: 1, Unknown: 1},
-		Items: []core.CommittedItem{{Reference: "checkout/s-1", Kind: "story", Title: "Pay", Action: "create", Outcome: core.OutcomeUnknown}}}
+	r := service.ImportCommitResult{RunID: "run_1", Counts: service.CommitCounts{Unchanged: 1, Unknown: 1},
+		Items: []service.CommittedItem{{Reference: "checkout/s-1", Kind: "story", Title: "Pay", Action: "create", Outcome: core.OutcomeUnknown}}}
 	b.Reset()
 	ImportCommit(&b, r, Options{Width: 80})
 	if out := b.String(); strings.Contains(out, "  created ") || !strings.Contains(out, "unknown") || !strings.Contains(out, "1 not created") {

@@ -8,37 +8,38 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // bigPreview is a 1,000-item plan (20 epics of 49 stories, 980 stories):
 // all unchanged but 2 creates, 2 updates, a drift and a held item.
-func bigPreview() core.ImportPreviewResult {
-	p := core.ImportPreviewResult{ResultType: "preview", RunID: "run_b", PreviewHandle: "pv_big", ExpiresAt: expires,
+func bigPreview() service.ImportPreviewResult {
+	p := service.ImportPreviewResult{ResultType: "preview", RunID: "run_b", PreviewHandle: "pv_big", ExpiresAt: expires,
 		Document: "big", Scope: "https://example.atlassian.net/DEMO"}
 	n := 0
 	for e := 1; e <= 20; e++ {
 		epic := core.Reference(fmt.Sprintf("big/e-%d", e))
 		n++
-		p.Items = append(p.Items, core.PlanItem{Reference: epic, Kind: "epic", Title: fmt.Sprintf("Epic %d", e), Action: "unchanged", Key: fmt.Sprintf("DEMO-%d", n)})
+		p.Items = append(p.Items, service.PlanItem{Reference: epic, Kind: "epic", Title: fmt.Sprintf("Epic %d", e), Action: "unchanged", Key: fmt.Sprintf("DEMO-%d", n)})
 		for s := 1; s <= 49; s++ {
 			n++
-			p.Items = append(p.Items, core.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d-%d", e, s)), Kind: "story", Title: fmt.Sprintf("Story %d.%d", e, s),
+			p.Items = append(p.Items, service.PlanItem{Reference: core.Reference(fmt.Sprintf("big/s-%d-%d", e, s)), Kind: "story", Title: fmt.Sprintf("Story %d.%d", e, s),
 				Action: "unchanged", Key: fmt.Sprintf("DEMO-%d", n), Parent: epic})
 		}
 	}
-	set := func(i int, f func(*core.PlanItem)) { f(&p.Items[i]) }
-	set(3, func(it *core.PlanItem) {
+	set := func(i int, f func(*service.PlanItem)) { f(&p.Items[i]) }
+	set(3, func(it *service.PlanItem) {
 		it.Action, it.ChangedFields = "update", []string{"title"}
-		it.Changes = []core.FieldChange{{Field: "title", From: "Story 1.3 (old)", To: "Story 1.3"}}
+		it.Changes = []service.FieldChange{{Field: "title", From: "Story 1.3 (old)", To: "Story 1.3"}}
 	})
-	set(4, func(it *core.PlanItem) { it.Action, it.Key = "create", "" })
-	set(500, func(it *core.PlanItem) { it.Action = "drift" }) // epic 11
-	set(501, func(it *core.PlanItem) { it.Action, it.ChangedFields = "update", []string{"description"} })
-	set(998, func(it *core.PlanItem) {
+	set(4, func(it *service.PlanItem) { it.Action, it.Key = "create", "" })
+	set(500, func(it *service.PlanItem) { it.Action = "drift" }) // epic 11
+	set(501, func(it *service.PlanItem) { it.Action, it.ChangedFields = "update", []string{"description"} })
+	set(998, func(it *service.PlanItem) {
 		it.Action, it.Key, it.BlockedReason, it.RetryAfter = "create", "", "held", expires
 	})
-	p.Items = append(p.Items, core.PlanItem{Reference: "big/s-loose", Kind: "story", Title: "A loose story", Action: "create"})
-	p.Counts = core.Counts{Create: 2, Update: 2, Unchanged: 995, Drift: 1, Blocked: 1}
+	p.Items = append(p.Items, service.PlanItem{Reference: "big/s-loose", Kind: "story", Title: "A loose story", Action: "create"})
+	p.Counts = service.Counts{Create: 2, Update: 2, Unchanged: 995, Drift: 1, Blocked: 1}
 	return p
 }
 
@@ -77,15 +78,15 @@ func TestLargePreviewSummaryGolden80(t *testing.T) {
 // written items in tree order, counts the rest, and links one search of
 // everything written.
 func TestLargeCommitSummaryGolden80(t *testing.T) {
-	r := core.ImportCommitResult{ResultType: "committed", RunID: "run_c", Counts: core.CommitCounts{Created: 300, Updated: 2, Unchanged: 698}}
+	r := service.ImportCommitResult{ResultType: "committed", RunID: "run_c", Counts: service.CommitCounts{Created: 300, Updated: 2, Unchanged: 698}}
 	site := "https://example.atlassian.net"
-	item := func(ref string, kind core.Kind, action core.Action, n int, parent core.Reference) core.CommittedItem {
+	item := func(ref string, kind core.Kind, action core.Action, n int, parent core.Reference) service.CommittedItem {
 		outcome := core.OutcomeCommitted
 		if action == core.ActionUnchanged {
 			outcome = "skipped"
 		}
 		key := fmt.Sprintf("DEMO-%d", n)
-		return core.CommittedItem{Reference: core.Reference("big/" + ref), Kind: kind, Title: "Item " + ref, Action: action, Key: key, URL: site + "/browse/" + key, Outcome: outcome, Parent: parent}
+		return service.CommittedItem{Reference: core.Reference("big/" + ref), Kind: kind, Title: "Item " + ref, Action: action, Key: key, URL: site + "/browse/" + key, Outcome: outcome, Parent: parent}
 	}
 	r.Items = append(r.Items, item("e-1", "epic", "unchanged", 1, ""), item("s-1", "story", "update", 2, ""))
 	for i := range 698 {
@@ -124,14 +125,14 @@ func TestLargeCommitSummaryGolden80(t *testing.T) {
 // SearchLink keeps runs of keys exact: a range only where every key in it
 // was written; no link for items without one, or of two sites.
 func TestSearchLink(t *testing.T) {
-	at := func(keys ...string) []core.CommittedItem {
-		var out []core.CommittedItem
+	at := func(keys ...string) []service.CommittedItem {
+		var out []service.CommittedItem
 		for _, k := range keys {
-			out = append(out, core.CommittedItem{Key: k, URL: "https://x.atlassian.net/browse/" + k})
+			out = append(out, service.CommittedItem{Key: k, URL: "https://x.atlassian.net/browse/" + k})
 		}
 		return out
 	}
-	jql := func(items []core.CommittedItem) string {
+	jql := func(items []service.CommittedItem) string {
 		u, _ := url.Parse(SearchLink(items))
 		return u.Query().Get("jql")
 	}
@@ -141,10 +142,10 @@ func TestSearchLink(t *testing.T) {
 	if got := jql(at("A-1", "A-2")); got != "key in (A-1, A-2) ORDER BY key" {
 		t.Errorf("jql %q", got)
 	}
-	if SearchLink([]core.CommittedItem{{Key: "A-1"}}) != "" {
+	if SearchLink([]service.CommittedItem{{Key: "A-1"}}) != "" {
 		t.Error("a link without a site")
 	}
-	two := append(at("A-1"), core.CommittedItem{Key: "A-2", URL: "https://y.atlassian.net/browse/A-2"})
+	two := append(at("A-1"), service.CommittedItem{Key: "A-2", URL: "https://y.atlassian.net/browse/A-2"})
 	if SearchLink(two) != "" {
 		t.Error("a link across two sites")
 	}

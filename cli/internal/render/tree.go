@@ -1,6 +1,9 @@
 package render
 
-import "github.com/devworkwire/devworkwire/core"
+import (
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
+)
 
 // SummaryRows is the number of rows beyond which the import preview shows
 // only the rows that write or need attention (Options.Full shows all).
@@ -64,7 +67,7 @@ func treeOrder(nodes []treeNode, show func(i int) bool) []treeRow {
 }
 
 // planNodes are the tree nodes of a preview's rows.
-func planNodes(items []core.PlanItem) []treeNode {
+func planNodes(items []service.PlanItem) []treeNode {
 	out := make([]treeNode, len(items))
 	for i, it := range items {
 		out[i] = treeNode{it.Kind, it.Reference, it.Parent}
@@ -73,7 +76,7 @@ func planNodes(items []core.PlanItem) []treeNode {
 }
 
 // commitNodes are the tree nodes of a commit's items.
-func commitNodes(items []core.CommittedItem) []treeNode {
+func commitNodes(items []service.CommittedItem) []treeNode {
 	out := make([]treeNode, len(items))
 	for i, it := range items {
 		out[i] = treeNode{it.Kind, it.Reference, it.Parent}
@@ -83,6 +86,6 @@ func commitNodes(items []core.CommittedItem) []treeNode {
 
 // needsAttention reports whether a preview row is shown in the summary
 // form: it writes, or a person should look at it.
-func needsAttention(it core.PlanItem) bool {
+func needsAttention(it service.PlanItem) bool {
 	return it.Action != core.ActionUnchanged || it.BlockedReason != "" || it.Released
 }

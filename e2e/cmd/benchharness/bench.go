@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/e2e/harness"
 	"github.com/devworkwire/devworkwire/jira"
 	sqlitestore "github.com/devworkwire/devworkwire/store-sqlite"
@@ -449,7 +449,7 @@ func (b *bench) cliPreview(ctx context.Context, mj *harness.MockJira, dir string
 	if err != nil {
 		return PreviewPhase{}, fmt.Errorf("dwire import --dry-run: %v\n%s", err, errb.String())
 	}
-	var res core.ImportPreviewResult
+	var res service.ImportPreviewResult
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		return PreviewPhase{}, fmt.Errorf("dwire import --dry-run --json printed no preview: %v", err)
 	}
@@ -497,7 +497,7 @@ func dwireCmd(ctx context.Context, bins harness.Binaries, ws string, args ...str
 	return c
 }
 
-func (b *bench) importOnce(ctx context.Context, mj *harness.MockJira, storePath, name string, doc []byte, reimport bool) (pre, com Phase, counts core.CommitCounts, err error) {
+func (b *bench) importOnce(ctx context.Context, mj *harness.MockJira, storePath, name string, doc []byte, reimport bool) (pre, com Phase, counts service.CommitCounts, err error) {
 	return b.importWith(ctx, mj, storePath, name, doc, reimport, false)
 }
 
@@ -505,7 +505,7 @@ func (b *bench) importOnce(ctx context.Context, mj *harness.MockJira, storePath,
 // jira.Provider (real HTTP to mj) and the SQLite store at storePath. With
 // unchangedOnly the commit is skipped when the preview has nothing to write
 // (as the CLI does) and the counts must say so.
-func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath, name string, doc []byte, unchangedOnly, single bool) (pre, com Phase, counts core.CommitCounts, err error) {
+func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath, name string, doc []byte, unchangedOnly, single bool) (pre, com Phase, counts service.CommitCounts, err error) {
 	st, err := sqlitestore.Open(ctx, sqlitestore.Options{Path: storePath})
 	if err != nil {
 		return pre, com, counts, err
@@ -520,13 +520,13 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 		return pre, com, counts, err
 	}
 	// Rank as dwire does by default (rank: absent or true), unless -rank=false.
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: p, Store: st, WritesInFlight: inFlight, Rank: !b.o.NoRank})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: st, WritesInFlight: inFlight, Rank: !b.o.NoRank})
 	if err := mj.ClearRequests(ctx); err != nil {
 		return pre, com, counts, err
 	}
-	var pr core.ImportPreviewResult
+	var pr service.ImportPreviewResult
 	if pre, err = measured(ctx, mj, func() (err error) {
-		pr, err = svc.ImportPreview(ctx, core.ImportPreviewInput{Path: name, Data: doc})
+		pr, err = svc.ImportPreview(ctx, service.ImportPreviewInput{Path: name, Data: doc})
 		return err
 	}); err != nil {
 		return pre, com, counts, err
@@ -547,9 +547,9 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 		case <-time.After(b.confirm):
 		}
 	}
-	var cr core.ImportCommitResult
+	var cr service.ImportCommitResult
 	if com, err = measured(ctx, mj, func() (err error) {
-		cr, err = svc.ImportCommit(ctx, core.CommitInput{PreviewHandle: pr.PreviewHandle, Confirmed: true})
+		cr, err = svc.ImportCommit(ctx, service.CommitInput{PreviewHandle: pr.PreviewHandle, Confirmed: true})
 		return err
 	}); err != nil {
 		return pre, com, counts, err

@@ -20,20 +20,21 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
 // panicky wraps the service so a test can make a handler panic.
-type panicky struct{ *core.WorkItemService }
+type panicky struct{ *service.WorkItemService }
 
-func (p panicky) Get(ctx context.Context, in core.GetInput) (core.GetResult, error) {
+func (p panicky) Get(ctx context.Context, in service.GetInput) (service.GetResult, error) {
 	switch in.Item {
 	case "PANIC-1":
 		panic("mcptestserver: deliberate panic for PANIC-1")
 	case "BLOCK-1":
 		fmt.Fprintln(os.Stderr, "mcptestserver: blocking")
 		<-ctx.Done()
-		return core.GetResult{}, ctx.Err()
+		return service.GetResult{}, ctx.Err()
 	}
 	return p.WorkItemService.Get(ctx, in)
 }
@@ -55,7 +56,7 @@ func run() int {
 	if *failCreate > 0 {
 		prov.FailItem(*failCreate, fakeprovider.ItemFail, core.Errorf(core.CodeJiraUnavailable, "Jira answered 503 for this create (test fault)."))
 	}
-	svc := core.NewWorkItemService(core.ServiceOptions{Provider: prov, Store: memstore.New(memstore.Options{}), Logger: logger})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: prov, Store: memstore.New(memstore.Options{}), Logger: logger})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := mcpserver.Serve(ctx, panicky{svc}, mcpserver.Options{

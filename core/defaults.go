@@ -1,0 +1,29 @@
+package core
+
+import "time"
+
+// Query limits.
+const (
+	DefaultQueryLimit = 25
+	MaxQueryLimit     = 100
+)
+
+// Defaults of the service's options (service.ServiceOptions) the stores
+// share: a Postgres session's idle timeout is the commit lock's lease.
+const (
+	// DefaultPreviewTTL is how long a preview handle can be committed.
+	DefaultPreviewTTL      = 30 * time.Minute
+	DefaultSearchLagWindow = 10 * time.Minute
+	DefaultCommitLockLease = 30 * time.Second
+	DefaultCommitLockWait  = 45 * time.Second
+	DefaultWritesInFlight  = 16
+)
+
+// positiveOr is v, or def when v is zero or negative (an option left
+// unset, or one that means nothing).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

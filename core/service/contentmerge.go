@@ -1,0 +1,209 @@
+package service
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+var contentKeys = []string{core.ContentTitle, core.ContentDescription, core.ContentCriteria}
+
+func isContentKey(k string) bool {
+	return k == core.ContentTitle || k == core.ContentDescription || k == core.ContentCriteria
+}
+
+// contentBases puts the per-part digests of what spec writes into its
+// FieldBases (the bases of the next import's merge).
+func contentBases(spec *core.ItemSpec) {
+	if spec.FieldBases == nil {
+		spec.FieldBases = map[string]string{}
+	}
+	for k, d := range core.ContentDigests(spec.Title, spec.Description, spec.AcceptanceCriteria) {
+		spec.FieldBases[k] = d
+	}
+	for k, v := range contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria) {
+		setBaseValue(spec, k, v)
+	}
+}
+
+// contentValues are the values of each content part, as ContentDigests
+// digests them.
+func contentValues(title, description string, ac []string) map[string][]string {
+	return map[string][]string{core.ContentTitle: {title}, core.ContentDescription: {strings.TrimSpace(description)}, core.ContentCriteria: ac}
+}
+
+// mergesContent reports whether an existing item's content is settled part
+// by part: the tracker says which parts changed since DevWorkWire wrote
+// them, the item has the bases of all three parts, and its parent is the
+// document's (a person moving it is drift of the whole item, as before).
+// Items written before per-part bases are settled as one unit.
+func mergesContent(w core.WorkItem, spec core.ItemSpec) bool {
+	if w.ContentChanged == nil || w.ParentKey != spec.ParentKey {
+		return false
+	}
+	for _, k := range contentKeys {
+		if _, ok := w.FieldBases[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeContent settles the title, description and criteria of an existing
+// item three ways (document, tracker, base) and sets spec's content to
+// what will be in the tracker: the document's part where it is written,
+// the tracker's where a person's change is kept or conflicts. It returns
+// whether any part is written, the preview rows of the parts not simply
+// written, and the kept and conflicting parts' names.
+//   - tracker unchanged: the document's part (written when it differs);
+//   - tracker changed, document = tracker: unchanged;
+//   - tracker changed, document = base: kept (the tracker's part);
+//   - tracker changed, document ≠ base: a conflict (the tracker's part)
+//     unless "Drift: take-document" takes it.
+func mergeContent(it plan.Item, w core.WorkItem, spec *core.ItemSpec) (writes bool, rows []PlanField, kept, conflicts []string) {
+	doc := contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria)
+	jira := contentValues(w.Title, w.Description, w.AcceptanceCriteria)
+	bases := map[string]string{}
+	values := map[string][]string{} // behind bases, where known
+	for _, k := range contentKeys {
+		d, b := core.ContentFieldDigest(doc[k]...), w.FieldBases[k]
+		row := PlanField{Field: k, Value: shownContent(doc[k]), Source: "item", Tracker: shownContent(jira[k])}
+		keepBase := func() { // the base stays what DevWorkWire last wrote
+			bases[k] = b
+			if bv, ok := baseValue(w, k); ok {
+				values[k] = bv
+			}
+		}
+		switch {
+		case !w.ContentChanged[k]:
+			bases[k], values[k] = d, doc[k]
+			writes = writes || d != b
+			continue
+		case d == core.ContentFieldDigest(jira[k]...):
+			bases[k], values[k] = d, doc[k]
+			continue
+		case takesField(it, k): // before kept: "Drift: take-document" replaces a person's edits, as it did for the whole item
+			row.Write, bases[k], values[k] = "take-document", d, doc[k]
+			writes = true
+		case d == b:
+			row.Write = "kept"
+			keepBase()
+			kept = append(kept, k)
+			takeTracker(spec, w, k)
+			spec.HeldContent = append(spec.HeldContent, k)
+		default:
+			row.Write = "conflict"
+			keepBase()
+			conflicts = append(conflicts, k)
+			takeTracker(spec, w, k)
+			spec.HeldContent = append(spec.HeldContent, k)
+		}
+		rows = append(rows, row)
+	}
+	if spec.FieldBases == nil {
+		spec.FieldBases = map[string]string{}
+	}
+	for k, d := range bases {
+		spec.FieldBases[k] = d
+	}
+	for k, v := range values {
+		setBaseValue(spec, k, v)
+	}
+	return writes, rows, kept, conflicts
+}
+
+// takeTracker sets spec's content part k to the tracker's.
+func takeTracker(spec *core.ItemSpec, w core.WorkItem, k string) {
+	switch k {
+	case core.ContentTitle:
+		spec.Title = w.Title
+	case core.ContentDescription:
+		spec.Description = w.Description
+	default:
+		spec.AcceptanceCriteria = w.AcceptanceCriteria
+	}
+}
+
+// keepUnrepresentable keeps the tracker's value of each content part that
+// holds what the document's text cannot carry (WorkItem.Unrepresentable)
+// where the document would change it: the part is not written, and the
+// preview says so (one warning per part).
+func keepUnrepresentable(label string, w core.WorkItem, spec *core.ItemSpec) []string {
+	doc, jira := contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria), contentValues(w.Title, w.Description, w.AcceptanceCriteria)
+	var out []string
+	for _, k := range contentKeys {
+		what, ok := w.Unrepresentable[k]
+		if !ok || slices.Equal(doc[k], jira[k]) {
+			continue
+		}
+		takeTracker(spec, w, k)
+		spec.HeldContent = append(spec.HeldContent, k)
+		out = append(out, fmt.Sprintf("%s (%s): its %s in the tracker holds %s, which the document's text cannot carry, so the document's change to it is not written and the tracker's stays as it is. Make the change in the tracker, or remove %s there and preview again.",
+			label, w.Key, strings.ToLower(core.FieldName(k)), what, what))
+	}
+	return out
+}
+
+// sameInTracker are the content keys whose value in spec the tracker
+// already holds (ItemSpec.Unsent): an update leaves them out.
+func sameInTracker(w core.WorkItem, spec core.ItemSpec) []string {
+	jira, doc := contentValues(w.Title, w.Description, w.AcceptanceCriteria), contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria)
+	var out []string
+	for _, k := range contentKeys {
+		if slices.Equal(jira[k], doc[k]) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// shownContent is a content part for a preview row (criteria joined by
+// "; ", long text cut).
+func shownContent(v []string) string {
+	s := strings.Join(v, "; ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
+}
+
+// contentWarnings is the one message of an item's kept and conflicting
+// content parts (none when there are neither).
+func contentWarnings(label, key string, kept, conflicts []string) []string {
+	var parts []string
+	if len(kept) > 0 {
+		parts = append(parts, fmt.Sprintf("%s changed in the tracker since DevWorkWire wrote it and the document did not change it: kept Jira's change", shownFieldNames(kept)))
+	}
+	if len(conflicts) > 0 {
+		parts = append(parts, fmt.Sprintf("%s changed both in the tracker and in the document, differently: not written (the item's other parts and fields are). Make the document match the tracker, or add \"Drift: take-document %s\" to the item to write the document's version", shownFieldNames(conflicts), strings.Join(conflicts, ", ")))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s (%s): %s.", label, key, strings.Join(parts, "; "))}
+}
+
+// shownFieldNames are keys as messages name them (FieldName), joined by ", ".
+func shownFieldNames(keys []string) string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = core.FieldName(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// settleContentConflicts makes an item whose only changes are conflicts
+// (content parts or managed fields changed in both, differently: nothing
+// to write, once the managed fields are settled) drift, as a whole-item
+// conflict was.
+func settleContentConflicts(entries []planEntry) {
+	for i := range entries {
+		e := &entries[i]
+		if e.Action == core.ActionUnchanged && slices.ContainsFunc(e.Fields, func(r PlanField) bool { return r.Write == "conflict" }) {
+			e.Action = core.ActionDrift
+		}
+	}
+}

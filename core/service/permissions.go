@@ -1,0 +1,73 @@
+package service
+
+import (
+	"context"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// checkPermissions refuses a plan whose writes need permissions the
+// account lacks: better at the preview than after a prompt.
+func (s *WorkItemService) checkPermissions(ctx context.Context, perms ...core.Permission) error {
+	pc, ok := s.p.(core.PermissionChecker)
+	if !ok || len(perms) == 0 {
+		return nil
+	}
+	return pc.CheckPermissions(ctx, perms)
+}
+
+// importPermissions are the permissions the entries' writes and the
+// structure plans' links, sprint moves and ranks need.
+func importPermissions(entries []planEntry, structures []docStructure) []core.Permission {
+	var create, edit, closes, link, schedule bool
+	for _, ds := range structures {
+		sp := ds.Plan
+		if sp == nil {
+			continue
+		}
+		link = link || len(sp.Links)+len(sp.Unlinks) > 0
+		schedule = schedule || len(sp.Sprints)+len(sp.Ranks) > 0
+	}
+	for _, e := range entries {
+		if e.Blocked {
+			continue
+		}
+		switch e.Action {
+		case core.ActionCreate:
+			create = true
+		case core.ActionUpdate, ActionAdopt:
+			edit = true
+		case ActionClose: // removed.go
+			closes = true
+		}
+	}
+	var out []core.Permission
+	if create {
+		out = append(out, core.PermissionCreate)
+	}
+	if edit {
+		out = append(out, core.PermissionEdit)
+	}
+	if closes {
+		out = append(out, core.PermissionTransition, core.PermissionComment)
+	}
+	if link {
+		out = append(out, core.PermissionLink)
+	}
+	if schedule {
+		out = append(out, core.PermissionSchedule)
+	}
+	return out
+}
+
+// progressPermissions are the permissions a progress plan's writes need.
+func progressPermissions(pl *progressPlan) []core.Permission {
+	var out []core.Permission
+	if pl.TransitionID != "" {
+		out = append(out, core.PermissionTransition)
+	}
+	if pl.Comment != "" {
+		out = append(out, core.PermissionComment)
+	}
+	return out
+}

@@ -1,0 +1,868 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/atomicfile"
+	"github.com/devworkwire/devworkwire/core/plan"
+)
+
+// Pull: what people changed in the tracker for a document's
+// items — the title, description, acceptance criteria (ticked boxes
+// included) and the managed fields the document sets — taken back into
+// the document, never silently.
+//
+// The preview compares, per item and part, three values as the import
+// does (contentmerge.go, fields.go): the document's, the tracker's and the
+// base (what DevWorkWire last wrote). A part a person changed in the
+// tracker while the document kept the base is pulled: written into the
+// document in place (plan.Rewrite: only that value's span changes). A part
+// both changed differently is a conflict: shown with both values, taken
+// from neither side unless the caller chooses per item (TakeTracker /
+// TakeDocument). The preview shows the document's unified diff and stores
+// the plan under an import handle (the document's commit lock, the same
+// gate); the commit checks the file is still the one previewed, writes it
+// atomically, and then moves the bases forward (BaseRecorder: the
+// devworkwire property only, no other tracker write), so that the next
+// import of the pulled document is unchanged.
+
+// PullPreviewInput asks for a pull preview of a document.
+type PullPreviewInput struct {
+	// Path of the Markdown or YAML document; the commit writes this file.
+	Path string `json:"path"`
+	// TakeTracker and TakeDocument resolve conflicts, per item: item ids
+	// ("s-1"), references ("plan/s-1") or the single entry "all".
+	// TakeTracker writes the tracker's value of each conflicting part into
+	// the document; TakeDocument keeps the document's and moves the base
+	// to the tracker's, so the next import writes the document's value. An
+	// item in conflict that neither names is shown and left as it is.
+	TakeTracker  []string `json:"take_tracker,omitempty"`
+	TakeDocument []string `json:"take_document,omitempty"`
+}
+
+// PullAction is what a pull does with one item (PullItem.Action).
+type PullAction string
+
+// The actions of a pull preview row (PullActions lists them all).
+const (
+	PullActionPull        PullAction = "pull"         // the tracker's changes go into the document
+	PullActionConflict    PullAction = "conflict"     // changed on both sides; not taken from either
+	PullActionSettle      PullAction = "settle"       // the document already matches: only the base moves forward
+	PullActionUnchanged   PullAction = "unchanged"    // nothing to pull
+	PullActionNotImported PullAction = "not_imported" // not in the tracker yet
+	PullActionSkipped     PullAction = "skipped"      // left alone (see the warnings)
+)
+
+// PullActions are every PullAction, for a front door's schema.
+var PullActions = []PullAction{PullActionPull, PullActionConflict, PullActionSettle, PullActionUnchanged, PullActionNotImported, PullActionSkipped}
+
+// PullTake is what a pull does with one part of an item (PullChange.Take).
+type PullTake string
+
+// The takes of a part (PullTakes lists them; "" is none: left as it is).
+const (
+	TakeTracker  PullTake = "tracker"  // written into the document
+	TakeDocument PullTake = "document" // kept; the base moves, so the next import writes it
+)
+
+// PullTakes are every PullTake but none, for a front door's schema.
+var PullTakes = []PullTake{TakeTracker, TakeDocument}
+
+// PullChange is one part of an item that differs between the document and
+// the tracker.
+type PullChange struct {
+	Field    string `json:"field"`    // title, description, acceptance_criteria, or a field key
+	Document string `json:"document"` // the document's value
+	Tracker  string `json:"tracker"`  // the tracker's value
+	// Take is TakeTracker, TakeDocument, or "" for a part left as it is
+	// (a conflict nobody chose for, or a document change the next import
+	// writes).
+	Take     PullTake `json:"take,omitempty"`
+	Conflict bool     `json:"conflict,omitempty"`
+}
+
+// PullItem is one row of a pull preview.
+type PullItem struct {
+	Reference core.Reference `json:"reference"`
+	Kind      core.Kind      `json:"kind"`
+	Title     string         `json:"title"`
+	Key       string         `json:"key,omitempty"`
+	URL       string         `json:"url,omitempty"`
+	Action    PullAction     `json:"action"`
+	Changes   []PullChange   `json:"changes,omitempty"`
+}
+
+// PullCounts are pull preview rows by action.
+type PullCounts struct {
+	Pull        int `json:"pull"`
+	Conflict    int `json:"conflict"`
+	Settle      int `json:"settle"`
+	Unchanged   int `json:"unchanged"`
+	NotImported int `json:"not_imported,omitempty"`
+	Skipped     int `json:"skipped,omitempty"`
+}
+
+// PullPreviewResult is a stored pull plan as shown.
+type PullPreviewResult struct {
+	ResultType    string    `json:"result_type"`
+	RunID         string    `json:"run_id"`
+	PreviewHandle string    `json:"preview_handle,omitempty"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	PlanDigest    string    `json:"plan_digest,omitempty"`
+	Document      string    `json:"document"`
+	Path          string    `json:"path"`
+	// Diff is the unified diff of the file the commit writes ("" when the
+	// file stays as it is).
+	Diff     string     `json:"diff"`
+	Items    []PullItem `json:"items"`
+	Counts   PullCounts `json:"counts"`
+	Warnings []string   `json:"warnings,omitempty"`
+	// Writes says whether the commit writes anything (the file, or bases
+	// in the tracker); false is "nothing to pull".
+	Writes bool `json:"writes"`
+	// Planned is every write a commit of this stored pull makes (the file,
+	// each item's record), each one named: what a front door asks the
+	// person to confirm. Not in the JSON (diff, items and counts say it).
+	Planned PlanWrites `json:"-"`
+}
+
+// PullCommitResult is the outcome of a pull commit.
+type PullCommitResult struct {
+	ResultType     string    `json:"result_type"`
+	RunID          string    `json:"run_id"`
+	PreviewHandle  string    `json:"preview_handle"`
+	IdempotencyKey string    `json:"idempotency_key"`
+	Replayed       bool      `json:"replayed,omitempty"`
+	Path           string    `json:"path"`
+	FileWritten    bool      `json:"file_written"`
+	Settled        []string  `json:"settled,omitempty"` // keys whose bases moved forward
+	CommittedAt    time.Time `json:"committed_at"`
+}
+
+// pullPlanVersion is the stored pull plan's format version.
+const pullPlanVersion = 1
+
+// pullPlan is a stored pull plan (an import-kind preview whose plan has
+// the "pull" head; decodeImportPlan refuses it).
+type pullPlan struct {
+	Version int         `json:"version"`
+	Pull    pullHead    `json:"pull"`
+	Entries []pullEntry `json:"entries"`
+	Items   []PullItem  `json:"items"`
+}
+
+type pullHead struct {
+	RunID      string     `json:"run_id"`
+	Document   string     `json:"document"`
+	Scope      string     `json:"scope"`
+	Path       string     `json:"path"`
+	FileDigest string     `json:"file_digest"`        // of the file the preview read
+	NewFile    []byte     `json:"new_file,omitempty"` // what the commit writes (nil: the file stays)
+	Diff       string     `json:"diff"`
+	Warnings   []string   `json:"warnings,omitempty"`
+	Counts     PullCounts `json:"counts"`
+}
+
+// pullEntry is one base the commit moves forward.
+type pullEntry struct {
+	Key         string        `json:"key"`
+	Fingerprint string        `json:"fingerprint"`
+	Spec        core.ItemSpec `json:"spec"` // Reference, Kind, Digest, FieldBases, HeldContent
+}
+
+// PullPreview compares a document's items with the tracker and stores the
+// plan of taking the tracker's changes into the document. It writes
+// nothing (neither the tracker nor the file).
+// Errors: SOURCE_*, VALIDATION_FAILED (the document; a take entry that
+// names no item; a change that cannot be written in place),
+// WORK_ITEM_NOT_FOUND (the document was never imported).
+func (s *WorkItemService) PullPreview(ctx context.Context, in PullPreviewInput) (PullPreviewResult, error) {
+	ctx, o := s.begin(ctx, "pull.preview")
+	res, err := s.pullPreview(ctx, o, in)
+	if err != nil {
+		return PullPreviewResult{}, o.fail(err)
+	}
+	o.done("preview stored", "handle", res.PreviewHandle, "document", res.Document, "pull", res.Counts.Pull, "conflict", res.Counts.Conflict, "settle", res.Counts.Settle, "unchanged", res.Counts.Unchanged)
+	return res, nil
+}
+
+// pullItemState is one item's comparison.
+type pullItemState struct {
+	it      plan.Item
+	ref     core.Reference
+	w       core.WorkItem
+	row     PullItem
+	change  plan.Change
+	bases   map[string]string   // the digests the commit records (ItemSpec.FieldBases)
+	values  map[string][]string // the values behind them, where known (ItemSpec.BaseValues)
+	held    bool                // an unresolved conflict (or a part that could not be pulled): no base moves
+	pulled  bool                // a part goes into the document
+	settles bool                // a base moves
+}
+
+func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreviewInput) (PullPreviewResult, error) {
+	var data []byte
+	var err error = core.Errorf(core.CodeSourceNotFound, "No planning document given: pass the path of the .md, .yaml or .yml file to pull into.").WithDetails(core.Detail{Field: "path", Message: "missing"})
+	if strings.TrimSpace(in.Path) != "" {
+		data, err = ReadDocument(in.Path)
+	}
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	name := filepath.Base(in.Path)
+	opts := plan.Options{CustomFields: s.fields.Custom}
+	parsed, err := opts.Parse(name, data)
+	if err != nil {
+		return PullPreviewResult{}, planError(err)
+	}
+	doc := withSubtasks(parsed)
+	scope := s.p.Scope()
+	refs := make([]core.Reference, len(doc.Items))
+	for i, it := range doc.Items {
+		refs[i] = core.NewReference(doc.ID, it.ID)
+	}
+	found, err := s.lookupKnown(ctx, scope, refs)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	if len(found) == 0 {
+		return PullPreviewResult{}, core.Errorf(core.CodeWorkItemNotFound, "None of the %d items of document %s (%s) is in the tracker: the document was never imported, so there is nothing to pull. Import it first; nothing was written.", len(doc.Items), doc.ID, name).
+			WithDetails(core.Detail{Item: doc.ID, Message: "no item of the document is in the tracker"})
+	}
+	takeT, err := pullChoices(doc, in.TakeTracker, "take_tracker", "take the tracker's values for")
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	takeD, err := pullChoices(doc, in.TakeDocument, "take_document", "keep the document's values for")
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	for ref := range takeT {
+		if takeD[ref] {
+			return PullPreviewResult{}, core.Errorf(core.CodeValidationFailed, "%s is named both to take the tracker's values and to keep the document's; choose one.", ref).
+				WithDetails(core.Detail{Item: string(ref), Field: "take", Message: "named on both sides"})
+		}
+	}
+	// The fields of the items in the tracker, resolved as the import does.
+	inTracker := *doc
+	inTracker.Items = slices.DeleteFunc(slices.Clone(doc.Items), func(it plan.Item) bool { _, ok := found[core.NewReference(doc.ID, it.ID)]; return !ok })
+	resolved, _, err := s.resolveFields(ctx, &inTracker, found)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	fieldsOf := map[core.Reference]plan.Fields{}
+	for _, it := range inTracker.Items {
+		fieldsOf[core.NewReference(doc.ID, it.ID)] = it.Fields
+	}
+	// Labels from defaults add up with an item's own (plan.Fields.WithDefaults),
+	// so an item's pulled labels must keep the defaults'.
+	var defLabels []string
+	for _, d := range []plan.Fields{parsed.Defaults, s.fields.Defaults} {
+		if d.Labels.State == plan.FieldSet {
+			defLabels = append(defLabels, d.Labels.Value...)
+		}
+	}
+	// People a pull may write (a field whose tracker value differs from
+	// the document's) are written as the export writes them.
+	var differ []core.WorkItem
+	for ref, fields := range resolved {
+		w := found[ref]
+		part := core.WorkItem{Key: w.Key, Fields: map[string][]string{}}
+		for k, v := range fields {
+			if core.FieldDigest(v.Values) != core.FieldDigest(w.Fields[k]) {
+				part.Fields[k] = w.Fields[k]
+			}
+		}
+		if len(part.Fields) > 0 {
+			differ = append(differ, part)
+		}
+	}
+	people, warnings, err := s.personNames(ctx, differ)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	states := make([]*pullItemState, 0, len(doc.Items))
+	for _, it := range doc.Items {
+		ref := core.NewReference(doc.ID, it.ID)
+		w, ok := found[ref]
+		st := &pullItemState{it: it, ref: ref, w: w, row: PullItem{Reference: ref, Kind: core.Kind(it.Kind), Title: it.Title, Key: w.Key, URL: w.URL}}
+		states = append(states, st)
+		if !ok {
+			st.row.Action = PullActionNotImported
+			continue
+		}
+		parent := parentOf(doc.ID, it)
+		if want := found[parent].Key; (parent == "") != (w.ParentKey == "") || (parent != "" && want != w.ParentKey) {
+			st.row.Action, st.held = PullActionSkipped, true
+			warnings = append(warnings, fmt.Sprintf("%s %s (%s) sits under another parent in the tracker than in the document; its parent is not pulled, so the item is left as it is. Move it back in the tracker, or change the document and import.", kindLabel(core.Kind(it.Kind)), it.ID, w.Key))
+			continue
+		}
+		st.compareContent(takeT[ref], takeD[ref])
+		st.compareFields(resolved[ref], fieldsOf[ref], defLabels, people, takeT[ref], takeD[ref], &warnings)
+		st.finish()
+	}
+	// Write the pulled values into the document, in place; an item whose
+	// values cannot be written there is left out (and held), and the rest
+	// written.
+	newData, newDoc, warnings, err := rewritePulled(opts, name, data, states, warnings)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	pl := pullPlan{Version: pullPlanVersion, Pull: pullHead{RunID: o.runID, Document: doc.ID, Scope: scope, Path: in.Path, FileDigest: core.PlanDigest(data), Warnings: warnings}}
+	if newData != nil {
+		pl.Pull.NewFile = newData
+		pl.Pull.Diff = fileDiff(name, string(data), string(newData))
+	}
+	// The bases: computed from the document as it will be (its digests
+	// are what the next import compares).
+	after := doc
+	if newData != nil {
+		after = withSubtasks(newDoc) // as the rewrite read it back
+	}
+	byID := map[string]plan.Item{}
+	for _, it := range after.Items {
+		byID[it.ID] = it
+	}
+	for _, st := range states {
+		pl.Items = append(pl.Items, st.row)
+		if st.held || !st.settles {
+			continue
+		}
+		it := byID[st.it.ID]
+		ac := boxedCriteria(it)
+		kind := core.Kind(it.Kind)
+		spec := core.ItemSpec{Reference: st.ref, Kind: kind, Title: it.Title, Digest: core.ContentDigest(kind, it.Title, it.Description, ac, parentOf(doc.ID, it)), FieldBases: st.bases}
+		for _, k := range slices.Sorted(maps.Keys(st.values)) {
+			setBaseValue(&spec, k, st.values[k]) // as an import keeps them: at most MaxBaseValue each
+		}
+		pl.Entries = append(pl.Entries, pullEntry{Key: st.w.Key, Fingerprint: st.w.Fingerprint, Spec: spec})
+	}
+	for _, r := range pl.Items {
+		switch r.Action {
+		case PullActionPull:
+			pl.Pull.Counts.Pull++
+		case PullActionConflict:
+			pl.Pull.Counts.Conflict++
+		case PullActionSettle:
+			pl.Pull.Counts.Settle++
+		case PullActionNotImported:
+			pl.Pull.Counts.NotImported++
+		case PullActionSkipped:
+			pl.Pull.Counts.Skipped++
+		default:
+			pl.Pull.Counts.Unchanged++
+		}
+	}
+	if len(pl.Entries) > 0 {
+		if _, ok := s.p.(core.BaseRecorder); !ok {
+			return PullPreviewResult{}, core.Errorf(core.CodeConfigInvalid, "This tracker connection cannot record what DevWorkWire last wrote without writing the items, so a pull cannot move the bases forward; nothing was written.")
+		}
+	}
+	if err := s.checkPermissions(ctx, pullPermissions(pl)...); err != nil {
+		return PullPreviewResult{}, err
+	}
+	p, err := s.savePreview(ctx, core.PreviewPull, pl)
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	return pl.result(p), nil
+}
+
+// lookupKnown looks refs up in the tracker (by key, too, where the dedup
+// index knows one).
+func (s *WorkItemService) lookupKnown(ctx context.Context, scope string, refs []core.Reference) (map[core.Reference]core.WorkItem, error) {
+	idx, err := s.st.LookupIndex(ctx, scope, refs)
+	if err != nil {
+		return nil, err
+	}
+	return s.p.Lookup(ctx, refs, knownKeys(idx))
+}
+
+// pullPermissions are the permissions the commit's base writes need.
+func pullPermissions(pl pullPlan) []core.Permission {
+	if len(pl.Entries) == 0 {
+		return nil
+	}
+	return []core.Permission{core.PermissionEdit}
+}
+
+// pullChoices resolves the items a take list names (ids, references,
+// or "all"), refusing names of no item.
+func pullChoices(doc *plan.Document, names []string, field, what string) (map[core.Reference]bool, error) {
+	items := make(map[core.Reference]bool, len(doc.Items))
+	for _, it := range doc.Items {
+		items[core.NewReference(doc.ID, it.ID)] = true
+	}
+	out := map[core.Reference]bool{}
+	var details []core.Detail
+	for _, n := range slices.DeleteFunc(slices.Clone(names), func(n string) bool { return strings.TrimSpace(n) == "" }) {
+		n = strings.TrimSpace(n)
+		ref := core.Reference(n)
+		if !strings.Contains(n, "/") {
+			ref = core.NewReference(doc.ID, n)
+		}
+		if strings.EqualFold(n, "all") {
+			maps.Copy(out, items)
+		} else if items[ref] {
+			out[ref] = true
+		} else {
+			details = append(details, core.Detail{Item: string(ref), Field: field, Message: n + " is not an item of document " + doc.ID})
+		}
+	}
+	if len(details) > 0 {
+		return nil, core.Errorf(core.CodeValidationFailed, "%d of the items chosen to %s are not in the document (first: %s); name items by their ids, or all.", len(details), what, details[0].Message).WithDetails(details...)
+	}
+	return out, nil
+}
+
+// compareContent settles the title, description and criteria.
+func (st *pullItemState) compareContent(takeT, takeD bool) {
+	it, w := st.it, st.w
+	ac := boxedCriteria(it)
+	doc := contentValues(it.Title, it.Description, ac)
+	jira := contentValues(w.Title, w.Description, w.AcceptanceCriteria)
+	st.bases, st.values = map[string]string{}, map[string][]string{}
+	for _, k := range contentKeys {
+		d, j := core.ContentFieldDigest(doc[k]...), core.ContentFieldDigest(jira[k]...)
+		b, hasBase := w.FieldBases[k]
+		if d == j {
+			st.base(k, d, doc[k])
+			if w.ContentChanged[k] || (w.ContentChanged == nil && w.EditedOutside) || b != d {
+				st.settles = true
+			}
+			continue
+		}
+		var trackerChanged, docChanged bool
+		if w.ContentChanged != nil && hasBase {
+			trackerChanged, docChanged = w.ContentChanged[k], d != b
+		} else {
+			// An item written before per-part bases: one digest for all.
+			trackerChanged = w.EditedOutside
+			docChanged = w.LastWritten != core.ContentDigest(core.Kind(it.Kind), it.Title, it.Description, ac, parentOf(st.ref.Document(), it))
+		}
+		ch := PullChange{Field: k, Document: shownContent(doc[k]), Tracker: shownContent(jira[k])}
+		if !trackerChanged {
+			// The document's change: the next import writes it (the base
+			// stays, should another part move it).
+			if hasBase {
+				st.keepBase(k)
+			} else {
+				st.base(k, j, jira[k])
+			}
+			st.row.Changes = append(st.row.Changes, ch)
+			continue
+		}
+		st.resolve(ch, k, j, jira[k], docChanged, takeT, takeD, func() { st.take(k, jira[k]) })
+	}
+}
+
+// resolve settles part k the tracker changed (to digest j of its values
+// jv): taken from the tracker (pull writes it into the document) when the
+// document did not change it or the item takes the tracker's; kept from
+// the document (only the base moves) when the item says so; else a
+// conflict that holds the item.
+func (st *pullItemState) resolve(ch PullChange, k, j string, jv []string, docChanged, takeT, takeD bool, pull func()) {
+	switch {
+	case !docChanged || takeT:
+		ch.Take, ch.Conflict = TakeTracker, docChanged
+		st.base(k, j, jv)
+		pull()
+		st.pulled, st.settles = true, true
+	case takeD:
+		ch.Take, ch.Conflict = TakeDocument, true
+		st.base(k, j, jv)
+		st.settles = true
+	default:
+		ch.Conflict = true
+		st.held = true
+	}
+	st.row.Changes = append(st.row.Changes, ch)
+}
+
+// base records d, the digest of values v, as part k's base (what the
+// commit records as last written), with v as the value behind it.
+func (st *pullItemState) base(k, d string, v []string) {
+	st.bases[k], st.values[k] = d, v
+}
+
+// keepBase keeps part k's base as DevWorkWire last wrote it, with the
+// value behind it where the provider kept one (else none: not known).
+func (st *pullItemState) keepBase(k string) {
+	st.bases[k] = st.w.FieldBases[k]
+	if v, ok := baseValue(st.w, k); ok {
+		st.values[k] = v
+	} else {
+		delete(st.values, k)
+	}
+}
+
+// take writes the tracker's value of content part k into the document.
+func (st *pullItemState) take(k string, v []string) {
+	switch k {
+	case core.ContentTitle:
+		st.change.Title = &v[0]
+	case core.ContentDescription:
+		st.change.Description = &v[0]
+	default:
+		c := &plan.Criteria{}
+		c.Texts, c.Boxes = unboxCriteria(v)
+		st.change.Criteria = c
+	}
+}
+
+// compareFields settles the managed fields the document sets.
+func (st *pullItemState) compareFields(fields map[string]core.FieldValue, own plan.Fields, defLabels []string, people map[string]string, takeT, takeD bool, warnings *[]string) {
+	w := st.w
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		d, j := core.FieldDigest(fields[k].Values), core.FieldDigest(w.Fields[k])
+		b, hasBase := w.FieldBases[k]
+		if d == j {
+			st.base(k, d, fields[k].Values)
+			if hasBase && b != d {
+				st.settles = true
+			}
+			continue
+		}
+		if !hasBase {
+			continue // no base: the next import writes the document's value
+		}
+		ch := PullChange{Field: k, Document: shownValues(fields[k].Values), Tracker: shownValues(w.Fields[k])}
+		docChanged := d != b
+		switch {
+		case j == b:
+			st.keepBase(k) // the document's change: the next import writes it
+			st.row.Changes = append(st.row.Changes, ch)
+		case (!docChanged || takeT) && k == core.FieldLabels && own.Labels.From != plan.SourceItem && !containsAll(w.Fields[k], defLabels):
+			*warnings = append(*warnings, fmt.Sprintf("%s %s (%s): its labels in the tracker (%s) drop a label the document's defaults add, so they cannot be written into the item; edit the defaults or the labels by hand.", kindLabel(core.Kind(st.it.Kind)), st.it.ID, w.Key, shownValues(w.Fields[k])))
+			st.held, ch.Conflict = true, docChanged
+			st.row.Changes = append(st.row.Changes, ch)
+		default:
+			st.resolve(ch, k, j, w.Fields[k], docChanged, takeT, takeD, func() {
+				if st.change.Fields == nil {
+					st.change.Fields = map[string]string{}
+				}
+				st.change.Fields[k] = shownValues(asWritten(w.Fields[k], people))
+			})
+		}
+	}
+}
+
+// asWritten are canonical values as a document writes them: a person's
+// account id as personNames names them.
+func asWritten(values []string, people map[string]string) []string {
+	out := slices.Clone(values)
+	for i, v := range out {
+		if w, ok := people[v]; ok {
+			out[i] = w
+		}
+	}
+	return out
+}
+
+func containsAll(have, want []string) bool {
+	for _, v := range want {
+		if !slices.Contains(have, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// finish sets the row's action.
+func (st *pullItemState) finish() {
+	switch {
+	case st.held:
+		st.row.Action = PullActionConflict
+	case st.pulled:
+		st.row.Action = PullActionPull
+	case st.settles:
+		st.row.Action = PullActionSettle
+	default:
+		st.row.Action = PullActionUnchanged
+	}
+	if st.row.Action == PullActionUnchanged {
+		st.row.Changes = nil
+	}
+}
+
+// rewritePulled writes every pulled item's values into the document (data,
+// already parsed) and returns the new text with the document it reads as.
+// An item the rewriter refuses is left out (held, with a warning) and the
+// others written; nil means the file stays as it is.
+func rewritePulled(opts plan.Options, name string, data []byte, states []*pullItemState, warnings []string) ([]byte, *plan.Document, []string, error) {
+	for range len(states) + 1 {
+		var changes []plan.Change
+		for _, st := range states {
+			if st.pulled && (st.change.Title != nil || st.change.Description != nil || st.change.Criteria != nil || len(st.change.Fields) > 0) {
+				c := st.change
+				c.Item = st.it.ID
+				changes = append(changes, c)
+			}
+		}
+		if len(changes) == 0 {
+			return nil, nil, warnings, nil
+		}
+		out, doc, err := opts.RewriteParsed(name, data, changes)
+		if err == nil {
+			return out, doc, warnings, nil
+		}
+		var pe *plan.Error
+		if !errors.As(err, &pe) || len(pe.Problems) == 0 || pe.Problems[0].Item == "" {
+			return nil, nil, nil, planError(err)
+		}
+		i := slices.IndexFunc(states, func(st *pullItemState) bool { return st.it.ID == pe.Problems[0].Item })
+		if i < 0 || !states[i].pulled {
+			return nil, nil, nil, planError(err)
+		}
+		st := states[i]
+		st.pulled, st.held, st.change = false, true, plan.Change{}
+		st.row.Action = PullActionSkipped
+		warnings = append(warnings, fmt.Sprintf("%s %s (%s): the tracker's values cannot be written into the document in place (%s); the item is left as it is. Edit it by hand to match the tracker.", kindLabel(core.Kind(st.it.Kind)), st.it.ID, st.w.Key, pe.Problems[0].Message))
+	}
+	return nil, nil, nil, core.Errorf(core.CodeInternal, "The pulled values could not be written into the document.")
+}
+
+// fileDiff is the unified diff of a file's text before and after.
+func fileDiff(name, from, to string) string {
+	if from == to {
+		return ""
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", name, name)
+	writeHunks(&out, splitLines(strings.TrimSuffix(from, "\n")), splitLines(strings.TrimSuffix(to, "\n")), math.MaxInt) // the whole diff: a front door bounds it
+	return out.String()
+}
+
+// result is the stored pull plan p as shown.
+func (pl *pullPlan) result(p core.Preview) PullPreviewResult {
+	r := PullPreviewResult{ResultType: ResultPreview, RunID: pl.Pull.RunID, PreviewHandle: p.Handle, ExpiresAt: core.UTCSecond(p.ExpiresAt), PlanDigest: p.Digest,
+		Document: pl.Pull.Document, Path: pl.Pull.Path, Diff: pl.Pull.Diff, Items: pl.Items, Counts: pl.Pull.Counts, Warnings: pl.Pull.Warnings,
+		Writes: pl.Pull.NewFile != nil || len(pl.Entries) > 0, Planned: pl.writes()}
+	if !r.Writes {
+		r.PreviewHandle, r.PlanDigest = "", ""
+	}
+	return r
+}
+
+// PullCommit executes a stored pull plan behind the gate: the file is
+// written (when it changes) only if it is still the one previewed, then
+// the bases move forward in the tracker.
+// Errors: the gate's; PREVIEW_STALE (the file or an item changed since
+// the preview; nothing written); COMMIT_PARTIAL.
+func (s *WorkItemService) PullCommit(ctx context.Context, in CommitInput) (PullCommitResult, error) {
+	ctx, o := s.begin(ctx, "pull.commit")
+	res, err := commitGated(ctx, s, o, commitKind[PullCommitResult]{
+		kind: core.PreviewPull,
+		plan: func(p core.Preview) (plannedCommit[PullCommitResult], error) {
+			pl, err := decodePullPlan(p)
+			if err != nil {
+				return nil, err
+			}
+			return &pullCommit{s: s, pl: pl, within: in.WriteWithin}, nil
+		},
+		replayed: func(r *PullCommitResult) { r.Replayed = true },
+	}, in)
+	if err != nil {
+		return PullCommitResult{}, o.fail(err)
+	}
+	o.done("commit finished", "handle", res.PreviewHandle, "file_written", res.FileWritten, "settled", len(res.Settled), "replayed", res.Replayed)
+	return res, nil
+}
+
+type pullCommit struct {
+	s      *WorkItemService
+	pl     *pullPlan
+	within string // CommitInput.WriteWithin
+}
+
+// lock: the document's commit lock (the import's).
+func (c *pullCommit) lock() []lockName {
+	d := c.pl.Pull.Document
+	return []lockName{{name: "import|" + c.pl.Pull.Scope + "|" + d, what: "document " + d, document: d}}
+}
+
+// fileStale refuses a file that is not the one previewed.
+func (c *pullCommit) fileStale() error {
+	h := c.pl.Pull
+	b, err := ReadDocument(h.Path)
+	if err != nil {
+		return err
+	}
+	if core.PlanDigest(b) != h.FileDigest { // (the same digest a stored plan has)
+		return core.Errorf(core.CodePreviewStale, "%s changed since the pull preview, so the stored plan no longer matches it. Nothing was written. Run the pull again.", h.Path).
+			WithDetails(core.Detail{Item: h.Document, Field: "path", Message: "the file changed since the preview"})
+	}
+	return nil
+}
+
+func (c *pullCommit) stale(ctx context.Context) error {
+	if err := c.fileStale(); err != nil {
+		return err
+	}
+	if len(c.pl.Entries) == 0 {
+		return nil
+	}
+	refs := make([]core.Reference, len(c.pl.Entries))
+	known := map[core.Reference]string{}
+	for i, e := range c.pl.Entries {
+		refs[i], known[e.Spec.Reference] = e.Spec.Reference, e.Key
+	}
+	now, err := c.s.p.Lookup(ctx, refs, known)
+	if err != nil {
+		return err
+	}
+	var details []core.Detail
+	for _, e := range c.pl.Entries {
+		if w, ok := now[e.Spec.Reference]; !ok || w.Key != e.Key || w.Fingerprint != e.Fingerprint {
+			details = append(details, core.Detail{Item: string(e.Spec.Reference), Key: e.Key, Message: fmt.Sprintf("%s (%s) changed in the tracker since the preview", e.Spec.Reference, e.Key)})
+		}
+	}
+	if len(details) > 0 {
+		return core.Errorf(core.CodePreviewStale, "The tracker changed since this pull preview (%d item(s), see details), so the stored plan no longer matches it. Nothing was written. Run the pull again.", len(details)).WithDetails(details...)
+	}
+	return nil
+}
+
+// execute writes the document, then moves the items' bases forward, one
+// write at a time (writestep.go): each fenced, its outcome recorded before
+// the next; the first failure, a cancelled context or a store that cannot
+// record stops it.
+func (c *pullCommit) execute(ctx context.Context, r *commitRun) (PullCommitResult, error) {
+	h := c.pl.Pull
+	res := PullCommitResult{ResultType: ResultCommitted, RunID: r.o.runID, PreviewHandle: r.handle, IdempotencyKey: r.key, Path: h.Path}
+	var details []core.Detail // the writes made, then the one that stopped the pull, then the rest
+	stop := func(err error, from int) (PullCommitResult, error) {
+		ae := core.AsError(err)
+		for _, e := range c.pl.Entries[from:] {
+			details = append(details, core.Detail{Item: string(e.Spec.Reference), Key: e.Key, Outcome: core.OutcomeUntried, Message: "base not moved"})
+		}
+		if from == 0 && !res.FileWritten && len(details) > 0 {
+			// The document's write failed: the first item carries why.
+			details[0].Outcome, details[0].Code, details[0].Message = core.OutcomeFailed, ae.Code, ae.Message
+		}
+		e := core.Errorf(ae.Code, "%s", ae.Message)
+		state := core.RunFailed
+		if res.FileWritten || len(res.Settled) > 0 {
+			e = core.Errorf(core.CodeCommitPartial, "The pull stopped: %s %s Run the pull again: what is done is not done twice.", ae.Message, map[bool]string{true: "The document was written; the bases of the items after it were not all moved.", false: ""}[res.FileWritten])
+			state = core.RunPartial
+		}
+		e.Details, e.RunID, e.Err = details, r.o.runID, err
+		r.finish(ctx, state, e)
+		return PullCommitResult{}, e
+	}
+	if h.NewFile != nil {
+		end := r.write(ctx, writeStep{
+			send: func(context.Context) error {
+				// Checked again right before the write: the file is still
+				// the one previewed.
+				if err := c.fileStale(); err != nil {
+					return err
+				}
+				return writeFileAtomic(h.Path, h.NewFile, c.within)
+			},
+			outcome: func(err error, _ bool) ([]core.IndexEntry, []core.ItemOutcome) {
+				if err != nil {
+					return nil, nil
+				}
+				res.FileWritten = true
+				return nil, []core.ItemOutcome{{Reference: core.Reference(h.Document), Action: "pull", Outcome: core.OutcomeCommitted, Message: "wrote " + h.Path}}
+			},
+		})
+		if end.err != nil {
+			return stop(end.err, 0)
+		}
+		if end.record != nil {
+			return stop(unrecorded("writing "+h.Path, end.record), 0)
+		}
+	}
+	rec, _ := c.s.p.(core.BaseRecorder)
+	for i, e := range c.pl.Entries {
+		var idx []core.IndexEntry
+		end := r.write(ctx, writeStep{
+			send: func(ctx context.Context) error {
+				if rec == nil {
+					return core.Errorf(core.CodeConfigInvalid, "This tracker connection cannot record bases.")
+				}
+				return rec.RecordBase(ctx, e.Key, e.Fingerprint, e.Spec)
+			},
+			outcome: func(err error, sent bool) ([]core.IndexEntry, []core.ItemOutcome) {
+				oc := core.ItemOutcome{Reference: e.Spec.Reference, Action: "settle", Key: e.Key, Outcome: core.OutcomeCommitted, Message: "base moved forward"}
+				if err != nil {
+					oc.Outcome, oc.Code, oc.Message = core.OutcomeFailed, core.ErrorCode(err), core.AsError(err).Message
+					if writeMayHaveApplied(err, sent) {
+						oc.Outcome = core.OutcomeUnknown
+					}
+					details = append(details, core.Detail{Item: string(e.Spec.Reference), Key: e.Key, Outcome: core.OutcomeFailed, Code: oc.Code, Message: oc.Message})
+					return nil, []core.ItemOutcome{oc}
+				}
+				idx = []core.IndexEntry{{Scope: h.Scope, Reference: e.Spec.Reference, Key: e.Key, Digest: e.Spec.Digest, UpdatedAt: core.UTCSecond(c.s.now())}}
+				res.Settled = append(res.Settled, e.Key)
+				details = append(details, core.Detail{Item: string(e.Spec.Reference), Key: e.Key, Outcome: core.OutcomeCommitted, Message: "base moved forward"})
+				return idx, []core.ItemOutcome{oc}
+			},
+		})
+		if end.err != nil {
+			return stop(end.err, i+1)
+		}
+		if end.record != nil {
+			return stop(unrecorded("moving the base of "+e.Key+" forward", end.record), i+1)
+		}
+		if r.progress != nil {
+			r.progress(i+1, len(c.pl.Entries))
+		}
+	}
+	res.CommittedAt = core.UTCSecond(c.s.now())
+	r.finish(ctx, core.RunCommitted, res)
+	return res, nil
+}
+
+// unrecorded is why a run stopped after a write (what) whose outcome the
+// state store could not record (err): nothing further was sent, since a
+// replay could not tell the write was made.
+func unrecorded(what string, err error) *core.Error {
+	ae := core.AsError(err)
+	e := core.Errorf(ae.Code, "The state store could not record %s (%s: %s), so nothing further was written.", what, ae.Code, strings.TrimSuffix(ae.Message, "."))
+	e.Err = err
+	return e
+}
+
+// writeFileAtomic replaces path's content with data (atomicfile.Write:
+// a temporary file in the same folder, synced and renamed over the file;
+// its permissions kept, a symbolic link's target written; with within,
+// atomicfile.WriteWithin: only inside that folder), in the taxonomy's
+// words.
+func writeFileAtomic(path string, data []byte, within string) error {
+	write := atomicfile.Write
+	if within != "" {
+		write = func(path string, data []byte) error { return atomicfile.WriteWithin(within, path, data) }
+	}
+	if err := write(path, data); err != nil {
+		code := core.CodeInternal
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, atomicfile.ErrOutside) {
+			code = core.CodeSourceNotFound
+		}
+		return core.Wrap(err, code, "%s could not be written (%s). The file was left as it was; check the folder and its permissions.", path, FSReason(err))
+	}
+	return nil
+}
+
+// FSReason is the operating system's reason for a file error, without the
+// path (the message around it names the file as its reader knows it).
+func FSReason(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
