@@ -37,7 +37,7 @@ Text.
 // siteEnv is a workspace against a fake Jira set up like a site teams
 // run: the profile (POST /_mockjira/site: style, workflow, …), a
 // user-picker field and the configuration that maps it.
-func siteEnv(t *testing.T, profile string) *env {
+func siteEnv(t *testing.T, profile, jiraConfig string) *env {
 	t.Helper()
 	e := newEnv(t, envOptions{})
 	for path, body := range map[string]string{"/_mockjira/site": profile, "/_mockjira/fields": siteFieldsSeed} {
@@ -52,14 +52,16 @@ func siteEnv(t *testing.T, profile string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.write(".devworkwire.yaml", string(b)+"fields:\n  Reviewer: Reviewer\n")
+	cfgText := strings.Replace(string(b), "jira:\n", "jira:\n"+jiraConfig, 1)
+	e.write(".devworkwire.yaml", cfgText+"fields:\n  Reviewer: Reviewer\n")
 	return e
 }
 
 // siteCase is one kind of site the scenario runs on.
 type siteCase struct {
 	name, profile string
-	classic       bool // Resolve's screen sets the resolution on the way to done
+	classic       bool   // Resolve's screen sets the resolution on the way to done
+	config        string // added to the configuration
 }
 
 // TestSitesThroughTheBinary: on a company-managed site with the classic
@@ -73,7 +75,8 @@ type siteCase struct {
 // with zero writes, a plan whose link the account may not make.
 func TestSitesThroughTheBinary(t *testing.T) {
 	for _, c := range []siteCase{
-		{name: "company-managed classic", profile: `{"style": "company-managed", "workflow": "classic", "epic_name_required": true}`, classic: true},
+		{name: "company-managed classic", profile: `{"style": "company-managed", "workflow": "classic", "epic_name_required": true}`, classic: true,
+			config: "  transition_fields:\n    Resolution: Won't Do\n"},
 		{name: "team-managed", profile: `{"style": "team-managed"}`},
 	} {
 		t.Run(c.name, func(t *testing.T) { siteScenario(t, c) })
@@ -81,7 +84,7 @@ func TestSitesThroughTheBinary(t *testing.T) {
 }
 
 func siteScenario(t *testing.T, c siteCase) {
-	e := siteEnv(t, c.profile)
+	e := siteEnv(t, c.profile, c.config)
 	if r := e.dwire("doctor"); r.code != 0 || !strings.Contains(r.stdout, "✓ site") || !strings.Contains(r.stdout, "✓ permissions") || !strings.Contains(r.stdout, "✓ reference field") {
 		t.Fatalf("doctor: %s", r)
 	}
@@ -107,7 +110,7 @@ func siteScenario(t *testing.T, c siteCase) {
 	}
 	wantSets := ""
 	if c.classic {
-		wantSets = "Resolution: Done"
+		wantSets = "Resolution: Won't Do" // the configuration names it
 	}
 	if r := e.dwireJSON(&pv, "progress", s1.Key, "--status", "done", "--dry-run"); r.code != 0 || strings.Join(pv.TransitionSets, ",") != wantSets {
 		t.Fatalf("progress preview: %s (sets %v; want %q)", r, pv.TransitionSets, wantSets)

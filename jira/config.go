@@ -65,6 +65,11 @@ type Config struct {
 	// to an account id, for people the assignable-user search cannot
 	// find by it (e-mail hidden by privacy settings) or finds several of.
 	Users map[string]string
+	// TransitionFields names the value to give a required field of a
+	// workflow transition's screen, by the field's name or id (Resolution:
+	// Won't Do); a required field without an entry gets its first allowed
+	// value (Resolution: Done on a classic workflow's Resolve Issue).
+	TransitionFields map[string]string
 	// SingleCreate sends one POST /issue per item instead of bulk creates.
 	// It exists only as the benchmark baseline.
 	SingleCreate bool

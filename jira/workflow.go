@@ -25,18 +25,22 @@ type transitionJSON struct {
 
 // transitionFieldJSON is a field of a transition's screen (FieldMetadata).
 type transitionFieldJSON struct {
-	Name          string `json:"name"`
-	Required      bool   `json:"required"`
-	AllowedValues []struct {
-		ID    string `json:"id"`
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	} `json:"allowedValues"`
+	Name          string             `json:"name"`
+	Required      bool               `json:"required"`
+	AllowedValues []allowedValueJSON `json:"allowedValues"`
+}
+
+// allowedValueJSON is one allowed value of a screen field.
+type allowedValueJSON struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // screenValue is what DevWorkWire gives one required field of a
-// transition's screen: its first allowed value (Resolution: Done on a
-// classic workflow's Resolve Issue).
+// transition's screen: the value Config.TransitionFields names, else its
+// first allowed value (Resolution: Done on a classic workflow's Resolve
+// Issue).
 type screenValue struct {
 	field, fieldName string
 	id, name         string
@@ -44,8 +48,9 @@ type screenValue struct {
 
 // screen returns the values for the transition's required screen fields,
 // in field id order, or why one cannot be filled (a required field
-// without allowed values).
-func (t transitionJSON) screen() ([]screenValue, string) {
+// without allowed values, or whose named value it does not allow). named
+// is Config.TransitionFields.
+func (t transitionJSON) screen(named map[string]string) ([]screenValue, string) {
 	var out []screenValue
 	for _, id := range slices.Sorted(maps.Keys(t.Fields)) {
 		f := t.Fields[id]
@@ -59,14 +64,38 @@ func (t transitionJSON) screen() ([]screenValue, string) {
 		if len(f.AllowedValues) == 0 {
 			return nil, fmt.Sprintf("its screen requires %s (%s), which DevWorkWire cannot fill", name, id)
 		}
-		v := f.AllowedValues[0]
-		label := v.Name
-		if label == "" {
-			label = v.Value
+		label := func(i int) string { return cmpOr(f.AllowedValues[i].Name, f.AllowedValues[i].Value) }
+		pick := 0
+		if want, ok := namedValue(named, id, name); ok {
+			pick = slices.IndexFunc(f.AllowedValues, func(v allowedValueJSON) bool {
+				return strings.EqualFold(cmpOr(v.Name, v.Value), strings.TrimSpace(want))
+			})
+			if pick < 0 {
+				allowed := make([]string, len(f.AllowedValues))
+				for i := range allowed {
+					allowed[i] = label(i)
+				}
+				return nil, fmt.Sprintf("its screen requires %s, and jira.transition_fields names %q, which it does not allow (allowed: %s): set one of them", name, want, strings.Join(allowed, ", "))
+			}
 		}
-		out = append(out, screenValue{field: id, fieldName: name, id: v.ID, name: label})
+		v := f.AllowedValues[pick]
+		out = append(out, screenValue{field: id, fieldName: name, id: v.ID, name: label(pick)})
 	}
 	return out, ""
+}
+
+// namedValue is the value TransitionFields names for the field (by id,
+// else by name, any case).
+func namedValue(named map[string]string, id, name string) (string, bool) {
+	if v, ok := named[id]; ok {
+		return v, true
+	}
+	for k, v := range named {
+		if strings.EqualFold(strings.TrimSpace(k), name) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 func (p *Provider) listTransitions(ctx context.Context, key string) ([]transitionJSON, error) {
@@ -94,7 +123,7 @@ func (p *Provider) Transitions(ctx context.Context, key string) ([]core.Transiti
 	out := make([]core.Transition, 0, len(ts))
 	for _, t := range ts {
 		ct := core.Transition{ID: t.ID, Name: t.Name, To: mapCategory(t.To.StatusCategory.Key), ToName: t.To.Name}
-		sets, blocked := t.screen()
+		sets, blocked := t.screen(p.cfg.TransitionFields)
 		for _, v := range sets {
 			ct.Sets = append(ct.Sets, v.fieldName+": "+v.name)
 		}
@@ -138,7 +167,7 @@ func (p *Provider) Transition(ctx context.Context, key, transitionID string) err
 		return unavailable(nil)
 	}
 	body := map[string]any{"transition": map[string]string{"id": transitionID}}
-	sets, blocked := chosen.screen()
+	sets, blocked := chosen.screen(p.cfg.TransitionFields)
 	if blocked != "" {
 		return core.Errorf(core.CodeValidationFailed, "Transition %q of %s cannot be taken: %s. Run the progress preview again.", chosen.Name, key, blocked).WithDetails(core.Detail{Key: key, Field: "transition", Message: blocked})
 	}

@@ -96,6 +96,9 @@ type JiraFile struct {
 	MaxInFlight int `yaml:"max_in_flight,omitempty"`
 	// EstimateField is the number field Estimate writes (id or name).
 	EstimateField string `yaml:"estimate_field,omitempty"`
+	// TransitionFields names the value of a required field of a workflow
+	// transition's screen (Resolution: Won't Do), by field name or id.
+	TransitionFields map[string]string `yaml:"transition_fields,omitempty"`
 }
 
 // IssueTypes names the Jira issue types used for epics, stories and
@@ -124,10 +127,13 @@ type Config struct {
 	AcceptanceCriteriaField string
 	EpicType, StoryType     string
 	SubtaskType             string // "" → the project's first sub-task type
-	MaxInFlight             int    // 0 → the Jira adapter's default
-	StoreURL                string // "" → the default SQLite file
-	StoreFromEnv            bool   // StoreURL came from DWIRE_STORE_URL
-	PreviewTTL              time.Duration
+	// TransitionFields: a transition screen's required field (name or
+	// id) → the value to set (jira.transition_fields).
+	TransitionFields map[string]string
+	MaxInFlight      int    // 0 → the Jira adapter's default
+	StoreURL         string // "" → the default SQLite file
+	StoreFromEnv     bool   // StoreURL came from DWIRE_STORE_URL
+	PreviewTTL       time.Duration
 	// SearchLagWindow is how long an item whose create had an unknown
 	// outcome is held back (not created again) while Jira search may not
 	// show it yet; 0 holds nothing back.
@@ -430,6 +436,16 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 		return nil, invalid("jira.max_in_flight", "%d is out of range. Use 1 (one request at a time) to %d, or leave it out for the default.", n, MaxMaxInFlight)
 	}
 	c.MaxInFlight = j.MaxInFlight
+	for k, v := range j.TransitionFields {
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if k == "" || v == "" {
+			return nil, invalid("jira.transition_fields", "has an empty field or value. Write one line per screen field, e.g. `Resolution: Done`.")
+		}
+		if c.TransitionFields == nil {
+			c.TransitionFields = map[string]string{}
+		}
+		c.TransitionFields[k] = v
+	}
 	if err := c.readFields(path, f); err != nil {
 		return nil, err
 	}

@@ -59,3 +59,17 @@ func TestParseFieldsInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestParseTransitionFields: jira.transition_fields names the value of a
+// transition screen's required field; an empty value is refused, naming
+// the setting.
+func TestParseTransitionFields(t *testing.T) {
+	c, err := Parse("/w/.devworkwire.yaml", []byte(good+"  transition_fields:\n    Resolution: \" Won't Do \"\n"), env(nil))
+	if err != nil || c.TransitionFields["Resolution"] != "Won't Do" {
+		t.Fatalf("config %+v, %v", c, err)
+	}
+	_, err = Parse("/w/.devworkwire.yaml", []byte(good+"  transition_fields:\n    Resolution: \" \"\n"), env(nil))
+	if err == nil || !strings.Contains(err.Error(), "jira.transition_fields") {
+		t.Errorf("an empty value: %v", err)
+	}
+}

@@ -56,6 +56,7 @@ func jiraConfig(cfg *config.Config, token string, log *slog.Logger) jira.Config 
 		CustomFields:            cfg.CustomFields,
 		EstimateField:           cfg.EstimateField,
 		Users:                   cfg.Users,
+		TransitionFields:        cfg.TransitionFields,
 		Logger:                  log,
 	}
 }
