@@ -96,7 +96,7 @@ type IssueSelection struct {
 
 // FieldResolver is the provider capability that checks a plan's fields
 // against the tracker before anything is written. The Jira adapter and
-// core/fakeprovider have it; a document that sets fields cannot be
+// core/providertest/fakeprovider have it; a document that sets fields cannot be
 // imported through a provider without it.
 type FieldResolver interface {
 	// ResolveFields returns, per request and in order, its fields in
@@ -149,7 +149,7 @@ const (
 
 // PermissionChecker is the provider capability a preview uses to refuse,
 // before anyone is asked to confirm, a plan the account could not write.
-// The Jira adapter and core/fakeprovider have it; a provider without it is
+// The Jira adapter and core/providertest/fakeprovider have it; a provider without it is
 // not checked (its commit reports the refusal).
 type PermissionChecker interface {
 	// CheckPermissions returns nil when the account holds every one of
@@ -176,7 +176,7 @@ type BaseRecorder interface {
 
 // PreviewLister is the Store capability behind "which previews are waiting
 // for a person?" (`dwire review` without a handle). Every store in this
-// repository has it (core/memstore, SQLite, Postgres; checked by
+// repository has it (core/storetest/memstore, SQLite, Postgres; checked by
 // core/storetest); it is kept apart from Store so that the port's core
 // methods stay the gate's.
 type PreviewLister interface {
@@ -197,7 +197,7 @@ type IndexLister interface {
 }
 
 // StructureProvider is the provider capability that writes and reads a
-// plan's structure. The Jira adapter and core/fakeprovider have it; a plan
+// plan's structure. The Jira adapter and core/providertest/fakeprovider have it; a plan
 // with dependencies, sub-tasks, a sprint or an order is refused at the
 // preview by a provider without it. Every write that was sent but not
 // answered is marked with MarkOutcomeUnknown (see WorkItemProvider.Update);

@@ -77,7 +77,7 @@ type WorkItemProvider interface {
 }
 
 // Store is the state-store port: previews, commit runs, the dedup index
-// and the commit locks. Implementations: core/memstore (tests), SQLite,
+// and the commit locks. Implementations: core/storetest/memstore (tests), SQLite,
 // Postgres; all pass core/storetest. Every method may return
 // INTERNAL_ERROR for a store fault.
 //

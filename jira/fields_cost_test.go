@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 

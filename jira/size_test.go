@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
-	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

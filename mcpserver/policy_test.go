@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
-	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/core/storetest"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The subprocess tests run internal/cmd/mcptestserver (the real mcpserver
+// The subprocess tests run internal/mcptest/mcptestserver (the real mcpserver
 // over the real core service, fakeprovider and memstore) and talk to it
 // over its stdin/stdout.
 
@@ -47,7 +47,7 @@ func serverBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "mcptestserver")
-		buildErr = streamtest.GoBuild(binPath, "./internal/cmd/mcptestserver")
+		buildErr = streamtest.GoBuild(binPath, "./internal/mcptest/mcptestserver")
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

@@ -1,5 +1,5 @@
 // Package providertest is the contract suite of core.WorkItemProvider.
-// Every implementation (core/fakeprovider, the Jira adapter against the
+// Every implementation (core/providertest/fakeprovider, the Jira adapter against the
 // fake Jira) runs it from one test:
 //
 //	func TestContract(t *testing.T) { providertest.Run(t, newHarness) }

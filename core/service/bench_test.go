@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/internal/cputime"
-	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 )
 
 // BenchmarkImportPreview10k previews a 10,000-item document (100 epics of

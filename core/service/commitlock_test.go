@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
-	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/core/storeerr"
 	"github.com/devworkwire/devworkwire/core/storetest"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 )
 
 // importLock is the commit lock of import commits of document doc.

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 )
 
 // swapStore models a state store whose stored plan (and its digest) was

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/plan"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
 )
 

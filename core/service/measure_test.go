@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
 )
 

@@ -1,5 +1,5 @@
 // Package storetest is the contract suite for core.Store: every
-// implementation (core/memstore, store-sqlite, store-postgres) runs it from
+// implementation (core/storetest/memstore, store-sqlite, store-postgres) runs it from
 // one test function with a HarnessMaker whose Harness can open and reopen
 // the same underlying store, so restarts and crashes are part of the
 // contract. Clocks are injected (Clock); nothing sleeps.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/devworkwire/devworkwire/core/storetest"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 )
 
 // memHarness runs the suite against memstore from the suite's own package,

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/jira/internal/adfschema"
-	"github.com/devworkwire/devworkwire/jira/internal/mdcorpus"
+	"github.com/devworkwire/devworkwire/jira/internal/mdcorpustest"
 )
 
 // example is one entry of testdata/commonmark-adf-examples.json: a
 // CommonMark spec example and the ADF Atlassian's own transformer makes of it.
-type example = mdcorpus.Example
+type example = mdcorpustest.Example
 
-func loadCorpus(t testing.TB) []example { return mdcorpus.Load(t) }
+func loadCorpus(t testing.TB) []example { return mdcorpustest.Load(t) }
 
 // fataler is what test helpers need of a *testing.T, *testing.B or *rapid.T.
 type fataler interface {

@@ -13,7 +13,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
-	"github.com/devworkwire/devworkwire/jira/internal/mdcorpus"
+	"github.com/devworkwire/devworkwire/jira/internal/mdcorpustest"
 )
 
 // Text-loss check. "Text" is the visible characters of the Markdown as a
@@ -77,7 +77,7 @@ func adfText(ns []Node) string {
 
 // isSubsequence reports whether every rune of want appears in got in order;
 // it returns the position in want of the first missing rune.
-var isSubsequence = mdcorpus.IsSubsequence
+var isSubsequence = mdcorpustest.IsSubsequence
 
 func checkNoTextLoss(t testing.TB, name, md string, d Doc) {
 	t.Helper()

@@ -6,7 +6,7 @@ import (
 	"unicode"
 
 	"github.com/devworkwire/devworkwire/jira/adf"
-	"github.com/devworkwire/devworkwire/jira/internal/mdcorpus"
+	"github.com/devworkwire/devworkwire/jira/internal/mdcorpustest"
 )
 
 // visible is the text of a document a reader sees, whitespace removed.
@@ -47,7 +47,7 @@ func checkMarkdown(t tester, name, md string) (string, string) {
 	}
 	want, _ := adf.FromMarkdown(md)
 	got, _ := Parse(w)
-	if ok, at := mdcorpus.IsSubsequence(visible(want.Content), visible(got.Content)); !ok {
+	if ok, at := mdcorpustest.IsSubsequence(visible(want.Content), visible(got.Content)); !ok {
 		t.Errorf("%s: text lost at rune %d\nmarkdown: %q\nwiki:     %q\nback:     %s", name, at, md, w, got)
 	}
 	md2 := ToMarkdown(w)
@@ -68,7 +68,7 @@ func checkMarkdown(t tester, name, md string) (string, string) {
 // corpus jira/adf is tested with through
 // Markdown → wiki → Markdown → wiki.
 func TestCorpusKeepsTextAndIsStable(t *testing.T) {
-	for _, e := range mdcorpus.Load(t) {
+	for _, e := range mdcorpustest.Load(t) {
 		checkMarkdown(t, "example "+itoa(e.Example), e.Markdown)
 	}
 }
@@ -80,7 +80,7 @@ func TestCorpusKeepsTextAndIsStable(t *testing.T) {
 func TestCorpusSameMarkdownAsCloud(t *testing.T) {
 	const floor = 278 // 86.6%, measured when the converter was written
 	same := 0
-	ex := mdcorpus.Load(t)
+	ex := mdcorpustest.Load(t)
 	for _, e := range ex {
 		_, viaWiki := checkMarkdown(t, "example "+itoa(e.Example), e.Markdown)
 		d, _ := adf.FromMarkdown(e.Markdown)

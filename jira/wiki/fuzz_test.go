@@ -3,7 +3,7 @@ package wiki
 import (
 	"testing"
 
-	"github.com/devworkwire/devworkwire/jira/internal/mdcorpus"
+	"github.com/devworkwire/devworkwire/jira/internal/mdcorpustest"
 )
 
 // FuzzWikiToMarkdown: any wiki markup converts without a panic, keeps its
@@ -26,7 +26,7 @@ func FuzzWikiToMarkdown(f *testing.F) {
 // FuzzMarkdownToWiki: any Markdown converts without a panic, keeps its
 // text and is stable (the corpus test's check).
 func FuzzMarkdownToWiki(f *testing.F) {
-	for _, e := range mdcorpus.Load(f) {
+	for _, e := range mdcorpustest.Load(f) {
 		f.Add(e.Markdown)
 	}
 	f.Fuzz(func(t *testing.T, md string) {

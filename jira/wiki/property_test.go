@@ -6,7 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/devworkwire/devworkwire/jira/internal/mdcorpus"
+	"github.com/devworkwire/devworkwire/jira/internal/mdcorpustest"
 )
 
 // Pieces of text chosen to collide with Markdown and wiki markup syntax.
@@ -172,7 +172,7 @@ func checkWiki(t tester, w string) {
 	}
 	before, _ := Parse(w)
 	after, _ := Parse(w1)
-	if ok, at := mdcorpus.IsSubsequence(visible(before.Content), visible(after.Content)); !ok {
+	if ok, at := mdcorpustest.IsSubsequence(visible(before.Content), visible(after.Content)); !ok {
 		t.Fatalf("text lost at rune %d\nwiki:  %q\nmd:    %q\nwiki1: %q", at, w, md, w1)
 	}
 	md1 := ToMarkdown(w1)

@@ -35,7 +35,7 @@ type Service interface {
 
 // Factory carries the dependencies of every command. Production wiring
 // (jira, the stores, core.NewWorkItemService) fills the Open*/NewService
-// functions; tests replace them with core/fakeprovider and core/memstore.
+// functions; tests replace them with core/providertest/fakeprovider and core/storetest/memstore.
 type Factory struct {
 	IOStreams *iostreams.IOStreams
 	// Getenv reads the environment (os.Getenv in production).

@@ -15,14 +15,14 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
-	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 )
 
 const fakeToken = "test-token-not-secret-7f3a9c"
 
-// harness runs dwire in-process over core/fakeprovider and core/memstore
+// harness runs dwire in-process over core/providertest/fakeprovider and core/storetest/memstore
 // with the real WorkItemService.
 type harness struct {
 	t     *testing.T

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 )
 
 // An item held back after an unknown create is created only when the

@@ -10,7 +10,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/config"
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 )
 
 // A preview handle is single-use: the first StartRun consumes it, a repeat

@@ -1,6 +1,6 @@
 // Command mcptestserver is a test-only MCP server: the real mcpserver over
-// the real core.WorkItemService, with core/fakeprovider as the tracker and
-// core/memstore as the state store. The mcpserver tests run it as a
+// the real core.WorkItemService, with core/providertest/fakeprovider as the tracker and
+// core/storetest/memstore as the state store. The mcpserver tests run it as a
 // subprocess over stdio. It is not shipped; `dwire mcp` is the product.
 //
 // Test hooks: workitem_get of PANIC-1 panics inside the service call;
@@ -18,9 +18,9 @@ import (
 	"syscall"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/fakeprovider"
-	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/mcpserver"
 )
 

@@ -1,8 +1,8 @@
-// Package mdcorpus gives the converters' tests (jira/adf, jira/wiki) the
+// Package mdcorpustest gives the converters' tests (jira/adf, jira/wiki) the
 // corpus they share — the 321 CommonMark spec examples with the ADF of
 // Atlassian's own transformer, jira/adf/testdata/commonmark-adf-examples.json
 // — and the no-text-lost check they both make.
-package mdcorpus
+package mdcorpustest
 
 import (
 	"encoding/json"
