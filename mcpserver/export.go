@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/plan"
 	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,7 +30,7 @@ type exportInput struct {
 func (s *server) export(ctx context.Context, _ *mcp.CallToolRequest, b backend, in exportInput) (*mcp.CallToolResult, exportResult, error) {
 	res, err := b.svc.Export(ctx, service.ExportInput{ // the service trims the selection and the id
 		IssueSelection: core.IssueSelection{Epic: in.Epic, Query: in.JQL, Project: in.Project},
-		Format:         plan.FormatName(in.Format), Document: in.Document,
+		Format:         service.FormatName(in.Format), Document: in.Document,
 	})
 	if err != nil {
 		return nil, exportResult{}, err

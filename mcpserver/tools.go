@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/plan"
 	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -114,7 +113,7 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 		p.Description = `only after the person checked Jira and found them missing: ids (s-1) or references (doc/s-1) of held-back items (rows with blocked_reason) to plan as creates anyway, marked released, or ["all"]; an item that is not held back is refused (VALIDATION_FAILED)`
 	}
 	if p := in.Properties["format"]; p != nil {
-		p.Enum = []any{plan.FormatMarkdown, "md", plan.FormatYAML, "yml"}
+		p.Enum = []any{service.FormatMarkdown, "md", service.FormatYAML, "yml"}
 	}
 	if p := in.Properties["limit"]; p != nil {
 		p.Minimum, p.Maximum = ptr(1.0), ptr(float64(core.MaxQueryLimit))

@@ -137,3 +137,16 @@ func TestCoreImportsOnlyTheStandardLibrary(t *testing.T) {
 		}
 	}
 }
+
+// The front doors name document formats and read field defaults through
+// the service: neither imports the parser, core/plan.
+func TestFrontDoorsDoNotImportThePlanParser(t *testing.T) {
+	for path, p := range workspace(t) {
+		if !strings.HasPrefix(path, "mcpserver") && !strings.HasPrefix(path, "cli") {
+			continue
+		}
+		if slices.Contains(p.Imports, prefix+"core/plan") {
+			t.Errorf("%s imports core/plan: a front door goes through core/service (FormatName, ParseDefaults, ...)", path)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/atomicfile"
-	"github.com/devworkwire/devworkwire/core/plan"
 	"github.com/devworkwire/devworkwire/core/service"
 )
 
@@ -116,19 +115,19 @@ func exportRun(ctx context.Context, o *ExportOptions) error {
 // exportFormat is the format asked for, or the one the output file's
 // extension names; a file whose extension no import reads is refused.
 func exportFormat(asked, output string) (string, error) {
-	ext := plan.FormatOf(output)
+	ext := service.FormatOf(output)
 	if output != "" && ext == "" {
 		return "", core.Errorf(core.CodeValidationFailed, "%s has no planning document extension; name it .md (Markdown) or .yaml (YAML) so that dwire import can read it.", output).
 			WithDetails(core.Detail{Field: "output", Message: "no .md or .yaml extension"})
 	}
-	asked = plan.FormatName(asked)
+	asked = service.FormatName(asked)
 	if asked == "" {
 		if ext == "" {
-			return plan.FormatMarkdown, nil
+			return service.FormatMarkdown, nil
 		}
 		return ext, nil
 	}
-	if asked != plan.FormatMarkdown && asked != plan.FormatYAML {
+	if asked != service.FormatMarkdown && asked != service.FormatYAML {
 		return "", core.Errorf(core.CodeValidationFailed, "--format %s is not a document format; use markdown or yaml.", asked).WithDetails(core.Detail{Field: "format", Message: "markdown or yaml"})
 	}
 	if ext != "" && ext != asked {

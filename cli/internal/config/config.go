@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/plan"
+	"github.com/devworkwire/devworkwire/core/service"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -147,7 +147,7 @@ type Config struct {
 	// name to an account id (`users:`); EstimateField is
 	// jira.estimate_field.
 	CustomFields  map[string]string
-	Defaults      plan.Fields
+	Defaults      service.FieldDefaults
 	Users         map[string]string
 	EstimateField string
 	// Rank is the file's `rank:` (core.ServiceOptions.Rank); true unless

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/plan"
+	"github.com/devworkwire/devworkwire/core/service"
 )
 
 // customNameRE is a custom field name a document's field block can hold.
@@ -50,17 +50,14 @@ func (c *Config) readFields(path string, f File) error {
 	if f.Defaults.Kind == 0 {
 		return nil
 	}
-	d, problems := plan.Options{CustomFields: c.CustomNames()}.ParseDefaults(FileName+" `defaults:`", &f.Defaults)
+	d, problems := service.ParseDefaults(c.CustomNames(), FileName+" `defaults:`", &f.Defaults)
 	if len(problems) > 0 {
-		details := make([]core.Detail, len(problems))
 		for i, p := range problems {
-			f := p.Field
-			if !strings.HasPrefix(f, "defaults") {
-				f = "defaults." + f
+			if !strings.HasPrefix(p.Field, "defaults") {
+				problems[i].Field = "defaults." + p.Field
 			}
-			details[i] = core.Detail{Field: f, Line: p.Line, Message: p.Message}
 		}
-		return core.Errorf(core.CodeConfigInvalid, "%s: %d problem(s) in defaults: (see details): %s", path, len(problems), problems[0].Message).WithDetails(details...)
+		return core.Errorf(core.CodeConfigInvalid, "%s: %d problem(s) in defaults: (see details): %s", path, len(problems), problems[0].Message).WithDetails(problems...)
 	}
 	c.Defaults = d
 	return nil
