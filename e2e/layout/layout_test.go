@@ -150,3 +150,116 @@ func TestFrontDoorsDoNotImportThePlanParser(t *testing.T) {
 		}
 	}
 }
+
+// row is one package's row of docs/architecture.md's package table.
+type row struct {
+	line    int
+	imports []string // the workspace packages of its "may import" column
+}
+
+// packageTable reads the table under "## Packages": a row per package
+// (its first column one backticked path), the workspace packages its
+// "may import" column names in backticks.
+func packageTable(t *testing.T) map[string]row {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]row{}
+	in := false
+	for i, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(l, "## "):
+			in = l == "## Packages"
+			continue
+		case !in || !strings.HasPrefix(l, "| `"):
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "|"), " | ")
+		names := ticked(cells[0])
+		if len(names) != 1 || strings.Contains(cells[0], "(") {
+			continue // e2e's packages and the release module: not listed by the test
+		}
+		var imps []string
+		for _, n := range ticked(cells[len(cells)-1]) {
+			if n == "core" || strings.HasPrefix(n, "core/") || n == "mcpserver" || strings.HasPrefix(n, "mcpserver/") ||
+				n == "jira" || strings.HasPrefix(n, "jira/") || strings.HasPrefix(n, "store-") || strings.HasPrefix(n, "cli/") {
+				imps = append(imps, n)
+			}
+		}
+		slices.Sort(imps)
+		rows[names[0]] = row{line: i + 1, imports: imps}
+	}
+	return rows
+}
+
+// ticked returns the `backticked` words of s.
+func ticked(s string) []string {
+	var r []string
+	for {
+		_, after, ok := strings.Cut(s, "`")
+		if !ok {
+			return r
+		}
+		w, rest, ok := strings.Cut(after, "`")
+		if !ok {
+			return r
+		}
+		r = append(r, w)
+		s = rest
+	}
+}
+
+// The package table of docs/architecture.md is true: a row for every
+// package, and its "may import" column is what the package imports (so
+// following the table's arrows gives what `go list -deps` says).
+func TestArchitectureTableIsTrue(t *testing.T) {
+	ws := workspace(t)
+	table := packageTable(t)
+	for path, p := range ws {
+		r, ok := table[path]
+		if !ok {
+			t.Errorf("docs/architecture.md has no row for package %s (imports %v): add one", path, workspaceOnly(p.Imports))
+			continue
+		}
+		if got := workspaceOnly(p.Imports); !slices.Equal(got, r.imports) {
+			t.Errorf("docs/architecture.md:%d: %s may import %v, but it imports %v", r.line, path, r.imports, got)
+		}
+	}
+	for path, r := range table {
+		if _, ok := ws[path]; !ok {
+			t.Errorf("docs/architecture.md:%d: a row for %s, which is no package", r.line, path)
+		}
+	}
+	// The table's arrows, followed, are what go list -deps says.
+	for path, p := range ws {
+		seen := map[string]bool{}
+		var walk func(string)
+		walk = func(q string) {
+			for _, d := range table[q].imports {
+				if !seen[d] {
+					seen[d] = true
+					walk(d)
+				}
+			}
+		}
+		walk(path)
+		var want []string
+		for _, d := range workspaceOnly(p.Deps) {
+			if d != path {
+				want = append(want, d)
+			}
+		}
+		got := slices.Sorted(func(yield func(string) bool) {
+			for d := range seen {
+				if !yield(d) {
+					return
+				}
+			}
+		})
+		if !slices.Equal(got, want) {
+			t.Errorf("following docs/architecture.md's arrows from %s gives %v; go list -deps gives %v", path, got, want)
+		}
+	}
+}
