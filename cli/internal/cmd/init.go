@@ -100,7 +100,7 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	}
 
 	// The token first: without it nothing can be checked, so find that out
-	// before any question (issue 19 #3). In a terminal it may be pasted
+	// before any question. In a terminal it may be pasted
 	// (hidden) for this check; it is never written to the file.
 	tokenEnv := strings.TrimSpace(o.TokenEnv)
 	if tokenEnv == "" {

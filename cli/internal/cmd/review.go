@@ -187,7 +187,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 }
 
 // consumed reports what became of the commit of an already committed
-// preview (issue 19 #1): a commit that finished is "already committed"
+// preview: a commit that finished is "already committed"
 // (exit 0); one that stopped part-way or is still recorded as running is
 // an error saying how far it got and what to run next (exit 4 when
 // something was written).
@@ -242,7 +242,7 @@ func stopCounts(c *service.CommitSummary) string {
 	return strings.Join(parts, ", ")
 }
 
-// listPending lists the previews waiting for a person (issue 19 #2).
+// listPending lists the previews waiting for a person.
 func listPending(ctx context.Context, o *ReviewOptions, svc cmdutil.Service) error {
 	ios := o.IO
 	r, err := svc.PendingPreviews(ctx, core.MaxQueryLimit)

@@ -87,7 +87,7 @@ commit (some items were written), 70 internal error, 130 interrupted
 	return root
 }
 
-// helpWidth is the width help text is laid out for (issue 19 #9: help
+// helpWidth is the width help text is laid out for (help
 // fits 80 columns whatever the terminal).
 const helpWidth = 80
 

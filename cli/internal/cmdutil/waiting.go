@@ -11,7 +11,7 @@ import (
 
 // waiting wraps the reads and previews of a Service with a spinner on
 // stderr: after render.SpinnerDelay of waiting for Jira it shows "Waiting
-// for Jira at HOST…" until the answer comes (issue 19 #11). Only on a
+// for Jira at HOST…" until the answer comes. Only on a
 // terminal and never with --json (see Factory.OpenService). Commits have
 // their progress bar instead.
 type waiting struct {

@@ -30,7 +30,7 @@ const (
 )
 
 // exactlyOnceReads are the reads a fresh commit adds to the minimum of its
-// writes and search pages, both POST issue/bulkfetch (issue 14: exactly
+// writes and search pages, both POST issue/bulkfetch (exactly
 // once within Jira's search lag): the stale check's tail read (the issues
 // created since the preview, which search may not show yet) and, once
 // every create has ended, the duplicate check (an issue another store
@@ -153,7 +153,7 @@ type SizeResult struct {
 	Edited  int `json:"edited"`
 	// MinCommitRequests = ceil(epics/50) + ceil(stories/50) + ceil(items/100)
 	// + rankRequests(items-1): ranking is on by default, so a fresh import
-	// places every item after the first (issue 17), in two rounds (issue 20).
+	// places every item after the first, in two rounds.
 	MinCommitRequests int           `json:"min_commit_requests"`
 	MinSearchPages    int           `json:"min_search_pages"`
 	Preview           PreviewPhase  `json:"preview"`                   // dwire import --dry-run --json, empty tracker
@@ -176,8 +176,8 @@ type Extrapolated struct {
 	Basis    string  `json:"basis"`
 }
 
-// rankRequests is the rank requests of a run of moves placed as core does
-// (issue 20): ceil(moves/50) for up to 50² moves (a chain up to 100, else
+// rankRequests is the rank requests of a run of moves placed as core
+// does: ceil(moves/50) for up to 50² moves (a chain up to 100, else
 // two rounds with the first chunk whole in the first); a longer run in
 // chunks of a head plus up to 50 more, ceil(heads/50) requests for the
 // heads, then one per chunk.

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Burst-limited runs (issue 20): the same imports against a mockjira that
+// Burst-limited runs: the same imports against a mockjira that
 // enforces Jira's burst limit per endpoint and method (-burst-limit), to
 // show the adapter's pacing: requests, 429s received, wall time, and the
 // floor the limit implies.

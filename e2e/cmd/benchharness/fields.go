@@ -11,7 +11,7 @@ import (
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
-// The fields row (issue 16): the same plan with and without seven fields
+// The fields row: the same plan with and without seven fields
 // per story (labels, priority, assignee, estimate, components, fix
 // version, due date). The fields go into the same bulk creates, so the
 // commit costs the same requests; what fields may add is discovery (the

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// The link-heavy row (issues 17 and 20): a plan of n items of which 30%
+// The link-heavy row: a plan of n items of which 30%
 // are sub-tasks, with n/2 dependencies between stories, every story in
 // the active sprint and the backlog in the document's order. Its commit
 // writes what a plan's structure costs: sub-task creates, one request per

@@ -150,7 +150,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestRankRequests: the two-round placement's request count (issue 20):
+// TestRankRequests: the two-round placement's request count:
 // one request up to 50 moves, then ceil(heads/50) + chunks.
 func TestRankRequests(t *testing.T) {
 	for moves, want := range map[int]int{0: 0, 19: 1, 50: 1, 51: 2, 100: 2, 101: 3, 102: 3, 103: 3, 999: 20, 2500: 50, 2501: 51, 2599: 53, 9999: 201} {

@@ -26,7 +26,7 @@ type Results struct {
 	Hostile   *HostileResult `json:"hostile_markdown,omitempty"`
 }
 
-// Target is one goal of issue 10 with the measured value.
+// Target is one goal of the benchmark report with the measured value.
 type Target struct {
 	Name     string `json:"name"`
 	Goal     string `json:"goal"`
@@ -92,7 +92,7 @@ func targets(r *Results) []Target {
 	return append(ts, hostileTargets(r)...)
 }
 
-// concurrencyTargets are issue 20's targets at 50 ms latency.
+// concurrencyTargets are the targets at 50 ms latency.
 func concurrencyTargets(r *Results) []Target {
 	var ts []Target
 	add := func(name, goal string, n int, get func(s *SizeResult) (string, bool)) {
