@@ -185,6 +185,12 @@ func screenField(required bool, allowed []json.RawMessage) createField {
 	return cf
 }
 
+// hasKey reports whether m has the key k.
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
 // editScreens reads the edit metadata of the items the requests update,
 // once per kind (issue type): from the first such item in the requests'
 // order, as the representative of its project and issue type — Jira
@@ -215,6 +221,10 @@ func (p *Provider) editScreens(ctx context.Context, m *meta, reqs []core.FieldRe
 		}
 		if _, ok := em.Fields["summary"]; !ok {
 			continue
+		}
+		if ref := m.refFieldOf(r.Kind); ref != "" && !hasKey(em.Fields, ref) {
+			// Every update sends the reference: Jira would refuse each one.
+			return nil, refMissing(fmt.Sprintf("The reference field %q (%s) is not on the edit screen of the %s issues of project %s (checked on %s), so Jira would refuse every update of them. In Jira, add the field to that issue type's edit screen (Project settings → Issue types → the type → Fields, or the project's screen scheme), then preview again.", m.refName, ref, r.Kind, p.cfg.Project, r.Key))
 		}
 		screen := map[string]createField{}
 		for id, f := range em.Fields {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/memstore"
+	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -123,5 +125,36 @@ func TestTeamManagedTypeWithoutTheFieldIsNamed(t *testing.T) {
 	err := f.p.Check(f.ctx)
 	if ce := core.AsError(err); ce == nil || ce.Code != core.CodeReferenceFieldMissing || !strings.Contains(ce.Message, "Story") || !strings.Contains(ce.Message, "Short text") {
 		t.Errorf("Check of a team-managed Story without the field: %v", err)
+	}
+}
+
+// TestPreviewRefusesAReferenceFieldOffTheEditScreen: the import preview
+// reads an updated item type's edit screen when the plan sets fields; the
+// reference field missing from it (every update would be refused) is
+// REFERENCE_FIELD_MISSING naming the type, at no extra request, with
+// nothing written.
+func TestPreviewRefusesAReferenceFieldOffTheEditScreen(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	doc := func(prio string) []byte {
+		return []byte("---\nid: ed\n---\n## Epic e-1: Checkout\n\n### Story s-1: Pay\nPriority: " + prio + "\n\nText.\n")
+	}
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ed.md", Data: doc("High")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.srv.ApplyFields(jiratest.FieldSeed{OffEditScreen: []jiratest.ScreenField{{IssueType: "Story", Field: jiratest.DefaultFieldName}}}); err != nil {
+		t.Fatal(err)
+	}
+	writes := len(f.srv.Writes())
+	_, err = svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ed.md", Data: doc("Low")})
+	if ce := core.AsError(err); ce == nil || ce.Code != core.CodeReferenceFieldMissing || !strings.Contains(ce.Message, "edit screen of the story issues") {
+		t.Fatalf("preview of an update with the reference field off the edit screen: %v", err)
+	}
+	if n := len(f.srv.Writes()); n != writes {
+		t.Errorf("the refused preview wrote %d times", n-writes)
 	}
 }
