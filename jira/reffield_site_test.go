@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/memstore"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
