@@ -352,6 +352,7 @@ func commitConfirmed[R any](ctx context.Context, s *server, req *mcp.CallToolReq
 		}
 	}
 	in.Progress = progressFunc(ctx, req)
+	in.Waiting = waitingFunc(ctx, req)
 	res, err = commit(core.WithChannel(ctx, channel), in)
 	if err != nil {
 		err = withReviewStep(core.AsError(err), in.PreviewHandle)
@@ -396,6 +397,19 @@ func (s *server) query(ctx context.Context, _ *mcp.CallToolRequest, b backend, i
 		res.Items = []service.ItemView{}
 	}
 	return nil, res, nil
+}
+
+// waitingFunc tells the client, as a progress notification with no
+// progress yet, what a commit waits for when the client sent a progress
+// token; nil otherwise (the server's log has it either way).
+func waitingFunc(ctx context.Context, req *mcp.CallToolRequest) func(service.CommitWait) {
+	if req == nil || req.Params == nil || req.Session == nil || req.Params.GetProgressToken() == nil {
+		return nil
+	}
+	token := req.Params.GetProgressToken()
+	return func(w service.CommitWait) {
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: w.String()})
+	}
 }
 
 // progressFunc sends MCP progress notifications for a commit when the

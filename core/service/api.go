@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -230,6 +231,11 @@ type CommitInput struct {
 	// progress notifications. Cancelling the context stops the commit
 	// between items, reported like a fail-fast stop (COMMIT_PARTIAL).
 	Progress func(done, total int) `json:"-"`
+	// Waiting, when set, is told when the commit waits for another commit
+	// of the same document or item to release its commit lock (and again
+	// if the lock passes to yet another commit), so a person or agent
+	// learns what the silence is and how long it may last.
+	Waiting func(CommitWait) `json:"-"`
 	// WriteWithin, when set, confines the file a commit writes (the
 	// pull's document) to this folder: the write goes through an os.Root
 	// of it (atomicfile.WriteWithin), so a path that leads out of it — a
@@ -237,6 +243,25 @@ type CommitInput struct {
 	// nothing is written. A front door that writes only inside a
 	// workspace sets it; it is in no schema.
 	WriteWithin string `json:"-"`
+}
+
+// CommitWait says what a commit waits for (CommitInput.Waiting).
+type CommitWait struct {
+	// What is the locked document or item, for people ("document plan").
+	What string
+	// Holder names the commit holding the lock (its idempotency key and
+	// preview handle).
+	Holder string
+	// Until is when the holder's lease ends unless it renews it (a live
+	// holder renews it while it works); GiveUp is when this commit stops
+	// waiting and refuses with PREVIEW_STALE, nothing written.
+	Until, GiveUp time.Time
+}
+
+// String says what the commit waits for, for people and agents alike.
+func (w CommitWait) String() string {
+	return fmt.Sprintf("Waiting for another commit of %s to finish (%s); its lock lasts until %s unless that commit renews it while it works. This commit gives up at %s, writing nothing.",
+		w.What, w.Holder, w.Until.UTC().Format(time.RFC3339), w.GiveUp.UTC().Format(time.RFC3339))
 }
 
 // CommittedItem is one item's outcome in a commit result.

@@ -62,12 +62,12 @@ type commitLocks []*commitLock
 // lockCommits takes the named locks for owner in sorted order (each as
 // lockCommit does); when one cannot be taken, those already taken are
 // released and its error is returned.
-func (s *WorkItemService) lockCommits(ctx context.Context, o *op, kind core.PreviewKind, names []lockName, owner string) (commitLocks, error) {
+func (s *WorkItemService) lockCommits(ctx context.Context, o *op, kind core.PreviewKind, names []lockName, owner string, waiting func(CommitWait)) (commitLocks, error) {
 	var held commitLocks
 	for _, n := range sortedLocks(names) {
-		l, err := s.lockCommit(ctx, o, kind, n.name, owner, n.what)
+		l, err := s.lockCommit(ctx, o, kind, n.name, owner, n.what, waiting)
 		if err != nil {
-			held.unlock(ctx, false)
+			_ = held.unlock(ctx, false) // logged; the refusal is what this commit answers
 			return nil, err
 		}
 		l.document = n.document
@@ -97,11 +97,16 @@ func (ls commitLocks) fence(ctx context.Context, markers []core.IndexEntry) erro
 	return nil
 }
 
-// unlock unlocks every lock (commitLock.unlock), the last taken first.
-func (ls commitLocks) unlock(ctx context.Context, keep bool) {
+// unlock unlocks every lock (commitLock.unlock), the last taken first,
+// and returns the first release that failed.
+func (ls commitLocks) unlock(ctx context.Context, keep bool) error {
+	var first error
 	for i := len(ls) - 1; i >= 0; i-- {
-		ls[i].unlock(ctx, keep)
+		if err := ls[i].unlock(ctx, keep); err != nil && first == nil {
+			first = err
+		}
 	}
+	return first
 }
 
 // commitLock is a held commit lock, renewed while the commit runs.
@@ -128,10 +133,13 @@ type commitLock struct {
 // lockCommit takes the named commit lock for owner. It waits up to
 // lockWait for a busy lock (polling the store), then refuses with
 // PREVIEW_STALE; while held, the lease is renewed every third of it. what
-// names the locked document or item for people.
-func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind core.PreviewKind, name, owner, what string) (*commitLock, error) {
+// names the locked document or item for people. waiting (may be nil) is
+// told what the commit waits for, when it starts waiting and whenever
+// the lock passes to another holder.
+func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind core.PreviewKind, name, owner, what string, waiting func(CommitWait)) (*commitLock, error) {
 	deadline := time.Now().Add(s.lockWait)
 	pause := 20 * time.Millisecond
+	told := ""
 	var lk core.Lock
 	for {
 		var err error
@@ -151,6 +159,10 @@ func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind core.Previ
 				WithDetails(core.Detail{Item: what, Message: fmt.Sprintf("commit lock held by run of %s until %s", describeHolder(held.Owner), until)})
 		}
 		o.log.Info("waiting for another commit of the same document", "lock", name, "holder", held.Owner)
+		if waiting != nil && told != held.Owner {
+			told = held.Owner
+			waiting(CommitWait{What: what, Holder: describeHolder(held.Owner), Until: core.UTCSecond(held.Expires), GiveUp: core.UTCSecond(s.now().Add(left))})
+		}
 		t := time.NewTimer(min(pause, left))
 		select {
 		case <-ctx.Done():
@@ -244,16 +256,22 @@ func lockLostError(what string, lost *core.LockLostError, cause error) *core.Err
 // unlock stops renewing and releases the lock unless keep is set: a commit
 // that found its key's run started by a concurrent call of the same key and
 // handle leaves the lock to that call.
-func (l *commitLock) unlock(ctx context.Context, keep bool) {
+func (l *commitLock) unlock(ctx context.Context, keep bool) error {
 	close(l.stop)
 	<-l.done
 	if keep {
 		l.o.log.Info("commit lock left to the concurrent commit with the same idempotency key", "lock", l.name)
-		return
+		return nil
 	}
-	if err := l.lock.Release(context.WithoutCancel(ctx)); err != nil {
+	err := l.lock.Release(context.WithoutCancel(ctx))
+	var lost *core.LockLostError
+	if errors.As(err, &lost) {
+		return nil // another commit holds it now: nothing left to release
+	}
+	if err != nil {
 		l.o.log.Warn("could not release the commit lock; it lapses with its lease", "lock", l.name, "code", core.ErrorCode(err))
 	}
+	return err
 }
 
 // lockOwner is the owner of a commit's lock: its idempotency key and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -67,6 +68,9 @@ type commitRun struct {
 	lock commitLocks
 	// trails records outcomes in groups (record.go).
 	trails *grouped[trail]
+	// unfinished is why the store could not record the run's end (finish),
+	// which the commit's answer then says (unrecorded).
+	unfinished error
 }
 
 // commitKind is what commitGated needs to know of a kind of commit.
@@ -91,7 +95,7 @@ func (k commitKind[R]) replay(run *core.Run) (R, error) {
 }
 
 // commitGated is the one commit skeleton of every kind.
-func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commitKind[R], in CommitInput) (R, error) {
+func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commitKind[R], in CommitInput) (_ R, err error) {
 	var zero R
 	g, err := s.openGate(ctx, o, k.kind, in)
 	if err != nil {
@@ -104,14 +108,18 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 	if err != nil {
 		return zero, err
 	}
-	lock, err := s.lockCommits(ctx, o, k.kind, pl.lock(), lockOwner(g.key, g.preview.Handle))
+	lock, err := s.lockCommits(ctx, o, k.kind, pl.lock(), lockOwner(g.key, g.preview.Handle), in.Waiting)
 	if err != nil {
 		return zero, err
 	}
 	// A commit that did not start its run leaves the lock to a concurrent
 	// commit of the same key that did (the same owner).
 	started := false
-	defer func() { lock.unlock(ctx, !started && s.keepSharedLock(ctx, o, g.key)) }()
+	defer func() {
+		if uerr := lock.unlock(ctx, !started && s.keepSharedLock(ctx, o, g.key)); uerr != nil && err != nil {
+			err = s.lockKept(err, uerr)
+		}
+	}()
 	if err := pl.stale(ctx); err != nil {
 		// A concurrent call with this key and handle (the lock's same
 		// owner, so it did not wait) may have started the run and written
@@ -149,7 +157,32 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 	}
 	res, err := pl.execute(ctx, r)
 	s.auditFinished(ctx, o, g, account, err)
-	return res, err
+	return res, r.unrecorded(err)
+}
+
+// unrecorded adds to a commit's error what the store could not keep of
+// the run's end (finish): a repeat of its key then finds the run in
+// progress, and says "running" while the lock lasts. A commit that wrote
+// everything and could not record that is logged only: its result stands,
+// and a new preview finds what it wrote.
+func (r *commitRun) unrecorded(err error) error {
+	if r.unfinished == nil || err == nil {
+		return err
+	}
+	e := *core.AsError(err)
+	e.Message = fmt.Sprintf("%s The state store could not record how this commit ended (%s), so a repeat of idempotency key %s finds it unfinished: running while its lock lasts (at most %s), then interrupted, with the outcomes recorded before the store failed.",
+		strings.TrimSpace(e.Message), strings.TrimSuffix(core.AsError(r.unfinished).Message, "."), r.key, core.Ago(r.s.lockLease))
+	return &e
+}
+
+// lockKept adds to a commit's error that its commit lock could not be
+// released: the next commit of the same document or item waits for its
+// lease to lapse.
+func (s *WorkItemService) lockKept(err, release error) error {
+	e := *core.AsError(err)
+	e.Message = fmt.Sprintf("%s Its commit lock could not be released (%s): the next commit of the same document or item waits until the lock's lease lapses, at most %s from now.",
+		strings.TrimSpace(e.Message), strings.TrimSuffix(core.AsError(release).Message, "."), core.Ago(s.lockLease))
+	return &e
 }
 
 // openGate applies the gate rules that need no tracker read, in order:
@@ -374,8 +407,9 @@ func replayed(run *core.Run, into any) error {
 	return nil
 }
 
-// finish records a run's end state; a store fault here is logged, since
-// the tracker writes already happened and the outcomes are recorded.
+// finish records a run's end state. A store fault here is logged and kept
+// for the commit's answer (unrecorded): the tracker writes already
+// happened and their outcomes are recorded.
 func (r *commitRun) finish(ctx context.Context, state core.RunState, result any) {
 	b, err := json.Marshal(result)
 	if err == nil {
@@ -383,6 +417,7 @@ func (r *commitRun) finish(ctx context.Context, state core.RunState, result any)
 	}
 	if err != nil {
 		r.o.log.Error("could not record the run's final state", "state", state, "code", core.ErrorCode(err))
+		r.unfinished = err
 	}
 }
 

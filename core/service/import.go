@@ -932,7 +932,7 @@ func (x *execution) fenceFault(err error, markers []core.IndexEntry, what string
 func (x *execution) storeFault(err error, what string) {
 	if x.stop == nil {
 		x.stop = err
-		x.why = fmt.Sprintf("the state store failed while %s (%s), so no further writes were made", what, core.ErrorCode(err))
+		x.why = fmt.Sprintf("the state store failed while %s, so no further writes were made (%s: %s)", what, core.ErrorCode(err), strings.TrimSuffix(core.AsError(err).Message, "."))
 	}
 }
 

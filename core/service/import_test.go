@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -916,6 +917,19 @@ type flakyStore struct {
 	core.Store
 	mu                 sync.Mutex
 	outcomes, failFrom int
+	// fault is the store's error ("" → a read-only store's).
+	fault string
+}
+
+func (f *flakyStore) failure() error {
+	return core.Errorf(core.CodeInternal, "%s", cmp.Or(f.fault, "the state store is read-only"))
+}
+
+// failing reports whether the store fails from now on.
+func (f *flakyStore) failing() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.outcomes >= f.failFrom
 }
 
 func (f *flakyStore) RecordOutcomes(ctx context.Context, key string, outcomes []core.ItemOutcome) error {
@@ -924,7 +938,7 @@ func (f *flakyStore) RecordOutcomes(ctx context.Context, key string, outcomes []
 	fail := len(outcomes) > 0 && f.outcomes >= f.failFrom
 	f.mu.Unlock()
 	if fail {
-		return core.Errorf(core.CodeInternal, "the state store is read-only")
+		return f.failure()
 	}
 	return f.Store.RecordOutcomes(ctx, key, outcomes)
 }

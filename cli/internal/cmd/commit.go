@@ -43,6 +43,7 @@ func (c committer) importCommit(ctx context.Context, handle, digest string) erro
 		IdempotencyKey: newIdempotencyKey(),
 		PlanDigest:     digest,
 		Progress:       progress,
+		Waiting:        waitNotice(ios),
 	})
 	if err != nil {
 		done(committedIn(err))
@@ -59,7 +60,7 @@ func (c committer) importCommit(ctx context.Context, handle, digest string) erro
 // pullCommit commits the pull preview handle, bound to digest (see
 // importCommit); path is the document as the person is shown it.
 func (c committer) pullCommit(ctx context.Context, handle, digest, path string) error {
-	r, err := c.Svc.PullCommit(ctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest})
+	r, err := c.Svc.PullCommit(ctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest, Waiting: waitNotice(c.IO)})
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func (c committer) progressCommit(ctx context.Context, handle, digest string) er
 	ios := c.IO
 	cctx, progress, release := betweenItems(ctx, ios, nil)
 	defer release()
-	r, err := c.Svc.ProgressCommit(cctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest, Progress: progress})
+	r, err := c.Svc.ProgressCommit(cctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest, Progress: progress, Waiting: waitNotice(ios)})
 	if err != nil {
 		return err
 	}
@@ -86,6 +87,14 @@ func (c committer) progressCommit(ctx context.Context, handle, digest string) er
 	}
 	render.ProgressCommit(ios.Out, r, viewOpts(ios, false))
 	return nil
+}
+
+// waitNotice tells the person on stderr what a commit waits for, so a
+// wait for another commit of the same document is not silence.
+func waitNotice(ios *iostreams.IOStreams) func(service.CommitWait) {
+	return func(w service.CommitWait) {
+		fmt.Fprintln(ios.ErrOut, render.Wrap(w.String(), ios.Width(), ""))
+	}
 }
 
 // betweenItems makes an interrupt (Ctrl-C) during a commit stop it between

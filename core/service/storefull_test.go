@@ -1,0 +1,87 @@
+package service_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
+)
+
+// fullStore is a flakyStore whose disk is full: every write from the
+// failing outcome on fails the way the SQLite store words a full disk,
+// and so do finishing the run and releasing a lock.
+type fullStore struct{ flakyStore }
+
+func newFullStore(st core.Store, failFrom int) *fullStore {
+	return &fullStore{flakyStore{Store: st, failFrom: failFrom, fault: "The disk holding the SQLite state store /home/me/state.db is full (while trying to record outcomes). Free some space and try again."}}
+}
+
+func (f *fullStore) FinishRun(ctx context.Context, key string, state core.RunState, result []byte, at time.Time) error {
+	if f.failing() {
+		return f.failure()
+	}
+	return f.Store.FinishRun(ctx, key, state, result, at)
+}
+
+func (f *fullStore) AcquireLock(ctx context.Context, name, owner string, lease time.Duration) (core.Lock, error) {
+	lk, err := f.Store.AcquireLock(ctx, name, owner, lease)
+	if err != nil {
+		return lk, err
+	}
+	release := lk.Release
+	lk.Release = func(ctx context.Context) error {
+		if f.failing() {
+			return f.failure()
+		}
+		return release(ctx)
+	}
+	return lk, nil
+}
+
+// A commit stopped by a full disk says so (not only "INTERNAL_ERROR"),
+// and says what it could not record of its end and that its lock is
+// kept, so a repeat's "running" and the next commit's wait are explained.
+func TestFullDiskIsNamedInTheCommit(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(bigDoc("f", 2, 60)) // epics, then stories in batches of 50
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: newFullStore(e.st, 2), Now: e.clock.Now})
+	_, err := svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "full"})
+	wantErr(t, err, core.CodeCommitPartial,
+		"is full",
+		"could not record how this commit ended",
+		"a repeat of idempotency key full finds it unfinished",
+		"commit lock could not be released")
+}
+
+// A commit that waits for another commit of the same document is told
+// what it waits for, who holds it and until when, once, as it starts
+// waiting; it goes on as soon as the lock is free.
+func TestWaitingCommitSaysWhatItWaitsFor(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(bigDoc("w", 1, 2))
+	other, err := e.st.AcquireLock(e.ctx, "import|"+e.p.Scope()+"|w", "other-key|imp_other", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waits []service.CommitWait
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, CommitLockWait: time.Minute})
+	_, err = svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, Waiting: func(w service.CommitWait) {
+		waits = append(waits, w)
+		if err := other.Release(e.ctx); err != nil {
+			t.Errorf("releasing the other commit's lock: %v", err)
+		}
+	}})
+	if err != nil {
+		t.Fatalf("commit after the wait: %v", err)
+	}
+	if len(waits) != 1 {
+		t.Fatalf("told of %d waits, want 1: %+v", len(waits), waits)
+	}
+	w := waits[0]
+	if w.What != "document w" || !strings.Contains(w.Holder, "other-key") || !w.Until.Equal(other.Expires.UTC().Truncate(time.Second)) || !w.GiveUp.After(e.clock.Now()) {
+		t.Errorf("wait %+v; want document w, held by other-key until %s, given up later", w, other.Expires)
+	}
+}
