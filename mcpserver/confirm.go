@@ -177,7 +177,7 @@ func clientCanElicit(req *mcp.CallToolRequest) bool {
 const maxListed = 15
 
 // describe says what will be written where, for the person: every write
-// of the stored plan (core.PlanWrites), counted by kind and each named,
+// of the stored plan (service.PlanWrites), counted by kind and each named,
 // up to maxListed of a kind.
 func describe(info service.PreviewInfo) string {
 	var b strings.Builder

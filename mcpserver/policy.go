@@ -11,7 +11,7 @@ import (
 )
 
 // policyService is what a Service offers when its state store keeps the
-// team's gate policy and the audit trail (core.WorkItemService does).
+// team's gate policy and the audit trail (service.WorkItemService does).
 type policyService interface {
 	GatePolicy(ctx context.Context) (core.GatePolicy, error)
 	NoteLooseningIgnored(ctx context.Context, local string, p core.GatePolicy) error

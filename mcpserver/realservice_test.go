@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// These tests put the real core.WorkItemService (over fakeprovider and
+// These tests put the real service.WorkItemService (over fakeprovider and
 // memstore) behind the MCP server and check every gate rule and every
 // error code the service raises, as an agent sees them through MCP.
 

@@ -15,7 +15,7 @@ import (
 )
 
 // Service is what the MCP server needs of the core: these methods of
-// *core.WorkItemService, which satisfies it.
+// *service.WorkItemService, which satisfies it.
 type Service interface {
 	ImportPreview(ctx context.Context, in service.ImportPreviewInput) (service.ImportPreviewResult, error)
 	ImportCommit(ctx context.Context, in service.CommitInput) (service.ImportCommitResult, error)

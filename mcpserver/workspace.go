@@ -12,7 +12,7 @@ import (
 )
 
 // readSource resolves p inside the workspace (resolveInside) and reads
-// the document there with core.ReadDocument (the parser's size cap), or,
+// the document there with service.ReadDocument (the parser's size cap), or,
 // when it is a directory, every planning document in it with
 // core.ReadDocuments, which does not follow symbolic links, so nothing
 // outside the directory is read.

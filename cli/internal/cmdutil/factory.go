@@ -15,7 +15,7 @@ import (
 	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
-// Service is what the commands need of core.WorkItemService (declared
+// Service is what the commands need of service.WorkItemService (declared
 // here, where it is consumed): everything the MCP server needs, since
 // `dwire mcp` hands this service to mcpserver, and the reads behind
 // `dwire review` (a listing, a preview of any kind) and completion.
@@ -34,7 +34,7 @@ type Service interface {
 }
 
 // Factory carries the dependencies of every command. Production wiring
-// (jira, the stores, core.NewWorkItemService) fills the Open*/NewService
+// (jira, the stores, service.NewWorkItemService) fills the Open*/NewService
 // functions; tests replace them with core/providertest/fakeprovider and core/storetest/memstore.
 type Factory struct {
 	IOStreams *iostreams.IOStreams

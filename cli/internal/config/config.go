@@ -150,7 +150,7 @@ type Config struct {
 	Defaults      service.FieldDefaults
 	Users         map[string]string
 	EstimateField string
-	// Rank is the file's `rank:` (core.ServiceOptions.Rank); true unless
+	// Rank is the file's `rank:` (service.ServiceOptions.Rank); true unless
 	// `rank: false`.
 	Rank bool
 

@@ -17,7 +17,7 @@ import (
 )
 
 // NewFactory returns the production Factory: the Jira adapter, the store
-// opened by URL and core.NewWorkItemService.
+// opened by URL and service.NewWorkItemService.
 func NewFactory(ios *iostreams.IOStreams, getenv func(string) string) *cmdutil.Factory {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -67,7 +67,7 @@ func newService(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *
 	return service.NewWorkItemService(serviceOptions(p, s, cfg, log))
 }
 
-// serviceOptions maps the configuration onto core.ServiceOptions.
+// serviceOptions maps the configuration onto service.ServiceOptions.
 func serviceOptions(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) service.ServiceOptions {
 	// search_lag_window: 0s means "hold nothing back": core takes a set
 	// zero as zero (nil would be its default).

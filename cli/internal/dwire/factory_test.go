@@ -10,7 +10,7 @@ import (
 )
 
 // TestServiceOptionsSearchLagWindow: search_lag_window reaches
-// core.ServiceOptions (the one path for the CLI commands and dwire mcp);
+// service.ServiceOptions (the one path for the CLI commands and dwire mcp);
 // 0s is kept as "hold nothing back", not turned into core's default.
 func TestServiceOptionsSearchLagWindow(t *testing.T) {
 	base := "jira:\n  site: https://x.atlassian.net\n  project: PROJ\n  email: a@example.com\n"
@@ -37,7 +37,7 @@ func TestServiceOptionsSearchLagWindow(t *testing.T) {
 
 // TestServiceOptionsCommitLockLease: DWIRE_COMMIT_LOCK_LEASE (the testing
 // knob the e2e pause-past-lease scenario uses) reaches
-// core.ServiceOptions; unset leaves core's default; a value that is not a
+// service.ServiceOptions; unset leaves core's default; a value that is not a
 // duration from 1s to 10m is CONFIG_INVALID naming the variable.
 func TestServiceOptionsCommitLockLease(t *testing.T) {
 	base := "jira:\n  site: https://x.atlassian.net\n  project: PROJ\n  email: a@example.com\n"

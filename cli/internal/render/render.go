@@ -211,7 +211,7 @@ func ImportPreview(w io.Writer, p service.ImportPreviewResult, o Options) {
 
 // structureWrites lists the plan's structure writes (dependencies added
 // and removed, sprint moves, backlog moves), each one, wrapped: a list of
-// the stored plan's writes (core.PlanWrites), so the preview names what
+// the stored plan's writes (service.PlanWrites), so the preview names what
 // the commit writes. Without Full, each kind shows up to SummaryRows and
 // counts the rest.
 func structureWrites(w io.Writer, ws service.PlanWrites, o Options, actionW int) {

@@ -1,5 +1,5 @@
 // Command mcptestserver is a test-only MCP server: the real mcpserver over
-// the real core.WorkItemService, with core/providertest/fakeprovider as the tracker and
+// the real service.WorkItemService, with core/providertest/fakeprovider as the tracker and
 // core/storetest/memstore as the state store. The mcpserver tests run it as a
 // subprocess over stdio. It is not shipped; `dwire mcp` is the product.
 //
