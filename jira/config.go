@@ -20,9 +20,13 @@ type Config struct {
 	BaseURL string
 	// SiteURL is the site used for issue links and the scope (default BaseURL).
 	SiteURL string
-	// Email and Token authenticate with Basic auth. The token never appears
-	// in an error, a log line or a panic.
+	// Email and Token authenticate with Basic auth on Cloud; on Data
+	// Center Token is a personal access token sent as a bearer token and
+	// Email is not used. The token never appears in an error, a log line
+	// or a panic.
 	Email, Token string
+	// Deployment is DeploymentCloud (default) or DeploymentDataCenter.
+	Deployment string
 	// Project is the project key.
 	Project string
 	// ReferenceField is the custom field holding an item's reference: its id
@@ -148,8 +152,8 @@ func (c Config) String() string {
 	if c.Token != "" {
 		tok = "[redacted]"
 	}
-	return fmt.Sprintf("jira.Config{BaseURL:%q SiteURL:%q Email:%q Token:%s Project:%q ReferenceField:%q EpicType:%q StoryType:%q AcceptanceCriteriaField:%q SingleCreate:%v}",
-		c.BaseURL, c.SiteURL, c.Email, tok, c.Project, c.ReferenceField, c.EpicType, c.StoryType, c.AcceptanceCriteriaField, c.SingleCreate)
+	return fmt.Sprintf("jira.Config{Deployment:%q BaseURL:%q SiteURL:%q Email:%q Token:%s Project:%q ReferenceField:%q EpicType:%q StoryType:%q AcceptanceCriteriaField:%q SingleCreate:%v}",
+		c.Deployment, c.BaseURL, c.SiteURL, c.Email, tok, c.Project, c.ReferenceField, c.EpicType, c.StoryType, c.AcceptanceCriteriaField, c.SingleCreate)
 }
 
 // GoString is String for %#v.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/jira/adf"
+	"github.com/devworkwire/devworkwire/jira/wiki"
 )
 
 // acHeading is the heading under which acceptance criteria live in the
@@ -46,6 +47,15 @@ func readADF(raw json.RawMessage) (md, loss string) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", ""
+	}
+	if raw[0] == '"' { // wiki markup: Data Center's text (datacenter.go)
+		var w string
+		_ = json.Unmarshal(raw, &w)
+		d, lost := wiki.Parse(w)
+		if len(lost) > 0 {
+			return strings.TrimSpace(adf.ToMarkdown(d)), lost[0]
+		}
+		return strings.TrimSpace(adf.ToMarkdown(d)), adf.Unrepresentable(d)
 	}
 	var d adf.Doc
 	if err := json.Unmarshal(raw, &d); err != nil {
@@ -383,6 +393,9 @@ func (m *meta) fieldsRequested() []string {
 	if m.acField != "" {
 		f = append(f, m.acField)
 	}
+	if m.epicLink != "" {
+		f = append(f, m.epicLink) // a story's epic on Data Center (datacenter.go)
+	}
 	return append(append(f, m.structureFields()...), m.managedIDs()...)
 }
 
@@ -508,7 +521,7 @@ func (p *Provider) contentFields(m *meta, spec core.ItemSpec, create bool) (map[
 		ref:       refValue(spec.Reference),
 	}
 	descMD := descriptionMarkdown(spec.Description, spec.AcceptanceCriteria, m.acField == "")
-	desc, err := toADF(descMD)
+	desc, err := p.richText(descMD)
 	if err != nil {
 		return nil, core.Wrap(err, core.CodeValidationFailed, "The description of %s could not be converted to Jira's document format. Simplify its Markdown.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "description"})
 	}
@@ -524,7 +537,7 @@ func (p *Provider) contentFields(m *meta, spec core.ItemSpec, create bool) (map[
 				fields[m.acField] = nil
 			}
 		case m.acADF:
-			a, err := toADF(acMarkdown(spec.AcceptanceCriteria))
+			a, err := p.richText(acMarkdown(spec.AcceptanceCriteria))
 			if err != nil {
 				return nil, core.Wrap(err, core.CodeValidationFailed, "The acceptance criteria of %s could not be converted to Jira's document format.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "acceptance_criteria"})
 			}

@@ -92,6 +92,7 @@ func (p *Provider) createBatch(ctx context.Context, m *meta, batch []core.ItemSp
 			outcomes[i].Err = err
 			continue
 		}
+		p.epicLinkOut(m, s.Kind == core.KindSubtask, fields) // datacenter.go
 		updates[i] = issueUpdate{Fields: fields, Properties: props}
 		pending = append(pending, i)
 	}

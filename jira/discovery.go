@@ -43,6 +43,7 @@ type meta struct {
 	typeIDs   []string      // their ids, in the same order: JQL names types by id (names are translated on localised sites)
 	structure structureMeta // sub-task type, Sprint and Rank fields (structure.go)
 	fieldsOf                // the managed fields (fields.go)
+	dcMeta                  // what a Data Center site needs (datacenter.go)
 	// createPending is set while the create fields of both issue types
 	// have not been checked yet (guarded by Provider.metaMu). The check
 	// costs a request per type and matters only for creates, so a Provider
@@ -172,6 +173,7 @@ func (p *Provider) discoverSite(ctx context.Context) (*meta, error) {
 	if err := p.mapFields(m, fields); err != nil {
 		return nil, err
 	}
+	p.learnDeployment(m, fields)
 	if p.cfg.AcceptanceCriteriaField != "" {
 		ac, err := findField(fields, p.cfg.AcceptanceCriteriaField)
 		if err != nil {

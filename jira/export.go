@@ -54,7 +54,7 @@ func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]c
 		}
 		seen[e.Key] = true
 		out = append(out, e)
-		q = p.projectClause() + " AND parent = " + jql.String(e.Key)
+		q = p.projectClause() + " AND " + p.epicClause(m, e.Key)
 	case sel.Query != "":
 		inner := orderByRE.ReplaceAllString(sel.Query, "")
 		if !jql.Balanced(inner) {

@@ -92,11 +92,13 @@ func (p *Provider) Update(ctx context.Context, key string, spec core.ItemSpec) e
 	}
 	p.keepParent(key, spec, fields)
 	m.leaveUnsent(fields, spec.Unsent)
+	_, parentSent := fields["parent"]
+	p.epicLinkOut(m, spec.Kind == core.KindSubtask, fields) // datacenter.go
 	_, err = p.do(ctx, call{method: "PUT", path: issuePath(key), body: editRequest{Fields: fields, Properties: props}, class: retryIdempotent, endpoint: "PUT /rest/api/3/issue/{key}", action: "edit issue " + key, key: key}, nil)
 	if err != nil {
 		return putErr(err, spec.Reference, key)
 	}
-	if _, sent := fields["parent"]; sent {
+	if parentSent {
 		p.parents.Store(strings.ToUpper(key), spec.ParentKey)
 	}
 	p.logFor(ctx).Debug("jira issue edited", "key", key, "reference", string(spec.Reference))

@@ -17,7 +17,8 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// Provider is the Jira Cloud implementation of core.WorkItemProvider. It is
+// Provider is the Jira implementation of core.WorkItemProvider, for Jira
+// Cloud and Jira Data Center (datacenter.go). It is
 // safe for concurrent use. Field and issue-type discovery happens once,
 // lazily, and is cached.
 type Provider struct {
@@ -47,6 +48,8 @@ type Provider struct {
 	parents  sync.Map                 // issue key → its parent key as last read ("" for none): Update sends only a changed parent
 
 	account accountCache // account.go
+
+	epicLinkID atomic.Pointer[string] // the Epic Link field on Data Center (datacenter.go)
 
 	paceOnce sync.Once
 	pace     *pacer // pacing(); tests may set it before the first request
@@ -90,8 +93,19 @@ func New(cfg Config) (*Provider, error) {
 		}
 		site = su.String()
 	}
-	if strings.TrimSpace(cfg.Email) == "" {
+	switch cfg.Deployment {
+	case "", DeploymentCloud:
+		cfg.Deployment = DeploymentCloud
+	case DeploymentDataCenter:
+	default:
+		return nil, field("jira.deployment", core.CodeConfigInvalid, fmt.Sprintf("%q is not a Jira deployment. Use cloud (Jira Cloud, *.atlassian.net) or datacenter (Jira Data Center or Server that your team hosts).", cfg.Deployment))
+	}
+	dc := cfg.Deployment == DeploymentDataCenter
+	if strings.TrimSpace(cfg.Email) == "" && !dc {
 		return nil, field("jira.email", core.CodeConfigMissing, "The Jira account e-mail is not set. Set it to the e-mail you log in to Jira with.")
+	}
+	if cfg.Token == "" && dc {
+		return nil, core.Errorf(core.CodeCredentialsMissing, "The Jira personal access token is empty. Create one in Jira (your profile → Personal Access Tokens) and put it in the environment variable your configuration names.")
 	}
 	if cfg.Token == "" {
 		return nil, core.Errorf(core.CodeCredentialsMissing, "The Jira API token is empty. Create one at https://id.atlassian.com/manage-profile/security/api-tokens and put it in the environment variable your configuration names.")

@@ -112,7 +112,7 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		if err := p.checkKey(f.EpicKey); err != nil {
 			return nil, false, err
 		}
-		clauses = append(clauses, "parent = "+jql.String(f.EpicKey))
+		clauses = append(clauses, p.epicClause(m, f.EpicKey))
 	}
 	if f.Document != "" {
 		clauses = append(clauses, m.docClauseFor(f.Document))

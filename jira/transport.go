@@ -87,6 +87,7 @@ func isUncertain(err error) bool {
 // into out (when out is non-nil). Other statuses become *core.Error; a
 // write whose outcome is unknown is wrapped in *uncertainError.
 func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
+	c, back := p.dialect(c) // Data Center's terms (datacenter.go)
 	var payload []byte
 	if c.body != nil {
 		b, err := json.Marshal(c.body)
@@ -146,6 +147,9 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 			final, canRetry = e, true
 		case resp.status >= 200 && resp.status < 300:
 			log.Debug("jira request", "endpoint", c.endpoint, "status", resp.status, "attempt", attempt, "duration_ms", time.Since(start).Milliseconds())
+			if back != nil {
+				resp.body = back(resp.body)
+			}
 			if out != nil && len(resp.body) > 0 {
 				if err := json.Unmarshal(resp.body, out); err != nil {
 					return resp, core.Wrap(err, core.CodeInternal, "Jira's answer to the request to %s was not the JSON expected. Check that the site URL points at Jira Cloud.", c.action)
@@ -211,7 +215,7 @@ func (p *Provider) attempt(ctx context.Context, c call, target string, payload [
 	if err != nil {
 		return nil, err
 	}
-	req.SetBasicAuth(p.cfg.Email, p.cfg.Token)
+	p.authorize(req) // datacenter.go
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "devworkwire-jira")
 	if payload != nil {
@@ -325,13 +329,13 @@ type jiraErrorBody struct {
 func (p *Provider) statusError(resp *response, c call) *core.Error {
 	switch resp.status {
 	case http.StatusUnauthorized:
-		return core.Errorf(core.CodeJiraUnauthorized, "Jira rejected the credentials of %s at %s. Check the e-mail and create a new API token at https://id.atlassian.com/manage-profile/security/api-tokens if the old one expired or was revoked.", p.cfg.Email, p.site)
+		return core.Errorf(core.CodeJiraUnauthorized, "Jira rejected the credentials of %s at %s. %s", p.whose(), p.site, p.renewCredentials())
 	case http.StatusForbidden:
 		what := c.action
 		if !strings.Contains(what, p.cfg.Project) {
 			what += " in project " + p.cfg.Project
 		}
-		return core.Errorf(core.CodeJiraPermissionDenied, "Your Jira account (%s) is not allowed to %s. Ask a Jira administrator of project %s for that permission.", p.cfg.Email, what, p.cfg.Project)
+		return core.Errorf(core.CodeJiraPermissionDenied, "Your Jira account (%s) is not allowed to %s. Ask a Jira administrator of project %s for that permission.", p.whose(), what, p.cfg.Project)
 	case http.StatusNotFound:
 		if c.key != "" {
 			return core.Errorf(core.CodeWorkItemNotFound, "Issue %s was not found in Jira (or your account cannot see it). Check the key.", c.key).WithDetails(core.Detail{Key: c.key, Message: "not found"})

@@ -227,7 +227,7 @@ func (p *Provider) AddComment(ctx context.Context, key, markdown string) error {
 	if strings.TrimSpace(markdown) == "" {
 		return core.Errorf(core.CodeValidationFailed, "The comment for %s is empty. Write some text.", key).WithDetails(core.Detail{Key: key, Field: "comment"})
 	}
-	body, err := toADF(markdown)
+	body, err := p.richText(markdown)
 	if err != nil {
 		return core.Wrap(err, core.CodeValidationFailed, "The comment for %s could not be converted to Jira's document format. Simplify its Markdown.", key).WithDetails(core.Detail{Key: key, Field: "comment"})
 	}

@@ -317,6 +317,10 @@ func adfToWiki(doc map[string]any) string {
 	return w
 }
 
+// epicLinkJQL reads the Epic Link in Data Center's JQL (cf[10008] or
+// "Epic Link") as the site's parent, which holds a story's epic inside.
+var epicLinkJQL = strings.NewReplacer("cf[10008]", "parent", `"Epic Link"`, "parent", `"epic link"`, "parent")
+
 // dcSearch is GET and POST /rest/api/2/search: startAt, maxResults
 // (default 50, at most 1,000), total; fields and properties as on Cloud.
 func (s *Server) dcSearch(w http.ResponseWriter, r *http.Request) {
@@ -368,15 +372,27 @@ func (s *Server) dcSearch(w http.ResponseWriter, r *http.Request) {
 	start := max(req.StartAt, 0)
 	fs := parseFieldSel(req.Fields, "*navigable")
 	ps := parsePropSel(req.Properties)
+	// validateQuery false: a key that does not exist is a warning
+	// (warningMessages), the query runs.
+	lax := req.Validate == false || req.Validate == "false" || r.URL.Query().Get("validateQuery") == "false"
 	rec := httptest.NewRecorder()
-	s.withSearch(rec, req.JQL, nil, func(hits []*issue, states []*issueState) answer {
+	s.readAnswer(rec, func() answer {
+		hits, states, warnings, e := s.runWarn(epicLinkJQL.Replace(req.JQL), nil, lax)
+		if e != nil {
+			return encodeJSON(http.StatusBadRequest, e)
+		}
+		s.found()
 		base := s.base(r)
 		out := []any{}
 		end := min(start+limit, len(hits))
 		for i := min(start, len(hits)); i < end; i++ {
 			out = append(out, s.renderIssue(base, hits[i], states[i], fs, ps))
 		}
-		return encodeJSON(http.StatusOK, map[string]any{"expand": "schema,names", "startAt": start, "maxResults": limit, "total": len(hits), "issues": out})
+		page := map[string]any{"expand": "schema,names", "startAt": start, "maxResults": limit, "total": len(hits), "issues": out}
+		if len(warnings) > 0 {
+			page["warningMessages"] = warnings
+		}
+		return encodeJSON(http.StatusOK, page)
 	})
 	s.dcAnswer(w, r, rec, "/search")
 }

@@ -462,15 +462,29 @@ func sortStrings(s []string) { sort.Strings(s) }
 // run parses, compiles and evaluates jql over the search index. Call with
 // s.mu held.
 func (s *Server) run(jql string, reconcile map[int64]bool) ([]*issue, []*issueState, *jiraError) {
+	hits, states, _, e := s.runWarn(jql, reconcile, false)
+	return hits, states, e
+}
+
+// runWarn is run; lax (Data Center's validateQuery=false) reports a key
+// that does not exist as a warning, not an error: its clause matches
+// nothing.
+func (s *Server) runWarn(jql string, reconcile map[int64]bool, lax bool) ([]*issue, []*issueState, []string, *jiraError) {
 	q, err := parseJQL(jql)
 	if err != nil {
-		return nil, nil, newErr(err.Error())
+		return nil, nil, nil, newErr(err.Error())
 	}
+	var warnings []string
 	if errs := s.compile(q); len(errs) > 0 {
-		return nil, nil, newErr(errs...)
+		if lax {
+			errs, warnings = slices.DeleteFunc(slices.Clone(errs), missingKey), slices.DeleteFunc(errs, func(e string) bool { return !missingKey(e) })
+		}
+		if len(errs) > 0 {
+			return nil, nil, nil, newErr(errs...)
+		}
 	}
 	if q.where == nil {
-		return nil, nil, newErr("Unbounded JQL queries are not allowed here. Please add a search restriction to your query.")
+		return nil, nil, nil, newErr("Unbounded JQL queries are not allowed here. Please add a search restriction to your query.")
 	}
 	now := s.now()
 	var hits []*issue
@@ -517,8 +531,12 @@ func (s *Server) run(jql string, reconcile map[int64]bool) ([]*issue, []*issueSt
 	for i, j := range idx {
 		outI[i], outS[i] = hits[j], states[j]
 	}
-	return outI, outS, nil
+	return outI, outS, warnings, nil
 }
+
+// missingKey reports whether a compile error is an issue key that does not
+// exist (a warning under Data Center's validateQuery=false).
+func missingKey(e string) bool { return strings.HasPrefix(e, "An issue with key '") }
 
 func cmpInt(a, b int64) int {
 	switch {
