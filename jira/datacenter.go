@@ -187,6 +187,8 @@ func (p *Provider) dialect(c call) (call, func([]byte) []byte) {
 			c.path, c.endpoint = dcSearchPath, dcSearchEndpoint
 		}
 		return c, p.dcSearchAnswer
+	case "POST /rest/api/3/issue/bulk", "POST /rest/api/3/issue", "PUT /rest/api/3/issue/{key}":
+		c.body = dcPeople(c.body)
 	case "GET /rest/api/3/issue/createmeta/{project}/issuetypes":
 		return c, valuesAs("issueTypes")
 	case "GET /rest/api/3/issue/createmeta/{project}/issuetypes/{id}":
@@ -301,4 +303,40 @@ func (p *Provider) dcWalk(v any) any {
 		}
 	}
 	return v
+}
+
+// dcPeople names people by user name in a write: Cloud's {"accountId": x}
+// is Data Center's {"name": x} (the Provider reads a user's name as its
+// account id, dcWalk).
+func dcPeople(body any) any {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return body
+	}
+	v, ok := decodeAny(b)
+	if !ok {
+		return body
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			if id, ok := v["accountId"].(string); ok && len(v) == 1 {
+				return map[string]any{"name": id}
+			}
+			for k, x := range v {
+				v[k] = walk(x)
+			}
+		case []any:
+			for i := range v {
+				v[i] = walk(v[i])
+			}
+		}
+		return v
+	}
+	out, err := json.Marshal(walk(v))
+	if err != nil {
+		return body
+	}
+	return json.RawMessage(out)
 }

@@ -73,7 +73,10 @@ func TestDataCenterStoriesHaveAnEpicLinkSubtasksAParent(t *testing.T) {
 		}
 		return r.json(t)["key"].(string)
 	}
-	epic := create(map[string]any{"issuetype": map[string]any{"name": "Epic"}, "summary": "epic"})
+	if r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": map[string]any{"project": map[string]any{"key": "DEMO"}, "issuetype": map[string]any{"name": "Epic"}, "summary": "epic"}}); r.status != 400 || !strings.Contains(string(r.body), "Epic Name is required") {
+		t.Errorf("an epic without Epic Name: %d %s; want 400 Epic Name is required (Jira Software on Data Center)", r.status, r.body)
+	}
+	epic := create(map[string]any{"issuetype": map[string]any{"name": "Epic"}, "summary": "epic", jiratest.EpicNameFieldID: "epic"})
 	story := create(map[string]any{"issuetype": map[string]any{"name": "Story"}, "summary": "story", jiratest.EpicLinkFieldID: epic})
 	sub := create(map[string]any{"issuetype": map[string]any{"name": "Subtask"}, "summary": "sub", "parent": map[string]any{"key": story}})
 	f := c.do("GET", "/rest/api/2/issue/"+story, nil).json(t)["fields"].(map[string]any)

@@ -140,6 +140,8 @@ func (sp SiteProfile) profileFor(key string) Profile {
 		}
 		p.EpicNameRequired = p.EpicNameRequired || o.EpicNameRequired
 	}
+	// Jira Software on Data Center requires Epic Name on the Epic type.
+	p.EpicNameRequired = p.EpicNameRequired || sp.dataCenter()
 	return p
 }
 
