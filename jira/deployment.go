@@ -2,37 +2,102 @@ package jira
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
+	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// notCloud explains a 404 on the site's first /rest/api/3 request when
-// the site is not Jira Cloud: a Jira Data Center or Server site has no
-// REST API v3, so every request there answers 404, which alone reads as
-// a wrong project key. GET /rest/api/2/serverInfo (on Cloud and Data
-// Center alike) says which it is (deploymentType: "Cloud", or "Server" on
-// Data Center and Server). Any other error, or a Cloud site, is returned
-// as it was; the probe is made only on that error.
+// serverInfo is GET /rest/api/2/serverInfo, which Jira Cloud and Jira Data
+// Center (and Server) answer alike, without credentials.
+type serverInfo struct {
+	DeploymentType string `json:"deploymentType"` // "Cloud"; "Server" on Data Center and Server
+	Version        string `json:"version"`
+}
+
+// deployment is the configuration's name for the kind of site.
+func (si serverInfo) deployment() string {
+	switch dt := strings.TrimSpace(si.DeploymentType); {
+	case dt == "":
+		return ""
+	case strings.EqualFold(dt, "Cloud"):
+		return DeploymentCloud
+	default:
+		return DeploymentDataCenter
+	}
+}
+
+// DetectDeployment asks the site which Jira it is (GET
+// /rest/api/2/serverInfo, no credentials): DeploymentCloud or
+// DeploymentDataCenter, and its version. dwire init and doctor use it to
+// set and check jira.deployment. client nil is a client with a 10-second
+// timeout that follows no redirect.
+func DetectDeployment(ctx context.Context, site string, client *http.Client) (deployment, version string, err error) {
+	base, err := parseBase(site, "jira.site")
+	if err != nil {
+		return "", "", err
+	}
+	if client == nil {
+		client = newHTTPClient(10 * time.Second)
+		client.Timeout = 10 * time.Second
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base.String(), "/")+"/rest/api/2/serverInfo", nil)
+	if err != nil {
+		return "", "", core.Wrap(err, core.CodeConfigInvalid, "Could not ask %s which Jira it is.", base.Redacted())
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", "", core.Wrap(err, core.CodeJiraUnavailable, "Jira at %s did not answer (%s). Check the site URL and your network connection.", base.Host, transportKind(err))
+	}
+	defer resp.Body.Close()
+	var si serverInfo
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &si) != nil || si.deployment() == "" {
+		return "", "", core.Errorf(core.CodeConfigInvalid, "%s did not say which Jira it is (GET /rest/api/2/serverInfo answered HTTP %d). Check that jira.site is the address of your Jira site.", base.Redacted(), resp.StatusCode)
+	}
+	return si.deployment(), si.Version, nil
+}
+
+// notCloud explains the site's first failed request when the site is not
+// the deployment the configuration names: Jira Data Center or Server has
+// no REST API v3, so with jira.deployment cloud every request there
+// answers 404, which alone reads as a wrong project key; Jira Cloud takes
+// no personal access token as a bearer token, so with jira.deployment
+// datacenter every request there answers 401, which alone reads as a
+// revoked token. GET /rest/api/2/serverInfo says which it is. Any other
+// error, or a site of the configured deployment, is returned as it was;
+// the probe is made only on those errors.
 func (p *Provider) notCloud(ctx context.Context, err error) error {
-	if core.ErrorCode(err) != core.CodeConfigInvalid {
+	code := core.ErrorCode(err)
+	if code != core.CodeConfigInvalid && !(p.dataCenter() && code == core.CodeJiraUnauthorized) {
 		return err
 	}
-	var info struct {
-		DeploymentType string `json:"deploymentType"`
-		Version        string `json:"version"`
-	}
-	if _, perr := p.do(ctx, call{method: "GET", path: "/rest/api/2/serverInfo", endpoint: "GET /rest/api/2/serverInfo", action: "read what kind of Jira site " + p.site + " is"}, &info); perr != nil {
+	// Without credentials: Cloud refuses a request whose credentials it
+	// does not take, even to serverInfo.
+	deployment, v, perr := DetectDeployment(ctx, p.base.String(), p.client)
+	p.count("GET /rest/api/2/serverInfo", false)
+	if perr != nil {
 		return err
 	}
-	dt := strings.TrimSpace(info.DeploymentType)
-	if dt == "" || strings.EqualFold(dt, "Cloud") {
-		return err
+	version := ""
+	if v != "" {
+		version = ", version " + v
 	}
-	msg := "The site " + p.site + " is Jira Data Center or Server (deploymentType " + dt
-	if info.Version != "" {
-		msg += ", version " + info.Version
+	switch deployment {
+	case DeploymentDataCenter:
+		if p.dataCenter() {
+			return err
+		}
+		return field("jira.deployment", core.CodeConfigInvalid, "The site "+p.site+" is Jira Data Center or Server"+version+", not Jira Cloud. Set jira.deployment: datacenter (dwire init does when it detects it) and put a personal access token (your Jira profile → Personal Access Tokens) in the token's environment variable; jira.email is not needed there.")
+	case DeploymentCloud:
+		if !p.dataCenter() {
+			return err
+		}
+		return field("jira.deployment", core.CodeConfigInvalid, "The site "+p.site+" is Jira Cloud, not Jira Data Center. Set jira.deployment: cloud (or leave it out), set jira.email, and put an API token from https://id.atlassian.com/manage-profile/security/api-tokens in the token's environment variable.")
 	}
-	msg += "), not Jira Cloud. DevWorkWire works with Jira Cloud only: it uses Jira's REST API v3 and the Atlassian Document Format, which Data Center and Server do not have, so nothing can be read or written there. Set jira.site to a Jira Cloud site (https://<your-site>.atlassian.net)."
-	return field("jira.site", core.CodeConfigInvalid, msg)
+	return err
 }

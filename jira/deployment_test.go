@@ -1,6 +1,8 @@
 package jira
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -9,8 +11,9 @@ import (
 )
 
 // A Jira Data Center site has no REST API v3: every request answers 404,
-// which read as "check the project key". Check and discovery say the site
-// is Data Center and that DevWorkWire needs Jira Cloud; nothing is written.
+// which read as "check the project key". Check and discovery of a
+// configuration for Cloud say the site is Data Center and to set
+// jira.deployment: datacenter; nothing is written.
 func TestDataCenterSiteIsNamedNotAWrongProject(t *testing.T) {
 	f := startJira(t, jiratest.Options{Deployment: jiratest.DeploymentDataCenter}, nil)
 	for name, run := range map[string]func() error{
@@ -19,7 +22,7 @@ func TestDataCenterSiteIsNamedNotAWrongProject(t *testing.T) {
 	} {
 		err := run()
 		ce := core.AsError(err)
-		if ce == nil || ce.Code != core.CodeConfigInvalid || !strings.Contains(ce.Message, "Data Center") || !strings.Contains(ce.Message, "Jira Cloud") || strings.Contains(ce.Message, "project key") {
+		if ce == nil || ce.Code != core.CodeConfigInvalid || !strings.Contains(ce.Message, "Data Center") || !strings.Contains(ce.Message, "Jira Cloud") || !strings.Contains(ce.Message, "jira.deployment: datacenter") || strings.Contains(ce.Message, "project key") {
 			t.Errorf("%s on a Data Center site: %v", name, err)
 		}
 	}
@@ -30,5 +33,44 @@ func TestDataCenterSiteIsNamedNotAWrongProject(t *testing.T) {
 	g := startJira(t, jiratest.Options{}, func(c *Config) { c.Project = "NOPE" })
 	if err := g.p.Check(g.ctx); err == nil || strings.Contains(err.Error(), "Data Center") {
 		t.Errorf("a missing project on Cloud: %v", err)
+	}
+}
+
+// The other way round: a configuration for Data Center pointed at a Jira
+// Cloud site is told to set jira.deployment: cloud (every request there
+// fails, which alone reads as a revoked token or a wrong project).
+func TestCloudSiteConfiguredAsDataCenterIsNamed(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, func(c *Config) { c.Deployment = DeploymentDataCenter })
+	err := f.p.Check(f.ctx)
+	ce := core.AsError(err)
+	if ce == nil || ce.Code != core.CodeConfigInvalid || !strings.Contains(ce.Message, "jira.deployment: cloud") || len(ce.Details) == 0 || ce.Details[0].Field != "jira.deployment" {
+		t.Errorf("Check of a Cloud site configured as Data Center: %v", err)
+	}
+	if len(f.srv.Writes()) != 0 {
+		t.Error("wrote to the site")
+	}
+	f.assertNoSecrets(t, err.Error())
+}
+
+// DetectDeployment reads serverInfo without credentials: Cloud, or Data
+// Center (deploymentType Server) with its version; a site that is not
+// Jira is a configuration error naming the site.
+func TestDetectDeployment(t *testing.T) {
+	for _, tc := range []struct{ deployment, want string }{{"", DeploymentCloud}, {jiratest.DeploymentDataCenter, DeploymentDataCenter}} {
+		srv := jiratest.Start(t, jiratest.Options{Deployment: tc.deployment})
+		got, version, err := DetectDeployment(t.Context(), srv.URL, nil)
+		if err != nil || got != tc.want || version == "" {
+			t.Errorf("DetectDeployment(%q site) = %q, %q, %v; want %q", tc.deployment, got, version, err, tc.want)
+		}
+		for _, r := range srv.Requests() {
+			if r.Path != "/rest/api/2/serverInfo" {
+				t.Errorf("DetectDeployment sent %s %s", r.Method, r.Path)
+			}
+		}
+	}
+	notJira := httptest.NewServer(http.NotFoundHandler())
+	defer notJira.Close()
+	if _, _, err := DetectDeployment(t.Context(), notJira.URL, nil); core.ErrorCode(err) != core.CodeConfigInvalid || !strings.Contains(err.Error(), "jira.site") {
+		t.Errorf("a site that is not Jira: %v", err)
 	}
 }
