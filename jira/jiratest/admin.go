@@ -68,7 +68,8 @@ func IsWrite(method, path string) bool {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return false
 	case http.MethodPost:
-		return !strings.HasPrefix(path, "/rest/api/3/search") && path != "/rest/api/3/issue/bulkfetch"
+		// Data Center searches by POST /rest/api/2/search.
+		return !strings.HasPrefix(path, "/rest/api/3/search") && path != "/rest/api/2/search" && path != "/rest/api/3/issue/bulkfetch"
 	}
 	return true
 }

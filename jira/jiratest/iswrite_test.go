@@ -79,3 +79,14 @@ func TestIsWriteMatchesWhatChanges(t *testing.T) {
 		t.Errorf("Writes() = %d %v, want 9", len(writes), writes)
 	}
 }
+
+// Data Center's search is a POST that only reads: not a write, so that a
+// dry run against a Data Center site counts zero writes.
+func TestIsWriteDataCenterSearch(t *testing.T) {
+	if jiratest.IsWrite("POST", "/rest/api/2/search") {
+		t.Error("POST /rest/api/2/search counted as a write")
+	}
+	if !jiratest.IsWrite("POST", "/rest/api/2/issue/bulk") || !jiratest.IsWrite("PUT", "/rest/api/2/issue/DEMO-1") {
+		t.Error("Data Center's creates and edits not counted as writes")
+	}
+}

@@ -65,6 +65,10 @@ func TestScripts(t *testing.T) {
 			"may":         cmdMay,
 			"jira-seed":   cmdJiraSeed,
 			"jira-style":  cmdJiraStyle,
+			"jira-datacenter": func(ts *testscript.TestScript, neg bool, args []string) {
+				// The fake becomes a Jira Data Center site.
+				ts.Check(server(ts).SetProfile(jiratest.SiteProfile{Deployment: jiratest.DeploymentDataCenter}))
+			},
 		},
 	})
 }

@@ -120,7 +120,11 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 				skip(n, "needs credentials")
 			}
 		} else {
-			add(Check{Name: "credentials", OK: true, Detail: fmt.Sprintf("%s is set (account %s)", cfg.TokenEnv, cfg.Email)})
+			who := "account " + cfg.Email
+			if cfg.Deployment == config.DeploymentDataCenter {
+				who = "a personal access token"
+			}
+			add(Check{Name: "credentials", OK: true, Detail: fmt.Sprintf("%s is set (%s)", cfg.TokenEnv, who)})
 			p, _, err := o.Provider(ctx)
 			if err == nil {
 				err = p.Check(ctx)
@@ -190,7 +194,8 @@ func storeLabel(cfg *config.Config) string {
 }
 
 // jiraCheckNames are the doctor's lines about Jira, in the order the
-// provider checks them: the site (Jira Cloud, not Data Center), the
+// provider checks them: the site (the deployment jira.deployment names:
+// Jira Cloud, or Jira Data Center), the
 // account and project, the permissions, the reference field (exists, a
 // single-line text field, searchable, on the create and edit screens), the
 // issue types (and what their create screens require).
@@ -200,9 +205,13 @@ var jiraCheckNames = []string{"site", "jira", "permissions", "reference field", 
 // failure is reported on the line it is about, the lines before it pass
 // and the lines after it were not checked.
 func jiraChecks(cfg *config.Config, err error) []Check {
+	site, signedIn := "Jira Cloud", "as "+cfg.Email
+	if cfg.Deployment == config.DeploymentDataCenter {
+		site, signedIn = "Jira Data Center (REST API v2, wiki markup, Epic Link)", "with the personal access token"
+	}
 	oks := []Check{
-		{Name: "site", OK: true, Detail: fmt.Sprintf("%s is Jira Cloud", cfg.Site)},
-		{Name: "jira", OK: true, Detail: fmt.Sprintf("signed in as %s, project %s", cfg.Email, cfg.Project)},
+		{Name: "site", OK: true, Detail: fmt.Sprintf("%s is %s", cfg.Site, site)},
+		{Name: "jira", OK: true, Detail: fmt.Sprintf("signed in %s, project %s", signedIn, cfg.Project)},
 		{Name: "permissions", OK: true, Detail: fmt.Sprintf("browse, create, edit, transition, comment, link and schedule issues in %s", cfg.Project)},
 		{Name: "reference field", OK: true, Detail: fmt.Sprintf("%q exists, is searchable and is on the create and edit screens", cfg.ReferenceField)},
 		{Name: "issue types", OK: true, Detail: fmt.Sprintf("%s and %s exist in %s, and DevWorkWire can fill what their create screens require", cfg.EpicType, cfg.StoryType, cfg.Project)},
@@ -220,7 +229,7 @@ func jiraChecks(cfg *config.Config, err error) []Check {
 	}
 	at := 1 // the line the failure is about (default: the account and project)
 	switch {
-	case field == "jira.site":
+	case field == "jira.site" || field == "jira.deployment":
 		at = 0
 	case e.Code == core.CodeJiraPermissionDenied:
 		at = 2
@@ -239,8 +248,13 @@ func jiraChecks(cfg *config.Config, err error) []Check {
 	if e.Code == core.CodeJiraPermissionDenied {
 		c.Fix = PermissionFix(e, cfg.Project)
 	}
-	if at == 0 {
-		c.Fix = "set jira.site to your Jira Cloud site (https://<your-site>.atlassian.net); Jira Data Center and Server are not supported"
+	switch {
+	case field == "jira.deployment":
+		c.Fix = "set jira.deployment as the message says (dwire init detects it), then run dwire doctor again"
+	case at == 0:
+		c.Fix = "set jira.site to your Jira site's address"
+	case e.Code == core.CodeJiraUnauthorized && cfg.Deployment == config.DeploymentDataCenter:
+		c.Fix = "create a new personal access token in Jira (your profile → Personal Access Tokens) and export it in " + cfg.TokenEnv
 	}
 	out = append(out, c)
 	for _, n := range jiraCheckNames[at+1:] {

@@ -33,7 +33,11 @@ type InitOptions struct {
 	// OpenProvider opens the tracker for cfg with the token, to check it.
 	OpenProvider func(ctx context.Context, cfg *config.Config, token string) (core.WorkItemProvider, error)
 
+	// Detect asks the site which Jira it is (nil: not asked, Cloud).
+	Detect func(ctx context.Context, site string) (deployment, version string, err error)
+
 	Site           string
+	Deployment     string
 	APIURL         string
 	Project        string
 	Email          string
@@ -53,7 +57,7 @@ type InitResult struct {
 
 // NewCmdInit parses `dwire init`.
 func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
-	o := &InitOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, OpenProvider: f.OpenTracker}
+	o := &InitOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, OpenProvider: f.OpenTracker, Detect: f.DetectSite}
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Create .devworkwire.yaml, checked against Jira",
@@ -61,14 +65,18 @@ func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) err
 terminal it asks for anything not given as a flag. Before writing, it
 checks the credentials, the project, the issue types and the reference
 field against Jira, and says exactly how to create the field if it is
-missing. The API token is read from the environment (JIRA_API_TOKEN, or
-the variable named with --token-env) and is never written to the file.`,
-		Example: "  export JIRA_API_TOKEN=…\n  dwire init\n  dwire init --site https://acme.atlassian.net --project PROJ \\\n      --email me@acme.com",
+missing. It asks the site whether it is Jira Cloud or Jira Data Center
+(GET /rest/api/2/serverInfo) and writes jira.deployment; on Data Center
+the token is a personal access token and no e-mail is asked. The API
+token is read from the environment (JIRA_API_TOKEN, or the variable named
+with --token-env) and is never written to the file.`,
+		Example: "  export JIRA_API_TOKEN=…\n  dwire init\n  dwire init --site https://acme.atlassian.net --project PROJ \\\n      --email me@acme.com\n  # Jira Data Center: a personal access token in JIRA_API_TOKEN\n  dwire init --site https://jira.example.com --project PROJ",
 		Args:    cobra.NoArgs,
 		RunE:    runE(o, runF, initRun, func(*cobra.Command, []string) { o.ConfigPath, o.JSON = f.ConfigPath, f.JSON }),
 	}
 	fl := c.Flags()
-	fl.StringVar(&o.Site, "site", "", "Jira Cloud site, e.g. https://your-team.atlassian.net")
+	fl.StringVar(&o.Site, "site", "", "Jira site, e.g. https://your-team.atlassian.net or https://jira.example.com")
+	fl.StringVar(&o.Deployment, "deployment", "", "cloud or datacenter (default: what the site says it is)")
 	fl.StringVar(&o.APIURL, "api-url", "", "REST base URL when it differs from the site (scoped tokens)")
 	fl.StringVar(&o.Project, "project", "", "Jira project key, e.g. PROJ")
 	fl.StringVar(&o.Email, "email", "", "e-mail of the Atlassian account owning the token")
@@ -157,7 +165,13 @@ func initRun(ctx context.Context, o *InitOptions) error {
 		{&o.Email, "--email", "Your Atlassian account e-mail", o.Getenv(config.DefaultEmailEnv), false},
 		{&o.ReferenceField, "--reference-field", "Reference field (id or name)", config.DefaultReferenceField, false},
 	}
-	for _, s := range steps {
+	for i, s := range steps {
+		if i == 2 { // the site is known: which Jira is it?
+			o.detectDeployment(ctx)
+			if o.Deployment == config.DeploymentDataCenter {
+				continue // a personal access token needs no e-mail
+			}
+		}
 		if err := ask(s.val, s.flag, s.question, s.def, s.required); err != nil {
 			if errors.Is(err, prompt.ErrInterrupted) {
 				fmt.Fprintln(ios.ErrOut, "Skipped: interrupted; no configuration was written.")
@@ -169,7 +183,7 @@ func initRun(ctx context.Context, o *InitOptions) error {
 
 	file := config.File{
 		Jira: config.JiraFile{
-			Site: strings.TrimSpace(o.Site), APIURL: strings.TrimSpace(o.APIURL),
+			Site: strings.TrimSpace(o.Site), APIURL: strings.TrimSpace(o.APIURL), Deployment: o.Deployment,
 			Project: strings.ToUpper(strings.TrimSpace(o.Project)), Email: strings.TrimSpace(o.Email),
 			ReferenceField: strings.TrimSpace(o.ReferenceField), TokenEnv: strings.TrimSpace(o.TokenEnv),
 		},
@@ -228,6 +242,22 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	}
 	fmt.Fprintf(ios.Out, "Next: dwire doctor, then dwire import <plan.md> --dry-run\n")
 	return nil
+}
+
+// detectDeployment sets the deployment from the site's serverInfo unless
+// --deployment gave it; a site that does not answer is left to the check
+// (which names the problem) as Cloud, the default.
+func (o *InitOptions) detectDeployment(ctx context.Context) {
+	o.Deployment = strings.ToLower(strings.TrimSpace(o.Deployment))
+	if o.Deployment != "" || o.Detect == nil || strings.TrimSpace(o.Site) == "" {
+		return
+	}
+	d, version, err := o.Detect(ctx, strings.TrimSpace(o.Site))
+	if err != nil || d == config.DeploymentCloud {
+		return
+	}
+	o.Deployment = d
+	fmt.Fprintf(o.IO.ErrOut, "%s is Jira Data Center %s: the token is a personal access token (your Jira profile → Personal Access Tokens); no e-mail is needed.\n", strings.TrimSpace(o.Site), version)
 }
 
 // sharedStoreNote tells whoever configures a shared (Postgres) store that

@@ -59,6 +59,10 @@ type Factory struct {
 	OpenProvider func(ctx context.Context, cfg *config.Config, token string, log *slog.Logger) (core.WorkItemProvider, error)
 	// OpenStore opens the state store of cfg.
 	OpenStore func(ctx context.Context, cfg *config.Config, log *slog.Logger) (core.Store, error)
+	// DetectSite asks a tracker site which deployment it is (config's
+	// DeploymentCloud or DeploymentDataCenter) and its version, without
+	// credentials (dwire init).
+	DetectSite func(ctx context.Context, site string) (deployment, version string, err error)
 	// NewService builds the service over a provider and a store.
 	NewService func(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) Service
 

@@ -39,6 +39,10 @@ const (
 	EnvCommitLockLease = "DWIRE_COMMIT_LOCK_LEASE"
 	// DefaultTokenEnv is the default name of the variable holding the token.
 	DefaultTokenEnv = "JIRA_API_TOKEN"
+	// Deployments (jira.deployment): Jira Cloud, or Jira Data Center (and
+	// Server) that the team hosts.
+	DeploymentCloud      = "cloud"
+	DeploymentDataCenter = "datacenter"
 	// DefaultEmailEnv is read when `jira.email` is not in the file.
 	DefaultEmailEnv = "JIRA_EMAIL"
 )
@@ -82,8 +86,11 @@ type File struct {
 
 // JiraFile is the `jira` section.
 type JiraFile struct {
-	Site                    string     `yaml:"site"`
-	APIURL                  string     `yaml:"api_url,omitempty"`
+	Site   string `yaml:"site"`
+	APIURL string `yaml:"api_url,omitempty"`
+	// Deployment is cloud (default) or datacenter: Jira Data Center or
+	// Server that the team hosts (a personal access token, no e-mail).
+	Deployment              string     `yaml:"deployment,omitempty"`
 	Project                 string     `yaml:"project"`
 	Email                   string     `yaml:"email,omitempty"`
 	EmailEnv                string     `yaml:"email_env,omitempty"`
@@ -118,6 +125,7 @@ type Config struct {
 	Dir  string // the folder holding the file (the workspace)
 
 	Site                    string // https://example.atlassian.net
+	Deployment              string // DeploymentCloud or DeploymentDataCenter
 	APIURL                  string // base URL of the REST API (default Site)
 	Project                 string
 	Email                   string
@@ -165,6 +173,11 @@ func (c *Config) Token(getenv func(string) string) (string, error) {
 		return "", core.Errorf(core.CodeConfigInvalid,
 			"%s contains the API token held in %s. Remove it from the file (and revoke the token if the file was shared or committed); the token belongs in the environment only.",
 			c.Path, c.TokenEnv).WithDetails(core.Detail{Field: "jira", Message: "the token is written in the file"})
+	}
+	if t == "" && c.Deployment == DeploymentDataCenter {
+		return "", core.Errorf(core.CodeCredentialsMissing,
+			"The Jira personal access token is not set: export %s=<your token> (create one in Jira: your profile → Personal Access Tokens). The token is read from the environment only, never from %s.",
+			c.TokenEnv, FileName).WithDetails(core.Detail{Field: "jira.token_env", Message: "set the environment variable " + c.TokenEnv})
 	}
 	if t == "" {
 		return "", core.Errorf(core.CodeCredentialsMissing,
@@ -379,6 +392,17 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 		c.APIURL = a
 	}
 
+	// jira.deployment
+	switch d := strings.ToLower(strings.TrimSpace(j.Deployment)); d {
+	case "", DeploymentCloud:
+		c.Deployment = DeploymentCloud
+	case DeploymentDataCenter:
+		c.Deployment = DeploymentDataCenter
+	default:
+		return nil, invalid("jira.deployment", "%q is not a Jira deployment. Use cloud (Jira Cloud, *.atlassian.net) or datacenter (Jira Data Center or Server that your team hosts); dwire init detects it.", j.Deployment)
+	}
+	dc := c.Deployment == DeploymentDataCenter
+
 	// jira.project
 	p := strings.TrimSpace(j.Project)
 	switch {
@@ -410,11 +434,11 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 	c.Email = strings.TrimSpace(j.Email)
 	if c.Email == "" {
 		c.Email = strings.TrimSpace(getenv(c.EmailEnv))
-		if c.Email == "" {
+		if c.Email == "" && !dc { // Data Center: the personal access token alone
 			return nil, invalid("jira.email", "is missing. Set `email: you@example.com` (the Atlassian account that owns the token), or export %s.", c.EmailEnv)
 		}
 	}
-	if !emailRE.MatchString(c.Email) {
+	if c.Email != "" && !emailRE.MatchString(c.Email) {
 		return nil, invalid("jira.email", "%q is not an e-mail address. Use the e-mail of the Atlassian account that owns the token.", c.Email)
 	}
 

@@ -35,6 +35,28 @@ func TestParseDefaults(t *testing.T) {
 	}
 }
 
+// jira.deployment: cloud by default; datacenter needs no e-mail (a
+// personal access token alone) and names that token when it is missing;
+// anything else is refused naming the two.
+func TestParseDeployment(t *testing.T) {
+	c, err := Parse("/w/.devworkwire.yaml", []byte(good), env(nil))
+	if err != nil || c.Deployment != DeploymentCloud {
+		t.Fatalf("default deployment: %+v, %v", c, err)
+	}
+	dc := "jira:\n  site: https://jira.example.com\n  project: PROJ\n  deployment: datacenter\n"
+	c, err = Parse("/w/.devworkwire.yaml", []byte(dc), env(nil))
+	if err != nil || c.Deployment != DeploymentDataCenter || c.Email != "" {
+		t.Fatalf("datacenter without e-mail: %+v, %v", c, err)
+	}
+	if _, err := c.Token(env(nil)); core.ErrorCode(err) != core.CodeCredentialsMissing || !strings.Contains(err.Error(), "personal access token") {
+		t.Errorf("no token on Data Center: %v", err)
+	}
+	_, err = Parse("/w/.devworkwire.yaml", []byte(good+"  deployment: server\n"), env(nil))
+	if e := core.AsError(err); e == nil || e.Details[0].Field != "jira.deployment" || !strings.Contains(e.Message, "datacenter") {
+		t.Errorf("deployment server: %v", err)
+	}
+}
+
 func TestParseSearchLagWindow(t *testing.T) {
 	for in, want := range map[string]time.Duration{"0s": 0, "0": 0, "90s": 90 * time.Second, "24h": 24 * time.Hour} {
 		c, err := Parse("/w/.devworkwire.yaml", []byte(good+"search_lag_window: "+in+"\n"), env(nil))
@@ -222,6 +244,9 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		{good + "search_lag_window: 15m\n", true},
 		{good + "search_lag_window: later\n", false},
 		{good + "search_lag_window: -1m\n", false},
+		{good + "  deployment: datacenter\n", true},
+		{"jira:\n  site: https://jira.example.com\n  project: PROJ\n  deployment: datacenter\n", true},
+		{good + "  deployment: server\n", false},
 	}
 	for _, tc := range cases {
 		var v any

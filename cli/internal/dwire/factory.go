@@ -31,7 +31,10 @@ func NewFactory(ios *iostreams.IOStreams, getenv func(string) string) *cmdutil.F
 		RunID:        cmdutil.NewRunID(),
 		OpenProvider: openJira,
 		OpenStore:    openStore,
-		NewService:   newService,
+		DetectSite: func(ctx context.Context, site string) (string, string, error) {
+			return jira.DetectDeployment(ctx, site, nil)
+		},
+		NewService: newService,
 	}
 }
 
@@ -44,6 +47,7 @@ func jiraConfig(cfg *config.Config, token string, log *slog.Logger) jira.Config 
 	return jira.Config{
 		BaseURL:                 cfg.APIURL,
 		SiteURL:                 cfg.Site,
+		Deployment:              cfg.Deployment,
 		Email:                   cfg.Email,
 		Token:                   token,
 		Project:                 cfg.Project,
