@@ -282,17 +282,8 @@ type loggedRequest struct {
 // finished later is not counted: it arrived before).
 func (e *env) writesSince(t0 time.Time) []loggedRequest {
 	e.t.Helper()
-	resp, err := http.Get(e.jira.URL + "/_mockjira/requests")
-	if err != nil {
-		e.t.Fatalf("read the request log: %v", err)
-	}
-	defer resp.Body.Close()
-	var rs []loggedRequest
-	if err := json.NewDecoder(resp.Body).Decode(&rs); err != nil {
-		e.t.Fatalf("decode the request log: %v", err)
-	}
 	var out []loggedRequest
-	for _, r := range rs {
+	for _, r := range e.requestLog() {
 		if r.IsWrite() && !r.At.Before(t0) {
 			out = append(out, r)
 		}

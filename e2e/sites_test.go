@@ -39,7 +39,13 @@ Text.
 // user-picker field and the configuration that maps it.
 func siteEnv(t *testing.T, profile, jiraConfig string) *env {
 	t.Helper()
-	e := newEnv(t, envOptions{})
+	return siteEnvWith(t, envOptions{}, profile)
+}
+
+// siteEnvWith is siteEnv with the workspace's options o.
+func siteEnvWith(t *testing.T, o envOptions, profile string) *env {
+	t.Helper()
+	e := newEnv(t, o)
 	for path, body := range map[string]string{"/_mockjira/site": profile, "/_mockjira/fields": siteFieldsSeed} {
 		resp, err := http.Post(e.jira.URL+path, "application/json", strings.NewReader(body))
 		if err != nil || resp.StatusCode != http.StatusNoContent {
