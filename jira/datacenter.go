@@ -181,12 +181,14 @@ func (p *Provider) dialect(c call) (call, func([]byte) []byte) {
 		}
 		return c, p.dcSearchAnswer
 	case bulkFetchEndpoint:
-		if req, ok := c.body.(bulkFetchRequest); ok {
-			lax := false
-			c.body = dcSearchRequest{JQL: "key in " + jql.List(req.IssueIdsOrKeys), MaxResults: len(req.IssueIdsOrKeys), Fields: req.Fields, Properties: req.Properties, ValidateQuery: &lax}
-			c.path, c.endpoint = dcSearchPath, dcSearchEndpoint
+		req, ok := c.body.(bulkFetchRequest)
+		if !ok {
+			return c, p.dcAnswer
 		}
-		return c, p.dcSearchAnswer
+		lax := false
+		c.body = dcSearchRequest{JQL: "key in " + jql.List(req.IssueIdsOrKeys), MaxResults: len(req.IssueIdsOrKeys), Fields: req.Fields, Properties: req.Properties, ValidateQuery: &lax}
+		c.path, c.endpoint = dcSearchPath, dcSearchEndpoint
+		return c, func(body []byte) []byte { return p.dcFetchAnswer(body, req.IssueIdsOrKeys) }
 	case "POST /rest/api/3/issue/bulk", "POST /rest/api/3/issue", "PUT /rest/api/3/issue/{key}":
 		c.body = dcPeople(c.body)
 	case "GET /rest/api/3/issue/createmeta/{project}/issuetypes":
@@ -245,6 +247,47 @@ func (p *Provider) dcSearchAnswer(body []byte) []byte {
 	if !last {
 		out["nextPageToken"] = strconv.Itoa(next)
 	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return body
+	}
+	return b
+}
+
+// dcFetchAnswer reads a search for keys as bulk fetch's answer: a key the
+// search did not return is in issueErrors, as bulk fetch reports a key it
+// cannot read, so that a known key is read again by itself (GET issue reads
+// the issue, not the search index, which on a Data Center cluster may be a
+// moment behind on another node); a key past the project's newest (the
+// tail, the duplicate check) is simply not there.
+func (p *Provider) dcFetchAnswer(body []byte, keys []string) []byte {
+	var page struct {
+		Issues []struct {
+			Key string `json:"key"`
+		} `json:"issues"`
+	}
+	if json.Unmarshal(body, &page) != nil {
+		return body
+	}
+	got := map[string]bool{}
+	for _, is := range page.Issues {
+		got[strings.ToUpper(is.Key)] = true
+	}
+	type issueError struct {
+		ID           string `json:"id"`
+		ErrorMessage string `json:"errorMessage"`
+	}
+	var missing []issueError
+	for _, k := range keys {
+		if !got[strings.ToUpper(k)] {
+			missing = append(missing, issueError{ID: k, ErrorMessage: "not returned by the search"})
+		}
+	}
+	var out map[string]json.RawMessage
+	if json.Unmarshal(p.dcSearchAnswer(body), &out) != nil {
+		return body
+	}
+	out["issueErrors"], _ = json.Marshal(missing)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return body

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
@@ -187,4 +189,91 @@ func TestDataCenterCredentials(t *testing.T) {
 		t.Errorf("a rejected token: %v", err)
 	}
 	f.assertNoSecrets(t, err.Error())
+}
+
+// On a Data Center cluster another node's index can be a moment behind a
+// write. The lookup reads the keys the state store knows by a search for
+// them; a known key the search does not return is read by itself (GET
+// issue reads the issue, not the index), so items just created are found
+// although the search does not show them yet.
+func TestDataCenterKnownKeysPastALag(t *testing.T) {
+	f := startDataCenter(t, jiratest.Options{SearchLag: time.Hour}, nil)
+	var specs []core.ItemSpec
+	known := map[core.Reference]string{}
+	for i := range 5 {
+		specs = append(specs, core.ItemSpec{Reference: core.Reference("d/s-" + strconv.Itoa(i+1)), Kind: core.KindStory, Title: "Item", Digest: "sha256:x"})
+	}
+	out, err := f.p.Create(f.ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []core.Reference
+	for _, o := range out {
+		known[o.Reference] = o.Key
+		refs = append(refs, o.Reference)
+	}
+	found, err := f.p.Lookup(f.ctx, refs, known)
+	if err != nil || len(found) != 5 {
+		t.Fatalf("Lookup of 5 known keys behind a lagging index found %d, %v", len(found), err)
+	}
+	n := 0
+	for _, r := range f.srv.Requests() {
+		if r.Method == "GET" && strings.HasPrefix(r.Path, "/rest/api/2/issue/DEMO-") {
+			n++
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d issues read by key, want the 5 the search did not show", n)
+	}
+}
+
+// Rate limiting is an administrator's option on Data Center: off, nothing
+// answers 429; on, Jira answers 429 with Retry-After once the bucket is
+// empty. Either way the pacer brings 30 items created and read back at
+// once through exactly once, and with the limit on Jira did say 429.
+func TestDataCenterRateLimitOnAndOff(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		o := jiratest.Options{}
+		if on {
+			o.RateLimit, o.RateBurst = 20, 3
+		}
+		f := startDataCenter(t, o, func(c *Config) { c.MaxRetryWait = 20 * time.Second })
+		var specs []core.ItemSpec
+		for i := range 30 {
+			specs = append(specs, core.ItemSpec{Reference: core.Reference("d/s-" + strconv.Itoa(i+1)), Kind: core.KindStory, Title: "Item", Digest: "sha256:x"})
+		}
+		out, err := f.p.Create(f.ctx, specs)
+		if err != nil {
+			t.Fatalf("rate limit %v: %v", on, err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, len(out))
+		for _, o := range out {
+			if o.Key == "" || o.Err != nil || o.Unknown {
+				t.Fatalf("rate limit %v: %+v", on, o)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := f.p.Get(f.ctx, o.Key); err != nil {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("rate limit %v: Get: %v", on, err)
+		}
+		limited := 0
+		for _, r := range f.srv.Requests() {
+			if r.Status == 429 {
+				limited++
+			}
+		}
+		if on != (limited > 0) {
+			t.Errorf("rate limit %v: %d answers were 429", on, limited)
+		}
+		assertNoDuplicates(t, f.srv)
+	}
 }
