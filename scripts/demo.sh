@@ -8,7 +8,9 @@
 # handle with `dwire review`. Needs only Go (run via `make demo`, which
 # builds bin/; DWIRE_DEMO_BIN names another folder holding dwire and
 # mockjira). Without a terminal nothing can be confirmed, so it shows the
-# preview only.
+# preview only. DWIRE_DEMO_DEPLOYMENT=datacenter runs the same demo against
+# the fake's Jira Data Center site (REST API v2, a personal access token,
+# wiki markup, Epic Link): `DWIRE_DEMO_DEPLOYMENT=datacenter make demo`.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +41,23 @@ trap 'exit 130' INT TERM
 # An obviously fake token, shared by the fake Jira and dwire.
 token="mockjira-token-not-secret"
 
-"$bin/mockjira" -addr 127.0.0.1:0 -token "$token" -latency 20ms >"$tmp/mockjira.out" 2>"$tmp/mockjira.log" &
+deployment="${DWIRE_DEMO_DEPLOYMENT:-cloud}"
+seed=()
+account="  email: demo@example.com"
+case "$deployment" in
+cloud) ;;
+datacenter)
+	echo '{"deployment": "datacenter"}' >"$tmp/seed.json"
+	seed=(-seed "$tmp/seed.json")
+	account="  deployment: datacenter   # a personal access token, no e-mail"
+	;;
+*)
+	echo "Error: DWIRE_DEMO_DEPLOYMENT=$deployment: use cloud or datacenter." >&2
+	exit 2
+	;;
+esac
+
+"$bin/mockjira" -addr 127.0.0.1:0 -token "$token" -latency 20ms "${seed[@]}" >"$tmp/mockjira.out" 2>"$tmp/mockjira.log" &
 mock_pid=$!
 
 # The first stdout line is MOCKJIRA_URL=http://127.0.0.1:PORT; wait for it
@@ -71,7 +89,7 @@ cat >"$tmp/.devworkwire.yaml" <<YAML
 jira:
   site: $url
   project: DEMO
-  email: demo@example.com
+$account
   reference_field: DevWorkWire Reference
 store: sqlite://./state.db
 YAML
@@ -86,7 +104,7 @@ if [[ -n "${NO_COLOR:-}" || ! -t 2 ]]; then
 	say() { printf '\n== %s\n\n' "$*" >&2; }
 fi
 
-say "A fake Jira at $url (project DEMO); workspace $tmp"
+say "A fake Jira ($deployment) at $url (project DEMO); workspace $tmp"
 dwire doctor || true
 
 if [[ ! -t 0 || ! -t 2 ]]; then

@@ -26,10 +26,16 @@ func demoBin(t *testing.T) string {
 // make demo on a terminal (issue 19 #15): no warning on any screen, and it
 // goes through import, ls --ready, progress to done with a comment, and an
 // agent's preview over dwire mcp that the person reviews and commits.
-func TestDemoOnATerminal(t *testing.T) {
+func TestDemoOnATerminal(t *testing.T) { demoOnATerminal(t, "cloud") }
+
+// DWIRE_DEMO_DEPLOYMENT=datacenter make demo: the same demo against the
+// fake's Jira Data Center site.
+func TestDemoDataCenterOnATerminal(t *testing.T) { demoOnATerminal(t, "datacenter") }
+
+func demoOnATerminal(t *testing.T, deployment string) {
 	bin := demoBin(t)
 	cmd := exec.Command("bash", "../../../scripts/demo.sh")
-	cmd.Env = append(os.Environ(), "DWIRE_DEMO_BIN="+bin, "TERM=xterm", "NO_COLOR=1", "DWIRE_CONFIG=", "DWIRE_STORE_URL=")
+	cmd.Env = append(os.Environ(), "DWIRE_DEMO_BIN="+bin, "DWIRE_DEMO_DEPLOYMENT="+deployment, "TERM=xterm", "NO_COLOR=1", "DWIRE_CONFIG=", "DWIRE_STORE_URL=")
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 80})
 	must(t, err)
 	s := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
@@ -56,6 +62,7 @@ func TestDemoOnATerminal(t *testing.T) {
 		"Story s-9: Gift cards at checkout",
 		"Committed: 1 created",
 		"Done. The fake Jira is stopped",
+		"A fake Jira (" + deployment + ")",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the demo does not show %q:\n%s", want, out)

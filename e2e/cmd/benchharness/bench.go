@@ -56,6 +56,9 @@ type bench struct {
 	// confirm is the time between a preview and its commit (a person
 	// reading the preview before confirming it); 0 = none.
 	confirm time.Duration
+	// deployment is every provider's jira.Config.Deployment ("" = Cloud;
+	// the Data Center row's copy of the bench sets it).
+	deployment string
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -189,13 +192,22 @@ func rankRequests(moves int) int {
 	return ceilDiv(chunks, createBatch) + chunks
 }
 
+// minimum is a fresh commit's physical minimum of n items and the search
+// pages of reading them (an unchanged re-import's minimum).
+func (b *bench) minimum(n int) (commit, pages int) {
+	epics := epicsFor(n)
+	pages = ceilDiv(n, pageSize)
+	commit = ceilDiv(epics, createBatch) + ceilDiv(n-epics, createBatch) + pages
+	if !b.o.NoRank {
+		commit += rankRequests(n - 1)
+	}
+	return commit, pages
+}
+
 func (b *bench) size(ctx context.Context, n int) (SizeResult, error) {
 	epics := epicsFor(n)
-	sr := SizeResult{Items: n, Epics: epics, Stories: n - epics, MinSearchPages: ceilDiv(n, pageSize)}
-	sr.MinCommitRequests = ceilDiv(epics, createBatch) + ceilDiv(n-epics, createBatch) + sr.MinSearchPages
-	if !b.o.NoRank {
-		sr.MinCommitRequests += rankRequests(n - 1)
-	}
+	sr := SizeResult{Items: n, Epics: epics, Stories: n - epics}
+	sr.MinCommitRequests, sr.MinSearchPages = b.minimum(n)
 	dir := filepath.Join(b.tmp, fmt.Sprintf("size-%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return sr, err
@@ -515,7 +527,7 @@ func (b *bench) importWith(ctx context.Context, mj *harness.MockJira, storePath,
 	if single {
 		inFlight = 1 // the baseline: one create request per item, one after another
 	}
-	p, err := jira.New(jira.Config{BaseURL: mj.URL, Email: benchEmail, Token: benchToken, Project: benchProject, SingleCreate: single, MaxInFlight: inFlight})
+	p, err := jira.New(jira.Config{BaseURL: mj.URL, Email: benchEmail, Token: benchToken, Project: benchProject, SingleCreate: single, MaxInFlight: inFlight, Deployment: b.deployment})
 	if err != nil {
 		return pre, com, counts, err
 	}

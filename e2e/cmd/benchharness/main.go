@@ -53,6 +53,9 @@ type Options struct {
 	FieldsItems int
 	// LinksItems is the size of the link-heavy plan (0 = none).
 	LinksItems int
+	// DataCenterItems is the size of the plan imported into a Jira Data
+	// Center site (0 = none).
+	DataCenterItems int
 	// Hostile previews the hostile-Markdown documents (hostile.go).
 	Hostile bool
 	// Only names the rows to measure alone (burst, fields, links), merged
@@ -103,9 +106,10 @@ func parseFlags(args []string) (Options, error) {
 	fs.Float64Var(&o.BurstLimit, "burst-limit", 10, "the burst limit of those runs, requests per second per endpoint and method")
 	fs.IntVar(&o.FieldsItems, "fields-items", -1, "items of the plan imported with and without seven fields per story (default 1000; with -quick 20; 0 = none)")
 	fieldsOnly := fs.Bool("fields-only", false, "the same as -only fields")
+	fs.IntVar(&o.DataCenterItems, "datacenter-items", -1, "items of the fresh import and unchanged re-import against a Jira Data Center site (default 1000; with -quick 20; 0 = none)")
 	fs.IntVar(&o.LinksItems, "links-items", -1, "items of the link-heavy plan: 30% sub-tasks, items/2 dependencies, sprint and rank (default 1000; with -quick 20; 0 = none)")
 	hostile := fs.Bool("hostile", true, "preview the hostile-Markdown documents (always off with -quick)")
-	only := fs.String("only", "", "comma-separated rows to measure alone (burst, fields, links, hostile), merged into the results already in -out-json (both reports rewritten)")
+	only := fs.String("only", "", "comma-separated rows to measure alone (burst, fields, links, hostile, datacenter), merged into the results already in -out-json (both reports rewritten)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
 	fs.StringVar(&o.Timeline, "timeline", "", "write when each request of the burst-limited fresh commit reached mockjira (ms from the first, status, endpoint) to this file")
@@ -148,6 +152,12 @@ func parseFlags(args []string) (Options, error) {
 			o.LinksItems = 20
 		}
 	}
+	if o.DataCenterItems < 0 {
+		o.DataCenterItems = 1000
+		if o.Quick {
+			o.DataCenterItems = 20
+		}
+	}
 	if o.LinksItems == 1 || o.LinksItems < 0 {
 		return Options{}, fmt.Errorf("-links-items must be at least 2 (or 0)")
 	}
@@ -157,16 +167,16 @@ func parseFlags(args []string) (Options, error) {
 	for _, row := range strings.Split(*only, ",") {
 		switch row = strings.TrimSpace(row); row {
 		case "":
-		case "burst", "fields", "links", "hostile":
+		case "burst", "fields", "links", "hostile", "datacenter":
 			if o.Only == nil {
 				o.Only = map[string]bool{}
 			}
 			o.Only[row] = true
 		default:
-			return Options{}, fmt.Errorf("-only: %q is not a row that can be measured alone (burst, fields, links, hostile)", row)
+			return Options{}, fmt.Errorf("-only: %q is not a row that can be measured alone (burst, fields, links, hostile, datacenter)", row)
 		}
 	}
-	for row, size := range map[string]int{"burst": o.BurstItems, "fields": o.FieldsItems, "links": o.LinksItems} {
+	for row, size := range map[string]int{"burst": o.BurstItems, "fields": o.FieldsItems, "links": o.LinksItems, "datacenter": o.DataCenterItems} {
 		if o.Only[row] && size < 2 {
 			return Options{}, fmt.Errorf("-only %s needs -%s-items of at least 2", row, row)
 		}
@@ -263,6 +273,11 @@ func (b *bench) rows(ctx context.Context, res *Results, want func(row string) bo
 	if b.o.LinksItems > 0 && want("links") {
 		if res.Links, err = b.linksRun(ctx, b.o.LinksItems); err != nil {
 			return fmt.Errorf("link-heavy run: %w", err)
+		}
+	}
+	if b.o.DataCenterItems > 0 && want("datacenter") {
+		if res.DataCenter, err = b.dataCenterRun(ctx, b.o.DataCenterItems); err != nil {
+			return fmt.Errorf("Data Center run: %w", err)
 		}
 	}
 	if b.o.Hostile && want("hostile") {

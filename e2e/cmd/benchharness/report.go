@@ -24,6 +24,8 @@ type Results struct {
 	Fields    *FieldsResult  `json:"fields,omitempty"`
 	Links     *LinksResult   `json:"links,omitempty"`
 	Hostile   *HostileResult `json:"hostile_markdown,omitempty"`
+	// DataCenter is the Data Center row (datacenter.go).
+	DataCenter *DataCenterResult `json:"datacenter,omitempty"`
 }
 
 // Target is one goal of the benchmark report with the measured value.
@@ -89,6 +91,7 @@ func targets(r *Results) []Target {
 	ts = append(ts, burstTargets(r)...)
 	ts = append(ts, fieldsTargets(r)...)
 	ts = append(ts, linksTargets(r)...)
+	ts = append(ts, dataCenterTargets(r)...)
 	return append(ts, hostileTargets(r)...)
 }
 
@@ -268,6 +271,7 @@ func markdown(r *Results) string {
 	w("%s", burstMarkdown(r))
 	w("%s", fieldsMarkdown(r))
 	w("%s", linksMarkdown(r))
+	w("%s", dataCenterMarkdown(r))
 	w("%s", hostileMarkdown(r))
 
 	w("## Front doors\n\n| Measurement | Runs | Median (ms) | Min (ms) | Max (ms) |\n|---|---:|---:|---:|---:|\n")
