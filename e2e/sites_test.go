@@ -39,10 +39,11 @@ Text.
 // user-picker field and the configuration that maps it.
 func siteEnv(t *testing.T, profile, jiraConfig string) *env {
 	t.Helper()
-	return siteEnvWith(t, envOptions{}, profile)
+	return siteEnvWith(t, envOptions{jira: jiraConfig}, profile)
 }
 
-// siteEnvWith is siteEnv with the workspace's options o.
+// siteEnvWith is siteEnv with the workspace's options o (o.jira: lines
+// added to the configuration's jira section).
 func siteEnvWith(t *testing.T, o envOptions, profile string) *env {
 	t.Helper()
 	e := newEnv(t, o)
@@ -58,8 +59,7 @@ func siteEnvWith(t *testing.T, o envOptions, profile string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfgText := strings.Replace(string(b), "jira:\n", "jira:\n"+jiraConfig, 1)
-	e.write(".devworkwire.yaml", cfgText+"fields:\n  Reviewer: Reviewer\n")
+	e.write(".devworkwire.yaml", string(b)+"fields:\n  Reviewer: Reviewer\n")
 	return e
 }
 
