@@ -21,19 +21,12 @@ import (
 // DataCenterResult is the Data Center row: the same plan on Cloud and on
 // Data Center, measured in the same run.
 type DataCenterResult struct {
-	Date              string        `json:"date"`
-	Items             int           `json:"items"`
-	MinCommitRequests int           `json:"min_commit_requests"`
-	MinSearchPages    int           `json:"min_search_pages"`
-	Cloud             DeploymentRun `json:"cloud"`
-	DataCenter        DeploymentRun `json:"datacenter"`
-}
-
-// DeploymentRun is one deployment's fresh import and unchanged re-import.
-type DeploymentRun struct {
-	Preview   Phase `json:"preview"`            // in process, before the commit
-	Commit    Phase `json:"commit"`             // the fresh import's commit
-	Unchanged Phase `json:"reimport_unchanged"` // a new provider: preview
+	Date              string    `json:"date"`
+	Items             int       `json:"items"`
+	MinCommitRequests int       `json:"min_commit_requests"`
+	MinSearchPages    int       `json:"min_search_pages"`
+	Cloud             FieldsRun `json:"cloud"`
+	DataCenter        FieldsRun `json:"datacenter"`
 }
 
 // dataCenterRun imports the n-item plan into a fresh mockjira, once a
@@ -53,7 +46,7 @@ func (b *bench) dataCenterRun(ctx context.Context, n int) (*DataCenterResult, er
 	for _, d := range []struct {
 		deployment string
 		flags      []string
-		out        *DeploymentRun
+		out        *FieldsRun
 	}{{jira.DeploymentCloud, nil, &dr.Cloud}, {jira.DeploymentDataCenter, []string{"-seed", seed}, &dr.DataCenter}} {
 		if err := b.deploymentRun(ctx, n, d.deployment, filepath.Join(dir, d.deployment+".db"), d.out, d.flags...); err != nil {
 			return nil, fmt.Errorf("%s: %w", d.deployment, err)
@@ -65,7 +58,7 @@ func (b *bench) dataCenterRun(ctx context.Context, n int) (*DataCenterResult, er
 	return dr, nil
 }
 
-func (b *bench) deploymentRun(ctx context.Context, n int, deployment, store string, out *DeploymentRun, flags ...string) error {
+func (b *bench) deploymentRun(ctx context.Context, n int, deployment, store string, out *FieldsRun, flags ...string) error {
 	mj, err := b.startJiraWith(ctx, flags...)
 	if err != nil {
 		return err
@@ -73,27 +66,8 @@ func (b *bench) deploymentRun(ctx context.Context, n int, deployment, store stri
 	defer stopJira(mj)
 	dc := *b
 	dc.deployment = deployment
-	doc := document(n, nil)
 	logf(b.o, "%d items on %s: fresh import, unchanged re-import", n, deployment)
-	pre, com, counts, err := dc.importOnce(ctx, mj, store, "bench.md", doc, false)
-	if err != nil {
-		return err
-	}
-	if counts.Created != n {
-		return fmt.Errorf("fresh import created %d of %d items", counts.Created, n)
-	}
-	out.Preview, out.Commit = pre, com
-	out.Commit.Counts = counts
-	pre, _, counts, err = dc.importOnce(ctx, mj, store, "bench.md", doc, true)
-	if err != nil {
-		return err
-	}
-	out.Unchanged = pre
-	out.Unchanged.Counts = counts
-	if pre.Writes != 0 {
-		return fmt.Errorf("re-import with nothing changed wrote %d requests to Jira", pre.Writes)
-	}
-	return nil
+	return dc.importTwice(ctx, mj, store, document(n, nil), n, out)
 }
 
 // dataCenterTargets: the fresh commit and the unchanged re-import cost on

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devworkwire/devworkwire/e2e/harness"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -29,7 +30,8 @@ var fieldsSeed = jiratest.FieldSeed{
 	Versions:   []jiratest.Version{{Name: "2027.1"}},
 }
 
-// FieldsRun is one plan's fresh import and unchanged re-import.
+// FieldsRun is one plan's fresh import and unchanged re-import (the
+// fields row's and the Data Center row's).
 type FieldsRun struct {
 	Preview   Phase `json:"preview"`            // in process, before the commit
 	Commit    Phase `json:"commit"`             // the fresh import's commit
@@ -75,6 +77,12 @@ func (b *bench) fieldsRun(ctx context.Context, storePath string, doc []byte, n i
 	if err := mj.SetFields(ctx, fieldsSeed); err != nil {
 		return err
 	}
+	return b.importTwice(ctx, mj, storePath, doc, n, out)
+}
+
+// importTwice imports the n-item doc into mj afresh, then re-imports it
+// unchanged through a new provider, which must write nothing.
+func (b *bench) importTwice(ctx context.Context, mj *harness.MockJira, storePath string, doc []byte, n int, out *FieldsRun) error {
 	pre, com, counts, err := b.importOnce(ctx, mj, storePath, "bench.md", doc, false)
 	if err != nil {
 		return err
