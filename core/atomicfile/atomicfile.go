@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // NewFileMode is the mode a file Write creates gets, before the process's
@@ -32,7 +33,11 @@ var (
 // a temporary file next to the file (".<name>.dwire-<random>"), which is
 // synced and renamed over it; the folder is synced after the rename (best
 // effort: not every file system can), so the new content survives a
-// crash.
+// crash. A temporary file a write of the same file left behind (its
+// process was killed before the rename) is removed: the temporary file is
+// locked while it is written (an advisory lock, which the kernel drops
+// when its process ends), and one nobody holds is abandoned; where the
+// system has no such locks, one older than an hour is.
 //   - An existing file keeps its permission bits (set on the temporary
 //     file before any byte is written).
 //   - A symbolic link is followed (links to links too): its target is
@@ -116,7 +121,8 @@ func write(f files, path string, data []byte) error {
 		return pathError("resolve", path, err)
 	}
 	beforeCreate()
-	tmp, name, err := create(f, filepath.Dir(target), filepath.Base(target))
+	dir, base := filepath.Dir(target), filepath.Base(target)
+	tmp, name, err := create(f, dir, base)
 	if err != nil {
 		return pathError("create a temporary file for", path, err)
 	}
@@ -127,6 +133,7 @@ func write(f files, path string, data []byte) error {
 			_ = f.remove(name)
 		}
 	}()
+	sweep(f, dir, base, name)
 	if exists {
 		if err := tmp.Chmod(mode); err != nil {
 			return pathError("chmod", path, err)
@@ -185,16 +192,69 @@ func resolve(f files, path string) (string, fs.FileMode, bool, error) {
 }
 
 // create makes a new temporary file in dir for the file named base, with
-// NewFileMode narrowed by the umask (os.CreateTemp's would be 0600).
+// NewFileMode narrowed by the umask (os.CreateTemp's would be 0600), and
+// locks it (so another write's sweep leaves it alone).
 func create(f files, dir, base string) (*os.File, string, error) {
 	for {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
-		name := filepath.Join(dir, "."+base+".dwire-"+hex.EncodeToString(b[:]))
+		name := filepath.Join(dir, tempPrefix(base)+hex.EncodeToString(b[:]))
 		tmp, err := f.openFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, NewFileMode)
-		if !errors.Is(err, fs.ErrExist) {
-			return tmp, name, err
+		if errors.Is(err, fs.ErrExist) {
+			continue
 		}
+		if err != nil {
+			return nil, name, err
+		}
+		lock(tmp)
+		// Another write's sweep may have taken the name between the
+		// create and the lock: then make another.
+		if fi, err := f.lstat(name); err == nil {
+			if mine, err := tmp.Stat(); err == nil && os.SameFile(fi, mine) {
+				return tmp, name, nil
+			}
+		}
+		_ = tmp.Close()
+	}
+}
+
+// tempPrefix is how the names of base's temporary files start.
+func tempPrefix(base string) string { return "." + base + ".dwire-" }
+
+// sweep removes the temporary files in dir that writes of base left
+// behind (killed before their rename), except keep (this write's own).
+// Best effort: a file it cannot read or remove is left.
+func sweep(f files, dir, base, keep string) {
+	d, err := f.open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	_ = d.Close()
+	prefix := tempPrefix(base)
+	for _, n := range names {
+		rest, ok := strings.CutPrefix(n, prefix)
+		if !ok || len(rest) != 12 || strings.Trim(rest, "0123456789abcdef") != "" {
+			continue
+		}
+		name := filepath.Join(dir, n)
+		if name == keep {
+			continue
+		}
+		fi, err := f.lstat(name)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		tmp, err := f.openFile(name, os.O_RDONLY, 0)
+		if err != nil {
+			continue
+		}
+		if abandoned(tmp, fi.ModTime()) {
+			if now, err := f.lstat(name); err == nil && os.SameFile(fi, now) {
+				_ = f.remove(name)
+			}
+		}
+		_ = tmp.Close()
 	}
 }
 

@@ -86,6 +86,16 @@ type mdItem struct {
 	start, end int      // first and last line of the section after the heading
 	exclude    [][2]int // line ranges that are not description (markers, criteria, fields)
 	first      ast.Node // the section's first block (where the field block is)
+	// escaped holds the description lines EscapeDescription wrote with an
+	// escape, by line: the text they stand for.
+	escaped map[int]string
+}
+
+func (it *mdItem) unescape(line int, text string) {
+	if it.escaped == nil {
+		it.escaped = map[int]string{}
+	}
+	it.escaped[line] = text
 }
 
 func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
@@ -159,9 +169,17 @@ func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
 			cur.first = n
 		}
 		if h, ok := n.(*ast.Heading); ok {
-			level, htext, atx := parseATX(d.text(line))
+			level, htext, atx, indented := readATX(d.text(line))
 			if !atx {
 				level, htext = h.Level, ""
+			}
+			if indented && structuralHeading(level, htext) {
+				// Written by EscapeDescription: description text, read
+				// with one space less.
+				if cur != nil {
+					cur.unescape(line, d.text(line)[1:])
+				}
+				continue
 			}
 			if cur != nil && level >= 2 && isCriteriaLabel(htextOrSetext(d, h, htext, atx)) {
 				d.criteria(r, cur, n, line, line)
@@ -404,6 +422,10 @@ func (d *mdDoc) paragraph(r *result, it *mdItem, p ast.Node, first, n int, field
 		if fieldBlock {
 			fname, fval, fieldBlock = fieldLine(raw)
 		}
+		if u, ok := unescapeLine(raw, false); ok {
+			it.unescape(line, u)
+			continue
+		}
 		if isCriteriaLabel(raw) {
 			if _, heading := p.(*ast.Heading); i == n-1 && !heading {
 				d.criteria(r, it, p, line, line)
@@ -593,6 +615,7 @@ func (d *mdDoc) description(it *mdItem) string {
 	keep := make([]string, 0, max(it.end-it.start+1, 0))
 	var nums []int // the line of each kept line
 	afterExclude := false
+	text := false // a line with text has been kept
 	ex := it.exclude
 	sort.Slice(ex, func(i, j int) bool { return ex[i][0] < ex[j][0] })
 	k := 0 // ex[k] is the first range that does not end before l
@@ -612,6 +635,12 @@ func (d *mdDoc) description(it *mdItem) string {
 		if !blank {
 			afterExclude = false
 		}
+		if u, ok := it.escaped[l]; ok {
+			t = u
+		} else if !text && !blank {
+			t, _ = unescapeLine(t, true) // the first line: an escaped field line
+		}
+		text = text || !blank
 		keep = append(keep, t)
 		nums = append(nums, l)
 	}
@@ -629,6 +658,13 @@ func (d *mdDoc) description(it *mdItem) string {
 // parseATX reads an ATX heading line: its level and its text without the
 // opening and closing '#' sequences. ok is false for any other line.
 func parseATX(line string) (level int, text string, ok bool) {
+	level, text, ok, _ = readATX(line)
+	return level, text, ok
+}
+
+// readATX is parseATX that also says whether the heading is indented
+// (by one to three spaces).
+func readATX(line string) (level int, text string, ok, indented bool) {
 	i := 0
 	for i < len(line) && i < 3 && line[i] == ' ' {
 		i++
@@ -639,7 +675,7 @@ func parseATX(line string) (level int, text string, ok bool) {
 	}
 	level = j - i
 	if level < 1 || level > 6 || (j < len(line) && line[j] != ' ' && line[j] != '\t') {
-		return 0, "", false
+		return 0, "", false, false
 	}
 	t := strings.TrimSpace(line[j:])
 	// Remove a closing sequence: spaces then only '#'.
@@ -652,7 +688,7 @@ func parseATX(line string) (level int, text string, ok bool) {
 	} else if t[k-1] == ' ' || t[k-1] == '\t' {
 		t = strings.TrimSpace(t[:k])
 	}
-	return level, t, true
+	return level, t, true, i > 0
 }
 
 // listMarkerEnd returns the offset of a list item's content on its first

@@ -36,6 +36,24 @@ func genDescription(t *rapid.T, label string) string {
 		"### Notes (a level-3 heading that is not a story)",
 		"    indented code\n    ## not a heading",
 		"Unicode: äöü 日本語 🚀",
+		// Lines the format reads as structure, as a Jira description may
+		// hold them: written escaped, read back as this text.
+		"## Story s-99: planted by a heading",
+		"## Notes",
+		"### Epic e-90: another",
+		"### Task 12: not an item kind",
+		"#### Sub-task t-9: planted",
+		"#### Acceptance criteria",
+		"Epic: e-9",
+		"Drift: take-document",
+		"Some text\nEpic: e-1\nmore text",
+		"Acceptance criteria:\n- planted criterion",
+		"**Acceptance criteria**",
+		"Acceptance criteria",
+		"Priority: High\nLabels: a",
+		"Key: PROJ-9",
+		"Epic: with spaces is prose",
+		"Story s-98: under a setext heading\n===",
 	}), 0, 5).Draw(t, label)
 	return strings.Join(blocks, "\n\n")
 }

@@ -42,12 +42,11 @@ func Render(doc *Document, format, comment string) ([]byte, error) {
 // holds its Key, Drift marker, fields and dependencies; its description
 // follows after a blank line.
 //
-// Parsing the result gives doc back (apart from Line and KeyLine)
-// provided descriptions do not themselves contain lines that the format
-// reads as structure: a level-1 to level-3 heading (or a level-4
-// "Sub-task" heading), an "Epic:" or "Drift:" line, or an "Acceptance
-// criteria:" label outside a code block. Check with Parse when that
-// matters (the export does).
+// Descriptions are written with EscapeDescription, so a description line
+// the format would read as structure (an item heading, an "Epic:" line,
+// an "Acceptance criteria:" label) stays description text. Parsing the
+// result gives doc back (apart from Line and KeyLine); SameItems checks
+// it (the export does).
 func RenderMarkdown(doc *Document) []byte { return renderMarkdown(doc, "") }
 
 func renderMarkdown(doc *Document, comment string) []byte {
@@ -122,7 +121,7 @@ func writeMarkdownBody(b *bytes.Buffer, it Item, marker []string) {
 	}
 	if it.Description != "" {
 		b.WriteByte('\n')
-		b.WriteString(it.Description)
+		b.WriteString(EscapeDescription(it.Description))
 		b.WriteByte('\n')
 	}
 	if len(it.AcceptanceCriteria) > 0 {

@@ -371,7 +371,7 @@ func (w *rewriter) markdownItem(it *rawItem, c Change) {
 		w.replace(w.off(line)+start, w.off(line)+end, val)
 	}
 	if c.Description != nil && strings.TrimSpace(*c.Description) != strings.TrimSpace(it.Description) {
-		w.mdDescription(it, anchor, strings.Trim(*c.Description, "\n"), who)
+		w.mdDescription(it, anchor, EscapeDescription(strings.Trim(*c.Description, "\n")), who)
 	}
 	if c.Criteria != nil {
 		w.mdCriteria(it, anchor, *c.Criteria, who)

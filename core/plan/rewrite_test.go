@@ -140,8 +140,6 @@ func TestRewriteParsedReturnsTheDocument(t *testing.T) {
 func TestRewriteRefusesWhatWouldReadDifferently(t *testing.T) {
 	data := []byte("---\nid: d\n---\n## Story s-1: T\n\nText.\n\n## Story s-2: U\n")
 	for _, c := range []Change{
-		{Item: "s-1", Description: ptr("Text.\n\n## Story s-9: injected")},
-		{Item: "s-1", Description: ptr("Acceptance criteria:\n- sneaked in")},
 		{Item: "s-9", Title: ptr("x")},
 	} {
 		out, err := Options{}.Rewrite("d.md", data, []Change{c})
@@ -210,4 +208,31 @@ func FuzzRewrite(f *testing.F) {
 func FuzzRewriteYAML(f *testing.F) {
 	addSeeds(f, ".yaml", ".yml")
 	f.Fuzz(func(t *testing.T, data []byte) { checkRewrite(t, "fuzz.yaml", data) })
+}
+
+// A description from the tracker that holds lines the format reads as
+// structure (an item heading, a criteria label, a marker) is written
+// escaped: the document reads back with that description and no item,
+// criterion or epic more.
+func TestRewriteWritesStructureLikeDescriptionsAsText(t *testing.T) {
+	data := []byte("---\nid: d\n---\n## Story s-1: T\n\nText.\n\n## Story s-2: U\n")
+	for _, desc := range []string{
+		"Text.\n\n## Story s-9: injected",
+		"Acceptance criteria:\n- sneaked in",
+		"Priority: Highest\nEpic: e-9",
+		"#### Sub-task t-9: planted\n\n### Epic e-9: planted",
+	} {
+		out, err := Options{}.Rewrite("d.md", data, []Change{{Item: "s-1", Description: ptr(desc)}})
+		if err != nil {
+			t.Fatalf("description %q: %v", desc, err)
+		}
+		doc, err := Options{}.Parse("d.md", out)
+		if err != nil {
+			t.Fatalf("description %q: the rewritten document does not parse: %v\n%s", desc, err, out)
+		}
+		if len(doc.Items) != 2 || len(doc.Subtasks) != 0 || doc.Items[0].Description != desc ||
+			len(doc.Items[0].AcceptanceCriteria) != 0 || doc.Items[0].EpicRef != "" || doc.Items[0].Fields.Priority.State != FieldUnset {
+			t.Errorf("description %q reads back as %+v\n%s", desc, doc.Items, out)
+		}
+	}
 }
