@@ -127,7 +127,7 @@ func (p *Provider) MoveToSprint(ctx context.Context, sprintID string, keys []str
 		return err
 	}
 	_, err := p.do(ctx, call{method: "POST", path: "/rest/agile/1.0/sprint/" + url.PathEscape(sprintID) + "/issue", body: agileIssues{Issues: keys}, class: retryRejected,
-		endpoint: "POST /rest/agile/1.0/sprint/{id}/issue", action: fmt.Sprintf("move %d work item(s) to sprint %s", len(keys), sprintID)}, nil)
+		endpoint: "POST /rest/agile/1.0/sprint/{id}/issue", action: fmt.Sprintf("move %s to sprint %s", core.Plural(len(keys), "work item", "work items"), sprintID)}, nil)
 	return structureWriteErr(err)
 }
 
@@ -161,7 +161,7 @@ func (p *Provider) Rank(ctx context.Context, keys []string, anchor string, befor
 	}
 	var resp rankResponse
 	r, err := p.do(ctx, call{method: "PUT", path: "/rest/agile/1.0/issue/rank", body: body, class: retryRejected, endpoint: "PUT /rest/agile/1.0/issue/rank",
-		action: fmt.Sprintf("rank %d work item(s) relative to %s", len(keys), anchor)}, &resp)
+		action: fmt.Sprintf("rank %s relative to %s", core.Plural(len(keys), "work item", "work items"), anchor)}, &resp)
 	if err != nil {
 		return nil, structureWriteErr(err)
 	}

@@ -424,7 +424,7 @@ func (p *Provider) resolveUnknown(ctx context.Context, m *meta, batch []core.Ite
 		// go ahead.
 		return nil
 	}
-	return core.Wrap(cause, cerr.Code, "%s %d item(s) of the batch could not be confirmed in Jira and were not sent again (check Jira for them before importing again); later items were not sent.", cerr.Message, unknown)
+	return core.Wrap(cause, cerr.Code, "%s %s of the batch could not be confirmed in Jira and %s not sent again (check Jira for them before importing again); later items were not sent.", cerr.Message, core.Plural(unknown, "item", "items"), map[bool]string{true: "was", false: "were"}[unknown == 1])
 }
 
 // findCreated searches for the pending items' references.

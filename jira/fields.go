@@ -340,7 +340,7 @@ func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) 
 		out[i] = res
 	}
 	if len(details) > 0 {
-		return nil, core.Errorf(core.CodeValidationFailed, "%d field value(s) would be refused by Jira (see details); nothing was stored.", len(details)).WithDetails(details...)
+		return nil, core.Errorf(core.CodeValidationFailed, "%s would be refused by Jira (see details); nothing was stored.", core.Plural(len(details), "field value", "field values")).WithDetails(details...)
 	}
 	return out, nil
 }

@@ -189,12 +189,12 @@ func describe(info service.PreviewInfo) string {
 			what = fmt.Sprintf("importing %d documents", len(p.Documents))
 		}
 		fmt.Fprintf(&b, "DevWorkWire is about to write to Jira (%s), %s: %s", p.Scope, what, p.Writes.Summary())
-		fmt.Fprintf(&b, ". %s and %s are left alone", service.Plural(p.Counts.Unchanged, "unchanged item", "unchanged items"), service.Plural(p.Counts.Drift, "item edited in Jira", "items edited in Jira"))
+		fmt.Fprintf(&b, ". %s and %s are left alone", core.Plural(p.Counts.Unchanged, "unchanged item", "unchanged items"), core.Plural(p.Counts.Drift, "item edited in Jira", "items edited in Jira"))
 		if p.Counts.Removed > 0 {
-			fmt.Fprintf(&b, ", and %s the document no longer lists", service.Plural(p.Counts.Removed, "item", "items"))
+			fmt.Fprintf(&b, ", and %s the document no longer lists", core.Plural(p.Counts.Removed, "item", "items"))
 		}
 		if p.Counts.Blocked > 0 {
-			fmt.Fprintf(&b, "; %s held back (not created)", service.Plural(p.Counts.Blocked, "item is", "items are"))
+			fmt.Fprintf(&b, "; %s held back (not created)", core.Plural(p.Counts.Blocked, "item is", "items are"))
 		}
 		b.WriteString(".\n")
 		listWrites(&b, p.Writes)
@@ -296,7 +296,7 @@ func describePull(b *strings.Builder, p *service.PullPreviewResult) {
 	}
 	b.WriteString(". A record is DevWorkWire's own, on the issue in Jira: no field, text or status of an issue changes")
 	if c.Conflict > 0 {
-		fmt.Fprintf(b, "; %s", service.Plural(c.Conflict, "item in conflict is left as it is", "items in conflict are left as they are"))
+		fmt.Fprintf(b, "; %s", core.Plural(c.Conflict, "item in conflict is left as it is", "items in conflict are left as they are"))
 	}
 	b.WriteString(".\n")
 	listWrites(b, p.Planned)

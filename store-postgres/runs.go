@@ -116,7 +116,7 @@ func (s *Store) RecordOutcomes(ctx context.Context, key string, outcomes []core.
 	if len(outcomes) == 0 {
 		return nil
 	}
-	return s.write(ctx, fmt.Sprintf("record %d outcome(s) of run %s", len(outcomes), key), func(tx pgx.Tx) error {
+	return s.write(ctx, fmt.Sprintf("record %s of run %s", core.Plural(len(outcomes), "outcome", "outcomes"), key), func(tx pgx.Tx) error {
 		if err := sqlrows.InProgress(s.lockRun(ctx, tx, key), key, pgx.ErrNoRows); err != nil {
 			return err
 		}

@@ -85,7 +85,7 @@ func (s *Store) RecordOutcomes(ctx context.Context, key string, outcomes []core.
 	if len(outcomes) == 0 {
 		return nil
 	}
-	return s.write(ctx, fmt.Sprintf("record %d outcome(s) of run %s", len(outcomes), key), func(tx *sql.Tx) error {
+	return s.write(ctx, fmt.Sprintf("record %s of run %s", core.Plural(len(outcomes), "outcome", "outcomes"), key), func(tx *sql.Tx) error {
 		if err := sqlrows.InProgress(lockRun(ctx, tx, key), key, sql.ErrNoRows); err != nil {
 			return err
 		}

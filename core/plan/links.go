@@ -146,12 +146,44 @@ func (r *result) resolveLinks(docID string, items []*rawItem, defined func(id st
 			}
 		}
 	}
-	// Cycles: strongly connected components of more than one item
-	// (Tarjan), each reported once with one cycle through it.
+	// Cycles: strongly connected components of more than one item, each
+	// reported once with one cycle through it.
 	adj := map[string][]string{}
 	for _, e := range edges {
 		adj[e.from] = append(adj[e.from], e.to)
 	}
+	var ids []string
+	for _, it := range items { // document order: deterministic
+		if !it.noID {
+			ids = append(ids, it.ID)
+		}
+	}
+	comps := cycles(ids, adj)
+	order := map[string]int{}
+	for i, it := range items {
+		if _, ok := order[it.ID]; !ok {
+			order[it.ID] = i
+		}
+	}
+	for _, c := range comps {
+		in := map[string]bool{}
+		start := c[0]
+		for _, v := range c {
+			in[v] = true
+			if order[v] < order[start] {
+				start = v
+			}
+		}
+		path := cyclePath(start, adj, in)
+		first := edge{path[0], path[1]}
+		it := items[order[start]]
+		r.addf(start, "depends_on", edgeLine[first], "%s %s is part of a dependency cycle: %s (each item depends on the next); remove one of these dependencies", kindWord(it.Kind), start, cycleText(path))
+	}
+}
+
+// cycles returns the strongly connected components of more than one node
+// of the graph adj (Tarjan), visiting the nodes in the order given.
+func cycles(nodes []string, adj map[string][]string) [][]string {
 	index, low := map[string]int{}, map[string]int{}
 	onStack := map[string]bool{}
 	var stack []string
@@ -187,31 +219,12 @@ func (r *result) resolveLinks(docID string, items []*rawItem, defined func(id st
 			}
 		}
 	}
-	for _, it := range items { // document order: deterministic
-		if _, ok := index[it.ID]; !ok && !it.noID && len(adj[it.ID]) > 0 {
-			strong(it.ID)
+	for _, v := range nodes {
+		if _, ok := index[v]; !ok && len(adj[v]) > 0 {
+			strong(v)
 		}
 	}
-	order := map[string]int{}
-	for i, it := range items {
-		if _, ok := order[it.ID]; !ok {
-			order[it.ID] = i
-		}
-	}
-	for _, c := range comps {
-		in := map[string]bool{}
-		start := c[0]
-		for _, v := range c {
-			in[v] = true
-			if order[v] < order[start] {
-				start = v
-			}
-		}
-		path := cyclePath(start, adj, in)
-		first := edge{path[0], path[1]}
-		it := items[order[start]]
-		r.addf(start, "depends_on", edgeLine[first], "%s %s is part of a dependency cycle: %s (each item depends on the next); remove one of these dependencies", kindWord(it.Kind), start, cycleText(path))
-	}
+	return comps
 }
 
 // MaxCycleShown is how many items of a dependency cycle its problem

@@ -134,7 +134,7 @@ func TestLimits(t *testing.T) {
 	}
 	files := []SetFile{{Name: "a.md", Data: []byte("---\nid: a\n---\n" + strings.Repeat("## Story s-1: x\n", MaxProblems+6))}, {Name: "b.md", Data: []byte("---\nid: b\n---\n" + strings.Repeat("## Story s-1: x\n", 10))}}
 	_, err = Options{}.ParseSet(files)
-	if !errors.As(err, &pe) || len(pe.Problems) != MaxProblems+1 || pe.Unlisted != 14 || !strings.Contains(pe.Message, fmt.Sprintf("%d problem(s) in the planning documents (the first %d listed in details", MaxProblems+14, MaxProblems)) || !strings.HasPrefix(pe.Problems[MaxProblems].Message, "14 more problems are not listed") {
+	if !errors.As(err, &pe) || len(pe.Problems) != MaxProblems+1 || pe.Unlisted != 14 || !strings.Contains(pe.Message, fmt.Sprintf("%d problems in the planning documents (the first %d listed in details", MaxProblems+14, MaxProblems)) || !strings.HasPrefix(pe.Problems[MaxProblems].Message, "14 more problems are not listed") {
 		t.Errorf("problem cap of a set: %d problems, %d unlisted, message %q", len(pe.Problems), pe.Unlisted, pe.Message)
 	}
 	// Every adversarial document gives an answer (error or document).

@@ -267,6 +267,7 @@ func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 			}
 		}
 	}
+	problems = append(problems, setCycles(set, byID)...)
 	if len(problems) == 0 {
 		return set, nil
 	}
@@ -280,5 +281,85 @@ func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 		problems = append(problems, unlistedProblem(unlisted))
 	}
 	return nil, &Error{Code: code, Problems: problems, Unlisted: unlisted,
-		Message: fmt.Sprintf("%d problem(s) in the planning documents (%s, with its file and line); fix them and run the preview again. The first, in %s: %s", n, listed(n, unlisted), where, lead.Message)}
+		Message: fmt.Sprintf("%s in the planning documents (%s, with its file and line); fix them and run the preview again. The first, in %s: %s", problemsCount(n), listed(n, unlisted), where, lead.Message)}
+}
+
+// setCycles finds the dependency cycles that run across documents of the
+// set (one document's own are refused by Parse): the items of every
+// document and their Depends on / Blocks entries, references into other
+// documents of the set resolved, make one graph; each cycle is one
+// problem, at the dependency line of its first item.
+func setCycles(set *Set, byID map[string]int) []Problem {
+	type at struct {
+		doc  int
+		item Item
+	}
+	node := map[string]at{} // "doc/item" → where it is
+	var nodes []string
+	for i, doc := range set.Documents {
+		if j, ok := byID[doc.ID]; !ok || j != i {
+			continue // a duplicate id: reported above
+		}
+		for _, it := range slices.Concat(doc.Items, doc.Subtasks) {
+			ref := doc.ID + "/" + it.ID
+			if _, dup := node[ref]; !dup {
+				node[ref] = at{i, it}
+				nodes = append(nodes, ref)
+			}
+		}
+	}
+	adj := map[string][]string{}
+	line := map[[2]string]int{} // edge → the line that made it
+	for _, from := range nodes {
+		a := node[from]
+		docID := set.Documents[a.doc].ID
+		for k, l := range slices.Concat(a.item.DependsOn, a.item.Blocks) {
+			blocks := k >= len(a.item.DependsOn)
+			to := l.Target
+			switch l.Kind {
+			case LinkItem:
+				to = docID + "/" + l.Target
+			case LinkReference:
+			default:
+				continue
+			}
+			if _, ok := node[to]; !ok {
+				continue
+			}
+			e := [2]string{from, to} // from depends on to
+			if blocks {
+				e = [2]string{to, from}
+			}
+			if _, seen := line[e]; !seen {
+				if !blocks { // a Blocks line is in the other item's file
+					line[e] = l.Line
+				}
+				adj[e[0]] = append(adj[e[0]], e[1])
+			}
+		}
+	}
+	rank := map[string]int{}
+	for i, n := range nodes {
+		rank[n] = i
+	}
+	var out []Problem
+	for _, c := range cycles(nodes, adj) {
+		in := map[string]bool{}
+		start := c[0]
+		for _, v := range c {
+			in[v] = true
+			if rank[v] < rank[start] {
+				start = v
+			}
+		}
+		path := cyclePath(start, adj, in)
+		a := node[start]
+		ln := line[[2]string{path[0], path[1]}]
+		if ln == 0 {
+			ln = a.item.Line
+		}
+		out = append(out, Problem{File: set.Files[a.doc].Name, Item: a.item.ID, Field: "depends_on", Line: ln,
+			Message: fmt.Sprintf("%s %s is part of a dependency cycle across documents: %s (each item depends on the next); committed, these items would block each other for ever. Remove one of these dependencies", kindWord(a.item.Kind), a.item.ID, cycleText(path))})
+	}
+	return out
 }

@@ -136,3 +136,26 @@ func TestSetAdoptsAnIssueOnce(t *testing.T) {
 		t.Errorf("problem %+v", p)
 	}
 }
+
+// A dependency cycle that runs across documents (each document alone has
+// none) is refused, named once, at the first item's dependency line; a
+// chain across documents is not a cycle.
+func TestSetRefusesACycleAcrossDocuments(t *testing.T) {
+	files := []SetFile{
+		{Name: "plans/a.md", Data: []byte("---\nid: a\n---\n## Story s-1: A1\nDepends on: b/s-1\nBlocks: s-2\n\n## Story s-2: A2\n")},
+		{Name: "plans/b.md", Data: []byte("---\nid: b\n---\n## Story s-1: B1\nDepends on: c/s-1\n")},
+		{Name: "plans/c.md", Data: []byte("---\nid: c\n---\n## Story s-1: C1\nDepends on: a/s-2\n")},
+	}
+	if _, err := (Options{}).ParseSet(files[:2]); err != nil {
+		t.Fatalf("a chain across documents: %v", err)
+	}
+	_, err := Options{}.ParseSet(files)
+	var pe *Error
+	if !errors.As(err, &pe) || len(pe.Problems) != 1 {
+		t.Fatalf("a cycle across documents: %v", err)
+	}
+	p := pe.Problems[0]
+	if p.File != "plans/a.md" || p.Item != "s-1" || p.Line != 5 || !strings.Contains(p.Message, "dependency cycle across documents: a/s-1 → b/s-1 → c/s-1 → a/s-2 → a/s-1") {
+		t.Errorf("the cycle's problem: %+v", p)
+	}
+}

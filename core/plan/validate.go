@@ -79,7 +79,19 @@ func listed(n, unlisted int) string {
 
 // unlistedProblem is the last entry of a list that leaves n problems out.
 func unlistedProblem(n int) Problem {
-	return Problem{Message: fmt.Sprintf("%d more problems are not listed; fix the ones above and run the preview again to see the rest", n)}
+	are := "problems are"
+	if n == 1 {
+		are = "problem is"
+	}
+	return Problem{Message: fmt.Sprintf("%d more %s not listed; fix the ones above and run the preview again to see the rest", n, are)}
+}
+
+// problemsCount is "1 problem" or "n problems".
+func problemsCount(n int) string {
+	if n == 1 {
+		return "1 problem"
+	}
+	return fmt.Sprintf("%d problems", n)
 }
 
 // MaxProblems is how many problems a VALIDATION_FAILED error lists (the

@@ -260,7 +260,7 @@ func TestDirectoryImportRefusals(t *testing.T) {
 		"four.md":    markdown("four", epic("bad id", "Four")),
 	})
 	_, err := e.previewDir(dir)
-	ce := wantErr(t, err, core.CodeValidationFailed, "problem(s) in the planning documents")
+	ce := wantErr(t, err, core.CodeValidationFailed, "3 problems in the planning documents")
 	var all []string
 	for _, d := range ce.Details {
 		if d.File == "" {

@@ -296,17 +296,17 @@ func (ex *exporter) document(docID string) (*plan.Document, error) {
 			if i < maxListedOwners {
 				parts = append(parts, fmt.Sprintf("%s (%s)", d, listBounded(owned[d], maxListedKeys)))
 			}
-			details = append(details, core.Detail{Field: "document", Message: fmt.Sprintf("document %s holds %s", d, Plural(len(owned[d]), "selected issue", "selected issues"))})
+			details = append(details, core.Detail{Field: "document", Message: fmt.Sprintf("document %s holds %s", d, core.Plural(len(owned[d]), "selected issue", "selected issues"))})
 		}
 		if len(owners) > maxListedOwners {
-			parts = append(parts, fmt.Sprintf("and %s", Plural(len(owners)-maxListedOwners, "more document", "more documents")))
+			parts = append(parts, fmt.Sprintf("and %s", core.Plural(len(owners)-maxListedOwners, "more document", "more documents")))
 		}
 		if len(keep) == 0 {
 			return nil, core.Errorf(core.CodeValidationFailed, "Every selected issue already belongs to a planning document: %s. Nothing was exported. Export one document's issues at a time, giving its id as the document id (%s), or select issues no document holds.",
 				strings.Join(parts, "; "), owners[0]).WithDetails(details...)
 		}
 		ex.warnings = append(ex.warnings, fmt.Sprintf("%s already %s to other documents, so %s not exported into %s: %s. Export each document's issues on their own, giving its id as the document id.",
-			Plural(n, "issue", "issues"), map[bool]string{true: "belongs", false: "belong"}[n == 1], map[bool]string{true: "it is", false: "they are"}[n == 1], docID, strings.Join(parts, "; ")))
+			core.Plural(n, "issue", "issues"), map[bool]string{true: "belongs", false: "belong"}[n == 1], map[bool]string{true: "it is", false: "they are"}[n == 1], docID, strings.Join(parts, "; ")))
 	}
 	ex.ids = map[string]string{}
 	for _, w := range keep { // ids the references fix come first
@@ -503,9 +503,9 @@ func (ex *exporter) sprints(ctx context.Context, doc *plan.Document) error {
 	return nil
 }
 
-// checkExport parses the document back and names the items that would not
-// read as exported (a description holding lines the format reads as
-// structure, such as a level-2 heading).
+// checkExport parses the document back and compares every item with what
+// was exported (plan.SameItems: content, fields, dependencies, parents,
+// keys, and no item more), naming those that would not read as exported.
 func (s *WorkItemService) checkExport(doc *plan.Document, format string, text []byte) []string {
 	name := "export.md"
 	if format == plan.FormatYAML {
@@ -515,19 +515,20 @@ func (s *WorkItemService) checkExport(doc *plan.Document, format string, text []
 	if err != nil {
 		return []string{fmt.Sprintf("The exported document does not read back as a valid plan (%s); descriptions that hold lines the Markdown form reads as structure (item headings, \"Epic:\" lines, criteria labels) need editing, or export with the YAML format.", core.AsError(planError(err)).Message)}
 	}
-	got := map[string]plan.Item{}
-	for _, it := range append(slices.Clone(back.Items), back.Subtasks...) {
-		got[it.ID] = it
-	}
-	var off []string
+	keys := map[string]string{}
 	for _, it := range append(slices.Clone(doc.Items), doc.Subtasks...) {
-		b, ok := got[it.ID]
-		if !ok || b.Title != it.Title || b.Description != it.Description || !slices.Equal(b.AcceptanceCriteria, it.AcceptanceCriteria) || b.Epic != it.Epic || b.Story != it.Story || b.Key != it.Key {
-			off = append(off, it.Key)
-		}
+		keys[it.ID] = it.Key
 	}
+	off := plan.SameItems(doc, back)
 	if len(off) == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s do not read back exactly as exported (their descriptions hold lines the Markdown form reads as structure): their first import would change them. Edit those lines, or export with the YAML format.", strings.Join(off, ", "))}
+	for i, id := range off {
+		if k := keys[id]; k != "" {
+			off[i] = k
+		} else {
+			off[i] = id + " (an item no issue is)"
+		}
+	}
+	return []string{fmt.Sprintf("%s do not read back exactly as exported: their first import would change them. Edit the descriptions in the tracker, or export with the YAML format.", strings.Join(off, ", "))}
 }

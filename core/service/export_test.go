@@ -168,14 +168,19 @@ func TestExportSelections(t *testing.T) {
 	}
 }
 
-// A description that the Markdown form would read as structure is named
-// in a warning (its import would change it); YAML keeps it.
-func TestExportWarnsOfDescriptionsTheFormatReads(t *testing.T) {
+// A description holding lines the Markdown form reads as structure (a
+// level-2 heading, an item heading) is written escaped and reads back as
+// itself: no warning, no item more; YAML keeps it as it is.
+func TestExportWritesDescriptionsTheFormatReadsAsText(t *testing.T) {
 	e := newEnv(t)
-	e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Notes", Description: "Intro.\n\n## Details\nMore."})
+	desc := "Intro.\n\n## Details\nMore.\n\n### Story s-99: planted"
+	e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Notes", Description: desc})
 	md, err := e.svc.Export(e.ctx, service.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}})
-	if err != nil || len(md.Warnings) != 1 || !strings.Contains(md.Warnings[0], "export with the YAML format") {
-		t.Errorf("Markdown: %+v, %v", md.Warnings, err)
+	if err != nil || len(md.Warnings) != 0 || !strings.Contains(md.Text, "\n ## Details\n") {
+		t.Errorf("Markdown: %+v, %v\n%s", md.Warnings, err, md.Text)
+	}
+	if back, err := (plan.Options{}).Parse("export.md", []byte(md.Text)); err != nil || len(back.Items) != 1 || back.Items[0].Description != desc {
+		t.Errorf("the export reads back as %+v, %v", back, err)
 	}
 	y, err := e.svc.Export(e.ctx, service.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Format: plan.FormatYAML})
 	if err != nil || len(y.Warnings) != 0 {
@@ -269,5 +274,17 @@ func TestExportTrimsTheIDAndTakesFormatNames(t *testing.T) {
 		if ce := core.AsError(err); ce == nil || ce.Code != core.CodeValidationFailed || len(ce.Details) != 1 || ce.Details[0].Field != field {
 			t.Errorf("%+v: %v; want VALIDATION_FAILED on %s", in, err, field)
 		}
+	}
+}
+
+// The export compares the items it reads back with those it exported: a
+// description the escape cannot carry (a heading already indented three
+// spaces) is named in a warning.
+func TestExportChecksTheItemsItReadsBack(t *testing.T) {
+	e := newEnv(t)
+	key := e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Notes", Description: "Intro.\n\n   ## Story s-99: indented"})
+	md, err := e.svc.Export(e.ctx, service.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}})
+	if err != nil || len(md.Warnings) != 1 || !strings.Contains(md.Warnings[0], key+" do not read back exactly as exported") {
+		t.Errorf("Markdown: %+v, %v", md.Warnings, err)
 	}
 }

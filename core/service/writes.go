@@ -73,15 +73,7 @@ func (w PlanWrites) Summary() string {
 	for i, c := range w.Counts {
 		parts[i] = c.Text
 	}
-	return fmt.Sprintf("%s: %s", Plural(w.Total, "write", "writes"), strings.Join(parts, ", "))
-}
-
-// Plural is n with the word for one or for many: "1 write", "2 writes".
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return fmt.Sprintf("%s: %s", core.Plural(w.Total, "write", "writes"), strings.Join(parts, ", "))
 }
 
 // writeActions are the actions of writes in the order a commit makes
@@ -120,7 +112,7 @@ func NewPlanWrites(ws []PlannedWrite) PlanWrites {
 	}
 	for _, a := range writeActions {
 		if c := n[a.a]; c > 0 {
-			wc := WriteCount{Action: a.a, Count: c, Text: a.verb + " " + Plural(c, a.one, a.many)}
+			wc := WriteCount{Action: a.a, Count: c, Text: a.verb + " " + core.Plural(c, a.one, a.many)}
 			if a.a == core.ActionCreate && released > 0 {
 				wc.Text += fmt.Sprintf(" (%d released)", released)
 			}

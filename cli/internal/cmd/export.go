@@ -108,7 +108,7 @@ func exportRun(ctx context.Context, o *ExportOptions) error {
 		stories = "1 story"
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Exported document %s to %s: %s, %s, %s; its first import adopts %s (no creates). Nothing was written to Jira.\n",
-		res.Document, where, plural(res.Epics, "epic"), stories, plural(res.Subtasks, "sub-task"), plural(res.Adopt, "issue"))
+		res.Document, where, core.Plural(res.Epics, "epic", "epics"), stories, core.Plural(res.Subtasks, "sub-task", "sub-tasks"), core.Plural(res.Adopt, "issue", "issues"))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
+	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
 )
 
@@ -107,13 +108,13 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	if !writes {
 		if p.Counts.Drift > 0 {
 			fmt.Fprintf(ios.ErrOut, "Nothing to write: %s edited in Jira %s left alone. To replace Jira's version, add \"Drift: take-document\" to the item and import again.\n",
-				plural(p.Counts.Drift, "item"), map[bool]string{true: "is", false: "are"}[p.Counts.Drift == 1])
+				core.Plural(p.Counts.Drift, "item", "items"), map[bool]string{true: "is", false: "are"}[p.Counts.Drift == 1])
 		} else {
 			fmt.Fprintln(ios.ErrOut, "Nothing to write: Jira already matches the document.")
 		}
 		if n := p.Counts.Removed; n > 0 {
 			fmt.Fprintf(ios.ErrOut, "%s no longer in the document %s left alone in Jira; to close %s, import with --removed close.\n",
-				plural(n, "item"), map[bool]string{true: "is", false: "are"}[n == 1], map[bool]string{true: "it", false: "them"}[n == 1])
+				core.Plural(n, "item", "items"), map[bool]string{true: "is", false: "are"}[n == 1], map[bool]string{true: "it", false: "them"}[n == 1])
 		}
 		return nil
 	}

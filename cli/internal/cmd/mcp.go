@@ -47,7 +47,8 @@ configuration is read again on the next call.
 Hosts pass a server only a few environment variables, so give the token
 and the configuration in the host's entry for the server:
   {"command": "/usr/local/bin/dwire", "args": ["mcp"],
-   "env": {"JIRA_API_TOKEN": "…", "DWIRE_CONFIG": "/path/to/.devworkwire.yaml"}}
+   "env": {"JIRA_API_TOKEN": "…",
+           "DWIRE_CONFIG": "/path/to/.devworkwire.yaml"}}
 docs/mcp.md has the entries for Claude Desktop, Claude Code, VS Code and
 Cursor.`,
 		Args: cobra.NoArgs,

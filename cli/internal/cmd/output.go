@@ -69,13 +69,6 @@ func importQuestion(w service.PlanWrites, width int) string {
 	return render.Wrap(fmt.Sprintf("Write to Jira (%s)?", w.Summary()), width-6, "") // room for " [y/N] "
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // titleWarnings warns about titles holding invisible or direction-changing
 // characters (bidi overrides, zero-width characters): what a person reads
 // may not be what is written. name says which item each title belongs to.

@@ -119,7 +119,7 @@ func nothingToPull(ios *iostreams.IOStreams, c service.PullCounts) {
 	}
 	one := c.Conflict == 1
 	fmt.Fprintf(ios.ErrOut, "Nothing to write: %s in conflict %s left as %s. Choose per item with --take-jira or --take-document and pull again.\n",
-		plural(c.Conflict, "item"), map[bool]string{true: "is", false: "are"}[one], map[bool]string{true: "it is", false: "they are"}[one])
+		core.Plural(c.Conflict, "item", "items"), map[bool]string{true: "is", false: "are"}[one], map[bool]string{true: "it is", false: "they are"}[one])
 }
 
 // pullQuestion asks for what the commit writes: the file, and the items

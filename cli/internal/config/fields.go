@@ -57,7 +57,7 @@ func (c *Config) readFields(path string, f File) error {
 				problems[i].Field = "defaults." + p.Field
 			}
 		}
-		return core.Errorf(core.CodeConfigInvalid, "%s: %d problem(s) in defaults: (see details): %s", path, len(problems), problems[0].Message).WithDetails(problems...)
+		return core.Errorf(core.CodeConfigInvalid, "%s: %s in defaults (see details): %s", path, core.Plural(len(problems), "problem", "problems"), problems[0].Message).WithDetails(problems...)
 	}
 	c.Defaults = d
 	return nil

@@ -48,7 +48,7 @@ func TestPullDeclinedWritesNothing(t *testing.T) {
 func TestPullYesWritesThenImportIsUnchanged(t *testing.T) {
 	h, path := pullHarness(t)
 	r := h.run("y\n", true, "pull", "plan.md")
-	r.expect(t, 0, "Pull (2 writes: rewrite 1 planning document, record 1 item as matching the\ndocument; no issue is edited)? [y/N]", "Pulled: wrote plan.md; Jira records 1 item(s) as matching the document (DEMO-3).")
+	r.expect(t, 0, "Pull (2 writes: rewrite 1 planning document, record 1 item as matching the\ndocument; no issue is edited)? [y/N]", "Pulled: wrote plan.md; Jira records 1 item as matching the document (DEMO-3).")
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "\nA guest pays by card or wallet.\n") {
 		t.Fatalf("file after the pull:\n%s", b)
 	}

@@ -83,7 +83,7 @@ func quoteShort(s string) string {
 func PullCountsLine(c service.PullCounts) string {
 	parts := []string{fmt.Sprintf("%d to pull", c.Pull), fmt.Sprintf("%d in conflict", c.Conflict)}
 	if c.Settle > 0 {
-		parts = append(parts, fmt.Sprintf("%d base(s) to move", c.Settle))
+		parts = append(parts, core.Plural(c.Settle, "base", "bases")+" to move")
 	}
 	parts = append(parts, fmt.Sprintf("%d unchanged", c.Unchanged))
 	if c.Skipped > 0 {
@@ -107,7 +107,7 @@ func PullCommit(w io.Writer, r service.PullCommitResult, o Options) {
 		if n > 10 {
 			keys += fmt.Sprintf(", … (%d in all)", n)
 		}
-		parts = append(parts, fmt.Sprintf("Jira records %d item(s) as matching the document (%s)", n, keys))
+		parts = append(parts, fmt.Sprintf("Jira records %s as matching the document (%s)", core.Plural(n, "item", "items"), keys))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "nothing to write")

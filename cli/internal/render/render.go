@@ -340,7 +340,7 @@ func countParts(c service.Counts) []string {
 		parts = append(parts, fmt.Sprintf("%d held back", c.Blocked))
 	}
 	if c.Structure > 0 {
-		parts = append(parts, service.Plural(c.Structure, "structure write", "structure writes"))
+		parts = append(parts, core.Plural(c.Structure, "structure write", "structure writes"))
 	}
 	if c.Close > 0 {
 		parts = append(parts, fmt.Sprintf("%d to close (no longer in the document)", c.Close))
@@ -389,7 +389,7 @@ func structureWritten(c service.CommitCounts) []string {
 		{c.Ranked, "item placed in the backlog order", "items placed in the backlog order"},
 	} {
 		if p.n > 0 {
-			parts = append(parts, service.Plural(p.n, p.one, p.many))
+			parts = append(parts, core.Plural(p.n, p.one, p.many))
 		}
 	}
 	return parts

@@ -205,7 +205,7 @@ func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) 
 		out[i] = res
 	}
 	if len(details) > 0 {
-		return nil, core.Errorf(core.CodeValidationFailed, "%d field problem(s) (see details); nothing was stored.", len(details)).WithDetails(details...)
+		return nil, core.Errorf(core.CodeValidationFailed, "%s (see details); nothing was stored.", core.Plural(len(details), "field problem", "field problems")).WithDetails(details...)
 	}
 	return out, nil
 }
