@@ -158,31 +158,24 @@ func (r *result) resolveLinks(docID string, items []*rawItem, defined func(id st
 			ids = append(ids, it.ID)
 		}
 	}
-	comps := cycles(ids, adj)
 	order := map[string]int{}
 	for i, it := range items {
 		if _, ok := order[it.ID]; !ok {
 			order[it.ID] = i
 		}
 	}
-	for _, c := range comps {
-		in := map[string]bool{}
-		start := c[0]
-		for _, v := range c {
-			in[v] = true
-			if order[v] < order[start] {
-				start = v
-			}
-		}
-		path := cyclePath(start, adj, in)
+	for _, path := range cycles(ids, adj) {
+		start := path[0]
 		first := edge{path[0], path[1]}
 		it := items[order[start]]
 		r.addf(start, "depends_on", edgeLine[first], "%s %s is part of a dependency cycle: %s (each item depends on the next); remove one of these dependencies", kindWord(it.Kind), start, cycleText(path))
 	}
 }
 
-// cycles returns the strongly connected components of more than one node
-// of the graph adj (Tarjan), visiting the nodes in the order given.
+// cycles returns one cycle (its first node repeated at the end) through
+// each strongly connected component of more than one node of the graph
+// adj (Tarjan), starting at the component's node that comes first in
+// nodes, the order the nodes are visited in.
 func cycles(nodes []string, adj map[string][]string) [][]string {
 	index, low := map[string]int{}, map[string]int{}
 	onStack := map[string]bool{}
@@ -224,7 +217,25 @@ func cycles(nodes []string, adj map[string][]string) [][]string {
 			strong(v)
 		}
 	}
-	return comps
+	rank := map[string]int{}
+	for i, v := range nodes {
+		if _, ok := rank[v]; !ok {
+			rank[v] = i
+		}
+	}
+	paths := make([][]string, len(comps))
+	for i, c := range comps {
+		in := map[string]bool{}
+		start := c[0]
+		for _, v := range c {
+			in[v] = true
+			if rank[v] < rank[start] {
+				start = v
+			}
+		}
+		paths[i] = cyclePath(start, adj, in)
+	}
+	return paths
 }
 
 // MaxCycleShown is how many items of a dependency cycle its problem

@@ -338,22 +338,9 @@ func setCycles(set *Set, byID map[string]int) []Problem {
 			}
 		}
 	}
-	rank := map[string]int{}
-	for i, n := range nodes {
-		rank[n] = i
-	}
 	var out []Problem
-	for _, c := range cycles(nodes, adj) {
-		in := map[string]bool{}
-		start := c[0]
-		for _, v := range c {
-			in[v] = true
-			if rank[v] < rank[start] {
-				start = v
-			}
-		}
-		path := cyclePath(start, adj, in)
-		a := node[start]
+	for _, path := range cycles(nodes, adj) {
+		a := node[path[0]]
 		ln := line[[2]string{path[0], path[1]}]
 		if ln == 0 {
 			ln = a.item.Line
