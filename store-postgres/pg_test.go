@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -301,5 +302,40 @@ func TestFenceWithoutMarkersIsARead(t *testing.T) {
 	marker := []core.IndexEntry{{Scope: "s", Reference: "doc/s-1", Digest: "x", UpdatedAt: time.Now()}}
 	if err := s.Fence(short, "doc", "me", lk.Generation, marker); err == nil {
 		t.Errorf("a fence with markers went through a held row lock")
+	}
+}
+
+// The audit table refuses an UPDATE (its trigger), so a record once
+// appended reads back as it was; the same statement goes through once the
+// trigger is dropped, so the refusal is the trigger's and not a mistake
+// in the statement.
+func TestAuditRowsAreNeverRewritten(t *testing.T) {
+	s := open(t, pgtest.URL(t), pgtest.Schema(t))
+	ctx := t.Context()
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	rec := core.AuditRecord{At: at, Event: core.AuditPreview, Handle: "imp_a", Documents: []string{"plan"}, By: &core.Actor{Kind: core.ActorPerson, User: "alice"}}
+	seq, err := s.AppendAudit(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := pgx.Identifier{s.Schema(), "audit"}.Sanitize()
+	for _, stmt := range []string{
+		`UPDATE ` + table + ` SET body = convert_to('{"event":"preview","handle":"imp_a","by":{"kind":"person","user":"mallory"}}', 'UTF8') WHERE seq = $1`,
+		`UPDATE ` + table + ` SET at = at + interval '1 second' WHERE seq = $1`,
+	} {
+		_, err := s.Pool().Exec(ctx, stmt, seq)
+		if err == nil || !strings.Contains(err.Error(), "never rewritten") {
+			t.Errorf("%s = %v; want the trigger's refusal", stmt, err)
+		}
+	}
+	got, _, err := s.ListAudit(ctx, core.AuditFilter{}, 0)
+	if err != nil || len(got) != 1 || got[0].Seq != seq || got[0].By == nil || got[0].By.User != "alice" || !got[0].At.Equal(at) {
+		t.Fatalf("after the refused UPDATEs the trail = %+v, %v; want the record as appended", got, err)
+	}
+	if _, err := s.Pool().Exec(ctx, `DROP TRIGGER audit_never_rewritten ON `+table); err != nil {
+		t.Fatal(err)
+	}
+	if tag, err := s.Pool().Exec(ctx, `UPDATE `+table+` SET at = at + interval '1 second' WHERE seq = $1`, seq); err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("UPDATE without the trigger = %v, %v; want 1 row changed", tag, err)
 	}
 }

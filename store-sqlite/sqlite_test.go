@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,5 +227,41 @@ func TestFenceWithoutMarkersIsARead(t *testing.T) {
 	marker := []core.IndexEntry{{Scope: "s", Reference: "doc/s-1", Digest: "x", UpdatedAt: time.Now()}}
 	if err := other.Fence(t.Context(), "doc", "me", lk.Generation, marker); err == nil {
 		t.Errorf("a fence with markers went through a held write lock")
+	}
+}
+
+// The audit table refuses an UPDATE (its trigger), so a record once
+// appended reads back as it was; the same statement goes through once the
+// trigger is dropped, so the refusal is the trigger's and not a mistake
+// in the statement.
+func TestAuditRowsAreNeverRewritten(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "state.db"))
+	ctx := t.Context()
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	rec := core.AuditRecord{At: at, Event: core.AuditPreview, Handle: "imp_a", Documents: []string{"plan"}, By: &core.Actor{Kind: core.ActorPerson, User: "alice"}}
+	seq, err := s.AppendAudit(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`UPDATE audit SET body = CAST('{"event":"preview","handle":"imp_a","by":{"kind":"person","user":"mallory"}}' AS BLOB) WHERE seq = ?`,
+		`UPDATE audit SET at = at + 1 WHERE seq = ?`,
+	} {
+		_, err := s.DB().ExecContext(ctx, stmt, seq)
+		if err == nil || !strings.Contains(err.Error(), "never rewritten") {
+			t.Errorf("%s = %v; want the trigger's refusal", stmt, err)
+		}
+	}
+	got, _, err := s.ListAudit(ctx, core.AuditFilter{}, 0)
+	if err != nil || len(got) != 1 || got[0].Seq != seq || got[0].By == nil || got[0].By.User != "alice" || !got[0].At.Equal(at) {
+		t.Fatalf("after the refused UPDATEs the trail = %+v, %v; want the record as appended", got, err)
+	}
+	if _, err := s.DB().ExecContext(ctx, `DROP TRIGGER audit_never_rewritten`); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.DB().ExecContext(ctx, `UPDATE audit SET at = at + 1 WHERE seq = ?`, seq); err != nil {
+		t.Fatalf("UPDATE without the trigger: %v", err)
+	} else if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("UPDATE without the trigger changed %d rows; want 1", n)
 	}
 }
