@@ -14,7 +14,7 @@ import (
 // by handle, document, item (or a written key), who and channel, and
 // time, bounded by the limit with truncated set; concurrent appends all
 // land with distinct numbers; Prune deletes only the records older than
-// Retention.Audit.
+// Retention.Audit (one exactly that old is kept).
 func testAudit(t *testing.T, e *env) {
 	a := capability[core.AuditStore](t, e)
 	ctx, now := t.Context(), e.clock.Now().UTC().Truncate(time.Second)
@@ -110,6 +110,10 @@ func testAudit(t *testing.T, e *env) {
 		t.Errorf("concurrent appends got numbers %v; want 8 distinct ones above %d", seqs, last)
 	}
 
+	// Exactly at the retention's end nothing is old enough yet.
+	if n, err := e.s.Prune(ctx, now.Add(24*time.Hour), core.Retention{Audit: 24 * time.Hour}); err != nil || n.Audit != 0 {
+		t.Fatalf("Prune(at the oldest record's retention end) = %+v, %v; want no audit record deleted", n, err)
+	}
 	n, err := e.s.Prune(ctx, now.Add(90*time.Second).Add(24*time.Hour), core.Retention{Audit: 24 * time.Hour})
 	if err != nil || n.Audit != 2 {
 		t.Fatalf("Prune(audit older than a day) = %+v, %v; want 2 audit records", n, err)

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,6 +66,11 @@ const (
 	// The range of DWIRE_COMMIT_LOCK_LEASE.
 	MinCommitLockLease = time.Second
 	MaxCommitLockLease = 10 * time.Minute
+	// The range of audit_retention (default core.DefaultRetention.Audit,
+	// a year). The floor keeps one member's file on a shared store from
+	// pruning the team's trail within days.
+	MinAuditRetention = 30 * 24 * time.Hour
+	MaxAuditRetention = 3650 * 24 * time.Hour
 )
 
 // File is the on-disk shape of .devworkwire.yaml (see
@@ -82,6 +88,9 @@ type File struct {
 	// Rank makes the document's order the backlog order in Jira (on
 	// unless false).
 	Rank *bool `yaml:"rank,omitempty"`
+	// AuditRetention is how long the store keeps audit records: days
+	// (365d) or a Go duration (8760h), 30d to 3650d (default 365d).
+	AuditRetention string `yaml:"audit_retention,omitempty"`
 }
 
 // JiraFile is the `jira` section.
@@ -161,6 +170,9 @@ type Config struct {
 	// Rank is the file's `rank:` (service.ServiceOptions.Rank); true unless
 	// `rank: false`.
 	Rank bool
+	// AuditRetention is `audit_retention:` (core.Retention.Audit): audit
+	// records older than this are deleted when a store is opened.
+	AuditRetention time.Duration
 
 	raw []byte // the file's bytes, to notice a token pasted anywhere in it
 }
@@ -351,7 +363,7 @@ func decodeError(path string, err error) *core.Error {
 			case "IssueTypes":
 				field = "jira.issue_types." + field
 			}
-			e := invalid(field, "unknown field (line %s). Check the spelling against docs/configuration.md; known top-level fields are jira, store, preview_ttl, search_lag_window, fields, defaults and users.", m[1])
+			e := invalid(field, "unknown field (line %s). Check the spelling against docs/configuration.md; known top-level fields are jira, store, preview_ttl, search_lag_window, audit_retention, rank, fields, defaults and users.", m[1])
 			e.Details[0].Line = atoi(m[1])
 			return e
 		}
@@ -511,6 +523,19 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 
 	c.Rank = f.Rank == nil || *f.Rank
 
+	// audit_retention
+	c.AuditRetention = core.DefaultRetention.Audit
+	if s := strings.TrimSpace(f.AuditRetention); s != "" {
+		d, ok := parseDays(s)
+		if !ok {
+			return nil, invalid("audit_retention", "%q is not a duration. Use days such as 365d, or a Go duration such as 8760h.", s)
+		}
+		if d < MinAuditRetention || d > MaxAuditRetention {
+			return nil, invalid("audit_retention", "%s is out of range. Use a value from 30d to 3650d (default 365d).", s)
+		}
+		c.AuditRetention = d
+	}
+
 	// DWIRE_COMMIT_LOCK_LEASE (testing knob)
 	if s := strings.TrimSpace(getenv(EnvCommitLockLease)); s != "" {
 		d, err := time.ParseDuration(s)
@@ -520,6 +545,19 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 		c.CommitLockLease = d
 	}
 	return c, nil
+}
+
+// parseDays reads a whole number of days ("365d") or a Go duration.
+func parseDays(s string) (time.Duration, bool) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 || days > 100*365 {
+			return 0, false
+		}
+		return time.Duration(days) * 24 * time.Hour, true
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil
 }
 
 func checkURL(field, raw string) *core.Error {

@@ -30,7 +30,8 @@ func TestParseDefaults(t *testing.T) {
 	if c.Site != "https://example.atlassian.net" || c.APIURL != c.Site || c.Project != "PROJ" ||
 		c.TokenEnv != "JIRA_API_TOKEN" || c.ReferenceField != "DevWorkWire Reference" ||
 		c.EpicType != "Epic" || c.StoryType != "Story" || c.PreviewTTL != 30*time.Minute ||
-		c.StoreURL != "" || c.Dir != "/w" || c.SearchLagWindow != 10*time.Minute {
+		c.StoreURL != "" || c.Dir != "/w" || c.SearchLagWindow != 10*time.Minute ||
+		c.AuditRetention != 365*24*time.Hour {
 		t.Fatalf("defaults not applied: %+v", c)
 	}
 }
@@ -54,6 +55,26 @@ func TestParseDeployment(t *testing.T) {
 	_, err = Parse("/w/.devworkwire.yaml", []byte(good+"  deployment: server\n"), env(nil))
 	if e := core.AsError(err); e == nil || e.Details[0].Field != "jira.deployment" || !strings.Contains(e.Message, "datacenter") {
 		t.Errorf("deployment server: %v", err)
+	}
+}
+
+func TestParseAuditRetention(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "730d": 730 * 24 * time.Hour, "8760h": 8760 * time.Hour, "3650d": 3650 * 24 * time.Hour} {
+		c, err := Parse("/w/.devworkwire.yaml", []byte(good+"audit_retention: "+in+"\n"), env(nil))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if c.AuditRetention != want {
+			t.Errorf("audit_retention %s → %v, want %v", in, c.AuditRetention, want)
+		}
+	}
+	for in, want := range map[string]string{"29d": "30d to 3650d", "3651d": "30d to 3650d", "1h": "30d to 3650d", "a year": "not a duration", "-5d": "not a duration", "1.5d": "not a duration"} {
+		_, err := Parse("/w/.devworkwire.yaml", []byte(good+"audit_retention: "+in+"\n"), env(nil))
+		e := core.AsError(err)
+		if e == nil || e.Code != core.CodeConfigInvalid || len(e.Details) != 1 || e.Details[0].Field != "audit_retention" ||
+			!strings.Contains(e.Message, want) {
+			t.Errorf("audit_retention %s: got %v, want CONFIG_INVALID naming audit_retention and %q", in, err, want)
+		}
 	}
 }
 
@@ -247,6 +268,11 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		{good + "  deployment: datacenter\n", true},
 		{"jira:\n  site: https://jira.example.com\n  project: PROJ\n  deployment: datacenter\n", true},
 		{good + "  deployment: server\n", false},
+
+		{good + "audit_retention: 365d\n", true},
+		{good + "audit_retention: 8760h\n", true},
+		{good + "audit_retention: a year\n", false},
+		{good + "audit_retention: -5d\n", false},
 	}
 	for _, tc := range cases {
 		var v any

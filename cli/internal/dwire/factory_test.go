@@ -2,6 +2,10 @@ package dwire
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -85,6 +89,52 @@ func TestJiraConfigIssueTypes(t *testing.T) {
 		jc := jiraConfig(cfg, "", nil)
 		if got := [3]string{jc.EpicType, jc.StoryType, jc.SubtaskType}; got != want {
 			t.Errorf("%q: types %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestOpenStoreKeepsAuditForTheConfiguredRetention: audit_retention in
+// .devworkwire.yaml reaches the store's prune on open (the default keeps
+// a year).
+func TestOpenStoreKeepsAuditForTheConfiguredRetention(t *testing.T) {
+	dir := t.TempDir()
+	base := "jira:\n  site: https://x.atlassian.net\n  project: PROJ\n  email: a@example.com\nstore: ./state.db\n"
+	day := 24 * time.Hour
+	for _, c := range []struct {
+		line string
+		want []string
+	}{
+		{"", []string{"imp_20", "imp_40"}},
+		{"audit_retention: 30d\n", []string{"imp_20"}},
+	} {
+		cfg, err := config.Parse(filepath.Join(dir, config.FileName), []byte(base+c.line), func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(filepath.Join(dir, "state.db"))
+		s, err := openStore(t.Context(), cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		for _, age := range []int{40, 20} {
+			if _, err := s.(core.AuditStore).AppendAudit(t.Context(), core.AuditRecord{At: now.Add(-time.Duration(age) * day), Event: core.AuditPreview, Handle: fmt.Sprintf("imp_%d", age)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = s.Close()
+		s, err = openStore(t.Context(), cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, err := s.(core.AuditStore).ListAudit(t.Context(), core.AuditFilter{}, 0)
+		_ = s.Close()
+		var got []string
+		for _, r := range recs {
+			got = append(got, r.Handle)
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%q: the trail after a reopen = %v, %v; want %v", c.line, got, err, c.want)
 		}
 	}
 }

@@ -30,6 +30,9 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives the stores' diagnostics (nil discards).
 	Logger *slog.Logger
+	// Retention applies to the prune on open (zero fields: the stores'
+	// defaults, core.DefaultRetention).
+	Retention core.Retention
 }
 
 // DefaultURL returns the embedded default:
@@ -238,13 +241,13 @@ func Open(ctx context.Context, rawURL string, o Options) (core.Store, error) {
 	}
 	switch t.Kind {
 	case "postgres":
-		s, err := pgstore.Open(ctx, pgstore.Options{URL: t.URL, Schema: t.Schema, Now: o.Now, Logger: o.Logger})
+		s, err := pgstore.Open(ctx, pgstore.Options{URL: t.URL, Schema: t.Schema, Now: o.Now, Logger: o.Logger, Retention: o.Retention})
 		if err != nil {
 			return nil, err
 		}
 		return s, nil
 	default:
-		s, err := sqlitestore.Open(ctx, sqlitestore.Options{Path: t.Path, Now: o.Now, Logger: o.Logger})
+		s, err := sqlitestore.Open(ctx, sqlitestore.Options{Path: t.Path, Now: o.Now, Logger: o.Logger, Retention: o.Retention})
 		if err != nil {
 			return nil, err
 		}

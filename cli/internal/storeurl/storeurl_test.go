@@ -2,9 +2,11 @@ package storeurl_test
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,5 +208,63 @@ func TestParseQueryParameters(t *testing.T) {
 	want := storeurl.Target{Kind: "postgres", URL: base + "?application_name=x&connect_timeout=5&host=db2&pool_max_conns=4&sslmode=require", Schema: "team_a"}
 	if err != nil || got != want {
 		t.Fatalf("Parse with known parameters = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// Open prunes audit records older than Options.Retention.Audit, on SQLite
+// and on Postgres: what is within the retention reads back unchanged, and
+// a zero retention keeps a year.
+func TestOpenPrunesAuditPastTheRetention(t *testing.T) {
+	for name, url := range map[string]func(t *testing.T) string{
+		"sqlite": func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "audit.db") },
+		"postgres": func(t *testing.T) string {
+			base, sep := pgtest.URL(t), "?"
+			if strings.Contains(base, "?") {
+				sep = "&"
+			}
+			return base + sep + "schema=" + pgtest.Schema(t)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			raw := url(t)
+			day := 24 * time.Hour
+			now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+			clock := func() time.Time { return now }
+			open := func(r core.Retention) core.AuditStore {
+				s, err := storeurl.Open(t.Context(), raw, storeurl.Options{Now: clock, Retention: r})
+				if err != nil {
+					t.Fatalf("Open: %v", err)
+				}
+				t.Cleanup(func() { _ = s.Close() })
+				return s.(core.AuditStore)
+			}
+			a := open(core.Retention{})
+			by := &core.Actor{Kind: core.ActorPerson, User: "alice"}
+			for _, age := range []time.Duration{400 * day, 200 * day, 40 * day, 20 * day} {
+				if _, err := a.AppendAudit(t.Context(), core.AuditRecord{At: now.Add(-age), Event: core.AuditPreview, Handle: fmt.Sprintf("imp_%d", age/day), By: by}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			handles := func(a core.AuditStore) []string {
+				got, _, err := a.ListAudit(t.Context(), core.AuditFilter{}, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var hs []string
+				for _, r := range got {
+					if r.By == nil || r.By.User != "alice" {
+						t.Errorf("record %s reads back as %+v", r.Handle, r)
+					}
+					hs = append(hs, r.Handle)
+				}
+				return hs
+			}
+			if got := handles(open(core.Retention{})); !slices.Equal(got, []string{"imp_20", "imp_40", "imp_200"}) {
+				t.Errorf("after an open with the default retention: %v; want the records within a year", got)
+			}
+			if got := handles(open(core.Retention{Audit: 30 * day})); !slices.Equal(got, []string{"imp_20"}) {
+				t.Errorf("after an open with a 30-day retention: %v; want imp_20 only", got)
+			}
+		})
 	}
 }
