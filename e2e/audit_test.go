@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ type auditLog struct {
 			ID   string `json:"account_id"`
 			Name string `json:"name"`
 		} `json:"account"`
+		Key     string   `json:"idempotency_key"`
 		Outcome string   `json:"outcome"`
 		Code    string   `json:"code"`
 		Keys    []string `json:"keys"`
@@ -48,6 +50,7 @@ func onEveryStore(t *testing.T, f func(t *testing.T, e *env)) {
 }
 
 // TestAuditAgentPreviewsPersonReviews: an agent previews over dwire mcp,
+// dwire review's list says the agent (client, version, user) made it,
 // a person commits the handle with dwire review on a terminal; dwire log
 // (text and --json, from another process) shows the preview by the agent's
 // client, and the commit's start and end by the person through review,
@@ -58,6 +61,12 @@ func TestAuditAgentPreviewsPersonReviews(t *testing.T) {
 		p := planSpec{id: "audit-review", epics: 1, stories: 2}
 		cs, _ := e.mcp()
 		pv := e.scPreview(cs, e.write("plan.md", p.markdown()))
+		// dwire review without a handle: the row names who made it.
+		list := e.dwire("review")
+		block, _, _ := strings.Cut(list.stdout[strings.Index(list.stdout, pv.PreviewHandle)+1:], "\n\n")
+		if !strings.Contains(list.stdout, pv.PreviewHandle) || !strings.Contains(block, "by agent dwire-e2e 1.0.0 (ana) via MCP") {
+			t.Errorf("dwire review does not say the agent made %s:\n%s", pv.PreviewHandle, list)
+		}
 		if r := e.dwirePTY("y\r", "review", pv.PreviewHandle); r.code != 0 {
 			t.Fatalf("dwire review: %s", r)
 		}
@@ -168,5 +177,50 @@ func TestAuditPolicyBindsAgents(t *testing.T) {
 		if r := e.dwire("policy"); !strings.Contains(r.stdout, "agents: preview-only") {
 			t.Errorf("dwire policy:\n%s", r)
 		}
+	})
+}
+
+// TestMCPToolDescriptionsNameTheTeamPolicy: dwire mcp's first tools/list
+// names the policy a person set in the shared store (read before the
+// server answers); when another member changes it, the next tool call
+// sends notifications/tools/list_changed and the commit tools name the
+// new policy.
+func TestMCPToolDescriptionsNameTheTeamPolicy(t *testing.T) {
+	onEveryStore(t, func(t *testing.T, e *env) {
+		if r := e.dwirePTY("y\r", "policy", "set", "agents", "ask-person"); r.code != 0 {
+			t.Fatalf("dwire policy set: %s", r)
+		}
+		changed := make(chan struct{}, 8)
+		cs, _ := e.mcpClient("dwire-e2e", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }})
+		describes := func(policy string) {
+			t.Helper()
+			res, err := cs.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, tl := range res.Tools {
+				if strings.HasSuffix(tl.Name, "_commit") {
+					n++
+					if !strings.Contains(tl.Description, "Gate policy in force: agents: "+policy) {
+						t.Errorf("%s's description does not name agents: %s:\n%s", tl.Name, policy, tl.Description)
+					}
+				}
+			}
+			if n != 3 {
+				t.Errorf("%d commit tools listed; want 3", n)
+			}
+		}
+		describes("ask-person")
+		if r := e.dwirePTY("y\r", "policy", "set", "agents", "preview-only"); r.code != 0 {
+			t.Fatalf("dwire policy set: %s", r)
+		}
+		e.scPreview(cs, e.write("plan.md", planSpec{id: "described", epics: 1, stories: 1}.markdown()))
+		select {
+		case <-changed:
+		case <-time.After(time.Minute):
+			t.Fatal("no notifications/tools/list_changed after the policy changed")
+		}
+		describes("preview-only")
 	})
 }

@@ -56,7 +56,7 @@ func TestCrashCommit(t *testing.T) {
 
 	type crashRun struct {
 		p                  planSpec
-		path               string
+		path, handle, key  string
 		killedAt           time.Time
 		delay              time.Duration
 		finishedBeforeKill bool
@@ -72,6 +72,7 @@ func TestCrashCommit(t *testing.T) {
 		cs, cmd := e.mcp()
 		pv := e.scPreview(cs, r.path)
 		key := newKey()
+		r.handle, r.key = pv.PreviewHandle, key
 		args := map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true, "idempotency_key": key}
 		first := make(chan scOutcome, 1)
 		go func() {
@@ -140,6 +141,32 @@ func TestCrashCommit(t *testing.T) {
 	wg.Wait()
 	loop := time.Since(start)
 	e.noDuplicates()
+
+	// The audit trail survives the kills: a killed commit that wrote
+	// anything has the start of its attempt (its key, the agent, the
+	// channel), appended before its first write; none has an end.
+	trail := e.auditLog("--limit", "100000")
+	for i, r := range crashes {
+		var started, finished int
+		for _, rec := range trail.Records {
+			switch {
+			case rec.Handle != r.handle:
+			case rec.Event == "commit_started" && rec.Key == r.key && rec.Channel == "agent" && rec.By != nil && rec.By.Client == "dwire-e2e":
+				started++
+			case rec.Event == "commit_finished":
+				finished++
+			}
+		}
+		if r.outcome != "interrupted" {
+			continue
+		}
+		if wrote := len(e.docWritesSince(start, r.p.id)); wrote > 0 && started != 1 {
+			t.Errorf("run %d: killed after %d writes, the trail has %d starts of its attempt (key %s); want 1", i, wrote, started, r.key)
+		}
+		if finished != 0 {
+			t.Errorf("run %d: killed inside its commit, the trail has %d ends of it", i, finished)
+		}
+	}
 
 	// Re-preview + commit with a new key: the tracker matches. A run killed
 	// holding its document's commit lock (interrupted or locked) keeps it

@@ -58,6 +58,7 @@ func (s *server) gatePolicy(ctx context.Context, b backend) (core.GatePolicy, st
 	if err != nil {
 		return core.GatePolicy{}, "", err
 	}
+	s.describePolicy(&p.Agents)
 	mode := s.elicit
 	if localStrictness(s.elicit) < p.Agents.Strictness() {
 		mode = ElicitationWhenAvailable // the service refuses what the policy does not allow
@@ -95,9 +96,77 @@ func isPolicyRefusal(e *core.Error) bool {
 	return false
 }
 
-// policyNote is what the commit tools' descriptions say about the team's
-// gate policy.
-const policyNote = " The team's gate policy, stored with its state (dwire policy), may be stricter: agents: ask-person commits only what the person accepted when the server asked them, and refuses confirmed: true alone; agents: preview-only refuses every agent commit, and a person commits with dwire review. Both refuse with CONFIRMATION_REQUIRED and write nothing."
+// policyNote is what the commit tools' descriptions say about the gate
+// policy in force: the team's (p, with mode the server's own elicitation
+// setting), or, while the server has not read it yet (p nil), what it may
+// require.
+func policyNote(p *core.AgentPolicy, mode string) string {
+	const again = " The server reads the policy again on every tool call and, when it changed, updates this description (notifications/tools/list_changed)."
+	if p == nil {
+		return " Gate policy in force: not read yet (the team's policy, stored with its state: dwire policy; the server reads it when it opens the state store and then updates this description with notifications/tools/list_changed). Until then assume it may be stricter: agents: ask-person commits only what the person accepted when the server asked them, and refuses confirmed: true alone; agents: preview-only refuses every agent commit, and a person commits with dwire review. Both refuse with CONFIRMATION_REQUIRED and write nothing."
+	}
+	in := " Gate policy in force: agents: " + string(*p) + " (the team's, stored with its state: dwire policy)"
+	switch *p {
+	case core.PolicyPreviewOnly:
+		return in + ": this tool refuses every agent commit with CONFIRMATION_REQUIRED and writes nothing; tell the person the plan is ready, and they commit it with dwire review <preview_handle> in a terminal." + again
+	case core.PolicyAskPerson:
+		return in + ": the server asks the person and commits only what they accepted; confirmed: true alone, or a client that cannot be asked, is refused with CONFIRMATION_REQUIRED and nothing is written." + again
+	}
+	switch mode {
+	case ElicitationRequired:
+		return in + ", and this server requires the person's answer (--elicitation required): it asks the person and commits only what they accepted; a client that cannot be asked is refused with CONFIRMATION_REQUIRED." + again
+	case ElicitationOff:
+		return in + ", and this server does not ask the person (--elicitation off): confirmed: true, sent only after the person agreed, commits." + again
+	}
+	return in + ": where the client supports elicitation the server asks the person and commits only what they accepted; otherwise confirmed: true, sent only after the person agreed, commits." + again
+}
+
+// commitTool is a commit tool as registered, to register again with the
+// policy in force in its description.
+type commitTool struct {
+	tool    *mcp.Tool
+	base    string // the description without the policy
+	handler mcp.ToolHandler
+}
+
+// describePolicy makes the commit tools' descriptions name p (nil: not
+// read yet). A change re-registers them, which sends connected clients
+// notifications/tools/list_changed.
+func (s *server) describePolicy(p *core.AgentPolicy) {
+	note := policyNote(p, s.elicit)
+	s.describeMu.Lock()
+	defer s.describeMu.Unlock()
+	if note == s.described {
+		return
+	}
+	s.described = note
+	for _, name := range []string{ToolImportCommit, ToolProgressCommit, ToolPullCommit} {
+		c, ok := s.commitTools[name]
+		if !ok {
+			continue
+		}
+		t := *c.tool
+		t.Description = c.base + note
+		s.ms.AddTool(&t, c.handler)
+	}
+}
+
+// readPolicy reads the team's policy from b's service, for the tool
+// descriptions (a service that keeps none is under the default). A
+// failure leaves the descriptions as they are; the call goes on.
+func (s *server) readPolicy(ctx context.Context, b backend) {
+	ps, ok := b.svc.(policyService)
+	if !ok {
+		s.describePolicy(&core.DefaultGatePolicy.Agents)
+		return
+	}
+	p, err := ps.GatePolicy(ctx)
+	if err != nil {
+		s.logger.Debug("could not read the gate policy for the tool descriptions", "code", core.ErrorCode(err))
+		return
+	}
+	s.describePolicy(&p.Agents)
+}
 
 type modeKey struct{}
 

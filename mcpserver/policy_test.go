@@ -121,3 +121,95 @@ func TestLooserLocalSettingDoesNotTakeEffectAndIsRecorded(t *testing.T) {
 		t.Error("the default elicitation setting was recorded as a loosening")
 	}
 }
+
+// The commit tools' descriptions name the gate policy in force from the
+// first tools/list (read before the server answers), say what the
+// server's own elicitation setting adds, and follow a change of the
+// team's policy made by someone else: the next tool call reads it and the
+// client gets notifications/tools/list_changed, then the new text. The
+// read-only tools' descriptions do not change.
+func TestToolDescriptionsNameThePolicyInForce(t *testing.T) {
+	changed := make(chan struct{}, 8)
+	copts := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}
+	r, _ := policyEnv(t, core.PolicyAskPerson, Options{}, copts)
+	descs := func() map[string]string {
+		res, err := r.c.cs.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, tl := range res.Tools {
+			m[tl.Name] = tl.Description
+		}
+		return m
+	}
+	commits := []string{ToolImportCommit, ToolProgressCommit, ToolPullCommit}
+	before := descs()
+	for _, name := range commits {
+		if d := before[name]; !strings.Contains(d, "Gate policy in force: agents: ask-person") || !strings.Contains(d, "confirmed: true alone") || !strings.HasPrefix(d, tierWrites) {
+			t.Errorf("%s at start: %q; want the tier and agents: ask-person in force", name, d)
+		}
+	}
+	if _, err := r.svc.SetGatePolicy(core.WithActor(t.Context(), core.Actor{Kind: core.ActorPerson, User: "lead"}), core.PolicyPreviewOnly); err != nil {
+		t.Fatal(err)
+	}
+	r.preview(t)
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after the policy changed")
+	}
+	after := descs()
+	for _, name := range commits {
+		if d := after[name]; !strings.Contains(d, "Gate policy in force: agents: preview-only") || !strings.Contains(d, "dwire review <preview_handle>") || strings.Contains(d, "ask-person") {
+			t.Errorf("%s after the change: %q; want agents: preview-only in force", name, d)
+		}
+	}
+	for name, d := range before {
+		if !slices.Contains(commits, name) && after[name] != d {
+			t.Errorf("%s's description changed with the policy", name)
+		}
+	}
+
+	for mode, want := range map[string]string{
+		ElicitationWhenAvailable: "agents: confirm (the team's, stored with its state: dwire policy): where the client supports elicitation",
+		ElicitationRequired:      "agents: confirm (the team's, stored with its state: dwire policy), and this server requires the person's answer (--elicitation required)",
+		ElicitationOff:           "agents: confirm (the team's, stored with its state: dwire policy), and this server does not ask the person (--elicitation off)",
+	} {
+		r, _ := policyEnv(t, core.PolicyConfirm, Options{Elicitation: mode}, nil)
+		if d := r.c.tool(t, ToolImportCommit).Description; !strings.Contains(d, want) {
+			t.Errorf("--elicitation %s under confirm: %q; want %q", mode, d, want)
+		}
+	}
+}
+
+// A server whose service opens on the first tool call (dwire mcp) and
+// whose early read failed says the policy is not read yet, and names it
+// once a call opened the service.
+func TestToolDescriptionsNameThePolicyOnceRead(t *testing.T) {
+	clk := storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: fakeprovider.New(fakeprovider.Options{Now: clk.Now}), Store: memstore.New(memstore.Options{Now: clk.Now}), Now: clk.Now})
+	if _, err := svc.SetGatePolicy(core.WithActor(t.Context(), core.Actor{Kind: core.ActorPerson, User: "lead"}), core.PolicyPreviewOnly); err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := newWorkspace(t)
+	changed := make(chan struct{}, 8)
+	c := connect(t, nil, Options{
+		Open: func(context.Context) (Service, string, error) { return svc, ws, nil },
+		Policy: func(context.Context) (core.GatePolicy, error) {
+			return core.GatePolicy{}, core.Errorf(core.CodeConfigMissing, "no configuration")
+		},
+	}, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}, "")
+	if d := c.tool(t, ToolImportCommit).Description; !strings.Contains(d, "Gate policy in force: not read yet") {
+		t.Fatalf("before any call: %q; want the policy not read yet", d)
+	}
+	c.mustCall(t, ToolImportPreview, map[string]any{"path": "plans/checkout.md"})
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed once the policy was read")
+	}
+	if d := c.tool(t, ToolImportCommit).Description; !strings.Contains(d, "Gate policy in force: agents: preview-only") {
+		t.Fatalf("after a call: %q; want agents: preview-only", d)
+	}
+}

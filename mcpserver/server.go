@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -76,7 +77,20 @@ type Options struct {
 	// Elicitation is "off", "when-available" (default when empty) or
 	// "required". An unknown value is treated as "required" (fail closed).
 	Elicitation string
+	// Policy, when set, reads the team's gate policy before Serve answers
+	// the first request, so the commit tools' descriptions in tools/list
+	// name the policy in force (`dwire mcp` reads it from the state store
+	// without Jira or a token). A failure, or no answer within
+	// policyReadWait, leaves it to the first tool call that opens the
+	// service; the descriptions then change (notifications/tools/list_changed).
+	// Without Policy and Open, svc's own policy is read.
+	Policy func(ctx context.Context) (core.GatePolicy, error)
 }
+
+// policyReadWait bounds how long Serve waits for Options.Policy before it
+// answers initialize (a shared store that does not answer must not hold
+// the host up).
+const policyReadWait = 3 * time.Second
 
 type server struct {
 	logger *slog.Logger
@@ -90,6 +104,13 @@ type server struct {
 	args           *argValidator
 	stopOnce       sync.Once
 	stopping       chan struct{} // closed when Serve's context ends
+
+	// The commit tools, registered again when the policy their
+	// descriptions name changes (describePolicy).
+	ms          *mcp.Server
+	commitTools map[string]commitTool
+	describeMu  sync.Mutex
+	described   string // the policy note the descriptions carry
 }
 
 // backend is what one tool call runs on.
@@ -127,11 +148,14 @@ func (s *server) cancelOnStop(cancel context.CancelCauseFunc) func() {
 // New returns an MCP server exposing svc as the DevWorkWire tools (toolNames)
 // (svc may be nil when o.Open is set).
 func New(svc Service, o Options) *mcp.Server {
-	_, ms := newServer(svc, o)
+	_, ms := newServer(context.Background(), svc, o)
 	return ms
 }
 
-func newServer(svc Service, o Options) (*server, *mcp.Server) {
+// newServer builds the server and reads the gate policy its commit tools'
+// descriptions name (Options.Policy, else svc's own), waiting at most
+// policyReadWait.
+func newServer(ctx context.Context, svc Service, o Options) (*server, *mcp.Server) {
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -150,12 +174,32 @@ func newServer(svc Service, o Options) (*server, *mcp.Server) {
 		ws := o.Workspace
 		open = func(context.Context) (Service, string, error) { return svc, ws, nil }
 	}
-	s := &server{logger: logger, open: open, elicit: mode, localSet: o.Elicitation != "", pending: newPendingConfirmations(), args: newArgValidator(), stopping: make(chan struct{})}
+	s := &server{logger: logger, open: open, elicit: mode, localSet: o.Elicitation != "", pending: newPendingConfirmations(), args: newArgValidator(), stopping: make(chan struct{}), commitTools: map[string]commitTool{}}
 	ms := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "DevWorkWire", Version: version(o.Version)}, &mcp.ServerOptions{
 		Logger:       sdkLogger(logger),
 		Instructions: instructions,
 	})
+	s.ms = ms
 	s.addTools(ms)
+	read := o.Policy
+	if ps, keeps := svc.(policyService); read == nil && o.Open == nil {
+		if !keeps { // no team policy: the default is in force
+			read = func(context.Context) (core.GatePolicy, error) { return core.DefaultGatePolicy, nil }
+		} else {
+			read = ps.GatePolicy
+		}
+	}
+	var known *core.AgentPolicy
+	if read != nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadWait)
+		if p, err := read(rctx); err == nil {
+			known = &p.Agents
+		} else {
+			logger.Debug("the gate policy is read on the first tool call", "code", core.ErrorCode(err))
+		}
+		cancel()
+	}
+	s.describePolicy(known)
 	ms.AddReceivingMiddleware(callMiddleware(s))
 	return s, ms
 }
@@ -173,7 +217,7 @@ const stopGrace = 5 * time.Second
 // stops between items, reported as such), answered if they return within
 // a few seconds, and Serve returns.
 func Serve(ctx context.Context, svc Service, o Options, in io.Reader, out io.Writer) error {
-	s, ms := newServer(svc, o)
+	s, ms := newServer(ctx, svc, o)
 	t := &drainTransport{inner: &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
 	ss, err := ms.Connect(context.WithoutCancel(ctx), t, nil)
 	if err != nil {

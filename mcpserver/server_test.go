@@ -322,7 +322,7 @@ func TestArgumentValidationFailures(t *testing.T) {
 // with the reason, and the service is not called.
 func TestUndecodableArgumentsAreValidationFailed(t *testing.T) {
 	svc := &fakeService{}
-	s, ms := newServer(svc, Options{})
+	s, ms := newServer(t.Context(), svc, Options{})
 	_ = ms
 	// A schema that admits anything, so only decoding can fail.
 	s.args.add(ToolWorkItemGet, &jsonschema.Schema{})

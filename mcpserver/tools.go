@@ -76,13 +76,13 @@ func writeAnnotations(title string) *mcp.ToolAnnotations {
 
 func (s *server) addTools(ms *mcp.Server) {
 	addTool(s, ms, &mcp.Tool{Name: ToolImportPreview, Description: descImportPreview, Annotations: readOnlyAnnotations("Preview a planning document import")}, service.ResultPreview, s.importPreview)
-	addTool(s, ms, &mcp.Tool{Name: ToolImportCommit, Description: descImportCommit + policyNote, Annotations: writeAnnotations("Commit a previewed import to Jira")}, service.ResultCommitted, s.importCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolImportCommit, Description: descImportCommit, Annotations: writeAnnotations("Commit a previewed import to Jira")}, service.ResultCommitted, s.importCommit)
 	addTool(s, ms, &mcp.Tool{Name: ToolProgressPreview, Description: descProgressPreview, Annotations: readOnlyAnnotations("Preview a progress update")}, service.ResultPreview, s.progressPreview)
-	addTool(s, ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit + policyNote, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, service.ResultCommitted, s.progressCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolProgressCommit, Description: descProgressCommit, Annotations: writeAnnotations("Commit a previewed progress update to Jira")}, service.ResultCommitted, s.progressCommit)
 	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemGet, Description: descGet, Annotations: readOnlyAnnotations("Get a work item")}, service.ResultPreview, s.get)
 	addTool(s, ms, &mcp.Tool{Name: ToolWorkItemQuery, Description: descQuery, Annotations: readOnlyAnnotations("Query work items")}, service.ResultPreview, s.query)
 	addTool(s, ms, &mcp.Tool{Name: ToolPullPreview, Description: descPullPreview, Annotations: readOnlyAnnotations("Preview taking Jira's changes into a planning document")}, service.ResultPreview, s.pullPreview)
-	addTool(s, ms, &mcp.Tool{Name: ToolPullCommit, Description: descPullCommit + policyNote, Annotations: writeAnnotations("Commit a previewed pull into the document")}, service.ResultCommitted, s.pullCommit)
+	addTool(s, ms, &mcp.Tool{Name: ToolPullCommit, Description: descPullCommit, Annotations: writeAnnotations("Commit a previewed pull into the document")}, service.ResultCommitted, s.pullCommit)
 	addTool(s, ms, &mcp.Tool{Name: ToolDocumentExport, Description: descExport, Annotations: readOnlyAnnotations("Export Jira issues as a planning document")}, service.ResultPreview, s.export)
 }
 
@@ -135,7 +135,8 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 	s.args.add(t.Name, in)
 	check := newResultCheck(t.Name, out)
 	name := t.Name
-	ms.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	commit := resultType == service.ResultCommitted
+	handler := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var raw json.RawMessage
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
@@ -155,6 +156,9 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 		if err != nil {
 			return nil, wire(ctx, err)
 		}
+		if !commit { // a commit reads the policy itself (gatePolicy)
+			s.readPolicy(ctx, b)
+		}
 		res, result, err := f(agentContext(ctx, req), req, b, args)
 		if err != nil {
 			return nil, wire(ctx, withNextStep(name, core.AsError(cancelled(ctx, name, err))))
@@ -167,7 +171,12 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 			return nil, wire(ctx, err)
 		}
 		return &mcp.CallToolResult{StructuredContent: body, Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
-	})
+	}
+	if commit {
+		s.commitTools[name] = commitTool{tool: t, base: t.Description, handler: handler}
+		return // registered by describePolicy, with the policy in force
+	}
+	ms.AddTool(t, handler)
 }
 
 // cancelled explains an uncoded failure of a call whose context ended:

@@ -56,7 +56,7 @@ func BenchmarkNewServer(b *testing.B) {
 // BenchmarkCompileToolSchemas is the work moved from server construction
 // to the first tool call: compiling every tool's input schema.
 func BenchmarkCompileToolSchemas(b *testing.B) {
-	s, _ := newServer(&fakeService{}, Options{})
+	s, _ := newServer(b.Context(), &fakeService{}, Options{})
 	if len(s.args.raw) != len(toolNames) {
 		b.Fatalf("%d schemas registered; want %d", len(s.args.raw), len(toolNames))
 	}

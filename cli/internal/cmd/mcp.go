@@ -90,6 +90,7 @@ func mcpRun(ctx context.Context, o *MCPOptions) error {
 		Version:     o.F.Version,
 		Logger:      mcpLogger(o.F),
 		Open:        b.open,
+		Policy:      b.policy,
 		Elicitation: mode,
 	}, ios.In, ios.Out)
 }
@@ -110,10 +111,54 @@ func mcpLogger(f *cmdutil.Factory) *slog.Logger {
 type mcpBackend struct {
 	f *cmdutil.Factory
 
-	mu      sync.Mutex
-	svc     cmdutil.Service
-	ws      string
-	closeFn func()
+	mu  sync.Mutex
+	svc cmdutil.Service
+	ws  string
+	// st is the store opened for the policy or the service (kept for the
+	// service when the configuration still names it), stURL its URL.
+	st    core.Store
+	stURL string
+}
+
+// store opens the store cfg names, or returns the one already open for
+// the same URL. Call with mu held.
+func (b *mcpBackend) store(ctx context.Context, cfg *config.Config) (core.Store, error) {
+	if b.st != nil && b.stURL == cfg.StoreURL {
+		return b.st, nil
+	}
+	if b.f.OpenStore == nil {
+		return nil, errors.New("cmd: dwire mcp has no store wired")
+	}
+	st, err := b.f.OpenStore(ctx, cfg, b.f.Logger())
+	if err != nil {
+		return nil, err
+	}
+	if b.st != nil {
+		_ = b.st.Close()
+	}
+	b.st, b.stURL = st, cfg.StoreURL
+	return st, nil
+}
+
+// policy reads the team's gate policy from the state store before the
+// server answers initialize, so tools/list names it: it needs the
+// configuration but neither Jira nor the token. A store that keeps no
+// policy is under the default.
+func (b *mcpBackend) policy(ctx context.Context) (core.GatePolicy, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cfg, err := config.Load(b.f.ConfigPath, b.f.WorkDir, b.f.Getenv)
+	if err != nil {
+		return core.GatePolicy{}, err
+	}
+	st, err := b.store(ctx, cfg)
+	if err != nil {
+		return core.GatePolicy{}, err
+	}
+	if a, ok := st.(core.AuditStore); ok {
+		return a.LoadPolicy(ctx)
+	}
+	return core.DefaultGatePolicy, nil
 }
 
 func (b *mcpBackend) open(ctx context.Context) (mcpserver.Service, string, error) {
@@ -139,19 +184,19 @@ func (b *mcpBackend) open(ctx context.Context) (mcpserver.Service, string, error
 	if err != nil {
 		return nil, "", err
 	}
-	st, err := f.OpenStore(ctx, cfg, log)
+	st, err := b.store(ctx, cfg)
 	if err != nil {
 		return nil, "", err
 	}
-	b.svc, b.ws, b.closeFn = f.NewService(p, st, cfg, log), cfg.Dir, func() { _ = st.Close() }
+	b.svc, b.ws = f.NewService(p, st, cfg, log), cfg.Dir
 	return b.svc, b.ws, nil
 }
 
 func (b *mcpBackend) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closeFn != nil {
-		b.closeFn()
+	if b.st != nil {
+		_ = b.st.Close()
 	}
 }
 
