@@ -19,7 +19,8 @@ import (
 // "! field (conflict, not written):" with, when its base is known, what
 // the person changed ("in Jira: base → Jira's") and what the document
 // wants ("in the document: base → the document's"). Each returned line
-// fits avail columns.
+// fits avail columns: what does not fit is wrapped between words, never
+// cut (the person confirms these values).
 
 // changeLines renders the changes of a row, each line at most avail
 // columns; a changed field without a FieldChange is "~ field: changed".
@@ -30,7 +31,7 @@ func changeLines(cs *iostreams.ColorScheme, it service.PlanItem, avail int) []st
 	}
 	if len(it.Changes) > 0 {
 		for _, f := range undescribed(it) {
-			out = append(out, cs.Yellow(Truncate("~ "+f+": changed", avail)))
+			out = append(out, paint(cs.Yellow, wrapLines("~ "+f+": changed", avail, "  "))...)
 		}
 	}
 	return out
@@ -39,7 +40,7 @@ func changeLines(cs *iostreams.ColorScheme, it service.PlanItem, avail int) []st
 func changeLine(cs *iostreams.ColorScheme, c service.FieldChange, avail int) []string {
 	if c.Conflict {
 		if c.Tracker != nil && c.Document != nil {
-			out := []string{cs.Red(Truncate("! "+c.Field+" (conflict, not written):", avail))}
+			out := paint(cs.Red, wrapLines("! "+c.Field+" (conflict, not written):", avail, "  "))
 			for _, s := range []struct {
 				label string
 				side  *service.FieldSide
@@ -68,19 +69,22 @@ func editLines(cs *iostreams.ColorScheme, head, from, to, diff string, added, re
 		for _, v := range removed {
 			parts = append(parts, "−"+oneLine(v))
 		}
-		return []string{cs.Yellow(Truncate(head+" "+strings.Join(parts, " "), avail))}
+		return paint(cs.Yellow, wrapLines(head+" "+strings.Join(parts, " "), avail, "  "))
 	case diff != "":
-		return append([]string{cs.Yellow(Truncate(head, avail))}, diffLines(cs, diff, avail-2)...)
+		return append(paint(cs.Yellow, wrapLines(head, avail, "  ")), diffLines(cs, diff, avail-2)...)
 	}
 	from, to = shownValue(from), shownValue(to)
 	if inline := head + " " + from + " → " + to; utf8.RuneCountInString(inline) <= avail {
 		return []string{cs.Yellow(inline)}
 	}
-	return []string{
-		cs.Yellow(Truncate(head, avail)),
-		"  " + cs.Red(Truncate("- "+from, avail-2)),
-		"  " + cs.Green(Truncate("+ "+to, avail-2)),
+	out := paint(cs.Yellow, wrapLines(head, avail, "  "))
+	for _, l := range paint(cs.Red, wrapLines("- "+from, avail-2, "  ")) {
+		out = append(out, "  "+l)
 	}
+	for _, l := range paint(cs.Green, wrapLines("+ "+to, avail-2, "  ")) {
+		out = append(out, "  "+l)
+	}
+	return out
 }
 
 // shownValue is a value on one line; an empty one is "(none)".
@@ -94,7 +98,7 @@ func shownValue(s string) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // diffLines is a unified diff (core.FieldChange.Diff) as compact lines
-// indented by two, each at most avail+2 columns.
+// indented by two, each at most avail+2 columns (a long line wrapped).
 func diffLines(cs *iostreams.ColorScheme, diff string, avail int) []string {
 	var out []string
 	hunks := 0
@@ -109,13 +113,13 @@ func diffLines(cs *iostreams.ColorScheme, diff string, avail int) []string {
 				out = append(out, "  "+cs.Gray("…"))
 			}
 		case '\\':
-			out = append(out, "  "+cs.Gray(Truncate("… "+notShown(text), avail)))
+			out = append(out, indented(paint(cs.Gray, wrapLines("… "+notShown(text), avail, "  ")))...)
 		case '-':
-			out = append(out, "  "+cs.Red(cut("- "+text, avail)))
+			out = append(out, indented(paint(cs.Red, wrapLines("- "+strings.TrimRight(text, " "), avail, "  ")))...)
 		case '+':
-			out = append(out, "  "+cs.Green(cut("+ "+text, avail)))
+			out = append(out, indented(paint(cs.Green, wrapLines("+ "+strings.TrimRight(text, " "), avail, "  ")))...)
 		default:
-			out = append(out, "  "+cs.Gray(cut("  "+text, avail)))
+			out = append(out, indented(paint(cs.Gray, wrapLines("  "+strings.TrimRight(text, " "), avail, "  ")))...)
 		}
 	}
 	return out

@@ -158,18 +158,26 @@ func ImportPreview(w io.Writer, p service.ImportPreviewResult, o Options) {
 			act = pad("held", actionW) // a create this plan does not make
 		}
 		key := pad(it.Key, keyW)
-		label := Truncate(itemLabel(it.Kind, it.Reference, it.Title), width-lead-utf8.RuneCountInString(tree))
-		fmt.Fprintf(w, "  %s%s%s%s\n", actionColor(cs, it.Action, act), key, tree, label)
-		noteLead := strings.Repeat(" ", lead) + cont + "  "
+		// The title, the notes and the changes wrap between words (never
+		// cut: the person confirms them); a title continues under itself.
+		labelLead := strings.Repeat(" ", lead) + cont
+		label := wrapLines(itemLabel(it.Kind, it.Reference, it.Title), width-utf8.RuneCountInString(labelLead), "")
+		fmt.Fprintf(w, "  %s%s%s%s\n", actionColor(cs, it.Action, act), key, tree, label[0])
+		for _, l := range label[1:] {
+			fmt.Fprintf(w, "%s%s\n", labelLead, l)
+		}
+		noteLead := labelLead + "  "
 		avail := width - utf8.RuneCountInString(noteLead)
+		var lines []string
 		for _, n := range notes(it) {
-			fmt.Fprintf(w, "%s%s\n", noteLead, cs.Gray(Truncate(n, avail)))
+			lines = append(lines, paint(cs.Gray, wrapLines(n, avail, "  "))...)
 		}
-		for _, l := range changeLines(cs, it, avail) {
-			fmt.Fprintf(w, "%s%s\n", noteLead, l)
-		}
+		lines = append(lines, changeLines(cs, it, avail)...)
 		if it.Action == core.ActionDrift {
-			fmt.Fprintf(w, "%s%s\n", noteLead, cs.Gray(Truncate(`to overwrite, add "Drift: take-document" to the item`, avail)))
+			lines = append(lines, paint(cs.Gray, wrapLines(`to overwrite, add "Drift: take-document" to the item`, avail, "  "))...)
+		}
+		for _, l := range lines {
+			fmt.Fprintf(w, "%s%s\n", noteLead, l)
 		}
 	}
 	if len(p.Items) == 0 {

@@ -11,9 +11,10 @@ import (
 // kept; each source line is wrapped on its own, continuing its own leading
 // spaces.
 func Wrap(text string, width int, indent string) string {
-	if width < 20 {
-		width = 20
-	}
+	return wrap(text, max(width, 20), indent)
+}
+
+func wrap(text string, width int, indent string) string {
 	var b strings.Builder
 	for li, src := range strings.Split(text, "\n") {
 		if li > 0 {
@@ -71,4 +72,43 @@ func spacedWords(s string) []spacedWord {
 		s = t[end:]
 	}
 	return out
+}
+
+// wrapLines is text in lines of at most width columns (at least 8),
+// wrapped between words and continued after indent; a word longer than a
+// line is broken (a narrow terminal sees all of it, never a cut value).
+func wrapLines(text string, width int, indent string) []string {
+	width = max(width, 8)
+	if utf8.RuneCountInString(indent) >= width/2 {
+		indent = ""
+	}
+	var out []string
+	for _, l := range strings.Split(wrap(text, width, indent), "\n") {
+		for r := []rune(l); ; {
+			if len(r) <= width {
+				out = append(out, string(r))
+				break
+			}
+			out = append(out, string(r[:width]))
+			r = append([]rune(indent), r[width:]...)
+		}
+	}
+	return out
+}
+
+// paint colours each line on its own (a colour never spans a line break).
+func paint(color func(string) string, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = color(l)
+	}
+	return out
+}
+
+// indented puts two spaces before each line.
+func indented(lines []string) []string {
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	return lines
 }
