@@ -104,9 +104,13 @@ const (
 	AuditPreview        AuditEvent = "preview"
 	AuditCommitStarted  AuditEvent = "commit_started"
 	AuditCommitFinished AuditEvent = "commit_finished"
-	// AuditCommitRefused: the gate policy refused a commit attempt
-	// (nothing written).
+	// AuditCommitRefused: the gate policy refused a commit attempt, or
+	// the plan was stale (Code PREVIEW_STALE); nothing written.
 	AuditCommitRefused AuditEvent = "commit_refused"
+	// AuditPreviewSetAside: nobody waits on a stored preview any more (Note
+	// says why: a person declined it, or it was a dry run); `dwire review`
+	// no longer lists it. Its handle still commits if given.
+	AuditPreviewSetAside AuditEvent = "preview_set_aside"
 	// AuditPolicySet: someone set the gate policy.
 	AuditPolicySet AuditEvent = "policy_set"
 	// AuditLooseningIgnored: a front door's local setting asked for a

@@ -132,7 +132,11 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 			}
 			return k.replay(&run)
 		}
-		return zero, s.whyStale(ctx, g, err)
+		err = s.whyStale(ctx, g, err)
+		if core.ErrorCode(err) == core.CodePreviewStale {
+			s.auditStale(ctx, k.kind, g.preview.Handle)
+		}
+		return zero, err
 	}
 	account, err := s.account(ctx)
 	if err != nil {

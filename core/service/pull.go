@@ -172,6 +172,7 @@ type pullHead struct {
 	Diff       string     `json:"diff"`
 	Warnings   []string   `json:"warnings,omitempty"`
 	Counts     PullCounts `json:"counts"`
+	MadeBy     string     `json:"made_by,omitempty"` // who or what made the preview (WithMadeBy)
 }
 
 // pullEntry is one base the commit moves forward.
@@ -319,7 +320,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
-	pl := pullPlan{Version: pullPlanVersion, Pull: pullHead{RunID: o.runID, Document: doc.ID, Scope: scope, Path: in.Path, FileDigest: core.PlanDigest(data), Warnings: warnings}}
+	pl := pullPlan{Version: pullPlanVersion, Pull: pullHead{RunID: o.runID, Document: doc.ID, Scope: scope, Path: in.Path, FileDigest: core.PlanDigest(data), Warnings: warnings, MadeBy: madeByFrom(ctx)}}
 	if newData != nil {
 		pl.Pull.NewFile = newData
 		pl.Pull.Diff = fileDiff(name, string(data), string(newData))

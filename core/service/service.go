@@ -101,6 +101,9 @@ func orDefault[T int | time.Duration](v, def T) T {
 const (
 	importHandlePrefix   = "imp_"
 	progressHandlePrefix = "prg_"
+	// pullHandlePrefix: pulls stored before pull had its own kind kept
+	// imp_ handles, which still load (by the stored kind).
+	pullHandlePrefix = "pul_"
 )
 
 // randomHex returns n random bytes, hex-encoded.
@@ -126,8 +129,11 @@ func NewIdempotencyKey() string { return "idk_" + randomHex(16) }
 func newHandle(k core.PreviewKind) string { return handlePrefix(k) + randomHex(16) } // 128 bits
 
 func handlePrefix(k core.PreviewKind) string {
-	if k == core.PreviewProgress {
+	switch k {
+	case core.PreviewProgress:
 		return progressHandlePrefix
+	case core.PreviewPull:
+		return pullHandlePrefix
 	}
 	return importHandlePrefix
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/prompt"
 	"github.com/devworkwire/devworkwire/core"
@@ -39,9 +40,21 @@ func ask(ctx context.Context, ios *iostreams.IOStreams, question string) (bool, 
 
 var errNoPrompt = fmt.Errorf("no terminal to prompt on")
 
+// setAside records that nobody waits on the stored preview of handle any
+// more (why: core.AsideDeclined after a no at the prompt, core.AsideDryRun
+// for --dry-run), so `dwire review` no longer lists it; the handle still
+// shows and commits. Best effort: the answer stands if the store cannot
+// record it.
+func setAside(ctx context.Context, svc cmdutil.Service, handle, why string) {
+	if handle != "" {
+		_ = svc.SetPreviewAside(context.WithoutCancel(ctx), handle, why)
+	}
+}
+
 // confirmed asks question and reports whether to commit. A prompt that
-// cannot be asked is confirmRequired(runID, handle, what); any answer but
-// yes commits nothing and, with --json (asJSON), prints shown, the
+// cannot be asked is confirmRequired(runID, handle, what) (the preview
+// still waits for a person); any answer but yes (a nil error) commits
+// nothing and, with --json (asJSON), prints shown, the
 // preview, as the command's result.
 func confirmed(ctx context.Context, ios *iostreams.IOStreams, asJSON bool, question, what, runID, handle string, shown any) (bool, error) {
 	ok, err := ask(ctx, ios, question)

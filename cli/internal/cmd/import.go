@@ -92,6 +92,9 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	titleWarnings(ios, planTitles(p))
 	writes := render.Writes(p.Counts)
 	interactive := !o.DryRun && writes
+	if o.DryRun {
+		setAside(ctx, svc, p.PreviewHandle, service.AsideDryRun)
+	}
 
 	// The preview: on stdout, unless stdout is reserved for the JSON result.
 	shown := p
@@ -123,6 +126,9 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	}
 	q := importQuestion(p.Writes, ios.Width())
 	if ok, err := confirmed(ctx, ios, o.JSON, q, "Writing to Jira", p.RunID, p.PreviewHandle, p); !ok {
+		if err == nil { // answered no (not: nobody could be asked)
+			setAside(ctx, svc, p.PreviewHandle, service.AsideDeclined)
+		}
 		return err
 	}
 	return committer{IO: ios, JSON: o.JSON, Svc: svc}.importCommit(ctx, p.PreviewHandle, p.PlanDigest)

@@ -94,6 +94,9 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 	}
 	warn(ios, p.Warnings)
 	titleWarnings(ios, map[string]string{p.Item.Key: p.Item.Title})
+	if o.DryRun {
+		setAside(ctx, svc, p.PreviewHandle, service.AsideDryRun)
+	}
 	if done, err := showPreview(ios, o.JSON, o.DryRun, p, func(w io.Writer, ro render.Options) { render.ProgressPreview(w, p, ro) }); done {
 		return err
 	}
@@ -102,6 +105,9 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 		return nil
 	}
 	if ok, err := confirmed(ctx, ios, o.JSON, fmt.Sprintf("Write this to %s in Jira?", p.Item.Key), "Reporting progress", p.RunID, p.PreviewHandle, p); !ok {
+		if err == nil { // answered no (not: nobody could be asked)
+			setAside(ctx, svc, p.PreviewHandle, service.AsideDeclined)
+		}
 		return err
 	}
 	return committer{IO: ios, JSON: o.JSON, Svc: svc}.progressCommit(ctx, p.PreviewHandle, p.PlanDigest)

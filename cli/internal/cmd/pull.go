@@ -85,6 +85,9 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 	p.Path = o.Path // as the person wrote it
 	warn(ios, p.Warnings)
 	interactive := !o.DryRun && p.Writes
+	if o.DryRun {
+		setAside(ctx, svc, p.PreviewHandle, service.AsideDryRun)
+	}
 	if done, err := showPreview(ios, o.JSON, !interactive, p, render.PullPreviewView(p)); done {
 		return err
 	}
@@ -103,6 +106,9 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 	}
 	q := pullQuestion(p, ios.Width())
 	if ok, err := ask(ctx, ios, q); err != nil || !ok {
+		if err == nil {
+			setAside(ctx, svc, p.PreviewHandle, service.AsideDeclined)
+		}
 		if !ok && err == nil && o.JSON {
 			return printJSON(ios.Out, p)
 		}

@@ -39,8 +39,13 @@ A pull's handle (dwire pull, or an agent's pull_preview) is shown with
 the file's diff and, once confirmed, writes the document as dwire pull
 does; it is refused if the file changed since the preview.
 
-Without a handle it lists the previews of this project waiting for a
-person (not committed, not expired), newest first.`,
+Without a handle it lists the previews of this project a person is
+waiting on, newest first: imports, progress updates and pulls that are
+not committed, not expired, not declined at a prompt, not dry runs, not
+found stale, not superseded by a newer preview of the same document or
+item, and that write something. Before asking, the plan is checked
+against Jira: a stale one is refused (PREVIEW_STALE) without asking, and
+leaves the list.`,
 		Example: "  dwire review\n  dwire review imp_3f9c…\n  dwire review prg_81d0…",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: runE(o, runF, reviewRun, func(_ *cobra.Command, args []string) {
@@ -86,6 +91,9 @@ func pendingHandles(ctx context.Context, open cmdutil.OpenServiceFunc) []string 
 		case p.Item != nil:
 			what = "progress of " + p.Item.Key
 		}
+		if p.Kind == core.PreviewPull {
+			what = "pull into " + p.Document
+		}
 		out = append(out, p.PreviewHandle+"\t"+render.CleanText(what))
 	}
 	return out
@@ -106,6 +114,15 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	info, err := svc.ShowPreview(ctx, o.Handle)
 	if err != nil {
 		return err
+	}
+	ctx = core.WithChannel(ctx, core.ChannelReview) // for the audit trail
+	// A person about to be asked is never shown a plan the tracker no
+	// longer matches: PREVIEW_STALE now, before the question (recorded,
+	// so the list no longer offers it).
+	if info.ConsumedBy == "" && ios.CanPrompt() {
+		if err := svc.CheckPreview(ctx, o.Handle); err != nil {
+			return err
+		}
 	}
 	// The preview on stdout (stderr under --json); one that is about to be
 	// confirmed while stdout is redirected also on the terminal.
@@ -173,10 +190,12 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return confirmRequired(runID, o.Handle, what)
 	}
 	if ok, err := confirmed(ctx, ios, o.JSON, question, what, runID, o.Handle, shown); !ok {
+		if err == nil { // answered no: nobody waits on it any more
+			setAside(ctx, svc, o.Handle, service.AsideDeclined)
+		}
 		return err
 	}
 	c := committer{IO: ios, JSON: o.JSON, Svc: svc}
-	ctx = core.WithChannel(ctx, core.ChannelReview) // for the audit trail
 	if info.Kind == core.PreviewPull {
 		return c.pullCommit(ctx, o.Handle, info.Pull.PlanDigest, info.Pull.Path)
 	}

@@ -23,6 +23,8 @@ type Service interface {
 	mcpserver.Service
 	PendingPreviews(ctx context.Context, limit int) (service.PendingResult, error)
 	ShowPreview(ctx context.Context, handle string) (service.PreviewInfo, error)
+	SetPreviewAside(ctx context.Context, handle, why string) error
+	CheckPreview(ctx context.Context, handle string) error
 	KnownItems(ctx context.Context, limit int) ([]core.IndexEntry, error)
 	Graph(ctx context.Context, in service.GraphInput) (service.GraphResult, error)
 	PullPreview(ctx context.Context, in service.PullPreviewInput) (service.PullPreviewResult, error)

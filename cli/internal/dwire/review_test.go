@@ -3,6 +3,9 @@ package dwire
 import (
 	"encoding/json"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +27,20 @@ func dryRunHandle(t *testing.T, h *harness, args ...string) string {
 		t.Fatalf("%v: %v\n%s%s", args, err, r.out, r.errOut)
 	}
 	return p.PreviewHandle
+}
+
+// waitingHandle runs a command that previews without a terminal, so the
+// preview is left waiting for a person (CONFIRMATION_REQUIRED naming
+// dwire review), and returns its handle.
+func waitingHandle(t *testing.T, h *harness, args ...string) string {
+	t.Helper()
+	r := h.run("", false, args...)
+	r.expect(t, 1, "CONFIRMATION_REQUIRED")
+	m := regexp.MustCompile(`dwire review ((imp|prg|pul)_[0-9a-f]+)`).FindStringSubmatch(r.errOut)
+	if m == nil {
+		t.Fatalf("%v names no handle to review:\n%s", args, r.errOut)
+	}
+	return m[1]
 }
 
 // Reviewing a preview whose commit stopped part-way says how far it got,
@@ -69,9 +86,11 @@ func TestReviewOfAStoppedCommit(t *testing.T) {
 	h.run("y\n", true, "review", handle).expect(t, 0, "Skipped: this preview was already committed (run run_")
 }
 
-// dwire review without a handle lists the previews waiting for a person:
-// newest first, with what each writes and who made it; --json too (issue
-// 19 #2).
+// dwire review without a handle lists the previews a person waits on:
+// newest first, with what each writes and who made it; --json too. Not a
+// dry run, a preview declined at the prompt, a committed one, one that
+// writes nothing, nor one a newer preview of the same document
+// supersedes.
 func TestReviewListsPendingPreviews(t *testing.T) {
 	h := newHarness(t)
 	h.env["USER"] = "ana"
@@ -81,21 +100,32 @@ func TestReviewListsPendingPreviews(t *testing.T) {
 		return service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: s, Logger: log, Now: func() time.Time { return now }})
 	}
 	h.run("", false, "review").expect(t, 0, "No previews are waiting for review")
-	first := dryRunHandle(t, h, "import", "plan.md")
+	dry := dryRunHandle(t, h, "import", "plan.md")
+	h.run("n\n", true, "import", "plan.md").expect(t, 0, "Skipped: not confirmed")
 	h.run("y\n", true, "import", "plan.md").expect(t, 0) // consumes its own preview
-	prg := dryRunHandle(t, h, "progress", "checkout-v2/s-1", "--status", "done")
+	h.run("", false, "import", "plan.md").expect(t, 0, "Nothing to write")
+	prg := waitingHandle(t, h, "progress", "checkout-v2/s-1", "--status", "done")
+	b, _ := os.ReadFile(filepath.Join(h.dir, "plan.md"))
+	_ = os.WriteFile(filepath.Join(h.dir, "plan.md"), []byte(strings.Replace(string(b), "Save address for next time", "Save the address", 1)), 0o600)
+	older := waitingHandle(t, h, "import", "plan.md")
+	first := waitingHandle(t, h, "import", "plan.md")
 	r := h.run("", false, "review")
-	r.expect(t, 0, first, prg, "import of checkout-v2", "5 to create · 0 to update", "progress of DEMO-", "move to done", "by dwire import, as ana", "by dwire progress, as ana", "Review one with: dwire review <handle>")
-	if strings.Index(r.out, prg) > strings.Index(r.out, first) {
+	r.expect(t, 0, first, prg, "import of checkout-v2", "0 to create · 1 to update", "progress of DEMO-", "move to done", "by dwire import, as ana", "by dwire progress, as ana", "Review one with: dwire review <handle>")
+	if strings.Index(r.out, first) > strings.Index(r.out, prg) {
 		t.Errorf("not newest first:\n%s", r.out)
 	}
-	if strings.Count(r.out, "imp_") != 1 {
-		t.Errorf("a committed preview is listed:\n%s", r.out)
+	if n := strings.Count(r.out, "imp_"); n != 1 || strings.Contains(r.out, older) || strings.Contains(r.out, dry) {
+		t.Errorf("%d imports listed (want 1: not the dry run %s, the declined, the committed, the unchanged or the superseded %s):\n%s", n, dry, older, r.out)
 	}
 	r = h.run("", false, "review", "--json")
 	var res service.PendingResult
-	if err := json.Unmarshal([]byte(r.out), &res); err != nil || res.Returned != 2 || res.Previews[0].PreviewHandle != prg || res.Previews[1].Counts == nil || res.Previews[1].Counts.Create != 5 {
+	if err := json.Unmarshal([]byte(r.out), &res); err != nil || res.Returned != 2 || res.Previews[0].PreviewHandle != first || res.Previews[0].Counts == nil || res.Previews[0].Counts.Update != 1 {
 		t.Fatalf("review --json = %+v %v\n%s", res, err, r.out)
+	}
+	// Declined at dwire review: it leaves the list.
+	h.run("n\n", true, "review", first).expect(t, 0, "Skipped: not confirmed")
+	if r := h.run("", false, "review"); strings.Contains(r.out, first) || !strings.Contains(r.out, prg) {
+		t.Errorf("after declining %s at review:\n%s", first, r.out)
 	}
 }
 
@@ -116,7 +146,7 @@ func TestCompletionFromTheStore(t *testing.T) {
 	if strings.Contains(r.out, "checkout-v2/s-1") {
 		t.Errorf("not filtered by what was typed:\n%s", r.out)
 	}
-	handle := dryRunHandle(t, h, "progress", "checkout-v2/s-1", "--status", "done")
+	handle := waitingHandle(t, h, "progress", "checkout-v2/s-1", "--status", "done")
 	h.run("", false, "__complete", "review", "").expect(t, 0, handle+"\tprogress of DEMO-")
 	if h.prov.Writes() != calls {
 		t.Fatal("completion wrote")

@@ -39,6 +39,8 @@ func Pending(w io.Writer, r service.PendingResult, o Options) {
 				steps = append(steps, "add a comment")
 			}
 			what, detail = "progress of "+p.Item.Key, strings.Join(steps, ", ")
+		case p.Kind == core.PreviewPull:
+			what, detail = "pull into "+p.Document, p.Writes
 		default:
 			what = string(p.Kind)
 		}
