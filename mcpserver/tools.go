@@ -244,7 +244,7 @@ var typeSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[core.Status]():        {Type: "string", Enum: []any{"todo", "in_progress", "done"}},
 	reflect.TypeFor[core.Kind]():          {Type: "string", Enum: []any{string(core.KindEpic), string(core.KindStory), string(core.KindSubtask)}},
 	reflect.TypeFor[core.Action]():        {Type: "string", Enum: []any{string(core.ActionCreate), string(core.ActionUpdate), string(core.ActionUnchanged), string(core.ActionDrift), string(service.ActionRemoved), string(service.ActionClose), string(service.ActionAdopt)}},
-	reflect.TypeFor[core.PreviewKind]():   {Type: "string", Enum: []any{"import", "progress"}},
+	reflect.TypeFor[core.PreviewKind]():   {Type: "string", Enum: []any{"import", "progress", "pull"}},
 	reflect.TypeFor[service.PullAction](): {Type: "string", Enum: enumOf(service.PullActions)},
 	reflect.TypeFor[service.PullTake]():   {Type: "string", Enum: enumOf(service.PullTakes)},
 	reflect.TypeFor[core.Reference]():     {Type: "string", Description: "<document id>/<item id>, e.g. checkout-v2/s-3"},

@@ -74,6 +74,8 @@ func auditWhat(r core.AuditRecord) string {
 		return "gate policy set"
 	case core.AuditLooseningIgnored:
 		return "looser local setting ignored"
+	case core.AuditPreviewSetAside:
+		return "preview set aside"
 	}
 	return string(r.Event)
 }
