@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -305,37 +304,19 @@ func TestFenceWithoutMarkersIsARead(t *testing.T) {
 	}
 }
 
-// The audit table refuses an UPDATE (its trigger), so a record once
-// appended reads back as it was; the same statement goes through once the
-// trigger is dropped, so the refusal is the trigger's and not a mistake
-// in the statement.
+// The audit table refuses an UPDATE (its trigger): storetest's
+// AuditNeverRewritten.
 func TestAuditRowsAreNeverRewritten(t *testing.T) {
 	s := open(t, pgtest.URL(t), pgtest.Schema(t))
-	ctx := t.Context()
-	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	rec := core.AuditRecord{At: at, Event: core.AuditPreview, Handle: "imp_a", Documents: []string{"plan"}, By: &core.Actor{Kind: core.ActorPerson, User: "alice"}}
-	seq, err := s.AppendAudit(ctx, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
 	table := pgx.Identifier{s.Schema(), "audit"}.Sanitize()
-	for _, stmt := range []string{
-		`UPDATE ` + table + ` SET body = convert_to('{"event":"preview","handle":"imp_a","by":{"kind":"person","user":"mallory"}}', 'UTF8') WHERE seq = $1`,
+	storetest.AuditNeverRewritten(t, s, []string{
 		`UPDATE ` + table + ` SET at = at + interval '1 second' WHERE seq = $1`,
-	} {
-		_, err := s.Pool().Exec(ctx, stmt, seq)
-		if err == nil || !strings.Contains(err.Error(), "never rewritten") {
-			t.Errorf("%s = %v; want the trigger's refusal", stmt, err)
-		}
-	}
-	got, _, err := s.ListAudit(ctx, core.AuditFilter{}, 0)
-	if err != nil || len(got) != 1 || got[0].Seq != seq || got[0].By == nil || got[0].By.User != "alice" || !got[0].At.Equal(at) {
-		t.Fatalf("after the refused UPDATEs the trail = %+v, %v; want the record as appended", got, err)
-	}
-	if _, err := s.Pool().Exec(ctx, `DROP TRIGGER audit_never_rewritten ON `+table); err != nil {
-		t.Fatal(err)
-	}
-	if tag, err := s.Pool().Exec(ctx, `UPDATE `+table+` SET at = at + interval '1 second' WHERE seq = $1`, seq); err != nil || tag.RowsAffected() != 1 {
-		t.Fatalf("UPDATE without the trigger = %v, %v; want 1 row changed", tag, err)
-	}
+		`UPDATE ` + table + ` SET body = convert_to('{"event":"preview","handle":"imp_a","by":{"kind":"person","user":"mallory"}}', 'UTF8') WHERE seq = $1`,
+	}, func(stmt string, seq int64) (int64, error) {
+		tag, err := s.Pool().Exec(t.Context(), stmt, seq)
+		return tag.RowsAffected(), err
+	}, func() error {
+		_, err := s.Pool().Exec(t.Context(), `DROP TRIGGER audit_never_rewritten ON `+table)
+		return err
+	})
 }

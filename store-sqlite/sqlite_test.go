@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -230,38 +229,21 @@ func TestFenceWithoutMarkersIsARead(t *testing.T) {
 	}
 }
 
-// The audit table refuses an UPDATE (its trigger), so a record once
-// appended reads back as it was; the same statement goes through once the
-// trigger is dropped, so the refusal is the trigger's and not a mistake
-// in the statement.
+// The audit table refuses an UPDATE (its trigger): storetest's
+// AuditNeverRewritten.
 func TestAuditRowsAreNeverRewritten(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "state.db"))
-	ctx := t.Context()
-	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	rec := core.AuditRecord{At: at, Event: core.AuditPreview, Handle: "imp_a", Documents: []string{"plan"}, By: &core.Actor{Kind: core.ActorPerson, User: "alice"}}
-	seq, err := s.AppendAudit(ctx, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
-		`UPDATE audit SET body = CAST('{"event":"preview","handle":"imp_a","by":{"kind":"person","user":"mallory"}}' AS BLOB) WHERE seq = ?`,
+	storetest.AuditNeverRewritten(t, s, []string{
 		`UPDATE audit SET at = at + 1 WHERE seq = ?`,
-	} {
-		_, err := s.DB().ExecContext(ctx, stmt, seq)
-		if err == nil || !strings.Contains(err.Error(), "never rewritten") {
-			t.Errorf("%s = %v; want the trigger's refusal", stmt, err)
+		`UPDATE audit SET body = CAST('{"event":"preview","handle":"imp_a","by":{"kind":"person","user":"mallory"}}' AS BLOB) WHERE seq = ?`,
+	}, func(stmt string, seq int64) (int64, error) {
+		res, err := s.DB().ExecContext(t.Context(), stmt, seq)
+		if err != nil {
+			return 0, err
 		}
-	}
-	got, _, err := s.ListAudit(ctx, core.AuditFilter{}, 0)
-	if err != nil || len(got) != 1 || got[0].Seq != seq || got[0].By == nil || got[0].By.User != "alice" || !got[0].At.Equal(at) {
-		t.Fatalf("after the refused UPDATEs the trail = %+v, %v; want the record as appended", got, err)
-	}
-	if _, err := s.DB().ExecContext(ctx, `DROP TRIGGER audit_never_rewritten`); err != nil {
-		t.Fatal(err)
-	}
-	if res, err := s.DB().ExecContext(ctx, `UPDATE audit SET at = at + 1 WHERE seq = ?`, seq); err != nil {
-		t.Fatalf("UPDATE without the trigger: %v", err)
-	} else if n, _ := res.RowsAffected(); n != 1 {
-		t.Fatalf("UPDATE without the trigger changed %d rows; want 1", n)
-	}
+		return res.RowsAffected()
+	}, func() error {
+		_, err := s.DB().ExecContext(t.Context(), `DROP TRIGGER audit_never_rewritten`)
+		return err
+	})
 }

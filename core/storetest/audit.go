@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -160,5 +161,37 @@ func testPolicy(t *testing.T, e *env) {
 	}
 	if p, err := a.LoadPolicy(ctx); err != nil || p.Agents != core.PolicyPreviewOnly || p.SetBy != nil {
 		t.Errorf("LoadPolicy after a second SavePolicy = %+v, %v; want preview-only", p, err)
+	}
+}
+
+// AuditNeverRewritten checks a SQL store's refusal of an UPDATE of its
+// audit table: a record is appended to a; each of updates (run by exec
+// with the record's sequence number as its one argument) must fail with
+// the trigger's "never rewritten"; the record must read back as
+// appended; then, once drop removed the trigger, the first update must go
+// through and change one row (so the refusal was the trigger's, not a
+// mistake in the statement).
+func AuditNeverRewritten(t *testing.T, a core.AuditStore, updates []string, exec func(stmt string, seq int64) (rows int64, err error), drop func() error) {
+	t.Helper()
+	ctx := t.Context()
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	seq, err := a.AppendAudit(ctx, core.AuditRecord{At: at, Event: core.AuditPreview, Handle: "imp_a", Documents: []string{"plan"}, By: &core.Actor{Kind: core.ActorPerson, User: "alice"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range updates {
+		if _, err := exec(stmt, seq); err == nil || !strings.Contains(err.Error(), "never rewritten") {
+			t.Errorf("%s = %v; want the trigger's refusal", stmt, err)
+		}
+	}
+	got, _, err := a.ListAudit(ctx, core.AuditFilter{}, 0)
+	if err != nil || len(got) != 1 || got[0].Seq != seq || got[0].By == nil || got[0].By.User != "alice" || !got[0].At.Equal(at) {
+		t.Fatalf("after the refused UPDATEs the trail = %+v, %v; want the record as appended", got, err)
+	}
+	if err := drop(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := exec(updates[0], seq); err != nil || n != 1 {
+		t.Fatalf("%s without the trigger = %d rows, %v; want 1 row changed", updates[0], n, err)
 	}
 }
