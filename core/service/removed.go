@@ -37,8 +37,10 @@ func (s *WorkItemService) removedRefs(ctx context.Context, scope string, doc *pl
 		return nil, err
 	}
 	listed := make(map[core.Reference]bool, len(doc.Items)+len(doc.Subtasks))
-	for _, it := range slices.Concat(doc.Items, doc.Subtasks) { // a sub-task the document lists is not removed either
-		listed[core.NewReference(doc.ID, it.ID)] = true
+	for _, items := range [][]plan.Item{doc.Items, doc.Subtasks} { // a sub-task the document lists is not removed either
+		for i := range items {
+			listed[core.NewReference(doc.ID, items[i].ID)] = true
+		}
 	}
 	var out []core.Reference
 	for _, e := range es {

@@ -440,35 +440,35 @@ func planRank(doc *plan.Document, entries []planEntry, found map[core.Reference]
 			held[e.Spec.Reference] = true
 		}
 	}
-	var items []plan.Item
-	for _, it := range doc.Items {
-		if core.Kind(it.Kind) != core.KindSubtask && !held[core.NewReference(doc.ID, it.ID)] {
-			items = append(items, it)
+	var ids []string // the ranked items' ids, in document order (only ids: an item is large to copy)
+	for i := range doc.Items {
+		if it := &doc.Items[i]; core.Kind(it.Kind) != core.KindSubtask && !held[core.NewReference(doc.ID, it.ID)] {
+			ids = append(ids, it.ID)
 		}
 	}
-	if len(items) < 2 {
+	if len(ids) < 2 {
 		return
 	}
-	ranks := make([]string, len(items)) // "" = unknown (created by this plan)
-	for i, it := range items {
-		ranks[i] = found[core.NewReference(doc.ID, it.ID)].Rank
+	ranks := make([]string, len(ids)) // "" = unknown (created by this plan)
+	for i, id := range ids {
+		ranks[i] = found[core.NewReference(doc.ID, id)].Rank
 	}
 	stay := longestOrdered(ranks)
 	if len(stay) == 0 {
 		stay = map[int]bool{0: true} // nothing is placed yet: the first item anchors
 	}
 	end := func(i int) endpoint {
-		ref := core.NewReference(doc.ID, items[i].ID)
-		return endpoint{Ref: ref, Key: found[ref].Key, Label: items[i].ID}
+		ref := core.NewReference(doc.ID, ids[i])
+		return endpoint{Ref: ref, Key: found[ref].Key, Label: ids[i]}
 	}
 	first := slices.Min(keysOf(stay))
-	for i := 0; i < len(items); {
+	for i := 0; i < len(ids); {
 		if stay[i] {
 			i++
 			continue
 		}
 		j := i
-		for j < len(items) && !stay[j] {
+		for j < len(ids) && !stay[j] {
 			j++
 		}
 		run := make([]endpoint, 0, j-i)
@@ -483,19 +483,19 @@ func planRank(doc *plan.Document, entries []planEntry, found map[core.Reference]
 		var fresh []string // created by this plan: one line for the run
 		for k := i; k < j; k++ {
 			if ranks[k] == "" {
-				fresh = append(fresh, items[k].ID)
+				fresh = append(fresh, ids[k])
 				continue
 			}
-			msg := fmt.Sprintf("%s moves before %s", items[k].ID, items[first].ID)
+			msg := fmt.Sprintf("%s moves before %s", ids[k], ids[first])
 			if i > first {
-				msg = fmt.Sprintf("%s moves after %s", items[k].ID, items[k-1].ID)
+				msg = fmt.Sprintf("%s moves after %s", ids[k], ids[k-1])
 			}
-			pl.Changes = append(pl.Changes, StructureChange{Action: string(ActionRank), Item: items[k].ID, Message: msg})
+			pl.Changes = append(pl.Changes, StructureChange{Action: string(ActionRank), Item: ids[k], Message: msg})
 		}
 		if len(fresh) > 0 {
-			where := "before " + items[first].ID
+			where := "before " + ids[first]
 			if i > first {
-				where = "after " + items[i-1].ID
+				where = "after " + ids[i-1]
 			}
 			pl.Changes = append(pl.Changes, StructureChange{Action: string(ActionRank), Item: fresh[0], Message: newRanked(fresh, where)})
 		}
