@@ -647,7 +647,7 @@ func TestThreeWayEveryCustomTypeOverHTTP(t *testing.T) {
 			var write string
 			for _, r := range rows[c].Fields {
 				if r.Field == key {
-					write = r.Write
+					write = string(r.Write)
 				}
 			}
 			if write != wantWrite[c] {

@@ -2,10 +2,11 @@ package service
 
 import (
 	"fmt"
+	"github.com/devworkwire/devworkwire/core"
 	"slices"
 	"strings"
 
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/merge"
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
@@ -53,65 +54,53 @@ func mergesContent(w core.WorkItem, spec core.ItemSpec) bool {
 }
 
 // mergeContent settles the title, description and criteria of an existing
-// item three ways (document, tracker, base) and sets spec's content to
-// what will be in the tracker: the document's part where it is written,
-// the tracker's where a person's change is kept or conflicts. It returns
-// whether any part is written, the preview rows of the parts not simply
-// written, and the kept and conflicting parts' names.
-//   - tracker unchanged: the document's part (written when it differs);
+// item three ways (core/merge: document, tracker, base) and sets spec's
+// content to what will be in the tracker: the document's part where it is
+// written, the tracker's where a person's change is kept or conflicts. It
+// returns whether any part is written, the preview rows of the parts not
+// simply written, and the kept and conflicting parts' names. The tracker
+// says which parts it changed (WorkItem.ContentChanged: what it reads back
+// need not be in the form DevWorkWire wrote), so an unchanged part is the
+// base:
+//   - tracker unchanged: the document's part (written when it differs from the base);
 //   - tracker changed, document = tracker: unchanged;
-//   - tracker changed, document = base: kept (the tracker's part);
+//   - tracker changed, document = base: kept (the tracker's part), whatever
+//     the drift marker says, as a managed field is;
 //   - tracker changed, document ≠ base: a conflict (the tracker's part)
 //     unless "Drift: take-document" takes it.
 func mergeContent(it plan.Item, w core.WorkItem, spec *core.ItemSpec) (writes bool, rows []PlanField, kept, conflicts []string) {
 	doc := contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria)
 	jira := contentValues(w.Title, w.Description, w.AcceptanceCriteria)
-	bases := map[string]string{}
-	values := map[string][]string{} // behind bases, where known
+	bases := newBaseSet()
 	for _, k := range contentKeys {
 		d, b := core.ContentFieldDigest(doc[k]...), w.FieldBases[k]
-		row := PlanField{Field: k, Value: shownContent(doc[k]), Source: "item", Tracker: shownContent(jira[k])}
-		keepBase := func() { // the base stays what DevWorkWire last wrote
-			bases[k] = b
-			if bv, ok := baseValue(w, k); ok {
-				values[k] = bv
-			}
+		sides := merge.Sides{Same: d == b, DocumentChanged: d != b, TrackerChanged: w.ContentChanged[k]}
+		if sides.TrackerChanged {
+			sides.Same = d == core.ContentFieldDigest(jira[k]...)
 		}
-		switch {
-		case !w.ContentChanged[k]:
-			bases[k], values[k] = d, doc[k]
-			writes = writes || d != b
+		state := sides.Merge(takeFor(it, k))
+		switch state {
+		case merge.Same, merge.Write:
+			bases.move(k, d, doc[k])
+			writes = writes || state == merge.Write
 			continue
-		case d == core.ContentFieldDigest(jira[k]...):
-			bases[k], values[k] = d, doc[k]
-			continue
-		case takesField(it, k): // before kept: "Drift: take-document" replaces a person's edits, as it did for the whole item
-			row.Write, bases[k], values[k] = "take-document", d, doc[k]
+		case merge.TakeDocument:
+			bases.move(k, d, doc[k])
 			writes = true
-		case d == b:
-			row.Write = "kept"
-			keepBase()
+		case merge.Keep:
+			bases.keep(w, k) // the base stays what DevWorkWire last wrote
 			kept = append(kept, k)
-			takeTracker(spec, w, k)
-			spec.HeldContent = append(spec.HeldContent, k)
 		default:
-			row.Write = "conflict"
-			keepBase()
+			bases.keep(w, k)
 			conflicts = append(conflicts, k)
+		}
+		if !state.Document() {
 			takeTracker(spec, w, k)
 			spec.HeldContent = append(spec.HeldContent, k)
 		}
-		rows = append(rows, row)
+		rows = append(rows, PlanField{Field: k, Value: shownContent(doc[k]), Source: "item", Write: fieldWrite(state), Tracker: shownContent(jira[k])})
 	}
-	if spec.FieldBases == nil {
-		spec.FieldBases = map[string]string{}
-	}
-	for k, d := range bases {
-		spec.FieldBases[k] = d
-	}
-	for k, v := range values {
-		setBaseValue(spec, k, v)
-	}
+	bases.record(spec)
 	return writes, rows, kept, conflicts
 }
 
@@ -202,7 +191,7 @@ func shownFieldNames(keys []string) string {
 func settleContentConflicts(entries []planEntry) {
 	for i := range entries {
 		e := &entries[i]
-		if e.Action == core.ActionUnchanged && slices.ContainsFunc(e.Fields, func(r PlanField) bool { return r.Write == "conflict" }) {
+		if e.Action == core.ActionUnchanged && slices.ContainsFunc(e.Fields, func(r PlanField) bool { return r.Write == WriteConflict }) {
 			e.Action = core.ActionDrift
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 // contentRow returns the preview row of ref and its content row of field k
 // (Write "" when the part is simply written or unchanged: no row).
-func contentRow(t *testing.T, pre service.ImportPreviewResult, ref core.Reference, k string) (service.PlanItem, string) {
+func contentRow(t *testing.T, pre service.ImportPreviewResult, ref core.Reference, k string) (service.PlanItem, service.FieldWrite) {
 	t.Helper()
 	for _, it := range pre.Items {
 		if it.Reference == ref {
@@ -159,4 +159,35 @@ func TestContentMergePerPart(t *testing.T) {
 			t.Fatalf("title change after the base moved: row %+v (title %q) warnings %q", row, write, pre.Warnings)
 		}
 	})
+}
+
+// TestTakeDocumentResolvesConflictsOnly: "Drift: take-document" takes the
+// document's version of what both sides changed, and keeps a person's edit
+// of a part the document did not change, as it does for a managed field
+// (a person's description used to be overwritten by the document's
+// unchanged one).
+func TestTakeDocumentResolvesConflictsOnly(t *testing.T) {
+	const ref = core.Reference("checkout/s-1")
+	for _, c := range []struct{ name, marker string }{{"alone", "Drift: take-document"}, {"naming the part", "Drift: take-document title, description"}} {
+		t.Run(c.name, func(t *testing.T) {
+			e, items := personEdits(t, func(w *core.WorkItem) { w.Title, w.Description = "Renamed in Jira", "Written in Jira." })
+			items[1].title = "Pay as a guest" // the title: changed on both sides
+			doc := strings.Replace(markdown("checkout", items...), "## Story s-1: Pay as a guest\nEpic: e-1\n", "## Story s-1: Pay as a guest\nEpic: e-1\n"+c.marker+"\n", 1)
+			pre := e.preview(doc)
+			row, title := contentRow(t, pre, ref, "title")
+			if _, desc := contentRow(t, pre, ref, "description"); title != service.WriteTakeDocument || desc != service.WriteKept {
+				t.Fatalf("title %q, description %q; want take-document and kept", title, desc)
+			}
+			if row.Action != core.ActionUpdate || !row.TakeDocument || !slices.Equal(row.ChangedFields, []string{"title"}) {
+				t.Fatalf("row %+v", row)
+			}
+			if all := strings.Join(pre.Warnings, "\n"); !strings.Contains(all, "Description changed in the tracker") || !strings.Contains(all, "kept Jira's change") {
+				t.Errorf("warnings %q", pre.Warnings)
+			}
+			e.commit(pre.PreviewHandle, "")
+			if w := e.byRef()[ref]; w.Title != "Pay as a guest" || w.Description != "Written in Jira." {
+				t.Errorf("after the commit: %q %q; want the document's title and the person's description", w.Title, w.Description)
+			}
+		})
+	}
 }

@@ -72,7 +72,7 @@ func describeChanges(entries []planEntry, found map[core.Reference]core.WorkItem
 			}
 		}
 		for _, r := range e.Fields {
-			if r.Write != "conflict" || slices.Contains(names, r.Field) {
+			if r.Write != WriteConflict || slices.Contains(names, r.Field) {
 				continue
 			}
 			if c, ok := e.change(w, r.Field); ok {

@@ -114,7 +114,7 @@ func TestDriftRowsSayWhatDiffers(t *testing.T) {
 	fieldWrites := func(row service.PlanItem) map[string]string {
 		m := map[string]string{}
 		for _, f := range row.Fields {
-			m[f.Field] = f.Write
+			m[f.Field] = string(f.Write)
 		}
 		return m
 	}

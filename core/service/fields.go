@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/devworkwire/devworkwire/core"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/merge"
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
@@ -78,17 +79,33 @@ type PlanField struct {
 	Value   string `json:"value" jsonschema:"the value as the document writes it (lists joined by comma and space); empty when cleared"`
 	Cleared bool   `json:"cleared,omitempty"` // the document clears the field ("none")
 	Source  string `json:"source" jsonschema:"where the value came from: item, document (its defaults), config (the project's defaults), or e.g. item+document for labels that add up"`
-	// Write is what the commit does with the field: "set" (written),
-	// "unchanged" (the tracker holds the value), "kept" (a person changed
-	// it in the tracker and the document did not: the tracker's value is
-	// kept), "conflict" (both changed it differently: not written; the
-	// item's other fields are), "take-document" (a conflict the document
-	// overrides: written).
-	Write string `json:"write" jsonschema:"what the commit does: set, unchanged, kept (a person's change in the tracker is kept), conflict (changed in both: not written), take-document (a conflict the document overrides)"`
+	// Write is what the commit does with the field (FieldWrite).
+	Write FieldWrite `json:"write" jsonschema:"what the commit does: set, unchanged, kept (a person's change in the tracker is kept), conflict (changed in both: not written), take-document (a conflict the document overrides)"`
 	// Tracker is the tracker's value (canonical) where it differs from
 	// the document's: on kept and conflict rows.
 	Tracker string `json:"tracker,omitempty"`
 }
+
+// FieldWrite is what a commit does with one managed field or content
+// part of an existing item (PlanField.Write): the outcome of the
+// three-way merge of the document's value, the tracker's, and what
+// DevWorkWire last wrote (docs/plan-format.md, "Drift is per field").
+type FieldWrite string
+
+// The writes of a field.
+const (
+	WriteSet       FieldWrite = "set"       // written: the document changed it, or the item is created
+	WriteUnchanged FieldWrite = "unchanged" // the tracker holds the document's value
+	// WriteKept: a person changed it in the tracker and the document did
+	// not: the tracker's value is kept (whatever the drift marker says).
+	WriteKept FieldWrite = "kept"
+	// WriteConflict: both changed it, differently: not written; the
+	// item's other fields are.
+	WriteConflict FieldWrite = "conflict"
+	// WriteTakeDocument: a conflict the item's "Drift: take-document"
+	// resolves for the document: written.
+	WriteTakeDocument FieldWrite = "take-document"
+)
 
 // resolveFields applies the project's defaults to every item, then has
 // the provider check and resolve the fields of the items that manage any
@@ -151,9 +168,9 @@ func fieldNames(f map[string]core.FieldValue) []string {
 }
 
 // applyFields settles each entry's managed fields after classify: a create
-// writes them all; an existing item's fields are compared three ways —
-// the document's value, the tracker's, and the base (what DevWorkWire
-// last wrote, WorkItem.FieldBases):
+// writes them all; an existing item's fields are merged three ways
+// (core/merge) — the document's value, the tracker's, and the base (what
+// DevWorkWire last wrote, WorkItem.FieldBases):
 //   - document = tracker: unchanged (the base moves forward on the next write);
 //   - no base (a field not managed before, or an item written before
 //     per-field bases): the document's value is written;
@@ -169,7 +186,7 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 	for i := range entries {
 		e := &entries[i]
 		ref := e.Spec.Reference
-		it := doc.Items[i]
+		it := &doc.Items[i]
 		w, exists := found[ref]
 		label := kindLabel(e.Spec.Kind) + " " + it.ID
 		for _, k := range slices.Sorted(maps.Keys(w.FieldBases)) {
@@ -183,41 +200,38 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 		}
 		e.docFields, e.writtenFields = fields, written[ref]
 		write := map[string]core.FieldValue{}
-		bases := map[string]string{}
-		values := map[string][]string{} // behind bases, where known
+		bases := newBaseSet()
 		var kept, conflicts []string
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
 			v := fields[k]
 			d := core.FieldDigest(v.Values)
-			row := PlanField{Field: k, Value: strings.Join(written[ref][k].Values, ", "), Cleared: len(v.Values) == 0, Source: v.Source, Write: "set"}
+			row := PlanField{Field: k, Value: strings.Join(written[ref][k].Values, ", "), Cleared: len(v.Values) == 0, Source: v.Source, Write: WriteSet}
 			if !exists || e.Action == core.ActionCreate {
-				write[k], bases[k], values[k] = v, d, v.Values
+				write[k] = v
+				bases.move(k, d, v.Values)
 				e.Fields = append(e.Fields, row)
 				continue
 			}
-			j := core.FieldDigest(w.Fields[k])
-			b, hasBase := w.FieldBases[k]
-			keepBase := func() { // the base stays what DevWorkWire last wrote
-				bases[k] = b
-				if bv, ok := baseValue(w, k); ok {
-					values[k] = bv
-				}
+			sides := merge.Unbased(d, core.FieldDigest(w.Fields[k]))
+			if b, ok := w.FieldBases[k]; ok {
+				sides = merge.Of(d, core.FieldDigest(w.Fields[k]), b)
 			}
-			switch {
-			case d == j:
-				row.Write, bases[k], values[k] = "unchanged", d, v.Values
-			case !hasBase || (d != b && j == b):
-				write[k], bases[k], values[k] = v, d, v.Values
-			case d == b:
-				row.Write, row.Tracker = "kept", shownValues(w.Fields[k])
-				keepBase()
+			state := sides.Merge(takeFor(*it, k))
+			row.Write = fieldWrite(state)
+			if state != merge.Same && state != merge.Write {
+				row.Tracker = shownValues(w.Fields[k])
+			}
+			switch state {
+			case merge.Same:
+				bases.move(k, d, v.Values)
+			case merge.Write, merge.TakeDocument:
+				write[k] = v
+				bases.move(k, d, v.Values)
+			case merge.Keep:
+				bases.keep(w, k) // the base stays what DevWorkWire last wrote
 				kept = append(kept, core.FieldName(k))
-			case takesField(it, k):
-				row.Write, row.Tracker = "take-document", shownValues(w.Fields[k])
-				write[k], bases[k], values[k] = v, d, v.Values
 			default:
-				row.Write, row.Tracker = "conflict", shownValues(w.Fields[k])
-				keepBase()
+				bases.keep(w, k)
 				conflicts = append(conflicts, core.FieldName(k))
 			}
 			e.Fields = append(e.Fields, row)
@@ -226,13 +240,7 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 			continue // nothing of a drifted item is written
 		}
 		e.Spec.Fields = write
-		if e.Spec.FieldBases == nil {
-			e.Spec.FieldBases = map[string]string{}
-		}
-		maps.Copy(e.Spec.FieldBases, bases) // next to the content's (contentmerge.go)
-		for k, v := range values {
-			setBaseValue(&e.Spec, k, v)
-		}
+		bases.record(&e.Spec) // next to the content's (contentmerge.go)
 		if len(kept) > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s (%s): %s changed in the tracker since DevWorkWire wrote it and the document did not change it: kept Jira's change.", label, w.Key, strings.Join(kept, ", ")))
 		}

@@ -166,7 +166,7 @@ func TestFieldsThreeWay(t *testing.T) {
 	}
 	doc := strings.NewReplacer("Pay without an account.", "Pay without an account, quickly.", "Priority: high", "Priority: Medium", "Estimate: 5", "Estimate: 8").Replace(fieldsDoc)
 	res := e.preview(doc)
-	for f, want := range map[string]string{"assignee": "kept", "priority": "conflict", "estimate": "unchanged", "due": "unchanged"} {
+	for f, want := range map[string]service.FieldWrite{"assignee": "kept", "priority": "conflict", "estimate": "unchanged", "due": "unchanged"} {
 		if r := rowOf(t, res, "pay/s-1", f); r.Write != want {
 			t.Errorf("%s: %+v, want %s", f, r, want)
 		}

@@ -309,7 +309,7 @@ func classify(doc *plan.Document, found map[core.Reference]core.WorkItem, idx ma
 				writes, rows, kept, conflicts := mergeContent(it, w, &e.Spec)
 				e.Fields = append(e.Fields, rows...)
 				warnings = append(warnings, contentWarnings(kindLabel(kind)+" "+it.ID, w.Key, kept, conflicts)...)
-				e.TakeDocument = slices.ContainsFunc(rows, func(r PlanField) bool { return r.Write == "take-document" })
+				e.TakeDocument = slices.ContainsFunc(rows, func(r PlanField) bool { return r.Write == WriteTakeDocument })
 				e.Action = core.ActionUnchanged
 				if writes {
 					e.Action, e.ChangedFields = core.ActionUpdate, changedFields(w, e.Spec)

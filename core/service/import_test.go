@@ -724,16 +724,24 @@ func TestDriftIsLeftAloneUnlessTakeDocument(t *testing.T) {
 	if w := e.byRef()["checkout/s-1"]; w.Title != "Edited in Jira" || w.Description != "Edited in Jira too." {
 		t.Errorf("drifted item overwritten: %q %q", w.Title, w.Description)
 	}
-	// The author takes the document's version deliberately.
+	// The author takes the document's version deliberately: of what both
+	// changed (the description); the person's title, which the document
+	// did not change, is kept (TestTakeDocumentResolvesConflictsOnly).
 	items[1].take = true
 	pre = e.preview(markdown("checkout", items...))
-	if row := pre.Items[1]; row.Action != core.ActionUpdate || !row.TakeDocument || !slices.Equal(row.ChangedFields, []string{"title", "description"}) {
+	if row := pre.Items[1]; row.Action != core.ActionUpdate || !row.TakeDocument || !slices.Equal(row.ChangedFields, []string{"description"}) {
 		t.Fatalf("row %+v", row)
 	}
 	e.commit(pre.PreviewHandle, "")
 	w := e.byRef()["checkout/s-1"]
-	if w.Title != "Pay without an account" || w.Description != "A new description." || w.EditedOutside {
+	if w.Title != "Edited in Jira" || w.Description != "A new description." {
 		t.Errorf("after take-document: %+v", w)
+	}
+	// The document takes the person's title: nothing is left to take.
+	items[1].title = "Edited in Jira"
+	e.commit(e.preview(markdown("checkout", items...)).PreviewHandle, "")
+	if w := e.byRef()["checkout/s-1"]; w.Title != "Edited in Jira" || w.EditedOutside {
+		t.Errorf("after the document took the person's title: %+v", w)
 	}
 	// The marker with nothing to take is harmless and says so.
 	if pre := e.preview(markdown("checkout", items...)); pre.Counts.Unchanged != 6 || len(pre.Warnings) != 1 || !strings.Contains(pre.Warnings[0], "no effect") {

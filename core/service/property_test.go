@@ -329,6 +329,13 @@ func TestPropertyNoDuplicatesAndConvergence(t *testing.T) {
 		// over (a create the process died during may never have happened).
 		c.Advance(core.DefaultSearchLagWindow)
 		settle()
+		// The marker takes the document's version of what both sides
+		// changed (a person's change of a part the document did not
+		// change is kept): the final document changes every title, which
+		// is what people edit here, so that it takes them all.
+		for i := range m.items {
+			m.items[i].title += " (final)"
+		}
 		final := m.doc(true)
 		pre, err := e.svc.ImportPreview(e.ctx, service.ImportPreviewInput{Path: "prop.md", Data: []byte(final)})
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/atomicfile"
+	"github.com/devworkwire/devworkwire/core/merge"
 	"github.com/devworkwire/devworkwire/core/plan"
 )
 
@@ -205,11 +206,10 @@ type pullItemState struct {
 	w       core.WorkItem
 	row     PullItem
 	change  plan.Change
-	bases   map[string]string   // the digests the commit records (ItemSpec.FieldBases)
-	values  map[string][]string // the values behind them, where known (ItemSpec.BaseValues)
-	held    bool                // an unresolved conflict (or a part that could not be pulled): no base moves
-	pulled  bool                // a part goes into the document
-	settles bool                // a base moves
+	bases   baseSet // what the commit records as last written (ItemSpec.FieldBases, BaseValues)
+	held    bool    // an unresolved conflict (or a part that could not be pulled): no base moves
+	pulled  bool    // a part goes into the document
+	settles bool    // a base moves
 }
 
 func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreviewInput) (PullPreviewResult, error) {
@@ -343,10 +343,8 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 		it := byID[st.it.ID]
 		ac := boxedCriteria(it)
 		kind := core.Kind(it.Kind)
-		spec := core.ItemSpec{Reference: st.ref, Kind: kind, Title: it.Title, Digest: core.ContentDigest(kind, it.Title, it.Description, ac, parentOf(doc.ID, it)), FieldBases: st.bases}
-		for _, k := range slices.Sorted(maps.Keys(st.values)) {
-			setBaseValue(&spec, k, st.values[k]) // as an import keeps them: at most MaxBaseValue each
-		}
+		spec := core.ItemSpec{Reference: st.ref, Kind: kind, Title: it.Title, Digest: core.ContentDigest(kind, it.Title, it.Description, ac, parentOf(doc.ID, it))}
+		st.bases.record(&spec) // each value as an import keeps it: at most MaxBaseValue
 		pl.Entries = append(pl.Entries, pullEntry{Key: st.w.Key, Fingerprint: st.w.Fingerprint, Spec: spec})
 	}
 	for _, r := range pl.Items {
@@ -427,85 +425,81 @@ func pullChoices(doc *plan.Document, names []string, field, what string) (map[co
 	return out, nil
 }
 
-// compareContent settles the title, description and criteria.
+// compareContent settles the title, description and criteria (core/merge:
+// document, tracker, base).
 func (st *pullItemState) compareContent(takeT, takeD bool) {
 	it, w := st.it, st.w
 	ac := boxedCriteria(it)
 	doc := contentValues(it.Title, it.Description, ac)
 	jira := contentValues(w.Title, w.Description, w.AcceptanceCriteria)
-	st.bases, st.values = map[string]string{}, map[string][]string{}
+	st.bases = newBaseSet()
 	for _, k := range contentKeys {
 		d, j := core.ContentFieldDigest(doc[k]...), core.ContentFieldDigest(jira[k]...)
 		b, hasBase := w.FieldBases[k]
-		if d == j {
-			st.base(k, d, doc[k])
+		sides := merge.Sides{Same: d == j}
+		if w.ContentChanged != nil && hasBase {
+			sides.TrackerChanged, sides.DocumentChanged = w.ContentChanged[k], d != b
+		} else {
+			// An item written before per-part bases: one digest for all.
+			sides.TrackerChanged = w.EditedOutside
+			sides.DocumentChanged = w.LastWritten != core.ContentDigest(core.Kind(it.Kind), it.Title, it.Description, ac, parentOf(st.ref.Document(), it))
+		}
+		state := sides.Merge(pullResolution(takeT, takeD))
+		ch := PullChange{Field: k, Document: shownContent(doc[k]), Tracker: shownContent(jira[k])}
+		switch state {
+		case merge.Same:
+			st.bases.move(k, d, doc[k])
 			if w.ContentChanged[k] || (w.ContentChanged == nil && w.EditedOutside) || b != d {
 				st.settles = true
 			}
-			continue
-		}
-		var trackerChanged, docChanged bool
-		if w.ContentChanged != nil && hasBase {
-			trackerChanged, docChanged = w.ContentChanged[k], d != b
-		} else {
-			// An item written before per-part bases: one digest for all.
-			trackerChanged = w.EditedOutside
-			docChanged = w.LastWritten != core.ContentDigest(core.Kind(it.Kind), it.Title, it.Description, ac, parentOf(st.ref.Document(), it))
-		}
-		ch := PullChange{Field: k, Document: shownContent(doc[k]), Tracker: shownContent(jira[k])}
-		if !trackerChanged {
+		case merge.Write:
 			// The document's change: the next import writes it (the base
 			// stays, should another part move it).
 			if hasBase {
-				st.keepBase(k)
+				st.bases.keep(w, k)
 			} else {
-				st.base(k, j, jira[k])
+				st.bases.move(k, j, jira[k])
 			}
 			st.row.Changes = append(st.row.Changes, ch)
-			continue
+		default:
+			st.resolve(ch, state, k, j, jira[k], func() { st.take(k, jira[k]) })
 		}
-		st.resolve(ch, k, j, jira[k], docChanged, takeT, takeD, func() { st.take(k, jira[k]) })
 	}
+}
+
+// pullResolution is how an item's conflicts are resolved: the pull's
+// take_tracker or take_document names it (never both: refused).
+func pullResolution(takeT, takeD bool) merge.Resolution {
+	switch {
+	case takeT:
+		return merge.ForTracker
+	case takeD:
+		return merge.ForDocument
+	}
+	return merge.Unresolved
 }
 
 // resolve settles part k the tracker changed (to digest j of its values
-// jv): taken from the tracker (pull writes it into the document) when the
-// document did not change it or the item takes the tracker's; kept from
-// the document (only the base moves) when the item says so; else a
-// conflict that holds the item.
-func (st *pullItemState) resolve(ch PullChange, k, j string, jv []string, docChanged, takeT, takeD bool, pull func()) {
-	switch {
-	case !docChanged || takeT:
-		ch.Take, ch.Conflict = TakeTracker, docChanged
-		st.base(k, j, jv)
+// jv), as merged: the tracker's value taken (pull writes it into the
+// document) when only the tracker changed it or the item takes the
+// tracker's; the document's kept (only the base moves) when the item takes
+// the document's; else a conflict that holds the item.
+func (st *pullItemState) resolve(ch PullChange, state merge.State, k, j string, jv []string, pull func()) {
+	ch.Conflict = state.Conflicted()
+	switch state {
+	case merge.Keep, merge.TakeTracker:
+		ch.Take = TakeTracker
+		st.bases.move(k, j, jv)
 		pull()
 		st.pulled, st.settles = true, true
-	case takeD:
-		ch.Take, ch.Conflict = TakeDocument, true
-		st.base(k, j, jv)
+	case merge.TakeDocument:
+		ch.Take = TakeDocument
+		st.bases.move(k, j, jv)
 		st.settles = true
 	default:
-		ch.Conflict = true
 		st.held = true
 	}
 	st.row.Changes = append(st.row.Changes, ch)
-}
-
-// base records d, the digest of values v, as part k's base (what the
-// commit records as last written), with v as the value behind it.
-func (st *pullItemState) base(k, d string, v []string) {
-	st.bases[k], st.values[k] = d, v
-}
-
-// keepBase keeps part k's base as DevWorkWire last wrote it, with the
-// value behind it where the provider kept one (else none: not known).
-func (st *pullItemState) keepBase(k string) {
-	st.bases[k] = st.w.FieldBases[k]
-	if v, ok := baseValue(st.w, k); ok {
-		st.values[k] = v
-	} else {
-		delete(st.values, k)
-	}
 }
 
 // take writes the tracker's value of content part k into the document.
@@ -522,34 +516,33 @@ func (st *pullItemState) take(k string, v []string) {
 	}
 }
 
-// compareFields settles the managed fields the document sets.
+// compareFields settles the managed fields the document sets (core/merge:
+// document, tracker, base).
 func (st *pullItemState) compareFields(fields map[string]core.FieldValue, own plan.Fields, defLabels []string, people map[string]string, takeT, takeD bool, warnings *[]string) {
 	w := st.w
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		d, j := core.FieldDigest(fields[k].Values), core.FieldDigest(w.Fields[k])
 		b, hasBase := w.FieldBases[k]
-		if d == j {
-			st.base(k, d, fields[k].Values)
+		if !hasBase && d != j {
+			continue // no base: the next import writes the document's value
+		}
+		state := merge.Of(d, j, b).Merge(pullResolution(takeT, takeD))
+		ch := PullChange{Field: k, Document: shownValues(fields[k].Values), Tracker: shownValues(w.Fields[k])}
+		switch {
+		case state == merge.Same:
+			st.bases.move(k, d, fields[k].Values)
 			if hasBase && b != d {
 				st.settles = true
 			}
-			continue
-		}
-		if !hasBase {
-			continue // no base: the next import writes the document's value
-		}
-		ch := PullChange{Field: k, Document: shownValues(fields[k].Values), Tracker: shownValues(w.Fields[k])}
-		docChanged := d != b
-		switch {
-		case j == b:
-			st.keepBase(k) // the document's change: the next import writes it
+		case state == merge.Write:
+			st.bases.keep(w, k) // the document's change: the next import writes it
 			st.row.Changes = append(st.row.Changes, ch)
-		case (!docChanged || takeT) && k == core.FieldLabels && own.Labels.From != plan.SourceItem && !containsAll(w.Fields[k], defLabels):
+		case state.Tracker() && k == core.FieldLabels && own.Labels.From != plan.SourceItem && !containsAll(w.Fields[k], defLabels):
 			*warnings = append(*warnings, fmt.Sprintf("%s %s (%s): its labels in the tracker (%s) drop a label the document's defaults add, so they cannot be written into the item; edit the defaults or the labels by hand.", kindLabel(core.Kind(st.it.Kind)), st.it.ID, w.Key, shownValues(w.Fields[k])))
-			st.held, ch.Conflict = true, docChanged
+			st.held, ch.Conflict = true, state.Conflicted()
 			st.row.Changes = append(st.row.Changes, ch)
 		default:
-			st.resolve(ch, k, j, w.Fields[k], docChanged, takeT, takeD, func() {
+			st.resolve(ch, state, k, j, w.Fields[k], func() {
 				if st.change.Fields == nil {
 					st.change.Fields = map[string]string{}
 				}
