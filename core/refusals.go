@@ -6,6 +6,7 @@ package core
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -51,6 +52,18 @@ func RefusePlanChanged(handle string, kind PreviewKind, want, stored string) *Er
 	return Wrap(&PlanChangedError{Handle: handle, Want: want, Stored: stored}, CodePreviewStale,
 		"The stored plan of preview %q is not the plan that was shown for confirmation: it was changed in the state store after the preview (stored digest %s, confirmed %s). Nothing was written and the handle was not used. Run the %s again and confirm the new plan.", handle, stored, want, PreviewName(kind)).
 		WithDetails(Detail{Field: "plan_digest", Message: "stored plan digest " + stored + " differs from the confirmed " + want})
+}
+
+// CheckPlanDigest is the one check that what is committed is the plan
+// whose digest the confirmer saw: confirmed (spaces around it dropped; ""
+// when none was given: nothing to check) against the stored plan's digest;
+// RefusePlanChanged when they differ. The gate, the MCP server before it
+// asks a person, and every store's StartRun use it.
+func CheckPlanDigest(handle string, kind PreviewKind, confirmed, stored string) error {
+	if c := strings.TrimSpace(confirmed); c != "" && c != stored {
+		return RefusePlanChanged(handle, kind, c, stored)
+	}
+	return nil
 }
 
 // PreviewName names a kind's preview for people, in no front door's

@@ -63,10 +63,12 @@ func (s *server) confirm(ctx context.Context, req *mcp.CallToolRequest, load pre
 		return nil, "", nil
 	}
 	shown := shownDigest(info)
-	if d := strings.TrimSpace(in.PlanDigest); d != "" && shown != "" && d != shown {
+	if shown != "" {
 		// The agent saw another plan than the one stored now: do not ask
 		// the person about a plan the agent did not show them.
-		return nil, "", core.RefusePlanChanged(in.PreviewHandle, kind, d, shown)
+		if err := core.CheckPlanDigest(in.PreviewHandle, kind, in.PlanDigest, shown); err != nil {
+			return nil, "", err
+		}
 	}
 	if !clientCanElicit(req) {
 		if mode == ElicitationRequired {

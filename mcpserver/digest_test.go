@@ -11,7 +11,6 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storeerr"
 	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -52,8 +51,8 @@ func (s *rewrittenStore) LoadPreview(ctx context.Context, handle string) (core.P
 
 func (s *rewrittenStore) StartRun(ctx context.Context, req core.StartRunRequest) (core.Run, bool, error) {
 	if plan := s.current(req.Handle); plan != nil {
-		if now := core.PlanDigest(plan); req.PlanDigest != now {
-			return core.Run{}, false, storeerr.PlanChanged(req.Handle, req.PlanDigest, now)
+		if err := core.CheckPlanDigest(req.Handle, "", req.PlanDigest, core.PlanDigest(plan)); err != nil {
+			return core.Run{}, false, err
 		}
 		req.PlanDigest = "" // the embedded store still holds the original
 	}

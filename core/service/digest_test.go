@@ -7,7 +7,6 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storeerr"
 	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 )
 
@@ -44,8 +43,8 @@ func (s *swapStore) LoadPreview(ctx context.Context, handle string) (core.Previe
 
 func (s *swapStore) StartRun(ctx context.Context, req core.StartRunRequest) (core.Run, bool, error) {
 	if b, ok := s.swapped(req.Handle); ok {
-		if req.PlanDigest != "" && req.PlanDigest != core.PlanDigest(b) {
-			return core.Run{}, false, storeerr.PlanChanged(req.Handle, req.PlanDigest, core.PlanDigest(b))
+		if err := core.CheckPlanDigest(req.Handle, "", req.PlanDigest, core.PlanDigest(b)); err != nil {
+			return core.Run{}, false, err
 		}
 		req.PlanDigest = "" // the inner store holds the original
 	}
@@ -87,9 +86,14 @@ func TestCommitRefusesAPlanSwappedAfterThePreview(t *testing.T) {
 	}
 	// The store's own refusal, should the plan change between the load and
 	// the run's start, reads the same.
-	ce := storeerr.PlanChanged(shown.PreviewHandle, shown.PlanDigest, injected.Digest)
+	ce := core.AsError(core.CheckPlanDigest(shown.PreviewHandle, "", " "+shown.PlanDigest+" ", injected.Digest))
 	if ce.Code != core.CodePreviewStale || ce.Message != core.RefusePlanChanged(shown.PreviewHandle, "", shown.PlanDigest, injected.Digest).Message {
-		t.Errorf("storeerr.PlanChanged = %v", ce)
+		t.Errorf("core.CheckPlanDigest = %v", ce)
+	}
+	for _, confirmed := range []string{"", " ", shown.PlanDigest, " " + shown.PlanDigest} {
+		if err := core.CheckPlanDigest(shown.PreviewHandle, "", confirmed, shown.PlanDigest); err != nil {
+			t.Errorf("CheckPlanDigest(%q) of the stored plan: %v", confirmed, err)
+		}
 	}
 
 	// Progress: the same.

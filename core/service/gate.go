@@ -238,8 +238,8 @@ func (s *WorkItemService) openGate(ctx context.Context, o *op, kind core.Preview
 	// What was confirmed is what is executed: the stored plan must still
 	// be the one shown (checked again, atomically, by StartRun).
 	g.digest = strings.TrimSpace(in.PlanDigest)
-	if g.digest != "" && g.digest != p.Digest {
-		return nil, core.RefusePlanChanged(handle, kind, g.digest, p.Digest)
+	if err := core.CheckPlanDigest(handle, kind, g.digest, p.Digest); err != nil {
+		return nil, err
 	}
 	return g, nil
 }

@@ -531,15 +531,14 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 			details = append(details, core.Detail{Item: ref, Message: fmt.Sprintf("a create of %s had an unknown outcome at %s (after this preview) and search does not show it yet; the plan would create it again", ref, core.UTCSecond(ie.UpdatedAt).Format(time.RFC3339))})
 		case e.Key == "" && exists:
 			details = append(details, core.Detail{Item: ref, Key: w.Key, Message: fmt.Sprintf("%s now exists in the tracker as %s; the plan would create it again", ref, w.Key)})
-		case e.Key != "" && !exists:
-			details = append(details, core.Detail{Item: ref, Key: e.Key, Message: fmt.Sprintf("%s (%s) is no longer in the tracker", ref, e.Key)})
-		case e.Key != "" && (w.Key != e.Key || w.Fingerprint != e.Fingerprint):
-			details = append(details, core.Detail{Item: ref, Key: w.Key, Message: fmt.Sprintf("%s (%s) changed in the tracker since the preview", ref, w.Key)})
+		case e.Key != "":
+			if d := (seen{e.Spec.Reference, e.Key, e.Fingerprint}).changedSince(w, exists); d != nil {
+				details = append(details, *d)
+			}
 		}
 	}
 	if len(details) > 0 {
-		return core.Errorf(core.CodePreviewStale, "The tracker changed since this preview was made (%d item(s), see details), so the stored plan no longer matches it. Nothing was written. Run the import preview again to get a current plan.", len(details)).
-			WithDetails(details...)
+		return refuseStale("import preview", details...)
 	}
 	return nil
 }

@@ -164,20 +164,16 @@ func (c *progressCommit) lock() []lockName {
 func (c *progressCommit) stale(ctx context.Context) error {
 	pl := c.pl
 	w, err := c.s.p.Get(ctx, pl.Key)
-	if core.ErrorCode(err) == core.CodeWorkItemNotFound {
-		return core.Errorf(core.CodePreviewStale, "%s is no longer in the tracker. Nothing was written. Run the progress preview again.", pl.Key).
-			WithDetails(core.Detail{Item: string(pl.Reference), Key: pl.Key, Message: "no longer exists"})
-	}
-	if err != nil {
+	found := core.ErrorCode(err) != core.CodeWorkItemNotFound
+	if err != nil && found {
 		return err
 	}
-	if w.Status != pl.Current || w.Fingerprint != pl.Fingerprint {
-		msg := fmt.Sprintf("%s changed in the tracker since the preview", pl.Key)
-		if w.Status != pl.Current {
-			msg = fmt.Sprintf("%s moved from %s to %s since the preview", pl.Key, pl.Current, w.Status)
-		}
-		return core.Errorf(core.CodePreviewStale, "%s, so the stored plan no longer matches it. Nothing was written. Run the progress preview again.", msg).
-			WithDetails(core.Detail{Item: string(pl.Reference), Key: pl.Key, Message: msg})
+	d := (seen{pl.Reference, pl.Key, pl.Fingerprint}).changedSince(w, found)
+	if found && w.Status != pl.Current {
+		d = &core.Detail{Item: string(pl.Reference), Key: pl.Key, Message: fmt.Sprintf("%s (%s) moved from %s to %s since the preview", pl.Reference, pl.Key, pl.Current, w.Status)}
+	}
+	if d != nil {
+		return refuseStale("progress preview", *d)
 	}
 	return nil
 }

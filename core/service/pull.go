@@ -718,12 +718,13 @@ func (c *pullCommit) stale(ctx context.Context) error {
 	}
 	var details []core.Detail
 	for _, e := range c.pl.Entries {
-		if w, ok := now[e.Spec.Reference]; !ok || w.Key != e.Key || w.Fingerprint != e.Fingerprint {
-			details = append(details, core.Detail{Item: string(e.Spec.Reference), Key: e.Key, Message: fmt.Sprintf("%s (%s) changed in the tracker since the preview", e.Spec.Reference, e.Key)})
+		w, ok := now[e.Spec.Reference]
+		if d := (seen{e.Spec.Reference, e.Key, e.Fingerprint}).changedSince(w, ok); d != nil {
+			details = append(details, *d)
 		}
 	}
 	if len(details) > 0 {
-		return core.Errorf(core.CodePreviewStale, "The tracker changed since this pull preview (%d item(s), see details), so the stored plan no longer matches it. Nothing was written. Run the pull again.", len(details)).WithDetails(details...)
+		return refuseStale("pull", details...)
 	}
 	return nil
 }

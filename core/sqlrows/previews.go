@@ -89,7 +89,7 @@ type Consume struct {
 // ConsumeColumns, the preview's row); nil when it may. In this order: no
 // such preview (c.Missing), consumed already (storeerr.PreviewConsumed,
 // naming the run c.RunOf finds), expired (storeerr.PreviewExpired), or
-// another plan than req's (storeerr.PlanChanged). Any other error of row
+// another plan than req's (core.CheckPlanDigest). Any other error of row
 // is returned as it is.
 func Refusal[T any](row Row, req core.StartRunRequest, toTime func(T) time.Time, c Consume) error {
 	var (
@@ -121,10 +121,7 @@ func Refusal[T any](row Row, req core.StartRunRequest, toTime func(T) time.Time,
 	if at := toTime(expires); !req.Now.Before(at) {
 		return storeerr.PreviewExpired(req.Handle, at)
 	}
-	if req.PlanDigest != "" && req.PlanDigest != dig {
-		return storeerr.PlanChanged(req.Handle, req.PlanDigest, dig)
-	}
-	return nil
+	return core.CheckPlanDigest(req.Handle, "", req.PlanDigest, dig)
 }
 
 // RunID reads a run's id from row (its run_id column): "" when there is

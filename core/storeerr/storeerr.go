@@ -167,9 +167,3 @@ func CheckFence(name, owner string, generation int64) error {
 	}
 	return nil
 }
-
-// PlanChanged: StartRun with a PlanDigest the stored plan no longer has.
-// The cause is a *core.PlanChangedError; worded by core.RefusePlanChanged.
-func PlanChanged(handle, want, stored string) *core.Error {
-	return core.RefusePlanChanged(handle, "", want, stored)
-}

@@ -29,7 +29,6 @@ func TestCodes(t *testing.T) {
 		{Fault(errors.New("driver: secret detail"), "SQLite", "save"), core.CodeInternal, "save"},
 		{LockLost("doc", "a", 3, "b", 4), core.CodeInternal, "b holds it now (generation 4)"},
 		{LockLost("doc", "a", 3, "", 3), core.CodeInternal, "free"},
-		{PlanChanged("h6", "sha256:aa", "sha256:bb"), core.CodePreviewStale, "sha256:bb"},
 	}
 	for _, tc := range tests {
 		if tc.err.Code != tc.code || tc.err.Retryable != tc.code.Retryable() {

@@ -198,8 +198,8 @@ func (s *Store) StartRun(_ context.Context, req core.StartRunRequest) (core.Run,
 	if !now.Before(p.p.ExpiresAt) {
 		return core.Run{}, false, storeerr.PreviewExpired(req.Handle, p.p.ExpiresAt)
 	}
-	if req.PlanDigest != "" && req.PlanDigest != p.p.Digest {
-		return core.Run{}, false, storeerr.PlanChanged(req.Handle, req.PlanDigest, p.p.Digest)
+	if err := core.CheckPlanDigest(req.Handle, "", req.PlanDigest, p.p.Digest); err != nil {
+		return core.Run{}, false, err
 	}
 	p.p.ConsumedAt, p.p.ConsumedBy = now, req.Key
 	r := &core.Run{ID: req.RunID, Key: req.Key, Handle: req.Handle, State: core.RunInProgress, StartedAt: now}

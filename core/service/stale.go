@@ -1,0 +1,43 @@
+package service
+
+import (
+	"fmt"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// A commit re-reads the items its preview read, once, before its first
+// write, and refuses the plan when the tracker no longer shows them so:
+// PREVIEW_STALE, nothing written. The import, progress and the pull check
+// in this one shape: each item as the preview saw it (seen), compared with
+// the tracker now (changedSince), and one refusal (refuseStale).
+
+// seen is an item as a preview saw it in the tracker.
+type seen struct {
+	ref         core.Reference
+	key         string
+	fingerprint string
+}
+
+// changedSince says why the tracker's item now (found: it is there) is not
+// the one the preview saw, or nil when it is.
+func (v seen) changedSince(now core.WorkItem, found bool) *core.Detail {
+	switch {
+	case !found:
+		return &core.Detail{Item: string(v.ref), Key: v.key, Message: fmt.Sprintf("%s (%s) is no longer in the tracker", v.ref, v.key)}
+	case now.Key != v.key || now.Fingerprint != v.fingerprint:
+		return &core.Detail{Item: string(v.ref), Key: now.Key, Message: fmt.Sprintf("%s (%s) changed in the tracker since the preview", v.ref, now.Key)}
+	}
+	return nil
+}
+
+// refuseStale is the refusal of a plan the tracker no longer matches
+// (details: what changed, at least one), naming the preview to run again
+// (rerun: "import preview", ...).
+func refuseStale(rerun string, details ...core.Detail) *core.Error {
+	what := details[0].Message
+	if n := len(details); n > 1 {
+		what = fmt.Sprintf("%d items changed (see details), the first: %s", n, what)
+	}
+	return core.Errorf(core.CodePreviewStale, "The tracker changed since the preview: %s, so the stored plan no longer matches it. Nothing was written. Run the %s again.", what, rerun).WithDetails(details...)
+}
