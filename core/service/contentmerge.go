@@ -20,13 +20,16 @@ func isContentKey(k string) bool {
 // FieldBases (the bases of the next import's merge).
 func contentBases(spec *core.ItemSpec) {
 	if spec.FieldBases == nil {
-		spec.FieldBases = map[string]string{}
+		spec.FieldBases = make(map[string]string, len(contentKeys))
 	}
-	for k, d := range core.ContentDigests(spec.Title, spec.Description, spec.AcceptanceCriteria) {
-		spec.FieldBases[k] = d
-	}
-	for k, v := range contentValues(spec.Title, spec.Description, spec.AcceptanceCriteria) {
-		setBaseValue(spec, k, v)
+	// As ContentDigests and contentValues, without their maps (a preview
+	// does this for every item).
+	for _, p := range [...]struct {
+		k string
+		v []string
+	}{{core.ContentTitle, []string{spec.Title}}, {core.ContentDescription, []string{strings.TrimSpace(spec.Description)}}, {core.ContentCriteria, spec.AcceptanceCriteria}} {
+		spec.FieldBases[p.k] = core.ContentFieldDigest(p.v...)
+		setBaseValue(spec, p.k, p.v)
 	}
 }
 

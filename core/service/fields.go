@@ -325,13 +325,26 @@ func shownValues(v []string) string {
 // setBaseValue keeps vals as the base value of k in spec, when short
 // enough.
 func setBaseValue(spec *core.ItemSpec, k string, vals []string) {
-	if b, _ := json.Marshal(vals); len(b) > core.MaxBaseValue {
-		return
+	if jsonBound(vals) > core.MaxBaseValue {
+		if b, _ := json.Marshal(vals); len(b) > core.MaxBaseValue {
+			return
+		}
 	}
 	if spec.BaseValues == nil {
 		spec.BaseValues = map[string][]string{}
 	}
 	spec.BaseValues[k] = slices.Clone(vals)
+}
+
+// jsonBound is at least the length of vals as JSON ("null", or every
+// byte escaped as \u00XX, with its quotes and comma), so that most values
+// are known to be short without encoding them.
+func jsonBound(vals []string) int {
+	n := len("null")
+	for _, v := range vals {
+		n += 6*len(v) + 3
+	}
+	return n
 }
 
 // baseValue is the value DevWorkWire last wrote to w's field or content

@@ -86,7 +86,11 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 			}
 			problems = append(problems, p)
 		}
-		pl.Entries = append(pl.Entries, dp.entries...)
+		if pl.Entries == nil && len(dp.entries) > 0 {
+			pl.Entries = dp.entries // the first document's: no copy
+		} else {
+			pl.Entries = append(pl.Entries, dp.entries...)
+		}
 		if set == nil {
 			pl.Head.Warnings, pl.Structure = dp.warnings, dp.structure
 			continue

@@ -16,9 +16,9 @@ func (s *WorkItemService) checkItems(ctx context.Context, doc *plan.Document, en
 	if !ok {
 		return nil
 	}
-	var specs []core.ItemSpec
-	for _, e := range entries {
-		if (e.Action == core.ActionCreate || e.Action == core.ActionUpdate || e.Action == ActionAdopt) && !e.Blocked {
+	specs := make([]core.ItemSpec, 0, len(entries)) // (a spec is large: grown once)
+	for i := range entries {
+		if e := &entries[i]; (e.Action == core.ActionCreate || e.Action == core.ActionUpdate || e.Action == ActionAdopt) && !e.Blocked {
 			specs = append(specs, e.Spec)
 		}
 	}
