@@ -542,7 +542,7 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 		}
 	}
 	if len(details) > 0 {
-		return refuseStale("import preview", details...)
+		return refuseStale(fmt.Sprintf("The tracker changed since this preview was made (%d item(s), see details)", len(details)), "Run the import preview again to get a current plan.", details...)
 	}
 	return nil
 }

@@ -173,7 +173,7 @@ func (c *progressCommit) stale(ctx context.Context) error {
 		d = &core.Detail{Item: string(pl.Reference), Key: pl.Key, Message: fmt.Sprintf("%s (%s) moved from %s to %s since the preview", pl.Reference, pl.Key, pl.Current, w.Status)}
 	}
 	if d != nil {
-		return refuseStale("progress preview", *d)
+		return refuseStale(d.Message, "Run the progress preview again.", *d)
 	}
 	return nil
 }

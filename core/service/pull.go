@@ -724,7 +724,7 @@ func (c *pullCommit) stale(ctx context.Context) error {
 		}
 	}
 	if len(details) > 0 {
-		return refuseStale("pull", details...)
+		return refuseStale(fmt.Sprintf("The tracker changed since this pull preview (%d item(s), see details)", len(details)), "Run the pull again.", details...)
 	}
 	return nil
 }

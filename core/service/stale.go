@@ -31,13 +31,8 @@ func (v seen) changedSince(now core.WorkItem, found bool) *core.Detail {
 	return nil
 }
 
-// refuseStale is the refusal of a plan the tracker no longer matches
-// (details: what changed, at least one), naming the preview to run again
-// (rerun: "import preview", ...).
-func refuseStale(rerun string, details ...core.Detail) *core.Error {
-	what := details[0].Message
-	if n := len(details); n > 1 {
-		what = fmt.Sprintf("%d items changed (see details), the first: %s", n, what)
-	}
-	return core.Errorf(core.CodePreviewStale, "The tracker changed since the preview: %s, so the stored plan no longer matches it. Nothing was written. Run the %s again.", what, rerun).WithDetails(details...)
+// refuseStale is the refusal of a plan the tracker no longer matches:
+// head says what changed (details: each item), next what to run again.
+func refuseStale(head, next string, details ...core.Detail) *core.Error {
+	return core.Errorf(core.CodePreviewStale, "%s, so the stored plan no longer matches it. Nothing was written. %s", head, next).WithDetails(details...)
 }
