@@ -491,8 +491,10 @@ func (c *importCommit) execute(ctx context.Context, r *commitRun) (ImportCommitR
 	return x.run(ctx)
 }
 
-// checkStale re-reads every planned item once (one Lookup) and refuses the
-// plan when anything changed since the preview.
+// checkStale re-reads every planned item once (one Lookup), and each
+// sprint the plan moves items into (one read per sprint name), and
+// refuses the plan when anything changed since the preview: an item, or
+// a sprint closed or gone.
 func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error {
 	refs := make([]core.Reference, len(pl.Entries))
 	for i, e := range pl.Entries {
@@ -541,8 +543,17 @@ func (s *WorkItemService) checkStale(ctx context.Context, pl *importPlan) error 
 			}
 		}
 	}
+	var sprints []sprintOp
+	for _, ds := range pl.structures() {
+		sprints = append(sprints, ds.Plan.Sprints...)
+	}
+	sd, err := s.staleSprints(ctx, sprints)
+	if err != nil {
+		return err
+	}
+	details = append(details, sd...)
 	if len(details) > 0 {
-		return refuseStale(fmt.Sprintf("The tracker changed since this preview was made (%d item(s), see details)", len(details)), "Run the import preview again to get a current plan.", details...)
+		return refuseStale(fmt.Sprintf("The tracker changed since this preview was made (%s, see details)", core.Plural(len(details), "change", "changes")), "Run the import preview again to get a current plan.", details...)
 	}
 	return nil
 }
