@@ -360,6 +360,23 @@ func TestPTYInitAsks(t *testing.T) {
 	}
 }
 
+// dwire init over an existing configuration asks as every other command
+// asks, "[y/N]", and Enter alone keeps the file.
+func TestPTYInitAsksBeforeReplacing(t *testing.T) {
+	f := newPTYFixture(t)
+	before, err := os.ReadFile(filepath.Join(f.dir, ".devworkwire.yaml"))
+	must(t, err)
+	s := f.start(t, nil, "init")
+	s.waitFor("exists. Replace it? [y/N]")
+	s.send("\r")
+	s.wantExit(0)
+	after, err := os.ReadFile(filepath.Join(f.dir, ".devworkwire.yaml"))
+	must(t, err)
+	if string(after) != string(before) {
+		t.Fatalf("the configuration changed:\n%s", after)
+	}
+}
+
 // Ctrl-C during a read (`dwire ls` while Jira hangs) is the person
 // stopping it: exit 130, one quiet line, no INTERNAL_ERROR (issue 19 #5).
 func TestPTYCtrlCDuringReadExits130(t *testing.T) {

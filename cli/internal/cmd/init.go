@@ -100,7 +100,7 @@ func initRun(ctx context.Context, o *InitOptions) error {
 		if !interactive {
 			return core.Errorf(core.CodeConfigInvalid, "%s already exists. Edit it, or pass --force to replace it.", path)
 		}
-		v, err := prompt.Input(ctx, rd, ios.ErrOut, path+" exists. Replace it? (y/N)", "")
+		v, err := prompt.Input(ctx, rd, ios.ErrOut, path+" exists. Replace it? [y/N]", "")
 		if err != nil || !isYes(v) {
 			fmt.Fprintln(ios.ErrOut, "Skipped: the existing configuration was kept.")
 			return nil
@@ -284,7 +284,7 @@ func keepAnswers(ctx context.Context, ios *iostreams.IOStreams, rd *bufio.Reader
 	}
 	e := core.AsError(cause)
 	cmdutil.PrintError(ios, ios.ErrOut, e, false)
-	v, err := prompt.Input(ctx, rd, ios.ErrOut, fmt.Sprintf("Write %s anyway, to fix it and check it with dwire doctor? (y/N)", path), "")
+	v, err := prompt.Input(ctx, rd, ios.ErrOut, fmt.Sprintf("Write %s anyway, to fix it and check it with dwire doctor? [y/N]", path), "")
 	if err == nil && isYes(v) {
 		if werr := os.WriteFile(path, data, 0o644); werr != nil {
 			return core.Wrap(werr, core.CodeConfigInvalid, "Could not write %s: check that the folder exists and is writable.", path)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/devworkwire/devworkwire/cli/internal/build"
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
@@ -33,7 +34,9 @@ commit (some items were written), 70 internal error, 130 interrupted
 		SilenceUsage:  true,
 		Version:       f.Version,
 	}
-	root.SetVersionTemplate("dwire version {{.Version}}\n")
+	// The same line as `dwire version`: the Go version says which
+	// toolchain's fixes a binary has.
+	root.SetVersionTemplate("dwire version {{.Version}} (" + build.GoVersion() + ")\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.ConfigPath, "config", "", "configuration file (default: $DWIRE_CONFIG, or .devworkwire.yaml from here upward)")
 	pf.BoolVar(&f.JSON, "json", false, "print the result as JSON (the same objects the MCP tools return)")
