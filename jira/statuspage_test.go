@@ -33,7 +33,7 @@ func TestUnavailableNamesTheHostAndStatusPageOnlyForAtlassian(t *testing.T) {
 }
 
 // CheckPermissions asks only for the permissions a preview's writes need
-// and names the missing ones (issue 19 #4).
+// and names the missing ones.
 func TestCheckPermissionsOfPlannedWrites(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
 	f.srv.SetPermissions(f.srv.ProjectKey(), jiratest.Permissions{Browse: true, Create: true, Edit: true})

@@ -412,22 +412,28 @@ func (s *server) query(ctx context.Context, _ *mcp.CallToolRequest, b backend, i
 // progress yet, what a commit waits for when the client sent a progress
 // token; nil otherwise (the server's log has it either way).
 func waitingFunc(ctx context.Context, req *mcp.CallToolRequest) func(service.CommitWait) {
-	if req == nil || req.Params == nil || req.Session == nil || req.Params.GetProgressToken() == nil {
+	token := progressToken(req)
+	if token == nil {
 		return nil
 	}
-	token := req.Params.GetProgressToken()
 	return func(w service.CommitWait) {
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: w.String()})
 	}
 }
 
-// progressFunc sends MCP progress notifications for a commit when the
-// client sent a progress token; nil otherwise.
-func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(done, total int) {
+// progressToken is the progress token of a call that can be sent
+// notifications, nil when it has none.
+func progressToken(req *mcp.CallToolRequest) any {
 	if req == nil || req.Params == nil || req.Session == nil {
 		return nil
 	}
-	token := req.Params.GetProgressToken()
+	return req.Params.GetProgressToken()
+}
+
+// progressFunc sends MCP progress notifications for a commit when the
+// client sent a progress token; nil otherwise.
+func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(done, total int) {
+	token := progressToken(req)
 	if token == nil {
 		return nil
 	}

@@ -173,21 +173,29 @@ func (r *commitRun) unrecorded(err error) error {
 	if r.unfinished == nil || err == nil {
 		return err
 	}
-	e := *core.AsError(err)
-	e.Message = fmt.Sprintf("%s The state store could not record how this commit ended (%s), so a repeat of idempotency key %s finds it unfinished: running while its lock lasts (at most %s), then interrupted, with the outcomes recorded before the store failed.",
-		strings.TrimSpace(e.Message), strings.TrimSuffix(core.AsError(r.unfinished).Message, "."), r.key, core.Ago(r.s.lockLease))
-	return &e
+	return withSentence(err, fmt.Sprintf("The state store could not record how this commit ended (%s), so a repeat of idempotency key %s finds it unfinished: running while its lock lasts (at most %s), then interrupted, with the outcomes recorded before the store failed.",
+		clause(r.unfinished), r.key, core.Ago(r.s.lockLease)))
 }
 
 // lockKept adds to a commit's error that its commit lock could not be
 // released: the next commit of the same document or item waits for its
 // lease to lapse.
 func (s *WorkItemService) lockKept(err, release error) error {
+	return withSentence(err, fmt.Sprintf("Its commit lock could not be released (%s): the next commit of the same document or item waits until the lock's lease lapses, at most %s from now.",
+		clause(release), core.Ago(s.lockLease)))
+}
+
+// withSentence is a copy of err (as a *core.Error) with sentence added to
+// its message.
+func withSentence(err error, sentence string) error {
 	e := *core.AsError(err)
-	e.Message = fmt.Sprintf("%s Its commit lock could not be released (%s): the next commit of the same document or item waits until the lock's lease lapses, at most %s from now.",
-		strings.TrimSpace(e.Message), strings.TrimSuffix(core.AsError(release).Message, "."), core.Ago(s.lockLease))
+	e.Message = strings.TrimSpace(e.Message) + " " + sentence
 	return &e
 }
+
+// clause is err's message as a clause inside another sentence: without
+// its final period.
+func clause(err error) string { return strings.TrimSuffix(core.AsError(err).Message, ".") }
 
 // openGate applies the gate rules that need no tracker read, in order:
 // confirmation (first, before anything else), the handle (known, kind,

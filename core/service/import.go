@@ -845,7 +845,7 @@ func (x *execution) created(batch []*planEntry, specs []core.ItemSpec, outs []co
 	}
 	if callErr != nil && x.stop == nil {
 		x.stop = callErr
-		x.why = fmt.Sprintf("the create request failed (%s: %s)", core.ErrorCode(callErr), strings.TrimSuffix(core.AsError(callErr).Message, "."))
+		x.why = fmt.Sprintf("the create request failed (%s: %s)", core.ErrorCode(callErr), clause(callErr))
 	}
 	if len(outs) < len(batch) && callErr == nil && x.stop == nil {
 		x.stop = core.Errorf(core.CodeInternal, "the tracker returned %d outcomes for %d items", len(outs), len(batch))
@@ -946,7 +946,7 @@ func (x *execution) fenceFault(err error, markers []core.IndexEntry, what string
 func (x *execution) storeFault(err error, what string) {
 	if x.stop == nil {
 		x.stop = err
-		x.why = fmt.Sprintf("the state store failed while %s, so no further writes were made (%s: %s)", what, core.ErrorCode(err), strings.TrimSuffix(core.AsError(err).Message, "."))
+		x.why = fmt.Sprintf("the state store failed while %s, so no further writes were made (%s: %s)", what, core.ErrorCode(err), clause(err))
 	}
 }
 

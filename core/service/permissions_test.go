@@ -10,7 +10,7 @@ import (
 
 // A preview whose planned writes need a permission the account lacks is
 // refused at the preview, naming the permission — not after the prompt at
-// commit (issue 19 #4). A preview that writes nothing needs none.
+// commit. A preview that writes nothing needs none.
 func TestPreviewChecksThePermissionsItsWritesNeed(t *testing.T) {
 	e := newEnv(t)
 	e.p.Deny(core.PermissionCreate)
