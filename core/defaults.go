@@ -19,9 +19,9 @@ const (
 	DefaultWritesInFlight  = 16
 )
 
-// positiveOr is v, or def when v is zero or negative (an option left
+// PositiveOr is v, or def when v is zero or negative (an option left
 // unset, or one that means nothing).
-func positiveOr[T int | time.Duration](v, def T) T {
+func PositiveOr[T int | time.Duration](v, def T) T {
 	if v <= 0 {
 		return def
 	}

@@ -21,6 +21,22 @@ const (
 // Valid reports whether k is a known kind.
 func (k Kind) Valid() bool { return k == KindEpic || k == KindStory || k == KindSubtask }
 
+// Label is the kind as a heading or a sentence names it, spelled as the
+// plan format spells it: Epic, Story, Sub-task ("Item" for no kind).
+func (k Kind) Label() string {
+	switch k {
+	case KindEpic:
+		return "Epic"
+	case KindStory:
+		return "Story"
+	case KindSubtask:
+		return "Sub-task"
+	case "":
+		return "Item"
+	}
+	return string(k)
+}
+
 // Status is the domain state of a work item, mapped from Jira's status
 // categories (new → todo, indeterminate → in_progress, done → done).
 type Status string

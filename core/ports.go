@@ -217,7 +217,7 @@ var DefaultRetention = Retention{Tombstones: 30 * 24 * time.Hour, Runs: 90 * 24 
 // OrDefault returns r with zero (or negative) fields replaced by
 // DefaultRetention's.
 func (r Retention) OrDefault() Retention {
-	return Retention{Tombstones: positiveOr(r.Tombstones, DefaultRetention.Tombstones), Runs: positiveOr(r.Runs, DefaultRetention.Runs), Audit: positiveOr(r.Audit, DefaultRetention.Audit)}
+	return Retention{Tombstones: PositiveOr(r.Tombstones, DefaultRetention.Tombstones), Runs: PositiveOr(r.Runs, DefaultRetention.Runs), Audit: PositiveOr(r.Audit, DefaultRetention.Audit)}
 }
 
 // Pruned counts what Store.Prune deleted.

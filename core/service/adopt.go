@@ -77,7 +77,7 @@ func (s *WorkItemService) adoptIssues(ctx context.Context, doc *plan.Document, f
 	var problems []core.Detail
 	bad := func(it plan.Item, format string, args ...any) {
 		problems = append(problems, core.Detail{Item: it.ID, Field: "key", Line: it.KeyLine, Key: it.Key,
-			Message: fmt.Sprintf("%s %s (Key: %s at line %d) ", kindLabel(core.Kind(it.Kind)), it.ID, it.Key, it.KeyLine) + fmt.Sprintf(format, args...)})
+			Message: fmt.Sprintf("%s %s (Key: %s at line %d) ", core.Kind(it.Kind).Label(), it.ID, it.Key, it.KeyLine) + fmt.Sprintf(format, args...)})
 	}
 	for i, it := range keyed {
 		ref := core.NewReference(doc.ID, it.ID)

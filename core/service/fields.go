@@ -188,7 +188,7 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 		ref := e.Spec.Reference
 		it := &doc.Items[i]
 		w, exists := found[ref]
-		label := kindLabel(e.Spec.Kind) + " " + it.ID
+		label := e.Spec.Kind.Label() + " " + it.ID
 		for _, k := range slices.Sorted(maps.Keys(w.FieldBases)) {
 			if _, still := resolved[ref][k]; !still && exists && !isContentKey(k) {
 				warnings = append(warnings, fmt.Sprintf("%s (%s): %s is no longer managed by the document; it is left as %s in the tracker.", label, w.Key, core.FieldName(k), shownValues(w.Fields[k])))

@@ -209,7 +209,7 @@ func (s *WorkItemService) lostIssues(ctx context.Context, doc *plan.Document, id
 		if _, exists := found[ref]; exists || !ok || ie.Key == "" {
 			continue
 		}
-		label := kindLabel(core.Kind(it.Kind))
+		label := core.Kind(it.Kind).Label()
 		w, err := s.p.Get(ctx, ie.Key)
 		switch {
 		case core.ErrorCode(err) == core.CodeWorkItemNotFound:
@@ -278,7 +278,7 @@ func classify(doc *plan.Document, found map[core.Reference]core.WorkItem, idx ma
 		}
 		w, exists := found[ref]
 		if exists {
-			warnings = append(warnings, keepUnrepresentable(kindLabel(kind)+" "+it.ID, w, &spec)...)
+			warnings = append(warnings, keepUnrepresentable(kind.Label()+" "+it.ID, w, &spec)...)
 		}
 		e := planEntry{Spec: spec, Parent: parent}
 		// (A story whose epic this plan creates is not merged: it is an
@@ -293,14 +293,14 @@ func classify(doc *plan.Document, found map[core.Reference]core.WorkItem, idx ma
 				case now.Before(until) && released[ref]:
 					e.Released, e.UnknownSince = true, since
 					warnings = append(warnings, fmt.Sprintf("%s %s is RELEASED and will be created by this plan, although an earlier create (%s) had an unknown outcome and the tracker's search does not show the item yet: it was released as checked and missing in the tracker. If reference %s does exist in the tracker, do not commit this plan: it would make a duplicate.",
-						kindLabel(kind), it.ID, since.Format(time.RFC3339), ref))
+						kind.Label(), it.ID, since.Format(time.RFC3339), ref))
 				case now.Before(until):
 					e.Blocked, e.UnknownSince, e.RetryAfter = true, since, until
 					warnings = append(warnings, fmt.Sprintf("%s %s will NOT be created by this plan: an earlier create (%s) had an unknown outcome, and the tracker's search does not show the item yet (search can lag behind writes; if that create went through, creating it again makes a duplicate). Look for reference %s in the tracker; a preview after %s finds it, or plans it as a normal create if it is still missing.",
-						kindLabel(kind), it.ID, since.Format(time.RFC3339), ref, until.Format(time.RFC3339)))
+						kind.Label(), it.ID, since.Format(time.RFC3339), ref, until.Format(time.RFC3339)))
 				default:
 					warnings = append(warnings, fmt.Sprintf("%s %s: an earlier create (%s) had an unknown outcome, and %s later the tracker's search still does not show the item, so it is taken as absent and planned as a create. If it does exist in the tracker (search for reference %s), do not commit this plan.",
-						kindLabel(kind), it.ID, since.Format(time.RFC3339), core.Ago(now.Sub(since)), ref))
+						kind.Label(), it.ID, since.Format(time.RFC3339), core.Ago(now.Sub(since)), ref))
 				}
 			}
 		default:
@@ -312,7 +312,7 @@ func classify(doc *plan.Document, found map[core.Reference]core.WorkItem, idx ma
 				e.docContent = &doc
 				writes, rows, kept, conflicts := mergeContent(it, w, &e.Spec)
 				e.Fields = append(e.Fields, rows...)
-				warnings = append(warnings, contentWarnings(kindLabel(kind)+" "+it.ID, w.Key, kept, conflicts)...)
+				warnings = append(warnings, contentWarnings(kind.Label()+" "+it.ID, w.Key, kept, conflicts)...)
 				e.TakeDocument = slices.ContainsFunc(rows, func(r PlanField) bool { return r.Write == WriteTakeDocument })
 				e.Action = core.ActionUnchanged
 				if writes {
@@ -324,7 +324,7 @@ func classify(doc *plan.Document, found map[core.Reference]core.WorkItem, idx ma
 			case w.EditedOutside:
 				e.Action = core.ActionDrift
 				warnings = append(warnings, fmt.Sprintf("%s %s (%s) was edited in the tracker since DevWorkWire last wrote it, so it is left alone. To replace those edits with the document's version, add the line \"Drift: take-document\" to the item and preview again.",
-					kindLabel(kind), it.ID, w.Key))
+					kind.Label(), it.ID, w.Key))
 			case w.LastWritten == spec.Digest && w.ParentKey == spec.ParentKey && (parent == "" || spec.ParentKey != "" || held[parent]):
 				// (A story whose epic this plan creates is an update: it
 				// gets the new epic's key as parent.)
@@ -339,17 +339,17 @@ func classify(doc *plan.Document, found map[core.Reference]core.WorkItem, idx ma
 			e.Spec.Unsent = sameInTracker(w, e.Spec)
 			if len(w.Duplicates) > 0 {
 				warnings = append(warnings, fmt.Sprintf("%s %s: its reference %s is held by more than one issue in the tracker, %s and %s; DevWorkWire uses %s (the one it knows, else the oldest) and leaves %s alone. Delete the issue you do not want, or clear its reference field.",
-					kindLabel(kind), it.ID, ref, w.Key, strings.Join(w.Duplicates, ", "), w.Key, strings.Join(w.Duplicates, ", ")))
+					kind.Label(), it.ID, ref, w.Key, strings.Join(w.Duplicates, ", "), w.Key, strings.Join(w.Duplicates, ", ")))
 			}
 			if w.Kind != "" && w.Kind != kind {
-				warnings = append(warnings, fmt.Sprintf("%s %s is a %s in the document but %s is a %s in the tracker; its type is not changed.", kindLabel(kind), it.ID, kind, w.Key, w.Kind))
+				warnings = append(warnings, fmt.Sprintf("%s %s is a %s in the document but %s is a %s in the tracker; its type is not changed.", kind.Label(), it.ID, kind, w.Key, w.Kind))
 			}
 		}
 		if !merges {
 			contentBases(&e.Spec) // what this write puts in the tracker: the next import merges part by part
 		}
 		if takesContent(it) && !(exists && w.EditedOutside) && len(it.TakeFields) == 0 {
-			warnings = append(warnings, fmt.Sprintf("%s %s is marked \"Drift: take-document\" but has no outside edits to replace; the marker has no effect and can be removed.", kindLabel(kind), it.ID))
+			warnings = append(warnings, fmt.Sprintf("%s %s is marked \"Drift: take-document\" but has no outside edits to replace; the marker has no effect and can be removed.", kind.Label(), it.ID))
 		}
 		entries = append(entries, e)
 	}
@@ -409,16 +409,6 @@ func releaseHeld(doc *plan.Document, held map[core.Reference]bool, release []str
 	}
 	return nil, core.Errorf(core.CodeValidationFailed, "Cannot release %d item(s) that are not held back (see details); nothing was stored. %s. Release only held-back items, or preview without releasing.",
 		len(details), now).WithDetails(details...)
-}
-
-func kindLabel(k core.Kind) string {
-	switch k {
-	case core.KindEpic:
-		return "Epic"
-	case core.KindSubtask:
-		return "Sub-task"
-	}
-	return "Story"
 }
 
 // changedFields compares the document's content with the tracker's.

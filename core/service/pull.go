@@ -306,7 +306,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 		parent := parentOf(doc.ID, it)
 		if want := found[parent].Key; (parent == "") != (w.ParentKey == "") || (parent != "" && want != w.ParentKey) {
 			st.row.Action, st.held = PullActionSkipped, true
-			warnings = append(warnings, fmt.Sprintf("%s %s (%s) sits under another parent in the tracker than in the document; its parent is not pulled, so the item is left as it is. Move it back in the tracker, or change the document and import.", kindLabel(core.Kind(it.Kind)), it.ID, w.Key))
+			warnings = append(warnings, fmt.Sprintf("%s %s (%s) sits under another parent in the tracker than in the document; its parent is not pulled, so the item is left as it is. Move it back in the tracker, or change the document and import.", core.Kind(it.Kind).Label(), it.ID, w.Key))
 			continue
 		}
 		st.compareContent(takeT[ref], takeD[ref])
@@ -538,7 +538,7 @@ func (st *pullItemState) compareFields(fields map[string]core.FieldValue, own pl
 			st.bases.keep(w, k) // the document's change: the next import writes it
 			st.row.Changes = append(st.row.Changes, ch)
 		case state.Tracker() && k == core.FieldLabels && own.Labels.From != plan.SourceItem && !containsAll(w.Fields[k], defLabels):
-			*warnings = append(*warnings, fmt.Sprintf("%s %s (%s): its labels in the tracker (%s) drop a label the document's defaults add, so they cannot be written into the item; edit the defaults or the labels by hand.", kindLabel(core.Kind(st.it.Kind)), st.it.ID, w.Key, shownValues(w.Fields[k])))
+			*warnings = append(*warnings, fmt.Sprintf("%s %s (%s): its labels in the tracker (%s) drop a label the document's defaults add, so they cannot be written into the item; edit the defaults or the labels by hand.", core.Kind(st.it.Kind).Label(), st.it.ID, w.Key, shownValues(w.Fields[k])))
 			st.held, ch.Conflict = true, state.Conflicted()
 			st.row.Changes = append(st.row.Changes, ch)
 		default:
@@ -622,7 +622,7 @@ func rewritePulled(opts plan.Options, name string, data []byte, states []*pullIt
 		st := states[i]
 		st.pulled, st.held, st.change = false, true, plan.Change{}
 		st.row.Action = PullActionSkipped
-		warnings = append(warnings, fmt.Sprintf("%s %s (%s): the tracker's values cannot be written into the document in place (%s); the item is left as it is. Edit it by hand to match the tracker.", kindLabel(core.Kind(st.it.Kind)), st.it.ID, st.w.Key, pe.Problems[0].Message))
+		warnings = append(warnings, fmt.Sprintf("%s %s (%s): the tracker's values cannot be written into the document in place (%s); the item is left as it is. Edit it by hand to match the tracker.", core.Kind(st.it.Kind).Label(), st.it.ID, st.w.Key, pe.Problems[0].Message))
 	}
 	return nil, nil, nil, core.Errorf(core.CodeInternal, "The pulled values could not be written into the document.")
 }

@@ -87,7 +87,7 @@ func (s *WorkItemService) planRemoved(ctx context.Context, removed []core.Refere
 			}
 			if t.ID == "" {
 				warnings = append(warnings, fmt.Sprintf("%s %s (%s) is no longer in the document, but no workflow transition takes it from %s to done (available: %s), so it is left alone. Close it in the tracker, or change the workflow.",
-					kindLabel(w.Kind), ref, w.Key, w.Status, avail))
+					w.Kind.Label(), ref, w.Key, w.Status, avail))
 			} else {
 				e.Action, e.Gone.TransitionID, e.Gone.TransitionName = ActionClose, t.ID, t.Name
 				e.Gone.Comment = fmt.Sprintf("Closed by DevWorkWire: this item (reference %s) is no longer in the planning document %s, whose import closes the items it no longer lists.", ref, ref.Document())

@@ -69,11 +69,11 @@ type WorkItemService struct {
 // NewWorkItemService returns a service over a provider and a store.
 func NewWorkItemService(o ServiceOptions) *WorkItemService {
 	s := &WorkItemService{p: o.Provider, st: o.Store, log: o.Logger, now: o.Now, rank: o.Rank, fields: o.Fields,
-		ttl:       orDefault(o.PreviewTTL, core.DefaultPreviewTTL),
+		ttl:       core.PositiveOr(o.PreviewTTL, core.DefaultPreviewTTL),
 		lagWindow: core.DefaultSearchLagWindow,
-		lockLease: orDefault(o.CommitLockLease, core.DefaultCommitLockLease),
-		lockWait:  orDefault(o.CommitLockWait, core.DefaultCommitLockWait),
-		writes:    orDefault(o.WritesInFlight, core.DefaultWritesInFlight),
+		lockLease: core.PositiveOr(o.CommitLockLease, core.DefaultCommitLockLease),
+		lockWait:  core.PositiveOr(o.CommitLockWait, core.DefaultCommitLockWait),
+		writes:    core.PositiveOr(o.WritesInFlight, core.DefaultWritesInFlight),
 	}
 	if o.SearchLagWindow != nil {
 		s.lagWindow = max(*o.SearchLagWindow, 0)
@@ -85,15 +85,6 @@ func NewWorkItemService(o ServiceOptions) *WorkItemService {
 		s.now = time.Now
 	}
 	return s
-}
-
-// orDefault is v, or def when v is zero or negative (an option left
-// unset).
-func orDefault[T int | time.Duration](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
 }
 
 // Handle prefixes: the kind is visible in the handle itself, and stored

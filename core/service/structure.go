@@ -224,7 +224,7 @@ func (s *WorkItemService) planLinks(ctx context.Context, sp core.StructureProvid
 		case plan.LinkReference:
 			e, ok := external[l.Target]
 			if !ok {
-				problems = append(problems, core.Detail{Item: string(core.NewReference(doc.ID, it.ID)), Field: "depends_on", Message: fmt.Sprintf("%s %s names %s, which is not in the tracker (import that document first, or correct the reference)", kindLabel(core.Kind(it.Kind)), it.ID, l.Target)})
+				problems = append(problems, core.Detail{Item: string(core.NewReference(doc.ID, it.ID)), Field: "depends_on", Message: fmt.Sprintf("%s %s names %s, which is not in the tracker (import that document first, or correct the reference)", core.Kind(it.Kind).Label(), it.ID, l.Target)})
 			}
 			return e, ok
 		default:
@@ -237,7 +237,7 @@ func (s *WorkItemService) planLinks(ctx context.Context, sp core.StructureProvid
 					problems = append(problems, core.Detail{Item: string(core.NewReference(doc.ID, it.ID)), Key: l.Target, Message: core.AsError(err).Message})
 					return endpoint{}, false
 				}
-				problems = append(problems, core.Detail{Item: string(core.NewReference(doc.ID, it.ID)), Field: "depends_on", Key: l.Target, Message: fmt.Sprintf("%s %s names %s, which does not exist in the tracker (or cannot be seen)", kindLabel(core.Kind(it.Kind)), it.ID, l.Target)})
+				problems = append(problems, core.Detail{Item: string(core.NewReference(doc.ID, it.ID)), Field: "depends_on", Key: l.Target, Message: fmt.Sprintf("%s %s names %s, which does not exist in the tracker (or cannot be seen)", core.Kind(it.Kind).Label(), it.ID, l.Target)})
 				return endpoint{}, false
 			}
 			e := endpoint{Key: w.Key, Label: l.Target}

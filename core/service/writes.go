@@ -128,7 +128,7 @@ func itemText(k core.Kind, ref core.Reference, title, key string) string {
 	if id == "" {
 		id = string(ref)
 	}
-	s := fmt.Sprintf("%s %s %q", strings.ToLower(kindLabel(k)), id, title)
+	s := fmt.Sprintf("%s %s %q", strings.ToLower(k.Label()), id, title)
 	if key != "" {
 		s += " (" + key + ")"
 	}

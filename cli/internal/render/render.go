@@ -65,18 +65,6 @@ func pad(s string, n int) string {
 	return s
 }
 
-func kindLabel(k core.Kind) string {
-	switch k {
-	case core.KindEpic:
-		return "Epic"
-	case core.KindStory:
-		return "Story"
-	case core.KindSubtask:
-		return "Sub-task"
-	}
-	return string(k)
-}
-
 // kindWord is a kind as a list's KIND column spells it: epic, story,
 // sub-task.
 func kindWord(k core.Kind) string {
@@ -89,9 +77,9 @@ func kindWord(k core.Kind) string {
 func itemLabel(k core.Kind, ref core.Reference, title string) string {
 	_, id := ref.Split()
 	if id == "" {
-		return kindLabel(k) + ": " + title
+		return k.Label() + ": " + title
 	}
-	return kindLabel(k) + " " + id + ": " + title
+	return k.Label() + " " + id + ": " + title
 }
 
 func actionColor(cs *iostreams.ColorScheme, a core.Action, s string) string {
@@ -472,7 +460,7 @@ func ImportCommit(w io.Writer, r service.ImportCommitResult, o Options) {
 		}
 		label := itemLabel(it.Kind, it.Reference, it.Title)
 		if several {
-			label = kindLabel(it.Kind) + " " + string(it.Reference) + ": " + it.Title // ids repeat across documents
+			label = it.Kind.Label() + " " + string(it.Reference) + ": " + it.Title // ids repeat across documents
 		}
 		label = Truncate(label, width-2-11-keyW-2-utf8.RuneCountInString(row.tree))
 		fmt.Fprintf(w, "  %s%s  %s%s\n", actionColor(cs, it.Action, pad(word, 11)), pad(it.Key, keyW), row.tree, label)
