@@ -67,6 +67,7 @@ func siteEnvWith(t *testing.T, o envOptions, profile string) *env {
 type siteCase struct {
 	name, profile string
 	classic       bool   // Resolve's screen sets the resolution on the way to done
+	subtask       string // the sub-task type's name on the site
 	config        string // added to the configuration
 }
 
@@ -81,9 +82,9 @@ type siteCase struct {
 // with zero writes, a plan whose link the account may not make.
 func TestSitesThroughTheBinary(t *testing.T) {
 	for _, c := range []siteCase{
-		{name: "company-managed classic", profile: `{"style": "company-managed", "workflow": "classic", "epic_name_required": true}`, classic: true,
+		{name: "company-managed classic", profile: `{"style": "company-managed", "workflow": "classic", "epic_name_required": true}`, classic: true, subtask: "Sub-task",
 			config: "  transition_fields:\n    Resolution: Won't Do\n"},
-		{name: "team-managed", profile: `{"style": "team-managed"}`},
+		{name: "team-managed", profile: `{"style": "team-managed"}`, subtask: "Subtask"},
 	} {
 		t.Run(c.name, func(t *testing.T) { siteScenario(t, c) })
 	}
@@ -101,7 +102,7 @@ func siteScenario(t *testing.T, c siteCase) {
 	}
 	issues := e.issuesByRef()
 	e1, s1, s2, t1 := issues["site/e-1"], issues["site/s-1"], issues["site/s-2"], issues["site/t-1"]
-	if len(issues) != 4 || t1.Parent != s2.Key || s1.Parent != e1.Key || t1.IssueType != "Subtask" || s1.Key == "" {
+	if len(issues) != 4 || t1.Parent != s2.Key || s1.Parent != e1.Key || t1.IssueType != c.subtask || s1.Key == "" {
 		t.Fatalf("issues after the import: %+v", issues)
 	}
 	var again struct {
@@ -136,7 +137,7 @@ func siteScenario(t *testing.T, c siteCase) {
 	// them, nothing else, and writes each reference to its type's field.
 	epic := e.seedAsPerson("Epic", "Returns", "")
 	story := e.seedAsPerson("Story", "Return a parcel", epic)
-	sub := e.seedAsPerson("Subtask", "Label printer", story)
+	sub := e.seedAsPerson(c.subtask, "Label printer", story)
 	if r := e.dwire("export", epic, "-o", "exported.md", "--id", "returns"); r.code != 0 {
 		t.Fatalf("export: %s", r)
 	}

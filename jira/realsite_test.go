@@ -112,6 +112,34 @@ func TestEditSendsParentOnlyWhenItChanges(t *testing.T) {
 	}
 }
 
+// TestEditsPassWhereParentIsOffTheEditScreen: on a company-managed
+// project whose Story edit screen lacks parent (the fake refuses the
+// field there, even as null, as Jira does), edits of a story without an
+// epic and of one keeping its epic go through: neither sends parent.
+func TestEditsPassWhereParentIsOffTheEditScreen(t *testing.T) {
+	f := startJira(t, jiratest.Options{Style: jiratest.StyleCompanyManaged}, nil)
+	if err := f.srv.ApplyFields(jiratest.FieldSeed{OffEditScreen: []jiratest.ScreenField{{IssueType: "Story", Field: "parent"}}}); err != nil {
+		t.Fatal(err)
+	}
+	epic := f.seed(t, jiratest.SeedIssue{IssueType: "Epic", Summary: "Checkout", Reference: "off/e-1"})
+	inEpic := f.seed(t, jiratest.SeedIssue{IssueType: "Story", Summary: "Pay", Parent: epic, Reference: "off/s-1"})
+	loose := f.seed(t, jiratest.SeedIssue{IssueType: "Story", Summary: "Loose", Reference: "off/s-2"})
+	if got, err := f.p.Lookup(f.ctx, []core.Reference{"off/e-1", "off/s-1", "off/s-2"}, nil); err != nil || len(got) != 3 {
+		t.Fatalf("Lookup = %d items, %v", len(got), err)
+	}
+	for key, spec := range map[string]core.ItemSpec{
+		inEpic: {Reference: "off/s-1", Kind: core.KindStory, Title: "Pay by card", ParentKey: epic, Digest: "sha256:x"},
+		loose:  {Reference: "off/s-2", Kind: core.KindStory, Title: "Still loose", Digest: "sha256:x"},
+	} {
+		if err := f.p.Update(f.ctx, key, spec); err != nil {
+			t.Errorf("Update %s: %v", key, err)
+		}
+		if is, _ := f.srv.Issue(key); is.Summary != spec.Title {
+			t.Errorf("%s reads %q after the edit, want %q", key, is.Summary, spec.Title)
+		}
+	}
+}
+
 func mustCreate(t *testing.T, f *fixture, specs []core.ItemSpec) []core.CreateOutcome {
 	t.Helper()
 	out, err := f.p.Create(f.ctx, specs)
@@ -220,7 +248,7 @@ func TestLocalisedSite(t *testing.T) {
 	spec := f.specs("lokal", 1)[0]
 	spec.Kind = core.KindEpic
 	key := created(t, mustCreate(t, f, []core.ItemSpec{spec}))[spec.Reference]
-	if is, _ := f.srv.Issue(key); is.IssueType != "Epic" { // the fake's own (English) name of the type
+	if is, _ := f.srv.Issue(key); is.IssueType != "Epos" { // the admin view names the type as the site's REST API does
 		t.Errorf("%s created as %q; want the epic type (Epos on this site)", key, is.IssueType)
 	}
 	queryByIDs(t, f, key)

@@ -110,7 +110,7 @@ type IssueSnapshot struct {
 func (s *Server) snapshot(iss *issue) IssueSnapshot {
 	st := iss.cur
 	sn := IssueSnapshot{
-		Key: iss.Key, ID: itoa(iss.ID), Project: iss.Proj.Key, IssueType: byID(issueTypes, st.TypeID).Name,
+		Key: iss.Key, ID: itoa(iss.ID), Project: iss.Proj.Key, IssueType: issueTypeName(iss.Proj, byID(issueTypes, st.TypeID)),
 		Summary: st.Summary, Reference: withoutSearchTokens(st.Custom[s.refField(iss.Proj, st.TypeID)]), RefValue: st.Custom[s.refField(iss.Proj, st.TypeID)], Status: byID(statuses, st.StatusID).Name,
 		StatusCategory: byID(statuses, st.StatusID).Category.Key, Description: st.Description,
 		Properties: map[string]json.RawMessage{}, Labels: append([]string{}, st.Labels...),

@@ -89,7 +89,11 @@
 //     unsearchable (GET field "searchable": false; a JQL clause on them is
 //     an unknown field), and FieldSeed.OffEditScreen can take the
 //     reference field off the edit screen (editmeta leaves it out, an edit
-//     refuses it). SetBulkCreateReversed(true) lists a bulk create's
+//     refuses it), or parent (an edit naming parent, even as null to an
+//     issue without one, is refused "Field 'parent' cannot be set. It is
+//     not on the appropriate screen, or unknown.", as Jira refuses any
+//     field off the screen; whether a real company-managed site refuses
+//     null too is a question for dwire's live check). SetBulkCreateReversed(true) lists a bulk create's
 //     issues[] newest first (Atlassian does not document the order).
 //   - Workflows (workflow.go): the default one is To Do (new) → In
 //     Progress (indeterminate) → Done (done), global transitions 11/21/31

@@ -641,7 +641,7 @@ func (s *Server) editMeta(w http.ResponseWriter, r *http.Request, iss *issue) {
 	fm("summary", "Summary", map[string]any{"type": "string", "system": "summary"})
 	fm("description", "Description", map[string]any{"type": "string", "system": "description"})
 	fm("labels", "Labels", map[string]any{"type": "array", "items": "string", "system": "labels"})
-	if iss.cur.TypeID != IssueTypeEpicID {
+	if iss.cur.TypeID != IssueTypeEpicID && s.refOnScreen(iss.Proj, iss.cur.TypeID, "parent", true) {
 		fm("parent", "Parent", map[string]any{"type": "issuelink", "system": "parent"})
 	}
 	if ref := s.refField(iss.Proj, iss.cur.TypeID); s.refOnScreen(iss.Proj, iss.cur.TypeID, ref, true) {

@@ -117,7 +117,7 @@ func (s *Server) getTransitions(w http.ResponseWriter, r *http.Request, iss *iss
 		}
 		e := map[string]any{
 			"id": t.ID, "name": t.Name, "to": s.statusJSON(base, byID(statuses, t.To)),
-			"hasScreen": t.Resolution, "isGlobal": t.From == nil, "isInitial": false, "isAvailable": true, "isConditional": false, "isLooped": false,
+			"hasScreen": t.Resolution, "isGlobal": t.From == nil, "isInitial": false, "isAvailable": true, "isConditional": false, "looped": false,
 		}
 		if withFields {
 			e["fields"] = t.screenJSON(base)

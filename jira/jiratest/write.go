@@ -172,7 +172,13 @@ func (s *Server) checkField(k string, raw json.RawMessage, create bool, pw *plan
 	case "description":
 		msg = pw.setDescription(raw)
 	case "parent":
-		msg = s.setParent(pw, raw)
+		// Off an edit screen (FieldSeed.OffEditScreen) Jira refuses the
+		// field in an edit, even as null.
+		if !create && pw.proj != nil && !s.refOnScreen(pw.proj, pw.typeID, k, true) {
+			msg = fmt.Sprintf(msgCannotSet, k)
+		} else {
+			msg = s.setParent(pw, raw)
+		}
 	case "labels":
 		msg = pw.setLabels(raw)
 	default:
