@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -705,5 +706,55 @@ func TestPTYPull(t *testing.T) {
 	s.wantExit(0)
 	if strings.Contains(s.output(), promptText) || len(f.srv.Writes()) != writes || !strings.Contains(s.output(), "5 unchanged") {
 		t.Fatalf("the import after the pull is not unchanged:\n%s", s.output())
+	}
+}
+
+// The commit summary shows each sub-task under its story (epic → story →
+// sub-task), as the preview does, each title wrapped within the terminal's
+// 80 columns and each link under its item, line by line.
+func TestPTYCommitSummaryShowsSubtasksUnderTheirStory(t *testing.T) {
+	f := newPTYFixture(t)
+	plan := "---\nid: tasks\n---\n# Tasks\n\n## Epic e-1: Guest checkout\n\n### Story s-1: Let a guest pay\n\n" +
+		"#### Sub-task t-1: Migration for the address table that is long enough to wrap around the line\n\n" +
+		"#### Sub-task t-2: Form with autocomplete\n\n### Story s-2: Save address for next time\n\n#### Sub-task t-3: Another sub-task\n"
+	must(t, os.WriteFile(filepath.Join(f.dir, "tasks.md"), []byte(plan), 0o600))
+	s := f.start(t, nil, "import", "tasks.md")
+	s.answer(promptText, "y")
+	s.wantExit(0)
+	lines := visibleLines(s.output())
+	at := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "Committed: 6 created") {
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no commit summary:\n%s", s.output())
+	}
+	summary := lines[at:]
+	want := []*regexp.Regexp{ // after the counts and the structure line
+		regexp.MustCompile(`^  created    DEMO-\d  Epic e-1: Guest checkout$`),
+		regexp.MustCompile(`^                     │ http://\S+/browse/DEMO-\d$`),
+		regexp.MustCompile(`^  created    DEMO-\d  ├─ Story s-1: Let a guest pay$`),
+		regexp.MustCompile(`^                     │  │ http://\S+/browse/DEMO-\d$`),
+		regexp.MustCompile(`^  created    DEMO-\d  │  ├─ Sub-task t-1: Migration for the address table that is$`),
+		regexp.MustCompile(`^                     │  │  long enough to wrap around the line$`),
+		regexp.MustCompile(`^                     │  │  http://\S+/browse/DEMO-\d$`),
+		regexp.MustCompile(`^  created    DEMO-\d  │  └─ Sub-task t-2: Form with autocomplete$`),
+		regexp.MustCompile(`^                     │     http://\S+/browse/DEMO-\d$`),
+		regexp.MustCompile(`^  created    DEMO-\d  └─ Story s-2: Save address for next time$`),
+		regexp.MustCompile(`^                        │ http://\S+/browse/DEMO-\d$`),
+		regexp.MustCompile(`^  created    DEMO-\d     └─ Sub-task t-3: Another sub-task$`),
+		regexp.MustCompile(`^                           http://\S+/browse/DEMO-\d$`),
+	}
+	for j, re := range want {
+		if 2+j >= len(summary) || !re.MatchString(summary[2+j]) {
+			t.Fatalf("line %d of the commit summary is not %s:\n%s", 2+j, re, strings.Join(summary, "\n"))
+		}
+	}
+	for _, l := range summary {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("a %d-column line on an 80-column terminal: %s", n, l)
+		}
 	}
 }

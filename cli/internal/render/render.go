@@ -462,10 +462,16 @@ func ImportCommit(w io.Writer, r service.ImportCommitResult, o Options) {
 		if several {
 			label = it.Kind.Label() + " " + string(it.Reference) + ": " + it.Title // ids repeat across documents
 		}
-		label = Truncate(label, width-2-11-keyW-2-utf8.RuneCountInString(row.tree))
-		fmt.Fprintf(w, "  %s%s  %s%s\n", actionColor(cs, it.Action, pad(word, 11)), pad(it.Key, keyW), row.tree, label)
+		// The title wraps between words (continued under itself), as in
+		// the preview.
+		contLead := "  " + strings.Repeat(" ", 11+keyW+2) + row.cont
+		lines := wrapLines(label, width-utf8.RuneCountInString(contLead), "")
+		fmt.Fprintf(w, "  %s%s  %s%s\n", actionColor(cs, it.Action, pad(word, 11)), pad(it.Key, keyW), row.tree, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(w, "%s%s\n", contLead, l)
+		}
 		if it.URL != "" && shown[row.i] && wrote(it) {
-			fmt.Fprintf(w, "  %s%s%s\n", strings.Repeat(" ", 11+keyW+2), row.cont, cs.Cyan(it.URL))
+			fmt.Fprintf(w, "%s%s\n", contLead, cs.Cyan(it.URL))
 		}
 	}
 	if more > 0 {

@@ -27,43 +27,84 @@ type treeNode struct {
 }
 
 // treeOrder lays n items out as the preview's tree: each epic followed by
-// its stories (those naming an epic present in the list), the others in
-// list order. Only the items show reports true for are laid out, and an
-// epic whose stories are shown (as their context).
+// its stories and each story by its sub-tasks (those naming a parent
+// present in the list, one level up: epic → story → sub-task), the others
+// in list order. Only the items show reports true for are laid out, and a
+// parent whose children are shown (as their context).
 func treeOrder(nodes []treeNode, show func(i int) bool) []treeRow {
-	epics := map[core.Reference]bool{}
-	for _, n := range nodes {
-		if n.kind == core.KindEpic {
-			epics[n.ref] = true
+	at := map[core.Reference]int{}
+	for i, n := range nodes {
+		if n.ref != "" {
+			at[n.ref] = i
 		}
 	}
-	under := func(n treeNode) bool { return n.kind != core.KindEpic && n.parent != "" && epics[n.parent] }
+	// under: the node's parent is in the list, one level above it.
+	under := func(n treeNode) bool {
+		p, ok := at[n.parent]
+		return n.parent != "" && ok && level(nodes[p].kind) < level(n.kind)
+	}
 	children := map[core.Reference][]int{}
 	for i, n := range nodes {
-		if under(n) && show(i) {
+		if under(n) {
 			children[n.parent] = append(children[n.parent], i)
 		}
 	}
+	// visible: shown, or the context of a shown descendant (the levels are
+	// at most three, and a child is always a level below its parent).
+	memo := map[int]bool{}
+	var visible func(i int) bool
+	visible = func(i int) bool {
+		if v, ok := memo[i]; ok {
+			return v
+		}
+		v := show(i)
+		for _, k := range children[nodes[i].ref] {
+			v = visible(k) || v
+		}
+		memo[i] = v
+		return v
+	}
 	var rows []treeRow
-	for i, n := range nodes {
-		kids := children[n.ref]
-		if under(n) || (len(kids) == 0 && !show(i)) {
-			continue // under its epic, or not shown
-		}
-		cont := ""
-		if len(kids) > 0 {
-			cont = "│ "
-		}
-		rows = append(rows, treeRow{i: i, cont: cont})
-		for j, k := range kids {
-			tree, c := "├─ ", "│  "
-			if j == len(kids)-1 {
-				tree, c = "└─ ", "   "
+	// add lays out node i and its visible children; lead is the drawing
+	// of its ancestors' lines, branch its own connector ("" at the root).
+	var add func(i int, lead, branch, own string)
+	add = func(i int, lead, branch, own string) {
+		var kids []int
+		for _, k := range children[nodes[i].ref] {
+			if visible(k) {
+				kids = append(kids, k)
 			}
-			rows = append(rows, treeRow{i: k, tree: tree, cont: c})
+		}
+		cont := lead + own
+		if len(kids) > 0 {
+			cont += "│ "
+		}
+		rows = append(rows, treeRow{i: i, tree: lead + branch, cont: cont})
+		for j, k := range kids {
+			if j == len(kids)-1 {
+				add(k, lead+own, "└─ ", "   ")
+			} else {
+				add(k, lead+own, "├─ ", "│  ")
+			}
+		}
+	}
+	for i, n := range nodes {
+		if !under(n) && visible(i) {
+			add(i, "", "", "")
 		}
 	}
 	return rows
+}
+
+// level is a kind's depth in the tree: epic 0, story 1, sub-task 2.
+func level(k core.Kind) int {
+	switch k {
+	case core.KindEpic:
+		return 0
+	case core.KindSubtask:
+		return 2
+	}
+	return 1
 }
 
 // planNodes are the tree nodes of a preview's rows.
