@@ -55,6 +55,9 @@ func boundExport(r service.ExportResult) exportResult {
 	if r.Text, out.TextTruncated = cutAtLineEnd(r.Text, MaxDocumentBytes); out.TextTruncated {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("The document is %d bytes, more than the %d one result carries: text holds only its first %d bytes, so it is not a complete planning document. Do not save it as one: narrow the selection (an epic, a JQL query), or have the person run dwire export with -o FILE.", total, MaxDocumentBytes, len(r.Text)))
 	}
+	if r.WarningsTruncated {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("Each warning names at most %d issues (its count is of all of them); a person sees every one with dwire export --full.", service.MaxWarningKeys))
+	}
 	out.ExportResult = r
 	return out
 }

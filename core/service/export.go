@@ -24,6 +24,10 @@ type ExportInput struct {
 	// issues' references share, else the epic's key, the project's, or
 	// "export".
 	Document string
+	// AllWarnings names every issue in the warnings; without it each
+	// kind of warning is one line naming at most MaxWarningKeys issues
+	// (and counting the rest), whatever the size of the selection.
+	AllWarnings bool
 }
 
 // ExportResult is the document written from the issues.
@@ -39,7 +43,12 @@ type ExportResult struct {
 	Stories  int      `json:"stories"`
 	Subtasks int      `json:"subtasks"`
 	Adopt    int      `json:"adopt"`
+	// Warnings: one per kind, each naming at most MaxWarningKeys issues
+	// (with the count of all) unless ExportInput.AllWarnings.
 	Warnings []string `json:"warnings,omitempty"`
+	// WarningsTruncated is true when a warning names only some of the
+	// issues it counts.
+	WarningsTruncated bool `json:"warnings_truncated" jsonschema:"true when a warning names only some of the issues it counts (at most 5 each, with the count of all); the last warning says how to see every one"`
 }
 
 // Export reads the selected issues (with their parents, so no story loses
@@ -98,7 +107,7 @@ func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportRes
 	if len(items) == 0 {
 		return ExportResult{}, core.Errorf(core.CodeWorkItemNotFound, "No issue matches %s, so there is nothing to export. Check the selection.", describeSelection(sel))
 	}
-	ex := &exporter{s: s, byKey: map[string]core.WorkItem{}}
+	ex := &exporter{s: s, byKey: map[string]core.WorkItem{}, all: in.AllWarnings}
 	for _, w := range items {
 		ex.add(w)
 	}
@@ -121,7 +130,7 @@ func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportRes
 	if err != nil {
 		return ExportResult{}, core.Wrap(err, core.CodeInternal, "The exported document could not be written.")
 	}
-	res := ExportResult{ResultType: ResultPreview, Document: docID, Format: format, Text: string(text), Warnings: ex.warnings}
+	res := ExportResult{ResultType: ResultPreview, Document: docID, Format: format, Text: string(text)}
 	for _, it := range append(slices.Clone(doc.Items), doc.Subtasks...) {
 		switch core.Kind(it.Kind) {
 		case core.KindEpic:
@@ -135,7 +144,8 @@ func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportRes
 			res.Adopt++
 		}
 	}
-	res.Warnings = append(res.Warnings, s.checkExport(doc, format, text)...)
+	ex.checkExport(doc, format, text)
+	res.Warnings, res.WarningsTruncated = ex.warnings, ex.cut
 	return res, nil
 }
 
@@ -157,6 +167,23 @@ type exporter struct {
 	ids      map[string]string // key → item id
 	names    map[string]string // a person's account id → how the document writes them
 	warnings []string
+	all      bool // name every issue in the warnings (ExportInput.AllWarnings)
+	cut      bool // a warning names only some of its issues
+}
+
+// MaxWarningKeys is the number of issues one export warning names (the
+// others are counted), so that the warnings stay a few lines whatever the
+// size of the selection.
+const MaxWarningKeys = 5
+
+// list is keys joined, at most MaxWarningKeys of them then ", … N more"
+// (every one with AllWarnings).
+func (ex *exporter) list(keys []string) string {
+	if ex.all || len(keys) <= MaxWarningKeys {
+		return strings.Join(keys, ", ")
+	}
+	ex.cut = true
+	return fmt.Sprintf("%s, … %d more", strings.Join(keys[:MaxWarningKeys], ", "), len(keys)-MaxWarningKeys)
 }
 
 func (ex *exporter) add(w core.WorkItem) {
@@ -171,7 +198,7 @@ func (ex *exporter) add(w core.WorkItem) {
 // sub-task the selection holds without them: an item whose parent is not
 // in the document would lose it at the first import.
 func (ex *exporter) parents(ctx context.Context) error {
-	var added []string
+	var added, unread []string
 	for i := 0; i < len(ex.order); i++ {
 		w := ex.byKey[ex.order[i]]
 		if w.ParentKey == "" || w.Kind == core.KindEpic {
@@ -182,7 +209,7 @@ func (ex *exporter) parents(ctx context.Context) error {
 		}
 		p, err := ex.s.p.Get(ctx, w.ParentKey)
 		if core.ErrorCode(err) == core.CodeWorkItemNotFound {
-			ex.warnings = append(ex.warnings, fmt.Sprintf("%s's parent %s could not be read, so %s is exported without it; the first import would take it out of %s.", w.Key, w.ParentKey, w.Key, w.ParentKey))
+			unread = append(unread, fmt.Sprintf("%s (parent %s)", w.Key, w.ParentKey))
 			continue
 		}
 		if err != nil {
@@ -191,8 +218,14 @@ func (ex *exporter) parents(ctx context.Context) error {
 		ex.add(p) // its own parent is checked in a later round
 		added = append(added, p.Key)
 	}
+	if len(unread) > 0 {
+		ex.warnings = append(ex.warnings, fmt.Sprintf("%s could not be read, so %s exported without %s; the first import would take %s out of %s: %s.",
+			core.Plural(len(unread), "issue's parent", "issues' parents"), oneMany(len(unread), "it is", "they are"), oneMany(len(unread), "it", "them"),
+			oneMany(len(unread), "it", "them"), oneMany(len(unread), "that parent", "those parents"), ex.list(unread)))
+	}
 	if len(added) > 0 {
-		ex.warnings = append(ex.warnings, fmt.Sprintf("Added %s, the parent(s) of exported issues outside the selection, so that no item loses its epic or story.", strings.Join(added, ", ")))
+		ex.warnings = append(ex.warnings, fmt.Sprintf("Added %s of exported issues from outside the selection, so that no item loses its epic or story: %s.",
+			core.Plural(len(added), "parent", "parents"), ex.list(added)))
 	}
 	return nil
 }
@@ -293,12 +326,13 @@ func (ex *exporter) document(docID string) (*plan.Document, error) {
 		n := 0
 		for i, d := range owners {
 			n += len(owned[d])
-			if i < maxListedOwners {
-				parts = append(parts, fmt.Sprintf("%s (%s)", d, listBounded(owned[d], maxListedKeys)))
+			if i < maxListedOwners || ex.all {
+				parts = append(parts, fmt.Sprintf("%s (%s)", d, ex.list(owned[d])))
 			}
 			details = append(details, core.Detail{Field: "document", Message: fmt.Sprintf("document %s holds %s", d, core.Plural(len(owned[d]), "selected issue", "selected issues"))})
 		}
-		if len(owners) > maxListedOwners {
+		if len(owners) > maxListedOwners && !ex.all {
+			ex.cut = true
 			parts = append(parts, fmt.Sprintf("and %s", core.Plural(len(owners)-maxListedOwners, "more document", "more documents")))
 		}
 		if len(keep) == 0 {
@@ -306,7 +340,7 @@ func (ex *exporter) document(docID string) (*plan.Document, error) {
 				strings.Join(parts, "; "), owners[0]).WithDetails(details...)
 		}
 		ex.warnings = append(ex.warnings, fmt.Sprintf("%s already %s to other documents, so %s not exported into %s: %s. Export each document's issues on their own, giving its id as the document id.",
-			core.Plural(n, "issue", "issues"), map[bool]string{true: "belongs", false: "belong"}[n == 1], map[bool]string{true: "it is", false: "they are"}[n == 1], docID, strings.Join(parts, "; ")))
+			core.Plural(n, "issue", "issues"), oneMany(n, "belongs", "belong"), oneMany(n, "it is", "they are"), docID, strings.Join(parts, "; ")))
 	}
 	ex.ids = map[string]string{}
 	for _, w := range keep { // ids the references fix come first
@@ -326,11 +360,12 @@ func (ex *exporter) document(docID string) (*plan.Document, error) {
 	}
 	slices.SortStableFunc(keep, func(a, b core.WorkItem) int { return compareRank(a, b) })
 	doc := &plan.Document{ID: docID}
+	var orphans []string
 	for _, w := range keep {
 		it := ex.item(w)
 		if w.Kind == core.KindSubtask {
 			if it.Story == "" {
-				ex.warnings = append(ex.warnings, fmt.Sprintf("Sub-task %s has no story in the document, so it is not exported.", w.Key))
+				orphans = append(orphans, w.Key)
 				continue
 			}
 			doc.Subtasks = append(doc.Subtasks, it)
@@ -338,21 +373,23 @@ func (ex *exporter) document(docID string) (*plan.Document, error) {
 		}
 		doc.Items = append(doc.Items, it)
 	}
+	if len(orphans) > 0 {
+		ex.warnings = append(ex.warnings, fmt.Sprintf("%s no story in the document, so %s not exported: %s.",
+			core.Plural(len(orphans), "sub-task has", "sub-tasks have"), oneMany(len(orphans), "it is", "they are"), ex.list(orphans)))
+	}
 	return doc, nil
 }
 
-// The bounds of the export's list of issues other documents hold.
-const (
-	maxListedOwners = 5 // documents named
-	maxListedKeys   = 5 // keys named per document
-)
+// maxListedOwners is the number of documents the warning about issues
+// other documents hold names (each with at most MaxWarningKeys keys).
+const maxListedOwners = 5
 
-// listBounded is keys joined, at most max of them, then "… N more".
-func listBounded(keys []string, max int) string {
-	if len(keys) <= max {
-		return strings.Join(keys, ", ")
+// oneMany is one when n is 1, else many.
+func oneMany(n int, one, many string) string {
+	if n == 1 {
+		return one
 	}
-	return fmt.Sprintf("%s, … %d more", strings.Join(keys[:max], ", "), len(keys)-max)
+	return many
 }
 
 // compareRank orders issues by their rank (backlog order), then by key
@@ -403,7 +440,7 @@ func (ex *exporter) item(w core.WorkItem) plan.Item {
 			it.Blocks = append(it.Blocks, ex.link(b.Key))
 		}
 	}
-	if w.Sprint != "" && w.Kind != core.KindEpic {
+	if w.Sprint != "" && (w.Kind == core.KindStory || w.Kind == "") { // a sub-task is in its story's sprint (the format ignores its line)
 		it.Fields.Sprint = plan.Field[string]{State: plan.FieldSet, Value: w.Sprint, From: plan.SourceItem}
 	}
 	return it
@@ -498,22 +535,26 @@ func (ex *exporter) sprints(ctx context.Context, doc *plan.Document) error {
 		}
 	}
 	if len(closed) > 0 {
-		ex.warnings = append(ex.warnings, fmt.Sprintf("%s are in closed sprints; they are exported without a Sprint line (an import moves items only into active or future sprints).", strings.Join(closed, ", ")))
+		ex.warnings = append(ex.warnings, fmt.Sprintf("%s in closed sprints, so %s exported without a Sprint line (an import moves items only into active or future sprints): %s.",
+			core.Plural(len(closed), "item is", "items are"), oneMany(len(closed), "it is", "they are"), ex.list(closed)))
 	}
 	return nil
 }
 
 // checkExport parses the document back and compares every item with what
 // was exported (plan.SameItems: content, fields, dependencies, parents,
-// keys, and no item more), naming those that would not read as exported.
-func (s *WorkItemService) checkExport(doc *plan.Document, format string, text []byte) []string {
+// keys, and no item more), warning of those that would not read as
+// exported.
+func (ex *exporter) checkExport(doc *plan.Document, format string, text []byte) {
+	s := ex.s
 	name := "export.md"
 	if format == plan.FormatYAML {
 		name = "export.yaml"
 	}
 	back, err := plan.Options{CustomFields: s.fields.Custom}.Parse(name, text)
 	if err != nil {
-		return []string{fmt.Sprintf("The exported document does not read back as a valid plan (%s); descriptions that hold lines the Markdown form reads as structure (item headings, \"Epic:\" lines, criteria labels) need editing, or export with the YAML format.", core.AsError(planError(err)).Message)}
+		ex.warnings = append(ex.warnings, fmt.Sprintf("The exported document does not read back as a valid plan (%s); descriptions that hold lines the Markdown form reads as structure (item headings, \"Epic:\" lines, criteria labels) need editing, or export with the YAML format.", core.AsError(planError(err)).Message))
+		return
 	}
 	keys := map[string]string{}
 	for _, it := range append(slices.Clone(doc.Items), doc.Subtasks...) {
@@ -521,7 +562,7 @@ func (s *WorkItemService) checkExport(doc *plan.Document, format string, text []
 	}
 	off := plan.SameItems(doc, back)
 	if len(off) == 0 {
-		return nil
+		return
 	}
 	for i, id := range off {
 		if k := keys[id]; k != "" {
@@ -530,5 +571,6 @@ func (s *WorkItemService) checkExport(doc *plan.Document, format string, text []
 			off[i] = id + " (an item no issue is)"
 		}
 	}
-	return []string{fmt.Sprintf("%s do not read back exactly as exported: their first import would change them. Edit the descriptions in the tracker, or export with the YAML format.", strings.Join(off, ", "))}
+	ex.warnings = append(ex.warnings, fmt.Sprintf("%s not read back exactly as exported: %s first import would change %s. Edit the descriptions in the tracker, or export with the YAML format: %s.",
+		core.Plural(len(off), "item does", "items do"), oneMany(len(off), "its", "their"), oneMany(len(off), "it", "them"), ex.list(off)))
 }

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,7 +138,7 @@ func TestExportSelections(t *testing.T) {
 		t.Errorf("no header comment:\n%s", res.Text)
 	}
 	q, err := e.svc.Export(e.ctx, service.ExportInput{IssueSelection: core.IssueSelection{Query: "DEMO-3"}, Document: "pay"})
-	if err != nil || q.Document != "pay" || q.Epics != 1 || q.Stories != 1 || q.Subtasks != 1 || len(q.Warnings) != 1 || !strings.Contains(q.Warnings[0], "Added DEMO-2, DEMO-1") {
+	if err != nil || q.Document != "pay" || q.Epics != 1 || q.Stories != 1 || q.Subtasks != 1 || len(q.Warnings) != 1 || !strings.Contains(q.Warnings[0], "Added 2 parents of exported issues from outside the selection, so that no item loses its epic or story: DEMO-2, DEMO-1.") {
 		t.Errorf("query export %+v, %v", q, err)
 	}
 	for _, in := range []service.ExportInput{
@@ -284,7 +285,69 @@ func TestExportChecksTheItemsItReadsBack(t *testing.T) {
 	e := newEnv(t)
 	key := e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Notes", Description: "Intro.\n\n   ## Story s-99: indented"})
 	md, err := e.svc.Export(e.ctx, service.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}})
-	if err != nil || len(md.Warnings) != 1 || !strings.Contains(md.Warnings[0], key+" do not read back exactly as exported") {
+	if err != nil || len(md.Warnings) != 1 || !strings.Contains(md.Warnings[0], "1 item does not read back exactly as exported") || !strings.HasSuffix(md.Warnings[0], ": "+key+".") {
 		t.Errorf("Markdown: %+v, %v", md.Warnings, err)
+	}
+}
+
+// Each kind of export warning is one line naming at most MaxWarningKeys
+// issues with the count of all, whatever the size of the selection
+// (warnings_truncated says so); AllWarnings names every one.
+func TestExportWarningsAreOnePerKindAndBounded(t *testing.T) {
+	e := newEnv(t)
+	story := e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Owned"})
+	if err := e.p.SetReference(story, "shop/s-1"); err != nil {
+		t.Fatal(err)
+	}
+	var tasks []string
+	for i := range 40 {
+		tasks = append(tasks, e.p.AddAsPerson(core.WorkItem{Kind: core.KindSubtask, Title: fmt.Sprintf("Task %d", i), ParentKey: story}))
+		e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: fmt.Sprintf("Notes %d", i), Description: "Intro.\n\n   ## Story s-99: indented"})
+	}
+	res, err := e.svc.Export(e.ctx, service.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Document: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 3 || !res.WarningsTruncated {
+		t.Fatalf("%d warnings (truncated %v), want 3, truncated:\n%s", len(res.Warnings), res.WarningsTruncated, strings.Join(res.Warnings, "\n"))
+	}
+	orphans := "40 sub-tasks have no story in the document, so they are not exported: " + strings.Join(tasks[:service.MaxWarningKeys], ", ") + ", … 35 more."
+	if !slices.Contains(res.Warnings, orphans) {
+		t.Errorf("no warning %q:\n%s", orphans, strings.Join(res.Warnings, "\n"))
+	}
+	for _, w := range res.Warnings {
+		if n := strings.Count(w, "DEMO-"); n > service.MaxWarningKeys {
+			t.Errorf("a warning names %d issues, more than %d: %s", n, service.MaxWarningKeys, w)
+		}
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "40 items do not read back exactly as exported") {
+		t.Errorf("the read-back warning does not count all 40:\n%s", strings.Join(res.Warnings, "\n"))
+	}
+
+	all, err := e.svc.Export(e.ctx, service.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}, Document: "plan", AllWarnings: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "40 sub-tasks have no story in the document, so they are not exported: " + strings.Join(tasks, ", ") + "."
+	if len(all.Warnings) != 3 || all.WarningsTruncated || !slices.Contains(all.Warnings, want) {
+		t.Errorf("AllWarnings: truncated %v, warnings:\n%s", all.WarningsTruncated, strings.Join(all.Warnings, "\n"))
+	}
+}
+
+// A sub-task is exported without a Sprint line: it is in its story's
+// sprint, and the format ignores a sub-task's own line.
+func TestExportWritesNoSprintOnSubtasks(t *testing.T) {
+	e := newEnv(t)
+	story := e.p.AddAsPerson(core.WorkItem{Kind: core.KindStory, Title: "Pay"})
+	e.p.AddAsPerson(core.WorkItem{Kind: core.KindSubtask, Title: "Wire the API", ParentKey: story})
+	if err := e.p.MoveToSprint(e.ctx, "1", []string{story}); err != nil { // its sub-task follows
+		t.Fatal(err)
+	}
+	res, err := e.svc.Export(e.ctx, service.ExportInput{IssueSelection: core.IssueSelection{Project: "DEMO"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(res.Text, "\nSprint: "); n != 1 || !strings.Contains(res.Text, "Key: "+story+"\nSprint: ") {
+		t.Errorf("%d Sprint lines, want one, on the story:\n%s", n, res.Text)
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core/streamtest"
+	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
 // TestMCPOverStdio runs `dwire mcp` as a harness would: JSON-RPC lines on
@@ -18,50 +21,13 @@ import (
 func TestMCPOverStdio(t *testing.T) {
 	f := newPTYFixture(t)
 	must(t, os.WriteFile(filepath.Join(f.dir, "one.md"), []byte("---\nid: one\n---\n# One\n\n## Epic e-1: One\n"), 0o600))
-	cmd := exec.Command("dwire", "mcp", "-v")
-	cmd.Dir = f.dir
-	cmd.Env = f.env
-	pp := streamtest.StartWaited(t, cmd)
-	stdin, stdout, stderr := pp.Stdin, pp.Stdout, pp.Stderr
-
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	send := func(s string) { _, err := stdin.Write([]byte(s + "\n")); must(t, err) }
-	recv := func(id int) map[string]any {
-		t.Helper()
-		deadline := time.After(20 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("stdout closed; stderr:\n%s", stderr.String())
-				}
-				var m map[string]any
-				if err := json.Unmarshal([]byte(l), &m); err != nil {
-					t.Fatalf("stdout carried a non-JSON-RPC line: %q", l)
-				}
-				if v, ok := m["id"].(float64); ok && int(v) == id {
-					return m
-				}
-			case <-deadline:
-				t.Fatalf("no response %d; stderr:\n%s", id, stderr.String())
-			}
-		}
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`)
-	init := recv(1)
+	m := startMCP(t, f)
+	send, recv, stdin, stderr, pp := m.send, m.recv, m.stdin, m.stderr, m.pp
+	init := m.initialize()
 	info := init["result"].(map[string]any)["serverInfo"].(map[string]any)
 	if info["name"] != "dwire" || info["version"] == "" {
 		t.Fatalf("serverInfo = %v", info)
 	}
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"import.preview","arguments":{"path":"one.md"}}}`)
 	res := recv(2)
 	b, _ := json.Marshal(res)
@@ -86,5 +52,106 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "run_id=") {
 		t.Fatalf("-v logged nothing to stderr:\n%s", stderr.String())
+	}
+}
+
+// mcpSession is `dwire mcp -v` running as a harness runs it: JSON-RPC
+// lines on its stdin (kept open), its stdout read line by line.
+type mcpSession struct {
+	pp     *streamtest.Piped
+	stdin  io.WriteCloser
+	stderr *streamtest.Buffer
+	lines  chan string
+	send   func(s string)
+	recv   func(id int) map[string]any
+}
+
+func startMCP(t *testing.T, f *ptyFixture) *mcpSession {
+	t.Helper()
+	cmd := exec.Command("dwire", "mcp", "-v")
+	cmd.Dir = f.dir
+	cmd.Env = f.env
+	pp := streamtest.StartWaited(t, cmd)
+	m := &mcpSession{pp: pp, stdin: pp.Stdin, stderr: pp.Stderr, lines: make(chan string, 16)}
+	go func() {
+		sc := bufio.NewScanner(pp.Stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			m.lines <- sc.Text()
+		}
+		close(m.lines)
+	}()
+	m.send = func(s string) { _, err := m.stdin.Write([]byte(s + "\n")); must(t, err) }
+	m.recv = func(id int) map[string]any {
+		t.Helper()
+		deadline := time.After(20 * time.Second)
+		for {
+			select {
+			case l, ok := <-m.lines:
+				if !ok {
+					t.Fatalf("stdout closed; stderr:\n%s", m.stderr.String())
+				}
+				var msg map[string]any
+				if err := json.Unmarshal([]byte(l), &msg); err != nil {
+					t.Fatalf("stdout carried a non-JSON-RPC line: %q", l)
+				}
+				if v, ok := msg["id"].(float64); ok && int(v) == id {
+					return msg
+				}
+			case <-deadline:
+				t.Fatalf("no response %d; stderr:\n%s", id, m.stderr.String())
+			}
+		}
+	}
+	return m
+}
+
+// initialize is the harness's handshake.
+func (m *mcpSession) initialize() map[string]any {
+	m.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`)
+	init := m.recv(1)
+	m.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return init
+}
+
+// document_export's warnings are one per kind, each naming at most 5
+// issues with the count of all, however many issues they concern; the
+// result says warnings_truncated and how a person sees every one.
+func TestMCPExportWarningsAreBounded(t *testing.T) {
+	f := newPTYFixture(t)
+	story, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Owned story", Reference: "shop/s-1"})
+	must(t, err)
+	for i := range 60 {
+		_, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Sub-task", Summary: fmt.Sprintf("Task %d", i), Parent: story})
+		must(t, err)
+	}
+	_, err = f.srv.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Loose idea"})
+	must(t, err)
+	m := startMCP(t, f)
+	m.initialize()
+	m.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"document_export","arguments":{"project":"DEMO","document":"plan"}}}`)
+	res := m.recv(2)
+	r, _ := res["result"].(map[string]any)
+	sc, _ := r["structuredContent"].(map[string]any)
+	if sc == nil || r["isError"] == true {
+		t.Fatalf("document_export = %v", res)
+	}
+	var warnings []string
+	for _, w := range sc["warnings"].([]any) {
+		warnings = append(warnings, w.(string))
+	}
+	if len(warnings) != 3 || sc["warnings_truncated"] != true {
+		t.Fatalf("%d warnings (warnings_truncated %v), want 3 and true:\n%s", len(warnings), sc["warnings_truncated"], strings.Join(warnings, "\n"))
+	}
+	if !strings.Contains(warnings[1], "60 sub-tasks have no story in the document") || !strings.HasSuffix(warnings[1], "… 55 more.") {
+		t.Errorf("the sub-task warning does not count all 60: %s", warnings[1])
+	}
+	if !strings.Contains(warnings[2], "a person sees every one with dwire export --full") {
+		t.Errorf("no warning says how to see every one: %s", warnings[2])
+	}
+	for _, w := range warnings {
+		if n := strings.Count(w, "DEMO-"); n > 5 {
+			t.Errorf("a warning names %d issues: %s", n, w)
+		}
 	}
 }

@@ -20,6 +20,7 @@ type ExportOptions struct {
 	Epic, JQL, Project       string // the selection: the argument, --jql, --project
 	Format, Output, Document string // --format, -o, --id
 	Force                    bool   // --force
+	Full                     bool   // --full: every issue named in the warnings
 	WorkDir                  string // anchors a relative output path
 }
 
@@ -45,7 +46,12 @@ fields, dependencies, sub-tasks and active or future sprints are exported.
 
 The document goes to stdout, or to a file with -o (never overwritten
 without --force). Markdown by default; --format yaml, or an -o file ending
-in .yaml, writes YAML. Nothing is written to Jira.`,
+in .yaml, writes YAML. Nothing is written to Jira.
+
+Warnings (issues other documents hold, parents added, sub-tasks without
+a story, closed sprints, items that would not read back as exported) are
+one line per kind, each naming at most 5 issues and counting the rest;
+--full names every one.`,
 		RunE: runE(o, runF, exportRun, func(_ *cobra.Command, args []string) {
 			if len(args) == 1 {
 				o.Epic = args[0]
@@ -59,6 +65,7 @@ in .yaml, writes YAML. Nothing is written to Jira.`,
 	fl.StringVar(&o.Format, "format", "", "markdown (default) or yaml")
 	fl.StringVarP(&o.Output, "output", "o", "", "write the document to this file instead of stdout")
 	fl.BoolVar(&o.Force, "force", false, "overwrite the -o file if it exists")
+	fl.BoolVar(&o.Full, "full", false, "name every issue in the warnings (each names at most 5 without it)")
 	fl.StringVar(&o.Document, "id", "", "the document id (default: the id the issues' references share, else from the epic or project key)")
 	return c
 }
@@ -82,10 +89,13 @@ func exportRun(ctx context.Context, o *ExportOptions) error {
 	defer closeFn()
 	res, err := svc.Export(ctx, service.ExportInput{ // the service trims the selection and the id
 		IssueSelection: core.IssueSelection{Epic: o.Epic, Query: o.JQL, Project: o.Project},
-		Format:         format, Document: o.Document,
+		Format:         format, Document: o.Document, AllWarnings: o.Full,
 	})
 	if err != nil {
 		return err
+	}
+	if res.WarningsTruncated {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("Each warning names at most %d issues (its count is of all of them); add --full to name every one.", service.MaxWarningKeys))
 	}
 	if path != "" {
 		if err := writeExport(path, o.Output, []byte(res.Text), o.Force); err != nil {
