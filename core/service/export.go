@@ -39,10 +39,10 @@ type ExportResult struct {
 	Text       string `json:"text"` // the planning document
 	// Counts of the exported items by kind; Adopt are those whose first
 	// import adopts them (Key line, no reference yet).
-	Epics    int      `json:"epics"`
-	Stories  int      `json:"stories"`
-	Subtasks int      `json:"subtasks"`
-	Adopt    int      `json:"adopt"`
+	Epics    int `json:"epics"`
+	Stories  int `json:"stories"`
+	Subtasks int `json:"subtasks"`
+	Adopt    int `json:"adopt"`
 	// Warnings: one per kind, each naming at most MaxWarningKeys issues
 	// (with the count of all) unless ExportInput.AllWarnings.
 	Warnings []string `json:"warnings,omitempty"`
