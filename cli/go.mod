@@ -21,6 +21,7 @@ require (
 require (
 	github.com/blevesearch/go-porterstemmer v1.0.3 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
+	github.com/devworkwire/devworkwire/store-kit v0.0.0-00010101000000-000000000000 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
@@ -54,6 +55,7 @@ replace (
 	github.com/devworkwire/devworkwire/core => ../core
 	github.com/devworkwire/devworkwire/jira => ../jira
 	github.com/devworkwire/devworkwire/mcpserver => ../mcpserver
+	github.com/devworkwire/devworkwire/store-kit => ../store-kit
 	github.com/devworkwire/devworkwire/store-postgres => ../store-postgres
 	github.com/devworkwire/devworkwire/store-sqlite => ../store-sqlite
 )

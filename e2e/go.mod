@@ -12,6 +12,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/moby/moby/api v1.56.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/testcontainers/testcontainers-go v0.45.0
 	modernc.org/sqlite v1.62.0
 )
@@ -28,6 +29,7 @@ require (
 	github.com/containerd/log v0.1.0 // indirect
 	github.com/containerd/platforms v0.2.1 // indirect
 	github.com/cpuguy83/dockercfg v0.3.2 // indirect
+	github.com/devworkwire/devworkwire/store-kit v0.0.0-00010101000000-000000000000 // indirect
 	github.com/distribution/reference v0.6.0 // indirect
 	github.com/docker/go-connections v0.8.2 // indirect
 	github.com/docker/go-units v0.5.0 // indirect
@@ -59,7 +61,6 @@ require (
 	github.com/power-devops/perfstat v0.0.0-20240221224432-82ca36839d55 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/shirou/gopsutil/v4 v4.26.6 // indirect
@@ -94,6 +95,7 @@ replace (
 	github.com/devworkwire/devworkwire/core => ../core
 	github.com/devworkwire/devworkwire/jira => ../jira
 	github.com/devworkwire/devworkwire/mcpserver => ../mcpserver
+	github.com/devworkwire/devworkwire/store-kit => ../store-kit
 	github.com/devworkwire/devworkwire/store-postgres => ../store-postgres
 	github.com/devworkwire/devworkwire/store-sqlite => ../store-sqlite
 )

@@ -22,7 +22,7 @@ cd "$root"
 prefix=github.com/devworkwire/devworkwire
 # The released modules in dependency order: a module requires only modules
 # before it. e2e is the test suite and is not released.
-order=(core jira store-sqlite store-postgres mcpserver cli)
+order=(core jira store-kit store-sqlite store-postgres mcpserver cli)
 zero_pseudo=v0.0.0-00010101000000-000000000000
 
 usage() {

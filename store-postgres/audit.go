@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/sqlrows"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 	"github.com/jackc/pgx/v5"
 )
 

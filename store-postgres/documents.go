@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/sqlrows"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 )
 
 var _ core.DocumentStore = (*Store)(nil)

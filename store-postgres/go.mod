@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/devworkwire/devworkwire/core v0.0.0-00010101000000-000000000000
+	github.com/devworkwire/devworkwire/store-kit v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.12.0
 )
 
@@ -18,4 +19,7 @@ require (
 	pgregory.net/rapid v1.3.0 // indirect
 )
 
-replace github.com/devworkwire/devworkwire/core => ../core
+replace (
+	github.com/devworkwire/devworkwire/core => ../core
+	github.com/devworkwire/devworkwire/store-kit => ../store-kit
+)

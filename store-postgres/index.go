@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/sqlrows"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 )
 
 // UpsertIndex implements core.Store. Entries go in one statement (arrays

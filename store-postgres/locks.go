@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -77,24 +77,26 @@ func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.
 }
 
 // checkHolder locks the lock row (FOR UPDATE: a concurrent takeover waits
-// for tx) and fails with LockLost unless owner holds name at gen.
-func (s *Store) checkHolder(ctx context.Context, tx pgx.Tx, name, owner string, gen int64) error {
-	return s.holderIs(ctx, tx, ` FOR UPDATE`, name, owner, gen)
+// for tx) and fails with LockLost unless l's owner holds it at its
+// generation.
+func (s *Store) checkHolder(ctx context.Context, tx pgx.Tx, l sqlrows.Lock) error {
+	return s.holderIs(ctx, tx, ` FOR UPDATE`, l)
 }
 
-// holderIs fails with LockLost unless owner holds name at gen, reading the
-// lock row through q with the row-lock clause lock ("" for a plain read).
-func (s *Store) holderIs(ctx context.Context, q querier, lock, name, owner string, gen int64) error {
+// holderIs fails with LockLost unless l's owner holds it at its
+// generation, reading the lock row through q with the row-lock clause
+// lock ("" for a plain read).
+func (s *Store) holderIs(ctx context.Context, q querier, lock string, l sqlrows.Lock) error {
 	var (
 		holder string
 		cur    int64
 	)
-	err := q.QueryRow(ctx, s.q(`SELECT owner, generation FROM {schema}.locks WHERE name = $1`+lock), name).Scan(&holder, &cur)
+	err := q.QueryRow(ctx, s.q(`SELECT owner, generation FROM {schema}.locks WHERE name = $1`+lock), l.Name).Scan(&holder, &cur)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
-	if holder != owner || cur != gen {
-		return storeerr.LockLost(name, owner, gen, holder, cur)
+	if holder != l.Owner || cur != l.Generation {
+		return storeerr.LockLost(l.Name, l.Owner, l.Generation, holder, cur)
 	}
 	return nil
 }
@@ -102,7 +104,7 @@ func (s *Store) holderIs(ctx context.Context, q querier, lock, name, owner strin
 func (s *Store) releaser(name, owner string, gen int64) func(context.Context) error {
 	return func(ctx context.Context) error {
 		return s.write(ctx, "release lock "+name, func(tx pgx.Tx) error {
-			if err := s.checkHolder(ctx, tx, name, owner, gen); err != nil {
+			if err := s.checkHolder(ctx, tx, sqlrows.Lock{Name: name, Owner: owner, Generation: gen}); err != nil {
 				return err
 			}
 			_, err := tx.Exec(ctx, s.q(`UPDATE {schema}.locks SET owner = '', expires_at = 'epoch' WHERE name = $1`), name)
@@ -118,9 +120,16 @@ func (s *Store) releaser(name, owner string, gen int64) func(context.Context) er
 // markers writes nothing: a plain read of the lock row, which waits for no
 // other fence's row lock.
 func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
-	return sqlrows.Fence(ctx, name, owner, generation, markers, s.write,
-		func(tx pgx.Tx) error { return s.checkHolder(ctx, tx, name, owner, generation) },
-		s.check, s.fault,
-		func() error { return s.holderIs(ctx, s.db, "", name, owner, generation) },
-		func(tx pgx.Tx) error { return s.upsertIndex(ctx, tx, markers) })
+	return s.fencing().Fence(ctx, sqlrows.Lock{Name: name, Owner: owner, Generation: generation}, markers)
+}
+
+// fencing is this store as sqlrows' Fence uses it.
+func (s *Store) fencing() sqlrows.Fencing[pgx.Tx] {
+	return sqlrows.Fencing[pgx.Tx]{
+		Check: s.check, Fault: s.fault, Write: s.write, HeldIn: s.checkHolder,
+		Held: func(ctx context.Context, l sqlrows.Lock) error { return s.holderIs(ctx, s.db, "", l) },
+		UpsertIndex: func(ctx context.Context, tx pgx.Tx, markers []core.IndexEntry) error {
+			return s.upsertIndex(ctx, tx, markers)
+		},
+	}
 }

@@ -6,7 +6,8 @@ import (
 	"hash/fnv"
 	"strings"
 
-	"github.com/devworkwire/devworkwire/core/migrations"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/devworkwire/devworkwire/store-kit/migrations"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -70,7 +71,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return s.fault(err, "read the schema version")
 	}
 	if cur > len(ms) {
-		return migrations.TooNew("The Postgres state store schema "+s.name, cur, len(ms), "use another schema (?schema=NAME)")
+		return storeerr.SchemaTooNew("The Postgres state store schema "+s.name, cur, len(ms), "use another schema (?schema=NAME)")
 	}
 	for _, m := range ms[cur:] {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {

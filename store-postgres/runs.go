@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 	"github.com/jackc/pgx/v5"
 )
 

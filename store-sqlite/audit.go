@@ -6,7 +6,7 @@ import (
 	"errors"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/sqlrows"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 )
 
 var _ core.AuditStore = (*Store)(nil)

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 )
 
 // AcquireLock implements core.Store: a row in locks (name, owner,
@@ -52,7 +52,7 @@ func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.
 func (s *Store) releaser(name, owner string, gen int64) func(context.Context) error {
 	return func(ctx context.Context) error {
 		return s.write(ctx, "release lock "+name, func(tx *sql.Tx) error {
-			if err := checkHolder(ctx, tx, name, owner, gen); err != nil {
+			if err := checkHolder(ctx, tx, sqlrows.Lock{Name: name, Owner: owner, Generation: gen}); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, `UPDATE locks SET owner = '', expires_at = 0 WHERE name = ?`, name)
@@ -71,14 +71,15 @@ func lockRow(ctx context.Context, tx querier, name string) (owner string, expire
 	return owner, expires, gen, err
 }
 
-// checkHolder fails with LockLost unless owner holds name at gen.
-func checkHolder(ctx context.Context, tx querier, name, owner string, gen int64) error {
-	holder, _, cur, err := lockRow(ctx, tx, name)
+// checkHolder fails with LockLost unless l's owner holds it at its
+// generation.
+func checkHolder(ctx context.Context, tx querier, l sqlrows.Lock) error {
+	holder, _, cur, err := lockRow(ctx, tx, l.Name)
 	if err != nil {
 		return err
 	}
-	if holder != owner || cur != gen {
-		return storeerr.LockLost(name, owner, gen, holder, cur)
+	if holder != l.Owner || cur != l.Generation {
+		return storeerr.LockLost(l.Name, l.Owner, l.Generation, holder, cur)
 	}
 	return nil
 }
@@ -88,9 +89,14 @@ func checkHolder(ctx context.Context, tx querier, name, owner string, gen int64)
 // interleave with. A fence without markers writes nothing: it is a read of
 // the lock row, which waits for no write in progress (WAL).
 func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
-	return sqlrows.Fence(ctx, name, owner, generation, markers, s.write,
-		func(tx *sql.Tx) error { return checkHolder(ctx, tx, name, owner, generation) },
-		s.check, s.fault,
-		func() error { return checkHolder(ctx, s.db, name, owner, generation) },
-		func(tx *sql.Tx) error { return upsertIndex(ctx, tx, markers) })
+	return s.fencing().Fence(ctx, sqlrows.Lock{Name: name, Owner: owner, Generation: generation}, markers)
+}
+
+// fencing is this store as sqlrows' Fence uses it.
+func (s *Store) fencing() sqlrows.Fencing[*sql.Tx] {
+	return sqlrows.Fencing[*sql.Tx]{
+		Check: s.check, Fault: s.fault, Write: s.write, UpsertIndex: upsertIndex,
+		HeldIn: func(ctx context.Context, tx *sql.Tx, l sqlrows.Lock) error { return checkHolder(ctx, tx, l) },
+		Held:   func(ctx context.Context, l sqlrows.Lock) error { return checkHolder(ctx, s.db, l) },
+	}
 }

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/devworkwire/devworkwire/core/migrations"
+	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/devworkwire/devworkwire/store-kit/migrations"
 )
 
 //go:embed migrations/*.sql
@@ -34,7 +35,7 @@ func (s *Store) migrate(ctx context.Context) error {
 				return err
 			}
 			if cur > len(ms) {
-				return migrations.TooNew("The SQLite state store "+s.path, cur, len(ms), "point the store URL (field `store`) at another file")
+				return storeerr.SchemaTooNew("The SQLite state store "+s.path, cur, len(ms), "point the store URL (field `store`) at another file")
 			}
 			if cur >= m.Version {
 				return nil

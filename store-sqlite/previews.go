@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/sqlrows"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 )
 
 // SavePreview implements core.Store.

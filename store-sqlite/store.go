@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/sqlrows"
 	"github.com/devworkwire/devworkwire/core/storeerr"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )

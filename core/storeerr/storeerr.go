@@ -167,3 +167,12 @@ func CheckFence(name, owner string, generation int64) error {
 	}
 	return nil
 }
+
+// SchemaTooNew: a SQL store whose schema version cur is newer than the
+// known version this build migrates to. store names the store for people
+// ("The SQLite state store /path/state.db"); other says what else the
+// person can do besides upgrading.
+func SchemaTooNew(store string, cur, known int, other string) *core.Error {
+	return core.Errorf(core.CodeConfigInvalid, "%s has schema version %d, newer than this version of DevWorkWire understands (%d). Upgrade DevWorkWire, or %s.", store, cur, known, other).
+		WithDetails(core.Detail{Field: "store", Message: fmt.Sprintf("schema version %d is newer than %d", cur, known)})
+}

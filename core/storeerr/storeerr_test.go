@@ -66,3 +66,11 @@ func TestChecks(t *testing.T) {
 		t.Error("CheckFinalState(in_progress) accepted")
 	}
 }
+
+func TestSchemaTooNew(t *testing.T) {
+	err := SchemaTooNew("The test store", 5, 3, "use another one")
+	if err.Code != core.CodeConfigInvalid || !strings.Contains(err.Message, "version 5") || !strings.Contains(err.Message, "(3)") ||
+		!strings.Contains(err.Message, "use another one") || err.Details[0].Field != "store" {
+		t.Fatalf("SchemaTooNew = %+v", err)
+	}
+}

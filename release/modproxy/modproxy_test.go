@@ -13,7 +13,7 @@ import (
 	modzip "golang.org/x/mod/zip"
 )
 
-var released = []string{"core", "jira", "store-sqlite", "store-postgres", "mcpserver", "cli"}
+var released = []string{"core", "jira", "store-kit", "store-sqlite", "store-postgres", "mcpserver", "cli"}
 
 // TestBuildFromWorkspace publishes the real workspace and checks the
 // published form of every module: a valid module zip, a go.mod without

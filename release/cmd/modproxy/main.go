@@ -21,7 +21,7 @@ func main() {
 	root := flag.String("root", "..", "repository root")
 	version := flag.String("version", "v0.1.0", "the version every module is published at")
 	out := flag.String("out", "", "proxy directory to write (required)")
-	modules := flag.String("modules", "core jira store-sqlite store-postgres mcpserver cli", "modules to publish, in dependency order")
+	modules := flag.String("modules", "core jira store-kit store-sqlite store-postgres mcpserver cli", "modules to publish, in dependency order")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: modproxy -out DIR [-root DIR] [-version vX.Y.Z] [-modules 'core jira …']")

@@ -39,8 +39,4 @@ func TestSet(t *testing.T) {
 	if v := NewSet(fstest.MapFS{"m/0002_b.sql": {}}, "m").Version(); v != 0 {
 		t.Fatalf("Version of a broken set = %d", v)
 	}
-	err := TooNew("The test store", 5, 3, "use another one")
-	if err.Code != "CONFIG_INVALID" || !strings.Contains(err.Message, "version 5") || !strings.Contains(err.Message, "(3)") || err.Details[0].Field != "store" {
-		t.Fatalf("TooNew = %+v", err)
-	}
 }

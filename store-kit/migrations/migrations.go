@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/devworkwire/devworkwire/core"
 )
 
 // Migration is one schema step.
@@ -71,13 +69,4 @@ func (s Set) Load() ([]Migration, error) { return Load(s.fsys, s.dir) }
 func (s Set) Version() int {
 	ms, _ := s.Load()
 	return len(ms)
-}
-
-// TooNew is the error of a store whose schema version cur is newer than
-// the known version this build migrates to. store names the store for
-// people ("The SQLite state store /path/state.db"); other says what else
-// the person can do besides upgrading.
-func TooNew(store string, cur, known int, other string) *core.Error {
-	return core.Errorf(core.CodeConfigInvalid, "%s has schema version %d, newer than this version of DevWorkWire understands (%d). Upgrade DevWorkWire, or %s.", store, cur, known, other).
-		WithDetails(core.Detail{Field: "store", Message: fmt.Sprintf("schema version %d is newer than %d", cur, known)})
 }

@@ -3,9 +3,11 @@
 // they select into domain values (runs, dedup index entries, previews,
 // tombstones, documents), decides what the rows mean (Refusal: why a
 // handle may not be consumed; StartRun: replay, reused key or a new run;
-// RunState; Save; Prune), and runs their plain reads (Reads: LookupIndex,
-// ListIndex, PendingPreviews). Each store keeps its own SQL (placeholders, schema),
-// transactions and driver error translation. T is the type a store keeps
+// RunState; Save; Prune), runs their plain reads (Reads: LookupIndex,
+// ListIndex, PendingPreviews) and their fence (Fencing.Fence). Each store
+// keeps its own SQL (placeholders, schema), transactions and driver error
+// translation. It is a module of its own beside the stores, required by
+// them only. T is the type a store keeps
 // times in (Unix microseconds for SQLite, timestamptz for Postgres);
 // toTime converts it. The driver's rows (database/sql or pgx) are passed
 // as Rows or Row, its "no rows" error as noRows.

@@ -272,3 +272,59 @@ func TestWriteValue(t *testing.T) {
 		t.Fatalf("WriteValue of a failed commit = %d, %v; want the zero value", v, err)
 	}
 }
+
+// Fence checks its arguments first, reads without a transaction when
+// there are no markers, and upserts markers only after the holder check
+// passed in the same transaction.
+func TestFence(t *testing.T) {
+	lost := errors.New("lock lost")
+	var calls []string
+	f := Fencing[string]{
+		Check: func() error { calls = append(calls, "check"); return nil },
+		Fault: func(err error, op string) error {
+			calls = append(calls, "fault "+op)
+			return err
+		},
+		Write: func(_ context.Context, op string, fn func(tx string) error) error {
+			calls = append(calls, "write "+op)
+			return fn("tx")
+		},
+		HeldIn: func(_ context.Context, tx string, l Lock) error {
+			calls = append(calls, "heldIn "+tx+" "+l.Owner)
+			if l.Owner == "lost" {
+				return lost
+			}
+			return nil
+		},
+		Held: func(_ context.Context, l Lock) error { calls = append(calls, "held "+l.Owner); return nil },
+		UpsertIndex: func(_ context.Context, tx string, entries []core.IndexEntry) error {
+			calls = append(calls, fmt.Sprintf("upsert %s %d", tx, len(entries)))
+			return nil
+		},
+	}
+	markers := []core.IndexEntry{{Scope: "s", Reference: "d/a"}}
+	for _, tc := range []struct {
+		name    string
+		l       Lock
+		markers []core.IndexEntry
+		want    []string
+		err     error
+	}{
+		{"no markers", Lock{"doc", "me", 2}, nil, []string{"check", "held me", "fault fence lock doc"}, nil},
+		{"markers", Lock{"doc", "me", 2}, markers, []string{"write fence lock doc", "heldIn tx me", "upsert tx 1"}, nil},
+		{"lost", Lock{"doc", "lost", 2}, markers, []string{"write fence lock doc", "heldIn tx lost"}, lost},
+		{"bad generation", Lock{"doc", "me", 0}, markers, nil, nil},
+	} {
+		calls = nil
+		err := f.Fence(t.Context(), tc.l, tc.markers)
+		if tc.name == "bad generation" {
+			if core.ErrorCode(err) != core.CodeInternal || calls != nil {
+				t.Errorf("%s: %v after %v; want INTERNAL_ERROR before any call", tc.name, err, calls)
+			}
+			continue
+		}
+		if !errors.Is(err, tc.err) || !reflect.DeepEqual(calls, tc.want) {
+			t.Errorf("%s: %v after %q; want %v after %q", tc.name, err, calls, tc.err, tc.want)
+		}
+	}
+}
