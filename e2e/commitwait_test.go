@@ -32,13 +32,7 @@ func TestWaitingCommitIsNotSilent(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s := e.ptyStart("import", "waited.md")
-	if s == nil {
-		t.FailNow()
-	}
-	if !s.waitFor(promptMark, 3*time.Minute) {
-		t.Fatalf("no prompt:\n%s", s.shown())
-	}
+	s := e.ptyAtPrompt("import", "waited.md")
 	s.send("y\r")
 	const waiting = "Waiting for another commit of document waited to finish"
 	if !s.waitFor(waiting, 2*time.Minute) {

@@ -261,6 +261,21 @@ type ptySession struct {
 	readDone chan struct{}
 }
 
+// ptyAtPrompt starts dwire with args on a terminal and waits until it
+// asks the person (promptMark); the test stops when it cannot start or
+// never asks.
+func (e *env) ptyAtPrompt(args ...string) *ptySession {
+	e.t.Helper()
+	s := e.ptyStart(args...)
+	if s == nil {
+		e.t.FailNow()
+	}
+	if !s.waitFor(promptMark, 3*time.Minute) {
+		e.t.Fatalf("dwire %v never asked:\n%s", args, s.shown())
+	}
+	return s
+}
+
 // ptyStart starts dwire with args on a pseudo-terminal (80 columns, no
 // colour). It reports a failure with Errorf and returns nil, so it may run
 // in a goroutine.

@@ -101,13 +101,7 @@ func pausePastLease(t *testing.T, kind string, v pauseVariant) {
 	}
 
 	// A: the person answers y; the commit starts.
-	a := e.ptyStart("import", "plan.md")
-	if a == nil {
-		t.FailNow()
-	}
-	if !a.waitFor(promptMark, 2*time.Minute) {
-		t.Fatalf("A never asked:\n%s", a.shown())
-	}
+	a := e.ptyAtPrompt("import", "plan.md")
 	// Ranking is on by default: every item after the first is also
 	// placed after the one before it (total-1 rank moves).
 	if !strings.Contains(oneLine(a.shown()), fmt.Sprintf("Write to Jira (%d writes: create %d items, place %d items in the backlog order)?", 2*total-1, total, total-1)) {
@@ -217,13 +211,7 @@ func confirmationSwap(t *testing.T, kind, cmd string) {
 		}
 		args = []string{"review", pv.PreviewHandle}
 	}
-	s := e.ptyStart(args...)
-	if s == nil {
-		t.FailNow()
-	}
-	if !s.waitFor(promptMark, 2*time.Minute) {
-		t.Fatalf("dwire %v never asked:\n%s", args, s.shown())
-	}
+	s := e.ptyAtPrompt(args...)
 	m := previewHandle.FindStringSubmatch(s.shown())
 	if m == nil || !strings.Contains(s.shown(), "Epic e-1: Shown epic") || !strings.Contains(oneLine(s.shown()), "Write to Jira (5 writes: create 3 items,") {
 		t.Fatalf("the person did not see the plan and its handle:\n%s", s.shown())

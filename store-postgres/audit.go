@@ -2,11 +2,9 @@ package pgstore
 
 import (
 	"context"
-	"errors"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
-	"github.com/jackc/pgx/v5"
 )
 
 var _ core.AuditStore = (*Store)(nil)
@@ -28,27 +26,12 @@ func (s *Store) AppendAudit(ctx context.Context, r core.AuditRecord) (int64, err
 
 // ListAudit implements core.AuditStore.
 func (s *Store) ListAudit(ctx context.Context, f core.AuditFilter, limit int) ([]core.AuditRecord, bool, error) {
-	if err := s.check(); err != nil {
-		return nil, false, err
-	}
-	q, args := sqlrows.AuditQuery("{schema}.audit", "$1", f)
-	rows, err := s.pool.Query(ctx, s.q(q), args...)
-	if rows != nil {
-		defer rows.Close() // (pgx: to be closed even after an error)
-	}
-	out, more, err := sqlrows.Audit(rows, err, f, limit)
-	return out, more, s.fault(err, "list the audit trail")
+	return s.reads().Audit(ctx, s.q("{schema}.audit"), "$1", f, limit)
 }
 
 // LoadPolicy implements core.AuditStore.
 func (s *Store) LoadPolicy(ctx context.Context) (core.GatePolicy, error) {
-	if err := s.check(); err != nil {
-		return core.GatePolicy{}, err
-	}
-	var body []byte
-	err := s.pool.QueryRow(ctx, s.q(`SELECT body FROM {schema}.policy WHERE name = $1`), sqlrows.PolicyName).Scan(&body)
-	p, err := sqlrows.Policy(body, err, func(err error) bool { return errors.Is(err, pgx.ErrNoRows) })
-	return p, s.fault(err, "load the gate policy")
+	return s.reads().Policy(ctx, s.q(`SELECT `+sqlrows.PolicyColumns+` FROM {schema}.policy WHERE name = $1`), sqlrows.PolicyName)
 }
 
 // SavePolicy implements core.AuditStore.

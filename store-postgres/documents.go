@@ -26,15 +26,7 @@ func (s *Store) RecordDocument(ctx context.Context, r core.DocumentRecord) error
 
 // LoadDocuments implements core.DocumentStore.
 func (s *Store) LoadDocuments(ctx context.Context, scope string, documents []string) (map[string]core.DocumentRecord, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	rows, err := s.db.Query(ctx, s.q(`SELECT `+sqlrows.DocumentColumns+` FROM {schema}.documents WHERE scope = $1 AND document = ANY($2::text[])`), scope, documents)
-	if rows != nil {
-		defer rows.Close() // (pgx: to be closed even after an error)
-	}
-	out, err := sqlrows.Documents(rows, err, scope, fromDBTime)
-	return out, s.fault(err, "load documents")
+	return s.reads().Documents(ctx, scope, s.q(`SELECT `+sqlrows.DocumentColumns+` FROM {schema}.documents WHERE scope = $1 AND document = ANY($2::text[])`), scope, documents)
 }
 
 // ListDocumentIndex implements core.DocumentStore (starts_with, not a

@@ -3,12 +3,12 @@ package pgstore_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/storetest"
+	"github.com/devworkwire/devworkwire/store-kit/migrations"
 	pgstore "github.com/devworkwire/devworkwire/store-postgres"
 	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
 	"github.com/jackc/pgx/v5"
@@ -28,19 +28,15 @@ func TestSchema5PullPreviewsLoadAsPulls(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), `CREATE SCHEMA `+q+`; CREATE TABLE `+q+`.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob("migrations/000[1-5]_*.sql")
-	if err != nil || len(files) != 5 {
-		t.Fatalf("migrations 1-5: %v %v", files, err)
+	ms, err := migrations.Load(os.DirFS("."), "migrations")
+	if err != nil || len(ms) < 5 {
+		t.Fatalf("migrations 1-5: %d, %v", len(ms), err)
 	}
-	for i, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, m := range ms[:5] {
+		if _, err := conn.Exec(t.Context(), strings.ReplaceAll(m.SQL, "{schema}", q)); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
 		}
-		if _, err := conn.Exec(t.Context(), strings.ReplaceAll(string(b), "{schema}", q)); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if _, err := conn.Exec(t.Context(), fmt.Sprintf(`INSERT INTO %s.schema_migrations (version, name) VALUES ($1, $2)`, q), i+1, filepath.Base(f)); err != nil {
+		if _, err := conn.Exec(t.Context(), fmt.Sprintf(`INSERT INTO %s.schema_migrations (version, name) VALUES ($1, $2)`, q), m.Version, m.Name); err != nil {
 			t.Fatal(err)
 		}
 	}

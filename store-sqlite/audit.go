@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
@@ -25,27 +24,12 @@ func (s *Store) AppendAudit(ctx context.Context, r core.AuditRecord) (int64, err
 
 // ListAudit implements core.AuditStore.
 func (s *Store) ListAudit(ctx context.Context, f core.AuditFilter, limit int) ([]core.AuditRecord, bool, error) {
-	if err := s.check(); err != nil {
-		return nil, false, err
-	}
-	q, args := sqlrows.AuditQuery("audit", "?", f)
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err == nil {
-		defer rows.Close()
-	}
-	out, more, err := sqlrows.Audit(rows, err, f, limit)
-	return out, more, s.fault(err, "list the audit trail")
+	return s.reads().Audit(ctx, "audit", "?", f, limit)
 }
 
 // LoadPolicy implements core.AuditStore.
 func (s *Store) LoadPolicy(ctx context.Context) (core.GatePolicy, error) {
-	if err := s.check(); err != nil {
-		return core.GatePolicy{}, err
-	}
-	var body []byte
-	err := s.db.QueryRowContext(ctx, `SELECT body FROM policy WHERE name = ?`, sqlrows.PolicyName).Scan(&body)
-	p, err := sqlrows.Policy(body, err, func(err error) bool { return errors.Is(err, sql.ErrNoRows) })
-	return p, s.fault(err, "load the gate policy")
+	return s.reads().Policy(ctx, `SELECT `+sqlrows.PolicyColumns+` FROM policy WHERE name = ?`, sqlrows.PolicyName)
 }
 
 // SavePolicy implements core.AuditStore.

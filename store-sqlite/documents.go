@@ -27,16 +27,8 @@ func (s *Store) RecordDocument(ctx context.Context, r core.DocumentRecord) error
 
 // LoadDocuments implements core.DocumentStore.
 func (s *Store) LoadDocuments(ctx context.Context, scope string, documents []string) (map[string]core.DocumentRecord, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
 	list, _ := json.Marshal(documents) // (strings always encode)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlrows.DocumentColumns+` FROM documents WHERE scope = ? AND document IN (SELECT value FROM json_each(?))`, scope, string(list))
-	if err == nil {
-		defer rows.Close()
-	}
-	out, err := sqlrows.Documents(rows, err, scope, fromDBTime)
-	return out, s.fault(err, "load documents")
+	return s.reads().Documents(ctx, scope, `SELECT `+sqlrows.DocumentColumns+` FROM documents WHERE scope = ? AND document IN (SELECT value FROM json_each(?))`, scope, string(list))
 }
 
 // ListDocumentIndex implements core.DocumentStore: a range of the index's

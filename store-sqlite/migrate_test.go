@@ -8,6 +8,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/storetest"
+	"github.com/devworkwire/devworkwire/store-kit/migrations"
 	sqlitestore "github.com/devworkwire/devworkwire/store-sqlite"
 )
 
@@ -20,17 +21,13 @@ func TestSchema5PullPreviewsLoadAsPulls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob("migrations/000[1-5]_*.sql")
-	if err != nil || len(files) != 5 {
-		t.Fatalf("migrations 1-5: %v %v", files, err)
+	ms, err := migrations.Load(os.DirFS("."), "migrations")
+	if err != nil || len(ms) < 5 {
+		t.Fatalf("migrations 1-5: %d, %v", len(ms), err)
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ExecContext(t.Context(), string(b)); err != nil {
-			t.Fatalf("%s: %v", f, err)
+	for _, m := range ms[:5] {
+		if _, err := db.ExecContext(t.Context(), m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
 		}
 	}
 	for _, r := range storetest.LegacyPreviews() {

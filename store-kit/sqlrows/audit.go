@@ -19,11 +19,8 @@ func AuditQuery(table, placeholder string, f core.AuditFilter) (query string, ar
 }
 
 // Audit reads up to limit (all when limit <= 0) records passing f from
-// rows of AuditQuery, and whether more did; err is the query's.
-func Audit(rows Rows, err error, f core.AuditFilter, limit int) ([]core.AuditRecord, bool, error) {
-	if err != nil {
-		return nil, false, err
-	}
+// rows of AuditQuery, and whether more did.
+func Audit(rows Rows, f core.AuditFilter, limit int) ([]core.AuditRecord, bool, error) {
 	var out []core.AuditRecord
 	for rows.Next() {
 		var (
@@ -33,7 +30,10 @@ func Audit(rows Rows, err error, f core.AuditFilter, limit int) ([]core.AuditRec
 		if err := rows.Scan(&seq, &body); err != nil {
 			return nil, false, err
 		}
-		var more bool
+		var (
+			more bool
+			err  error
+		)
 		if out, more, err = core.AppendAudit(out, seq, body, f, limit); err != nil {
 			return nil, false, err
 		} else if more {
@@ -56,13 +56,17 @@ func PolicyBody(p core.GatePolicy) ([]byte, error) {
 	return json.Marshal(p)
 }
 
-// Policy reads the stored policy; found is false when none was stored
-// (the default then). err is the query's, noRows the driver's "no rows".
-func Policy(body []byte, err error, isNoRows func(error) bool) (core.GatePolicy, error) {
-	if err != nil {
-		if isNoRows(err) {
-			return core.DefaultGatePolicy, nil
-		}
+// PolicyColumns are the columns Policy reads from the policy table.
+const PolicyColumns = `body`
+
+// Policy reads the stored policy from rows of PolicyColumns (the row of
+// PolicyName): the default when there is none.
+func Policy(rows Rows) (core.GatePolicy, error) {
+	if !rows.Next() {
+		return core.DefaultGatePolicy, rows.Err()
+	}
+	var body []byte
+	if err := rows.Scan(&body); err != nil {
 		return core.GatePolicy{}, err
 	}
 	var p core.GatePolicy

@@ -21,12 +21,8 @@ func DocumentItems(items []string) (string, error) {
 }
 
 // Documents reads the document records of scope from rows of
-// DocumentColumns, by document id; err is the query's (returned as it
-// is, rows unread, when set).
-func Documents[T any](rows Rows, err error, scope string, toTime func(T) time.Time) (map[string]core.DocumentRecord, error) {
-	if err != nil {
-		return nil, err
-	}
+// DocumentColumns, by document id.
+func Documents[T any](rows Rows, scope string, toTime func(T) time.Time) (map[string]core.DocumentRecord, error) {
 	out := map[string]core.DocumentRecord{}
 	for rows.Next() {
 		var (

@@ -22,7 +22,8 @@ func Limit(limit int) int {
 // Reads are the reads both SQL stores make the same way: the statements
 // are each store's own (its placeholders and schema); running them,
 // reading their rows and translating their errors are shared. T is the
-// type the store keeps times in.
+// type the store keeps times in. Each read refuses a closed store first
+// (Check) and translates the driver's errors (Fault).
 type Reads[T any] struct {
 	// Query runs one SELECT against the database (not a transaction);
 	// done releases its rows.
@@ -44,33 +45,21 @@ func (r Reads[T]) Lookup(ctx context.Context, scope string, refs []core.Referenc
 	if len(refs) == 0 {
 		return map[core.Reference]core.IndexEntry{}, nil
 	}
-	return r.index(ctx, scope, "look up the dedup index", len(refs), sql, args...)
+	return query(ctx, r, "look up the dedup index", func(rows Rows) (map[core.Reference]core.IndexEntry, error) {
+		return Index(rows, scope, r.ToTime, len(refs))
+	}, sql, args...)
 }
 
 // List is the entries of scope read by sql (selecting IndexColumns) with
 // args, in no particular order; what names the read in a fault.
 func (r Reads[T]) List(ctx context.Context, scope, what, sql string, args ...any) ([]core.IndexEntry, error) {
-	if err := r.Check(); err != nil {
-		return nil, err
-	}
-	m, err := r.index(ctx, scope, what, 0, sql, args...)
+	m, err := query(ctx, r, what, func(rows Rows) (map[core.Reference]core.IndexEntry, error) {
+		return Index(rows, scope, r.ToTime, 0)
+	}, sql, args...)
 	if err != nil {
 		return nil, err
 	}
 	return Entries(m), nil
-}
-
-func (r Reads[T]) index(ctx context.Context, scope, what string, n int, sql string, args ...any) (map[core.Reference]core.IndexEntry, error) {
-	rows, done, err := r.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, r.Fault(err, what)
-	}
-	defer done()
-	out, err := Index(rows, scope, r.ToTime, n)
-	if err != nil {
-		return nil, r.Fault(err, what)
-	}
-	return out, nil
 }
 
 // Pending is core.PreviewLister's PendingPreviews: the handles sql
@@ -78,21 +67,70 @@ func (r Reads[T]) index(ctx context.Context, scope, what string, n int, sql stri
 // Pending), each loaded with load once the rows are released (see
 // LoadAll).
 func (r Reads[T]) Pending(ctx context.Context, limit int, load func(handle string) (core.Preview, error), sql string, args ...any) ([]core.Preview, bool, error) {
-	const what = "list pending previews"
-	if err := r.Check(); err != nil {
+	type page struct {
+		handles   []string
+		truncated bool
+	}
+	p, err := query(ctx, r, "list pending previews", func(rows Rows) (p page, err error) {
+		p.handles, p.truncated, err = Pending(rows, limit)
+		return p, err
+	}, sql, args...)
+	if err != nil {
 		return nil, false, err
+	}
+	out, err := LoadAll(p.handles, load)
+	return out, p.truncated, err
+}
+
+// query runs sql with args (refusing a closed store first) and reads its
+// rows with read before they are released; the driver's errors are
+// translated for what.
+func query[T, V any](ctx context.Context, r Reads[T], what string, read func(Rows) (V, error), sql string, args ...any) (V, error) {
+	var zero V
+	if err := r.Check(); err != nil {
+		return zero, err
 	}
 	rows, done, err := r.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, false, r.Fault(err, what)
+		return zero, r.Fault(err, what)
 	}
-	handles, truncated, err := Pending(rows, limit)
+	v, err := read(rows)
 	if derr := done(); err == nil {
 		err = derr
 	}
 	if err != nil {
-		return nil, false, r.Fault(err, what)
+		return zero, r.Fault(err, what)
 	}
-	out, err := LoadAll(handles, load)
-	return out, truncated, err
+	return v, nil
+}
+
+// Audit is core.AuditStore's ListAudit over table (the store's audit
+// table as its SQL names it; placeholder is its first parameter): see
+// AuditQuery and Audit.
+func (r Reads[T]) Audit(ctx context.Context, table, placeholder string, f core.AuditFilter, limit int) ([]core.AuditRecord, bool, error) {
+	type page struct {
+		records []core.AuditRecord
+		more    bool
+	}
+	sql, args := AuditQuery(table, placeholder, f)
+	p, err := query(ctx, r, "list the audit trail", func(rows Rows) (p page, err error) {
+		p.records, p.more, err = Audit(rows, f, limit)
+		return p, err
+	}, sql, args...)
+	return p.records, p.more, err
+}
+
+// Documents is core.DocumentStore's LoadDocuments: the records of scope
+// read by sql (selecting DocumentColumns) with args.
+func (r Reads[T]) Documents(ctx context.Context, scope, sql string, args ...any) (map[string]core.DocumentRecord, error) {
+	return query(ctx, r, "load documents", func(rows Rows) (map[string]core.DocumentRecord, error) {
+		return Documents(rows, scope, r.ToTime)
+	}, sql, args...)
+}
+
+// Policy is core.AuditStore's LoadPolicy: the policy read by sql
+// (selecting PolicyColumns of the row PolicyName) with args, the default
+// when none was stored.
+func (r Reads[T]) Policy(ctx context.Context, sql string, args ...any) (core.GatePolicy, error) {
+	return query(ctx, r, "load the gate policy", Policy, sql, args...)
 }

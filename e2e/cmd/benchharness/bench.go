@@ -63,11 +63,18 @@ type bench struct {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// storeFor makes the directory of one row's files under the run's
-// temporary directory and returns the path of its state store there.
-func (b *bench) storeFor(row string) (string, error) {
+// dirFor makes the directory of one row's files under the run's
+// temporary directory.
+func (b *bench) dirFor(row string) (string, error) {
 	dir := filepath.Join(b.tmp, row)
-	return filepath.Join(dir, "state.db"), os.MkdirAll(dir, 0o755)
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// storeFor makes the directory of one row's files (dirFor) and returns
+// the path of its state store there.
+func (b *bench) storeFor(row string) (string, error) {
+	dir, err := b.dirFor(row)
+	return filepath.Join(dir, "state.db"), err
 }
 
 // stamp is now, as the reports date a row.
@@ -208,8 +215,8 @@ func (b *bench) size(ctx context.Context, n int) (SizeResult, error) {
 	epics := epicsFor(n)
 	sr := SizeResult{Items: n, Epics: epics, Stories: n - epics}
 	sr.MinCommitRequests, sr.MinSearchPages = b.minimum(n)
-	dir := filepath.Join(b.tmp, fmt.Sprintf("size-%d", n))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := b.dirFor(fmt.Sprintf("size-%d", n))
+	if err != nil {
 		return sr, err
 	}
 	doc := document(n, nil)
@@ -233,15 +240,9 @@ func (b *bench) size(ctx context.Context, n int) (SizeResult, error) {
 	// 2. A fresh import in process: preview, then commit.
 	storePath := filepath.Join(dir, "state.db")
 	logf(b.o, "%d items: fresh import (commit)", n)
-	pre, com, counts, err := b.importOnce(ctx, mj, storePath, "bench.md", doc, false)
-	if err != nil {
+	if sr.PreviewInProcess, sr.Commit, err = b.freshImport(ctx, mj, storePath, doc, n); err != nil {
 		return sr, err
 	}
-	if counts.Created != n {
-		return sr, fmt.Errorf("fresh import created %d of %d items", counts.Created, n)
-	}
-	sr.PreviewInProcess, sr.Commit = pre, com
-	sr.Commit.Counts = counts
 	sr.Commit.MinRequests = sr.MinCommitRequests
 	b.ratios(&sr.Commit)
 
@@ -249,7 +250,7 @@ func (b *bench) size(ctx context.Context, n int) (SizeResult, error) {
 	// process would have), preview, and a commit only when the preview has
 	// something to write (the CLI stops there otherwise).
 	logf(b.o, "%d items: re-import, nothing changed", n)
-	pre, com, counts, err = b.importOnce(ctx, mj, storePath, "bench.md", doc, true)
+	pre, com, counts, err := b.importOnce(ctx, mj, storePath, "bench.md", doc, true)
 	if err != nil {
 		return sr, err
 	}

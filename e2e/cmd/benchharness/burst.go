@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -47,8 +46,8 @@ func floorMS(p Phase, rate float64, burst int, latencyMS float64) float64 {
 // burstRuns runs a fresh import of n items and a 10%-edited re-import
 // against a mockjira with a burst limit of rate requests per second.
 func (b *bench) burstRuns(ctx context.Context, n int, rate float64) ([]BurstRun, error) {
-	dir := filepath.Join(b.tmp, fmt.Sprintf("burst-%d", n))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := b.dirFor(fmt.Sprintf("burst-%d", n))
+	if err != nil {
 		return nil, err
 	}
 	burst := int(rate) // mockjira's default bucket: the rate, at least 1

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/devworkwire/devworkwire/jira"
 )
@@ -33,15 +32,15 @@ type DataCenterResult struct {
 // Jira Cloud site and once a Jira Data Center site, then re-imports it
 // unchanged.
 func (b *bench) dataCenterRun(ctx context.Context, n int) (*DataCenterResult, error) {
-	dir := filepath.Join(b.tmp, fmt.Sprintf("datacenter-%d", n))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := b.dirFor(fmt.Sprintf("datacenter-%d", n))
+	if err != nil {
 		return nil, err
 	}
 	seed := filepath.Join(dir, "seed.json")
 	if err := os.WriteFile(seed, []byte(`{"deployment": "datacenter"}`), 0o644); err != nil {
 		return nil, err
 	}
-	dr := &DataCenterResult{Date: time.Now().UTC().Format(time.RFC3339), Items: n}
+	dr := &DataCenterResult{Date: stamp(), Items: n}
 	dr.MinCommitRequests, dr.MinSearchPages = b.minimum(n)
 	for _, d := range []struct {
 		deployment string

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/devworkwire/devworkwire/e2e/harness"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
@@ -50,11 +48,11 @@ type FieldsResult struct {
 // fieldsRuns imports the n-item plan without and with fields, each into its
 // own fresh mockjira holding fieldsSeed.
 func (b *bench) fieldsRuns(ctx context.Context, n int) (*FieldsResult, error) {
-	dir := filepath.Join(b.tmp, fmt.Sprintf("fields-%d", n))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := b.dirFor(fmt.Sprintf("fields-%d", n))
+	if err != nil {
 		return nil, err
 	}
-	fr := &FieldsResult{Date: time.Now().UTC().Format(time.RFC3339), Items: n, Fields: 7}
+	fr := &FieldsResult{Date: stamp(), Items: n, Fields: 7}
 	for _, run := range []struct {
 		name   string
 		fields bool
@@ -80,19 +78,28 @@ func (b *bench) fieldsRun(ctx context.Context, storePath string, doc []byte, n i
 	return b.importTwice(ctx, mj, storePath, doc, n, out)
 }
 
+// freshImport imports the n-item doc into mj afresh, in process: its
+// preview, and its commit (with its counts), which must create n items.
+func (b *bench) freshImport(ctx context.Context, mj *harness.MockJira, storePath string, doc []byte, n int) (pre, com Phase, err error) {
+	pre, com, counts, err := b.importOnce(ctx, mj, storePath, "bench.md", doc, false)
+	if err != nil {
+		return Phase{}, Phase{}, err
+	}
+	if counts.Created != n {
+		return Phase{}, Phase{}, fmt.Errorf("fresh import created %d of %d items", counts.Created, n)
+	}
+	com.Counts = counts
+	return pre, com, nil
+}
+
 // importTwice imports the n-item doc into mj afresh, then re-imports it
 // unchanged through a new provider, which must write nothing.
 func (b *bench) importTwice(ctx context.Context, mj *harness.MockJira, storePath string, doc []byte, n int, out *FieldsRun) error {
-	pre, com, counts, err := b.importOnce(ctx, mj, storePath, "bench.md", doc, false)
-	if err != nil {
+	var err error
+	if out.Preview, out.Commit, err = b.freshImport(ctx, mj, storePath, doc, n); err != nil {
 		return err
 	}
-	if counts.Created != n {
-		return fmt.Errorf("fresh import created %d of %d items", counts.Created, n)
-	}
-	out.Preview, out.Commit = pre, com
-	out.Commit.Counts = counts
-	pre, _, counts, err = b.importOnce(ctx, mj, storePath, "bench.md", doc, true)
+	pre, _, counts, err := b.importOnce(ctx, mj, storePath, "bench.md", doc, true)
 	if err != nil {
 		return err
 	}

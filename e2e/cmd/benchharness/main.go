@@ -198,7 +198,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	res := &Results{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Settings: settings(o)}
+	res := &Results{Date: stamp(), Machine: machine(), Settings: settings(o)}
 	tmp, err := os.MkdirTemp("", "dwire-bench-")
 	if err != nil {
 		return nil, err
