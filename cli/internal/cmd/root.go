@@ -57,6 +57,7 @@ commit (some items were written), 70 internal error, 130 interrupted
 		NewCmdLog(f, nil),
 		NewCmdPolicy(f, nil),
 		NewCmdDoctor(f, nil),
+		NewCmdProbe(f, nil),
 		NewCmdMCP(f, nil),
 		NewCmdVersion(f),
 	)
