@@ -12,13 +12,15 @@ import (
 // Story edit screen, edits one) and answers every question as the fake
 // models a site — and says which answers the adapter's assumptions need.
 func TestLiveCheckAgainstTheFake(t *testing.T) {
-	for _, c := range []struct {
+	type liveCase struct {
 		style, parentNull, sprints string
-		offEdit                    bool
-	}{
+		offEdit                    bool // parent off the Story edit screen
+	}
+	cases := []liveCase{
 		{jiratest.StyleCompanyManaged, "yes", "not asked", true},
 		{jiratest.StyleTeamManaged, "not asked", "yes", false},
-	} {
+	}
+	for _, c := range cases {
 		t.Run(c.style, func(t *testing.T) {
 			f := startJira(t, jiratest.Options{Style: c.style}, nil)
 			seed := jiratest.FieldSeed{Users: []jiratest.User{{AccountID: "acc-hid", Email: "hid@example.com", DisplayName: "Hid Den", EmailHidden: true}}}
