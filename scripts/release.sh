@@ -20,9 +20,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 prefix=github.com/devworkwire/devworkwire
-# The released modules in dependency order: a module requires only modules
-# before it. e2e is the test suite and is not released.
-order=(core jira store-kit store-sqlite store-postgres mcpserver cli)
+# The released modules in dependency order (a module requires only modules
+# before it): MODULES, the list make builds and tests in that order, less
+# e2e, the test suite, which is not released.
+[ -f MODULES ] || { echo "MODULES: no such file in $root (the list of the repository's modules)" >&2; exit 2; }
+read -ra listed <MODULES
+order=()
+for m in "${listed[@]}"; do [ "$m" = e2e ] || order+=("$m"); done
 zero_pseudo=v0.0.0-00010101000000-000000000000
 
 usage() {

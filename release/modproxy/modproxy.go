@@ -48,6 +48,26 @@ type Options struct {
 	Time time.Time
 }
 
+// Released is the modules a release publishes, in dependency order: the
+// repository's MODULES (the list make builds and tests, in that order)
+// less e2e, the test suite, which is not released.
+func Released(root string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "MODULES"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range strings.Fields(string(b)) {
+		if m != "e2e" {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s lists no module to release", filepath.Join(root, "MODULES"))
+	}
+	return out, nil
+}
+
 // Build writes every module of opts into the proxy directory opts.Out.
 func Build(opts Options) error {
 	if !semver.IsValid(opts.Version) || semver.Canonical(opts.Version) != opts.Version || semver.Build(opts.Version) != "" {

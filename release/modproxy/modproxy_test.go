@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,12 +14,29 @@ import (
 	modzip "golang.org/x/mod/zip"
 )
 
-var released = []string{"core", "jira", "store-kit", "store-sqlite", "store-postgres", "mcpserver", "cli"}
+// TestReleased: the released modules are MODULES less the e2e suite, in
+// its order (core first, the cli, which requires the rest, last).
+func TestReleased(t *testing.T) {
+	mods, err := Released(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mods) < 2 || mods[0] != "core" || mods[len(mods)-1] != "cli" || slices.Contains(mods, "e2e") {
+		t.Fatalf("Released = %v; want core first, cli last, no e2e", mods)
+	}
+	if _, err := Released(t.TempDir()); err == nil {
+		t.Fatal("Released of a directory without MODULES: no error")
+	}
+}
 
 // TestBuildFromWorkspace publishes the real workspace and checks the
 // published form of every module: a valid module zip, a go.mod without
 // replace directives that requires the siblings at the version.
 func TestBuildFromWorkspace(t *testing.T) {
+	released, err := Released(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
 	if err := Build(Options{Root: filepath.Join("..", ".."), Modules: released, Version: "v0.1.0", Out: out}); err != nil {
 		t.Fatal(err)

@@ -23,12 +23,12 @@ type mod struct {
 func newRepo(t *testing.T, mods map[string]mod, tags ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, s := range []string{"release.sh", "changelog-section.sh"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "scripts", s))
+	for _, s := range []string{"scripts/release.sh", "scripts/changelog-section.sh", "MODULES"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", s))
 		if err != nil {
 			t.Fatal(err)
 		}
-		write(t, filepath.Join(dir, "scripts", s), string(b))
+		write(t, filepath.Join(dir, s), string(b))
 	}
 	for name, m := range mods {
 		var gomod strings.Builder

@@ -21,13 +21,21 @@ func main() {
 	root := flag.String("root", "..", "repository root")
 	version := flag.String("version", "v0.1.0", "the version every module is published at")
 	out := flag.String("out", "", "proxy directory to write (required)")
-	modules := flag.String("modules", "core jira store-kit store-sqlite store-postgres mcpserver cli", "modules to publish, in dependency order")
+	modules := flag.String("modules", "", "modules to publish, in dependency order (default: the root's MODULES less e2e)")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: modproxy -out DIR [-root DIR] [-version vX.Y.Z] [-modules 'core jira …']")
 		os.Exit(2)
 	}
-	err := modproxy.Build(modproxy.Options{Root: *root, Modules: strings.Fields(*modules), Version: *version, Out: *out})
+	mods := strings.Fields(*modules)
+	if len(mods) == 0 {
+		var err error
+		if mods, err = modproxy.Released(*root); err != nil {
+			fmt.Fprintln(os.Stderr, "modproxy:", err)
+			os.Exit(1)
+		}
+	}
+	err := modproxy.Build(modproxy.Options{Root: *root, Modules: mods, Version: *version, Out: *out})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "modproxy:", err)
 		os.Exit(1)
