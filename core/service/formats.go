@@ -24,6 +24,11 @@ func FormatOf(name string) string { return plan.FormatOf(name) }
 // trimmed and lower-cased for the caller to refuse.
 func FormatName(s string) string { return plan.FormatName(s) }
 
+// ValidDocumentID reports whether id can be a document's id (1 to 64
+// letters, digits, '.', '_' or '-', starting with a letter or digit), as
+// the front doors check an id a person gives before anything runs.
+func ValidDocumentID(id string) bool { return plan.ValidID(id) }
+
 // FieldDefaults are a project's field defaults (FieldOptions.Defaults),
 // as ParseDefaults reads them from a configuration file.
 type FieldDefaults = plan.Fields

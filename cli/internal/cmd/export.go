@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -71,6 +72,18 @@ one line per kind, each naming at most 5 issues and counting the rest;
 }
 
 func exportRun(ctx context.Context, o *ExportOptions) error {
+	n := 0
+	for _, v := range []string{o.Epic, o.JQL, o.Project} {
+		if strings.TrimSpace(v) != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return invalidFlag("selection", "Say which issues to export: an epic's key, --jql or --project (exactly one of them; %d given).", n)
+	}
+	if id := strings.TrimSpace(o.Document); id != "" && !service.ValidDocumentID(id) {
+		return invalidFlag("--id", "--id %q is not a document id. Use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.", o.Document)
+	}
 	format, err := exportFormat(o.Format, o.Output)
 	if err != nil {
 		return err
@@ -127,8 +140,7 @@ func exportRun(ctx context.Context, o *ExportOptions) error {
 func exportFormat(asked, output string) (string, error) {
 	ext := service.FormatOf(output)
 	if output != "" && ext == "" {
-		return "", core.Errorf(core.CodeValidationFailed, "%s has no planning document extension; name it .md (Markdown) or .yaml (YAML) so that dwire import can read it.", output).
-			WithDetails(core.Detail{Field: "output", Message: "no .md or .yaml extension"})
+		return "", invalidFlag("--output", "-o %s has no planning document extension. Name it .md (Markdown) or .yaml (YAML) so that dwire import can read it.", output)
 	}
 	asked = service.FormatName(asked)
 	if asked == "" {
@@ -138,10 +150,10 @@ func exportFormat(asked, output string) (string, error) {
 		return ext, nil
 	}
 	if asked != service.FormatMarkdown && asked != service.FormatYAML {
-		return "", core.Errorf(core.CodeValidationFailed, "--format %s is not a document format; use markdown or yaml.", asked).WithDetails(core.Detail{Field: "format", Message: "markdown or yaml"})
+		return "", invalidFlag("--format", "--format %q is not a document format. Use markdown or yaml.", asked)
 	}
 	if ext != "" && ext != asked {
-		return "", core.Errorf(core.CodeValidationFailed, "--format %s does not match %s, a %s file name; make them agree.", asked, output, ext).WithDetails(core.Detail{Field: "format", Message: "does not match the file name"})
+		return "", invalidFlag("--format", "--format %s does not match -o %s, a %s file name. Make them agree.", asked, output, ext)
 	}
 	return asked, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -77,6 +78,11 @@ normal creates, marked "released" in the preview you confirm.`,
 
 func importRun(ctx context.Context, o *ImportOptions) error {
 	ios := o.IO
+	switch strings.ToLower(strings.TrimSpace(o.Removed)) {
+	case "", "close", "leave":
+	default:
+		return invalidFlag("--removed", "--removed %q is not a choice. Use close or leave.", o.Removed)
+	}
 	path := inWorkDir(o.WorkDir, o.Path)
 	svc, closeFn, err := o.Service(ctx)
 	if err != nil {

@@ -89,7 +89,7 @@ func logRun(ctx context.Context, o *LogOptions) error {
 		return invalidFlag("--channel", "--channel %q is not a channel. Use prompt, review, elicitation or agent.", o.Channel)
 	}
 	if o.Limit < 1 {
-		return invalidFlag("--limit", "--limit %d: show at least 1 record.", o.Limit)
+		return invalidFlag("--limit", "--limit %d is out of range. Use 1 or more.", o.Limit)
 	}
 	var err error
 	if f.Since, err = logTime("--since", o.Since, o.Now); err != nil {
@@ -161,7 +161,7 @@ func policyRun(ctx context.Context, o *PolicyOptions) error {
 	ios := o.IO
 	if o.Set != "" {
 		if err := core.CheckPolicy(core.GatePolicy{Agents: core.AgentPolicy(o.Set)}); err != nil {
-			return &cmdutil.UsageError{Err: core.AsError(err)}
+			return invalidFlag("agents", "%s", core.AsError(err).Message) // one line: its detail only repeated it
 		}
 	}
 	svc, closeFn, err := o.Service(ctx)

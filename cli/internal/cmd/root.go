@@ -140,6 +140,9 @@ func UsageError(c *cobra.Command, err error) error {
 		}
 	case strings.Contains(msg, "--yes") || strings.Contains(msg, "-y") && strings.Contains(msg, "shorthand"):
 		msg += ". There is no --yes: dwire always asks before it writes to Jira"
+	case invalidValueRE.MatchString(msg):
+		m := invalidValueRE.FindStringSubmatch(msg)
+		msg = fmt.Sprintf("%s %q %s", m[2], m[1], notA(m[3]))
 	default:
 		if m := argCountRE.FindStringSubmatch(msg); m != nil {
 			msg = fmt.Sprintf("`%s` takes %s, got %s (usage: %s)", c.CommandPath(), args(m[1]), m[2], c.UseLine())
@@ -158,7 +161,27 @@ var (
 	unknownCommandRE = regexp.MustCompile(`^unknown command "([^"]*)" for`)
 	// cobra: accepts 1 arg(s), received 0
 	argCountRE = regexp.MustCompile(`^accepts (\d+) arg\(s\), received (\d+)$`)
+	// pflag: invalid argument "abc" for "-n, --limit" flag: strconv.ParseInt: parsing "abc": invalid syntax
+	invalidValueRE = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`)
 )
+
+// notA says what a flag's value is not, from pflag's parse error (which
+// names Go's parser, not what the person should type).
+func notA(cause string) string {
+	switch {
+	case strings.Contains(cause, "value out of range"):
+		return "is out of range"
+	case strings.Contains(cause, "ParseBool"):
+		return "is not true or false"
+	case strings.Contains(cause, "ParseInt"), strings.Contains(cause, "ParseUint"):
+		return "is not a whole number"
+	case strings.Contains(cause, "ParseFloat"):
+		return "is not a number"
+	case strings.Contains(cause, "duration"):
+		return "is not a duration (e.g. 30s, 5m)"
+	}
+	return "is not a value this flag takes"
+}
 
 func args(n string) string {
 	if n == "1" {

@@ -38,7 +38,7 @@ func TestImportRemovedItems(t *testing.T) {
 		}
 	}
 	h.run("", false, "ls", "--status", "done").expect(t, 0, "(removed from the document) Save address")
-	h.run("", false, "import", "plan.md", "--removed", "drop", "--dry-run").expect(t, 1, "VALIDATION_FAILED", `removed "drop" is not a choice`)
+	h.run("", false, "import", "plan.md", "--removed", "drop", "--dry-run").expect(t, 1, `Error: --removed "drop" is not a choice. Use close or leave.`)
 }
 
 // A large plan's preview is a summary (the rows that change, the rest
