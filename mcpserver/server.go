@@ -218,7 +218,8 @@ const stopGrace = 5 * time.Second
 // a few seconds, and Serve returns.
 func Serve(ctx context.Context, svc Service, o Options, in io.Reader, out io.Writer) error {
 	s, ms := newServer(ctx, svc, o)
-	t := &drainTransport{inner: &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	w := &lockedWriter{w: out}
+	t := &drainTransport{inner: &mcp.IOTransport{Reader: io.NopCloser(guardLines(in, w, s.logger)), Writer: w}}
 	ss, err := ms.Connect(context.WithoutCancel(ctx), t, nil)
 	if err != nil {
 		return err
@@ -248,10 +249,6 @@ func Serve(ctx context.Context, svc Service, o Options, in io.Reader, out io.Wri
 		return nil
 	}
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // sdkLogger passes the SDK's own diagnostics (session connected, run
 // start, …) to logger only at Debug, so the default log is one line per

@@ -106,9 +106,12 @@ func startMCP(t *testing.T, f *ptyFixture) *mcpSession {
 	return m
 }
 
-// initialize is the harness's handshake.
-func (m *mcpSession) initialize() map[string]any {
-	m.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`)
+// initialize is the harness's handshake (protocol version 2025-06-18).
+func (m *mcpSession) initialize() map[string]any { return m.initializeAs("2025-06-18") }
+
+// initializeAs is the handshake asking for the protocol version.
+func (m *mcpSession) initializeAs(version string) map[string]any {
+	m.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`)
 	init := m.recv(1)
 	m.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return init
@@ -153,5 +156,86 @@ func TestMCPExportWarningsAreBounded(t *testing.T) {
 		if n := strings.Count(w, "DEMO-"); n > 5 {
 			t.Errorf("a warning names %d issues: %s", n, w)
 		}
+	}
+}
+
+// A line that is not JSON, or JSON that is not a JSON-RPC message, is a
+// client's mistake: dwire mcp answers it with JSON-RPC's parse error
+// (-32700, no id: MCP 2025-11-25 makes it optional for this) or invalid
+// request (-32600, the line's id), and keeps serving (it ended with exit
+// 70, INTERNAL_ERROR, "report it").
+func TestMCPAnswersALineThatIsNotJSONAndKeepsServing(t *testing.T) {
+	f := newPTYFixture(t)
+	m := startMCP(t, f)
+	m.initializeAs("2025-11-25")
+	next := func() map[string]any {
+		t.Helper()
+		select {
+		case l, ok := <-m.lines:
+			if !ok {
+				t.Fatalf("stdout closed; stderr:\n%s", m.stderr.String())
+			}
+			var msg map[string]any
+			if err := json.Unmarshal([]byte(l), &msg); err != nil {
+				t.Fatalf("stdout carried a non-JSON-RPC line: %q", l)
+			}
+			return msg
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no answer; stderr:\n%s", m.stderr.String())
+		}
+		return nil
+	}
+	m.send(`this is not json`)
+	parse := next()
+	e, _ := parse["error"].(map[string]any)
+	if _, has := parse["id"]; e == nil || e["code"] != float64(-32700) || has || parse["jsonrpc"] != "2.0" {
+		t.Fatalf("answer to a line that is not JSON = %v, want a parse error (-32700) without an id", parse)
+	}
+	m.send(`{"id": 7, "hello": "world"}`)
+	inv := next()
+	if e, _ := inv["error"].(map[string]any); e == nil || e["code"] != float64(-32600) || inv["id"] != float64(7) {
+		t.Fatalf("answer to JSON that is not JSON-RPC = %v, want an invalid request (-32600) with id 7", inv)
+	}
+	m.send(``)
+	m.send(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
+	if tools := m.recv(5); tools["result"] == nil {
+		t.Fatalf("tools/list after the bad lines = %v", tools)
+	}
+	m.stdin.Close()
+	if err := m.pp.WaitExit(t, 20*time.Second, "when stdin closed"); err != nil {
+		t.Fatalf("dwire mcp exited with %v\n%s", err, m.stderr.String())
+	}
+	if !strings.Contains(m.stderr.String(), "not a JSON-RPC message") {
+		t.Errorf("no warning on stderr:\n%s", m.stderr.String())
+	}
+	if strings.Contains(m.stderr.String(), "INTERNAL_ERROR") {
+		t.Errorf("a client's bad line was reported as our internal error:\n%s", m.stderr.String())
+	}
+}
+
+// On an older protocol version (2025-06-18), whose error responses must
+// carry an id, a line that is not JSON cannot be answered validly: it is
+// dropped with a warning on stderr, and the server keeps serving.
+func TestMCPDropsALineThatIsNotJSONOnAnOlderProtocol(t *testing.T) {
+	f := newPTYFixture(t)
+	m := startMCP(t, f)
+	m.initialize()
+	m.send(`this is not json`)
+	m.send(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
+	select {
+	case l := <-m.lines:
+		var msg map[string]any
+		if err := json.Unmarshal([]byte(l), &msg); err != nil || msg["id"] != float64(5) || msg["result"] == nil {
+			t.Fatalf("the first line after the bad one is %q, want the answer to tools/list", l)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no answer to tools/list; stderr:\n%s", m.stderr.String())
+	}
+	m.stdin.Close()
+	if err := m.pp.WaitExit(t, 20*time.Second, "when stdin closed"); err != nil {
+		t.Fatalf("dwire mcp exited with %v\n%s", err, m.stderr.String())
+	}
+	if !strings.Contains(m.stderr.String(), "not a JSON-RPC message") {
+		t.Errorf("no warning on stderr:\n%s", m.stderr.String())
 	}
 }
