@@ -63,7 +63,8 @@ type mcpSession struct {
 	stderr *streamtest.Buffer
 	lines  chan string
 	send   func(s string)
-	recv   func(id int) map[string]any
+	recv   func(id int) map[string]any // the answer to request id (others skipped)
+	next   func() map[string]any       // the next message
 }
 
 func startMCP(t *testing.T, f *ptyFixture) *mcpSession {
@@ -82,24 +83,32 @@ func startMCP(t *testing.T, f *ptyFixture) *mcpSession {
 		close(m.lines)
 	}()
 	m.send = func(s string) { _, err := m.stdin.Write([]byte(s + "\n")); must(t, err) }
+	// next is the next message on stdout, before deadline.
+	next := func(deadline <-chan time.Time, what string) map[string]any {
+		t.Helper()
+		select {
+		case l, ok := <-m.lines:
+			if !ok {
+				t.Fatalf("stdout closed; stderr:\n%s", m.stderr.String())
+			}
+			var msg map[string]any
+			if err := json.Unmarshal([]byte(l), &msg); err != nil {
+				t.Fatalf("stdout carried a non-JSON-RPC line: %q", l)
+			}
+			return msg
+		case <-deadline:
+			t.Fatalf("no %s; stderr:\n%s", what, m.stderr.String())
+		}
+		return nil
+	}
+	m.next = func() map[string]any { t.Helper(); return next(time.After(20*time.Second), "answer") }
 	m.recv = func(id int) map[string]any {
 		t.Helper()
 		deadline := time.After(20 * time.Second)
 		for {
-			select {
-			case l, ok := <-m.lines:
-				if !ok {
-					t.Fatalf("stdout closed; stderr:\n%s", m.stderr.String())
-				}
-				var msg map[string]any
-				if err := json.Unmarshal([]byte(l), &msg); err != nil {
-					t.Fatalf("stdout carried a non-JSON-RPC line: %q", l)
-				}
-				if v, ok := msg["id"].(float64); ok && int(v) == id {
-					return msg
-				}
-			case <-deadline:
-				t.Fatalf("no response %d; stderr:\n%s", id, m.stderr.String())
+			msg := next(deadline, fmt.Sprintf("response %d", id))
+			if v, ok := msg["id"].(float64); ok && int(v) == id {
+				return msg
 			}
 		}
 	}
@@ -168,31 +177,14 @@ func TestMCPAnswersALineThatIsNotJSONAndKeepsServing(t *testing.T) {
 	f := newPTYFixture(t)
 	m := startMCP(t, f)
 	m.initializeAs("2025-11-25")
-	next := func() map[string]any {
-		t.Helper()
-		select {
-		case l, ok := <-m.lines:
-			if !ok {
-				t.Fatalf("stdout closed; stderr:\n%s", m.stderr.String())
-			}
-			var msg map[string]any
-			if err := json.Unmarshal([]byte(l), &msg); err != nil {
-				t.Fatalf("stdout carried a non-JSON-RPC line: %q", l)
-			}
-			return msg
-		case <-time.After(20 * time.Second):
-			t.Fatalf("no answer; stderr:\n%s", m.stderr.String())
-		}
-		return nil
-	}
 	m.send(`this is not json`)
-	parse := next()
+	parse := m.next()
 	e, _ := parse["error"].(map[string]any)
 	if _, has := parse["id"]; e == nil || e["code"] != float64(-32700) || has || parse["jsonrpc"] != "2.0" {
 		t.Fatalf("answer to a line that is not JSON = %v, want a parse error (-32700) without an id", parse)
 	}
 	m.send(`{"id": 7, "hello": "world"}`)
-	inv := next()
+	inv := m.next()
 	if e, _ := inv["error"].(map[string]any); e == nil || e["code"] != float64(-32600) || inv["id"] != float64(7) {
 		t.Fatalf("answer to JSON that is not JSON-RPC = %v, want an invalid request (-32600) with id 7", inv)
 	}
@@ -222,14 +214,8 @@ func TestMCPDropsALineThatIsNotJSONOnAnOlderProtocol(t *testing.T) {
 	m.initialize()
 	m.send(`this is not json`)
 	m.send(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
-	select {
-	case l := <-m.lines:
-		var msg map[string]any
-		if err := json.Unmarshal([]byte(l), &msg); err != nil || msg["id"] != float64(5) || msg["result"] == nil {
-			t.Fatalf("the first line after the bad one is %q, want the answer to tools/list", l)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("no answer to tools/list; stderr:\n%s", m.stderr.String())
+	if msg := m.next(); msg["id"] != float64(5) || msg["result"] == nil {
+		t.Fatalf("the first message after the bad line is %v, want the answer to tools/list", msg)
 	}
 	m.stdin.Close()
 	if err := m.pp.WaitExit(t, 20*time.Second, "when stdin closed"); err != nil {
