@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,15 @@ func startJira(t *testing.T, o jiratest.Options, mod func(*Config)) *fixture {
 	spec := &jiraspec.Log{}
 	client := newHTTPClient(cfg.RequestTimeout)
 	client.Transport = &jiraspec.Transport{Base: client.Transport, Log: spec}
+	if cfg.Deployment == DeploymentDataCenter && os.Getenv(jiraspec.DataCenterSpecEnv) != "" {
+		// Data Center's requests and answers against Atlassian's Data
+		// Center description, where one is at hand.
+		dc, err := jiraspec.LoadDataCenter()
+		if err != nil {
+			t.Fatal(err)
+		}
+		client.Transport = &jiraspec.Transport{Base: client.Transport, Log: spec, Spec: dc}
+	}
 	cfg.HTTPClient = client
 	t.Cleanup(func() { checkSpec(t, spec) })
 	p, err := New(cfg)

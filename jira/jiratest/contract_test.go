@@ -40,6 +40,13 @@ func startServer(t *testing.T, o jiratest.Options) *jiratest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A Data Center site's answers are checked against Atlassian's Data
+	// Center description where one is at hand ($JIRASPEC_DC_FILE).
+	if o.Deployment == jiratest.DeploymentDataCenter && os.Getenv(jiraspec.DataCenterSpecEnv) != "" {
+		if both, err = jiraspec.DataCenterMiddleware(both, local, false); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ts := httptest.NewServer(both)
 	s.URL = ts.URL
 	t.Cleanup(func() {

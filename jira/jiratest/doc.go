@@ -221,7 +221,9 @@
 // The contract test (contract_test.go) runs every test of this package
 // behind jira/internal/jiraspec's middleware, which validates each response
 // against the trimmed OpenAPI spec in jira/testdata/openapi; any violation
-// fails the test that caused it.
+// fails the test that caused it. A Data Center site's answers are checked
+// against Atlassian's Data Center description too where $JIRASPEC_DC_FILE
+// names a copy (the repository holds none; docs/jira-client.md).
 //
 // Not modelled: other endpoints (404 with a clear message), the `update`
 // operations form of create/edit (rejected with a message), JQL functions

@@ -1,7 +1,10 @@
 // Package jiraspec checks HTTP requests and responses against the trimmed
 // Jira Cloud platform REST v3 OpenAPI description in
 // jira/testdata/openapi/jira-platform-v3-subset.json (Atlassian,
-// Apache-2.0), with github.com/getkin/kin-openapi's openapi3filter.
+// Apache-2.0), with github.com/getkin/kin-openapi's openapi3filter; and,
+// where it is at hand, a Data Center site's /rest/api/2 and
+// /rest/agile/1.0 answers against Atlassian's Jira Software Data Center
+// OpenAPI description (LoadDataCenter, DataCenterMiddleware).
 //
 // The fake Jira's contract test wraps the fake in Middleware and demands
 // zero violations; the Jira client's tests wrap their transport in
@@ -29,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,20 +52,180 @@ type Spec struct {
 	router routers.Router
 	errCol *openapi3.Schema
 	server *url.URL
+	scope  func(path string) bool
 }
 
 var (
 	once    sync.Once
 	loaded  *Spec
 	loadErr error
+
+	dcOnce    sync.Once
+	dcLoaded  *Spec
+	dcLoadErr error
 )
 
 // Load returns the trimmed spec (loaded once). The file is found next to
 // this package's source (../../testdata/openapi), else by walking up from
 // the working directory, else at $JIRASPEC_FILE.
 func Load() (*Spec, error) {
-	once.Do(func() { loaded, loadErr = load() })
+	once.Do(func() {
+		p, err := specPath()
+		if err != nil {
+			loadErr = err
+			return
+		}
+		loaded, loadErr = load(p, "", nil, inScope)
+	})
 	return loaded, loadErr
+}
+
+// DataCenterSpecEnv names the file of Atlassian's Jira Software Data
+// Center OpenAPI description (as Atlassian publishes it, for example
+// jira_software_dc_11003_swagger.v3.json). The description states no
+// open licence (its terms of service are Atlassian's software licence
+// agreement), so the repository does not hold a copy: a check against it
+// runs where a person or CI points this variable at one.
+const DataCenterSpecEnv = "JIRASPEC_DC_FILE"
+
+// ErrNoDataCenterSpec is returned by LoadDataCenter when no file is named.
+var ErrNoDataCenterSpec = errors.New("jiraspec: no Data Center OpenAPI description: set " + DataCenterSpecEnv + " to Atlassian's jira_software_dc_*_swagger.v3.json")
+
+// LoadDataCenter returns Atlassian's Jira Software Data Center OpenAPI
+// description from $JIRASPEC_DC_FILE (loaded once). Its paths are
+// relative to /rest (/api/2/…, /agile/1.0/…); requests are routed by
+// their /rest/api/2 and /rest/agile/1.0 paths.
+func LoadDataCenter() (*Spec, error) {
+	dcOnce.Do(func() {
+		p := os.Getenv(DataCenterSpecEnv)
+		if p == "" {
+			dcLoadErr = ErrNoDataCenterSpec
+			return
+		}
+		dcLoaded, dcLoadErr = load(p, "http://localhost/rest", dataCenterOperations, inDataCenterScope)
+	})
+	return dcLoaded, dcLoadErr
+}
+
+// dataCenterOperations are the operations of the Data Center description
+// the fake serves and the adapter calls (the Cloud subset's, in v2, and
+// the Agile API's). The rest of the description is dropped before it is
+// used: it is not ours to check, and some of it does not validate
+// (11.3.8: DELETE /api/2/filter/{id}/permission/{permission-id} names its
+// path parameter permissionId). The kept operations' security
+// requirements are dropped too: they name an "OAuth2" scheme the
+// description does not define, and credentials are not checked here.
+var dataCenterOperations = map[string][]string{
+	"/api/2/myself":                                                     {"get"},
+	"/api/2/serverInfo":                                                 {"get"},
+	"/api/2/project/{projectIdOrKey}":                                   {"get"},
+	"/api/2/field":                                                      {"get"},
+	"/api/2/issue":                                                      {"post"},
+	"/api/2/issue/bulk":                                                 {"post"},
+	"/api/2/issue/{issueIdOrKey}":                                       {"get", "put"},
+	"/api/2/issue/{issueIdOrKey}/editmeta":                              {"get"},
+	"/api/2/issue/{issueIdOrKey}/transitions":                           {"get", "post"},
+	"/api/2/issue/{issueIdOrKey}/comment":                               {"get", "post"},
+	"/api/2/issue/{issueIdOrKey}/properties":                            {"get"},
+	"/api/2/issue/{issueIdOrKey}/properties/{propertyKey}":              {"get", "put", "delete"},
+	"/api/2/issue/createmeta/{projectIdOrKey}/issuetypes":               {"get"},
+	"/api/2/issue/createmeta/{projectIdOrKey}/issuetypes/{issueTypeId}": {"get"},
+	"/api/2/search":                                                     {"get", "post"},
+	"/api/2/mypermissions":                                              {"get"},
+	"/api/2/issueLink":                                                  {"post"},
+	"/api/2/issueLink/{linkId}":                                         {"get", "delete"},
+	"/api/2/issueLinkType":                                              {"get"},
+	"/api/2/issueLinkType/{issueLinkTypeId}":                            {"get"},
+	"/api/2/user/assignable/search":                                     {"get"},
+	"/api/2/user/search":                                                {"get"},
+	"/agile/1.0/board":                                                  {"get"},
+	"/agile/1.0/board/{boardId}":                                        {"get"},
+	"/agile/1.0/board/{boardId}/sprint":                                 {"get"},
+	"/agile/1.0/sprint/{sprintId}":                                      {"get"},
+	"/agile/1.0/sprint/{sprintId}/issue":                                {"post"},
+	"/agile/1.0/issue/rank":                                             {"put"},
+}
+
+// patchDataCenter corrects what Atlassian's Data Center description says
+// wrongly of the kept operations (it is generated from the Java resources'
+// annotations), each as Jira Data Center answers and as Atlassian's own
+// REST reference shows it:
+//   - a value of Java type Object is described as {"type": "object"}, so
+//     an issue's fields (IssueBean.fields, IssueUpdateBean.fields: maps of
+//     Object) could hold no string, number, list or null — "description":
+//     "text", "assignee": null. Such a schema (an object with no
+//     properties of its own) is read as any JSON value;
+//   - an entity property's value is any JSON (the Java bean's String is
+//     written raw: "The value of the property must be a valid, non-empty
+//     JSON"), described as a string, in EntityPropertyBean and in the body
+//     of PUT …/properties/{propertyKey};
+//   - GET /api/2/field, /api/2/user/search and
+//     /api/2/user/assignable/search answer a list ("Returns a list of
+//     …"), described as one FieldBean or UserBean.
+func patchDataCenter(doc *openapi3.T) {
+	if ep := doc.Components.Schemas["EntityPropertyBean"]; ep != nil && ep.Value != nil && ep.Value.Properties["value"] != nil {
+		ep.Value.Properties["value"] = &openapi3.SchemaRef{Value: &openapi3.Schema{Nullable: true}}
+	}
+	if item := doc.Paths.Value("/api/2/issue/{issueIdOrKey}/properties/{propertyKey}"); item != nil && item.Put != nil &&
+		item.Put.RequestBody != nil && item.Put.RequestBody.Value != nil {
+		for _, mt := range item.Put.RequestBody.Value.Content {
+			mt.Schema = &openapi3.SchemaRef{Value: &openapi3.Schema{}}
+		}
+	}
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(r *openapi3.SchemaRef)
+	walk = func(r *openapi3.SchemaRef) {
+		if r == nil || r.Value == nil || seen[r.Value] {
+			return
+		}
+		sc := r.Value
+		seen[sc] = true
+		if sc.Type.Is(openapi3.TypeObject) && len(sc.Properties) == 0 && sc.AdditionalProperties.Schema == nil &&
+			sc.AdditionalProperties.Has == nil && len(sc.AllOf)+len(sc.AnyOf)+len(sc.OneOf) == 0 {
+			sc.Type, sc.Nullable = nil, true
+		}
+		for _, p := range sc.Properties {
+			walk(p)
+		}
+		walk(sc.Items)
+		walk(sc.AdditionalProperties.Schema)
+	}
+	for _, r := range doc.Components.Schemas {
+		walk(r)
+	}
+	eachSchema(doc, walk)
+	for _, p := range []string{"/api/2/field", "/api/2/user/search", "/api/2/user/assignable/search"} {
+		item := doc.Paths.Value(p)
+		if item == nil || item.Get == nil {
+			continue
+		}
+		if ok := item.Get.Responses.Status(http.StatusOK); ok != nil && ok.Value != nil {
+			for _, mt := range ok.Value.Content {
+				if mt.Schema != nil {
+					mt.Schema = openapi3.NewArraySchema().WithItems(mt.Schema.Value).NewRef()
+				}
+			}
+		}
+	}
+}
+
+// keepOperations drops every operation of doc not in keep, and the
+// security requirements of those it keeps.
+func keepOperations(doc *openapi3.T, keep map[string][]string) {
+	for p, item := range doc.Paths.Map() {
+		methods, ok := keep[p]
+		if !ok {
+			doc.Paths.Delete(p)
+			continue
+		}
+		for m, op := range item.Operations() {
+			if !slices.Contains(methods, strings.ToLower(m)) {
+				item.SetOperation(m, nil)
+				continue
+			}
+			op.Security = nil
+		}
+	}
 }
 
 func specPath() (string, error) {
@@ -88,15 +252,20 @@ func specPath() (string, error) {
 	return "", fmt.Errorf("jiraspec: %s not found (looked in %d places); set JIRASPEC_FILE", SpecFile, len(cands))
 }
 
-func load() (*Spec, error) {
-	p, err := specPath()
-	if err != nil {
-		return nil, err
-	}
+// load reads the description at p; server, when set, replaces its servers
+// (Data Center's is http://{baseurl}/rest).
+func load(p, server string, keep map[string][]string, scope func(string) bool) (*Spec, error) {
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("jiraspec: load %s: %w", p, err)
+	}
+	if server != "" {
+		doc.Servers = openapi3.Servers{{URL: server}}
+	}
+	if keep != nil {
+		keepOperations(doc, keep)
+		patchDataCenter(doc)
 	}
 	relaxUntyped(doc)
 	router, err := legacy.NewRouter(doc, openapi3.DisableExamplesValidation())
@@ -111,7 +280,7 @@ func load() (*Spec, error) {
 	if ref == nil || ref.Value == nil {
 		return nil, errors.New("jiraspec: the spec has no ErrorCollection schema")
 	}
-	return &Spec{doc: doc, router: router, errCol: ref.Value, server: srv}, nil
+	return &Spec{doc: doc, router: router, errCol: ref.Value, server: srv, scope: scope}, nil
 }
 
 // relaxUntyped makes schemas without a type accept null. OpenAPI 3.0.3
@@ -146,11 +315,16 @@ func relaxUntyped(doc *openapi3.T) {
 	for _, r := range doc.Components.Schemas {
 		walk(r)
 	}
+	eachSchema(doc, walk)
+}
+
+// eachSchema calls f with every request and response body schema of doc.
+func eachSchema(doc *openapi3.T, f func(*openapi3.SchemaRef)) {
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
 			if op.RequestBody != nil && op.RequestBody.Value != nil {
 				for _, mt := range op.RequestBody.Value.Content {
-					walk(mt.Schema)
+					f(mt.Schema)
 				}
 			}
 			for _, resp := range op.Responses.Map() {
@@ -158,7 +332,7 @@ func relaxUntyped(doc *openapi3.T) {
 					continue
 				}
 				for _, mt := range resp.Value.Content {
-					walk(mt.Schema)
+					f(mt.Schema)
 				}
 			}
 		}
@@ -377,6 +551,11 @@ func inScope(p string) bool {
 	return strings.HasPrefix(p, "/rest/api/3/")
 }
 
+// inDataCenterScope: Data Center's REST API v2 and its Agile API.
+func inDataCenterScope(p string) bool {
+	return strings.HasPrefix(p, "/rest/api/2/") || strings.HasPrefix(p, "/rest/agile/1.0/")
+}
+
 // capture is a ResponseWriter that passes through and keeps a copy.
 type capture struct {
 	http.ResponseWriter
@@ -411,8 +590,25 @@ func Middleware(next http.Handler, log *Log, checkRequests bool) (http.Handler, 
 	if err != nil {
 		return nil, err
 	}
+	return s.Middleware(next, log, checkRequests), nil
+}
+
+// DataCenterMiddleware is Middleware for a Data Center site: its
+// /rest/api/2 and /rest/agile/1.0 answers checked against Atlassian's
+// Data Center description (LoadDataCenter).
+func DataCenterMiddleware(next http.Handler, log *Log, checkRequests bool) (http.Handler, error) {
+	s, err := LoadDataCenter()
+	if err != nil {
+		return nil, err
+	}
+	return s.Middleware(next, log, checkRequests), nil
+}
+
+// Middleware validates what passes through next against s (see the
+// package function Middleware).
+func (s *Spec) Middleware(next http.Handler, log *Log, checkRequests bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !inScope(r.URL.Path) {
+		if !s.scope(r.URL.Path) {
 			log.count(false)
 			next.ServeHTTP(w, r)
 			return
@@ -441,7 +637,7 @@ func Middleware(next http.Handler, log *Log, checkRequests bool) (http.Handler, 
 		if err := s.CheckResponse(orig, body, c.status, w.Header(), c.buf.Bytes()); err != nil {
 			log.add(Violation{Method: r.Method, Path: r.URL.Path, Status: c.status, Err: err})
 		}
-	}), nil
+	})
 }
 
 // Transport is an http.RoundTripper that validates every request sent
@@ -449,6 +645,7 @@ func Middleware(next http.Handler, log *Log, checkRequests bool) (http.Handler, 
 type Transport struct {
 	Base http.RoundTripper // nil = http.DefaultTransport
 	Log  *Log
+	Spec *Spec // nil = the Cloud description (Load)
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -457,15 +654,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	if !inScope(req.URL.Path) {
-		return base.RoundTrip(req)
+	s := t.Spec
+	if s == nil {
+		var err error
+		if s, err = Load(); err != nil {
+			return nil, err
+		}
 	}
-	s, err := Load()
-	if err != nil {
-		return nil, err
+	if !s.scope(req.URL.Path) {
+		return base.RoundTrip(req)
 	}
 	var body []byte
 	if req.Body != nil {
+		var err error
 		body, err = io.ReadAll(req.Body)
 		_ = req.Body.Close()
 		if err != nil {

@@ -2,6 +2,7 @@ package jiraspec
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -148,3 +149,54 @@ type fakeTB struct{ errors int }
 func (f *fakeTB) Helper()                        {}
 func (f *fakeTB) Errorf(string, ...any)          { f.errors++ }
 func (f *fakeTB) Fatalf(format string, a ...any) { f.errors++ }
+
+// TestDataCenterCheck proves the Data Center check is live where
+// Atlassian's Data Center description is at hand ($JIRASPEC_DC_FILE):
+// Data Center's answers pass (the corrections in patchDataCenter
+// included) and answers of shapes it does not allow are flagged. The
+// repository holds no copy of that description (it states no open
+// licence), so without the variable there is nothing to check.
+func TestDataCenterCheck(t *testing.T) {
+	s, err := LoadDataCenter()
+	if errors.Is(err, ErrNoDataCenterSpec) {
+		t.Skipf("%v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	json := http.Header{"Content-Type": {"application/json;charset=UTF-8"}}
+	cases := []struct {
+		name, method, target string
+		status               int
+		body                 string
+		ok                   bool
+	}{
+		{"search page", "POST", "/rest/api/2/search", 200, `{"startAt":0,"maxResults":50,"total":1,"issues":[{"id":"1","key":"D-1","fields":{"summary":"s","description":"h1. Title","assignee":null}}]}`, true},
+		{"search total not a number", "POST", "/rest/api/2/search", 200, `{"startAt":0,"maxResults":50,"total":"one","issues":[]}`, false},
+		{"issue key not a string", "GET", "/rest/api/2/issue/D-1", 200, `{"id":"1","key":1,"fields":{}}`, false},
+		{"issue property value as JSON", "GET", "/rest/api/2/issue/D-1/properties/devworkwire", 200, `{"key":"devworkwire","value":{"digest":"d"}}`, true},
+		{"field list", "GET", "/rest/api/2/field", 200, `[{"id":"summary","name":"Summary","custom":false,"clauseNames":["summary"]}]`, true},
+		{"field list entry with a wrong type", "GET", "/rest/api/2/field", 200, `[{"id":"summary","custom":"no"}]`, false},
+		{"user list", "GET", "/rest/api/2/user/search?username=ana", 200, `[{"name":"ana","key":"JIRAUSER10100","displayName":"Ana","active":true}]`, true},
+		{"user active not a boolean", "GET", "/rest/api/2/user/search?username=ana", 200, `[{"name":"ana","active":"yes"}]`, false},
+		{"server info", "GET", "/rest/api/2/serverInfo", 200, `{"baseUrl":"http://x","version":"11.3.0","deploymentType":"Server","buildNumber":11003}`, true},
+		{"sprint state not a string", "GET", "/rest/agile/1.0/sprint/1", 200, `{"id":1,"state":7}`, false},
+		{"undocumented status", "GET", "/rest/api/2/myself", 418, `{"errorMessages":[],"errors":{}}`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := req(t, c.method, c.target, "")
+			err := s.CheckResponse(r, nil, c.status, json, []byte(c.body))
+			if c.ok && err != nil {
+				t.Errorf("flagged: %v", err)
+			}
+			if !c.ok && err == nil {
+				t.Errorf("accepted %s", c.body)
+			}
+		})
+	}
+	bad := req(t, "POST", "http://127.0.0.1:1/rest/api/2/search", `{"jql":"x","startAt":"first"}`)
+	if err := s.CheckRequest(bad, []byte(`{"jql":"x","startAt":"first"}`)); err == nil {
+		t.Error("a search request with startAt as text was accepted")
+	}
+}
