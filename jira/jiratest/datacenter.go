@@ -42,7 +42,17 @@ func (s *Server) serveDataCenter(w http.ResponseWriter, r *http.Request) bool {
 	dc := s.site.dataCenter()
 	s.mu.RUnlock()
 	agile := strings.HasPrefix(r.URL.Path, "/rest/agile/1.0/")
-	if !dc || !agile && !strings.HasPrefix(r.URL.Path, "/rest/api/2/") || r.URL.Path == "/rest/api/2/serverInfo" {
+	if r.URL.Path == "/rest/api/2/serverInfo" {
+		// Anonymous, or with a token that is not the site's: as on Cloud.
+		if !dc || !s.bearerOK(r) {
+			return false
+		}
+		in := r.Clone(r.Context())
+		in.Header.Set("Authorization", s.AuthHeader())
+		s.mux.ServeHTTP(w, in)
+		return true
+	}
+	if !dc || !agile && !strings.HasPrefix(r.URL.Path, "/rest/api/2/") {
 		return false
 	}
 	if !s.bearerOK(r) {
@@ -246,6 +256,11 @@ func (s *Server) dcJSON(v any) any {
 				v[k] = strings.Replace(self, "/rest/api/3/", "/rest/api/2/", 1)
 				continue
 			}
+			if u, ok := x.(string); ok && k == "autoCompleteUrl" {
+				// A user picker's search, in Data Center's terms.
+				v[k] = strings.Replace(strings.Replace(u, "/rest/api/3/", "/rest/api/2/", 1), "query=", "username=", 1)
+				continue
+			}
 			v[k] = s.dcJSON(x)
 		}
 		if f, ok := v["fields"].(map[string]any); ok {
@@ -317,9 +332,10 @@ func adfToWiki(doc map[string]any) string {
 	return w
 }
 
-// epicLinkJQL reads the Epic Link in Data Center's JQL (cf[10008] or
-// "Epic Link") as the site's parent, which holds a story's epic inside.
-var epicLinkJQL = strings.NewReplacer("cf[10008]", "parent", `"Epic Link"`, "parent", `"epic link"`, "parent")
+// epicLinkClause names the Epic Link in a Data Center site's JQL
+// (cf[10008] or "Epic Link"): the site keeps a story's epic as its parent
+// inside, and parent in JQL there finds only sub-tasks (eval.go).
+const epicLinkClause = "Epic Link"
 
 // dcSearch is GET and POST /rest/api/2/search: startAt, maxResults
 // (default 50, at most 1,000), total; fields and properties as on Cloud.
@@ -377,7 +393,7 @@ func (s *Server) dcSearch(w http.ResponseWriter, r *http.Request) {
 	lax := req.Validate == false || req.Validate == "false" || r.URL.Query().Get("validateQuery") == "false"
 	rec := httptest.NewRecorder()
 	s.readAnswer(rec, func() answer {
-		hits, states, warnings, e := s.runWarn(epicLinkJQL.Replace(req.JQL), nil, lax)
+		hits, states, warnings, e := s.runWarn(req.JQL, nil, lax)
 		if e != nil {
 			return encodeJSON(http.StatusBadRequest, e)
 		}

@@ -103,6 +103,50 @@ func TestDataCenterStoriesHaveAnEpicLinkSubtasksAParent(t *testing.T) {
 	}
 }
 
+// TestDataCenterParentInJQLIsForSubtasks: on Data Center, parent in JQL
+// finds sub-tasks only (a story's epic is its Epic Link, searched as
+// "Epic Link" or cf[10008]), where Cloud's parent finds an epic's stories.
+func TestDataCenterParentInJQLIsForSubtasks(t *testing.T) {
+	c := dcClient(t)
+	create := func(fields map[string]any) string {
+		t.Helper()
+		fields["project"] = map[string]any{"key": "DEMO"}
+		r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": fields})
+		if r.status != 201 {
+			t.Fatalf("create %v: %d %s", fields, r.status, r.body)
+		}
+		return r.json(t)["key"].(string)
+	}
+	epic := create(map[string]any{"issuetype": map[string]any{"name": "Epic"}, "summary": "epic", jiratest.EpicNameFieldID: "epic"})
+	story := create(map[string]any{"issuetype": map[string]any{"name": "Story"}, "summary": "story", jiratest.EpicLinkFieldID: epic})
+	sub := create(map[string]any{"issuetype": map[string]any{"name": "Subtask"}, "summary": "sub", "parent": map[string]any{"key": story}})
+	keys := func(q string) string {
+		t.Helper()
+		r := c.do("POST", "/rest/api/2/search", map[string]any{"jql": q + " ORDER BY key", "fields": []string{"summary"}})
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", q, r.status, r.body)
+		}
+		var out []string
+		for _, is := range r.json(t)["issues"].([]any) {
+			out = append(out, is.(map[string]any)["key"].(string))
+		}
+		return strings.Join(out, ",")
+	}
+	for q, want := range map[string]string{
+		"parent = " + epic:                       "",
+		"parent = " + story:                      sub,
+		"parent in (" + epic + "," + story + ")": sub,
+		`"Epic Link" = ` + epic:                  story,
+		"cf[10008] = " + epic:                    story,
+		`"Epic Link" = ` + story:                 "",
+		"parent is EMPTY AND project = DEMO":     epic + "," + story,
+	} {
+		if got := keys(q); got != want {
+			t.Errorf("%s: %q, want %q", q, got, want)
+		}
+	}
+}
+
 func TestDataCenterSearchPagesByStartAt(t *testing.T) {
 	c := dcClient(t)
 	for i := range 5 {
@@ -182,5 +226,22 @@ func TestDataCenterAgileAPITakesTheBearerToken(t *testing.T) {
 	c.auth = c.srv.AuthHeader()
 	if r := c.do("GET", "/rest/agile/1.0/board?projectKeyOrId=DEMO", nil); r.status != http.StatusUnauthorized {
 		t.Errorf("boards with basic auth: %d, want 401", r.status)
+	}
+}
+
+// TestDataCenterAnswersInItsOwnTerms: serverInfo answers a request
+// carrying the personal access token (as an anonymous one), and the user
+// pickers' autoCompleteUrl in editmeta is Data Center's user search.
+func TestDataCenterAnswersInItsOwnTerms(t *testing.T) {
+	c := dcClient(t)
+	if r := c.do("GET", "/rest/api/2/serverInfo", nil); r.status != 200 || r.json(t)["deploymentType"] != "Server" {
+		t.Errorf("serverInfo with the personal access token: %d %s", r.status, r.body)
+	}
+	c.do("POST", "/rest/api/2/issue", map[string]any{"fields": map[string]any{
+		"project": map[string]any{"key": "DEMO"}, "issuetype": map[string]any{"name": "Task"}, "summary": "t"}})
+	meta := c.do("GET", "/rest/api/2/issue/DEMO-1/editmeta", nil).json(t)["fields"].(map[string]any)
+	u, _ := meta["assignee"].(map[string]any)["autoCompleteUrl"].(string)
+	if !strings.Contains(u, "/rest/api/2/user/assignable/search?") || !strings.Contains(u, "username=") || strings.Contains(u, "query=") {
+		t.Errorf("assignee autoCompleteUrl %q, want Data Center's /rest/api/2/user/assignable/search?…username=", u)
 	}
 }

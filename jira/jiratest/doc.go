@@ -76,15 +76,16 @@
 //     REST API v2 as Data Center does (datacenter.go): a personal access
 //     token as "Authorization: Bearer" only, text as wiki markup (kept as
 //     ADF inside, written back through jira/wiki), a story's epic in Epic
-//     Link (customfield_10008; parent only for sub-tasks), createmeta pages
+//     Link (customfield_10008; parent, in fields and in JQL, only for
+//     sub-tasks; "Epic Link" or cf[10008] in JQL), createmeta pages
 //     as "values", people by name and key (user searches by username),
 //     GET/POST search with startAt/maxResults (≤ 1,000) and total;
 //     search/jql, bulkfetch and approximate-count answer 404; the Agile API
 //     as on Cloud with the Bearer token. Not modelled for Data Center: its
 //     Agile API's own differences, rate limiting as an
 //     admin option (the site's limits apply as on Cloud, 429 with
-//     Retry-After), and a check against Atlassian's Data Center OpenAPI
-//     description (not in the reference material).
+//     Retry-After). Its answers are checked against Atlassian's Data
+//     Center OpenAPI description where $JIRASPEC_DC_FILE names a copy.
 //     SetReferenceSearchable(false) makes the reference fields
 //     unsearchable (GET field "searchable": false; a JQL clause on them is
 //     an unknown field), and FieldSeed.OffEditScreen can take the
@@ -253,6 +254,5 @@
 // workflows and their rules, any other classic screen or validator,
 // workflow conditions, resolutions on the default workflow, the
 // resolution endpoint, project roles and permission schemes beyond the
-// listed keys, and everything of Data Center past the 404 and serverInfo
-// (its /rest/api/2, personal access tokens, wiki-markup bodies).
+// listed keys, and of Data Center what "deployment" above does not list.
 package jiratest

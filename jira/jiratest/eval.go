@@ -52,6 +52,12 @@ func (s *Server) resolveField(name string) *jqlField {
 		return &jqlField{fkStatusCategory, "statusCategory"}
 	case "parent":
 		return &jqlField{fkParent, "parent"}
+	case "cf[10008]", "epic link":
+		// Data Center's Epic Link (a story's epic); Cloud has no such
+		// field (its stories' epic is parent).
+		if s.site.dataCenter() {
+			return &jqlField{fkParent, epicLinkClause}
+		}
 	case "summary", "description", "comment", "text":
 		return &jqlField{fkText, l}
 	case "labels", "label":
@@ -310,7 +316,13 @@ func (s *Server) evalClause(c *clause, iss *issue, st *issueState) bool {
 	case fkStatusCategory:
 		return member(byID(statuses, st.StatusID).Category.Key, false)
 	case fkParent:
-		return member(itoa(st.ParentID), st.ParentID == 0)
+		pid := st.ParentID
+		if s.site.dataCenter() && (c.f.name == epicLinkClause) == (st.TypeID == IssueTypeSubtaskID) {
+			// Data Center: parent is a sub-task's parent only, the Epic
+			// Link a story's epic only.
+			pid = 0
+		}
+		return member(itoa(pid), pid == 0)
 	case fkLabels:
 		if c.op == "is" || c.op == "is not" || r.empty {
 			return member("", len(st.Labels) == 0)
