@@ -489,9 +489,13 @@ func TestPTYInitAsksForTheTokenFirstAndKeepsAnswers(t *testing.T) {
 	must(t, os.Remove(filepath.Join(f.dir, ".devworkwire.yaml")))
 	noToken := []string{"JIRA_API_TOKEN="}
 	s := f.start(t, noToken, "init")
-	s.waitFor("API token: ")
+	s.waitFor("Token: ")
 	if strings.Contains(s.output(), "Jira site") {
 		t.Fatalf("asked questions before the token:\n%s", s.output())
+	}
+	// The site is not known yet: either kind of token is named.
+	if !strings.Contains(s.output(), "API token (Jira Cloud) or personal access token (Jira Data Center)") {
+		t.Errorf("the prompt does not name both kinds of token:\n%s", s.output())
 	}
 	s.send(testToken + "\r")
 	s.answer("Jira site", f.url, "Project key", "DEMO", "e-mail", "demo@example.com", "Reference field", "")

@@ -45,6 +45,8 @@ type InitOptions struct {
 	TokenEnv       string
 	Store          string
 	Force          bool
+
+	detected bool // the site was asked which Jira it is
 }
 
 // InitResult is `dwire init --json`.
@@ -120,13 +122,19 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	token := strings.TrimSpace(o.Getenv(tokenEnv))
 	pasted := false
 	if token == "" {
+		// A site given on the command line is asked which Jira it is
+		// first (serverInfo needs no token), so the token is named in its
+		// words: an API token on Cloud, a personal access token on Data
+		// Center.
+		o.detectDeployment(ctx)
+		tw := tokenWordsFor(o.Deployment, o.detected)
 		if !interactive {
 			return core.Errorf(core.CodeCredentialsMissing,
-				"The Jira API token is not set: export %s=<your token> (create one at https://id.atlassian.com/manage-profile/security/api-tokens), then run dwire init again. Nothing was asked and nothing was written.", tokenEnv).
+				"The Jira %s is not set: export %s=<your token> (%s), then run dwire init again. Nothing was asked and nothing was written.", tw.name, tokenEnv, tw.create).
 				WithDetails(core.Detail{Field: "jira.token_env", Message: "set the environment variable " + tokenEnv})
 		}
-		fmt.Fprintf(ios.ErrOut, "%s is not set. Paste your Jira API token to check the configuration now (input hidden;\nit is used for this check only and never written to the file), or press Ctrl-C and\nexport %s=<your token> first. Create one at\nhttps://id.atlassian.com/manage-profile/security/api-tokens\n", tokenEnv, tokenEnv)
-		fmt.Fprint(ios.ErrOut, "API token: ")
+		fmt.Fprintf(ios.ErrOut, "%s is not set. Paste your Jira %s to check the configuration now (input hidden;\nit is used for this check only and never written to the file), or press Ctrl-C and\nexport %s=<your token> first (%s).\n", tokenEnv, tw.name, tokenEnv, tw.create)
+		fmt.Fprint(ios.ErrOut, tw.prompt+": ")
 		t, err := ios.ReadSecret(ctx, rd)
 		if err != nil || t == "" {
 			fmt.Fprintln(ios.ErrOut, "Skipped: no token given; no configuration was written.")
@@ -246,18 +254,37 @@ func initRun(ctx context.Context, o *InitOptions) error {
 
 // detectDeployment sets the deployment from the site's serverInfo unless
 // --deployment gave it; a site that does not answer is left to the check
-// (which names the problem) as Cloud, the default.
+// (which names the problem) as Cloud, the default. The site is asked once.
 func (o *InitOptions) detectDeployment(ctx context.Context) {
 	o.Deployment = strings.ToLower(strings.TrimSpace(o.Deployment))
-	if o.Deployment != "" || o.Detect == nil || strings.TrimSpace(o.Site) == "" {
+	if o.Deployment != "" || o.detected || o.Detect == nil || strings.TrimSpace(o.Site) == "" {
 		return
 	}
 	d, version, err := o.Detect(ctx, strings.TrimSpace(o.Site))
+	o.detected = err == nil
 	if err != nil || d == config.DeploymentCloud {
 		return
 	}
 	o.Deployment = d
 	fmt.Fprintf(o.IO.ErrOut, "%s is Jira Data Center %s: the token is a personal access token (your Jira profile → Personal Access Tokens); no e-mail is needed.\n", strings.TrimSpace(o.Site), version)
+}
+
+// tokenWords names the token dwire init asks for.
+type tokenWords struct{ name, create, prompt string }
+
+// tokenWordsFor is the token of a deployment ("" is Cloud once the site
+// said so, else not known yet: both are named).
+func tokenWordsFor(deployment string, detected bool) tokenWords {
+	const cloud = "create one at https://id.atlassian.com/manage-profile/security/api-tokens"
+	const dc = "create one in Jira: your profile → Personal Access Tokens"
+	switch {
+	case deployment == config.DeploymentDataCenter:
+		return tokenWords{"personal access token", dc, "Personal access token"}
+	case deployment == config.DeploymentCloud || detected:
+		return tokenWords{"API token", cloud, "API token"}
+	}
+	return tokenWords{"API token (Jira Cloud) or personal access token (Jira Data Center)",
+		"Cloud: " + cloud + "; Data Center: " + dc, "Token"}
 }
 
 // sharedStoreNote tells whoever configures a shared (Postgres) store that
