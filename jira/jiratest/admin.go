@@ -175,7 +175,10 @@ type PersonEdit struct {
 	// Description is a description in ADF as Jira's editor stores it
 	// (mentions, status lozenges, panels, ...); it must be valid ADF.
 	Description json.RawMessage `json:"description,omitempty"`
-	Status      *string         `json:"status,omitempty"` // status name: moves the issue there
+	// DescriptionWiki is a description in wiki markup as a person writes it
+	// on a Data Center site, kept as written (datacenter.go).
+	DescriptionWiki *string `json:"description_wiki,omitempty"`
+	Status          *string `json:"status,omitempty"` // status name: moves the issue there
 	// Fields sets fields.go's fields (id or name → a value as in an edit
 	// request, null clears).
 	Fields map[string]json.RawMessage `json:"fields,omitempty"`
@@ -226,6 +229,13 @@ func (s *Server) editAsPersonLocked(iss *issue, e PersonEdit) error {
 			return fmt.Errorf("description: %v", err)
 		}
 		st.Description = append(json.RawMessage(nil), e.Description...)
+	}
+	if e.DescriptionWiki != nil {
+		st.Description = nil
+		if d := wikiToADF(*e.DescriptionWiki); d != nil {
+			st.Description, _ = json.Marshal(d)
+			s.keepWikiLocked(iss.ID, string(st.Description), *e.DescriptionWiki)
+		}
 	}
 	if err := s.personFields(iss, st, e.Fields); err != nil {
 		return err

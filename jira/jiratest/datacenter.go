@@ -77,15 +77,100 @@ func (s *Server) serveDataCenter(w http.ResponseWriter, r *http.Request) bool {
 		s.dcSearch(w, r)
 		return true
 	}
-	in, e := s.dcRequest(r, rest)
+	in, texts, e := s.dcRequest(r, rest)
 	if e != nil {
 		writeErr(w, http.StatusBadRequest, e)
 		return true
 	}
 	rec := httptest.NewRecorder()
 	s.mux.ServeHTTP(rec, in)
+	if rec.Code/100 == 2 && len(texts) > 0 {
+		s.keepWiki(rest, rec.Body.Bytes(), texts)
+	}
 	s.dcAnswer(w, r, rec, rest)
 	return true
+}
+
+// wikiText is a text a Data Center request sent as wiki markup: the
+// element of a bulk create it belongs to (0 otherwise), the text, and the
+// document the site keeps for it (canonical JSON).
+type wikiText struct {
+	elem      int
+	text, doc string
+}
+
+// keepWiki remembers texts, sent in a write that succeeded, under the
+// issue each belongs to: the created issue (a bulk create's elements that
+// did not fail, in order), or the issue of the path (an edit, a comment).
+func (s *Server) keepWiki(rest string, answer []byte, texts []wikiText) {
+	var keys []string // by element
+	var a struct {
+		Key    string `json:"key"`
+		Issues []struct {
+			Key string `json:"key"`
+		} `json:"issues"`
+		Errors []struct {
+			Failed int `json:"failedElementNumber"`
+		} `json:"errors"`
+	}
+	_ = json.Unmarshal(answer, &a)
+	switch {
+	case rest == "/issue":
+		keys = []string{a.Key}
+	case rest == "/issue/bulk":
+		failed := map[int]bool{}
+		for _, e := range a.Errors {
+			failed[e.Failed] = true
+		}
+		next := 0
+		for i := 0; next < len(a.Issues); i++ {
+			if failed[i] {
+				keys = append(keys, "")
+				continue
+			}
+			keys = append(keys, a.Issues[next].Key)
+			next++
+		}
+	case strings.HasPrefix(rest, "/issue/"):
+		key, _, _ := strings.Cut(strings.TrimPrefix(rest, "/issue/"), "/")
+		keys = []string{key}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range texts {
+		if t.elem >= len(keys) {
+			continue
+		}
+		if iss := s.issueByKeyOrID(keys[t.elem]); iss != nil {
+			s.keepWikiLocked(iss.ID, t.doc, t.text)
+		}
+	}
+}
+
+// keepWikiLocked remembers text, written for doc (canonical JSON) on the
+// issue with that id. The caller holds s.mu.
+func (s *Server) keepWikiLocked(id int64, doc, text string) {
+	if s.dcWiki == nil {
+		s.dcWiki = map[int64]map[string]string{}
+	}
+	if s.dcWiki[id] == nil {
+		s.dcWiki[id] = map[string]string{}
+	}
+	s.dcWiki[id][doc] = text
+}
+
+// wikiAsWritten is the text written for doc on the issue with that id, if
+// the site was sent it as wiki markup.
+func (s *Server) wikiAsWritten(issueID string, doc map[string]any) (string, bool) {
+	id, err := strconv.ParseInt(issueID, 10, 64)
+	if err != nil {
+		return "", false
+	}
+	b, _ := json.Marshal(doc)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, ok := s.dcWiki[id][string(b)]
+	return t, ok
 }
 
 // bearerOK checks "Authorization: Bearer <personal access token>".
@@ -95,8 +180,9 @@ func (s *Server) bearerOK(r *http.Request) bool {
 }
 
 // dcRequest is r as the Cloud handlers take it: /rest/api/3, Cloud's
-// credentials, wiki text as ADF, Epic Link as parent.
-func (s *Server) dcRequest(r *http.Request, rest string) (*http.Request, *jiraError) {
+// credentials, wiki text as ADF, Epic Link as parent; and the wiki texts
+// it sent.
+func (s *Server) dcRequest(r *http.Request, rest string) (*http.Request, []wikiText, *jiraError) {
 	in := r.Clone(r.Context())
 	in.URL.Path = "/rest/api/3" + rest
 	in.URL.RawPath = ""
@@ -116,34 +202,36 @@ func (s *Server) dcRequest(r *http.Request, rest string) (*http.Request, *jiraEr
 		in.URL.RawQuery = q.Encode()
 	}
 	if r.Body == nil || r.ContentLength == 0 || (r.Method != http.MethodPost && r.Method != http.MethodPut) {
-		return in, nil
+		return in, nil, nil
 	}
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
-		return nil, newErr("mockjira could not read the request body.")
+		return nil, nil, newErr("mockjira could not read the request body.")
 	}
 	var body any
+	var texts []wikiText
 	if json.Unmarshal(raw, &body) == nil {
 		if m, ok := body.(map[string]any); ok {
-			if e := s.dcBodyToCloud(m); e != nil {
-				return nil, e
+			if e := s.dcBodyToCloud(m, 0, &texts); e != nil {
+				return nil, nil, e
 			}
 			raw, _ = json.Marshal(m)
 		}
 	}
 	in.Body = io.NopCloser(bytes.NewReader(raw))
 	in.ContentLength = int64(len(raw))
-	return in, nil
+	return in, texts, nil
 }
 
 // dcBodyToCloud rewrites a create, edit, bulk create or comment body:
-// wiki text becomes ADF, the Epic Link becomes parent, a person named
-// by {"name": ...} is named by account id.
-func (s *Server) dcBodyToCloud(m map[string]any) *jiraError {
+// wiki text becomes ADF (each text, as written, added to texts under
+// elem, the element of a bulk create), the Epic Link becomes parent, a
+// person named by {"name": ...} is named by account id.
+func (s *Server) dcBodyToCloud(m map[string]any, elem int, texts *[]wikiText) *jiraError {
 	if ups, ok := m["issueUpdates"].([]any); ok {
-		for _, u := range ups {
+		for i, u := range ups {
 			if um, ok := u.(map[string]any); ok {
-				if e := s.dcBodyToCloud(um); e != nil {
+				if e := s.dcBodyToCloud(um, i, texts); e != nil {
 					return e
 				}
 			}
@@ -151,7 +239,7 @@ func (s *Server) dcBodyToCloud(m map[string]any) *jiraError {
 		return nil
 	}
 	if b, ok := m["body"].(string); ok { // a comment
-		m["body"] = wikiToADF(b)
+		m["body"] = keptWiki(b, elem, texts)
 	}
 	f, ok := m["fields"].(map[string]any)
 	if !ok {
@@ -170,7 +258,7 @@ func (s *Server) dcBodyToCloud(m map[string]any) *jiraError {
 		switch d := d.(type) {
 		case nil:
 		case string:
-			f["description"] = wikiToADF(d)
+			f["description"] = keptWiki(d, elem, texts)
 		default:
 			return newErr("Field 'description': Data Center takes text (wiki markup), not a document.")
 		}
@@ -187,6 +275,16 @@ func (s *Server) dcBodyToCloud(m map[string]any) *jiraError {
 		}
 	}
 	return nil
+}
+
+// keptWiki is wikiToADF(w), w added to texts.
+func keptWiki(w string, elem int, texts *[]wikiText) any {
+	d := wikiToADF(w)
+	if d != nil {
+		b, _ := json.Marshal(d)
+		*texts = append(*texts, wikiText{elem: elem, text: w, doc: string(b)})
+	}
+	return d
 }
 
 // wikiToADF is the document the site keeps for wiki text ("" is none).
@@ -229,7 +327,15 @@ func (s *Server) dcAnswer(w http.ResponseWriter, r *http.Request, rec *httptest.
 				})
 			}
 		}
-		v = s.dcJSON(v)
+		issue := ""
+		if k, _, ok := strings.Cut(strings.TrimPrefix(rest, "/issue/"), "/"); ok && strings.HasPrefix(rest, "/issue/") {
+			s.mu.RLock()
+			if iss := s.issueByKeyOrID(k); iss != nil {
+				issue = itoa(iss.ID)
+			}
+			s.mu.RUnlock()
+		}
+		v = s.dcJSON(v, issue)
 		body, _ = json.Marshal(v)
 	}
 	w.WriteHeader(rec.Code)
@@ -237,13 +343,20 @@ func (s *Server) dcAnswer(w http.ResponseWriter, r *http.Request, rec *httptest.
 }
 
 // dcJSON rewrites a Cloud answer as Data Center's, in place: documents as
-// wiki markup, v3 addresses as v2, people by name and key, a story's
-// epic in Epic Link.
-func (s *Server) dcJSON(v any) any {
+// wiki markup (as written, when the site was sent that text for the issue
+// whose id is issue), v3 addresses as v2, people by name and key, a
+// story's epic in Epic Link.
+func (s *Server) dcJSON(v any, issue string) any {
 	switch v := v.(type) {
 	case map[string]any:
 		if v["type"] == "doc" && v["content"] != nil {
+			if w, ok := s.wikiAsWritten(issue, v); ok {
+				return w
+			}
 			return adfToWiki(v)
+		}
+		if id, ok := v["id"].(string); ok && v["key"] != nil && v["fields"] != nil {
+			issue = id // an issue: its texts
 		}
 		if id, ok := v["accountId"].(string); ok {
 			name := s.dcUserName(id)
@@ -261,7 +374,7 @@ func (s *Server) dcJSON(v any) any {
 				v[k] = strings.Replace(strings.Replace(u, "/rest/api/3/", "/rest/api/2/", 1), "query=", "username=", 1)
 				continue
 			}
-			v[k] = s.dcJSON(x)
+			v[k] = s.dcJSON(x, issue)
 		}
 		if f, ok := v["fields"].(map[string]any); ok {
 			s.dcEpicLink(f)
@@ -269,7 +382,7 @@ func (s *Server) dcJSON(v any) any {
 		return v
 	case []any:
 		for i := range v {
-			v[i] = s.dcJSON(v[i])
+			v[i] = s.dcJSON(v[i], issue)
 		}
 		return v
 	}

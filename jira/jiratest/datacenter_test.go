@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
@@ -243,5 +244,118 @@ func TestDataCenterAnswersInItsOwnTerms(t *testing.T) {
 	u, _ := meta["assignee"].(map[string]any)["autoCompleteUrl"].(string)
 	if !strings.Contains(u, "/rest/api/2/user/assignable/search?") || !strings.Contains(u, "username=") || strings.Contains(u, "query=") {
 		t.Errorf("assignee autoCompleteUrl %q, want Data Center's /rest/api/2/user/assignable/search?…username=", u)
+	}
+}
+
+// TestDataCenterKeepsWikiTextAsWritten: a Data Center site stores wiki
+// markup as it was written — a create's, a bulk create's, an edit's, a
+// comment's and a person's — and answers it unchanged in an issue, a
+// search and the comments, however jira/wiki would write the same
+// document (blank lines, "- " lists, "bq.", +underline+, images). A
+// description changed since in another way reads as that change.
+func TestDataCenterKeepsWikiTextAsWritten(t *testing.T) {
+	c := dcClient(t)
+	texts := []string{
+		"h2. Title\n\n\n\nPara with trailing spaces  ",
+		"- a\n- b\n\nbq. quoted",
+		"_it_ and +underlined+ and !diagram.png!",
+		"{noformat}x{noformat}\r\nafter",
+	}
+	fields := func(summary, desc string) map[string]any {
+		return map[string]any{"project": map[string]any{"key": "DEMO"}, "issuetype": map[string]any{"name": "Task"}, "summary": summary, "description": desc}
+	}
+	r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": fields("one", texts[0])})
+	if r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	one := r.json(t)["key"].(string)
+	r = c.do("POST", "/rest/api/2/issue/bulk", map[string]any{"issueUpdates": []any{
+		map[string]any{"fields": map[string]any{"project": map[string]any{"key": "DEMO"}, "issuetype": map[string]any{"name": "Task"}}}, // fails: no summary
+		map[string]any{"fields": fields("two", texts[1])},
+	}})
+	issues, _ := r.json(t)["issues"].([]any)
+	if r.status != 201 || len(issues) != 1 {
+		t.Fatalf("bulk create: %d %s", r.status, r.body)
+	}
+	two := issues[0].(map[string]any)["key"].(string)
+	if r := c.do("PUT", "/rest/api/2/issue/"+one, map[string]any{"fields": map[string]any{"description": texts[2]}}); r.status != 204 {
+		t.Fatalf("edit: %d %s", r.status, r.body)
+	}
+	if r := c.do("POST", "/rest/api/2/issue/"+one+"/comment", map[string]any{"body": texts[3]}); r.status != 201 || r.json(t)["body"] != texts[3] {
+		t.Fatalf("comment: %d %s", r.status, r.body)
+	}
+	desc := func(key string) any {
+		t.Helper()
+		return c.do("GET", "/rest/api/2/issue/"+key+"?fields=description", nil).json(t)["fields"].(map[string]any)["description"]
+	}
+	if d := desc(one); d != texts[2] {
+		t.Errorf("edited description reads %q, want %q as written", d, texts[2])
+	}
+	if d := desc(two); d != texts[1] {
+		t.Errorf("bulk-created description reads %q, want %q as written", d, texts[1])
+	}
+	page := c.do("POST", "/rest/api/2/search", map[string]any{"jql": "key = " + two, "fields": []string{"description"}}).json(t)
+	if d := page["issues"].([]any)[0].(map[string]any)["fields"].(map[string]any)["description"]; d != texts[1] {
+		t.Errorf("search reads %q, want %q as written", d, texts[1])
+	}
+	cs := c.do("GET", "/rest/api/2/issue/"+one+"/comment", nil).json(t)["comments"].([]any)
+	if len(cs) != 1 || cs[0].(map[string]any)["body"] != texts[3] {
+		t.Errorf("comments read %v, want one with %q as written", cs, texts[3])
+	}
+
+	// A person writes wiki markup in Jira: kept as written too.
+	person := "h3. Notes\n- x\n- y"
+	if err := c.srv.EditAsPerson(two, jiratest.PersonEdit{DescriptionWiki: &person}); err != nil {
+		t.Fatal(err)
+	}
+	if d := desc(two); d != person {
+		t.Errorf("a person's description reads %q, want %q as written", d, person)
+	}
+	// Changed in another way since: read as that change.
+	plain := "plain"
+	if err := c.srv.EditAsPerson(two, jiratest.PersonEdit{DescriptionMarkdownText: &plain}); err != nil {
+		t.Fatal(err)
+	}
+	if d := desc(two); d != "plain" {
+		t.Errorf("after another change the description reads %q, want %q", d, "plain")
+	}
+}
+
+// TestDataCenterSearchFindsAWriteAtOnce measures what the fake models of
+// Data Center's index: one node, which indexes a write before answering
+// it, so the very next search finds every create (by key, by text, by
+// Epic Link) and an edit's new values; with SearchLag (a cluster node
+// behind the one that wrote) the same searches do not find them yet.
+func TestDataCenterSearchFindsAWriteAtOnce(t *testing.T) {
+	found := func(c *tc, jql string) int {
+		t.Helper()
+		r := c.do("POST", "/rest/api/2/search", map[string]any{"jql": jql, "fields": []string{"summary"}, "validateQuery": false})
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", jql, r.status, r.body)
+		}
+		return int(r.json(t)["total"].(float64))
+	}
+	run := func(c *tc) (keys, text, epic, edited int) {
+		t.Helper()
+		r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": map[string]any{"project": map[string]any{"key": "DEMO"},
+			"issuetype": map[string]any{"name": "Epic"}, "summary": "indexed epic", jiratest.EpicNameFieldID: "e"}})
+		epicKey := r.json(t)["key"].(string)
+		var created []string
+		for i := range 10 {
+			r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": map[string]any{"project": map[string]any{"key": "DEMO"},
+				"issuetype": map[string]any{"name": "Story"}, "summary": "indexed story " + string(rune('a'+i)), jiratest.EpicLinkFieldID: epicKey}})
+			created = append(created, r.json(t)["key"].(string))
+		}
+		c.do("PUT", "/rest/api/2/issue/"+created[0], map[string]any{"fields": map[string]any{"summary": "renamed zebra"}})
+		return found(c, "key in ("+strings.Join(created, ",")+")"), found(c, `summary ~ "indexed story"`),
+			found(c, `"Epic Link" = `+epicKey), found(c, `summary ~ "zebra"`)
+	}
+	if k, x, e, ed := run(dcClient(t)); k != 10 || x != 9 || e != 10 || ed != 1 {
+		t.Errorf("one node: by key %d, by text %d, by Epic Link %d, the edit %d; want 10, 9 (one renamed), 10, 1 at once", k, x, e, ed)
+	}
+	lagging := start(t, jiratest.Options{Deployment: jiratest.DeploymentDataCenter, SearchLag: time.Hour})
+	lagging.auth = "Bearer " + jiratest.DefaultToken
+	if k, x, e, ed := run(lagging); k != 0 || x != 0 || e != 0 || ed != 0 {
+		t.Errorf("a node an hour behind: by key %d, by text %d, by Epic Link %d, the edit %d; want none yet", k, x, e, ed)
 	}
 }

@@ -74,15 +74,21 @@
 //     "status-code": 404}), GET /rest/api/2/serverInfo (served for
 //     Cloud too) says deploymentType "Server", and /rest/api/2 serves the
 //     REST API v2 as Data Center does (datacenter.go): a personal access
-//     token as "Authorization: Bearer" only, text as wiki markup (kept as
-//     ADF inside, written back through jira/wiki), a story's epic in Epic
+//     token as "Authorization: Bearer" only, text as wiki markup (answered
+//     as written; the document jira/wiki reads from it kept inside for
+//     search; a text changed since in another way written back through
+//     jira/wiki), a story's epic in Epic
 //     Link (customfield_10008; parent, in fields and in JQL, only for
 //     sub-tasks; "Epic Link" or cf[10008] in JQL), createmeta pages
 //     as "values", people by name and key (user searches by username),
 //     GET/POST search with startAt/maxResults (≤ 1,000) and total;
 //     search/jql, bulkfetch and approximate-count answer 404; the Agile API
-//     as on Cloud with the Bearer token. Not modelled for Data Center: its
-//     Agile API's own differences, rate limiting as an
+//     as on Cloud with the Bearer token (Data Center's description gives
+//     the operations DevWorkWire uses Cloud's shapes and limits); one node,
+//     which indexes a write before answering it (no search lag unless
+//     SearchLag models a node behind). Not modelled for Data Center: its
+//     rate-limit headers, a cluster's replay between nodes, text custom
+//     fields in wiki markup, rate limiting as an
 //     admin option (the site's limits apply as on Cloud, 429 with
 //     Retry-After). Its answers are checked against Atlassian's Data
 //     Center OpenAPI description where $JIRASPEC_DC_FILE names a copy.

@@ -128,8 +128,12 @@ type Server struct {
 	// mu guards the site's data. Writes hold it; searches and bulk
 	// fetches hold it for reading (readAnswer), so they are evaluated
 	// and rendered at the same time, as Jira answers them.
-	mu        sync.RWMutex
-	docsMu    sync.Mutex // guards every issueState's docs cache (filled by searches under the read lock)
+	mu     sync.RWMutex
+	docsMu sync.Mutex // guards every issueState's docs cache (filled by searches under the read lock)
+	// dcWiki is the wiki markup a Data Center site was sent, as written
+	// (datacenter.go): per issue id, the document it was read as
+	// (canonical JSON) → the text.
+	dcWiki    map[int64]map[string]string
 	projects  []*project
 	issues    []*issue
 	byKey     map[string]*issue
