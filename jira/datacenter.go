@@ -211,20 +211,28 @@ func (p *Provider) dialect(c call) (call, func([]byte) []byte) {
 // valuesAs renames a Data Center page's "values" to Cloud's name for them.
 func valuesAs(name string) func([]byte) []byte {
 	return func(body []byte) []byte {
-		var page map[string]json.RawMessage
-		if json.Unmarshal(body, &page) != nil {
-			return body
-		}
-		if v, ok := page["values"]; ok {
-			page[name] = v
-			delete(page, "values")
-		}
-		b, err := json.Marshal(page)
-		if err != nil {
-			return body
-		}
-		return b
+		return editObject(body, func(page map[string]json.RawMessage) {
+			if v, ok := page["values"]; ok {
+				page[name] = v
+				delete(page, "values")
+			}
+		})
 	}
+}
+
+// editObject is body, a JSON object, as edit changes it (body itself when
+// it is not an object).
+func editObject(body []byte, edit func(map[string]json.RawMessage)) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return body
+	}
+	edit(obj)
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return body
+	}
+	return b
 }
 
 // dcSearchAnswer reads a Data Center search page as search/jql's (and bulk
@@ -283,16 +291,9 @@ func (p *Provider) dcFetchAnswer(body []byte, keys []string) []byte {
 			missing = append(missing, issueError{ID: k, ErrorMessage: "not returned by the search"})
 		}
 	}
-	var out map[string]json.RawMessage
-	if json.Unmarshal(p.dcSearchAnswer(body), &out) != nil {
-		return body
-	}
-	out["issueErrors"], _ = json.Marshal(missing)
-	b, err := json.Marshal(out)
-	if err != nil {
-		return body
-	}
-	return b
+	return editObject(p.dcSearchAnswer(body), func(out map[string]json.RawMessage) {
+		out["issueErrors"], _ = json.Marshal(missing)
+	})
 }
 
 // dcAnswer reads any other Data Center answer in Cloud's terms (dcWalk).

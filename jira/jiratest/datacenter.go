@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"encoding/json"
-	"fmt"
 	"hash/crc32"
 	"io"
 	"net/http"
@@ -470,21 +469,16 @@ func (s *Server) dcSearch(w http.ResponseWriter, r *http.Request) {
 	} else {
 		q := r.URL.Query()
 		req.JQL = q.Get("jql")
-		for _, name := range []string{"startAt", "maxResults"} {
-			v := q.Get(name)
-			if v == "" {
-				continue
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The value '%s' is not valid for parameter '%s'.", v, name)))
-				return
-			}
-			if name == "startAt" {
-				req.StartAt = n
-			} else {
-				req.MaxResults = &n
-			}
+		start, e := intParam(q, "startAt")
+		if e == nil {
+			req.MaxResults, e = intParam(q, "maxResults")
+		}
+		if e != nil {
+			writeErr(w, http.StatusBadRequest, e)
+			return
+		}
+		if start != nil {
+			req.StartAt = *start
 		}
 		for _, f := range q["fields"] {
 			req.Fields = append(req.Fields, strings.Split(f, ",")...)

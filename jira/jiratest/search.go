@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -35,13 +36,10 @@ const (
 func (s *Server) handleSearchGet(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := searchRequest{JQL: q.Get("jql"), NextPageToken: q.Get("nextPageToken"), Fields: q["fields"], Properties: q["properties"]}
-	if v := q.Get("maxResults"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The value '%s' is not valid for parameter 'maxResults'.", v)))
-			return
-		}
-		req.MaxResults = &n
+	var e *jiraError
+	if req.MaxResults, e = intParam(q, "maxResults"); e != nil {
+		writeErr(w, http.StatusBadRequest, e)
+		return
 	}
 	for _, v := range q["reconcileIssues"] {
 		for _, p := range strings.Split(v, ",") {
@@ -66,6 +64,20 @@ func (s *Server) handleSearchPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.search(w, r, req)
+}
+
+// intParam is an integer query parameter (nil when absent); a value that
+// is not a number is Jira's 400.
+func intParam(q url.Values, name string) (*int, *jiraError) {
+	v := q.Get(name)
+	if v == "" {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, newErr(fmt.Sprintf("The value '%s' is not valid for parameter '%s'.", v, name))
+	}
+	return &n, nil
 }
 
 type pageToken struct {
