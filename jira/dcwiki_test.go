@@ -68,14 +68,7 @@ func TestDataCenterPersonsWikiRoundTrip(t *testing.T) {
 	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{DescriptionWiki: &person}); err != nil {
 		t.Fatal(err)
 	}
-	pull, err := svc.PullPreview(f.ctx, service.PullPreviewInput{Path: path})
-	if err != nil || pull.Counts.Pull != 1 {
-		t.Fatalf("pull preview: %v %+v", err, pull.Counts)
-	}
-	if _, err := svc.PullCommit(f.ctx, service.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
-	pulled, _ := os.ReadFile(path)
+	pulled := pullOne(t, f, svc, path)
 	if !strings.Contains(string(pulled), "Written in Jira.") || !strings.Contains(string(pulled), "second") {
 		t.Fatalf("the pulled document lacks the person's text:\n%s", pulled)
 	}

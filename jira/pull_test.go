@@ -31,6 +31,24 @@ func importedOverHTTP(t *testing.T, name, doc string) (*fixture, *service.WorkIt
 	return f, svc, path
 }
 
+// pullOne pulls the one item a person changed into the document at path
+// and returns the pulled document.
+func pullOne(t *testing.T, f *fixture, svc *service.WorkItemService, path string) []byte {
+	t.Helper()
+	pull, err := svc.PullPreview(f.ctx, service.PullPreviewInput{Path: path})
+	if err != nil || pull.Counts.Pull != 1 {
+		t.Fatalf("pull preview: %v %+v", err, pull.Counts)
+	}
+	if _, err := svc.PullCommit(f.ctx, service.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	pulled, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pulled
+}
+
 // TestPullOverHTTP: a pull through the adapter takes a person's summary
 // and description into the document, writes only the devworkwire
 // property (one PUT per item, no issue edit), and the next import of the

@@ -99,14 +99,7 @@ func TestRichTextSurvivesPullAndImport(t *testing.T) {
 	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Description: json.RawMessage(richDescription)}); err != nil {
 		t.Fatal(err)
 	}
-	pull, err := svc.PullPreview(f.ctx, service.PullPreviewInput{Path: path})
-	if err != nil || pull.Counts.Pull != 1 {
-		t.Fatalf("pull preview: %v %+v", err, pull.Counts)
-	}
-	if _, err := svc.PullCommit(f.ctx, service.CommitInput{PreviewHandle: pull.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
-	pulled, _ := os.ReadFile(path)
+	pulled := pullOne(t, f, svc, path)
 	for _, form := range []string{"[@Ana Lima](mention:5b10ac8d82e05b22cc7d4ef5", "[BLOCKED](status:red", "<details><summary>Details</summary>", `<span style="color: #ff5630">this</span>`} {
 		if !strings.Contains(string(pulled), form) {
 			t.Errorf("the pulled document lacks %q:\n%s", form, pulled)

@@ -18,6 +18,17 @@ func dcClient(t *testing.T) *tc {
 	return c
 }
 
+// dcCreate creates an issue in DEMO with fields and returns its key.
+func (c *tc) dcCreate(fields map[string]any) string {
+	c.t.Helper()
+	fields["project"] = map[string]any{"key": "DEMO"}
+	r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": fields})
+	if r.status != 201 {
+		c.t.Fatalf("create %v: %d %s", fields, r.status, r.body)
+	}
+	return r.json(c.t)["key"].(string)
+}
+
 func TestDataCenterTakesAPersonalAccessTokenAsBearer(t *testing.T) {
 	c := dcClient(t)
 	for _, auth := range []string{c.srv.AuthHeader(), "Bearer wrong-token", ""} {
@@ -65,15 +76,7 @@ func TestDataCenterTextIsWikiMarkup(t *testing.T) {
 
 func TestDataCenterStoriesHaveAnEpicLinkSubtasksAParent(t *testing.T) {
 	c := dcClient(t)
-	create := func(fields map[string]any) string {
-		t.Helper()
-		fields["project"] = map[string]any{"key": "DEMO"}
-		r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": fields})
-		if r.status != 201 {
-			t.Fatalf("create %v: %d %s", fields, r.status, r.body)
-		}
-		return r.json(t)["key"].(string)
-	}
+	create := func(fields map[string]any) string { return c.dcCreate(fields) }
 	if r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": map[string]any{"project": map[string]any{"key": "DEMO"}, "issuetype": map[string]any{"name": "Epic"}, "summary": "epic"}}); r.status != 400 || !strings.Contains(string(r.body), "Epic Name is required") {
 		t.Errorf("an epic without Epic Name: %d %s; want 400 Epic Name is required (Jira Software on Data Center)", r.status, r.body)
 	}
@@ -109,15 +112,7 @@ func TestDataCenterStoriesHaveAnEpicLinkSubtasksAParent(t *testing.T) {
 // "Epic Link" or cf[10008]), where Cloud's parent finds an epic's stories.
 func TestDataCenterParentInJQLIsForSubtasks(t *testing.T) {
 	c := dcClient(t)
-	create := func(fields map[string]any) string {
-		t.Helper()
-		fields["project"] = map[string]any{"key": "DEMO"}
-		r := c.do("POST", "/rest/api/2/issue", map[string]any{"fields": fields})
-		if r.status != 201 {
-			t.Fatalf("create %v: %d %s", fields, r.status, r.body)
-		}
-		return r.json(t)["key"].(string)
-	}
+	create := func(fields map[string]any) string { return c.dcCreate(fields) }
 	epic := create(map[string]any{"issuetype": map[string]any{"name": "Epic"}, "summary": "epic", jiratest.EpicNameFieldID: "epic"})
 	story := create(map[string]any{"issuetype": map[string]any{"name": "Story"}, "summary": "story", jiratest.EpicLinkFieldID: epic})
 	sub := create(map[string]any{"issuetype": map[string]any{"name": "Subtask"}, "summary": "sub", "parent": map[string]any{"key": story}})

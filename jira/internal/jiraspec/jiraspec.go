@@ -172,28 +172,12 @@ func patchDataCenter(doc *openapi3.T) {
 			mt.Schema = &openapi3.SchemaRef{Value: &openapi3.Schema{}}
 		}
 	}
-	seen := map[*openapi3.Schema]bool{}
-	var walk func(r *openapi3.SchemaRef)
-	walk = func(r *openapi3.SchemaRef) {
-		if r == nil || r.Value == nil || seen[r.Value] {
-			return
-		}
-		sc := r.Value
-		seen[sc] = true
+	eachSchemaDeep(doc, func(sc *openapi3.Schema) {
 		if sc.Type.Is(openapi3.TypeObject) && len(sc.Properties) == 0 && sc.AdditionalProperties.Schema == nil &&
 			sc.AdditionalProperties.Has == nil && len(sc.AllOf)+len(sc.AnyOf)+len(sc.OneOf) == 0 {
 			sc.Type, sc.Nullable = nil, true
 		}
-		for _, p := range sc.Properties {
-			walk(p)
-		}
-		walk(sc.Items)
-		walk(sc.AdditionalProperties.Schema)
-	}
-	for _, r := range doc.Components.Schemas {
-		walk(r)
-	}
-	eachSchema(doc, walk)
+	})
 	for _, p := range []string{"/api/2/field", "/api/2/user/search", "/api/2/user/assignable/search"} {
 		item := doc.Paths.Value(p)
 		if item == nil || item.Get == nil {
@@ -289,6 +273,16 @@ func load(p, server string, keep map[string][]string, scope func(string) bool) (
 // is additionalProperties: {} — but kin-openapi rejects null unless
 // nullable is set.
 func relaxUntyped(doc *openapi3.T) {
+	eachSchemaDeep(doc, func(sc *openapi3.Schema) {
+		if sc.Type == nil || len(*sc.Type) == 0 {
+			sc.Nullable = true
+		}
+	})
+}
+
+// eachSchemaDeep calls visit once with every schema of doc: the
+// components' and the operations' bodies', and every schema inside them.
+func eachSchemaDeep(doc *openapi3.T, visit func(*openapi3.Schema)) {
 	seen := map[*openapi3.Schema]bool{}
 	var walk func(r *openapi3.SchemaRef)
 	walk = func(r *openapi3.SchemaRef) {
@@ -297,9 +291,7 @@ func relaxUntyped(doc *openapi3.T) {
 		}
 		sc := r.Value
 		seen[sc] = true
-		if sc.Type == nil || len(*sc.Type) == 0 {
-			sc.Nullable = true
-		}
+		visit(sc)
 		for _, p := range sc.Properties {
 			walk(p)
 		}
