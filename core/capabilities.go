@@ -130,6 +130,23 @@ type ItemChecker interface {
 	CheckItems(ctx context.Context, specs []ItemSpec) ([]Detail, error)
 }
 
+// CreateFiller is an optional capability of a WorkItemProvider: the fields
+// a tracker requires on a new item that the provider fills itself from
+// the item (not from the document's fields) — so the import preview can
+// name every value the commit writes. A provider without it fills none.
+type CreateFiller interface {
+	// CreateFills returns, for each spec (a planned create) that gets
+	// such fields, the fields and values Create will write. Reads only.
+	CreateFills(ctx context.Context, specs []ItemSpec) (map[Reference][]FilledField, error)
+}
+
+// FilledField is one field a provider fills itself on create.
+type FilledField struct {
+	Field string `json:"field"` // the field's name in the tracker
+	Value string `json:"value"` // the value written
+	Why   string `json:"why"`   // why it is written and where the value comes from
+}
+
 // Permission names a tracker permission a planned write needs. The values
 // are Jira's permission keys, which the provider reports as the Field of
 // each detail of a JIRA_PERMISSION_DENIED.

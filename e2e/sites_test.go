@@ -68,6 +68,7 @@ type siteCase struct {
 	name, profile string
 	classic       bool   // Resolve's screen sets the resolution on the way to done
 	subtask       string // the sub-task type's name on the site
+	epicName      bool   // the site requires an Epic Name on epics
 	config        string // added to the configuration
 }
 
@@ -82,7 +83,7 @@ type siteCase struct {
 // with zero writes, a plan whose link the account may not make.
 func TestSitesThroughTheBinary(t *testing.T) {
 	for _, c := range []siteCase{
-		{name: "company-managed classic", profile: `{"style": "company-managed", "workflow": "classic", "epic_name_required": true}`, classic: true, subtask: "Sub-task",
+		{name: "company-managed classic", profile: `{"style": "company-managed", "workflow": "classic", "epic_name_required": true}`, classic: true, subtask: "Sub-task", epicName: true,
 			config: "  transition_fields:\n    Resolution: Won't Do\n"},
 		{name: "team-managed", profile: `{"style": "team-managed"}`, subtask: "Subtask"},
 	} {
@@ -96,7 +97,30 @@ func siteScenario(t *testing.T, c siteCase) {
 		t.Fatalf("doctor: %s", r)
 	}
 	e.write("plan.md", sitePlan)
+	// Where the site requires an Epic Name, the preview names the value
+	// the commit writes (from the title), in text and in --json.
+	var prev struct {
+		Items []struct {
+			Reference string
+			Fills     []struct{ Field, Value, Why string }
+		}
+	}
+	if r := e.dwireJSON(&prev, "import", "plan.md", "--dry-run"); r.code != 0 || len(prev.Items) != 4 {
+		t.Fatalf("preview: %s", r)
+	}
+	for _, it := range prev.Items {
+		want := 0
+		if it.Reference == "site/e-1" && c.epicName {
+			want = 1
+		}
+		if len(it.Fills) != want || want == 1 && (it.Fills[0].Field != "Epic Name" || it.Fills[0].Value != "Guest checkout" || it.Fills[0].Why == "") {
+			t.Errorf("%s fills %+v; want %d (the Epic Name from the title)", it.Reference, it.Fills, want)
+		}
+	}
 	r := e.dwirePTY("y\r", "import", "plan.md")
+	if shown := strings.Contains(r.stdout, "fills Epic Name: Guest checkout (Jira requires it on epics in"); shown != c.epicName {
+		t.Errorf("the preview shows the Epic Name: %v, want %v:\n%s", shown, c.epicName, r.stdout)
+	}
 	if r.code != 0 || !strings.Contains(r.stdout, "s-2 depends on s-1") || !strings.Contains(r.stdout, "DEMO Sprint 2") || !strings.Contains(r.stdout, "rank ") {
 		t.Fatalf("import: %s", r)
 	}

@@ -685,13 +685,63 @@ const maxEpicName = 255
 // Jira's 255 characters, on a site that has the field (meta.epicName):
 // there Jira refuses an epic without it.
 func (m *meta) addEpicName(fields map[string]any, spec core.ItemSpec) {
-	if m.epicName == "" || spec.Kind != core.KindEpic {
+	if spec.Kind != core.KindEpic || !m.fillsEpicName() {
 		return
 	}
 	if _, set := fields[m.epicName]; set {
 		return
 	}
 	fields[m.epicName] = EpicName(spec.Title)
+}
+
+// fillsEpicName reports whether a new epic gets an Epic Name: the site has
+// the field and the epic type's create screen holds it (a site keeps the
+// field for its older projects, and a project whose screen lacks it
+// refuses it). Before the create screen was read: whether the site has it.
+// The caller holds metaMu or runs after ensureCreatable.
+func (m *meta) fillsEpicName() bool {
+	if m.epicName == "" {
+		return false
+	}
+	fs, read := m.createMeta[m.epicTypeID]
+	return !read || slices.ContainsFunc(fs, func(f createMetaField) bool { return f.id() == m.epicName })
+}
+
+// CreateFills is the core.CreateFiller capability: the Epic Name each new
+// epic gets where the site has the field on the epic's create screen
+// (older company-managed projects, Data Center), filled from its title —
+// what Create writes, so the preview can show it. It reads the create
+// screens only where the site has the field (and the creates read them
+// anyway).
+func (p *Provider) CreateFills(ctx context.Context, specs []core.ItemSpec) (map[core.Reference][]core.FilledField, error) {
+	if !slices.ContainsFunc(specs, func(s core.ItemSpec) bool { return s.Kind == core.KindEpic }) {
+		return nil, nil
+	}
+	m, err := p.ensureMeta(ctx)
+	if err != nil || m.epicName == "" {
+		return nil, err
+	}
+	if err := p.ensureCreatable(ctx, m); err != nil {
+		return nil, err
+	}
+	p.metaMu.Lock()
+	fills := m.fillsEpicName()
+	required := slices.ContainsFunc(m.createMeta[m.epicTypeID], func(f createMetaField) bool { return f.id() == m.epicName && f.Required })
+	p.metaMu.Unlock()
+	if !fills {
+		return nil, nil
+	}
+	why := fmt.Sprintf("on the epic's create screen in %s; filled from the title (at most %d characters)", p.cfg.Project, maxEpicName)
+	if required {
+		why = fmt.Sprintf("Jira requires it on epics in %s; filled from the title (at most %d characters)", p.cfg.Project, maxEpicName)
+	}
+	out := map[core.Reference][]core.FilledField{}
+	for _, s := range specs {
+		if s.Kind == core.KindEpic {
+			out[s.Reference] = []core.FilledField{{Field: "Epic Name", Value: EpicName(s.Title), Why: why}}
+		}
+	}
+	return out, nil
 }
 
 // EpicName is the Epic Name DevWorkWire gives an epic with this summary:

@@ -116,6 +116,10 @@ type PlanItem struct {
 	// Fields are the item's managed fields: the document's value, where
 	// it came from and what the commit does with it (PlanField).
 	Fields []PlanField `json:"fields,omitempty" jsonschema:"the managed fields: value as the document sets it, its source (item, document, config) and what the commit does (set, unchanged, kept, conflict, take-document)"`
+	// Fills are the fields the tracker requires on a new item that the
+	// provider fills itself (an epic's Epic Name on sites that require
+	// it, from the title): each with the value the commit writes.
+	Fills []core.FilledField `json:"fills,omitempty" jsonschema:"create rows: fields the tracker requires that DevWorkWire fills itself (e.g. an epic's Epic Name, from the title, at most 255 characters), each with field, the value written and why"`
 	// On a removed or close row (an item the document no longer lists):
 	// its status in the tracker; for a close, the name of the transition
 	// to done and the comment the commit adds.

@@ -154,6 +154,9 @@ func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in Impo
 	if err := s.checkItems(ctx, doc, entries); err != nil { // measure.go
 		return documentPlan{}, err
 	}
+	if err := s.fillCreates(ctx, entries); err != nil { // fills.go
+		return documentPlan{}, err
+	}
 	describeChanges(entries, found) // diff.go
 	markAdopted(entries, adopted)
 	entries, gone, err := s.planRemoved(ctx, removed, found, doc, in.Removed, entries)

@@ -114,6 +114,9 @@ type planEntry struct {
 	Released bool `json:"released,omitempty"`
 	// Fields are the managed fields as the preview shows them (fields.go).
 	Fields []PlanField `json:"fields,omitempty"`
+	// Fills are the fields the provider fills itself on this create
+	// (core.CreateFiller: fills.go).
+	Fills []core.FilledField `json:"fills,omitempty"`
 	// Gone is set on a removed or close entry (removed.go).
 	Gone *storedGone `json:"gone,omitempty"`
 	// docContent is the document's title, description and criteria of an
@@ -344,7 +347,7 @@ func (c *Counts) add(it PlanItem) {
 // row is the entry as a preview row.
 func (e *planEntry) row() PlanItem {
 	r := PlanItem{Reference: e.Spec.Reference, Document: e.Spec.Reference.Document(), Kind: e.Spec.Kind, Title: e.Spec.Title, Action: e.Action, Key: e.Key,
-		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument, Fields: e.Fields}
+		Parent: e.Parent, ChangedFields: e.ChangedFields, TakeDocument: e.TakeDocument, Fields: e.Fields, Fills: e.Fills}
 	for _, c := range e.Changes {
 		r.Changes = append(r.Changes, c.api())
 	}

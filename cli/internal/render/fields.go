@@ -39,5 +39,8 @@ func fieldNotes(it service.PlanItem) []string {
 	if len(set) > 0 && it.Action != core.ActionDrift {
 		n = append([]string{"sets " + strings.Join(set, " · ")}, n...)
 	}
+	for _, f := range it.Fills { // what the tracker requires and dwire fills itself (an epic's Epic Name)
+		n = append(n, fmt.Sprintf("fills %s: %s (%s)", f.Field, f.Value, f.Why))
+	}
 	return n
 }
