@@ -20,7 +20,7 @@ func (s *Store) AppendAudit(ctx context.Context, r core.AuditRecord) (int64, err
 		return 0, s.fault(err, "append an audit record")
 	}
 	var seq int64
-	err = s.pool.QueryRow(ctx, s.q(`INSERT INTO {schema}.audit (at, handle, body) VALUES ($1, $2, $3) RETURNING seq`), dbTime(r.At), r.Handle, body).Scan(&seq)
+	err = s.db.QueryRow(ctx, s.q(`INSERT INTO {schema}.audit (at, handle, body) VALUES ($1, $2, $3) RETURNING seq`), dbTime(r.At), r.Handle, body).Scan(&seq)
 	return seq, s.fault(err, "append an audit record")
 }
 
@@ -43,6 +43,6 @@ func (s *Store) SavePolicy(ctx context.Context, p core.GatePolicy) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, s.q(`INSERT INTO {schema}.policy (name, body) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET body = excluded.body`), sqlrows.PolicyName, body)
+	_, err = s.db.Exec(ctx, s.q(`INSERT INTO {schema}.policy (name, body) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET body = excluded.body`), sqlrows.PolicyName, body)
 	return s.fault(err, "save the gate policy")
 }

@@ -65,6 +65,56 @@ func TestTooManyConnections(t *testing.T) {
 		}
 	})
 
+	// Every call waits for a slot as Open does: the audit trail's and the
+	// gate policy's too.
+	t.Run("every call waits", func(t *testing.T) {
+		s, err := pgstore.Open(ctx, pgstore.Options{URL: url, Schema: pgtest.Schema(t), MaxConnIdleTime: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		at := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+		for _, call := range []struct {
+			name string
+			run  func() error
+		}{
+			{"AppendAudit", func() error {
+				_, err := s.AppendAudit(ctx, core.AuditRecord{At: at, Event: core.AuditPreview, Handle: "imp_1"})
+				return err
+			}},
+			{"ListAudit", func() error { _, _, err := s.ListAudit(ctx, core.AuditFilter{}, 0); return err }},
+			{"SavePolicy", func() error { return s.SavePolicy(ctx, core.GatePolicy{Agents: core.PolicyAskPerson, SetAt: at}) }},
+			{"LoadPolicy", func() error { _, err := s.LoadPolicy(ctx); return err }},
+		} {
+			// The slot, once the idle store has given its connection back
+			// (the server counts it until its backend has exited).
+			var c *pgx.Conn
+			for deadline := time.Now().Add(15 * time.Second); c == nil; {
+				if c, err = pgx.Connect(ctx, url); err != nil && time.Now().After(deadline) {
+					t.Fatalf("before %s: the database's one connection never came free: %v", call.name, err)
+				}
+				<-time.After(20 * time.Millisecond)
+			}
+			done := make(chan error, 1)
+			go func() { done <- call.run() }()
+			select {
+			case err := <-done:
+				c.Close(context.Background())
+				t.Fatalf("%s with every slot taken returned at once: %v", call.name, err)
+			case <-time.After(500 * time.Millisecond):
+			}
+			c.Close(context.Background())
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("%s once the slot was free: %v", call.name, err)
+				}
+			case <-time.After(pgstore.DefaultConnectionWait):
+				t.Fatalf("%s did not go on once a slot was free", call.name)
+			}
+		}
+	})
+
 	t.Run("waited out", func(t *testing.T) {
 		schema := pgtest.Schema(t)
 		c := hold()
