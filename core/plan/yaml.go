@@ -676,9 +676,23 @@ func edgeLine(l string) bool {
 }
 
 // didYouMean suggests the known key closest to an unknown one, if any is
-// close (a prefix of the other, or at most 3 edits apart).
+// close (Closest).
 func didYouMean(key string, known []string) string {
-	k := strings.ToLower(key)
+	if best := Closest(key, known); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
+// Closest is the word of known closest to word (in lower case) when one is
+// close enough to be what was meant — a prefix of the other, or at most 3
+// edits apart — else "": how an unknown key is answered with "did you
+// mean …?" (the document's keys here, the configuration's in the CLI).
+func Closest(word string, known []string) string {
+	k := strings.ToLower(word)
+	if len(k) < 2 {
+		return ""
+	}
 	best, bestD := "", 4
 	for _, c := range known {
 		d := editDistance(k, c)
@@ -689,10 +703,7 @@ func didYouMean(key string, known []string) string {
 			best, bestD = c, d
 		}
 	}
-	if best == "" || len(k) < 2 {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return best
 }
 
 // editDistance is the Levenshtein distance of a and b (bytes).

@@ -15,12 +15,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/plan"
 	"github.com/devworkwire/devworkwire/core/service"
 	"go.yaml.in/yaml/v3"
 )
@@ -356,14 +358,18 @@ func decodeError(path string, err error) *core.Error {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg := te.Errors[0]
 		if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
-			field := m[2]
+			field, section, known := m[2], "top-level fields", yamlKeys(File{})
 			switch m[3] {
 			case "JiraFile":
-				field = "jira." + field
+				field, section, known = "jira."+field, "fields of jira", yamlKeys(JiraFile{})
 			case "IssueTypes":
-				field = "jira.issue_types." + field
+				field, section, known = "jira.issue_types."+field, "fields of jira.issue_types", yamlKeys(IssueTypes{})
 			}
-			e := invalid(field, "unknown field (line %s). Check the spelling against docs/configuration.md; known top-level fields are jira, store, preview_ttl, search_lag_window, audit_retention, rank, fields, defaults and users.", m[1])
+			guess := ""
+			if c := plan.Closest(m[2], known); c != "" {
+				guess = fmt.Sprintf(" Did you mean %q?", c)
+			}
+			e := invalid(field, "unknown field (line %s).%s The known %s are %s (docs/configuration.md).", m[1], guess, section, strings.Join(known, ", "))
 			e.Details[0].Line = atoi(m[1])
 			return e
 		}
@@ -373,6 +379,19 @@ func decodeError(path string, err error) *core.Error {
 		return core.Errorf(core.CodeConfigInvalid, "%s is empty. Run `dwire init` to write one.", path)
 	}
 	return core.Errorf(core.CodeConfigInvalid, "%s: %s. See docs/configuration.md.", path, yamlMsg(err))
+}
+
+// yamlKeys are the keys of a section of the file: its struct's yaml names,
+// in the order the struct declares them.
+func yamlKeys(section any) []string {
+	t := reflect.TypeOf(section)
+	var keys []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 func atoi(s string) int {
