@@ -173,6 +173,11 @@ func initRun(ctx context.Context, o *InitOptions) error {
 		{&o.Email, "--email", "Your Atlassian account e-mail", o.Getenv(config.DefaultEmailEnv), false},
 		{&o.ReferenceField, "--reference-field", "Reference field (id or name)", config.DefaultReferenceField, false},
 	}
+	if !interactive {
+		if err := o.missingFlags(ctx); err != nil {
+			return err
+		}
+	}
 	for i, s := range steps {
 		if i == 2 { // the site is known: which Jira is it?
 			o.detectDeployment(ctx)
@@ -250,6 +255,40 @@ func initRun(ctx context.Context, o *InitOptions) error {
 	}
 	fmt.Fprintf(ios.Out, "Next: dwire doctor, then dwire import <plan.md> --dry-run\n")
 	return nil
+}
+
+// missingFlags is, without a terminal, every flag dwire init needs and was
+// not given, in one error (CONFIG_INVALID naming each flag): --site,
+// --project, and --email on Jira Cloud unless JIRA_EMAIL is set (a site
+// that says it is Data Center needs none). Nil when none is missing.
+func (o *InitOptions) missingFlags(ctx context.Context) error {
+	var missing []string
+	for _, f := range []struct{ val, flag string }{{o.Site, "--site"}, {o.Project, "--project"}} {
+		if strings.TrimSpace(f.val) == "" {
+			missing = append(missing, f.flag)
+		}
+	}
+	email := "--email"
+	if strings.TrimSpace(o.Email) == "" && o.Getenv(config.DefaultEmailEnv) == "" {
+		if strings.TrimSpace(o.Site) != "" {
+			o.detectDeployment(ctx)
+		} else {
+			email = "--email (unless the site is Jira Data Center)"
+		}
+		if o.Deployment != config.DeploymentDataCenter {
+			missing = append(missing, email)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var details []core.Detail // one per flag, for --json (the message names them all)
+	for _, m := range missing {
+		flag, _, _ := strings.Cut(m, " ")
+		details = append(details, core.Detail{Field: flag, Message: m})
+	}
+	return core.Errorf(core.CodeConfigInvalid, "dwire init needs %s: this is not a terminal, so it cannot ask for %s. Nothing was written.",
+		joinAnd(missing), map[bool]string{true: "it", false: "them"}[len(missing) == 1]).WithDetails(details...)
 }
 
 // detectDeployment sets the deployment from the site's serverInfo unless

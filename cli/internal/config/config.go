@@ -631,11 +631,13 @@ func anchorStore(s, dir string) string {
 	}
 }
 
-// Marshal renders a File as YAML with a header comment.
+// Marshal renders a File as YAML with a header comment, each line of
+// prose within 80 columns; the editor's schema line stays whole (a
+// directive whose URL cannot be broken).
 func Marshal(f File) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("# DevWorkWire configuration — see docs/configuration.md.\n")
-	b.WriteString("# The API token is never stored here: export it in the variable named by jira.token_env.\n")
+	b.WriteString("# The API token is never stored here: export it in the variable\n# named by jira.token_env.\n")
 	b.WriteString("# yaml-language-server: $schema=https://raw.githubusercontent.com/devworkwire/devworkwire/main/docs/devworkwire.schema.json\n")
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
