@@ -48,17 +48,8 @@ func TestDataCenterPersonsWikiRoundTrip(t *testing.T) {
 	}
 	f := startDataCenter(t, jiratest.Options{}, nil)
 	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
-	commit := func(what string) {
-		t.Helper()
-		pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	commit("first import")
+	commit := func() { t.Helper(); importCommitted(t, f.ctx, svc, service.ImportPreviewInput{Path: path}, "") }
+	commit() // the first import
 	key := f.srv.Issues()[0].Key
 	if d := dcDescription(t, f, key); d != "Plain text." {
 		t.Fatalf("imported description %q", d)
@@ -84,7 +75,7 @@ func TestDataCenterPersonsWikiRoundTrip(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Replace(string(pulled), "Story s-1: Pay", "Story s-1: Pay now", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	commit("a new title")
+	commit() // a new title
 	if d := dcDescription(t, f, key); d != person {
 		t.Errorf("after a change of the title alone the description reads %q, want the person's %q as written", d, person)
 	}
@@ -93,7 +84,7 @@ func TestDataCenterPersonsWikiRoundTrip(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Replace(string(now), "Written in Jira.", "Written in Jira, then in the document.", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	commit("a new text")
+	commit() // a new text
 	if d := dcDescription(t, f, key); !strings.Contains(d, "Written in Jira, then in the document.") || d == person {
 		t.Errorf("after a change of the text the description reads %q", d)
 	}

@@ -485,15 +485,9 @@ func TestReadOnlyRepresentativeFallsBackToTheCreateScreen(t *testing.T) {
 	doc := func(prio string) []byte {
 		return []byte("---\nid: ro\n---\n## Epic e-1: Checkout\n\nEpic text.\n\n### Story s-1: Story\nPriority: " + prio + "\nComponents: Web\nTeam: Web\n\nText.\n")
 	}
-	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ro.md", Data: doc("High")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
-		t.Fatal(err)
-	}
+	importCommitted(t, f.ctx, svc, service.ImportPreviewInput{Path: "ro.md", Data: doc("High")}, "k1")
 	f.srv.ClearRequests()
-	pv, err = svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ro.md", Data: doc("Low")})
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ro.md", Data: doc("Low")})
 	if err != nil || pv.Counts.Update != 1 {
 		t.Fatalf("preview: %v %+v; want the priority's update planned (checked against the create screen)", err, pv.Counts)
 	}

@@ -1,6 +1,7 @@
 package jira
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -21,14 +22,21 @@ func importedOverHTTP(t *testing.T, name, doc string) (*fixture, *service.WorkIt
 	}
 	f := startJira(t, jiratest.Options{}, nil)
 	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
-	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
+	importCommitted(t, f.ctx, svc, service.ImportPreviewInput{Path: path}, "")
+	return f, svc, path
+}
+
+// importCommitted previews the import of in and commits it (with the
+// idempotency key key, if any).
+func importCommitted(t *testing.T, ctx context.Context, svc *service.WorkItemService, in service.ImportPreviewInput, key string) {
+	t.Helper()
+	pv, err := svc.ImportPreview(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true}); err != nil {
+	if _, err := svc.ImportCommit(ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: key}); err != nil {
 		t.Fatal(err)
 	}
-	return f, svc, path
 }
 
 // pullOne pulls the one item a person changed into the document at path

@@ -139,18 +139,12 @@ func TestPreviewRefusesAReferenceFieldOffTheEditScreen(t *testing.T) {
 	doc := func(prio string) []byte {
 		return []byte("---\nid: ed\n---\n## Epic e-1: Checkout\n\n### Story s-1: Pay\nPriority: " + prio + "\n\nText.\n")
 	}
-	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ed.md", Data: doc("High")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.ImportCommit(f.ctx, service.CommitInput{PreviewHandle: pv.PreviewHandle, Confirmed: true, IdempotencyKey: "k1"}); err != nil {
-		t.Fatal(err)
-	}
+	importCommitted(t, f.ctx, svc, service.ImportPreviewInput{Path: "ed.md", Data: doc("High")}, "k1")
 	if err := f.srv.ApplyFields(jiratest.FieldSeed{OffEditScreen: []jiratest.ScreenField{{IssueType: "Story", Field: jiratest.DefaultFieldName}}}); err != nil {
 		t.Fatal(err)
 	}
 	writes := len(f.srv.Writes())
-	_, err = svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ed.md", Data: doc("Low")})
+	_, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "ed.md", Data: doc("Low")})
 	if ce := core.AsError(err); ce == nil || ce.Code != core.CodeReferenceFieldMissing || !strings.Contains(ce.Message, "edit screen of the story issues") {
 		t.Fatalf("preview of an update with the reference field off the edit screen: %v", err)
 	}
