@@ -2,18 +2,31 @@ package service
 
 import (
 	"context"
+	"sync"
 
 	"github.com/devworkwire/devworkwire/core"
 )
 
 // checkPermissions refuses a plan whose writes need permissions the
 // account lacks: better at the preview than after a prompt.
+//
+// A preview that plans writes also reads, alongside the permission check
+// (so in the same round trip), the account its commit will record in the
+// audit trail: a provider keeps it (jira reads it once per process), so
+// the commit that follows in this process sends no request for it. A
+// failed read is left to the commit, which reads it again.
 func (s *WorkItemService) checkPermissions(ctx context.Context, perms ...core.Permission) error {
 	pc, ok := s.p.(core.PermissionChecker)
 	if !ok || len(perms) == 0 {
 		return nil
 	}
-	return pc.CheckPermissions(ctx, perms)
+	var wg sync.WaitGroup
+	if ar, ok := s.p.(core.AccountReader); ok && s.audits() != nil {
+		wg.Go(func() { _, _ = ar.Account(ctx) })
+	}
+	err := pc.CheckPermissions(ctx, perms)
+	wg.Wait()
+	return err
 }
 
 // importPermissions are the permissions the entries' writes and the
