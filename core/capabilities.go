@@ -282,3 +282,22 @@ type AuditStore interface {
 	// for an unknown agents value.
 	SavePolicy(ctx context.Context, p GatePolicy) error
 }
+
+// PaceStore is the Store capability behind shared pacing. Every store in
+// this repository has it (checked by core/storetest, "Pace"); without it
+// each process paces alone.
+type PaceStore interface {
+	// TakePace applies r to the pacing state of key (a new key starts as
+	// the zero PaceState), atomically with respect to every other caller
+	// of this store in any process, using the store's own clock, and
+	// returns the grant. Errors: INTERNAL_ERROR (store fault): the caller
+	// paces alone.
+	TakePace(ctx context.Context, key string, r PaceRequest) (PaceGrant, error)
+}
+
+// PaceSharer is the optional provider capability that takes a PaceStore
+// to pace its requests with every other process sharing it. The service
+// hands it its store when the store is a PaceStore.
+type PaceSharer interface {
+	SharePacing(ps PaceStore)
+}

@@ -143,6 +143,7 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"Documents", testDocuments}, // documents.go
 		{"Audit", testAudit},         // audit.go
 		{"Policy", testPolicy},       // audit.go
+		{"Pace", testPace},           // pace.go
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
 	}
 	if sharesProcesses(t, newHarness) {

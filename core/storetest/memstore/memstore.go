@@ -39,6 +39,7 @@ type data struct {
 	locks    map[string]lockRow
 	docs     map[indexKey]core.DocumentRecord // documents.go (scope, document id)
 	audit    auditTrail                       // audit.go
+	pace     map[string][]byte                // pace.go: key → encoded core.PaceState
 }
 
 // lockRow is a lock; a released lock keeps its row (owner "") so its

@@ -1,0 +1,188 @@
+package core
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+)
+
+// Pacing shared by processes: a tracker's rate limits are per site (Jira's
+// burst limit counts every request to one endpoint of a site, whoever
+// sends it), so processes that share a state store pace through it. The
+// store keeps one PaceState per key (a site's endpoint, as the provider
+// names it) and applies PaceState.Take atomically across every process;
+// a process buys a batch of send times in one call and spends them
+// itself. The rate is learned, not read from the tracker's headers (Jira
+// does not expose its burst budget): it starts at PaceStartRate, grows
+// while answers come back clean and sends wait for it, and is cut when a
+// request is refused. PaceState is the whole algorithm; the stores only
+// keep it.
+
+// PaceRequest is what a process asks of a shared pace, and what it tells
+// about the answers it had since its last request.
+type PaceRequest struct {
+	// Want is how many sends it asks for (0: only report). A grant holds
+	// at most Want and at most PaceMaxGrant.
+	Want int `json:"want,omitempty"`
+	// Clean is the number of answers without a sign of a limit.
+	Clean int `json:"clean,omitempty"`
+	// Refused: a request was refused for the rate (a 429 of this limit).
+	Refused bool `json:"refused,omitempty"`
+	// RetryAfter is how long the refusal said to wait, from now.
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
+	// Near: the tracker said a budget runs low (a hint: stop growing).
+	Near bool `json:"near,omitempty"`
+}
+
+// PaceGrant is the answer: the send times bought, as offsets from now
+// (ascending; a send may go once its offset has passed). Empty when
+// nothing can be granted within PaceAhead: ask again after Retry.
+type PaceGrant struct {
+	Sends []time.Duration `json:"sends,omitempty"`
+	Retry time.Duration   `json:"retry,omitempty"`
+	// Rate is the rate the grant was made at (requests per second).
+	Rate float64 `json:"rate"`
+}
+
+// PaceState is the pacing of one key, as a store keeps it.
+type PaceState struct {
+	// Rate is the learned rate, requests per second (0: PaceStartRate).
+	Rate float64 `json:"rate,omitempty"`
+	// Level is the tokens at At: up to Rate × 1 s; below zero when sends
+	// were bought ahead of time.
+	Level float64   `json:"level"`
+	At    time.Time `json:"at"`
+	// Pause: no send before it (the last refusal's Retry-After).
+	Pause time.Time `json:"pause"`
+	// Cut is when the rate was last cut (zero: never; it is in slow
+	// start, growing by one per clean answer).
+	Cut time.Time `json:"cut"`
+	// Steady: slow start is over (a refusal or a Near hint came).
+	Steady bool `json:"steady,omitempty"`
+	// Clean counts clean answers towards the next additive step.
+	Clean int `json:"clean,omitempty"`
+	// Short is when a grant last could not give every send at once:
+	// the rate grows only while sends wait for it.
+	Short time.Time `json:"short"`
+}
+
+// Pacing constants (docs/jira-client.md, "Pacing").
+const (
+	// PaceStartRate is the rate of a key nobody has paced yet.
+	PaceStartRate = 16.0
+	// PaceMaxRate bounds the learned rate.
+	PaceMaxRate = 1000.0
+	// PaceMaxGrant bounds one grant.
+	PaceMaxGrant = 16
+	// PaceAhead is how far ahead a grant may buy sends.
+	PaceAhead = time.Second
+	// PaceFirstCut and PaceCut scale the rate on a refusal: the first
+	// ends slow start (which may have doubled past the limit), later ones
+	// are Atlassian's "80% of the refused rate".
+	PaceFirstCut = 0.5
+	PaceCut      = 0.8
+	// paceCutGap: refusals within it of a cut were in flight before it
+	// and cut nothing more.
+	paceCutGap = time.Second
+	// paceShortFor: the rate grows only within it of a short grant.
+	paceShortFor = 2 * time.Second
+)
+
+// rate is the state's rate, PaceStartRate when none was learned.
+func (s *PaceState) rate() float64 {
+	if s.Rate <= 0 {
+		return PaceStartRate
+	}
+	return s.Rate
+}
+
+// Take applies r at now and returns the grant. It is deterministic: a
+// store calls it with its clock inside one atomic update.
+func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
+	rate := s.rate()
+	// Refill since At, up to one second's worth.
+	if s.At.IsZero() {
+		s.Level, s.At = rate, now
+	} else if now.After(s.At) {
+		s.Level = math.Min(rate, s.Level+now.Sub(s.At).Seconds()*rate)
+		s.At = now
+	}
+	// Learn from what the caller reports.
+	switch {
+	case r.Refused:
+		if s.Cut.IsZero() || now.Sub(s.Cut) >= paceCutGap {
+			cut := PaceCut
+			if !s.Steady {
+				cut = PaceFirstCut
+			}
+			rate = math.Max(1, rate*cut)
+			s.Cut, s.Steady, s.Clean = now, true, 0
+		}
+		s.Level = math.Min(s.Level, 0) // the tracker's bucket is empty now
+		if r.RetryAfter > 0 {
+			s.Pause = laterOf(s.Pause, now.Add(r.RetryAfter))
+		}
+	case r.Near:
+		s.Steady, s.Clean = true, 0
+	case r.Clean > 0 && !s.Short.IsZero() && now.Sub(s.Short) <= paceShortFor:
+		if !s.Steady {
+			rate += float64(r.Clean) // slow start: doubles per second of traffic
+		} else if s.Clean += r.Clean; float64(s.Clean) >= rate {
+			s.Clean = 0
+			rate++ // one more per second's worth of clean answers
+		}
+		rate = math.Min(rate, PaceMaxRate)
+	}
+	s.Rate = rate
+	g := PaceGrant{Rate: rate}
+	want := min(r.Want, PaceMaxGrant)
+	if want <= 0 {
+		return g
+	}
+	var pause time.Duration
+	if s.Pause.After(now) {
+		pause = s.Pause.Sub(now)
+	}
+	interval := time.Duration(float64(time.Second) / rate)
+	for range want {
+		// The next token is due when the level reaches one.
+		at := time.Duration(0)
+		if s.Level < 1 {
+			at = time.Duration((1 - s.Level) * float64(time.Second) / rate)
+		}
+		at = max(at, pause)
+		if at > PaceAhead {
+			break
+		}
+		s.Level--
+		g.Sends = append(g.Sends, at)
+	}
+	if len(g.Sends) < want || (len(g.Sends) > 0 && g.Sends[len(g.Sends)-1] > 0) {
+		s.Short = now
+	}
+	if len(g.Sends) == 0 {
+		g.Retry = max(interval, pause-PaceAhead)
+	}
+	return g
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// EncodePace and DecodePace are how stores keep a PaceState (an empty or
+// nil body is the zero state).
+func EncodePace(s PaceState) ([]byte, error) { return json.Marshal(s) }
+
+// DecodePace reads what EncodePace wrote.
+func DecodePace(b []byte) (PaceState, error) {
+	var s PaceState
+	if len(b) == 0 {
+		return s, nil
+	}
+	err := json.Unmarshal(b, &s)
+	return s, err
+}

@@ -1,0 +1,96 @@
+package storetest
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+)
+
+// testPace: a new key grants PaceStartRate sends at once and a second's
+// worth more ahead, spaced at the rate, and no more (the clock stands
+// still); keys are independent; the state survives a reopen; a refusal
+// cuts the rate and holds every send until its Retry-After; concurrent
+// takers (goroutines on one store, and a second store opened on the same
+// data) never share out more than the bucket holds: the update is atomic.
+func testPace(t *testing.T, e *env) {
+	ps := capability[core.PaceStore](t, e)
+	ctx := t.Context()
+	take := func(ps core.PaceStore, key string, r core.PaceRequest) core.PaceGrant {
+		t.Helper()
+		g, err := ps.TakePace(ctx, key, r)
+		if err != nil {
+			t.Fatalf("TakePace(%s, %+v): %v", key, r, err)
+		}
+		return g
+	}
+	start := int(core.PaceStartRate)
+	g := take(ps, "site|A", core.PaceRequest{Want: start})
+	if len(g.Sends) != start || g.Sends[start-1] != 0 || g.Rate != core.PaceStartRate {
+		t.Fatalf("a new key granted %v at rate %v; want %d sends at once at %v", g.Sends, g.Rate, start, core.PaceStartRate)
+	}
+	interval := time.Duration(float64(time.Second) / core.PaceStartRate)
+	g = take(ps, "site|A", core.PaceRequest{Want: start + 4})
+	if len(g.Sends) != start {
+		t.Fatalf("with the bucket empty, %d sends granted within a second; want %d (one second's worth, at most PaceMaxGrant)", len(g.Sends), start)
+	}
+	for i, at := range g.Sends {
+		if want := time.Duration(i+1) * interval; at < want-time.Millisecond || at > want+time.Millisecond {
+			t.Fatalf("send %d at %v; want %v (spaced at the rate): %v", i, at, want, g.Sends)
+		}
+	}
+	if g = take(ps, "site|A", core.PaceRequest{Want: 1}); len(g.Sends) != 0 || g.Retry <= 0 {
+		t.Fatalf("a second ahead bought, another send granted %v (retry %v); want none and a retry", g.Sends, g.Retry)
+	}
+	if g = take(ps, "site|B", core.PaceRequest{Want: 3}); len(g.Sends) != 3 || g.Sends[2] != 0 {
+		t.Fatalf("another key granted %v; want 3 at once (keys are independent)", g.Sends)
+	}
+	// Kept across a reopen.
+	e.reopen()
+	ps = capability[core.PaceStore](t, e)
+	if g = take(ps, "site|A", core.PaceRequest{Want: 1}); len(g.Sends) != 0 {
+		t.Fatalf("after a reopen the spent key granted %v; want none (the state is kept)", g.Sends)
+	}
+	// Two seconds later the bucket is full again; a refusal cuts the rate
+	// and holds every send until its Retry-After.
+	e.clock.Advance(2 * time.Second)
+	g = take(ps, "site|A", core.PaceRequest{Refused: true, RetryAfter: 500 * time.Millisecond, Want: 2})
+	if g.Rate >= core.PaceStartRate || g.Rate < 1 {
+		t.Fatalf("a refusal left the rate at %v; want it cut below %v", g.Rate, core.PaceStartRate)
+	}
+	if len(g.Sends) == 0 || g.Sends[0] < 500*time.Millisecond {
+		t.Fatalf("after a refusal with Retry-After 500ms, sends at %v; want none before 500ms", g.Sends)
+	}
+	// Atomic: takers at once on a standing clock share out exactly one
+	// bucket and one second ahead, never more.
+	other := e.openClock(e.clock.Now)
+	ops := capability[core.PaceStore](t, &env{t: t, s: other})
+	var (
+		mu    sync.Mutex
+		total int
+		wg    sync.WaitGroup
+	)
+	for i := range 8 {
+		s := ps
+		if i%2 == 1 {
+			s = ops
+		}
+		wg.Go(func() {
+			for range 6 {
+				g, err := s.TakePace(ctx, "site|C", core.PaceRequest{Want: 2})
+				if err != nil {
+					t.Errorf("TakePace: %v", err)
+					return
+				}
+				mu.Lock()
+				total += len(g.Sends)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if total != 2*start {
+		t.Errorf("concurrent takers were granted %d sends; want exactly %d (a bucket and a second ahead)", total, 2*start)
+	}
+}

@@ -1,0 +1,42 @@
+package pgstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/devworkwire/devworkwire/core"
+	"github.com/jackc/pgx/v5"
+)
+
+var _ core.PaceStore = (*Store)(nil)
+
+// TakePace implements core.PaceStore: the key's row taken with its lock
+// (a no-op upsert, so a new key needs no second statement), the state
+// stepped on the server's clock (Options.LeaseClock in tests: processes
+// on hosts with skewed clocks agree) and written back, in one
+// transaction.
+func (s *Store) TakePace(ctx context.Context, key string, r core.PaceRequest) (core.PaceGrant, error) {
+	var g core.PaceGrant
+	err := s.write(ctx, "update the shared pacing", func(tx pgx.Tx) error {
+		var (
+			body []byte
+			now  time.Time
+		)
+		if err := tx.QueryRow(ctx, s.q(`INSERT INTO {schema}.pace AS p (key, state) VALUES ($1, ''::bytea)
+			ON CONFLICT (key) DO UPDATE SET key = p.key
+			RETURNING p.state, coalesce($2::timestamptz, clock_timestamp())`), key, s.leaseNow()).Scan(&body, &now); err != nil {
+			return err
+		}
+		st, err := core.DecodePace(body)
+		if err != nil {
+			return err
+		}
+		g = st.Take(now.UTC(), r)
+		if body, err = core.EncodePace(st); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, s.q(`UPDATE {schema}.pace SET state = $2 WHERE key = $1`), key, body)
+		return err
+	})
+	return g, err
+}
