@@ -58,7 +58,7 @@ var (
 	descExport          = tierReadOnly + "Writes nothing (neither Jira nor a file): reads existing Jira issues — an epic with its stories and their sub-tasks (epic), the issues a JQL query finds within the configured project (jql), or the whole project (project); exactly one — and returns them as one planning document (text: Markdown, or YAML with format yaml), with their parents, so no story loses its epic. Each item carries a Key line naming its issue, so the document's first import_preview adopts the issues (action adopt) instead of creating new ones. Save text where the person wants it, then import_preview it. A document over 256 KiB is cut at a line end (text_truncated: true; not a complete document: narrow the selection)."
 	descPullPreview     = tierReadOnly + "Writes nothing (neither Jira nor the file): compares a planning document (a path inside the workspace) that was imported before with its items in Jira and returns what people changed there — titles, descriptions, acceptance criteria (ticked boxes too) and the fields the document sets — as the file's unified diff (diff) and per item (pull: Jira's change goes into the document; conflict: changed on both sides, shown, taken from neither unless the person chose with take_tracker or take_document; settle: the document already matches; unchanged), keeping that plan in the local state store under a preview_handle that pull_commit needs. writes: false means nothing to pull (no handle)."
 	descPullCommit      = tierWrites + "Writes to Jira irreversibly, and rewrites the local document: executes a stored pull plan exactly as pull_preview showed it — the file is replaced with the previewed one (only the pulled values change; written all at once, its mode kept) if it is still the file previewed, then DevWorkWire's record on each item in Jira moves forward (an issue property: no field, text or status of any issue changes), so the next import of the document is unchanged. Requires the preview_handle from pull_preview and confirmed: true, which you may only send after the person agreed to that diff. Where the client supports it, the server also asks the person directly before writing. Repeating a call with the same idempotency_key and handle replays the result without writing again. Pass the preview's plan_digest to make sure the plan written is the one you showed. The file or an item changed since the preview: nothing is written (PREVIEW_STALE)."
-	descQuery           = tierReadOnly + "Writes nothing: lists work items matching the filters (status, epic, document, free text, ready = todo with every blocker done), at most limit (1-100, default 25). Every item is self-sufficient (title, acceptance criteria, epic, status); truncated: true means more matched, so narrow the filter."
+	descQuery           = tierReadOnly + "Writes nothing: lists work items matching the filters (status, kind, epic, document, free text, ready = todo with every blocker done), at most limit (1-100, default 25). Every item is self-sufficient (title, acceptance criteria, epic, status); truncated: true means more matched, so narrow the filter."
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -114,6 +114,9 @@ func addTool[In, Out any](s *server, ms *mcp.Server, t *mcp.Tool, resultType str
 	}
 	if p := in.Properties["format"]; p != nil {
 		p.Enum = []any{service.FormatMarkdown, "md", service.FormatYAML, "yml"}
+	}
+	if p := in.Properties["removed"]; p != nil {
+		p.Enum = []any{"leave", "close"}
 	}
 	if p := in.Properties["limit"]; p != nil {
 		p.Minimum, p.Maximum = ptr(1.0), ptr(float64(core.MaxQueryLimit))

@@ -225,3 +225,45 @@ func TestMCPDropsALineThatIsNotJSONOnAnOlderProtocol(t *testing.T) {
 		t.Errorf("no warning on stderr:\n%s", m.stderr.String())
 	}
 }
+
+// The tool list says what an agent may send: import_preview's removed is
+// one of leave or close (an enum, refused before any read otherwise), and
+// workitem_query's description names its kind filter.
+func TestMCPToolListNamesRemovedChoicesAndQueryKind(t *testing.T) {
+	f := newPTYFixture(t)
+	must(t, os.WriteFile(filepath.Join(f.dir, "one.md"), []byte("---\nid: one\n---\n# One\n\n## Epic e-1: One\n"), 0o600))
+	m := startMCP(t, f)
+	m.initializeAs("2025-11-25")
+	m.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	res, _ := m.recv(2)["result"].(map[string]any)
+	tools, _ := res["tools"].([]any)
+	found := 0
+	for _, x := range tools {
+		tool := x.(map[string]any)
+		switch tool["name"] {
+		case "import_preview":
+			found++
+			props := tool["inputSchema"].(map[string]any)["properties"].(map[string]any)
+			removed, _ := props["removed"].(map[string]any)
+			if b, _ := json.Marshal(removed["enum"]); string(b) != `["leave","close"]` {
+				t.Errorf("import_preview's removed enum = %s, want [leave close]", b)
+			}
+		case "workitem_query":
+			found++
+			if d, _ := tool["description"].(string); !strings.Contains(d, "kind") {
+				t.Errorf("workitem_query's description does not name kind: %s", d)
+			}
+		}
+	}
+	if found != 2 {
+		t.Fatalf("tools/list lacks import_preview or workitem_query: %v", res)
+	}
+	m.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"import_preview","arguments":{"path":"one.md","removed":"drop"}}}`)
+	b, _ := json.Marshal(m.recv(3))
+	if !strings.Contains(string(b), "VALIDATION_FAILED") || !strings.Contains(string(b), "inputSchema") || !strings.Contains(string(b), `"field":"removed"`) {
+		t.Errorf("removed: drop = %s, want VALIDATION_FAILED against the inputSchema naming removed", b)
+	}
+	if n := len(f.srv.Requests()); n != 0 {
+		t.Errorf("%d requests to Jira for a call the schema refuses", n)
+	}
+}
