@@ -340,7 +340,7 @@ func TestDriftAndFingerprint(t *testing.T) {
 
 func TestSingleCreateAndScopedBaseURL(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, func(c *Config) { c.SingleCreate = true })
-	p, err := New(Config{BaseURL: f.srv.URL + "/ex/jira/11111111-2222", SiteURL: f.srv.URL, Email: f.srv.Email(), Token: f.srv.Token(), Project: f.srv.ProjectKey(), SingleCreate: true, HTTPClient: f.p.client})
+	p, err := New(Config{BaseURL: f.srv.URL + "/ex/jira/" + jiratest.CloudID, SiteURL: f.srv.URL, Email: f.srv.Email(), Token: f.srv.Token(), Project: f.srv.ProjectKey(), SingleCreate: true, HTTPClient: f.p.client})
 	if err != nil {
 		t.Fatal(err)
 	}

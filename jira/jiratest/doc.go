@@ -6,7 +6,10 @@
 //
 // Modelled:
 //   - Basic auth with one user (e-mail + API token); 401 otherwise. The
-//     scoped-token base path /ex/jira/{cloudId}/... is accepted too.
+//     scoped-token gateway path /ex/jira/{cloudId}/... is served under the
+//     site's CloudID only (another id: 404), which GET /_edge/tenant_info
+//     gives without credentials; the gateway's scope checks are not
+//     modelled.
 //   - Projects with keys (Options.Project "DEMO,OTHER" makes several, the
 //     first the default; AddProject), per-project issue types (SetIssueTypes) and
 //     per-project permissions (browse, create, edit, transition, comment):

@@ -1,6 +1,7 @@
 package jiratest_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -561,11 +562,25 @@ func TestIssueLinks(t *testing.T) {
 	}
 }
 
+// TestScopedTokenBasePath: the site's cloud id is answered at
+// /_edge/tenant_info without credentials, and the gateway path serves the
+// REST API under that id only (another cloud id is no site: 404).
 func TestScopedTokenBasePath(t *testing.T) {
 	c := start(t, jiratest.Options{})
-	r := c.do("GET", "/ex/jira/11111111-2222-3333-4444-555555555555/rest/api/3/myself", nil)
-	if r.status != 200 {
+	resp, err := http.Get(c.srv.URL + "/_edge/tenant_info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ti struct{ CloudID string }
+	if err := json.NewDecoder(resp.Body).Decode(&ti); err != nil || resp.StatusCode != 200 || ti.CloudID != jiratest.CloudID {
+		t.Errorf("tenant_info without credentials: %d %+v %v", resp.StatusCode, ti, err)
+	}
+	resp.Body.Close()
+	if r := c.do("GET", "/ex/jira/"+ti.CloudID+"/rest/api/3/myself", nil); r.status != 200 {
 		t.Errorf("scoped base path: %d", r.status)
+	}
+	if r := c.do("GET", "/ex/jira/11111111-2222-3333-4444-555555555555/rest/api/3/myself", nil); r.status != 404 {
+		t.Errorf("another cloud id: %d, want 404", r.status)
 	}
 }
 

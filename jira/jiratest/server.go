@@ -274,18 +274,32 @@ func (s *Server) ProjectKeys() []string {
 func (s *Server) FieldID() string   { return s.fieldID }
 func (s *Server) FieldName() string { return s.fieldName }
 
+// CloudID is the fake site's cloud id (GET /_edge/tenant_info), the one
+// the scoped-token gateway path /ex/jira/{cloudId} accepts.
+const CloudID = "3d2c1b0a-5e4f-4a7b-9c8d-0f1e2d3c4b5a"
+
 // ServeHTTP implements http.Handler: admin endpoints, then latency, rate
 // limit, scripted faults, auth and the Jira REST API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The site's cloud id, as Atlassian's edge answers it for any site
+	// without credentials: what a scoped token's gateway URL is built from.
+	if r.URL.Path == "/_edge/tenant_info" && r.Method == http.MethodGet {
+		writeJSON(w, http.StatusOK, map[string]string{"cloudId": CloudID})
+		return
+	}
 	// Scoped-token base URL: https://api.atlassian.com/ex/jira/{cloudId}/rest/...
+	// (the gateway knows no other cloud id: 404).
 	if strings.HasPrefix(r.URL.Path, "/ex/jira/") {
 		rest := strings.TrimPrefix(r.URL.Path, "/ex/jira/")
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			r2 := r.Clone(r.Context())
-			r2.URL.Path = rest[i:]
-			r2.URL.RawPath = ""
-			r = r2
+		id, path, _ := strings.Cut(rest, "/")
+		if id != CloudID {
+			writeErr(w, http.StatusNotFound, newErr("No site with cloud id '"+id+"' exists."))
+			return
 		}
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = "/" + path
+		r2.URL.RawPath = ""
+		r = r2
 	}
 	if strings.HasPrefix(r.URL.Path, "/_mockjira/") {
 		s.serveAdmin(w, r)

@@ -19,6 +19,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/prompt"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira"
 )
 
 // InitOptions are the dependencies and flags of `dwire init`.
@@ -35,6 +36,10 @@ type InitOptions struct {
 
 	// Detect asks the site which Jira it is (nil: not asked, Cloud).
 	Detect func(ctx context.Context, site string) (deployment, version string, err error)
+	// FindCloudID asks a Jira Cloud site for its cloud id (--scoped-token).
+	FindCloudID func(ctx context.Context, site string) (string, error)
+	// ScopedToken builds jira.api_url from the site's cloud id.
+	ScopedToken bool
 
 	Site           string
 	Deployment     string
@@ -59,7 +64,7 @@ type InitResult struct {
 
 // NewCmdInit parses `dwire init`.
 func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
-	o := &InitOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, OpenProvider: f.OpenTracker, Detect: f.DetectSite}
+	o := &InitOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, OpenProvider: f.OpenTracker, Detect: f.DetectSite, FindCloudID: f.FindCloudID}
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Create .devworkwire.yaml, checked against Jira",
@@ -85,6 +90,7 @@ with --token-env) and is never written to the file.`,
 	fl.StringVar(&o.ReferenceField, "reference-field", "", "reference custom field id or name (default \"DevWorkWire Reference\")")
 	fl.StringVar(&o.TokenEnv, "token-env", "", "environment variable holding the token (default JIRA_API_TOKEN)")
 	fl.StringVar(&o.Store, "store", "", "state store URL (default: SQLite in the user state folder)")
+	fl.BoolVar(&o.ScopedToken, "scoped-token", false, "the token is an API token with scopes: find the site's cloud id and use Atlassian's gateway")
 	fl.BoolVar(&o.Force, "force", false, "replace an existing configuration file")
 	return c
 }
@@ -194,6 +200,9 @@ func initRun(ctx context.Context, o *InitOptions) error {
 		}
 	}
 
+	if err := o.gateway(ctx); err != nil {
+		return err
+	}
 	file := config.File{
 		Jira: config.JiraFile{
 			Site: strings.TrimSpace(o.Site), APIURL: strings.TrimSpace(o.APIURL), Deployment: o.Deployment,
@@ -378,4 +387,35 @@ func redactURL(s string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// GatewayEnv overrides Atlassian's gateway host for --scoped-token (a test
+// or a proxy; default https://api.atlassian.com).
+const GatewayEnv = "DWIRE_ATLASSIAN_GATEWAY"
+
+// gateway sets jira.api_url for an API token with scopes: Atlassian's
+// gateway with the site's cloud id, which it asks the site for (GET
+// /_edge/tenant_info, no credentials) — a URL nobody should have to build.
+func (o *InitOptions) gateway(ctx context.Context) error {
+	if !o.ScopedToken || strings.TrimSpace(o.APIURL) != "" {
+		return nil
+	}
+	if o.Deployment == config.DeploymentDataCenter {
+		return core.Errorf(core.CodeConfigInvalid, "--scoped-token is for Jira Cloud; %s is Jira Data Center, whose personal access token needs no gateway. Leave --scoped-token out.", strings.TrimSpace(o.Site)).
+			WithDetails(core.Detail{Field: "--scoped-token", Message: "Jira Cloud only"})
+	}
+	if o.FindCloudID == nil {
+		return nil
+	}
+	id, err := o.FindCloudID(ctx, strings.TrimSpace(o.Site))
+	if err != nil {
+		return err
+	}
+	host := jira.GatewayHost
+	if h := strings.TrimRight(strings.TrimSpace(o.Getenv(GatewayEnv)), "/"); h != "" {
+		host = h
+	}
+	o.APIURL = host + "/ex/jira/" + id
+	fmt.Fprintf(o.IO.ErrOut, "Cloud id %s: requests go through %s (jira.api_url), as API tokens with scopes need.\n", id, o.APIURL)
+	return nil
 }

@@ -65,6 +65,9 @@ type Factory struct {
 	// DeploymentCloud or DeploymentDataCenter) and its version, without
 	// credentials (dwire init).
 	DetectSite func(ctx context.Context, site string) (deployment, version string, err error)
+	// FindCloudID asks a Jira Cloud site for its cloud id without
+	// credentials (dwire init --scoped-token builds the gateway URL from it).
+	FindCloudID func(ctx context.Context, site string) (string, error)
 	// NewService builds the service over a provider and a store.
 	NewService func(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) Service
 

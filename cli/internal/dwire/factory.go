@@ -34,6 +34,9 @@ func NewFactory(ios *iostreams.IOStreams, getenv func(string) string) *cmdutil.F
 		DetectSite: func(ctx context.Context, site string) (string, string, error) {
 			return jira.DetectDeployment(ctx, site, nil)
 		},
+		FindCloudID: func(ctx context.Context, site string) (string, error) {
+			return jira.FindCloudID(ctx, site, nil)
+		},
 		NewService: newService,
 	}
 }
