@@ -29,3 +29,16 @@ func TestPositiveOr(t *testing.T) {
 		t.Errorf("PositiveOr(3, 7) = %d", got)
 	}
 }
+
+// Closest answers "did you mean" for a near miss, a prefix either way and
+// a word in another case, and nothing for a word far from every one known.
+func TestClosest(t *testing.T) {
+	known := []string{"priority", "labels", "rank"}
+	for word, want := range map[string]string{
+		"prority": "priority", "Labels": "labels", "ran": "rank", "ranking": "rank", "x": "", "estimate": "",
+	} {
+		if got := core.Closest(word, known); got != want {
+			t.Errorf("Closest(%q) = %q, want %q", word, got, want)
+		}
+	}
+}

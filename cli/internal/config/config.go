@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/plan"
 	"github.com/devworkwire/devworkwire/core/service"
 	"go.yaml.in/yaml/v3"
 )
@@ -366,7 +365,7 @@ func decodeError(path string, err error) *core.Error {
 				field, section, known = "jira.issue_types."+field, "fields of jira.issue_types", yamlKeys(IssueTypes{})
 			}
 			guess := ""
-			if c := plan.Closest(m[2], known); c != "" {
+			if c := core.Closest(m[2], known); c != "" {
 				guess = fmt.Sprintf(" Did you mean %q?", c)
 			}
 			e := invalid(field, "unknown field (line %s).%s The known %s are %s (docs/configuration.md).", m[1], guess, section, strings.Join(known, ", "))
