@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/hbollon/go-edlib"
 )
 
 // This file maps the managed fields (core.FieldValue, keys core.Field*)
@@ -377,7 +378,7 @@ func resolveValues(f *jfield, cm createField, in []string, person func(who strin
 		case f.listed():
 			i := slices.IndexFunc(cm.allowed, func(a string) bool { return strings.EqualFold(a, v) })
 			if i < 0 {
-				return nil, fmt.Sprintf("%q is not allowed in Jira; allowed: %s", v, allowedList(cm.allowed))
+				return nil, fmt.Sprintf("%q is not allowed in Jira%s; allowed: %s", v, closestAllowed(v, cm.allowed), allowedList(cm.allowed))
 			}
 			out = append(out, cm.allowed[i])
 		case f.kind == kindUser:
@@ -410,6 +411,34 @@ func resolveValues(f *jfield, cm createField, in []string, person func(who strin
 		}
 	}
 	return out, ""
+}
+
+// closestAllowed is " (did you mean "High"?)" for the allowed value v
+// looks like a misspelling of ("Hihg"), or "": the one value closest to v
+// (case-insensitive) by at most one edit for short values, two for values
+// over 4 letters (a swap of neighbours counts as one: go-edlib's optimal
+// string alignment distance).
+func closestAllowed(v string, allowed []string) string {
+	v = strings.ToLower(strings.TrimSpace(v))
+	best, bestD, ties := "", 3, 0
+	for _, a := range allowed {
+		limit := 2
+		if len([]rune(a)) <= 4 {
+			limit = 1
+		}
+		d := edlib.OSADamerauLevenshteinDistance(v, strings.ToLower(a))
+		switch {
+		case d > limit || d > bestD:
+		case d < bestD:
+			best, bestD, ties = a, d, 0
+		default:
+			ties++
+		}
+	}
+	if best == "" || ties > 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
 // allowedList lists allowed values for a message (at most 20).

@@ -712,3 +712,26 @@ func TestThreeWayEveryCustomTypeOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// A value that is not allowed but looks like a misspelling of one that is
+// gets "did you mean" (one swap, one letter, any case); a value near none,
+// or equally near two, gets none.
+func TestClosestAllowedValue(t *testing.T) {
+	allowed := []string{"Highest", "High", "Medium", "Low", "Lowest"}
+	for v, want := range map[string]string{
+		"Hihg":   ` (did you mean "High"?)`,
+		"hgh":    ` (did you mean "High"?)`,
+		"Meduim": ` (did you mean "Medium"?)`,
+		"lowst":  ` (did you mean "Lowest"?)`,
+		"Urgent": "",
+		"Lo":     ` (did you mean "Low"?)`,
+		"Hi":     "",
+	} {
+		if got := closestAllowed(v, allowed); got != want {
+			t.Errorf("closestAllowed(%q) = %q; want %q", v, got, want)
+		}
+	}
+	if got := closestAllowed("2027.3", []string{"2027.1", "2027.2"}); got != "" {
+		t.Errorf("a value as near to two allowed values got %q; want none", got)
+	}
+}

@@ -6,6 +6,7 @@ require (
 	github.com/blevesearch/go-porterstemmer v1.0.3
 	github.com/devworkwire/devworkwire/core v0.0.0-00010101000000-000000000000
 	github.com/getkin/kin-openapi v0.153.0
+	github.com/hbollon/go-edlib v1.7.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/yuin/goldmark v1.8.7
 	pgregory.net/rapid v1.3.0

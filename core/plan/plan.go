@@ -300,6 +300,23 @@ func Parse(name string, data []byte) (*Document, error) {
 
 // Parse is the package's Parse with these options (custom fields).
 func (o Options) Parse(name string, data []byte) (*Document, error) {
+	doc, err := o.ParseChecked(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// ParseChecked is Parse that, with a VALIDATION_FAILED error, also returns
+// what can still be checked further: the document of the items that
+// parsed (its id valid; an item whose id is missing, invalid or taken by
+// another is left out, and so are its sub-tasks and every epic, sub-task
+// or dependency reference to it; a Key line with a problem is dropped).
+// A caller that only reports problems (an import preview) can so check the
+// values of those items against the tracker in the same run, instead of
+// saying the rest one round later. The document is nil when nothing can
+// be checked (no valid id, no item), and always nil with the other codes.
+func (o Options) ParseChecked(name string, data []byte) (*Document, error) {
 	f := formatOf(name)
 	if f == formatUnknown {
 		shown := name

@@ -176,14 +176,23 @@ type ExternalEpic struct {
 // error is a *Error listing every problem of every file, each with its
 // File: VALIDATION_FAILED, or SOURCE_PARSE_FAILED when a file cannot be
 // read as a document at all; SOURCE_NOT_FOUND when no file is a plan.
+// With a VALIDATION_FAILED or SOURCE_PARSE_FAILED error the Set is
+// returned too, holding what can still be checked further: each
+// document's items that parsed (Options.ParseChecked), one document per
+// id.
 func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 	set := &Set{Skipped: slices.Clone(skipped)}
 	var problems []Problem
 	unlisted := 0 // problems found but not listed (past MaxProblems)
 	code := CodeValidationFailed
 	for _, f := range files {
-		doc, err := o.Parse(f.Name, f.Data)
+		doc, err := o.ParseChecked(f.Name, f.Data)
 		var pe *Error
+		if doc != nil && err != nil {
+			// Its items that parsed are checked across the set too.
+			set.Documents = append(set.Documents, doc)
+			set.Files = append(set.Files, f)
+		}
 		switch {
 		case errors.As(err, &pe) && pe.NotPlan:
 			set.Skipped = append(set.Skipped, Skipped{Name: f.Name, Why: SkipNotPlan})
@@ -271,6 +280,13 @@ func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 	if len(problems) == 0 {
 		return set, nil
 	}
+	// What can still be checked: one document per id.
+	for i := len(set.Documents) - 1; i >= 0; i-- {
+		if byID[set.Documents[i].ID] != i {
+			set.Documents = slices.Delete(set.Documents, i, i+1)
+			set.Files = slices.Delete(set.Files, i, i+1)
+		}
+	}
 	lead := problems[0]
 	where := lead.File
 	if lead.Line > 0 {
@@ -280,7 +296,7 @@ func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 	if unlisted > 0 {
 		problems = append(problems, unlistedProblem(unlisted))
 	}
-	return nil, &Error{Code: code, Problems: problems, Unlisted: unlisted,
+	return set, &Error{Code: code, Problems: problems, Unlisted: unlisted,
 		Message: fmt.Sprintf("%s in the planning documents (%s, with its file and line); fix them and run the preview again. The first, in %s: %s", problemsCount(n), listed(n, unlisted), where, lead.Message)}
 }
 

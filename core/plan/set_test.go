@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -157,5 +158,45 @@ func TestSetRefusesACycleAcrossDocuments(t *testing.T) {
 	p := pe.Problems[0]
 	if p.File != "plans/a.md" || p.Item != "s-1" || p.Line != 5 || !strings.Contains(p.Message, "dependency cycle across documents: a/s-1 → b/s-1 → c/s-1 → a/s-2 → a/s-1") {
 		t.Errorf("the cycle's problem: %+v", p)
+	}
+}
+
+// ParseChecked returns, with the problems, the items that can still be
+// checked: an item with a bad or taken id is left out, and so is what
+// names it (a story's epic, a sub-task, a dependency); the others keep
+// their fields. A set returns such documents too.
+func TestParseCheckedKeepsWhatParsed(t *testing.T) {
+	src := "---\nid: shop\n---\n## Epic e 1: Bad id\n\n### Story s-1: Pay\nPriority: Hihg\nDepends on: s-2\n\n#### Sub-task t-1: Card\n\n## Story s-2: Twice\n\n## Story s-2: Twice again\n\n## Story s-3:\nDepends on: s-1\n"
+	doc, err := Options{}.ParseChecked("shop.md", []byte(src))
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Code != CodeValidationFailed {
+		t.Fatalf("err = %v; want VALIDATION_FAILED", err)
+	}
+	if doc == nil {
+		t.Fatal("no document to check further")
+	}
+	var ids []string
+	for _, it := range doc.Items {
+		ids = append(ids, it.ID)
+	}
+	if strings.Join(ids, ",") != "s-1,s-3" {
+		t.Fatalf("items %v; want s-1,s-3 (the bad id and the taken one left out)", ids)
+	}
+	s1 := doc.Items[0]
+	if s1.Fields.Priority.Value != "Hihg" || len(s1.DependsOn) != 0 {
+		t.Errorf("s-1: priority %q, depends on %v; want Hihg and nothing (s-2 is left out)", s1.Fields.Priority.Value, s1.DependsOn)
+	}
+	if len(doc.Subtasks) != 1 || len(doc.Items[1].DependsOn) != 1 {
+		t.Errorf("sub-tasks %v, s-3 depends on %v; want t-1 and s-1", doc.Subtasks, doc.Items[1].DependsOn)
+	}
+	if d, err := Parse("shop.md", []byte(src)); d != nil || err == nil {
+		t.Errorf("Parse returned a document with its problems")
+	}
+	set, err := Options{}.ParseSet([]SetFile{{Name: "shop.md", Data: []byte(src)}, {Name: "ops.md", Data: []byte("---\nid: ops\n---\n## Story s-1: Deploy\nEpic: shop/e-7\n")}})
+	if err == nil || set == nil || len(set.Documents) != 2 {
+		t.Fatalf("ParseSet: %v, %+v; want an error and both documents", err, set)
+	}
+	if !errors.As(err, &pe) || !slices.ContainsFunc(pe.Problems, func(p Problem) bool { return p.File == "ops.md" && strings.Contains(p.Message, "shop/e-7") }) {
+		t.Errorf("the epic reference into the document with problems is not checked: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -244,7 +245,7 @@ func (r *result) finish(name string) (*Document, error) {
 		if n > 1 {
 			msg = fmt.Sprintf("%s has %d problems (%s); fix them and run the preview again. The first: %s", describeDoc(name), n, listed(n, r.dropped), r.problems[0].Message)
 		}
-		return nil, &Error{
+		return r.salvage(doc.ID), &Error{
 			Code:     CodeValidationFailed,
 			Message:  msg,
 			Problems: r.problems,
@@ -269,6 +270,67 @@ func (r *result) finish(name string) (*Document, error) {
 		}
 	}
 	return doc, nil
+}
+
+// salvage is, for a document finish found problems in, the document of
+// the items that can still be checked further (Options.ParseChecked), or
+// nil.
+func (r *result) salvage(id string) *Document {
+	if id == "" {
+		return nil
+	}
+	badID, badKey, badRemoved := map[string]bool{}, map[string]bool{}, false
+	for _, p := range r.problems {
+		switch p.Field {
+		case "id":
+			badID[p.Item] = true
+		case keyName:
+			badKey[p.Item] = true
+		case "removed":
+			badRemoved = true
+		}
+	}
+	kinds := map[string]string{}
+	var keep []*rawItem
+	for _, it := range r.items {
+		if it.noID || badID[it.ID] || !ValidID(it.ID) || kinds[it.ID] != "" {
+			continue
+		}
+		kinds[it.ID] = it.Kind
+		keep = append(keep, it)
+	}
+	doc := &Document{ID: id, Title: r.title, Removed: r.removed, Defaults: r.defaults}
+	if badRemoved {
+		doc.Removed = ""
+	}
+	local := func(links []Link) []Link {
+		return slices.DeleteFunc(slices.Clone(links), func(l Link) bool { return l.Kind == LinkItem && kinds[l.Target] == "" })
+	}
+	for _, it := range keep {
+		item := it.Item
+		var own Fields
+		if it.fields != nil {
+			own = it.fields.own
+		}
+		item.Fields = own.WithDefaults(r.defaults)
+		if item.Epic != "" && kinds[item.Epic] != KindEpic {
+			item.Epic = ""
+		}
+		if badKey[item.ID] {
+			item.Key, item.KeyLine = "", 0
+		}
+		item.DependsOn, item.Blocks = local(item.DependsOn), local(item.Blocks)
+		switch {
+		case item.Kind != KindSubtask:
+			doc.Items = append(doc.Items, item)
+		case kinds[item.Story] == KindStory:
+			doc.Subtasks = append(doc.Subtasks, item)
+		}
+	}
+	if len(doc.Items) == 0 {
+		return nil
+	}
+	return doc
 }
 
 // otherDocEpic handles a story's "Epic:" line that names a reference

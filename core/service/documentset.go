@@ -56,17 +56,20 @@ type sourceDoc struct {
 // previewDocuments reads and parses what a preview plans: one document
 // (Data, or the file at Path), or every document of a set (Set, or the
 // directory at Path). skipped lists a set's files that were not read.
-func (s *WorkItemService) previewDocuments(in ImportPreviewInput) (docs []sourceDoc, set *DocumentSet, skipped []plan.Skipped, err error) {
+// With the parser's refusal of documents that have problems (bad), docs
+// are what can still be checked (plan.Options.ParseChecked): the caller
+// reports bad with whatever else it finds in them.
+func (s *WorkItemService) previewDocuments(in ImportPreviewInput) (docs []sourceDoc, set *DocumentSet, skipped []plan.Skipped, bad, err error) {
 	opts := plan.Options{CustomFields: s.fields.Custom}
 	set = in.Set
 	if set == nil && in.Data == nil {
 		if strings.TrimSpace(in.Path) == "" {
-			return nil, nil, nil, core.Errorf(core.CodeSourceNotFound, "No planning document given: pass the path of a .md, .yaml or .yml file, or of a directory of them.").
+			return nil, nil, nil, nil, core.Errorf(core.CodeSourceNotFound, "No planning document given: pass the path of a .md, .yaml or .yml file, or of a directory of them.").
 				WithDetails(core.Detail{Field: "path", Message: "missing"})
 		}
 		if fi, serr := os.Stat(in.Path); serr == nil && fi.IsDir() {
 			if set, err = ReadDocuments(in.Path); err != nil {
-				return nil, nil, nil, err
+				return nil, nil, nil, nil, err
 			}
 		}
 	}
@@ -74,23 +77,32 @@ func (s *WorkItemService) previewDocuments(in ImportPreviewInput) (docs []source
 		data := in.Data
 		if data == nil {
 			if data, err = ReadDocument(in.Path); err != nil {
-				return nil, nil, nil, err
+				return nil, nil, nil, nil, err
 			}
 		}
-		doc, err := opts.Parse(filepath.Base(in.Path), data)
+		doc, err := opts.ParseChecked(filepath.Base(in.Path), data)
 		if err != nil {
-			return nil, nil, nil, planError(err)
+			bad = planError(err)
 		}
-		return []sourceDoc{{doc: withSubtasks(doc), path: in.Path}}, nil, nil, nil
+		if doc == nil {
+			return nil, nil, nil, nil, bad
+		}
+		return []sourceDoc{{doc: withSubtasks(doc), path: in.Path}}, nil, nil, bad, nil
 	}
 	ps, err := opts.ParseSet(set.Files, set.Skipped...)
 	if err != nil {
-		return nil, nil, nil, planError(err)
+		bad = planError(err)
+	}
+	if ps == nil || len(ps.Documents) == 0 {
+		if bad == nil {
+			bad = err
+		}
+		return nil, nil, nil, nil, bad
 	}
 	for i, doc := range ps.Documents {
 		docs = append(docs, sourceDoc{doc: withSubtasks(doc), path: ps.Files[i].Path, file: ps.Files[i].Name})
 	}
-	return docs, set, ps.Skipped, nil
+	return docs, set, ps.Skipped, bad, nil
 }
 
 // externalEpics are the epic references of docs' stories into documents

@@ -27,8 +27,14 @@ func (s *WorkItemService) ImportPreview(ctx context.Context, in ImportPreviewInp
 }
 
 func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPreviewInput) (ImportPreviewResult, error) {
-	docs, set, skipped, err := s.previewDocuments(in) // documentset.go
+	docs, set, skipped, bad, err := s.previewDocuments(in) // documentset.go
 	if err != nil {
+		return ImportPreviewResult{}, err
+	}
+	// Every problem at once (problems.go): the parser's, then each later
+	// check's of what parsed.
+	var problems problemList
+	if err := problems.add(bad, ""); err != nil {
 		return ImportPreviewResult{}, err
 	}
 	// One lookup for every item of every document, their removed items and
@@ -55,7 +61,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 		return ImportPreviewResult{}, err
 	}
 	s.resolveMarkers(ctx, o, scope, idx, found)
-	if err := checkExternalEpics(docs, found); err != nil {
+	if err := problems.add(checkExternalEpics(docs, found), ""); err != nil {
 		return ImportPreviewResult{}, err
 	}
 	pl := importPlan{Version: importPlanVersion, Head: importHead{RunID: o.runID, Scope: scope, MadeBy: madeByFrom(ctx), Path: in.Path}}
@@ -72,19 +78,15 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	}
 	releases, err := releaseFor(docs, set != nil, in.ReleaseHeld)
 	if err != nil {
-		return ImportPreviewResult{}, err
+		if err := problems.add(err, ""); err != nil {
+			return ImportPreviewResult{}, err
+		}
+		releases = make([][]string, len(docs))
 	}
-	var problems []core.Detail
 	for i, d := range docs {
-		dp, err := s.planDocument(ctx, d, in, idx, found, removed[i], planned, releases[i])
+		dp, err := s.planDocument(ctx, d, in, idx, found, removed[i], planned, releases[i], &problems)
 		if err != nil {
 			return ImportPreviewResult{}, inFile(err, d.file)
-		}
-		for _, p := range dp.problems {
-			if p.File == "" {
-				p.File = d.file
-			}
-			problems = append(problems, p)
 		}
 		if pl.Entries == nil && len(dp.entries) > 0 {
 			pl.Entries = dp.entries // the first document's: no copy
@@ -103,10 +105,12 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 			pl.Structures = append(pl.Structures, docStructure{Document: d.doc.ID, Plan: dp.structure})
 		}
 	}
-	if len(problems) > 0 {
-		return ImportPreviewResult{}, structureRefusal(problems)
+	if !problems.any() {
+		if err := problems.add(releasedAny(set != nil, in.ReleaseHeld, pl.Entries), ""); err != nil {
+			return ImportPreviewResult{}, err
+		}
 	}
-	if err := releasedAny(set != nil, in.ReleaseHeld, pl.Entries); err != nil {
+	if err := problems.refusal(); err != nil {
 		return ImportPreviewResult{}, err
 	}
 	if err := s.checkPermissions(ctx, importPermissions(pl.Entries, pl.structures())...); err != nil {
@@ -125,16 +129,28 @@ type documentPlan struct {
 	entries   []planEntry
 	warnings  []string
 	structure *structurePlan
-	problems  []core.Detail // structure refusals
 }
 
 // planDocument plans one document of a preview against what the tracker
 // holds (found, looked up with every document's items) and the dedup
-// index (idx); removed are its references it no longer lists.
-func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in ImportPreviewInput, idx map[core.Reference]core.IndexEntry, found map[core.Reference]core.WorkItem, removed []core.Reference, planned map[core.Reference]bool, release []string) (documentPlan, error) {
+// index (idx); removed are its references it no longer lists. A check
+// that refuses the document adds its refusal to problems, and the checks
+// that do not need its result still run, so that every problem is found
+// in one preview; the plan is then only good for finding problems.
+func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in ImportPreviewInput, idx map[core.Reference]core.IndexEntry, found map[core.Reference]core.WorkItem, removed []core.Reference, planned map[core.Reference]bool, release []string, problems *problemList) (documentPlan, error) {
 	doc := d.doc
+	refused := func(err error) (bool, error) { // the check refused (kept in problems), or another error
+		before := len(problems.errs)
+		if e := core.AsError(err); e != nil && e.Code == core.CodeValidationFailed {
+			placed(doc, e.Details)
+		}
+		if err := problems.add(err, d.file); err != nil {
+			return true, err
+		}
+		return len(problems.errs) > before, nil
+	}
 	adopted, err := s.adoptIssues(ctx, doc, found) // adopt.go: Key lines
-	if err != nil {
+	if _, err := refused(err); err != nil {
 		return documentPlan{}, err
 	}
 	lost, err := s.lostIssues(ctx, doc, idx, found)
@@ -142,16 +158,19 @@ func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in Impo
 		return documentPlan{}, err
 	}
 	resolved, written, err := s.resolveFields(ctx, doc, found)
+	noFields, err := refused(err)
 	if err != nil {
 		return documentPlan{}, err
 	}
 	entries, warnings, err := classify(doc, found, idx, core.UTCSecond(s.now()), s.lagWindow, release)
-	if err != nil {
-		return documentPlan{}, err
+	if stop, err := refused(err); stop || err != nil {
+		return documentPlan{}, err // no entries: nothing more to check
 	}
-	warnings = append(warnings, applyFields(doc, entries, resolved, written, found)...)
+	if !noFields {
+		warnings = append(warnings, applyFields(doc, entries, resolved, written, found)...)
+	}
 	settleContentConflicts(entries)
-	if err := s.checkItems(ctx, doc, entries); err != nil { // measure.go
+	if _, err := refused(s.checkItems(ctx, doc, entries)); err != nil { // measure.go
 		return documentPlan{}, err
 	}
 	if err := s.fillCreates(ctx, entries); err != nil { // fills.go
@@ -159,23 +178,33 @@ func (s *WorkItemService) planDocument(ctx context.Context, d sourceDoc, in Impo
 	}
 	describeChanges(entries, found) // diff.go
 	markAdopted(entries, adopted)
-	entries, gone, err := s.planRemoved(ctx, removed, found, doc, in.Removed, entries)
-	if err != nil {
+	all, gone, err := s.planRemoved(ctx, removed, found, doc, in.Removed, entries)
+	if stop, err := refused(err); err != nil {
 		return documentPlan{}, err
+	} else if !stop {
+		entries = all
 	}
 	warnings = append(warnings, gone...)
-	if w, err := s.documentCollision(ctx, s.p.Scope(), doc, d.path, found); err != nil || w != "" { // documents.go
-		if err != nil {
-			return documentPlan{}, err
-		}
+	w, err := s.documentCollision(ctx, s.p.Scope(), doc, d.path, found) // documents.go
+	if _, err := refused(err); err != nil {
+		return documentPlan{}, err
+	}
+	if w != "" {
 		warnings = append([]string{w}, warnings...)
 	}
 	warnings = append(append(lost, warnings...), unwrittenWarnings(doc)...)
-	structure, problems, err := s.planStructure(ctx, doc, entries, found, planned) // structure.go
+	structure, bad, err := s.planStructure(ctx, doc, entries, found, planned) // structure.go
 	if err != nil {
 		return documentPlan{}, err
 	}
-	return documentPlan{entries: entries, warnings: warnings, structure: structure, problems: problems}, nil
+	placed(doc, bad)
+	for _, p := range bad {
+		if p.File == "" {
+			p.File = d.file
+		}
+		problems.structure = append(problems.structure, p)
+	}
+	return documentPlan{entries: entries, warnings: warnings, structure: structure}, nil
 }
 
 // resolveMarkers replaces the unknown-create markers of items the tracker
