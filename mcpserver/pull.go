@@ -15,6 +15,7 @@ type pullPreviewInput struct {
 	Path         string   `json:"path" jsonschema:"path of the planning document (.md, .markdown, .yaml or .yml) to take Jira's changes into, relative to the workspace (the folder holding .devworkwire.yaml) or absolute; it must resolve inside the workspace, and pull_commit rewrites this file"`
 	TakeTracker  []string `json:"take_tracker,omitempty" jsonschema:"only as the person chose, per item in conflict (changed in Jira and in the document): ids (s-1) or references (doc/s-1), or [\"all\"], whose Jira values are written into the document"`
 	TakeDocument []string `json:"take_document,omitempty" jsonschema:"only as the person chose, per item in conflict: ids or references, or [\"all\"], whose document values are kept (the next import writes them to Jira)"`
+	Items        []string `json:"items,omitempty" jsonschema:"pull only these items: ids (s-1) or references (doc/s-1); omitted, every item of the document (dwire pull --item)"`
 }
 
 // pullPreviewResult is pull_preview's result: core's, bounded like the
@@ -33,7 +34,7 @@ func (s *server) pullPreview(ctx context.Context, _ *mcp.CallToolRequest, b back
 	if err != nil {
 		return nil, pullPreviewResult{}, err
 	}
-	res, err := b.svc.PullPreview(ctx, service.PullPreviewInput{Path: path, TakeTracker: in.TakeTracker, TakeDocument: in.TakeDocument})
+	res, err := b.svc.PullPreview(ctx, service.PullPreviewInput{Path: path, TakeTracker: in.TakeTracker, TakeDocument: in.TakeDocument, Items: in.Items})
 	if err != nil {
 		return nil, pullPreviewResult{}, err
 	}

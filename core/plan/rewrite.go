@@ -190,7 +190,7 @@ func (w *rewriter) apply() ([]byte, error) {
 			e.from = at
 		}
 		if e.from < at {
-			return nil, &Error{Code: CodeValidationFailed, Message: "two changes of the document overlap; pull the items one at a time"}
+			return nil, &Error{Code: CodeValidationFailed, Message: "two of the changes would overlap in the document"}
 		}
 		b.WriteString(w.text[at:e.from])
 		b.WriteString(e.text)

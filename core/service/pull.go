@@ -50,6 +50,10 @@ type PullPreviewInput struct {
 	// item in conflict that neither names is shown and left as it is.
 	TakeTracker  []string `json:"take_tracker,omitempty"`
 	TakeDocument []string `json:"take_document,omitempty"`
+	// Items narrows the pull to these items: ids ("s-1") or references
+	// ("plan/s-1"); none (or "all") is every item of the document. The
+	// others are neither compared nor written, nor shown.
+	Items []string `json:"items,omitempty"`
 }
 
 // PullAction is what a pull does with one item (PullItem.Action).
@@ -249,6 +253,11 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
+	only, err := pullChoices(doc, in.Items, "items", "pull")
+	if err != nil {
+		return PullPreviewResult{}, err
+	}
+	named := func(ref core.Reference) bool { return len(only) == 0 || only[ref] }
 	for ref := range takeT {
 		if takeD[ref] {
 			return PullPreviewResult{}, core.Errorf(core.CodeValidationFailed, "%s is named both to take the tracker's values and to keep the document's; choose one.", ref).
@@ -257,8 +266,12 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	}
 	// The fields of the items in the tracker, resolved as the import does.
 	inTracker := *doc
-	inTracker.Items = slices.DeleteFunc(slices.Clone(doc.Items), func(it plan.Item) bool { _, ok := found[core.NewReference(doc.ID, it.ID)]; return !ok })
-	resolved, _, err := s.resolveFields(ctx, &inTracker, found)
+	inTracker.Items = slices.DeleteFunc(slices.Clone(doc.Items), func(it plan.Item) bool {
+		ref := core.NewReference(doc.ID, it.ID)
+		_, ok := found[ref]
+		return !ok || !named(ref)
+	})
+	resolved, left, err := s.pullFields(ctx, &inTracker, found)
 	if err != nil {
 		return PullPreviewResult{}, err
 	}
@@ -296,11 +309,19 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 	states := make([]*pullItemState, 0, len(doc.Items))
 	for _, it := range doc.Items {
 		ref := core.NewReference(doc.ID, it.ID)
+		if !named(ref) {
+			continue
+		}
 		w, ok := found[ref]
 		st := &pullItemState{it: it, ref: ref, w: w, row: PullItem{Reference: ref, Kind: core.Kind(it.Kind), Title: it.Title, Key: w.Key, URL: w.URL}}
 		states = append(states, st)
 		if !ok {
 			st.row.Action = PullActionNotImported
+			continue
+		}
+		if why, bad := left[ref]; bad {
+			st.row.Action, st.held = PullActionSkipped, true
+			warnings = append(warnings, fmt.Sprintf("%s %s (%s): its fields cannot be checked against the tracker (%s), so the item is left as it is; the rest is pulled. Correct the field in the document or in the tracker and pull again.", core.Kind(it.Kind).Label(), it.ID, w.Key, strings.TrimSuffix(why, ".")))
 			continue
 		}
 		parent := parentOf(doc.ID, it)
@@ -592,39 +613,105 @@ func (st *pullItemState) finish() {
 
 // rewritePulled writes every pulled item's values into the document (data,
 // already parsed) and returns the new text with the document it reads as.
-// An item the rewriter refuses is left out (held, with a warning) and the
-// others written; nil means the file stays as it is.
+// An item whose values the rewriter refuses — named by the refusal, or
+// found by trying the items in halves when the refusal names none (a
+// value that would make the document read differently, two changes that
+// overlap) — is left out (held, with a warning saying which and why) and
+// the others written; nil means the file stays as it is.
 func rewritePulled(opts plan.Options, name string, data []byte, states []*pullItemState, warnings []string) ([]byte, *plan.Document, []string, error) {
-	for range len(states) + 1 {
-		var changes []plan.Change
-		for _, st := range states {
-			if st.pulled && (st.change.Title != nil || st.change.Description != nil || st.change.Criteria != nil || len(st.change.Fields) > 0) {
-				c := st.change
-				c.Item = st.it.ID
-				changes = append(changes, c)
+	var pulled []*pullItemState
+	for _, st := range states {
+		if st.pulled && (st.change.Title != nil || st.change.Description != nil || st.change.Criteria != nil || len(st.change.Fields) > 0) {
+			pulled = append(pulled, st)
+		}
+	}
+	changes := func(sts []*pullItemState) []plan.Change {
+		out := make([]plan.Change, len(sts))
+		for i, st := range sts {
+			out[i] = st.change
+			out[i].Item = st.it.ID
+		}
+		return out
+	}
+	leave := func(st *pullItemState, err error) {
+		why := err.Error()
+		var pe *plan.Error
+		if errors.As(err, &pe) {
+			why = pe.Message
+			if len(pe.Problems) > 0 && pe.Problems[0].Item == st.it.ID && pe.Problems[0].Message != "cannot be rewritten in place" {
+				why = pe.Problems[0].Message
 			}
 		}
-		if len(changes) == 0 {
-			return nil, nil, warnings, nil
-		}
-		out, doc, err := opts.RewriteParsed(name, data, changes)
-		if err == nil {
-			return out, doc, warnings, nil
-		}
-		var pe *plan.Error
-		if !errors.As(err, &pe) || len(pe.Problems) == 0 || pe.Problems[0].Item == "" {
-			return nil, nil, nil, planError(err)
-		}
-		i := slices.IndexFunc(states, func(st *pullItemState) bool { return st.it.ID == pe.Problems[0].Item })
-		if i < 0 || !states[i].pulled {
-			return nil, nil, nil, planError(err)
-		}
-		st := states[i]
 		st.pulled, st.held, st.change = false, true, plan.Change{}
 		st.row.Action = PullActionSkipped
-		warnings = append(warnings, fmt.Sprintf("%s %s (%s): the tracker's values cannot be written into the document in place (%s); the item is left as it is. Edit it by hand to match the tracker.", core.Kind(st.it.Kind).Label(), st.it.ID, st.w.Key, pe.Problems[0].Message))
+		warnings = append(warnings, fmt.Sprintf("%s %s (%s): the tracker's values cannot be written into the document in place (%s); the item is left as it is and the rest is pulled. Edit it by hand to match the tracker.", core.Kind(st.it.Kind).Label(), st.it.ID, st.w.Key, strings.TrimSuffix(why, ".")))
 	}
-	return nil, nil, nil, core.Errorf(core.CodeInternal, "The pulled values could not be written into the document.")
+	// kept are the items written so far; out and doc what they make.
+	var kept []*pullItemState
+	var out []byte
+	var doc *plan.Document
+	var try func(batch []*pullItemState) error
+	try = func(batch []*pullItemState) error {
+		if len(batch) == 0 {
+			return nil
+		}
+		o, d, err := opts.RewriteParsed(name, data, changes(append(slices.Clone(kept), batch...)))
+		if err == nil {
+			kept, out, doc = append(kept, batch...), o, d
+			return nil
+		}
+		var pe *plan.Error
+		if !errors.As(err, &pe) {
+			return planError(err)
+		}
+		if len(pe.Problems) > 0 { // a refusal naming an item of the batch: that item is left
+			if i := slices.IndexFunc(batch, func(st *pullItemState) bool { return st.it.ID == pe.Problems[0].Item }); i >= 0 {
+				leave(batch[i], err)
+				return try(slices.Delete(slices.Clone(batch), i, i+1))
+			}
+		}
+		if len(batch) == 1 {
+			leave(batch[0], err)
+			return nil
+		}
+		h := len(batch) / 2
+		if err := try(batch[:h]); err != nil {
+			return err
+		}
+		return try(batch[h:])
+	}
+	if err := try(pulled); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(kept) == 0 {
+		return nil, nil, warnings, nil
+	}
+	return out, doc, warnings, nil
+}
+
+// pullFields resolves the fields of doc's items (in the tracker) as the
+// import does; an item whose fields the tracker refuses (a value it no
+// longer allows) is left out with why (left), and the others resolved.
+func (s *WorkItemService) pullFields(ctx context.Context, doc *plan.Document, found map[core.Reference]core.WorkItem) (map[core.Reference]map[string]core.FieldValue, map[core.Reference]string, error) {
+	left := map[core.Reference]string{}
+	for {
+		resolved, _, err := s.resolveFields(ctx, doc, found)
+		e := core.AsError(err)
+		if err == nil || e.Code != core.CodeValidationFailed {
+			return resolved, left, err
+		}
+		n := len(left)
+		for _, d := range e.Details {
+			ref := core.Reference(d.Item)
+			if _, done := left[ref]; !done && slices.ContainsFunc(doc.Items, func(it plan.Item) bool { return core.NewReference(doc.ID, it.ID) == ref }) {
+				left[ref] = d.Message
+			}
+		}
+		if len(left) == n {
+			return nil, nil, err // a refusal of no item: the whole pull's
+		}
+		doc.Items = slices.DeleteFunc(doc.Items, func(it plan.Item) bool { _, out := left[core.NewReference(doc.ID, it.ID)]; return out })
+	}
 }
 
 // fileDiff is the unified diff of a file's text before and after.

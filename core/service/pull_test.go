@@ -553,3 +553,38 @@ func TestPullStopsWhenItsRecordFails(t *testing.T) {
 		})
 	}
 }
+
+// An item whose tracker values the document cannot hold (a title with a
+// control character) is left as it is, with a warning saying which and
+// why, and the other items are pulled; Items narrows the pull to the
+// named items, and names no item it does not know.
+func TestPullLeavesWhatItCannotWriteAndNarrows(t *testing.T) {
+	e, path := pullEnv(t)
+	byRef := e.byRef()
+	if err := e.p.EditTitle(byRef["shop/s-1"].Key, "Pay\x07 now"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.p.EditTitle(byRef["shop/s-2"].Key, "Save the address for later"); err != nil {
+		t.Fatal(err)
+	}
+	res := e.pullPreview(service.PullPreviewInput{Path: path})
+	if a := pullRow(t, res, "shop/s-1").Action; a != service.PullActionSkipped {
+		t.Errorf("s-1: %s; want skipped", a)
+	}
+	if a := pullRow(t, res, "shop/s-2").Action; a != service.PullActionPull {
+		t.Errorf("s-2: %s; want pull", a)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "Story s-1 ("+byRef["shop/s-1"].Key+")") || !strings.Contains(res.Warnings[0], "control character") {
+		t.Errorf("warnings %q; want one naming s-1 and why", res.Warnings)
+	}
+	if !strings.Contains(res.Diff, "+## Story s-2: Save the address for later") || strings.Contains(res.Diff, "Pay\x07") {
+		t.Errorf("diff:\n%s", res.Diff)
+	}
+
+	res = e.pullPreview(service.PullPreviewInput{Path: path, Items: []string{"shop/s-2"}})
+	if len(res.Items) != 1 || res.Items[0].Reference != "shop/s-2" || len(res.Warnings) != 0 {
+		t.Errorf("narrowed to s-2: rows %+v, warnings %q", res.Items, res.Warnings)
+	}
+	_, err := e.svc.PullPreview(e.ctx, service.PullPreviewInput{Path: path, Items: []string{"s-9"}})
+	wantErr(t, err, core.CodeValidationFailed, "s-9")
+}

@@ -35,15 +35,21 @@ values are shown and neither is taken until you choose per item:
 --take-jira s-1,s-2 writes Jira's values into the document;
 --take-document s-3 keeps the document's, and the next import writes them.
 
+--item s-1 (repeatable, or s-1,s-2) narrows the pull to the named items:
+the others are neither compared nor written. An item whose values cannot
+be written into the document is left as it is, with a warning saying why,
+and the rest is pulled.
+
 With --dry-run the command stops after the preview. Without a terminal to
 ask on, it refuses with CONFIRMATION_REQUIRED and writes nothing.`,
-		Example: "  dwire pull plan.md\n  dwire pull plan.md --dry-run\n  dwire pull plan.md --take-jira s-1",
+		Example: "  dwire pull plan.md\n  dwire pull plan.md --dry-run\n  dwire pull plan.md --take-jira s-1\n  dwire pull plan.md --item s-1 --item s-2",
 		Args:    cobra.ExactArgs(1),
 		RunE:    runE(o, runF, pullRun, func(_ *cobra.Command, args []string) { o.Path, o.JSON = args[0], f.JSON }),
 	}
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "stop after the preview; write nothing")
 	c.Flags().StringSliceVar(&o.TakeJira, "take-jira", nil, "items in conflict to take Jira's values for (item ids or references, or all)")
 	c.Flags().StringSliceVar(&o.TakeDocument, "take-document", nil, "items in conflict to keep the document's values for; the next import writes them (item ids or references, or all)")
+	c.Flags().StringSliceVar(&o.Items, "item", nil, "pull only these items (item ids or references; repeatable)")
 	c.ValidArgsFunction = documentArgs
 	return c
 }
@@ -60,6 +66,8 @@ type PullOptions struct {
 	// --take-document: item ids, references, or all).
 	TakeJira     []string
 	TakeDocument []string
+	// Items narrows the pull to the named items (--item).
+	Items []string
 }
 
 // documentArgs completes a command's one document argument: planning
@@ -78,7 +86,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 	}
 	defer closeFn()
 	ios, path := o.IO, inWorkDir(o.WorkDir, o.Path)
-	p, err := svc.PullPreview(ctx, service.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument})
+	p, err := svc.PullPreview(ctx, service.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument, Items: o.Items})
 	if err != nil {
 		return err
 	}
