@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # The DevWorkWire demo: a fake Jira Cloud on loopback, a temporary
-# configuration and state store, then the whole loop in under a minute:
-# `dwire import plan.md` (you answer the prompt), a second import that finds
-# everything unchanged, `dwire ls --ready`, `dwire progress` of one story to
-# done with a comment, and an agent's turn — `dwire mcp` driven by a short
-# scripted client makes a preview, and you review and commit the agent's
-# handle with `dwire review`. Needs only Go (run via `make demo`, which
-# builds bin/; DWIRE_DEMO_BIN names another folder holding dwire and
-# mockjira). Without a terminal nothing can be confirmed, so it shows the
-# preview only. DWIRE_DEMO_DEPLOYMENT=datacenter runs the same demo against
-# the fake's Jira Data Center site (REST API v2, a personal access token,
-# wiki markup, Epic Link): `DWIRE_DEMO_DEPLOYMENT=datacenter make demo`.
+# configuration and state store, then the whole loop in about a minute, on
+# examples/demo.md (epics, stories and sub-tasks, managed fields,
+# dependencies, a sprint): `dwire import plan.md` (you answer the prompt), a
+# second import that finds everything unchanged, `dwire ls --ready` (what
+# nothing blocks), `dwire progress` of one story to done with a comment, an
+# agent's turn — `dwire mcp` driven by a short scripted client makes a
+# preview, and you review and commit the agent's handle with `dwire review`
+# — then the three-way merge: a person edits a story's description in the
+# fake Jira while the document changes its priority; `dwire pull` takes the
+# person's edit into the document and keeps the document's change, and the
+# next import writes only the priority: both changes kept. Last, `dwire
+# export` writes the epic back out of Jira as a planning document. Needs
+# only Go and curl (run via `make demo`, which builds bin/; DWIRE_DEMO_BIN
+# names another folder holding dwire and mockjira). Without a terminal
+# nothing can be confirmed, so it shows the preview only.
+# DWIRE_DEMO_DEPLOYMENT=datacenter runs the same demo against the fake's
+# Jira Data Center site (REST API v2, a personal access token, wiki markup,
+# Epic Link): `DWIRE_DEMO_DEPLOYMENT=datacenter make demo`.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="${DWIRE_DEMO_BIN:-$root/bin}"
-plan="${DEMO_PLAN:-examples/plan.md}"
+plan="${DEMO_PLAN:-examples/demo.md}"
 cd "$root"
 
 if [[ -z "${DWIRE_DEMO_BIN:-}" && ( ! -x "$bin/dwire" || ! -x "$bin/mockjira" ) ]]; then
@@ -126,6 +133,9 @@ dwire ls --ready || true
 say "dwire progress checkout-v2/s-1 --status done --comment … (answer y)"
 dwire progress checkout-v2/s-1 --status done --comment "Shipped behind the guest-checkout flag." || true
 
+say "dwire ls --ready — s-1 is done: what it blocked is ready now"
+dwire ls --ready || true
+
 say "An agent's turn: it adds a story and calls import_preview (dwire mcp)"
 cat >>plan.md <<'MD'
 
@@ -147,6 +157,27 @@ echo "The agent got preview $handle; it cannot commit without you." >&2
 
 say "dwire review $handle (answer y)"
 dwire review "$handle" || true
+
+say "Both sides change s-2: a person edits its description in Jira, the document raises its priority"
+key=$(dwire show checkout-v2/s-2 --json | grep -o '"key": *"DEMO-[0-9]*"' | head -n 1 | grep -o 'DEMO-[0-9]*' || true)
+if [[ -z "$key" ]] || ! curl -fsS -o /dev/null -X POST "$url/_mockjira/issues/$key/edit" \
+	-d '{"description_markdown_text": "Offer to keep the address in a cookie (no account needed); it expires after 90 days."}'; then
+	echo "Error: the person's edit of checkout-v2/s-2 in the fake Jira failed (is curl installed?)." >&2
+	exit 1
+fi
+echo "In Jira, a person edited the description of $key (checkout-v2/s-2)." >&2
+sed -i.bak 's/^Priority: Medium$/Priority: High/' plan.md && rm -f plan.md.bak
+echo "In plan.md, s-2's priority is now High." >&2
+
+say "dwire pull plan.md — the person's description comes into the document; the priority stays the document's (answer y)"
+dwire pull plan.md || true
+
+say "dwire import plan.md — writes only the priority: the person's description is kept"
+dwire import plan.md || true
+
+epic=$(dwire show checkout-v2/e-1 --json | grep -o '"key": *"DEMO-[0-9]*"' | head -n 1 | grep -o 'DEMO-[0-9]*' || true)
+say "dwire export $epic --id checkout-v2 — the epic, its stories and sub-tasks, written back out of Jira as a planning document"
+dwire export "$epic" --id checkout-v2 || true
 
 say "dwire ls — what is in the fake Jira now"
 dwire ls || true

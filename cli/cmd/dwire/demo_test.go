@@ -23,9 +23,12 @@ func demoBin(t *testing.T) string {
 	return dir
 }
 
-// make demo on a terminal (issue 19 #15): no warning on any screen, and it
-// goes through import, ls --ready, progress to done with a comment, and an
-// agent's preview over dwire mcp that the person reviews and commits.
+// make demo on a terminal: no warning on any screen, and it goes through
+// import (epics, stories, sub-tasks, fields, dependencies, a sprint),
+// ls --ready, progress to done with a comment, an agent's preview over
+// dwire mcp that the person reviews and commits, the three-way merge (a
+// person's edit in Jira and the document's change both kept: pull, then
+// import) and an export of the epic.
 func TestDemoOnATerminal(t *testing.T) { demoOnATerminal(t, "cloud") }
 
 // DWIRE_DEMO_DEPLOYMENT=datacenter make demo: the same demo against the
@@ -41,11 +44,17 @@ func demoOnATerminal(t *testing.T, deployment string) {
 	s := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
 	go s.pump()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); ptmx.Close() })
-	// Ranking is on by default: the 11 items' import also places 10 of
-	// them after the one before it (the first anchors); the agent's new
-	// story s-9 is placed after the item before it (1 move). The question
-	// counts every write by kind.
-	for _, step := range []string{"Write to Jira (21 writes: create 11 items, place 10 items in the backlog", "Write this to DEMO-", "Write to Jira (2 writes: create 1 item, place 1 item in the backlog"} {
+	// Each question counts every write by kind: the first import's 8
+	// creates with their links, sprint move and backlog order; the
+	// progress update; the agent's one story; the pull (the file and the
+	// record of s-2); the import of the document's priority.
+	for _, step := range []string{
+		"Write to Jira (16 writes: create 8 items, add 2 dependency links, move 1",
+		"Write this to DEMO-",
+		"Write to Jira (2 writes: create 1 item, place 1 item in the backlog",
+		"Pull (2 writes: rewrite 1 planning document, record 1 item as matching",
+		"Write to Jira (1 write: update 1 item)",
+	} {
 		s.waitFor(step)
 		s.send("y\r")
 	}
@@ -54,13 +63,20 @@ func demoOnATerminal(t *testing.T, deployment string) {
 	}
 	out := s.output()
 	for _, want := range []string{
-		"Committed: 11 created",
-		"11 unchanged",
+		"Committed: 8 created",
+		"8 unchanged",
+		"Sub-task t-1: Card form",
+		"Priority: High",
+		"s-2 depends on s-1",
+		"into sprint DEMO Sprint 1",
 		"dwire ls --ready",
 		"moved to done, comment added",
 		"An agent's turn",
 		"Story s-9: Gift cards at checkout",
 		"Committed: 1 created",
+		"it expires after 90 days",
+		"~ priority: Medium → High",
+		"Key: DEMO-",
 		"Done. The fake Jira is stopped",
 		"A fake Jira (" + deployment + ")",
 	} {
@@ -90,7 +106,7 @@ func TestDemoWithoutATerminal(t *testing.T) {
 			t.Errorf("the demo without a terminal shows %q:\n%s", bad, out)
 		}
 	}
-	if !strings.Contains(string(out), "Import preview of checkout-v2") || !strings.Contains(string(out), "Run 'make demo' in a terminal") {
+	if !strings.Contains(string(out), "Import preview of checkout-v2") || !strings.Contains(string(out), "Sub-task t-1: Card form") || !strings.Contains(string(out), "Run 'make demo' in a terminal") {
 		t.Errorf("no preview or no pointer to the terminal run:\n%s", out)
 	}
 }
