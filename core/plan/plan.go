@@ -173,7 +173,7 @@ func ReadFile(path string) ([]byte, error) {
 	if fi.Size() > MaxSize {
 		return nil, tooLarge(path, fi.Size())
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	data, err := readSized(io.LimitReader(f, MaxSize+1), fi.Size())
 	if err != nil {
 		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check that the file is readable", path, describeIOError(err))}
 	}
@@ -181,6 +181,26 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, tooLarge(path, -1)
 	}
 	return data, nil
+}
+
+// readSized reads r to its end into a buffer made for size bytes (a
+// file's size: one allocation when the file did not change), as
+// os.ReadFile does.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, max(size+1, 512))
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew: room for more
+		}
+	}
 }
 
 // checkRegular refuses anything but a regular file, naming what path is.

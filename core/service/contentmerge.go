@@ -22,15 +22,39 @@ func contentBases(spec *core.ItemSpec) {
 	if spec.FieldBases == nil {
 		spec.FieldBases = make(map[string]string, len(contentKeys))
 	}
-	// As ContentDigests and contentValues, without their maps (a preview
-	// does this for every item).
-	for _, p := range [...]struct {
-		k string
-		v []string
-	}{{core.ContentTitle, []string{spec.Title}}, {core.ContentDescription, []string{strings.TrimSpace(spec.Description)}}, {core.ContentCriteria, spec.AcceptanceCriteria}} {
+	for _, p := range contentParts(spec) {
 		spec.FieldBases[p.k] = core.ContentFieldDigest(p.v...)
 		setBaseValue(spec, p.k, p.v)
 	}
+}
+
+// contentPart is one content part of a spec and its value.
+type contentPart struct {
+	k string
+	v []string
+}
+
+// contentParts are spec's content parts as ContentDigests and
+// contentValues see them, without their maps (a preview does this for
+// every item).
+func contentParts(spec *core.ItemSpec) [3]contentPart {
+	return [...]contentPart{{core.ContentTitle, []string{spec.Title}}, {core.ContentDescription, []string{strings.TrimSpace(spec.Description)}}, {core.ContentCriteria, spec.AcceptanceCriteria}}
+}
+
+// hasDerivedBases reports whether spec's content bases (the content keys
+// of FieldBases and BaseValues) are exactly what contentBases records for
+// it, so that they can be derived again instead of stored.
+func hasDerivedBases(spec *core.ItemSpec) bool {
+	for _, p := range contentParts(spec) {
+		if d, ok := spec.FieldBases[p.k]; !ok || d != core.ContentFieldDigest(p.v...) {
+			return false
+		}
+		v, ok := spec.BaseValues[p.k]
+		if kept := baseValueKept(p.v); ok != kept || kept && (!slices.Equal(v, p.v) || (v == nil) != (p.v == nil)) {
+			return false
+		}
+	}
+	return true
 }
 
 // contentValues are the values of each content part, as ContentDigests

@@ -325,15 +325,23 @@ func shownValues(v []string) string {
 // setBaseValue keeps vals as the base value of k in spec, when short
 // enough.
 func setBaseValue(spec *core.ItemSpec, k string, vals []string) {
-	if jsonBound(vals) > core.MaxBaseValue {
-		if b, _ := json.Marshal(vals); len(b) > core.MaxBaseValue {
-			return
-		}
+	if !baseValueKept(vals) {
+		return
 	}
 	if spec.BaseValues == nil {
 		spec.BaseValues = map[string][]string{}
 	}
 	spec.BaseValues[k] = slices.Clone(vals)
+}
+
+// baseValueKept reports whether vals is short enough to be kept as a
+// base value (at most MaxBaseValue bytes as JSON).
+func baseValueKept(vals []string) bool {
+	if jsonBound(vals) <= core.MaxBaseValue {
+		return true
+	}
+	b, _ := json.Marshal(vals)
+	return len(b) <= core.MaxBaseValue
 }
 
 // jsonBound is at least the length of vals as JSON ("null", or every

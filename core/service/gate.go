@@ -459,6 +459,9 @@ func (s *WorkItemService) savePreview(ctx context.Context, kind core.PreviewKind
 	if err := s.st.SavePreview(ctx, p); err != nil {
 		return core.Preview{}, err
 	}
+	s.lastMu.Lock()
+	s.last = savedPreview{p.Handle, p.Kind}
+	s.lastMu.Unlock()
 	s.auditPreview(ctx, p, plan)
 	return p, nil
 }

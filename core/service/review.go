@@ -220,11 +220,19 @@ const (
 // still shows and commits. A store without a trail records nothing.
 func (s *WorkItemService) SetPreviewAside(ctx context.Context, handle, why string) error {
 	ctx, o := s.begin(ctx, "preview.set_aside")
-	p, err := s.st.LoadPreview(ctx, handle)
-	if err != nil {
-		return o.fail(err)
+	s.lastMu.Lock()
+	p := s.last
+	s.lastMu.Unlock()
+	if p.handle != handle {
+		// Not the preview this service stored last: read it (its kind;
+		// an unknown handle is refused).
+		stored, err := s.st.LoadPreview(ctx, handle)
+		if err != nil {
+			return o.fail(err)
+		}
+		p = savedPreview{stored.Handle, stored.Kind}
 	}
-	r := s.commitRecord(ctx, core.AuditPreviewSetAside, p.Kind, p.Handle)
+	r := s.commitRecord(ctx, core.AuditPreviewSetAside, p.kind, p.handle)
 	r.Note = why
 	if err := s.appendAudit(ctx, r); err != nil {
 		return o.fail(err)

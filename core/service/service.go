@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -64,6 +65,17 @@ type WorkItemService struct {
 	lockWait  time.Duration
 	writes    int // WritesInFlight
 	rank      bool
+	// last is the handle and kind of the preview this service stored last:
+	// setting it aside (SetPreviewAside, right after a dry run) needs no
+	// read of its plan back from the store.
+	lastMu sync.Mutex
+	last   savedPreview
+}
+
+// savedPreview names a preview this service stored.
+type savedPreview struct {
+	handle string
+	kind   core.PreviewKind
 }
 
 // NewWorkItemService returns a service over a provider and a store.

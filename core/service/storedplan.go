@@ -119,6 +119,14 @@ type planEntry struct {
 	Fills []core.FilledField `json:"fills,omitempty"`
 	// Gone is set on a removed or close entry (removed.go).
 	Gone *storedGone `json:"gone,omitempty"`
+	// ContentBases is set, in the stored plan only, on an entry whose
+	// content bases (the title, description and criteria keys of
+	// Spec.FieldBases and Spec.BaseValues) are what contentBases derives
+	// from its spec, as they are for every create: they are left out of
+	// the stored plan and derived again when it is read, so that a plan
+	// does not hold each item's content twice. Plans stored without it
+	// hold the bases in full and are read as they are.
+	ContentBases bool `json:"content_bases,omitempty"`
 	// docContent is the document's title, description and criteria of an
 	// item merged part by part (contentmerge.go), whose Spec holds the
 	// tracker's kept and conflicting parts; nil otherwise. docFields are
@@ -214,6 +222,12 @@ func (r storedItemRef) api() ItemRef {
 
 // encodePlan encodes a stored plan.
 func encodePlan(pl any) ([]byte, error) {
+	if ip, ok := pl.(importPlan); ok {
+		pl = &ip // its entries are shared, and left as they were
+	}
+	if ip, ok := pl.(*importPlan); ok {
+		defer ip.leaveOutContentBases()()
+	}
 	b, err := json.Marshal(pl)
 	if err != nil {
 		return nil, core.Wrap(err, core.CodeInternal, "The plan could not be stored.")
@@ -228,7 +242,60 @@ func decodeImportPlan(p core.Preview) (*importPlan, error) {
 	if err := decodePlan(p, core.PreviewImport, &pl, func() int { return pl.Version }, importPlanVersion); err != nil {
 		return nil, err
 	}
+	for i := range pl.Entries {
+		if e := &pl.Entries[i]; e.ContentBases {
+			contentBases(&e.Spec)
+			e.ContentBases = false
+		}
+	}
 	return &pl, nil
+}
+
+// leaveOutContentBases takes the content bases out of every entry whose
+// bases contentBases derives from its spec (marking it ContentBases), for
+// encoding, and returns what puts them back.
+func (pl *importPlan) leaveOutContentBases() (restore func()) {
+	type held struct {
+		e     *planEntry
+		bases map[string]string
+		vals  map[string][]string
+	}
+	var hs []held
+	for i := range pl.Entries {
+		e := &pl.Entries[i]
+		if !hasDerivedBases(&e.Spec) {
+			continue
+		}
+		hs = append(hs, held{e, e.Spec.FieldBases, e.Spec.BaseValues})
+		e.Spec.FieldBases, e.Spec.BaseValues = withoutContentKeys(e.Spec.FieldBases), withoutContentKeys(e.Spec.BaseValues)
+		e.ContentBases = true
+	}
+	return func() {
+		for _, h := range hs {
+			h.e.Spec.FieldBases, h.e.Spec.BaseValues, h.e.ContentBases = h.bases, h.vals, false
+		}
+	}
+}
+
+// withoutContentKeys is m without the content keys (nil when nothing
+// else is left); m itself is not changed.
+func withoutContentKeys[V any](m map[string]V) map[string]V {
+	n := 0
+	for _, k := range contentKeys {
+		if _, ok := m[k]; ok {
+			n++
+		}
+	}
+	if n == len(m) {
+		return nil
+	}
+	out := make(map[string]V, len(m)-n)
+	for k, v := range m {
+		if !isContentKey(k) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // decodeProgressPlan decodes the progress plan stored in p, checking its

@@ -3,6 +3,10 @@ package service_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -70,5 +74,134 @@ func TestStoredPlanOfAnEarlierBuildStillDecodes(t *testing.T) {
 	info, err := svc.StoredPreview(e.ctx, pre.PreviewHandle)
 	if err != nil || info.Import.Counts != pre.Counts || info.Import.PreviewHandle != pre.PreviewHandle || info.Import.Document != "checkout" {
 		t.Fatalf("StoredPreview of an earlier build's plan = %+v, %v; want %+v", info.Import, err, pre.Counts)
+	}
+}
+
+// contentBasesDoc has a create of each shape the content bases take: an
+// epic without criteria, a story with a managed field (its bases sit next
+// to the content's), and a story whose description is too long for its
+// value to be kept (its digest only).
+func contentBasesDoc() string {
+	long := strings.Repeat("A long line of description. ", 100)
+	return "---\nid: bases\n---\n# Bases\n\n## Epic e-1: Unique epic title\n\nThe epic's own words.\n\n" +
+		"## Story s-1: Unique story title\nEpic: e-1\nLabels: web\n\nThe story's own words.\n\nAcceptance criteria:\n- Unique criterion\n\n" +
+		"## Story s-2: Long story\nEpic: e-1\n\n" + long + "\n"
+}
+
+// A stored plan holds each create's content once: the bases a create
+// records (the digests and values of its title, description and criteria)
+// are derived from the spec again when the plan is read, instead of being
+// stored a second time beside it.
+func TestStoredPlanHoldsEachCreatesContentOnce(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(contentBasesDoc())
+	p, err := e.st.LoadPreview(e.ctx, pre.PreviewHandle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Unique epic title", "The epic's own words.", "Unique story title", "The story's own words.", "Unique criterion", strings.Repeat("A long line of description. ", 100)} {
+		if n := bytes.Count(p.Plan, []byte(s)); n != 1 {
+			t.Errorf("the stored plan holds %q %d times; want once", s, n)
+		}
+	}
+}
+
+// withContentBasesInFull rewrites a stored import plan into the shape
+// stored before the content bases were derived: every entry's bases in
+// full (the digests and values of its title, description and criteria,
+// next to its other fields' bases), computed here as that release
+// computed them.
+func withContentBasesInFull(t *testing.T) func([]byte) []byte {
+	return func(b []byte) []byte {
+		var pl map[string]any
+		if err := json.Unmarshal(b, &pl); err != nil {
+			t.Fatal(err)
+		}
+		full := 0
+		for _, x := range pl["entries"].([]any) {
+			e := x.(map[string]any)
+			if e["content_bases"] != true {
+				continue
+			}
+			delete(e, "content_bases")
+			spec := e["spec"].(map[string]any)
+			title, _ := spec["title"].(string)
+			desc, _ := spec["description"].(string)
+			var ac []string
+			if v, ok := spec["acceptance_criteria"].([]any); ok {
+				for _, c := range v {
+					ac = append(ac, c.(string))
+				}
+			}
+			bases, _ := spec["field_bases"].(map[string]any)
+			vals, _ := spec["base_values"].(map[string]any)
+			if bases == nil {
+				bases = map[string]any{}
+			}
+			if vals == nil {
+				vals = map[string]any{}
+			}
+			for k, v := range map[string][]string{core.ContentTitle: {title}, core.ContentDescription: {strings.TrimSpace(desc)}, core.ContentCriteria: ac} {
+				bases[k] = core.ContentFieldDigest(v...)
+				if j, _ := json.Marshal(v); len(j) <= core.MaxBaseValue {
+					vals[k] = v
+				}
+			}
+			spec["field_bases"], spec["base_values"] = bases, vals
+			full++
+		}
+		if full == 0 {
+			t.Fatal("no entry had its content bases left out")
+		}
+		out, err := json.Marshal(pl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+}
+
+// A stored plan written before the content bases were derived (each
+// create's bases stored in full) still loads, shows the same preview and
+// commits the same bases as a plan stored now.
+func TestStoredPlanWithContentBasesInFullStillCommits(t *testing.T) {
+	committed := func(rewrite func([]byte) []byte) (service.ImportPreviewResult, map[core.Reference]core.WorkItem) {
+		e := newEnv(t)
+		pre := e.preview(contentBasesDoc())
+		svc := e.svc
+		if rewrite != nil {
+			svc = service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: rewritingStore{e.st, rewrite}, Now: e.clock.Now})
+		}
+		info, err := svc.StoredPreview(e.ctx, pre.PreviewHandle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, IdempotencyKey: "k1", Confirmed: true}); err != nil {
+			t.Fatal(err)
+		}
+		return *info.Import, e.byRef()
+	}
+	nowPre, now := committed(nil)
+	oldPre, old := committed(withContentBasesInFull(t))
+	if !reflect.DeepEqual(nowPre.Items, oldPre.Items) || nowPre.Counts != oldPre.Counts {
+		t.Errorf("the plan stored in full shows\n%+v\nwant\n%+v", oldPre.Items, nowPre.Items)
+	}
+	if len(now) != 3 {
+		t.Fatalf("committed %d items; want 3", len(now))
+	}
+	for ref, w := range now {
+		o := old[ref]
+		if len(w.FieldBases) < 3 || !reflect.DeepEqual(w.FieldBases, o.FieldBases) || !reflect.DeepEqual(w.BaseValues, o.BaseValues) {
+			t.Errorf("%s: bases %v %v; from the plan stored in full %v %v", ref, w.FieldBases, w.BaseValues, o.FieldBases, o.BaseValues)
+		}
+	}
+	if _, ok := now["bases/s-1"].FieldBases[core.FieldLabels]; !ok {
+		t.Errorf("s-1 lost its field's base: %v", now["bases/s-1"].FieldBases)
+	}
+	if _, ok := now["bases/s-2"].BaseValues[core.ContentDescription]; ok {
+		t.Errorf("s-2's long description was kept as a base value")
+	}
+	if v, ok := now["bases/s-1"].BaseValues[core.ContentTitle]; !ok || !slices.Equal(v, []string{"Unique story title"}) {
+		t.Errorf("s-1's title base value %v", v)
 	}
 }
