@@ -230,3 +230,11 @@ func SizeProblem(ref Reference, field string, size, limit int) Detail {
 	return Detail{Item: string(ref), Field: field, Message: fmt.Sprintf("the %s of %s is %d characters as the tracker counts them; at most %d are allowed",
 		strings.ReplaceAll(field, "_", " "), ref, size, limit)}
 }
+
+// SizeOverProblem is SizeProblem for a field the checker stopped counting
+// once it was past counted characters (counted > limit): its exact size
+// is not known, only that it is over.
+func SizeOverProblem(ref Reference, field string, counted, limit int) Detail {
+	return Detail{Item: string(ref), Field: field, Message: fmt.Sprintf("the %s of %s is more than %d characters as the tracker counts them; at most %d are allowed",
+		strings.ReplaceAll(field, "_", " "), ref, counted, limit)}
+}

@@ -512,6 +512,23 @@ func (p *Provider) writeFields(m *meta, spec core.ItemSpec, create bool) (map[st
 // reference, description and acceptance criteria (create: empty ones are
 // left out; edit: cleared).
 func (p *Provider) contentFields(m *meta, spec core.ItemSpec, create bool) (map[string]any, error) {
+	return p.contentFieldsWith(m, spec, create, p.richTextValue)
+}
+
+// richTextValue is richText as a field's value: nil (no value) for
+// empty Markdown.
+func (p *Provider) richTextValue(md string) (any, error) {
+	r, err := p.richText(md)
+	if r == nil {
+		return nil, err
+	}
+	return r, err
+}
+
+// contentFieldsWith is contentFields with text making the value of a
+// rich-text field from its Markdown (nil: no text): richTextValue, or
+// measuredText to measure it.
+func (p *Provider) contentFieldsWith(m *meta, spec core.ItemSpec, create bool, text func(md string) (any, error)) (map[string]any, error) {
 	ref := m.refFieldOf(spec.Kind)
 	if ref == "" {
 		return nil, refMissing(fmt.Sprintf("The %s issue type of project %s has no field %q, so %s cannot be written. In Jira: Project settings → Issue types → that type → add a \"Short text\" field named %q, then run `dwire doctor` again.", spec.Kind, p.cfg.Project, m.refName, spec.Reference, m.refName)).WithDetails(core.Detail{Item: string(spec.Reference), Field: "jira.reference_field"})
@@ -521,7 +538,7 @@ func (p *Provider) contentFields(m *meta, spec core.ItemSpec, create bool) (map[
 		ref:       refValue(spec.Reference),
 	}
 	descMD := descriptionMarkdown(spec.Description, spec.AcceptanceCriteria, m.acField == "")
-	desc, err := p.richText(descMD)
+	desc, err := text(descMD)
 	if err != nil {
 		return nil, core.Wrap(err, core.CodeValidationFailed, "The description of %s could not be converted to Jira's document format. Simplify its Markdown.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "description"})
 	}
@@ -537,7 +554,7 @@ func (p *Provider) contentFields(m *meta, spec core.ItemSpec, create bool) (map[
 				fields[m.acField] = nil
 			}
 		case m.acADF:
-			a, err := p.richText(acMarkdown(spec.AcceptanceCriteria))
+			a, err := text(acMarkdown(spec.AcceptanceCriteria))
 			if err != nil {
 				return nil, core.Wrap(err, core.CodeValidationFailed, "The acceptance criteria of %s could not be converted to Jira's document format.", spec.Reference).WithDetails(core.Detail{Item: string(spec.Reference), Field: "acceptance_criteria"})
 			}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/jira/adf"
 )
 
 // TextLimit is the most characters Jira accepts in the value of a
@@ -59,7 +60,10 @@ func (m *meta) limits() map[string]int {
 //
 // Measuring means converting to ADF, which costs CPU (about 0.1 ms an
 // item): an item too short to come near the limit (fitsSurely) is not
-// measured.
+// measured, and an ADF text is counted without being encoded, only up to
+// measureCap characters (measuredText): a field longer than that is
+// reported as "more than measureCap characters", so that a document of
+// huge descriptions is refused without converting all of them.
 func (p *Provider) CheckItems(ctx context.Context, specs []core.ItemSpec) ([]core.Detail, error) {
 	var details []core.Detail
 	for _, spec := range specs {
@@ -70,7 +74,11 @@ func (p *Provider) CheckItems(ctx context.Context, specs []core.ItemSpec) ([]cor
 		if err != nil {
 			return nil, err
 		}
-		sizes, _, err := p.MeasureItem(ctx, spec)
+		fields, err := p.contentFieldsWith(m, spec, false, p.measuredText)
+		if err != nil {
+			return nil, err
+		}
+		sizes, err := m.textSizes(fields)
 		if err != nil {
 			return nil, err
 		}
@@ -112,12 +120,38 @@ func fitsSurely(spec core.ItemSpec) bool {
 	return adfFixed+adfPerRune*n <= TextLimit
 }
 
+// measureCap is how far CheckItems counts a rich text's size exactly:
+// twice the limit, so that the size of a text somewhat over the limit is
+// still told (how much to cut); past it, only that it is over.
+const measureCap = 2 * TextLimit
+
+// measuredSize is a rich text's size as Jira counts it, counted up to
+// measureCap without encoding the text (measuredText); larger means more
+// than measureCap.
+type measuredSize int
+
+// measuredText is richText for CheckItems: a Cloud description's ADF
+// counted (adf.MarkdownSize) up to measureCap, not encoded; Data Center's
+// wiki text as richText makes it.
+func (p *Provider) measuredText(md string) (any, error) {
+	if p.dataCenter() {
+		return p.richTextValue(md)
+	}
+	if strings.TrimSpace(md) == "" {
+		return nil, nil
+	}
+	return measuredSize(adf.MarkdownSize(md, measureCap)), nil
+}
+
 // oversized lists the fields of sizes over their limits, description
-// first.
+// first; a size past measureCap was not counted to its end.
 func oversized(ref core.Reference, sizes map[string]int, limits map[string]int) []core.Detail {
 	var details []core.Detail
 	for _, name := range []string{"description", "acceptance_criteria"} {
-		if n := sizes[name]; n > limits[name] {
+		switch n := sizes[name]; {
+		case n > measureCap:
+			details = append(details, core.SizeOverProblem(ref, name, measureCap, limits[name]))
+		case n > limits[name]:
 			details = append(details, core.SizeProblem(ref, name, n, limits[name]))
 		}
 	}
@@ -141,6 +175,8 @@ func (m *meta) textSizes(fields map[string]any) (map[string]int, error) {
 			sizes[name] = utf8.RuneCountInString(v)
 		case json.RawMessage:
 			sizes[name] = utf8.RuneCount(v) // toADF's compact encoding, as sent
+		case measuredSize:
+			sizes[name] = int(v)
 		default:
 			b, err := json.Marshal(v)
 			if err != nil {

@@ -78,10 +78,10 @@ func TestPreviewRefusesWhatJiraWouldRefuse(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
 	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
 	var list []string
-	for i := range 2000 {
+	for i := range 450 {
 		list = append(list, "- item "+itoa(i))
 	}
-	md := strings.Join(list, "\n") // ~22,000 Markdown characters, far more as ADF
+	md := strings.Join(list, "\n") // ~4,000 Markdown characters, over 40,000 as ADF: within twice the limit, counted exactly
 	doc := "---\nid: sized\n---\n# Sized\n\n## Epic e-1: Epic\n\nSmall.\n\n### Story s-1: Big\n\n" + md +
 		"\n\nAcceptance criteria:\n- It works\n\n### Story s-2: Small\n\nSmall.\n\n### Story s-3: Big too\n\n" + md + "\n"
 	f.srv.ClearRequests()
@@ -137,5 +137,31 @@ func TestFitsSurelyIsABound(t *testing.T) {
 	edge := core.ItemSpec{Reference: "bound/s-2", Description: strings.Repeat("a", (TextLimit-adfFixed)/adfPerRune+1)}
 	if fitsSurely(edge) {
 		t.Error("an item past the bound is not measured")
+	}
+}
+
+// TestCheckItemsStopsCountingPastTwiceTheLimit: a description far over
+// the limit (here about six times) is refused as "more than" twice the
+// limit without its ADF being counted, let alone encoded, to its end; the
+// detail still names the item, the field and the limit.
+func TestCheckItemsStopsCountingPastTwiceTheLimit(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	var list []string
+	for i := range 2000 {
+		list = append(list, "- item "+itoa(i))
+	}
+	spec := core.ItemSpec{Reference: "far/s-1", Kind: core.KindStory, Title: "Far over", Description: strings.Join(list, "\n")}
+	sizes, _, err := f.p.MeasureItem(f.ctx, spec)
+	if err != nil || sizes["description"] <= measureCap {
+		t.Fatalf("MeasureItem = %v, %v; want the exact size, over %d", sizes, err, measureCap)
+	}
+	details, err := f.p.CheckItems(f.ctx, []core.ItemSpec{spec})
+	if err != nil || len(details) != 1 {
+		t.Fatalf("CheckItems = %+v, %v; want one detail", details, err)
+	}
+	d := details[0]
+	want := "the description of far/s-1 is more than " + itoa(measureCap) + " characters as the tracker counts them; at most " + itoa(TextLimit) + " are allowed"
+	if d.Item != "far/s-1" || d.Field != "description" || d.Message != want {
+		t.Errorf("detail %+v; want %q", d, want)
 	}
 }

@@ -6,6 +6,8 @@
 //	d, err := adf.FromMarkdown(md) // Markdown -> ADF; json.Marshal(d) is Jira's JSON
 //	md := adf.ToMarkdown(d)        // ADF -> Markdown
 //	d, err = adf.Parse(body)       // ADF JSON as Jira returns it -> Doc
+//	n := d.Size(limit)             // len of its JSON in characters, counted up to limit
+//	n = adf.MarkdownSize(md, limit) // the same for md's ADF, converting only until past limit
 //
 // # Guarantees
 //

@@ -36,6 +36,36 @@ func FromMarkdown(md string) (Doc, error) {
 	return Doc{Content: content}, nil
 }
 
+// MarkdownSize is FromMarkdown(md).Size(limit) — the length of md's ADF
+// as Jira counts it — converting and counting one top-level block at a
+// time, so that it stops converting as soon as the count passes limit: a
+// result above limit means "longer than limit". A limit below zero counts
+// everything.
+func MarkdownSize(md string, limit int) int {
+	src := []byte(normalizeSource(md))
+	root := mdParser.Parse(text.NewReader(src))
+	c := &fromConv{src: src}
+	s := sizer{limit: limit}
+	s.add(len(`{"version":1,"type":"doc","content":[]}`))
+	ids, first := 0, true
+	// fitDoc fits each top-level block on its own, and assignIDs numbers
+	// in document order: block by block, both give what they give for the
+	// whole document.
+	c.eachBlock(root.FirstChild(), nil, func(ns []Node) bool {
+		ns = fitBlocks(ns, inDoc)
+		assignIDs(ns, &ids)
+		for i := range ns {
+			if !first {
+				s.add(1)
+			}
+			first = false
+			s.node(&ns[i])
+		}
+		return !s.over()
+	})
+	return s.n
+}
+
 // assignIDs numbers task lists and items in document order ("dwire-1", ...),
 // after fitting, so the same document always gets the same ids.
 func assignIDs(ns []Node, next *int) {
@@ -101,15 +131,29 @@ func (c *fromConv) blocks(parent ast.Node) []Node {
 // </details> is an expand.
 func (c *fromConv) blocksBetween(first, stop ast.Node) []Node {
 	var out []Node
+	c.eachBlock(first, stop, func(ns []Node) bool {
+		out = append(out, ns...)
+		return true
+	})
+	return out
+}
+
+// eachBlock converts the sibling blocks from first up to (not including)
+// stop, handing each block's nodes (an expand's, for the blocks of a
+// <details>) to f, until f returns false.
+func (c *fromConv) eachBlock(first, stop ast.Node, f func([]Node) bool) {
 	for n := first; n != nil && n != stop; n = n.NextSibling() {
 		if x, end, ok := c.details(n, stop); ok {
-			out = append(out, x)
+			if !f([]Node{x}) {
+				return
+			}
 			n = end
 			continue
 		}
-		out = append(out, c.block(n)...)
+		if !f(c.block(n)) {
+			return
+		}
 	}
-	return out
 }
 
 // details reads an expand starting at the HTML block n: the expand and

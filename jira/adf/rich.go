@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -203,7 +204,13 @@ func linkAtom(href, text string) (Node, bool) {
 // (FromMarkdown's last inline step; ToMarkdown's check applies it to what
 // it expects).
 func liftAtoms(ns []Node) []Node {
-	var out []Node
+	if len(ns) == 0 {
+		return nil
+	}
+	if !slices.ContainsFunc(ns, linksAtom) {
+		return ns // nothing to lift: no copy
+	}
+	out := make([]Node, 0, len(ns))
 	for i := 0; i < len(ns); i++ {
 		n := ns[i]
 		href := ""
@@ -232,6 +239,15 @@ func liftAtoms(ns []Node) []Node {
 		out = append(out, n)
 	}
 	return out
+}
+
+// linksAtom reports whether n is text linked to an atom scheme.
+func linksAtom(n Node) bool {
+	if n.Type != "text" {
+		return false
+	}
+	scheme, _, _ := strings.Cut(linkHref(n.Marks), ":")
+	return schemeAtoms[scheme] != ""
 }
 
 func linkHref(ms []Mark) string {

@@ -1,0 +1,126 @@
+package adf
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"pgregory.net/rapid"
+)
+
+// sizeInputs are Markdown documents whose JSON holds every escape
+// encoding/json writes (quotes, backslashes, control characters, HTML
+// characters, invalid UTF-8, U+2028/U+2029, characters outside ASCII) and
+// every node shape the converter makes, besides the fuzz seeds and the
+// CommonMark corpus.
+var sizeInputs = []string{
+	"\"quoted\" \\ back\\\\slash <tag> a & b > c\n\n\x01\x02\x1f\x7f\ttab\vvt\ffeed\x08bs",
+	"bad \xff\xfe utf-8, \u2028 line sep \u2029 para sep, é ü 漢字 😀",
+	"| a | b |\n|---|---|\n| 1 | 2 |\n",
+	"- [ ] one\n- [x] two\n  - [ ] three\n",
+	"1. one\n2. two\n\n7) seven\n",
+	"```go\ncode <here>\n```\n",
+	"<details><summary>More</summary>\n\nhidden *text*\n\n</details>\n",
+	"> [!NOTE]\n> a note\n",
+	"[link](https://example.com/?a=1&b=<2> \"title & more\") ![img](x.png)",
+	strings.Repeat("  ", 10) + "- a\n" + strings.Repeat("- a\n  ", 20),
+}
+
+func checkSize(t fataler, name string, d Doc) {
+	t.Helper()
+	b, err := d.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := utf8.RuneCount(b)
+	if got := d.Size(-1); got != want {
+		t.Fatal(name+": Size", got, "want", want, "for", string(b))
+	}
+	for _, limit := range []int{0, want / 2, want - 1, want, want + 1} {
+		got := d.Size(limit)
+		if want <= limit && got != want || want > limit && got <= limit {
+			t.Fatal(name+": Size with limit", limit, "=", got, "; the length is", want)
+		}
+	}
+}
+
+// Size is the length of MarshalJSON's output in characters, counted
+// without encoding; past a limit it says only "over".
+func TestSizeIsTheEncodedLength(t *testing.T) {
+	var mds []string
+	mds = append(mds, sizeInputs...)
+	mds = append(mds, fuzzSeeds...)
+	for _, e := range loadCorpus(t) {
+		mds = append(mds, e.Markdown)
+	}
+	for i, md := range mds {
+		d, err := FromMarkdown(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSize(t, "markdown "+itoa(i), d)
+	}
+	for i, s := range jiraDocs {
+		d, err := Parse([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSize(t, "jira document "+itoa(i), d)
+	}
+	checkSize(t, "empty", Doc{})
+	odd := Doc{Content: []Node{{Type: "paragraph", Attrs: map[string]any{"f": 1.5, "n": nil, "b": true, "s": "<x>", "i": -3, "l": []any{"a", 2}, "m": map[string]any{"k": "v"}},
+		Content: []Node{{Type: "text", Text: ""}, {Type: "text", Text: "x", Marks: []Mark{{Type: "link", Attrs: map[string]any{"href": "a&b"}}, {Type: "strong"}}}}}}}
+	checkSize(t, "odd attributes", odd)
+}
+
+func TestSizeOfGeneratedDocuments(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		checkSize(t, "generated", Doc{Content: genDocBlocks(t)})
+	})
+}
+
+func FuzzSize(f *testing.F) {
+	for _, s := range append(append([]string{}, sizeInputs...), fuzzSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, md string) {
+		if len(md) > 4096 {
+			return
+		}
+		d, err := FromMarkdown(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSize(t, "fuzz", d)
+		if got, want := MarkdownSize(md, -1), d.Size(-1); got != want {
+			t.Fatalf("MarkdownSize = %d, want %d", got, want)
+		}
+	})
+}
+
+// MarkdownSize, which converts one top-level block at a time and stops
+// past the limit, counts what FromMarkdown's document counts.
+func TestMarkdownSizeIsTheSizeOfTheConvertedDocument(t *testing.T) {
+	var mds []string
+	mds = append(mds, sizeInputs...)
+	mds = append(mds, fuzzSeeds...)
+	for _, e := range loadCorpus(t) {
+		mds = append(mds, e.Markdown)
+	}
+	mds = append(mds, strings.Join(mds, "\n\n"))
+	for i, md := range mds {
+		d, err := FromMarkdown(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := d.Size(-1)
+		if got := MarkdownSize(md, -1); got != want {
+			t.Fatalf("markdown %d: MarkdownSize = %d, want %d\n%q", i, got, want, md)
+		}
+		for _, limit := range []int{0, want / 3, want - 1, want, want + 1} {
+			if got := MarkdownSize(md, limit); want <= limit && got != want || want > limit && got <= limit {
+				t.Fatalf("markdown %d: MarkdownSize with limit %d = %d; the size is %d", i, limit, got, want)
+			}
+		}
+	}
+}
