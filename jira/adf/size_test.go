@@ -26,6 +26,16 @@ var sizeInputs = []string{
 	strings.Repeat("  ", 10) + "- a\n" + strings.Repeat("- a\n  ", 20),
 }
 
+// sizeMarkdown is what the size tests convert: sizeInputs, the fuzz
+// seeds and the CommonMark corpus.
+func sizeMarkdown(t testing.TB) []string {
+	mds := append(append([]string{}, sizeInputs...), fuzzSeeds...)
+	for _, e := range loadCorpus(t) {
+		mds = append(mds, e.Markdown)
+	}
+	return mds
+}
+
 func checkSize(t fataler, name string, d Doc) {
 	t.Helper()
 	b, err := d.MarshalJSON()
@@ -47,12 +57,7 @@ func checkSize(t fataler, name string, d Doc) {
 // Size is the length of MarshalJSON's output in characters, counted
 // without encoding; past a limit it says only "over".
 func TestSizeIsTheEncodedLength(t *testing.T) {
-	var mds []string
-	mds = append(mds, sizeInputs...)
-	mds = append(mds, fuzzSeeds...)
-	for _, e := range loadCorpus(t) {
-		mds = append(mds, e.Markdown)
-	}
+	mds := sizeMarkdown(t)
 	for i, md := range mds {
 		d, err := FromMarkdown(md)
 		if err != nil {
@@ -101,12 +106,7 @@ func FuzzSize(f *testing.F) {
 // MarkdownSize, which converts one top-level block at a time and stops
 // past the limit, counts what FromMarkdown's document counts.
 func TestMarkdownSizeIsTheSizeOfTheConvertedDocument(t *testing.T) {
-	var mds []string
-	mds = append(mds, sizeInputs...)
-	mds = append(mds, fuzzSeeds...)
-	for _, e := range loadCorpus(t) {
-		mds = append(mds, e.Markdown)
-	}
+	mds := sizeMarkdown(t)
 	mds = append(mds, strings.Join(mds, "\n\n"))
 	for i, md := range mds {
 		d, err := FromMarkdown(md)
