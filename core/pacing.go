@@ -32,6 +32,11 @@ type PaceRequest struct {
 	RetryAfter time.Duration `json:"retry_after,omitempty"`
 	// Near: the tracker said a budget runs low (a hint: stop growing).
 	Near bool `json:"near,omitempty"`
+	// Start is the rate a key nobody has paced yet starts at, past slow
+	// start, when the caller learned one on another key of the same
+	// tracker site (0: PaceStartRate, in slow start): a site whose limit
+	// was found on one endpoint is not found again by refusals on each.
+	Start float64 `json:"start,omitempty"`
 }
 
 // PaceGrant is the answer: the send times bought, as offsets from now
@@ -40,8 +45,10 @@ type PaceRequest struct {
 type PaceGrant struct {
 	Sends []time.Duration `json:"sends,omitempty"`
 	Retry time.Duration   `json:"retry,omitempty"`
-	// Rate is the rate the grant was made at (requests per second).
-	Rate float64 `json:"rate"`
+	// Rate is the rate the grant was made at (requests per second), and
+	// Steady says it was learned (slow start is over).
+	Rate   float64 `json:"rate"`
+	Steady bool    `json:"steady,omitempty"`
 }
 
 // PaceState is the pacing of one key, as a store keeps it.
@@ -99,6 +106,9 @@ func (s *PaceState) rate() float64 {
 // Take applies r at now and returns the grant. It is deterministic: a
 // store calls it with its clock inside one atomic update.
 func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
+	if s.At.IsZero() && s.Rate <= 0 && r.Start > 0 {
+		s.Rate, s.Steady = math.Min(math.Max(1, r.Start), PaceMaxRate), true
+	}
 	rate := s.rate()
 	// Refill since At, up to one second's worth.
 	if s.At.IsZero() {
@@ -134,7 +144,7 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 		rate = math.Min(rate, PaceMaxRate)
 	}
 	s.Rate = rate
-	g := PaceGrant{Rate: rate}
+	g := PaceGrant{Rate: rate, Steady: s.Steady}
 	want := min(r.Want, PaceMaxGrant)
 	if want <= 0 {
 		return g
@@ -171,6 +181,19 @@ func laterOf(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// StepPace is what a store does inside its atomic update: the state kept
+// as body (EncodePace; empty: a new key) stepped by r at now, the body to
+// keep and the grant.
+func StepPace(body []byte, now time.Time, r PaceRequest) ([]byte, PaceGrant, error) {
+	st, err := DecodePace(body)
+	if err != nil {
+		return nil, PaceGrant{}, err
+	}
+	g := st.Take(now, r)
+	body, err = EncodePace(st)
+	return body, g, err
 }
 
 // EncodePace and DecodePace are how stores keep a PaceState (an empty or

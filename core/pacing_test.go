@@ -77,3 +77,17 @@ func TestPaceStateGrants(t *testing.T) {
 		t.Fatalf("after the pause: %v; want one at once", g.Sends)
 	}
 }
+
+// A new key starts from the rate the caller learned on another key of
+// the site, past slow start; a known key ignores the hint.
+func TestPaceStateStartsFromTheSitesRate(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	var s PaceState
+	g := s.Take(t0, PaceRequest{Want: PaceMaxGrant, Start: 6})
+	if g.Rate != 6 || !g.Steady || len(g.Sends) != 12 || g.Sends[5] != 0 || g.Sends[6] == 0 {
+		t.Fatalf("a new key with a start of 6: %+v; want rate 6, steady, 6 at once and 6 more within a second", g)
+	}
+	if g = s.Take(t0, PaceRequest{Start: 50}); g.Rate != 6 {
+		t.Fatalf("a known key took the hint: rate %v", g.Rate)
+	}
+}

@@ -2,9 +2,9 @@ package jira
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,11 +12,16 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// The pacer decides when each request may go out, from Jira's own signals
-// (docs/jira-client.md, "Pacing"). Jira Cloud applies independent limits
-// and names the one that refused a request in RateLimit-Reason: a burst
-// limit per endpoint and HTTP method (jira-burst-based) and a per-issue
-// write limit (jira-per-issue-on-write). So the pacer keeps:
+// The pacer decides when each request may go out, from what Jira really
+// exposes (docs/jira-client.md, "Pacing"): its refusals (429 with
+// Retry-After and RateLimit-Reason, 503), the NearLimit hint, and the
+// round trips it measures. It does not read X-RateLimit-Limit or
+// X-RateLimit-Remaining: Jira Cloud does not say which budget they count,
+// and what real sites send does not behave as the burst limit. Jira Cloud
+// applies independent limits and names the one that refused a request in
+// RateLimit-Reason: a burst limit per endpoint and HTTP method
+// (jira-burst-based) and a per-issue write limit (jira-per-issue-on-write).
+// So the pacer keeps:
 //
 //   - for the whole Provider: at most MaxInFlight requests at once, and a
 //     pause everyone honours (Retry-After of a 429 without a reason the
@@ -25,17 +30,17 @@ import (
 //     requests in flight — it starts at 4, grows by one for each fast and
 //     clean answer until the first slow answer or sign of a limit (slow
 //     start: it doubles per round trip), by 1/window after that, halves on
-//     a 429 or 503, and stays at one after
-//     three 429s in a row until 20 clean answers have come back; a pause
-//     (Retry-After of a burst 429, for every request to the endpoint); and
-//     a send interval once Jira says the budget runs low
-//     (X-RateLimit-NearLimit, or X-RateLimit-Remaining below half of
-//     X-RateLimit-Limit once the requests already in flight are counted):
-//     then what Jira says is left goes out at once (as many at once as
-//     it holds, whatever the window) and the rest no faster than
-//     X-RateLimit-Limit per second (Atlassian's burst limit is per
-//     second; 90% of it without X-RateLimit-Remaining), or, without a
-//     limit header, at 80% of the rate that was just refused;
+//     a 429 or 503, and stays at one after three 429s in a row until 20
+//     clean answers have come back; a pause (Retry-After of a burst 429,
+//     for every request to the endpoint); and a rate: every send spends a
+//     send time bought from the endpoint's core.PaceState, a learned rate
+//     (core/pacing.go) kept in the state store when the Provider shares
+//     pacing (SharePacing: every process on the site paces as one), else
+//     in this process. One purchase buys a batch (the requests waiting),
+//     and carries what the answers since the last one said (clean, refused
+//     with its Retry-After, NearLimit). A store fault falls back to this
+//     process's own state, said once in the log, and the store is tried
+//     again a while later;
 //   - per issue: never two writes at once, and after a per-issue 429 no
 //     write to that issue before its Retry-After.
 //
@@ -45,6 +50,11 @@ type pacer struct {
 	max   int // MaxInFlight
 	now   func() time.Time
 	after func(time.Duration) <-chan time.Time
+	// site names the site in pace keys; perSite: one rate for every
+	// endpoint (Data Center's rate limit is per user, not per endpoint).
+	site    string
+	perSite bool
+	log     *slog.Logger
 
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced when a slot frees or a rule changes
@@ -52,21 +62,27 @@ type pacer struct {
 	pause     time.Time // no request starts before it
 	endpoints map[string]*endpointPace
 	issues    map[string]*issuePace
+
+	shared   core.PaceStore // nil: this process paces alone
+	sharedOK time.Time      // after a store fault: the store is not asked before it
+	local    localPace
+	// learned is the last rate learned on any key of the site: a new
+	// key starts from it (core.PaceRequest.Start).
+	learned float64
 }
 
 // Pacing constants (docs/jira-client.md explains each).
 const (
 	initialWindow   = 4
-	strikesToSingle = 3   // 429s in a row that put an endpoint at one at a time
-	cleanToRecover  = 20  // clean answers that lift it again
-	nearFraction    = 0.2 // Atlassian's NearLimit threshold
-	lowFraction     = 0.5 // Remaining, less what is in flight, below this share paces
-	limitShare      = 1.0 // of X-RateLimit-Limit per second, when pacing with X-RateLimit-Remaining
-	limitOnlyShare  = 0.9 // of X-RateLimit-Limit per second, when pacing without it
-	refusedShare    = 0.8 // of the refused rate, without a limit header
-	unpaceFraction  = 0.9 // Remaining at or above this share ends the interval
-	minInterval     = 5 * time.Millisecond
-	fractionKept    = 0.9 // of a request: how far above Jira's whole count (Remaining less in flight) an estimate may stay
+	strikesToSingle = 3  // 429s in a row that put an endpoint at one at a time
+	cleanToRecover  = 20 // clean answers that lift it again
+	// slotLife: a bought send time not used within it is dropped (it was
+	// bought for a moment that has passed).
+	slotLife = 250 * time.Millisecond
+	// sharedRetry: after a store fault, the store is asked again after it.
+	sharedRetry = 30 * time.Second
+	// sharedTimeout bounds one call to the store.
+	sharedTimeout = 2 * time.Second
 )
 
 // endpointPace is the pacing of one endpoint and method.
@@ -74,35 +90,26 @@ type endpointPace struct {
 	window   float64 // requests allowed in flight (AIMD)
 	grown    bool    // a slowdown signal came: growth is additive from now on
 	inFlight int
-	pause    time.Time     // Retry-After of a burst 429
-	interval time.Duration // minimum spacing of sends; 0 = none
-	// While an interval holds, sends spend credit: what Jira said is left
-	// (Remaining less the requests in flight, less one for safety), grown
-	// by one per interval up to the limit. So the rest of a burst budget
-	// is used at once, and the refill no faster than the interval.
-	credit   float64
-	creditAt time.Time
-	// synced is when the request whose answer last set the credit was
-	// sent. Answers come back out of order (one slow answer among fast
-	// ones), and an older request's Remaining is older news: it would
-	// raise the credit to what Jira had left before the newer requests
-	// took theirs. Only an answer to a request sent no earlier sets it.
-	synced time.Time
-	// estimated: the credit has been set from an answer since pacing
-	// began, so the next answer's Remaining can be checked against it.
-	estimated bool
-	limit     int // the last X-RateLimit-Limit seen
-	strikes   int // 429s since the last clean answer
-	// overloaded: a 503 came since the last clean answer.
-	overloaded bool
-	calm       int // clean answers without a low budget since the interval last changed
-	single     int // clean answers still needed to leave one-at-a-time; 0 = not single
-	minRTT     time.Duration
-	sent       []time.Time // sends in the last second (the rate a refusal cut)
+	pause    time.Time // Retry-After of a burst 429
+	strikes  int       // 429s since the last clean answer
+	single   int       // clean answers still needed to leave one-at-a-time; 0 = not single
+	minRTT   time.Duration
 	// waiting counts the requests waiting here by their send order
 	// (core.SendOrder): while one with a lower order waits, a higher one
 	// is not admitted, so a commit's writes leave in its plan's order.
-	waiting map[int]int
+	waiting   map[int]int
+	unordered int // requests without a send order waiting here
+	// slots are the send times bought and not yet used (ascending).
+	slots []time.Time
+	// buying: a purchase is under way (one at a time per endpoint).
+	buying bool
+	// retry: no purchase before it (the last one granted nothing).
+	retry time.Time
+	// report is what the answers said since the last purchase; a
+	// refusal's Retry-After is kept as the time it ends (reportPause),
+	// and sent as what is left of it.
+	report      core.PaceRequest
+	reportPause time.Time
 }
 
 // issuePace is the pacing of writes to one issue.
@@ -116,9 +123,11 @@ func newPacer(maxInFlight int) *pacer {
 		max:       max(1, maxInFlight),
 		now:       time.Now,
 		after:     time.After,
+		log:       slog.New(slog.DiscardHandler),
 		changed:   make(chan struct{}),
 		endpoints: map[string]*endpointPace{},
 		issues:    map[string]*issuePace{},
+		local:     localPace{states: map[string]*core.PaceState{}},
 	}
 }
 
@@ -135,27 +144,29 @@ func (pc *pacer) acquire(ctx context.Context, c call) (*ticket, error) {
 		issue = c.key
 	}
 	order, ordered := core.SendOrder(ctx)
-	if ordered {
+	pc.mu.Lock()
+	pc.endpoint(c.endpoint).wait(ordered, order, 1)
+	pc.mu.Unlock()
+	defer func() {
 		pc.mu.Lock()
-		pc.endpoint(c.endpoint).wait(order, 1)
+		pc.endpoint(c.endpoint).wait(ordered, order, -1)
+		pc.signal() // a lower order left: the next may go
 		pc.mu.Unlock()
-		defer func() {
-			pc.mu.Lock()
-			pc.endpoint(c.endpoint).wait(order, -1)
-			pc.signal() // a lower order left: the next may go
-			pc.mu.Unlock()
-		}()
-	}
+	}()
 	for {
 		pc.mu.Lock()
-		wait, ok := time.Duration(0), false
+		wait, ok, buy := time.Duration(0), false, false
 		if !ordered || !pc.endpoint(c.endpoint).lowerWaits(order) {
-			wait, ok = pc.try(c.endpoint, issue)
+			wait, ok, buy = pc.try(c.endpoint, issue)
 		}
 		ch := pc.changed
 		pc.mu.Unlock()
 		if ok {
 			return &ticket{endpoint: c.endpoint, issue: issue, start: pc.now()}, nil
+		}
+		if buy {
+			pc.buy(ctx, c.endpoint)
+			continue
 		}
 		var timer <-chan time.Time
 		if wait > 0 {
@@ -171,14 +182,22 @@ func (pc *pacer) acquire(ctx context.Context, c call) (*ticket, error) {
 }
 
 // try admits a request to endpoint (writing issue, or "") now, or says
-// how long until something it waits for is due (0: until a slot frees).
-// Call with pc.mu held.
-func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok bool) {
+// how long until something it waits for is due (0: until a slot frees),
+// or that the endpoint needs send times bought (buy: the caller buys them
+// and tries again). Call with pc.mu held.
+func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok, buy bool) {
 	now := pc.now()
 	ep := pc.endpoint(endpoint)
 	var is *issuePace
 	if issue != "" {
 		is = pc.issue(issue)
+	}
+	if ep.report.Refused && !ep.buying {
+		// A refusal is told to the shared pace at once, so every
+		// process sharing it holds back now, not at this one's next
+		// purchase.
+		ep.buying = true
+		return 0, false, true
 	}
 	due := time.Time{} // the latest time-based rule that is not met yet
 	later := func(t time.Time) {
@@ -188,30 +207,119 @@ func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok bool) {
 	}
 	later(pc.pause)
 	later(ep.pause)
-	if ep.interval > 0 {
-		if a := ep.available(now); a < 1 {
-			later(now.Add(time.Duration((1 - a) * float64(ep.interval))))
-		}
-	}
 	if is != nil {
 		later(is.next)
 	}
 	if !due.IsZero() {
-		return due.Sub(now), false
+		return due.Sub(now), false, false
 	}
-	if pc.inFlight >= pc.max || ep.inFlight >= ep.allowedAt(now) || (is != nil && is.busy) {
-		return 0, false
+	if pc.inFlight >= pc.max || ep.inFlight >= ep.allowed() || (is != nil && is.busy) {
+		return 0, false, false
 	}
+	// A send time: the first bought one, once due; stale ones are dropped.
+	for len(ep.slots) > 0 && now.Sub(ep.slots[0]) > slotLife {
+		ep.slots = ep.slots[1:]
+	}
+	switch {
+	case len(ep.slots) == 0 && ep.buying:
+		return 0, false, false // another request is buying: wait for it
+	case len(ep.slots) == 0 && ep.retry.After(now):
+		return ep.retry.Sub(now), false, false
+	case len(ep.slots) == 0:
+		ep.buying = true
+		return 0, false, true
+	case ep.slots[0].After(now):
+		return ep.slots[0].Sub(now), false, false
+	}
+	ep.slots = ep.slots[1:]
 	pc.inFlight++
 	ep.inFlight++
-	if ep.interval > 0 {
-		ep.credit, ep.creditAt = ep.available(now)-1, now
-	}
-	ep.sent = append(ep.sent, now)
 	if is != nil {
 		is.busy = true
 	}
-	return 0, true
+	return 0, true, false
+}
+
+// buy buys send times for endpoint (its waiting requests' worth) with
+// what its answers said since the last purchase, from the shared store
+// or, without one or after its fault, from this process's own state.
+// The caller set ep.buying.
+func (pc *pacer) buy(ctx context.Context, endpoint string) {
+	pc.mu.Lock()
+	ep := pc.endpoint(endpoint)
+	r := ep.report
+	if left := ep.reportPause.Sub(pc.now()); left > 0 {
+		r.RetryAfter = left
+	}
+	ep.report, ep.reportPause = core.PaceRequest{}, time.Time{}
+	// As many as wait, or as the window would let out now: requests
+	// arriving one after another then share one purchase.
+	r.Want = max(1, min(max(ep.waiters(), ep.allowed()-ep.inFlight), core.PaceMaxGrant))
+	r.Start = pc.learned
+	key := pc.key(endpoint)
+	shared := pc.shared
+	if shared != nil && pc.now().Before(pc.sharedOK) {
+		shared = nil
+	}
+	pc.mu.Unlock()
+
+	var (
+		g   core.PaceGrant
+		err error
+	)
+	if shared != nil {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedTimeout)
+		g, err = shared.TakePace(sctx, key, r)
+		cancel()
+		if err != nil {
+			pc.log.Warn("shared pacing unavailable: this process paces alone for a while", "code", core.ErrorCode(err), "retry_in", sharedRetry.String())
+		}
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if shared == nil || err != nil {
+		if err != nil {
+			pc.sharedOK = pc.now().Add(sharedRetry)
+		}
+		g = pc.local.take(key, pc.now(), r)
+	}
+	if g.Steady {
+		pc.learned = g.Rate
+	}
+	now := pc.now()
+	for _, d := range g.Sends {
+		ep.slots = append(ep.slots, now.Add(d))
+	}
+	if len(g.Sends) == 0 {
+		ep.retry = now.Add(g.Retry)
+	}
+	ep.buying = false
+	pc.signal()
+}
+
+// key names endpoint's pace: the site and the endpoint (or the whole
+// site, when its limit is per user).
+func (pc *pacer) key(endpoint string) string {
+	if pc.perSite {
+		return "jira " + pc.site
+	}
+	return "jira " + pc.site + " " + endpoint
+}
+
+// localPace is the pacing state of a process that paces alone.
+type localPace struct {
+	states map[string]*core.PaceState
+	start  core.PaceState // a new key's state (tests: a rate that never binds)
+}
+
+func (l *localPace) take(key string, now time.Time, r core.PaceRequest) core.PaceGrant {
+	st := l.states[key]
+	if st == nil {
+		st = new(core.PaceState)
+		*st = l.start
+		l.states[key] = st
+	}
+	return st.Take(now, r)
 }
 
 func (pc *pacer) endpoint(name string) *endpointPace {
@@ -232,34 +340,6 @@ func (pc *pacer) issue(key string) *issuePace {
 	return is
 }
 
-// available is the send credit at now (see endpointPace.credit).
-func (ep *endpointPace) available(now time.Time) float64 {
-	ceil := 1.0
-	if ep.limit > 0 {
-		ceil = float64(ep.limit)
-	}
-	a := ep.credit
-	if now.After(ep.creditAt) {
-		a += float64(now.Sub(ep.creditAt)) / float64(ep.interval)
-	}
-	return math.Min(a, ceil)
-}
-
-// allowedAt is how many requests the endpoint may have in flight at now:
-// its window or, while it is paced by a budget Jira stated (interval and
-// limit set) and nothing was refused since the last clean answer, as many
-// as that budget has credit for. Jira's burst limit counts requests per
-// second, not requests at once: once the credit (Jira's own count, less
-// what is in flight) rules the sends, the window would only split them
-// into round trips (a commit's 10 stale-check searches into two).
-func (ep *endpointPace) allowedAt(now time.Time) int {
-	n := ep.allowed()
-	if ep.interval > 0 && ep.limit > 0 && ep.single == 0 && ep.strikes == 0 && !ep.overloaded {
-		n = max(n, ep.inFlight+int(ep.available(now)))
-	}
-	return n
-}
-
 // allowed is how many requests the endpoint's window lets be in flight.
 func (ep *endpointPace) allowed() int {
 	if ep.single > 0 {
@@ -274,13 +354,11 @@ type signals struct {
 	retryAfter time.Duration
 	hinted     bool   // Retry-After was sent
 	reason     string // RateLimit-Reason
-	limit      int    // X-RateLimit-Limit (0: absent)
-	remaining  int    // X-RateLimit-Remaining (-1: absent)
 	near       bool   // X-RateLimit-NearLimit: true
 }
 
 func readSignals(resp *response, now time.Time) signals {
-	s := signals{remaining: -1}
+	var s signals
 	if resp == nil {
 		return s
 	}
@@ -294,12 +372,6 @@ func readSignals(resp *response, now time.Time) signals {
 		}
 	}
 	s.reason = strings.ToLower(strings.TrimSpace(h.Get("RateLimit-Reason")))
-	if n, err := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Limit"))); err == nil && n > 0 {
-		s.limit = n
-	}
-	if n, err := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Remaining"))); err == nil && n >= 0 {
-		s.remaining = n
-	}
 	s.near = strings.EqualFold(strings.TrimSpace(h.Get("X-RateLimit-NearLimit")), "true")
 	return s
 }
@@ -347,14 +419,27 @@ func (pc *pacer) signal() {
 }
 
 // wait counts one more (d = 1) or one less (d = -1) request of send order
-// n waiting for the endpoint.
-func (ep *endpointPace) wait(n, d int) {
+// n (or of none, unordered) waiting for the endpoint.
+func (ep *endpointPace) wait(ordered bool, n, d int) {
+	if !ordered {
+		ep.unordered += d
+		return
+	}
 	if ep.waiting == nil {
 		ep.waiting = map[int]int{}
 	}
 	if ep.waiting[n] += d; ep.waiting[n] <= 0 {
 		delete(ep.waiting, n)
 	}
+}
+
+// waiters is how many requests wait for the endpoint.
+func (ep *endpointPace) waiters() int {
+	n := ep.unordered
+	for _, c := range ep.waiting {
+		n += c
+	}
+	return n
 }
 
 // lowerWaits reports whether a request with a send order below n waits
@@ -371,10 +456,6 @@ func (ep *endpointPace) lowerWaits(n int) bool {
 // learn applies one answer's signals. Call with pc.mu held.
 func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now time.Time) {
 	rtt := now.Sub(sent)
-	cutoff := now.Add(-time.Second)
-	for len(ep.sent) > 0 && ep.sent[0].Before(cutoff) {
-		ep.sent = ep.sent[1:]
-	}
 	switch {
 	case s.status == http.StatusTooManyRequests && s.reason == reasonPerIssue:
 		// One issue is written too often: space writes to it; the
@@ -388,7 +469,13 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 		if ep.strikes >= strikesToSingle {
 			ep.single = cleanToRecover
 		}
-		ep.pace(s, len(ep.sent), now)
+		// The rate was too high: say so at the next purchase (which comes
+		// at once: the send times bought at that rate are dropped).
+		ep.report.Refused = true
+		if s.hinted {
+			ep.reportPause = later(ep.reportPause, now.Add(s.retryAfter))
+		}
+		ep.slots, ep.retry = nil, time.Time{}
 		if s.hinted {
 			if s.reason == reasonBurst {
 				ep.pause = later(ep.pause, now.Add(s.retryAfter)) // that endpoint only
@@ -397,110 +484,32 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 			}
 		}
 	case s.status == http.StatusServiceUnavailable:
-		ep.window, ep.grown, ep.overloaded = max(1, ep.window/2), true, true
+		ep.window, ep.grown = max(1, ep.window/2), true
 		if s.hinted {
 			pc.pause = later(pc.pause, now.Add(s.retryAfter))
 		}
 	case s.status >= 200 && s.status < 300:
-		ep.strikes, ep.overloaded = 0, false
+		ep.strikes = 0
 		if ep.single > 0 {
 			ep.single--
 		}
-		// Low: Jira says so, or what is left once the requests in flight
-		// are counted is under half the limit, or is less than the window
-		// would send (a window grown on a full budget must not outrun
-		// the rest of it: 8 in flight into 6 left were 2 429s and a
-		// whole second's pause).
-		low := s.near || (s.limit > 0 && s.remaining >= 0 &&
-			(float64(s.remaining-ep.inFlight) < lowFraction*float64(s.limit) || s.remaining <= ep.allowed()))
-		switch {
-		case low:
-			ep.calm = 0
-			ep.pace(s, len(ep.sent), now)
-		case ep.interval > 0 && s.limit > 0 && s.remaining >= 0 && float64(s.remaining) >= unpaceFraction*float64(s.limit):
-			ep.interval, ep.calm = 0, 0 // the budget has recovered
-		case ep.interval > 0:
-			// No budget headers: relax the interval step by step.
-			if ep.calm++; ep.calm >= cleanToRecover {
-				ep.interval, ep.calm = ep.interval/2, 0
-				if ep.interval < minInterval {
-					ep.interval = 0
-				}
-			}
-		}
-		if ep.interval > 0 && s.limit > 0 && s.remaining >= 0 && !sent.Before(ep.synced) {
-			// Jira's own count replaces the estimate (unless a newer
-			// request's answer already did): what it says is left, less
-			// the requests still in flight. That is one too many when a
-			// request sent before this one was counted after it but
-			// answered before it (neither in flight nor in Remaining).
-			// The first answer keeps one in reserve for that; later ones
-			// may raise the estimate by at most the one request they
-			// settle (it was counted as spent when it was sent, and
-			// Jira's count may hold it too), which is exact for such a
-			// pair and costs nothing when answers come in order.
-			// Remaining is a whole number: an estimate less than
-			// fractionKept above Jira's count agrees with it (Jira's
-			// bucket may hold that fraction of a request), and it stays
-			// — dropping it at every answer kept the sends one fraction
-			// behind Jira's refill for the rest of the spell.
-			ep.limit = s.limit
-			told := float64(s.remaining - ep.inFlight)
-			switch est := ep.available(now); {
-			case !ep.estimated:
-				told-- // the first answer keeps one back
-			case est < told:
-				told = math.Min(told, est+1) // up by at most the one it settles
-			case est < told+fractionKept:
-				told = est // Jira's whole count agrees: keep the fraction
-			}
-			ep.credit, ep.creditAt, ep.synced, ep.estimated = told, now, sent, true
+		if s.near {
+			ep.report.Near = true
+		} else {
+			ep.report.Clean++
 		}
 		if ep.minRTT == 0 || rtt < ep.minRTT {
 			ep.minRTT = rtt
 		}
 		fast := rtt <= 2*ep.minRTT+5*time.Millisecond
 		switch {
-		case low || !fast:
+		case s.near || !fast:
 			ep.grown = true
 		case ep.single == 0 && !ep.grown:
 			ep.window = math.Min(float64(pc.max), ep.window+1) // slow start: doubles per round trip
 		case ep.single == 0:
 			ep.window = math.Min(float64(pc.max), ep.window+1/ep.window)
 		}
-	}
-}
-
-// pace sets the endpoint's send interval from a low or refused budget:
-// X-RateLimit-Limit per second when X-RateLimit-Remaining comes with it,
-// 90% of it without, else 80% of the rate just sent.
-//
-// The full limit is safe with Remaining because the credit it refills is
-// never more than Jira has: each answer sets it to Remaining (counted when
-// the request arrived, before the answer's way back, whose refill is not
-// added) less every request still in flight (those Jira counted already
-// are subtracted twice), and the first answer of a spell keeps one more
-// back for a request counted out of order. So sends at the limit's own
-// rate find Jira's bucket at least as full as the estimate, and the one
-// kept back absorbs arrivals bunched by up to one interval of jitter.
-// Without Remaining nothing corrects the estimate, and 10% is the margin.
-func (ep *endpointPace) pace(s signals, sentLastSecond int, now time.Time) {
-	var iv time.Duration
-	switch {
-	case s.limit > 0 && s.remaining >= 0:
-		iv = time.Duration(float64(time.Second) / (limitShare * float64(s.limit)))
-	case s.limit > 0:
-		iv = time.Duration(float64(time.Second) / (limitOnlyShare * float64(s.limit)))
-	case s.status == http.StatusTooManyRequests:
-		iv = time.Duration(float64(time.Second) / (refusedShare * float64(max(1, sentLastSecond))))
-	default:
-		return // NearLimit without a limit: no growth, no interval
-	}
-	if iv > ep.interval {
-		if ep.interval == 0 {
-			ep.credit, ep.creditAt, ep.estimated = 0, now, false
-		}
-		ep.interval, ep.calm = iv, 0
 	}
 }
 
@@ -517,6 +526,23 @@ func (p *Provider) pacing() *pacer {
 		if p.pace == nil {
 			p.pace = newPacer(p.cfg.MaxInFlight)
 		}
+		p.pace.site = strings.TrimRight(p.cfg.BaseURL, "/")
+		p.pace.perSite = p.dataCenter()
+		if p.log != nil {
+			p.pace.log = p.log
+		}
 	})
 	return p.pace
+}
+
+var _ core.PaceSharer = (*Provider)(nil)
+
+// SharePacing implements core.PaceSharer: from now on the Provider's
+// requests spend send times bought from ps, shared with every process
+// using it (core/pacing.go), under keys naming the site and the endpoint.
+func (p *Provider) SharePacing(ps core.PaceStore) {
+	pc := p.pacing()
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	pc.shared, pc.sharedOK = ps, time.Time{}
 }

@@ -27,12 +27,8 @@ func (s *Store) TakePace(ctx context.Context, key string, r core.PaceRequest) (c
 			RETURNING p.state, coalesce($2::timestamptz, clock_timestamp())`), key, s.leaseNow()).Scan(&body, &now); err != nil {
 			return err
 		}
-		st, err := core.DecodePace(body)
-		if err != nil {
-			return err
-		}
-		g = st.Take(now.UTC(), r)
-		if body, err = core.EncodePace(st); err != nil {
+		var err error
+		if body, g, err = core.StepPace(body, now.UTC(), r); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, s.q(`UPDATE {schema}.pace SET state = $2 WHERE key = $1`), key, body)

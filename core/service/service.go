@@ -96,6 +96,12 @@ func NewWorkItemService(o ServiceOptions) *WorkItemService {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	// Processes sharing the store share the tracker's pacing.
+	if ps, ok := o.Store.(core.PaceStore); ok {
+		if sh, ok := o.Provider.(core.PaceSharer); ok {
+			sh.SharePacing(ps)
+		}
+	}
 	return s
 }
 

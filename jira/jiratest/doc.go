@@ -204,11 +204,14 @@
 //     edited one matches (and is returned) with its old values, unless its id
 //     is in reconcileIssues. GET issue always reads the current state.
 //   - Rate limiting (token bucket → 429 with Retry-After, X-RateLimit-*),
-//     and Jira's own limits (Options.Limits, ratelimit.go): a burst limit
-//     per endpoint and method and a per-issue write limit, each answer
-//     carrying X-RateLimit-Limit/Remaining/Reset and X-RateLimit-NearLimit,
-//     a refusal 429 + Retry-After + RateLimit-Reason (jira-burst-based,
-//     jira-per-issue-on-write);
+//     and Jira's own limits (Options.Limits, ratelimit.go): on Cloud a
+//     burst limit per endpoint and method and a per-issue write limit, a
+//     refusal 429 + Retry-After + RateLimit-Reason (jira-burst-based,
+//     jira-per-issue-on-write) + X-RateLimit-Reset to the minute, and no
+//     statement of the burst budget (answers carry counters of another
+//     budget that do not follow it, as real sites' do); on a Data Center
+//     site one bucket per user with Data Center's headers
+//     (X-RateLimit-Limit/Remaining/Interval-Seconds/FillRate, Retry-After);
 //     per-request latency, and scripted faults by method, path and call
 //     number: 5xx, 503 with Retry-After, 429, connection reset, hang until the
 //     client gives up, and drop-after-apply (the write is applied, then the
@@ -254,11 +257,11 @@
 // (POST backlog/issue), ranking while moving to a sprint, board
 // configuration, filters and columns, sprint create/start/complete
 // through the API, the search index's lag for rank (ORDER BY Rank reads
-// the current rank). Of rate limiting: the X-RateLimit-Limit/Remaining
-// counters of Options.Limits follow the fake's per-second buckets, which
-// real sites' counters do not (they have been seen to stay at Limit − 1
-// whatever the traffic); X-RateLimit-NearLimit on burst answers, which
-// Jira sends for its cost-based limit only. Of site profiles: a team-managed field shared by
+// the current rank). Of rate limiting: the cost-based and points-based
+// budgets (and so X-RateLimit-NearLimit, and Beta-Retry-After), how real
+// Cloud sites' counters move (their window is not documented: the fake's
+// quota counter is an assumption), Data Center's exemptions. Of site
+// profiles: a team-managed field shared by
 // several issue types (each type has its own here), team-managed
 // workflows and their rules, any other classic screen or validator,
 // workflow conditions, resolutions on the default workflow, the

@@ -9,20 +9,34 @@ import (
 	"time"
 )
 
-// Limits model Jira Cloud's rate limits as Atlassian documents them
-// ("Rate limiting" and "Build an app that respects rate limits" on
-// developer.atlassian.com): a burst limit per endpoint and HTTP method
+// Limits model Jira's rate limits as Atlassian documents them, and the
+// headers real sites send ("Rate limiting" and "Build an app that
+// respects rate limits" on developer.atlassian.com; Data Center's "Rate
+// limiting" administration pages). The zero value is off.
+//
+// Jira Cloud (the default): a burst limit per endpoint and HTTP method
 // (RateLimit-Reason jira-burst-based) and a per-issue write limit
 // (jira-per-issue-on-write), independent of each other and of the older
-// site-wide token bucket (Options.RateLimit). The zero value is off.
+// site-wide token bucket (Options.RateLimit). A request over a limit is
+// refused before anything is applied: 429 with Retry-After (whole
+// seconds, at least 1, as Jira sends it), RateLimit-Reason and
+// X-RateLimit-Reset (now + Retry-After, with minute precision:
+// yyyy-MM-ddTHH:mmZ, Atlassian's documented format). Jira does not expose
+// the burst budget: while a limit is on every answer carries
+// X-RateLimit-Limit and X-RateLimit-Remaining of another counter
+// (QuotaLimit, counting down one per answer over QuotaWindow, never
+// refusing), as real sites send counters that do not follow the burst
+// limit; X-RateLimit-NearLimit is not sent (it belongs to the cost-based
+// budgets, not modelled).
 //
-// While a limit is on, every API answer carries X-RateLimit-Limit,
-// X-RateLimit-Remaining and X-RateLimit-Reset of the endpoint's burst
-// budget (of the issue's write budget when only that limit is on), and
-// X-RateLimit-NearLimit: true when less than 20% of any budget that
-// applies is left. A request over a limit is refused before anything is
-// applied: 429 with Retry-After (whole seconds, at least 1, as Jira sends
-// it), RateLimit-Reason and X-RateLimit-Reset = now + Retry-After.
+// Jira Data Center (Options.Deployment "datacenter"): rate limiting is an
+// administrator's option, one token bucket per user for every endpoint
+// (BurstPerSec tokens a second, BurstSize at most). While it is on every
+// answer carries X-RateLimit-Limit (the bucket's size), X-RateLimit-
+// Remaining (its tokens), X-RateLimit-Interval-Seconds (1),
+// X-RateLimit-FillRate (tokens per interval) and Retry-After (0 while
+// tokens are left); over it: 429 with Retry-After, no RateLimit-Reason.
+// Data Center has no per-issue write limit.
 type Limits struct {
 	// BurstPerSec is the burst limit: requests per second for each
 	// endpoint and method ("PUT /rest/api/3/issue/{key}"), a token bucket
@@ -38,6 +52,10 @@ type Limits struct {
 	IssueWrites int
 	// IssueWindow is the per-issue limit's sliding window (default 1s).
 	IssueWindow time.Duration
+	// QuotaLimit and QuotaWindow shape the counters Cloud answers carry
+	// (default 350 over an hour): informational, never refusing.
+	QuotaLimit  int
+	QuotaWindow time.Duration
 }
 
 // Rate-limit reasons Jira sends in RateLimit-Reason.
@@ -46,15 +64,14 @@ const (
 	ReasonPerIssue = "jira-per-issue-on-write"
 )
 
-// nearLimitFraction: X-RateLimit-NearLimit is true below this share of a
-// budget (Atlassian: "less than 20% of any budget remains").
-const nearLimitFraction = 0.2
-
 // limiter holds the state of Limits. Guarded by Server.gateMu.
 type limiter struct {
 	cfg    Limits
-	bursts map[string]*tokenBucket // endpoint → bucket
+	bursts map[string]*tokenBucket // endpoint → bucket ("" on Data Center: the user's)
 	writes map[string][]time.Time  // issue key → times of admitted writes in the window
+	// quota: the counters a Cloud answer carries.
+	quotaStart time.Time
+	quotaUsed  int
 }
 
 func newLimiter(l Limits) *limiter {
@@ -67,9 +84,11 @@ func (lm *limiter) set(l Limits) {
 	if l.IssueWindow <= 0 {
 		l.IssueWindow = time.Second
 	}
+
 	lm.cfg = l
 	lm.bursts = map[string]*tokenBucket{}
 	lm.writes = map[string][]time.Time{}
+	lm.quotaStart, lm.quotaUsed = time.Time{}, 0
 }
 
 func (lm *limiter) on() bool { return lm.cfg.BurstPerSec > 0 || lm.cfg.IssueWrites > 0 }
@@ -127,38 +146,67 @@ func (s *Server) issueWritten(r *http.Request) string {
 	return seg
 }
 
-// budget is one limit's state for one request.
-type budget struct {
-	limit, remaining int
-	reset            time.Time // when the budget is whole again
-}
-
-func (b budget) near() bool { return float64(b.remaining) < nearLimitFraction*float64(b.limit) }
-
 // refusal is a request over a limit: the 429 to send.
 type refusal struct {
-	reason string
-	wait   time.Duration // until the budget allows one more
-	limit  int
+	reason string // "" on Data Center
+	wait   time.Duration
 	now    time.Time
+	dc     *dcBudget // Data Center: the user's bucket
+	quota  [2]int    // Cloud: the counters (limit, remaining)
+}
+
+// dcBudget is a Data Center user's bucket as its headers state it.
+type dcBudget struct {
+	limit, remaining, fill int
+}
+
+func (b *dcBudget) set(h http.Header, retry int) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(b.limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, b.remaining)))
+	h.Set("X-RateLimit-Interval-Seconds", "1")
+	h.Set("X-RateLimit-FillRate", strconv.Itoa(b.fill))
+	h.Set("Retry-After", strconv.Itoa(retry))
+}
+
+func setQuota(h http.Header, q [2]int) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(q[0]))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(q[1]))
 }
 
 func (f *refusal) write(w http.ResponseWriter) {
 	secs := max(1, int(math.Ceil(f.wait.Seconds())))
 	h := w.Header()
-	h.Set("Retry-After", strconv.Itoa(secs))
-	h.Set("RateLimit-Reason", f.reason)
-	h.Set("X-RateLimit-Limit", strconv.Itoa(f.limit))
-	h.Set("X-RateLimit-Remaining", "0")
-	h.Set("X-RateLimit-Reset", f.now.Add(time.Duration(secs)*time.Second).UTC().Format(time.RFC3339))
-	h.Set("X-RateLimit-NearLimit", "true")
+	if f.dc != nil {
+		f.dc.set(h, secs)
+	} else {
+		h.Set("Retry-After", strconv.Itoa(secs))
+		h.Set("RateLimit-Reason", f.reason)
+		h.Set("X-RateLimit-Reset", f.now.Add(time.Duration(secs)*time.Second).UTC().Format("2006-01-02T15:04Z"))
+		setQuota(h, f.quota)
+	}
 	writeErr(w, http.StatusTooManyRequests, newErr("Rate limit exceeded."))
+}
+
+// quota counts one answer against the informational counters and returns
+// them (limit, remaining). Call with gateMu held.
+func (lm *limiter) quota(now time.Time) [2]int {
+	limit, window := lm.cfg.QuotaLimit, lm.cfg.QuotaWindow
+	if limit <= 0 {
+		limit = 350
+	}
+	if window <= 0 {
+		window = time.Hour
+	}
+	if lm.quotaStart.IsZero() || now.Sub(lm.quotaStart) >= window {
+		lm.quotaStart, lm.quotaUsed = now, 0
+	}
+	lm.quotaUsed++
+	return [2]int{limit, max(0, limit-lm.quotaUsed)}
 }
 
 // admit applies the limits to r. When r is over one it returns the
 // refusal (nothing is consumed); otherwise it consumes r's share of every
-// budget, sets the X-RateLimit-* headers (see Limits) on w and
-// returns nil.
+// budget, sets the headers (see Limits) on w and returns nil.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 	s.gateMu.Lock()
 	on, perIssue := s.limits.on(), s.limits.cfg.IssueWrites > 0
@@ -166,20 +214,25 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 	if !on {
 		return nil
 	}
+	s.mu.RLock()
+	dc := s.site.dataCenter()
+	s.mu.RUnlock()
 	written := ""
-	if perIssue {
+	if perIssue && !dc {
 		written = s.issueWritten(r) // before gateMu: it reads the issues
 	}
 	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
 	lm := s.limits
 	now := s.now()
+	if dc {
+		return lm.admitDataCenter(w, now)
+	}
 	var (
-		budgets []budget
-		refuse  string        // reason
-		wait    time.Duration // until the refused budget allows one more
-		refused budget
+		refuse string        // reason
+		wait   time.Duration // until the refused budget allows one more
+		bucket *tokenBucket
 	)
-	var bucket *tokenBucket
 	if lm.cfg.BurstPerSec > 0 {
 		ep := endpointOf(r)
 		bucket = lm.bursts[ep]
@@ -188,11 +241,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 			lm.bursts[ep] = bucket
 		}
 		bucket.refill(now)
-		b := budget{limit: int(bucket.burst), remaining: int(bucket.tokens), reset: now.Add(bucket.untilFull())}
 		if bucket.tokens < 1 {
-			refuse, wait, refused = ReasonBurst, bucket.untilOne(), b
+			refuse, wait = ReasonBurst, bucket.untilOne()
 		}
-		budgets = append(budgets, b)
 	}
 	key := ""
 	if lm.cfg.IssueWrites > 0 {
@@ -206,45 +257,44 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 		}
 		times = times[i:]
 		lm.writes[key] = times
-		b := budget{limit: lm.cfg.IssueWrites, remaining: lm.cfg.IssueWrites - len(times), reset: now}
-		if len(times) > 0 {
-			b.reset = times[len(times)-1].Add(lm.cfg.IssueWindow)
-		}
 		if len(times) >= lm.cfg.IssueWrites && refuse == "" {
-			refuse, wait, refused = ReasonPerIssue, times[0].Add(lm.cfg.IssueWindow).Sub(now), b
-		}
-		budgets = append(budgets, b)
-	}
-	if refuse == "" {
-		if bucket != nil {
-			bucket.tokens--
-			budgets[0].remaining = int(bucket.tokens)
-		}
-		if key != "" {
-			lm.writes[key] = append(lm.writes[key], now)
-			budgets[len(budgets)-1].remaining--
+			refuse, wait = ReasonPerIssue, times[0].Add(lm.cfg.IssueWindow).Sub(now)
 		}
 	}
-	s.gateMu.Unlock()
-
+	q := lm.quota(now)
 	if refuse != "" {
-		return &refusal{reason: refuse, wait: wait, limit: refused.limit, now: now}
+		return &refusal{reason: refuse, wait: wait, now: now, quota: q}
 	}
-	if len(budgets) == 0 {
-		return nil // no limit applies to this request
+	if bucket != nil {
+		bucket.tokens--
 	}
-	h := w.Header()
-	// X-RateLimit-* describe the endpoint's burst budget when that limit
-	// is on (budgets[0]), else the issue's; NearLimit speaks of any.
-	tight := budgets[0]
-	h.Set("X-RateLimit-Limit", strconv.Itoa(tight.limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, tight.remaining)))
-	h.Set("X-RateLimit-Reset", tight.reset.UTC().Format(time.RFC3339))
-	for _, b := range budgets {
-		if b.near() {
-			h.Set("X-RateLimit-NearLimit", "true")
-		}
+	if key != "" {
+		lm.writes[key] = append(lm.writes[key], now)
 	}
+	setQuota(w.Header(), q)
+	return nil
+}
+
+// admitDataCenter applies Data Center's limit: one bucket for the user,
+// whatever the endpoint. Call with gateMu held.
+func (lm *limiter) admitDataCenter(w http.ResponseWriter, now time.Time) *refusal {
+	if lm.cfg.BurstPerSec <= 0 {
+		return nil // Data Center has no per-issue write limit
+	}
+	b := lm.bursts[""]
+	if b == nil {
+		b = newTokenBucket(lm.cfg.BurstPerSec, lm.cfg.BurstSize, now)
+		lm.bursts[""] = b
+	}
+	b.refill(now)
+	d := &dcBudget{limit: int(b.burst), fill: max(1, int(math.Round(lm.cfg.BurstPerSec)))}
+	if b.tokens < 1 {
+		d.remaining = 0
+		return &refusal{wait: b.untilOne(), now: now, dc: d}
+	}
+	b.tokens--
+	d.remaining = int(b.tokens)
+	d.set(w.Header(), 0)
 	return nil
 }
 
@@ -262,11 +312,6 @@ func (b *tokenBucket) untilOne() time.Duration {
 	return time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
 }
 
-// untilFull is how long until the bucket is full.
-func (b *tokenBucket) untilFull() time.Duration {
-	return time.Duration((b.burst - b.tokens) / b.rate * float64(time.Second))
-}
-
 // LimitConfig is how the seed file and POST /_mockjira/config set Limits
 // (a field left out is left as it is).
 type LimitConfig struct {
@@ -274,6 +319,7 @@ type LimitConfig struct {
 	BurstSize          *int     `json:"burst_size,omitempty"`
 	IssueWriteLimit    *int     `json:"issue_write_limit,omitempty"`
 	IssueWriteWindowMS *int     `json:"issue_write_window_ms,omitempty"`
+	QuotaLimit         *int     `json:"quota_limit,omitempty"`
 }
 
 // apply returns l with the fields c sets.
@@ -290,11 +336,14 @@ func (c LimitConfig) apply(l Limits) Limits {
 	if c.IssueWriteWindowMS != nil {
 		l.IssueWindow = time.Duration(*c.IssueWriteWindowMS) * time.Millisecond
 	}
+	if c.QuotaLimit != nil {
+		l.QuotaLimit = *c.QuotaLimit
+	}
 	return l
 }
 
 func (c LimitConfig) empty() bool {
-	return c.BurstPerSec == nil && c.BurstSize == nil && c.IssueWriteLimit == nil && c.IssueWriteWindowMS == nil
+	return c.BurstPerSec == nil && c.BurstSize == nil && c.IssueWriteLimit == nil && c.IssueWriteWindowMS == nil && c.QuotaLimit == nil
 }
 
 func (s *Server) applyLimitConfig(c LimitConfig) {

@@ -15,30 +15,32 @@ import (
 )
 
 // TestBurstLimitPerEndpointAndMethod: each endpoint and method has its own
-// bucket; answers carry X-RateLimit-* (NearLimit below 20%), a request
-// over the limit gets 429 jira-burst-based with Retry-After, and the bucket
-// refills with time.
+// bucket; a request over the limit gets 429 jira-burst-based with
+// Retry-After and X-RateLimit-Reset (minute precision, as Atlassian
+// documents it), and the bucket refills with time. Answers do not state
+// the burst budget (Jira does not): their X-RateLimit-Limit and
+// X-RateLimit-Remaining count another budget, one less per answer, and no
+// NearLimit is sent.
 func TestBurstLimitPerEndpointAndMethod(t *testing.T) {
 	clk := newClock()
-	c := start(t, jiratest.Options{Now: clk.Now, Limits: jiratest.Limits{BurstPerSec: 5}})
+	c := start(t, jiratest.Options{Now: clk.Now, Limits: jiratest.Limits{BurstPerSec: 5, QuotaLimit: 400}})
 	key, _ := c.create(issueFields("Story", "One", "doc/s-1"))
+	prev := 0
 	for i := 4; i >= 0; i-- {
 		r := c.do("GET", "/rest/api/3/issue/"+key+"?fields=summary", nil)
 		if r.status != 200 {
 			t.Fatalf("request %d within the burst: %d", 5-i, r.status)
 		}
-		if got := r.header.Get("X-RateLimit-Remaining"); got != strconv.Itoa(i) {
-			t.Errorf("request %d: X-RateLimit-Remaining %q, want %d", 5-i, got, i)
+		if r.header.Get("X-RateLimit-Limit") != "400" {
+			t.Errorf("X-RateLimit-Limit %q; want the other budget's 400, not the burst limit", r.header.Get("X-RateLimit-Limit"))
 		}
-		if r.header.Get("X-RateLimit-Limit") != "5" {
-			t.Errorf("X-RateLimit-Limit %q", r.header.Get("X-RateLimit-Limit"))
+		rem, err := strconv.Atoi(r.header.Get("X-RateLimit-Remaining"))
+		if err != nil || rem < 390 || (prev != 0 && rem != prev-1) {
+			t.Errorf("request %d: X-RateLimit-Remaining %q (before %d); want one less per answer, far from the burst budget", 5-i, r.header.Get("X-RateLimit-Remaining"), prev)
 		}
-		if _, err := time.Parse(time.RFC3339, r.header.Get("X-RateLimit-Reset")); err != nil {
-			t.Errorf("X-RateLimit-Reset: %v", err)
-		}
-		near := r.header.Get("X-RateLimit-NearLimit") == "true"
-		if near != (i < 1) { // 20% of 5
-			t.Errorf("remaining %d: NearLimit %v", i, near)
+		prev = rem
+		if r.header.Get("X-RateLimit-NearLimit") != "" || r.header.Get("X-RateLimit-Reset") != "" {
+			t.Errorf("a 200 with NearLimit %q, Reset %q; want neither", r.header.Get("X-RateLimit-NearLimit"), r.header.Get("X-RateLimit-Reset"))
 		}
 	}
 	// Another key on the same endpoint shares the bucket: the endpoint is
@@ -47,13 +49,12 @@ func TestBurstLimitPerEndpointAndMethod(t *testing.T) {
 	if r.status != 429 {
 		t.Fatalf("sixth GET issue/{key} within a second: %d", r.status)
 	}
-	if r.header.Get("RateLimit-Reason") != jiratest.ReasonBurst || r.header.Get("Retry-After") != "1" ||
-		r.header.Get("X-RateLimit-Remaining") != "0" || r.header.Get("X-RateLimit-NearLimit") != "true" {
+	if r.header.Get("RateLimit-Reason") != jiratest.ReasonBurst || r.header.Get("Retry-After") != "1" {
 		t.Errorf("429 headers: %v", r.header)
 	}
-	reset, err := time.Parse(time.RFC3339, r.header.Get("X-RateLimit-Reset"))
-	if err != nil || !reset.Equal(clk.Now().Add(time.Second)) {
-		t.Errorf("X-RateLimit-Reset %q, want now + Retry-After", r.header.Get("X-RateLimit-Reset"))
+	reset, err := time.Parse("2006-01-02T15:04Z07:00", r.header.Get("X-RateLimit-Reset"))
+	if err != nil || !reset.Equal(clk.Now().Add(time.Second).Truncate(time.Minute)) {
+		t.Errorf("X-RateLimit-Reset %q, want now + Retry-After to the minute (yyyy-MM-ddTHH:mmZ)", r.header.Get("X-RateLimit-Reset"))
 	}
 	r.errs(t)
 	if f := lastRequest(c).Fault; f != "rate-limit" {
@@ -96,14 +97,12 @@ func TestPerIssueWriteLimit(t *testing.T) {
 	edit := func(keyOrID, summary string) resp {
 		return c.do("PUT", "/rest/api/3/issue/"+keyOrID, map[string]any{"fields": map[string]any{"summary": summary}})
 	}
-	if r := edit(aKey, "A1"); r.status != 204 || r.header.Get("X-RateLimit-Remaining") != "1" {
-		t.Fatalf("first write: %d remaining %q", r.status, r.header.Get("X-RateLimit-Remaining"))
+	if r := edit(aKey, "A1"); r.status != 204 {
+		t.Fatalf("first write: %d", r.status)
 	}
 	clk.Advance(500 * time.Millisecond)
 	if r := c.do("POST", "/rest/api/3/issue/"+aID+"/comment", map[string]any{"body": jiratest.TextADF("hi")}); r.status != 201 {
 		t.Fatalf("second write (comment, by id): %d", r.status)
-	} else if r.header.Get("X-RateLimit-NearLimit") != "true" {
-		t.Errorf("no budget left, yet NearLimit %q", r.header.Get("X-RateLimit-NearLimit"))
 	}
 	r := edit(aKey, "A3")
 	if r.status != 429 || r.header.Get("RateLimit-Reason") != jiratest.ReasonPerIssue {
@@ -192,5 +191,36 @@ func TestBurstSizeAllowsBurstAboveRate(t *testing.T) {
 	clk.Advance(time.Second)
 	if r := c.do("GET", "/rest/api/3/myself", nil); r.status != 200 {
 		t.Errorf("one second later: %d", r.status)
+	}
+}
+
+// TestDataCenterRateLimitHeaders: with rate limiting on, a Data Center
+// site keeps one bucket for the user across every endpoint and states it
+// on every answer (X-RateLimit-Limit, -Remaining, -Interval-Seconds,
+// -FillRate, Retry-After 0 while tokens are left); over it, 429 with
+// Retry-After and no RateLimit-Reason; the bucket refills with time.
+func TestDataCenterRateLimitHeaders(t *testing.T) {
+	clk := newClock()
+	c := start(t, jiratest.Options{Now: clk.Now, Deployment: jiratest.DeploymentDataCenter, Limits: jiratest.Limits{BurstPerSec: 2, BurstSize: 3}})
+	c.auth = "Bearer " + jiratest.DefaultToken
+	paths := []string{"/rest/api/2/myself", "/rest/api/2/field", "/rest/api/2/myself"}
+	for i, p := range paths {
+		r := c.do("GET", p, nil)
+		if r.status != 200 {
+			t.Fatalf("request %d: %d", i+1, r.status)
+		}
+		h := r.header
+		if h.Get("X-RateLimit-Limit") != "3" || h.Get("X-RateLimit-Remaining") != strconv.Itoa(2-i) ||
+			h.Get("X-RateLimit-Interval-Seconds") != "1" || h.Get("X-RateLimit-FillRate") != "2" || h.Get("Retry-After") != "0" {
+			t.Errorf("request %d (%s) headers: %v", i+1, p, h)
+		}
+	}
+	r := c.do("GET", "/rest/api/2/field", nil)
+	if r.status != 429 || r.header.Get("Retry-After") != "1" || r.header.Get("RateLimit-Reason") != "" || r.header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("over the user's bucket (another endpoint): %d %v", r.status, r.header)
+	}
+	clk.Advance(500 * time.Millisecond)
+	if r := c.do("GET", "/rest/api/2/myself", nil); r.status != 200 {
+		t.Errorf("after 500ms at 2/s: %d", r.status)
 	}
 }

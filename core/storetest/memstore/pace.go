@@ -16,14 +16,9 @@ func (s *Store) TakePace(_ context.Context, key string, r core.PaceRequest) (cor
 		return core.PaceGrant{}, err
 	}
 	defer d.mu.Unlock()
-	st, err := core.DecodePace(d.pace[key])
+	b, g, err := core.StepPace(d.pace[key], s.now(), r)
 	if err != nil {
-		return core.PaceGrant{}, core.Wrap(err, core.CodeInternal, "The shared pacing state cannot be read.")
-	}
-	g := st.Take(s.now(), r)
-	b, err := core.EncodePace(st)
-	if err != nil {
-		return core.PaceGrant{}, core.Wrap(err, core.CodeInternal, "The shared pacing state cannot be stored.")
+		return core.PaceGrant{}, core.Wrap(err, core.CodeInternal, "The shared pacing state cannot be kept.")
 	}
 	if d.pace == nil {
 		d.pace = map[string][]byte{}
