@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,28 +68,8 @@ func TestTeamPastTheConnectionLimit(t *testing.T) {
 		paths[a] = e.write(plans[a].id+".md", plans[a].markdown())
 		sessions[a], _ = e.mcp() // started; the store is opened on the first call
 	}
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	outcomes := make([]scOutcome, agents)
-	previews := make([]scOutcome, agents)
-	for a := range agents {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			previews[a] = e.scCall(ctx, sessions[a], "import_preview", map[string]any{"path": paths[a]})
-			if previews[a].errData != nil || previews[a].transport != nil {
-				return
-			}
-			handle := previews[a].result.PreviewHandle
-			outcomes[a] = e.scCall(ctx, sessions[a], "import_commit", map[string]any{"preview_handle": handle, "confirmed": true, "idempotency_key": newKey()})
-		}()
-	}
 	began := time.Now()
-	close(start)
-	wg.Wait()
+	previews, outcomes := e.previewAndCommitAll(sessions, paths)
 	took := time.Since(began)
 
 	for a := range agents {

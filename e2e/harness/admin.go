@@ -184,6 +184,12 @@ func (a *Admin) SetConfig(ctx context.Context, latencyMS, searchLagMS, rateLimit
 	}, nil)
 }
 
+// SetBurstLimit sets Jira's burst limit (requests per second for each
+// endpoint and method, a bucket of as many; 0 turns it off).
+func (a *Admin) SetBurstLimit(ctx context.Context, perSec float64) error {
+	return a.do(ctx, http.MethodPost, "/_mockjira/config", map[string]float64{"burst_limit_per_sec": perSec}, nil)
+}
+
 // SetFields adds the seed's priorities, custom fields, people, components,
 // versions and required fields to the fake (the seed file's fields, at
 // run time).

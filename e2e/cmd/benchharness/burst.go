@@ -56,9 +56,7 @@ func (b *bench) burstRuns(ctx context.Context, n int, rate float64) ([]BurstRun,
 	// confirming it, and by then the preview's own requests (10 search
 	// pages for 1,000 items, on the endpoint the commit's stale check uses)
 	// have left the bucket. So the commit starts twice a bucket's refill
-	// time after its preview (not measured; a person takes longer): once
-	// for the bucket, and once for the pacer, whose estimate of it refills
-	// at 90% of the limit from one request short of what Jira last said.
+	// time after its preview (not measured; a person takes longer).
 	defer func(c time.Duration) { b.confirm = c }(b.confirm)
 	b.confirm = 2 * time.Duration(float64(burst)/rate*float64(time.Second))
 	mj, err := b.startJiraWith(ctx, "-burst-limit", fmt.Sprint(rate))
@@ -104,7 +102,7 @@ func burstTargets(r *Results) []Target {
 	var ts []Target
 	for _, br := range r.Burst {
 		t := Target{Name: fmt.Sprintf("%s under a %.0f req/s burst limit", br.Name, br.LimitPerSec),
-			Goal: "0 failed commits, wall ≤ 1.3 × floor, 429s ≤ 5% of requests"}
+			Goal: "0 failed commits, 429s ≤ 5% of requests (wall and its ratio to the floor reported)"}
 		if br.Error != "" {
 			t.Measured, t.Status = "failed: "+firstLine(br.Error), "miss"
 		} else {
@@ -113,8 +111,7 @@ func burstTargets(r *Results) []Target {
 				share = float64(br.RateLimited) / float64(br.Requests)
 			}
 			t.Measured = fmt.Sprintf("%d requests, %d 429s (%.1f%%), %.2f s wall, floor %.2f s (%s ×)", br.Requests, br.RateLimited, 100*share, br.WallMS/1000, br.FloorMS/1000, burstRatio(br))
-			// A floor of 0 (everything fits in the first burst) has no ratio.
-			t.Status = status((br.FloorMS == 0 || br.WallRatio <= 1.3) && share <= 0.05)
+			t.Status = status(share <= 0.05)
 		}
 		ts = append(ts, t)
 	}
@@ -131,7 +128,7 @@ func burstMarkdown(r *Results) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Under Jira's burst limit\n\nA fresh mockjira with `-burst-limit %.0f` (Jira's burst limit: %.0f requests per second for each endpoint and method, a bucket of %.0f, `429` + `Retry-After` + `RateLimit-Reason: jira-burst-based` beyond it, `X-RateLimit-*` on every answer) and the same latency; a fresh import, then a re-import with every tenth item edited, each through a new provider. Each commit starts %.0f s after its preview (not measured: a person reading the preview before confirming it takes longer), so the preview's own requests have left the buckets, as the floor assumes, and the adapter's (conservative) estimate of them has caught up (without the pause the commit's stale check waits for the 10 search pages the preview just spent). The floor is the time the limit alone implies: for each endpoint and method, (requests that got through − the bucket) / rate, the largest of these, plus one latency. It counts every request the commit sent against its own endpoint's limit (a refused request takes nothing from mockjira's bucket, so it is not counted) and lets endpoints run side by side; it leaves out what the commit's order adds, each at least one round trip: the stale check (its searches and its tail read) before the first write, the epics before their stories, and — with rank on, as by default — the batch creating the rank chunks' heads before the first rank request; from that request on, the rank endpoint's own budget sets the pace (the rank requests go out alongside the later creates, each chunk once its items exist). So the best a fresh import with rank can do here is a few round trips above this floor.\n\n",
+	fmt.Fprintf(&b, "## Under Jira's burst limit\n\nA fresh mockjira with `-burst-limit %.0f` (Jira's burst limit: %.0f requests per second for each endpoint and method, a bucket of %.0f, `429` + `Retry-After` + `RateLimit-Reason: jira-burst-based` beyond it; as on real sites, no answer states the burst budget) and the same latency; a fresh import, then a re-import with every tenth item edited, each through a new provider on the run's SQLite store. The adapter reads no budget headers: it learns each endpoint's rate from the 429s (docs/jira-client.md, \"Pacing\"), starting at 16 requests per second, and keeps it in the store, so the commits start from what the previews learned. Each commit starts %.0f s after its preview (not measured: a person reading the preview before confirming it takes longer), so the preview's own requests have left the buckets, as the floor assumes. The floor is the time the limit alone implies: for each endpoint and method, (requests that got through − the bucket) / rate, the largest of these, plus one latency. It counts every request the commit sent against its own endpoint's limit (a refused request takes nothing from mockjira's bucket, so it is not counted) and lets endpoints run side by side; it leaves out what the commit's order adds, each at least one round trip: the stale check (its searches and its tail read) before the first write, the epics before their stories, and — with rank on, as by default — the batch creating the rank chunks' heads before the first rank request; from that request on, the rank endpoint's own budget sets the pace. It leaves out the `Retry-After` of each 429 too (a whole second for that endpoint).\n\n**Goals changed with the pacer.** Until the pacer stopped reading `X-RateLimit-Remaining` (which mockjira used to send as the burst bucket's own count, and real sites do not), these rows were held to 0 429s and wall ≤ 1.3 × floor: the pacer spent exactly what the fake said was left. A client that is told nothing finds the limit by being refused, and each refusal costs that endpoint Jira's `Retry-After` (1 s here); so the goals are now 0 failed commits and 429s ≤ 5%% of requests, with the wall time and its ratio to the floor reported, not held to 1.3 ×.\n\n",
 		r.Burst[0].LimitPerSec, r.Burst[0].LimitPerSec, r.Burst[0].LimitPerSec, 2*float64(int(r.Burst[0].LimitPerSec))/r.Burst[0].LimitPerSec)
 	b.WriteString("| Commit | Requests | 429s | Wall (ms) | Floor (ms) | Wall / floor | Requests by endpoint |\n|---|---:|---:|---:|---:|---:|---|\n")
 	for _, br := range r.Burst {

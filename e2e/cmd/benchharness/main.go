@@ -48,6 +48,10 @@ type Options struct {
 	// BurstLimit their limit in requests per second per endpoint.
 	BurstItems int
 	BurstLimit float64
+	// Agents are the team sizes of the agents rows (agents.go; none
+	// without DWIRE_TEST_POSTGRES_URL), AgentsItems each agent's document.
+	Agents      []int
+	AgentsItems int
 	// FieldsItems is the size of the plan run with and without seven
 	// fields per story (0 = none).
 	FieldsItems int
@@ -104,12 +108,14 @@ func parseFlags(args []string) (Options, error) {
 	fs.IntVar(&o.MaxInFlight, "max-in-flight", 0, "jira max_in_flight of every provider (0 = the adapter's default, 1 = one request at a time)")
 	fs.IntVar(&o.BurstItems, "burst-items", -1, "items of the runs under a burst limit (default 1000; with -quick 20; 0 = none)")
 	fs.Float64Var(&o.BurstLimit, "burst-limit", 10, "the burst limit of those runs, requests per second per endpoint and method")
+	agents := fs.String("agents", "10,25", "team sizes of the agents rows: `dwire mcp` processes on one Postgres store under the burst limit (needs DWIRE_TEST_POSTGRES_URL; none with -quick unless -only agents)")
+	fs.IntVar(&o.AgentsItems, "agents-items", 40, "items of each agent's document")
 	fs.IntVar(&o.FieldsItems, "fields-items", -1, "items of the plan imported with and without seven fields per story (default 1000; with -quick 20; 0 = none)")
 	fieldsOnly := fs.Bool("fields-only", false, "the same as -only fields")
 	fs.IntVar(&o.DataCenterItems, "datacenter-items", -1, "items of the fresh import and unchanged re-import against a Jira Data Center site (default 1000; with -quick 20; 0 = none)")
 	fs.IntVar(&o.LinksItems, "links-items", -1, "items of the link-heavy plan: 30% sub-tasks, items/2 dependencies, sprint and rank (default 1000; with -quick 20; 0 = none)")
 	hostile := fs.Bool("hostile", true, "preview the hostile-Markdown documents (always off with -quick)")
-	only := fs.String("only", "", "comma-separated rows to measure alone (burst, fields, links, hostile, datacenter), merged into the results already in -out-json (both reports rewritten)")
+	only := fs.String("only", "", "comma-separated rows to measure alone (burst, agents, fields, links, hostile, datacenter), merged into the results already in -out-json (both reports rewritten)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
 	fs.StringVar(&o.Timeline, "timeline", "", "write when each request of the burst-limited fresh commit reached mockjira (ms from the first, status, endpoint) to this file")
@@ -167,19 +173,34 @@ func parseFlags(args []string) (Options, error) {
 	for _, row := range strings.Split(*only, ",") {
 		switch row = strings.TrimSpace(row); row {
 		case "":
-		case "burst", "fields", "links", "hostile", "datacenter":
+		case "burst", "agents", "fields", "links", "hostile", "datacenter":
 			if o.Only == nil {
 				o.Only = map[string]bool{}
 			}
 			o.Only[row] = true
 		default:
-			return Options{}, fmt.Errorf("-only: %q is not a row that can be measured alone (burst, fields, links, hostile, datacenter)", row)
+			return Options{}, fmt.Errorf("-only: %q is not a row that can be measured alone (burst, agents, fields, links, hostile, datacenter)", row)
 		}
 	}
 	for row, size := range map[string]int{"burst": o.BurstItems, "fields": o.FieldsItems, "links": o.LinksItems, "datacenter": o.DataCenterItems} {
 		if o.Only[row] && size < 2 {
 			return Options{}, fmt.Errorf("-only %s needs -%s-items of at least 2", row, row)
 		}
+	}
+	if !o.Quick || o.Only["agents"] {
+		for _, f := range strings.Split(*agents, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				return Options{}, fmt.Errorf("-agents: %q is not a number of agents", f)
+			}
+			o.Agents = append(o.Agents, n)
+		}
+	}
+	if o.AgentsItems < 2 {
+		return Options{}, fmt.Errorf("-agents-items must be at least 2")
 	}
 	if o.ColdRuns <= 0 {
 		o.ColdRuns = 31
@@ -263,6 +284,13 @@ func (b *bench) rows(ctx context.Context, res *Results, want func(row string) bo
 	if b.o.BurstItems > 0 && want("burst") {
 		if res.Burst, err = b.burstRuns(ctx, b.o.BurstItems, b.o.BurstLimit); err != nil {
 			return fmt.Errorf("burst-limited runs: %w", err)
+		}
+	}
+	if len(b.o.Agents) > 0 && want("agents") {
+		if os.Getenv("DWIRE_TEST_POSTGRES_URL") == "" {
+			logf(b.o, "agents rows skipped: they need a Postgres server (DWIRE_TEST_POSTGRES_URL)")
+		} else if res.Agents, err = b.agentsRuns(ctx, b.o.Agents, b.o.AgentsItems, b.o.BurstLimit); err != nil {
+			return fmt.Errorf("agents rows: %w", err)
 		}
 	}
 	if b.o.FieldsItems > 0 && want("fields") {

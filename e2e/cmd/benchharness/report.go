@@ -26,6 +26,8 @@ type Results struct {
 	Hostile   *HostileResult `json:"hostile_markdown,omitempty"`
 	// DataCenter is the Data Center row (datacenter.go).
 	DataCenter *DataCenterResult `json:"datacenter,omitempty"`
+	// Agents are the rows of agents on one store (agents.go).
+	Agents []AgentsRun `json:"agents,omitempty"`
 }
 
 // Target is one goal of the benchmark report with the measured value.
@@ -89,6 +91,7 @@ func targets(r *Results) []Target {
 	ts = append(ts, cpu, rss)
 	ts = append(ts, concurrencyTargets(r)...)
 	ts = append(ts, burstTargets(r)...)
+	ts = append(ts, agentsTargets(r)...)
 	ts = append(ts, fieldsTargets(r)...)
 	ts = append(ts, linksTargets(r)...)
 	ts = append(ts, dataCenterTargets(r)...)
@@ -269,6 +272,7 @@ func markdown(r *Results) string {
 	w("%s.\n\nThe edited commit's minimum is ceil(items/%d) search pages + one edit per changed item: Jira has no bulk edit of per-issue values.\n\n", strings.Join(ue, "; "), r.Settings.PageSize)
 
 	w("%s", burstMarkdown(r))
+	w("%s", agentsMarkdown(r))
 	w("%s", fieldsMarkdown(r))
 	w("%s", linksMarkdown(r))
 	w("%s", dataCenterMarkdown(r))
@@ -290,7 +294,7 @@ func markdown(r *Results) string {
 			w("| %s | clients=%d | %.0f | %.0f | %s |\n", s.Store, x.Clients, x.NsPerOp, x.OpsPerSec, s.Note)
 		}
 	}
-	w("\n## Running it\n\n`make bench` (about 7 minutes on this machine) rewrites both files. Flags of `go run ./e2e/cmd/benchharness`: `-latency` (default 50ms; this run: %[2]s), `-sizes` (default 100,1000,10000), `-skip-baseline`, `-baseline-max` (default 1000), `-quick` (smoke run: 20 items, 3 cold-start runs, no store benchmarks), `-cold-runs`, `-store-bench=false`, `-max-in-flight N` (the adapter's cap; this run: %[1]s), `-rank=false` (no rank requests: the commits as they were before ranking was on by default), `-burst-items` (default 1000, 0 = none) and `-burst-limit` (default 10 req/s) for the runs under Jira's burst limit, `-fields-items` (default 1000, 0 = none) for the plan with and without seven fields per story, `-links-items` (default 1000, 0 = none) for the link-heavy plan, `-only burst,fields,links` to measure only those rows and merge them into the existing benchmarks.json (`-fields-only` = `-only fields`), `-cpuprofile FILE`, `-timeline FILE` (when each request of the burst-limited fresh commit reached mockjira: ms from the first, status, endpoint, the first summary or rank key), `-out-md`/`-out-json`, and `-render benchmarks.json` to rewrite this page from a results file without measuring. `DWIRE_TEST_POSTGRES_URL` picks the PostgreSQL server for the store benchmark. Compare runs through benchmarks.json: request counts are exact and repeatable; times depend on the machine's load.\n", maxInFlight(r.Settings.MaxInFlight), time.Duration(lat*float64(time.Millisecond)))
+	w("\n## Running it\n\n`make bench` (about 7 minutes on this machine) rewrites both files. Flags of `go run ./e2e/cmd/benchharness`: `-latency` (default 50ms; this run: %[2]s), `-sizes` (default 100,1000,10000), `-skip-baseline`, `-baseline-max` (default 1000), `-quick` (smoke run: 20 items, 3 cold-start runs, no store benchmarks), `-cold-runs`, `-store-bench=false`, `-max-in-flight N` (the adapter's cap; this run: %[1]s), `-rank=false` (no rank requests: the commits as they were before ranking was on by default), `-burst-items` (default 1000, 0 = none) and `-burst-limit` (default 10 req/s) for the runs under Jira's burst limit, `-agents` (default 10,25; needs `DWIRE_TEST_POSTGRES_URL`, skipped without it) and `-agents-items` (default 40) for the agents on one Postgres store, `-fields-items` (default 1000, 0 = none) for the plan with and without seven fields per story, `-links-items` (default 1000, 0 = none) for the link-heavy plan, `-only burst,agents,fields,links` to measure only those rows and merge them into the existing benchmarks.json (`-fields-only` = `-only fields`), `-cpuprofile FILE`, `-timeline FILE` (when each request of the burst-limited fresh commit reached mockjira: ms from the first, status, endpoint, the first summary or rank key), `-out-md`/`-out-json`, and `-render benchmarks.json` to rewrite this page from a results file without measuring. `DWIRE_TEST_POSTGRES_URL` picks the PostgreSQL server for the store benchmark. Compare runs through benchmarks.json: request counts are exact and repeatable; times depend on the machine's load.\n", maxInFlight(r.Settings.MaxInFlight), time.Duration(lat*float64(time.Millisecond)))
 	return b.String()
 }
 
