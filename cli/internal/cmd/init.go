@@ -140,8 +140,7 @@ func initRun(ctx context.Context, o *InitOptions) error {
 				WithDetails(core.Detail{Field: "jira.token_env", Message: "set the environment variable " + tokenEnv})
 		}
 		fmt.Fprintf(ios.ErrOut, "%s is not set. Paste your Jira %s to check the configuration now (input hidden;\nit is used for this check only and never written to the file), or press Ctrl-C and\nexport %s=<your token> first (%s).\n", tokenEnv, tw.name, tokenEnv, tw.create)
-		fmt.Fprint(ios.ErrOut, tw.prompt+": ")
-		t, err := ios.ReadSecret(ctx, rd)
+		t, err := ios.ReadSecret(ctx, tw.prompt+": ", rd)
 		if err != nil || t == "" {
 			fmt.Fprintln(ios.ErrOut, "Skipped: no token given; no configuration was written.")
 			return nil

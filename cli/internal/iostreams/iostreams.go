@@ -162,11 +162,14 @@ func (s *IOStreams) PromptIn() (r io.Reader, closeFn func(), ok bool) {
 	return f, func() { f.Close() }, true
 }
 
-// ReadSecret reads one line without echoing it (a token pasted at a
-// prompt), from stdin when it is a terminal; fallback reads a line from
-// when stdin is not one (tests). It returns ErrSecretInterrupted when ctx
-// ends first (Ctrl-C), with the terminal's echo restored.
-func (s *IOStreams) ReadSecret(ctx context.Context, fallback *bufio.Reader) (string, error) {
+// ReadSecret shows prompt on ErrOut and reads one line without echoing it
+// (a token pasted at a prompt), from stdin when it is a terminal; fallback
+// reads a line from when stdin is not one (tests). On a terminal the echo
+// is turned off before the prompt is shown, so nothing typed or pasted
+// after the prompt appears is ever echoed, however fast it comes. It
+// returns ErrSecretInterrupted when ctx ends first (Ctrl-C), with the
+// terminal's echo restored.
+func (s *IOStreams) ReadSecret(ctx context.Context, prompt string, fallback *bufio.Reader) (string, error) {
 	type result struct {
 		line string
 		err  error
@@ -175,24 +178,37 @@ func (s *IOStreams) ReadSecret(ctx context.Context, fallback *bufio.Reader) (str
 	f, isFile := s.In.(*os.File)
 	if isFile && term.IsTerminal(int(f.Fd())) {
 		fd := int(f.Fd())
-		state, err := term.GetState(fd)
-		if err != nil {
-			return "", err
+		restore, err := echoOff(fd)
+		if err != nil { // a system whose echo we cannot set: x/term's way
+			state, err := term.GetState(fd)
+			if err != nil {
+				return "", err
+			}
+			restore = func() { _ = term.Restore(fd, state) }
+			fmt.Fprint(s.ErrOut, prompt)
+			go func() {
+				b, err := term.ReadPassword(fd)
+				ch <- result{string(b), err}
+			}()
+		} else {
+			fmt.Fprint(s.ErrOut, prompt)
+			go func() {
+				l, err := readLine(f)
+				ch <- result{l, err}
+			}()
 		}
-		go func() {
-			b, err := term.ReadPassword(fd)
-			ch <- result{string(b), err}
-		}()
 		select {
 		case <-ctx.Done():
-			_ = term.Restore(fd, state)
+			restore()
 			fmt.Fprintln(s.ErrOut)
 			return "", ErrSecretInterrupted
 		case r := <-ch:
+			restore()
 			fmt.Fprintln(s.ErrOut) // the Enter was not echoed
 			return strings.TrimSpace(r.line), r.err
 		}
 	}
+	fmt.Fprint(s.ErrOut, prompt)
 	go func() {
 		l, err := fallback.ReadString('\n')
 		ch <- result{l, err}
@@ -205,6 +221,28 @@ func (s *IOStreams) ReadSecret(ctx context.Context, fallback *bufio.Reader) (str
 			return "", ErrSecretInterrupted
 		}
 		return strings.TrimSpace(r.line), nil
+	}
+}
+
+// readLine reads up to the end of a line, a byte at a time so that nothing
+// after it is taken from the terminal.
+func readLine(r io.Reader) (string, error) {
+	var line []byte
+	b := make([]byte, 1)
+	for {
+		n, err := r.Read(b)
+		if n == 1 {
+			if b[0] == '\n' || b[0] == '\r' {
+				return string(line), nil
+			}
+			line = append(line, b[0])
+		}
+		if err != nil {
+			if err == io.EOF && len(line) > 0 {
+				return string(line), nil
+			}
+			return string(line), err
+		}
 	}
 }
 
