@@ -44,7 +44,7 @@ type adoptPreview struct {
 	} `json:"items"`
 }
 
-// TestAdoptBothDoors (issue 18 §3) through the real processes: existing
+// TestAdoptBothDoors through the real processes: existing
 // issues made by people are adopted by Key lines — over MCP
 // (import_preview shows adopt rows with the title diff, import_commit
 // writes the references, no create) and through the CLI on a terminal; a
@@ -122,7 +122,7 @@ func TestAdoptBothDoors(t *testing.T) {
 	}
 }
 
-// TestExportThenImportAdoptsOnlyCLI (issue 18 §3) through the real
+// TestExportThenImportAdoptsOnlyCLI through the real
 // binary: a 200-issue backlog made by people in the fake Jira (10 epics,
 // 130 stories with labels, each depending on the one before, 60
 // sub-tasks; one story assigned to the demo user) is exported with

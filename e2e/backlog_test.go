@@ -27,7 +27,7 @@ func (p backlogPreview) row(ref string) (action, status string) {
 	return "", ""
 }
 
-// TestRemovedItemsAndDocumentIDsBothDoors (issue 18 §§2, 4) through the
+// TestRemovedItemsAndDocumentIDsBothDoors through the
 // real processes: a story deleted from the document is shown as removed
 // and left alone; closed only when chosen (MCP removed: close) and
 // confirmed; marked by workitem_get; the CLI shows it as removed once

@@ -13,7 +13,7 @@ import (
 	"github.com/devworkwire/devworkwire/e2e/harness"
 )
 
-// The issue 14 scenarios with separate state stores: several people (or a
+// The exactly-once scenarios with separate state stores: several people (or a
 // person and CI) each with their own store, one Jira. Run through real
 // dwire processes against the real mockjira.
 
@@ -37,7 +37,7 @@ func logCrossStoreStats(t *testing.T) func() {
 	return func() {
 		countCrossStore(func() {
 			c := &crossStoreStats
-			t.Logf("issue 14 separate-store scenarios so far: stop-word %d runs, search-lag %d runs (duplicates found by all issue 14 scenarios: %d); same-moment race %d runs: %d references duplicated by the race, %d of them reported by a commit (must be all)",
+			t.Logf("exactly-once separate-store scenarios so far: stop-word %d runs, search-lag %d runs (duplicates found by all exactly-once scenarios: %d); same-moment race %d runs: %d references duplicated by the race, %d of them reported by a commit (must be all)",
 				c.stopWordRuns, c.lagRuns, exactlyOnceStats.duplicates.Load(), c.raceRuns, c.raceDuplicates, c.raceReported)
 		})
 	}
@@ -122,7 +122,7 @@ As a user.
 
 var stopWordRefs = []string{"it/a", "it/is", "it/to", "it/running", "it/tasks", "it/be"}
 
-// TestStopWordReferencesFromSeparateStores (issue 14 #2): document `it`
+// TestStopWordReferencesFromSeparateStores: document `it`
 // with items `a`, `is`, `to`, `be` and the stemmable `running` and
 // `tasks`, imported by one person; a second person with a separate store
 // previews the same document (everything found, unchanged, zero writes)
@@ -186,7 +186,7 @@ func (e *env) dups() []string {
 	return d
 }
 
-// TestSearchLagAcrossStores (issue 14 #3): Jira's search lags 60 s; three
+// TestSearchLagAcrossStores: Jira's search lags 60 s; three
 // people import the same plan a few seconds apart. The second and third
 // find the first's issues by reading the tail by key (search shows
 // nothing yet) and write nothing: zero duplicates. On SQLite (three
@@ -244,7 +244,7 @@ func TestSearchLagAcrossStores(t *testing.T) {
 	t.Cleanup(logCrossStoreStats(t))
 }
 
-// TestSameMomentCommitsFromSeparateStores (issue 14 #3, the window left):
+// TestSameMomentCommitsFromSeparateStores (the window the search-lag scenario leaves):
 // two people with separate SQLite stores preview the same plan and answer
 // their prompts at the same moment, every request to Jira taking 500 ms
 // and search lagging: both stale checks pass before either create lands,

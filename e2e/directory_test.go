@@ -18,7 +18,7 @@ type dirPreview struct {
 	Warnings []string `json:"warnings"`
 }
 
-// TestDirectoryImportBothDoors (issue 18 §4) through the real processes: a
+// TestDirectoryImportBothDoors through the real processes: a
 // directory of planning documents is one preview, one confirmation and
 // one commit, its rows grouped per document; a story naming an epic of
 // another document of the directory gets that epic as parent although

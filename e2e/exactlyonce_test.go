@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// The issue 14 scenarios ("Exactly once under real-world timing, and the
+// The exactly-once scenarios ("Exactly once under real-world timing, and the
 // person confirms exactly what is written"), through real dwire processes
 // and the real mockjira, on SQLite and on Postgres.
 
@@ -39,7 +39,7 @@ func (e *env) countDuplicates() {
 // process's in-flight request does not time out while it is stopped.
 const pauseLease = 3 * time.Second
 
-// TestPausePastLease (issue 14 #1): a real `dwire import` is SIGSTOPped
+// TestPausePastLease: a real `dwire import` is SIGSTOPped
 // mid-commit (every request to the fake taking 300 ms) and stays stopped
 // until its commit lock's lease has lapsed by the store's clock; another
 // `dwire import` on the same store then previews and commits the same
@@ -79,7 +79,7 @@ type pauseVariant struct {
 
 func logExactlyOnceStats(t *testing.T) func() {
 	return func() {
-		t.Logf("issue 14 scenarios so far: pause-past-lease %d runs (%d paused between fencing a batch and sending it: the taker-over held it back), confirmation-swap %d runs; duplicates found: %d",
+		t.Logf("exactly-once scenarios so far: pause-past-lease %d runs (%d paused between fencing a batch and sending it: the taker-over held it back), confirmation-swap %d runs; duplicates found: %d",
 			exactlyOnceStats.pauseRuns.Load(), exactlyOnceStats.pauseHeld.Load(), exactlyOnceStats.swapRuns.Load(), exactlyOnceStats.duplicates.Load())
 	}
 }
@@ -186,7 +186,7 @@ func pausePastLease(t *testing.T, kind string, v pauseVariant) {
 // previewHandle finds the handle a preview printed.
 var previewHandle = regexp.MustCompile(`Preview ((?:imp|prg)_[0-9a-f]+) \(expires`)
 
-// TestConfirmationSwap (issue 14 #4): the person confirms at the prompt of
+// TestConfirmationSwap: the person confirms at the prompt of
 // `dwire import` or `dwire review` while another process rewrites the
 // stored plan and its digest in the store (SQLite and Postgres): the
 // commit is refused with PREVIEW_STALE, and nothing is written.

@@ -20,7 +20,7 @@ import (
 
 // scStore is a workspace's state store reached directly, the way any other
 // process with access to it could: the SQLite file in the workspace, or
-// the workspace's schema of the shared PostgreSQL server. The issue 14
+// the workspace's schema of the shared PostgreSQL server. The exactly-once
 // scenarios read the commit lock and the dedup index through it, and
 // rewrite a stored plan as a hostile writer of a shared store would.
 type scStore struct {

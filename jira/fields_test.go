@@ -126,7 +126,7 @@ func TestResolveFieldsAgainstJira(t *testing.T) {
 // with the user search (what Jira's pickers use), while the assignee stays
 // with the project's assignable-user search: a person who cannot be
 // assigned issues in the project is a fine reviewer and a refused
-// assignee; a hidden e-mail matches neither search (issue 16).
+// assignee; a hidden e-mail matches neither search.
 func TestUserPickerFieldsUseTheUserSearch(t *testing.T) {
 	f := companySite(t, nil)
 	if err := f.srv.ApplyFields(jiratest.FieldSeed{Users: []jiratest.User{
@@ -392,7 +392,7 @@ func TestContentMergeOverHTTP(t *testing.T) {
 	// The document now changes the title the person changed: a conflict
 	// (drift), showing what the person changed and what the document
 	// wants from the title DevWorkWire last wrote, kept in the property
-	// through the write that kept the person's title (issue 18 §1).
+	// through the write that kept the person's title.
 	pv = run(bytes.Replace(doc("Third text.", ""), []byte("Epic e-1: Checkout"), []byte("Epic e-1: Checkout v2"), 1), service.Counts{Drift: 1})
 	want := []service.FieldChange{{Field: "title", From: "Renamed again in Jira", To: "Checkout v2", Conflict: true, Base: "Checkout",
 		Tracker: &service.FieldSide{To: "Renamed again in Jira"}, Document: &service.FieldSide{To: "Checkout v2"}}}
@@ -406,7 +406,7 @@ func TestContentMergeOverHTTP(t *testing.T) {
 // field a project keeps off its edit screen (set at create, never changed
 // after) is refused at preview, with nothing written, while the same field
 // on a create is fine. The edit metadata is read once per issue type, from
-// one of the items being updated, not per item (issue 16).
+// one of the items being updated, not per item.
 func TestEditScreenIsCheckedForUpdates(t *testing.T) {
 	f := companySite(t, nil)
 	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}), Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
@@ -457,7 +457,7 @@ func TestEditScreenIsCheckedForUpdates(t *testing.T) {
 // An issue its workflow status makes read-only has edit metadata without
 // fields, which says nothing of its type's edit screen: the updates of
 // that type are then checked against the create metadata (as before edit
-// metadata was read), not refused for every field (issue 16).
+// metadata was read), not refused for every field.
 func TestReadOnlyRepresentativeFallsBackToTheCreateScreen(t *testing.T) {
 	f := companySite(t, nil)
 	target, err := url.Parse(f.srv.URL)
@@ -527,7 +527,7 @@ var customKindsHTTP = []customKind{
 
 // TestThreeWayEveryCustomTypeOverHTTP runs the four three-way cases for
 // each custom field type through the adapter and the fake Jira: one story
-// per case, each setting every custom field (issue 16). A person edits
+// per case, each setting every custom field. A person edits
 // in Jira; the bases and their values travel in the issue property.
 func TestThreeWayEveryCustomTypeOverHTTP(t *testing.T) {
 	custom := map[string]string{}

@@ -12,7 +12,7 @@ import (
 )
 
 // An unreachable Jira is named by host; Atlassian's status page is
-// suggested only for sites Atlassian hosts (issue 19 #11).
+// suggested only for sites Atlassian hosts.
 func TestUnavailableNamesTheHostAndStatusPageOnlyForAtlassian(t *testing.T) {
 	for host, want := range map[string]bool{"acme.atlassian.net": true, "api.atlassian.com": true, "localhost:8080": false, "jira.example.com": false} {
 		p := &Provider{base: &url.URL{Scheme: "https", Host: host}}

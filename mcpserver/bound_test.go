@@ -269,7 +269,7 @@ func TestPreviewOfEveryActionMatchesTheSchema(t *testing.T) {
 
 // A conflict's change carries what each side changed (tracker, document:
 // from the base) in the result, and its sides count towards
-// MaxChangeBytes like its own values (issue 18 §1).
+// MaxChangeBytes like its own values.
 func TestPreviewConflictSidesAreCarriedAndCounted(t *testing.T) {
 	long := strings.Repeat("t", service.MaxChangeValue)
 	items := make([]service.PlanItem, 0, 150)

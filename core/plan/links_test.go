@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestDependencies: what each entry names, and the refusals (issue 17).
+// TestDependencies: what each entry names, and the refusals.
 func TestDependencies(t *testing.T) {
 	src := "---\nid: doc\n---\n" +
 		"## Story s-1: One\nDepends on: PROJ-120, other/s-9, doc/s-2\n\n" +

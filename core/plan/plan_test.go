@@ -231,7 +231,7 @@ func TestYAMLAliases(t *testing.T) {
 }
 
 // TestYAMLDuplicateKeys: the YAML parser keeps the last of two equal keys;
-// the plan parser refuses them (issue 14), at the earliest second
+// the plan parser refuses them, at the earliest second
 // occurrence, naming the key and both lines.
 func TestYAMLDuplicateKeys(t *testing.T) {
 	for _, tc := range []struct {

@@ -49,7 +49,7 @@ func wantNotRegular(t *testing.T, err error, what string) {
 }
 
 // TestReadFileRefusesFIFO: a FIFO named plan.md with no writer used to
-// block ReadFile in open(2) forever (issue 14).
+// block ReadFile in open(2) forever.
 func TestReadFileRefusesFIFO(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plan.md")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {

@@ -98,7 +98,7 @@ func TestParentChangeToANewEpicNamesItsReference(t *testing.T) {
 // document differ: the parts in conflict, from the tracker's value to the
 // document's; nothing of it is written. A person's edit the document did
 // not touch is kept and shows no change, while the document's other
-// changes are written (issue 16: drift per part).
+// changes are written (drift per part).
 func TestDriftRowsSayWhatDiffers(t *testing.T) {
 	editTitleAndCriteria := func(t *testing.T) *env {
 		t.Helper()
@@ -125,7 +125,7 @@ func TestDriftRowsSayWhatDiffers(t *testing.T) {
 		items[1].ac = []string{"It works", "It is tested", "It is documented"}
 		row := planRow(t, e.preview(markdown("checkout", items...)), "checkout/s-1")
 		// Each in conflict, with what the person changed (base → Jira)
-		// and what the document wants (base → document) (issue 18 §1).
+		// and what the document wants (base → document).
 		want := []service.FieldChange{
 			{Field: "title", From: "Edited in Jira", To: "Pay as a guest", Conflict: true, Base: "Pay without an account",
 				Tracker: &service.FieldSide{To: "Edited in Jira"}, Document: &service.FieldSide{To: "Pay as a guest"}},

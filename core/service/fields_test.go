@@ -503,7 +503,7 @@ func TestThreeWayEveryFieldKind(t *testing.T) {
 
 // The assignee is resolved among assignable people only, a user field
 // among everyone: a reviewer who cannot be assigned issues is refused as
-// the assignee (issue 16).
+// the assignee.
 func TestNotAssignablePersonIsRefusedAsAssigneeOnly(t *testing.T) {
 	e := kindsEnv(t)
 	_, err := e.svc.ImportPreview(e.ctx, service.ImportPreviewInput{Path: "plan.md", Data: []byte(kindDoc(fieldKinds[2], "nina@example.com", "Text.", ""))})

@@ -30,7 +30,7 @@ func (c *countingStore) RecordOutcomes(ctx context.Context, key string, outcomes
 }
 
 // A create batch's outcomes are recorded in one store call, not one per
-// item (issue 20: one durable transaction each), and every one of them is
+// item (one durable transaction each), and every one of them is
 // in the run.
 func TestCreateBatchOutcomesAreOneStoreCall(t *testing.T) {
 	e := newEnv(t)

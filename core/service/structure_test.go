@@ -14,7 +14,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/service"
 )
 
-// Scenarios of a document's structure (issue 17): sub-tasks, dependencies,
+// Scenarios of a document's structure: sub-tasks, dependencies,
 // sprint, rank — preview, refusals, commit, re-import, faults.
 
 const structureDoc = `---
@@ -682,7 +682,7 @@ func (h *holdCreateOf) Create(ctx context.Context, specs []core.ItemSpec) ([]cor
 }
 
 // TestRankGoesOutWhileStoriesAreCreated: a fresh 1,000-item import ranks
-// alongside its creates (issue 20): with the batch creating the last story
+// alongside its creates: with the batch creating the last story
 // held, the heads' request and the chunks already created are ranked (the
 // chunks' heads were created first). The backlog ends in the document's
 // order with the same 20 creates and 20 rank requests.

@@ -31,11 +31,11 @@ Text.
 `
 	res := e.preview(doc)
 	all := strings.Join(res.Warnings, "\n")
-	// Field lines are written now (issue 16): no warning either.
+	// Field lines are written now: no warning either.
 	if strings.Contains(all, "does not write them") {
 		t.Errorf("warnings still say fields are not written:\n%s", all)
 	}
-	// Dependencies and sub-tasks are written now (issue 17): no warning;
+	// Dependencies and sub-tasks are written now: no warning;
 	// the link is a planned change, the sub-task a row of the plan.
 	for _, gone := range []string{"dependencies (Depends on / Blocks)", "sub-task(s)"} {
 		if strings.Contains(all, gone) {

@@ -36,8 +36,7 @@ func swapStoredPlan(t *testing.T, dbPath, handle, old, new string) {
 
 // What is committed is the plan the person saw: a stored plan rewritten
 // (with a matching digest) while `dwire import` or `dwire review` waits at
-// the prompt is refused on "y" with PREVIEW_STALE, and nothing is written
-// (issue 14 #4).
+// the prompt is refused on "y" with PREVIEW_STALE, and nothing is written.
 func TestPTYPlanSwappedAtThePromptIsRefused(t *testing.T) {
 	for _, cmd := range []string{"import", "review"} {
 		t.Run(cmd, func(t *testing.T) {

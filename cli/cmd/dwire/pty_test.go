@@ -379,7 +379,7 @@ func TestPTYInitAsksBeforeReplacing(t *testing.T) {
 }
 
 // Ctrl-C during a read (`dwire ls` while Jira hangs) is the person
-// stopping it: exit 130, one quiet line, no INTERNAL_ERROR (issue 19 #5).
+// stopping it: exit 130, one quiet line, no INTERNAL_ERROR.
 func TestPTYCtrlCDuringReadExits130(t *testing.T) {
 	f := newPTYFixture(t)
 	f.srv.SetLatency(time.Hour) // Jira hangs
@@ -449,7 +449,7 @@ func visibleLines(out string) []string {
 }
 
 // The progress bar ends where a failed commit stopped, not at N/N; with
-// -v, log lines never share the bar's line (issue 19 #14).
+// -v, log lines never share the bar's line.
 func TestPTYBarStopsWhereTheCommitStopped(t *testing.T) {
 	f := newPTYFixture(t)
 	must(t, f.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issue/bulk", Call: 2, Kind: "500"}))
@@ -483,7 +483,7 @@ func TestPTYBarStopsWhereTheCommitStopped(t *testing.T) {
 
 // dwire init without the token in the environment asks for it first, with
 // hidden input, uses it for the check only and says how to export it; a
-// later failed check keeps the answers (issue 19 #3).
+// later failed check keeps the answers.
 func TestPTYInitAsksForTheTokenFirstAndKeepsAnswers(t *testing.T) {
 	f := newPTYFixture(t)
 	must(t, os.Remove(filepath.Join(f.dir, ".devworkwire.yaml")))
@@ -544,7 +544,7 @@ func TestPTYInitAsksForTheTokenFirstAndKeepsAnswers(t *testing.T) {
 
 // A slow Jira: after about a second of waiting a spinner on the terminal
 // names the host, and it is gone when the answer is printed; never with
-// --json (issue 19 #11).
+// --json.
 func TestPTYSpinnerWhileJiraIsSlow(t *testing.T) {
 	f := newPTYFixture(t)
 	f.srv.SetLatency(1500 * time.Millisecond)

@@ -10,7 +10,7 @@ import (
 )
 
 // TestHelpFitsEightyColumns: `dwire --help` and every `dwire <cmd> --help`
-// (and the sub-commands of completion) fit 80 columns (issue 19 #9).
+// (and the sub-commands of completion) fit 80 columns.
 func TestHelpFitsEightyColumns(t *testing.T) {
 	root := NewCmdRoot(testFactory())
 	root.InitDefaultCompletionCmd()

@@ -49,8 +49,8 @@ func TestPrintErrorJSONAndUncoded(t *testing.T) {
 	}
 }
 
-// A detail that only repeats the message is not printed again (issue 19
-// #7); JSON keeps it; a usage error has no run id.
+// A detail that only repeats the message is not printed again;
+// JSON keeps it; a usage error has no run id.
 func TestPrintErrorSaysEachThingOnce(t *testing.T) {
 	ios, _, _, errOut := iostreams.Test()
 	msg := "--limit 500 is out of range. Use 1 to 100."

@@ -303,7 +303,7 @@ func TestTokenPastedAnywhereIsRefused(t *testing.T) {
 }
 
 // A token_env or email_env that is not a plausible variable name is refused
-// without echoing it; plausible names are taken (issue 14 #5).
+// without echoing it; plausible names are taken.
 func TestEnvNamesThatMayBeTokensAreRefusedUnechoed(t *testing.T) {
 	base := "jira:\n  site: https://x.atlassian.net\n  project: PROJ\n  email: a@example.com\n"
 	for _, v := range []string{

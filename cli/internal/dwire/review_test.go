@@ -130,7 +130,7 @@ func TestReviewListsPendingPreviews(t *testing.T) {
 }
 
 // show and progress complete the keys and references the dedup index
-// knows, offline; review completes pending handles (issue 19 #10).
+// knows, offline; review completes pending handles.
 func TestCompletionFromTheStore(t *testing.T) {
 	h := newHarness(t)
 	h.run("y\n", true, "import", "plan.md").expect(t, 0)

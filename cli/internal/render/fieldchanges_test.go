@@ -4,7 +4,7 @@ import (
 	"github.com/devworkwire/devworkwire/core/service"
 )
 
-// fieldChangesPreview has a change of every field kind (issue 18 §1):
+// fieldChangesPreview has a change of every field kind:
 // each built-in field and each custom field type on update rows, title,
 // description and criteria, a conflicting field on an update row (with
 // and without its base), and drift rows whose conflicts say what the

@@ -187,7 +187,7 @@ func TestBar(t *testing.T) {
 }
 
 // A commit that stops is drawn where it stopped, marked so; output around
-// the bar never shares its line (issue 19 #14).
+// the bar never shares its line.
 func TestBarStopAndAround(t *testing.T) {
 	var b bytes.Buffer
 	bar := NewBar(&b, 60, "Committing")

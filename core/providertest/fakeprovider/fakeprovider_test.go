@@ -118,7 +118,7 @@ func TestItemFaults(t *testing.T) {
 }
 
 // RecordBase replaces the base values with the spec's (none: not known),
-// so a conflict never shows a value behind an older base (issue 18 §1).
+// so a conflict never shows a value behind an older base.
 func TestRecordBaseReplacesBaseValues(t *testing.T) {
 	ctx := context.Background()
 	p := fakeprovider.New(fakeprovider.Options{})
