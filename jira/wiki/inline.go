@@ -263,11 +263,7 @@ func (p *parser) link(s string, i int, marks []adf.Mark) ([]adf.Node, int) {
 // is not escaped by a backslash, or -1.
 func findUnescaped(s string, from int, tok string) int {
 	for j := from; j < len(s); j++ {
-		if strings.HasPrefix(s[j:], `\\`) {
-			j++
-			continue
-		}
-		if s[j] == '\\' && j+1 < len(s) && isSpecial(rune(s[j+1])) {
+		if escapeAt(s, j) {
 			j++
 			continue
 		}
@@ -278,12 +274,19 @@ func findUnescaped(s string, from int, tok string) int {
 	return -1
 }
 
+// escapeAt reports whether s[j] is a backslash escaping the character
+// after it (another backslash, or a special character): a scan for a
+// delimiter steps over the two, which are text.
+func escapeAt(s string, j int) bool {
+	return s[j] == '\\' && j+1 < len(s) && (s[j+1] == '\\' || isSpecial(rune(s[j+1])))
+}
+
 // splitUnescaped splits s at unescaped sep characters.
 func splitUnescaped(s string, sep byte) []string {
 	var out []string
 	start := 0
 	for j := 0; j < len(s); j++ {
-		if s[j] == '\\' && j+1 < len(s) && (s[j+1] == '\\' || isSpecial(rune(s[j+1]))) {
+		if escapeAt(s, j) {
 			j++
 			continue
 		}
@@ -321,10 +324,7 @@ func closer(s string, from int, tok string) int {
 		switch {
 		case s[j] == '\n':
 			return -1
-		case strings.HasPrefix(s[j:], `\\`):
-			j++
-			continue
-		case s[j] == '\\' && j+1 < len(s) && isSpecial(rune(s[j+1])):
+		case escapeAt(s, j):
 			j++
 			continue
 		}

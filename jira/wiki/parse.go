@@ -346,10 +346,7 @@ func splitCells(l string) []cell {
 	start := 0
 	for j := 0; j < len(l); j++ {
 		switch {
-		case strings.HasPrefix(l[j:], `\\`):
-			j++
-			continue
-		case l[j] == '\\' && j+1 < len(l) && isSpecial(rune(l[j+1])):
+		case escapeAt(l, j):
 			j++
 			continue
 		case l[j] == '[':
@@ -385,10 +382,7 @@ func splitCells(l string) []cell {
 func findClosing(rest, closing string) int {
 	for j := 0; j < len(rest); j++ {
 		switch {
-		case strings.HasPrefix(rest[j:], `\\`):
-			j++
-			continue
-		case rest[j] == '\\' && j+1 < len(rest) && isSpecial(rune(rest[j+1])):
+		case escapeAt(rest, j):
 			j++
 			continue
 		case strings.HasPrefix(rest[j:], "{{"):
