@@ -22,7 +22,7 @@ func TestMCPOverStdio(t *testing.T) {
 	f := newPTYFixture(t)
 	must(t, os.WriteFile(filepath.Join(f.dir, "one.md"), []byte("---\nid: one\n---\n# One\n\n## Epic e-1: One\n"), 0o600))
 	m := startMCP(t, f)
-	send, recv, stdin, stderr, pp := m.send, m.recv, m.stdin, m.stderr, m.pp
+	send, recv, stderr := m.send, m.recv, m.stderr
 	init := m.initialize()
 	info := init["result"].(map[string]any)["serverInfo"].(map[string]any)
 	if info["name"] != "dwire" || info["version"] == "" {
@@ -40,10 +40,7 @@ func TestMCPOverStdio(t *testing.T) {
 	if !strings.Contains(string(b), "CONFIRMATION_REQUIRED") && !strings.Contains(string(b), "PREVIEW_NOT_FOUND") {
 		t.Fatalf("unconfirmed commit = %s", b)
 	}
-	stdin.Close()
-	if err := pp.WaitExit(t, 20*time.Second, "when stdin closed"); err != nil {
-		t.Fatalf("dwire mcp exited with %v after stdin closed\n%s", err, stderr.String())
-	}
+	m.close(t)
 	if len(f.srv.Writes()) != 0 {
 		t.Fatalf("%d writes over MCP without a confirmed commit", len(f.srv.Writes()))
 	}
@@ -113,6 +110,16 @@ func startMCP(t *testing.T, f *ptyFixture) *mcpSession {
 		}
 	}
 	return m
+}
+
+// close closes stdin, as a harness ends a session, and fails the test
+// unless dwire mcp then exits cleanly.
+func (m *mcpSession) close(t *testing.T) {
+	t.Helper()
+	m.stdin.Close()
+	if err := m.pp.WaitExit(t, 20*time.Second, "when stdin closed"); err != nil {
+		t.Fatalf("dwire mcp exited with %v after stdin closed\n%s", err, m.stderr.String())
+	}
 }
 
 // initialize is the harness's handshake (protocol version 2025-06-18).
@@ -193,10 +200,7 @@ func TestMCPAnswersALineThatIsNotJSONAndKeepsServing(t *testing.T) {
 	if tools := m.recv(5); tools["result"] == nil {
 		t.Fatalf("tools/list after the bad lines = %v", tools)
 	}
-	m.stdin.Close()
-	if err := m.pp.WaitExit(t, 20*time.Second, "when stdin closed"); err != nil {
-		t.Fatalf("dwire mcp exited with %v\n%s", err, m.stderr.String())
-	}
+	m.close(t)
 	if !strings.Contains(m.stderr.String(), "not a JSON-RPC message") {
 		t.Errorf("no warning on stderr:\n%s", m.stderr.String())
 	}
@@ -217,10 +221,7 @@ func TestMCPDropsALineThatIsNotJSONOnAnOlderProtocol(t *testing.T) {
 	if msg := m.next(); msg["id"] != float64(5) || msg["result"] == nil {
 		t.Fatalf("the first message after the bad line is %v, want the answer to tools/list", msg)
 	}
-	m.stdin.Close()
-	if err := m.pp.WaitExit(t, 20*time.Second, "when stdin closed"); err != nil {
-		t.Fatalf("dwire mcp exited with %v\n%s", err, m.stderr.String())
-	}
+	m.close(t)
 	if !strings.Contains(m.stderr.String(), "not a JSON-RPC message") {
 		t.Errorf("no warning on stderr:\n%s", m.stderr.String())
 	}

@@ -45,12 +45,7 @@ func TestCanPrompt(t *testing.T) {
 }
 
 func TestSystemDetectsPseudoTerminal(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatalf("pty: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
+	ptmx, tty := openPTY(t)
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 100}); err != nil {
 		t.Fatal(err)
 	}
@@ -79,4 +74,15 @@ func TestStripANSI(t *testing.T) {
 	if got := StripANSI("\x1b[1ma\x1b[0mb"); got != "ab" {
 		t.Fatalf("StripANSI = %q", got)
 	}
+}
+
+// openPTY opens a pseudo-terminal pair, closed when the test ends.
+func openPTY(t *testing.T) (ptmx, tty *os.File) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("pty: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	return ptmx, tty
 }

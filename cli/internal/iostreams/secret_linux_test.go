@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/devworkwire/devworkwire/core/streamtest"
 	"golang.org/x/sys/unix"
 )
@@ -17,12 +15,7 @@ import (
 // By the time the token prompt can be seen, the terminal's echo is off: a
 // token pasted the instant the prompt appears is never shown.
 func TestReadSecretTurnsEchoOffBeforeThePrompt(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatalf("pty: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
+	ptmx, tty := openPTY(t)
 	var errOut streamtest.Buffer
 	s := &IOStreams{In: tty, Out: &bytes.Buffer{}, ErrOut: &errOut}
 	type answer struct {
