@@ -8,9 +8,6 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
-	"github.com/devworkwire/devworkwire/core/providertest/fakeprovider"
-	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storetest"
 	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,16 +16,17 @@ import (
 // person set, behind a server with options o.
 func policyEnv(t *testing.T, policy core.AgentPolicy, o Options, copts *mcp.ClientOptions) (*real, *memstore.Store) {
 	t.Helper()
-	clk := storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	prov := fakeprovider.New(fakeprovider.Options{Now: clk.Now})
-	st := memstore.New(memstore.Options{Now: clk.Now})
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: prov, Store: st, Now: clk.Now})
-	if _, err := svc.SetGatePolicy(core.WithActor(t.Context(), core.Actor{Kind: core.ActorPerson, User: "lead"}), policy); err != nil {
+	r := realOver(nil)
+	r.setPolicy(t, policy)
+	return r.serve(t, o, copts), r.st
+}
+
+// setPolicy sets the gate policy as a person (the lead) does.
+func (r *real) setPolicy(t *testing.T, policy core.AgentPolicy) {
+	t.Helper()
+	if _, err := r.svc.SetGatePolicy(core.WithActor(t.Context(), core.Actor{Kind: core.ActorPerson, User: "lead"}), policy); err != nil {
 		t.Fatal(err)
 	}
-	ws, _ := newWorkspace(t)
-	o.Workspace = ws
-	return &real{prov: prov, svc: svc, clock: clk, ws: ws, c: connect(t, svc, o, copts, "")}, st
 }
 
 // Under ask-person, an agent's confirmed: true from a client that cannot
@@ -187,15 +185,12 @@ func TestToolDescriptionsNameThePolicyInForce(t *testing.T) {
 // whose early read failed says the policy is not read yet, and names it
 // once a call opened the service.
 func TestToolDescriptionsNameThePolicyOnceRead(t *testing.T) {
-	clk := storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: fakeprovider.New(fakeprovider.Options{Now: clk.Now}), Store: memstore.New(memstore.Options{Now: clk.Now}), Now: clk.Now})
-	if _, err := svc.SetGatePolicy(core.WithActor(t.Context(), core.Actor{Kind: core.ActorPerson, User: "lead"}), core.PolicyPreviewOnly); err != nil {
-		t.Fatal(err)
-	}
+	r := realOver(nil)
+	r.setPolicy(t, core.PolicyPreviewOnly)
 	ws, _ := newWorkspace(t)
 	changed := make(chan struct{}, 8)
 	c := connect(t, nil, Options{
-		Open: func(context.Context) (Service, string, error) { return svc, ws, nil },
+		Open: func(context.Context) (Service, string, error) { return r.svc, ws, nil },
 		Policy: func(context.Context) (core.GatePolicy, error) {
 			return core.GatePolicy{}, core.Errorf(core.CodeConfigMissing, "no configuration")
 		},

@@ -25,26 +25,43 @@ import (
 
 type real struct {
 	prov  *fakeprovider.Provider
+	st    *memstore.Store
 	svc   *service.WorkItemService
 	clock *storetest.Clock
 	ws    string
 	c     *conn
 }
 
+// newReal is the real service (realOver) behind a server with options o.
 func newReal(t testing.TB, o Options, copts *mcp.ClientOptions, wrap func(core.WorkItemProvider) core.WorkItemProvider) *real {
 	t.Helper()
+	return realOver(wrap).serve(t, o, copts)
+}
+
+// realOver is the real service over fakeprovider (behind wrap, unless
+// nil) and a memstore, on one test clock; no server yet.
+func realOver(wrap func(core.WorkItemProvider) core.WorkItemProvider) *real {
 	clk := storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	prov := fakeprovider.New(fakeprovider.Options{Now: clk.Now})
 	var p core.WorkItemProvider = prov
 	if wrap != nil {
 		p = wrap(prov)
 	}
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{Now: clk.Now}), Now: clk.Now})
-	ws, _ := newWorkspace(t)
+	st := memstore.New(memstore.Options{Now: clk.Now})
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: st, Now: clk.Now})
+	return &real{prov: prov, st: st, svc: svc, clock: clk}
+}
+
+// serve puts r's service behind a server with options o, over a new
+// workspace (o's own when it names one), and connects a client.
+func (r *real) serve(t testing.TB, o Options, copts *mcp.ClientOptions) *real {
+	t.Helper()
+	r.ws, _ = newWorkspace(t)
 	if o.Workspace == "" {
-		o.Workspace = ws
+		o.Workspace = r.ws
 	}
-	return &real{prov: prov, svc: svc, clock: clk, ws: ws, c: connect(t, svc, o, copts, "")}
+	r.c = connect(t, r.svc, o, copts, "")
+	return r
 }
 
 func (r *real) preview(t *testing.T) string {
