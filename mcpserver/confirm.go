@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -144,11 +145,31 @@ func (s *server) checkAnswer(ctx context.Context, req *mcp.CallToolRequest, tool
 		return "", core.Errorf(core.CodeConfirmationRequired,
 			"The person submitted the confirmation without ticking \"Write these changes to Jira\". Nothing was written. Ask them again if they want to go ahead.")
 	case "decline":
-		return "", core.Errorf(core.CodeConfirmationRequired,
+		return "", core.Wrap(errDeclined, core.CodeConfirmationRequired,
 			"The person declined to write this plan to Jira. Nothing was written. Do not retry unless they ask you to.")
 	default:
 		return "", core.Errorf(core.CodeConfirmationRequired,
 			"The person dismissed the confirmation question without answering (%s). Nothing was written. Ask them before calling %s again.", orDefault(resp.Action, "no action"), tool)
+	}
+}
+
+// errDeclined is the cause of the refusal of a commit the person
+// declined: nobody waits on its preview any more (setAside).
+var errDeclined = errors.New("declined by the person")
+
+// asideService is what a Service offers when it can record that nobody
+// waits on a preview (service.WorkItemService does), so `dwire review`
+// no longer lists it.
+type asideService interface {
+	SetPreviewAside(ctx context.Context, handle, why string) error
+}
+
+// setAside records that the person declined the preview of handle: it
+// leaves `dwire review`'s list (its handle still shows and commits). Best
+// effort: the refusal is the answer either way.
+func setAside(ctx context.Context, b backend, handle string) {
+	if a, ok := b.svc.(asideService); ok {
+		_ = a.SetPreviewAside(context.WithoutCancel(ctx), handle, service.AsideDeclined)
 	}
 }
 

@@ -353,6 +353,9 @@ func commitConfirmed[R any](ctx context.Context, s *server, req *mcp.CallToolReq
 	channel := core.ChannelAgent
 	if pol.Agents != core.PolicyPreviewOnly { // no agent commits: nobody is asked
 		ask, shown, err := s.confirm(withMode(ctx, mode), req, load, tool, kind, in)
+		if errors.Is(err, errDeclined) {
+			setAside(ctx, b, in.PreviewHandle)
+		}
 		if err != nil || ask != nil {
 			return ask, res, err
 		}

@@ -435,6 +435,11 @@ type PreviewInfo struct {
 	// Pull is a stored pull plan (StoredPull, ShowPreview).
 	Pull       *PullPreviewResult `json:"pull,omitempty"`
 	ConsumedBy string             `json:"consumed_by,omitempty"` // idempotency key of the run that committed it
+	ConsumedAt time.Time          `json:"consumed_at,omitzero"`  // when that run started
+	// MadeBy says who or what made the preview (WithMadeBy: the command
+	// and account, or the agent's client "via MCP"); CreatedAt when.
+	MadeBy    string    `json:"made_by,omitempty"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
 	// Commit says what became of that commit (nil when not consumed, or
 	// its run is no longer recorded).
 	Commit *CommitSummary `json:"commit,omitempty"`

@@ -530,8 +530,19 @@ func (s *WorkItemService) storedPreview(ctx context.Context, handle string, acce
 	if err != nil {
 		return PreviewInfo{}, err
 	}
-	info := PreviewInfo{Kind: p.Kind, ConsumedBy: p.ConsumedBy}
+	info := PreviewInfo{Kind: p.Kind, ConsumedBy: p.ConsumedBy, ConsumedAt: core.UTCSecond(p.ConsumedAt), CreatedAt: core.UTCSecond(p.CreatedAt)}
 	total := pl.show(p, &info) // the writes the plan makes
+	// Shown again by this call: its run id is this call's, not that of
+	// the call that made the preview (each review is its own run).
+	switch runID := core.RunIDFrom(ctx); {
+	case runID == "":
+	case info.Import != nil:
+		info.Import.RunID = runID
+	case info.Progress != nil:
+		info.Progress.RunID = runID
+	case info.Pull != nil:
+		info.Pull.RunID = runID
+	}
 	if now := s.now(); !now.Before(p.ExpiresAt) && p.ConsumedAt.IsZero() {
 		return PreviewInfo{}, core.RefuseExpiredPreview(handle, p.Kind, p.ExpiresAt, p.ExpiresAt.Sub(p.CreatedAt), now)
 	}

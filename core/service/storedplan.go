@@ -343,19 +343,19 @@ type shownPlan interface {
 
 func (pl *pullPlan) show(p core.Preview, info *PreviewInfo) int {
 	r := pl.result(p)
-	info.Pull = &r
+	info.Pull, info.MadeBy = &r, pl.Pull.MadeBy
 	return len(pl.Entries)
 }
 
 func (pl *importPlan) show(p core.Preview, info *PreviewInfo) int {
 	r := pl.result(p)
-	info.Import = &r
+	info.Import, info.MadeBy = &r, pl.Head.MadeBy
 	return r.Counts.Create + r.Counts.Update + r.Counts.Adopt + r.Counts.Structure
 }
 
 func (pl *progressPlan) show(p core.Preview, info *PreviewInfo) int {
 	r := pl.result(p)
-	info.Progress = &r
+	info.Progress, info.MadeBy = &r, pl.Head.MadeBy
 	return progressWrites(pl)
 }
 

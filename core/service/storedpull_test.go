@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +24,12 @@ func TestStoredPullShowsThePlan(t *testing.T) {
 	if info.Kind != core.PreviewPull || info.Pull == nil || info.Import != nil || info.ConsumedBy != "" || info.Commit != nil {
 		t.Fatalf("info %+v", info)
 	}
-	if !reflect.DeepEqual(*info.Pull, res) || info.Pull.Path != path || info.Pull.Counts.Pull != 1 {
+	if info.Pull.RunID == res.RunID || !strings.HasPrefix(info.Pull.RunID, "run_") {
+		t.Errorf("shown again with run id %q; want this call's own, not the preview's %q", info.Pull.RunID, res.RunID)
+	}
+	shown := *info.Pull
+	shown.RunID = res.RunID // the rest as the preview returned it
+	if !reflect.DeepEqual(shown, res) || info.Pull.Path != path || info.Pull.Counts.Pull != 1 {
 		t.Errorf("shown plan\n%+v\nwant the preview\n%+v", *info.Pull, res)
 	}
 	if e.p.Writes() != w {

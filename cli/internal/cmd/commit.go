@@ -22,11 +22,20 @@ type committer struct {
 	IO   *iostreams.IOStreams
 	JSON bool
 	Svc  cmdutil.Service
+	// Key is the idempotency key to commit under: empty for a new one
+	// (a confirmed commit); a finished commit's own to replay its result.
+	Key string
 }
 
-// newIdempotencyKey returns the key of one confirmed commit: the CLI uses
-// the same idempotency mechanism as agents.
-func newIdempotencyKey() string { return service.NewIdempotencyKey() }
+// key returns the idempotency key of the commit: a new one for each
+// confirmed commit (the CLI uses the same idempotency mechanism as
+// agents), or Key.
+func (c committer) key() string {
+	if c.Key != "" {
+		return c.Key
+	}
+	return service.NewIdempotencyKey()
+}
 
 // importCommit commits the import preview handle, bound to digest: the
 // plan_digest of the preview that was shown to the person who said yes.
@@ -40,7 +49,7 @@ func (c committer) importCommit(ctx context.Context, handle, digest string) erro
 	r, err := c.Svc.ImportCommit(cctx, service.CommitInput{
 		PreviewHandle:  handle,
 		Confirmed:      true,
-		IdempotencyKey: newIdempotencyKey(),
+		IdempotencyKey: c.key(),
 		PlanDigest:     digest,
 		Progress:       progress,
 		Waiting:        waitNotice(ios),
@@ -60,7 +69,7 @@ func (c committer) importCommit(ctx context.Context, handle, digest string) erro
 // pullCommit commits the pull preview handle, bound to digest (see
 // importCommit); path is the document as the person is shown it.
 func (c committer) pullCommit(ctx context.Context, handle, digest, path string) error {
-	r, err := c.Svc.PullCommit(ctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest, Waiting: waitNotice(c.IO)})
+	r, err := c.Svc.PullCommit(ctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: c.key(), PlanDigest: digest, Waiting: waitNotice(c.IO)})
 	if err != nil {
 		return err
 	}
@@ -78,7 +87,7 @@ func (c committer) progressCommit(ctx context.Context, handle, digest string) er
 	ios := c.IO
 	cctx, progress, release := betweenItems(ctx, ios, nil)
 	defer release()
-	r, err := c.Svc.ProgressCommit(cctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: newIdempotencyKey(), PlanDigest: digest, Progress: progress, Waiting: waitNotice(ios)})
+	r, err := c.Svc.ProgressCommit(cctx, service.CommitInput{PreviewHandle: handle, Confirmed: true, IdempotencyKey: c.key(), PlanDigest: digest, Progress: progress, Waiting: waitNotice(ios)})
 	if err != nil {
 		return err
 	}

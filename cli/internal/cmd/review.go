@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
-	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
@@ -116,30 +115,39 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		return err
 	}
 	ctx = core.WithChannel(ctx, core.ChannelReview) // for the audit trail
+	if info.ConsumedBy != "" {
+		// Committed before: what that commit did, never the old plan
+		// as if it still waited.
+		return consumed(ctx, o, svc, info)
+	}
 	// A person about to be asked is never shown a plan the tracker no
 	// longer matches: PREVIEW_STALE now, before the question (recorded,
 	// so the list no longer offers it).
-	if info.ConsumedBy == "" && ios.CanPrompt() {
+	if ios.CanPrompt() {
 		if err := svc.CheckPreview(ctx, o.Handle); err != nil {
 			return err
 		}
 	}
-	// The preview on stdout (stderr under --json); one that is about to be
-	// confirmed while stdout is redirected also on the terminal.
+	// The preview on stdout (stderr under --json), under who made it and
+	// when; one that is about to be confirmed while stdout is redirected
+	// also on the terminal.
+	made := madeLine(o.Handle, info)
 	show := func(asks bool, view func(io.Writer, render.Options)) {
 		w, ro := ios.Out, viewOpts(ios, false)
 		if o.JSON {
 			w, ro = ios.ErrOut, viewOpts(ios, true)
 		}
 		ro.Full = o.Full
+		fmt.Fprintln(w, render.Wrap(made, ro.Width, "  "))
 		view(w, ro)
 		if asks && !o.JSON && redirected(ios) {
 			ro = viewOpts(ios, true)
 			ro.Full = o.Full
+			fmt.Fprintln(ios.ErrOut, render.Wrap(made, ro.Width, "  "))
 			view(ios.ErrOut, ro)
 		}
 	}
-	pending := info.ConsumedBy == ""
+	pending := true
 	var runID, question, what string
 	var shown any // the preview object itself, for --json
 	switch {
@@ -183,9 +191,6 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	default:
 		return core.Errorf(core.CodeInternal, "The stored preview %s has an unknown kind %q.", o.Handle, info.Kind)
 	}
-	if info.ConsumedBy != "" {
-		return consumed(ios, o, info, shown)
-	}
 	if !ios.CanPrompt() {
 		return confirmRequired(runID, o.Handle, what)
 	}
@@ -205,23 +210,45 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	return c.progressCommit(ctx, o.Handle, info.Progress.PlanDigest)
 }
 
+// madeLine says which preview is shown, who made it (an agent names its
+// MCP client) and when.
+func madeLine(handle string, info service.PreviewInfo) string {
+	by := info.MadeBy
+	if by == "" {
+		by = "an unknown maker"
+	}
+	return fmt.Sprintf("Preview %s, made by %s on %s.", handle, render.CleanText(by), render.FormatTime(info.CreatedAt))
+}
+
 // consumed reports what became of the commit of an already committed
-// preview: a commit that finished is "already committed"
-// (exit 0); one that stopped part-way or is still recorded as running is
-// an error saying how far it got and what to run next (exit 4 when
-// something was written).
-func consumed(ios *iostreams.IOStreams, o *ReviewOptions, info service.PreviewInfo, shown any) error {
+// preview, without showing the old plan again: a commit that finished is
+// replayed under its own idempotency key (the gate writes nothing on a
+// replay), so the result is that commit's (result_type committed, exit
+// 0), as an agent repeating the key gets; one that stopped part-way or
+// is still recorded as running is an error saying how far it got and what
+// to run next (exit 4 when something was written). A commit whose run is
+// no longer recorded is refused as the gate refuses a used handle.
+func consumed(ctx context.Context, o *ReviewOptions, svc cmdutil.Service, info service.PreviewInfo) error {
+	ios := o.IO
 	c := info.Commit
-	if c == nil || c.State == core.RunCommitted {
-		run := info.ConsumedBy
-		if c != nil {
-			run = c.RunID
+	if c == nil {
+		return core.RefuseConsumedPreview(o.Handle, info.Kind, info.ConsumedAt, "the commit with idempotency key "+info.ConsumedBy)
+	}
+	if c.State == core.RunCommitted {
+		at := c.FinishedAt
+		if at.IsZero() {
+			at = c.StartedAt
 		}
-		fmt.Fprintf(ios.ErrOut, "Skipped: this preview was already committed (run %s); nothing more was written.\n", run)
-		if o.JSON {
-			return printJSON(ios.Out, shown)
+		fmt.Fprintln(ios.ErrOut, render.Wrap(fmt.Sprintf("Skipped: preview %s was already committed on %s (run %s); nothing more was written. What that commit did:",
+			o.Handle, render.FormatTime(at), c.RunID), ios.Width(), ""))
+		cm := committer{IO: ios, JSON: o.JSON, Svc: svc, Key: info.ConsumedBy}
+		switch {
+		case info.Pull != nil:
+			return cm.pullCommit(ctx, o.Handle, "", info.Pull.Path)
+		case info.Import != nil:
+			return cm.importCommit(ctx, o.Handle, "")
 		}
-		return nil
+		return cm.progressCommit(ctx, o.Handle, "")
 	}
 	next := "make a new preview (`dwire progress` of the item again) and review that"
 	if info.Import != nil {

@@ -83,7 +83,7 @@ func TestReviewOfAStoppedCommit(t *testing.T) {
 	h = newHarness(t)
 	handle = dryRunHandle(t, h, "import", "plan.md")
 	h.run("y\n", true, "review", handle).expect(t, 0, "Committed: 5 created")
-	h.run("y\n", true, "review", handle).expect(t, 0, "Skipped: this preview was already committed (run run_")
+	h.run("y\n", true, "review", handle).expect(t, 0, "Skipped: preview "+handle+" was already committed on", "(run run_", "Committed: 5 created", "its result is shown again and nothing new was written")
 }
 
 // dwire review without a handle lists the previews a person waits on:
