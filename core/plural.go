@@ -4,7 +4,7 @@ import "strconv"
 
 // Plural is n with the word for one or for many: "1 write", "2 writes",
 // never "2 write(s)". Every count in a text people read is written with
-// it (core/plan, which core's packages import, keeps its own one-liner).
+// it.
 func Plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

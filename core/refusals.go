@@ -89,24 +89,17 @@ func Ago(d time.Duration) string {
 	d = d.Round(time.Second)
 	switch {
 	case d < time.Minute:
-		return plural(int(d.Seconds()), "second")
+		return Plural(int(d.Seconds()), "second", "seconds")
 	case d < time.Hour:
-		return plural(int(d.Minutes()), "minute")
+		return Plural(int(d.Minutes()), "minute", "minutes")
 	case d < 48*time.Hour:
 		h := int(d.Hours())
 		m := int((d - time.Duration(h)*time.Hour).Minutes())
 		if m == 0 {
-			return plural(h, "hour")
+			return Plural(h, "hour", "hours")
 		}
-		return plural(h, "hour") + " " + plural(m, "minute")
+		return Plural(h, "hour", "hours") + " " + Plural(m, "minute", "minutes")
 	default:
-		return plural(int(d.Hours()/24), "day")
+		return Plural(int(d.Hours()/24), "day", "days")
 	}
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
 }

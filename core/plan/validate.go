@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/devworkwire/devworkwire/core"
 )
 
 // rawItem is an item as parsed, with what validation needs to know about
@@ -80,19 +82,7 @@ func listed(n, unlisted int) string {
 
 // unlistedProblem is the last entry of a list that leaves n problems out.
 func unlistedProblem(n int) Problem {
-	are := "problems are"
-	if n == 1 {
-		are = "problem is"
-	}
-	return Problem{Message: fmt.Sprintf("%d more %s not listed; fix the ones above and run the preview again to see the rest", n, are)}
-}
-
-// problemsCount is "1 problem" or "n problems".
-func problemsCount(n int) string {
-	if n == 1 {
-		return "1 problem"
-	}
-	return fmt.Sprintf("%d problems", n)
+	return Problem{Message: fmt.Sprintf("%s not listed; fix the ones above and run the preview again to see the rest", core.Plural(n, "more problem is", "more problems are"))}
 }
 
 // MaxProblems is how many problems a VALIDATION_FAILED error lists (the
