@@ -26,12 +26,12 @@ func (s *Store) AppendAudit(ctx context.Context, r core.AuditRecord) (int64, err
 
 // ListAudit implements core.AuditStore.
 func (s *Store) ListAudit(ctx context.Context, f core.AuditFilter, limit int) ([]core.AuditRecord, bool, error) {
-	return s.reads().Audit(ctx, s.q("{schema}.audit"), "$1", f, limit)
+	return s.kit().Audit(ctx, s.q("{schema}.audit"), "$1", f, limit)
 }
 
 // LoadPolicy implements core.AuditStore.
 func (s *Store) LoadPolicy(ctx context.Context) (core.GatePolicy, error) {
-	return s.reads().Policy(ctx, s.q(`SELECT `+sqlrows.PolicyColumns+` FROM {schema}.policy WHERE name = $1`), sqlrows.PolicyName)
+	return s.kit().Policy(ctx, s.q(`SELECT `+sqlrows.PolicyColumns+` FROM {schema}.policy WHERE name = $1`), sqlrows.PolicyName)
 }
 
 // SavePolicy implements core.AuditStore.

@@ -26,7 +26,7 @@ func (s *Store) RecordDocument(ctx context.Context, r core.DocumentRecord) error
 
 // LoadDocuments implements core.DocumentStore.
 func (s *Store) LoadDocuments(ctx context.Context, scope string, documents []string) (map[string]core.DocumentRecord, error) {
-	return s.reads().Documents(ctx, scope, s.q(`SELECT `+sqlrows.DocumentColumns+` FROM {schema}.documents WHERE scope = $1 AND document = ANY($2::text[])`), scope, documents)
+	return s.kit().Documents(ctx, scope, s.q(`SELECT `+sqlrows.DocumentColumns+` FROM {schema}.documents WHERE scope = $1 AND document = ANY($2::text[])`), scope, documents)
 }
 
 // ListDocumentIndex implements core.DocumentStore (starts_with, not a

@@ -57,7 +57,7 @@ func (s *Store) LookupIndex(ctx context.Context, scope string, refs []core.Refer
 	for i, r := range refs {
 		list[i] = string(r)
 	}
-	return s.reads().Lookup(ctx, scope, refs, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index
+	return s.kit().Lookup(ctx, scope, refs, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index
 		WHERE scope = $1 AND reference = ANY($2::text[])`), scope, list)
 }
 
@@ -71,5 +71,5 @@ func (s *Store) ListIndex(ctx context.Context, scope string, limit int) ([]core.
 // listIndex lists the entries of scope ($1) that meet cond (with args as
 // $2, …), for what (a fault's wording).
 func (s *Store) listIndex(ctx context.Context, scope, what, cond string, args ...any) ([]core.IndexEntry, error) {
-	return s.reads().List(ctx, scope, what, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index WHERE scope = $1 AND `+cond), append([]any{scope}, args...)...)
+	return s.kit().List(ctx, scope, what, s.q(`SELECT `+sqlrows.IndexColumns+` FROM {schema}.dedup_index WHERE scope = $1 AND `+cond), append([]any{scope}, args...)...)
 }

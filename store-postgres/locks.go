@@ -120,16 +120,5 @@ func (s *Store) releaser(name, owner string, gen int64) func(context.Context) er
 // markers writes nothing: a plain read of the lock row, which waits for no
 // other fence's row lock.
 func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
-	return s.fencing().Fence(ctx, sqlrows.Lock{Name: name, Owner: owner, Generation: generation}, markers)
-}
-
-// fencing is this store as sqlrows' Fence uses it.
-func (s *Store) fencing() sqlrows.Fencing[pgx.Tx] {
-	return sqlrows.Fencing[pgx.Tx]{
-		Check: s.check, Fault: s.fault, Write: s.write, HeldIn: s.checkHolder,
-		Held: func(ctx context.Context, l sqlrows.Lock) error { return s.holderIs(ctx, s.db, "", l) },
-		UpsertIndex: func(ctx context.Context, tx pgx.Tx, markers []core.IndexEntry) error {
-			return s.upsertIndex(ctx, tx, markers)
-		},
-	}
+	return s.kit().Fence(ctx, sqlrows.Lock{Name: name, Owner: owner, Generation: generation}, markers)
 }

@@ -306,9 +306,11 @@ func dbNullTime(t time.Time) *time.Time {
 	return &u
 }
 
-// reads are the reads this store shares with the SQLite one.
-func (s *Store) reads() sqlrows.Reads[time.Time] {
-	return sqlrows.Reads[time.Time]{
+// kit is this store as the store kit's reads and fence, shared with the
+// SQLite store, use it.
+func (s *Store) kit() sqlrows.Store[time.Time, pgx.Tx] {
+	return sqlrows.Store[time.Time, pgx.Tx]{
+		Check: s.check, Fault: s.fault,
 		Query: func(ctx context.Context, sql string, args ...any) (sqlrows.Rows, func() error, error) {
 			rows, err := s.db.Query(ctx, sql, args...)
 			if err != nil {
@@ -317,8 +319,11 @@ func (s *Store) reads() sqlrows.Reads[time.Time] {
 			return rows, func() error { rows.Close(); return nil }, nil
 		},
 		ToTime: fromDBTime,
-		Check:  s.check,
-		Fault:  s.fault,
+		Write:  s.write, HeldIn: s.checkHolder,
+		Held: func(ctx context.Context, l sqlrows.Lock) error { return s.holderIs(ctx, s.db, "", l) },
+		UpsertIndex: func(ctx context.Context, tx pgx.Tx, markers []core.IndexEntry) error {
+			return s.upsertIndex(ctx, tx, markers)
+		},
 	}
 }
 

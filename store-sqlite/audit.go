@@ -24,12 +24,12 @@ func (s *Store) AppendAudit(ctx context.Context, r core.AuditRecord) (int64, err
 
 // ListAudit implements core.AuditStore.
 func (s *Store) ListAudit(ctx context.Context, f core.AuditFilter, limit int) ([]core.AuditRecord, bool, error) {
-	return s.reads().Audit(ctx, "audit", "?", f, limit)
+	return s.kit().Audit(ctx, "audit", "?", f, limit)
 }
 
 // LoadPolicy implements core.AuditStore.
 func (s *Store) LoadPolicy(ctx context.Context) (core.GatePolicy, error) {
-	return s.reads().Policy(ctx, `SELECT `+sqlrows.PolicyColumns+` FROM policy WHERE name = ?`, sqlrows.PolicyName)
+	return s.kit().Policy(ctx, `SELECT `+sqlrows.PolicyColumns+` FROM policy WHERE name = ?`, sqlrows.PolicyName)
 }
 
 // SavePolicy implements core.AuditStore.

@@ -28,7 +28,7 @@ func (s *Store) RecordDocument(ctx context.Context, r core.DocumentRecord) error
 // LoadDocuments implements core.DocumentStore.
 func (s *Store) LoadDocuments(ctx context.Context, scope string, documents []string) (map[string]core.DocumentRecord, error) {
 	list, _ := json.Marshal(documents) // (strings always encode)
-	return s.reads().Documents(ctx, scope, `SELECT `+sqlrows.DocumentColumns+` FROM documents WHERE scope = ? AND document IN (SELECT value FROM json_each(?))`, scope, string(list))
+	return s.kit().Documents(ctx, scope, `SELECT `+sqlrows.DocumentColumns+` FROM documents WHERE scope = ? AND document IN (SELECT value FROM json_each(?))`, scope, string(list))
 }
 
 // ListDocumentIndex implements core.DocumentStore: a range of the index's

@@ -41,7 +41,7 @@ func (s *Store) LookupIndex(ctx context.Context, scope string, refs []core.Refer
 	if err != nil {
 		return nil, s.fault(err, "look up the dedup index")
 	}
-	return s.reads().Lookup(ctx, scope, refs, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index
+	return s.kit().Lookup(ctx, scope, refs, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index
 		WHERE scope = ? AND reference IN (SELECT value FROM json_each(?))`, scope, string(list))
 }
 
@@ -55,5 +55,5 @@ func (s *Store) ListIndex(ctx context.Context, scope string, limit int) ([]core.
 // listIndex lists the entries of scope that meet cond (with args), for
 // what (a fault's wording).
 func (s *Store) listIndex(ctx context.Context, scope, what, cond string, args ...any) ([]core.IndexEntry, error) {
-	return s.reads().List(ctx, scope, what, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index WHERE scope = ? AND `+cond, append([]any{scope}, args...)...)
+	return s.kit().List(ctx, scope, what, `SELECT `+sqlrows.IndexColumns+` FROM dedup_index WHERE scope = ? AND `+cond, append([]any{scope}, args...)...)
 }

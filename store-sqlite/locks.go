@@ -89,14 +89,5 @@ func checkHolder(ctx context.Context, tx querier, l sqlrows.Lock) error {
 // interleave with. A fence without markers writes nothing: it is a read of
 // the lock row, which waits for no write in progress (WAL).
 func (s *Store) Fence(ctx context.Context, name, owner string, generation int64, markers []core.IndexEntry) error {
-	return s.fencing().Fence(ctx, sqlrows.Lock{Name: name, Owner: owner, Generation: generation}, markers)
-}
-
-// fencing is this store as sqlrows' Fence uses it.
-func (s *Store) fencing() sqlrows.Fencing[*sql.Tx] {
-	return sqlrows.Fencing[*sql.Tx]{
-		Check: s.check, Fault: s.fault, Write: s.write, UpsertIndex: upsertIndex,
-		HeldIn: func(ctx context.Context, tx *sql.Tx, l sqlrows.Lock) error { return checkHolder(ctx, tx, l) },
-		Held:   func(ctx context.Context, l sqlrows.Lock) error { return checkHolder(ctx, s.db, l) },
-	}
+	return s.kit().Fence(ctx, sqlrows.Lock{Name: name, Owner: owner, Generation: generation}, markers)
 }

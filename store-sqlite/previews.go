@@ -77,7 +77,7 @@ var _ core.PreviewLister = (*Store)(nil)
 
 // PendingPreviews implements core.PreviewLister.
 func (s *Store) PendingPreviews(ctx context.Context, scope string, now time.Time, limit int) ([]core.Preview, bool, error) {
-	return s.reads().Pending(ctx, limit, func(h string) (core.Preview, error) { return s.LoadPreview(ctx, h) },
+	return s.kit().Pending(ctx, limit, func(h string) (core.Preview, error) { return s.LoadPreview(ctx, h) },
 		`SELECT `+sqlrows.PendingColumns+` FROM previews
 		WHERE scope = ? AND consumed_at IS NULL AND expires_at > ?
 		ORDER BY created_at DESC, handle`, scope, dbTime(now))

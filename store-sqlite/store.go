@@ -374,9 +374,11 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error)
 	return s.fault(tx.Commit(), op)
 }
 
-// reads are the reads this store shares with the Postgres one.
-func (s *Store) reads() sqlrows.Reads[int64] {
-	return sqlrows.Reads[int64]{
+// kit is this store as the store kit's reads and fence, shared with the
+// Postgres store, use it.
+func (s *Store) kit() sqlrows.Store[int64, *sql.Tx] {
+	return sqlrows.Store[int64, *sql.Tx]{
+		Check: s.check, Fault: s.fault,
 		Query: func(ctx context.Context, query string, args ...any) (sqlrows.Rows, func() error, error) {
 			rows, err := s.db.QueryContext(ctx, query, args...)
 			if err != nil {
@@ -385,8 +387,9 @@ func (s *Store) reads() sqlrows.Reads[int64] {
 			return rows, rows.Close, nil
 		},
 		ToTime: fromDBTime,
-		Check:  s.check,
-		Fault:  s.fault,
+		Write:  s.write, UpsertIndex: upsertIndex,
+		HeldIn: func(ctx context.Context, tx *sql.Tx, l sqlrows.Lock) error { return checkHolder(ctx, tx, l) },
+		Held:   func(ctx context.Context, l sqlrows.Lock) error { return checkHolder(ctx, s.db, l) },
 	}
 }
 

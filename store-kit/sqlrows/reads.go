@@ -19,26 +19,43 @@ func Limit(limit int) int {
 	return limit
 }
 
-// Reads are the reads both SQL stores make the same way: the statements
-// are each store's own (its placeholders and schema); running them,
-// reading their rows and translating their errors are shared. T is the
-// type the store keeps times in. Each read refuses a closed store first
-// (Check) and translates the driver's errors (Fault).
-type Reads[T any] struct {
+// Store is one SQL store as the kit's shared reads and its fence use it,
+// built once from the store's own methods: T is the type the store keeps
+// times in, Tx its write transaction.
+//
+// The reads (Lookup, List, Pending, Audit, Documents, Policy) are the
+// ones both SQL stores make the same way: the statements are each
+// store's own (its placeholders and schema); running them, reading their
+// rows and translating their errors are shared. Each refuses a closed
+// store first (Check) and translates the driver's errors (Fault). The
+// fence is Fence (write.go).
+type Store[T, Tx any] struct {
+	// Check refuses a call on a closed store.
+	Check func() error
+	// Fault translates a driver error of operation op.
+	Fault func(err error, op string) error
 	// Query runs one SELECT against the database (not a transaction);
 	// done releases its rows.
 	Query func(ctx context.Context, sql string, args ...any) (rows Rows, done func() error, err error)
 	// ToTime converts a stored time.
 	ToTime func(T) time.Time
-	// Check refuses a call on a closed store.
-	Check func() error
-	// Fault translates a driver error of operation op.
-	Fault func(err error, op string) error
+	// Write runs fn in one of the store's write transactions and commits
+	// it, its errors translated for op.
+	Write func(ctx context.Context, op string, fn func(tx Tx) error) error
+	// HeldIn fails with storeerr.LockLost unless l's owner holds it at
+	// its generation, reading the lock row in tx so that no takeover
+	// commits before tx does.
+	HeldIn func(ctx context.Context, tx Tx, l Lock) error
+	// Held is the same check as a plain read, which writes nothing and
+	// so waits for no write in progress.
+	Held func(ctx context.Context, l Lock) error
+	// UpsertIndex writes entries into the dedup index in tx.
+	UpsertIndex func(ctx context.Context, tx Tx, entries []core.IndexEntry) error
 }
 
 // Lookup is core.Store's LookupIndex: the entries of scope for refs, read
 // by sql (selecting IndexColumns) with args.
-func (r Reads[T]) Lookup(ctx context.Context, scope string, refs []core.Reference, sql string, args ...any) (map[core.Reference]core.IndexEntry, error) {
+func (r Store[T, Tx]) Lookup(ctx context.Context, scope string, refs []core.Reference, sql string, args ...any) (map[core.Reference]core.IndexEntry, error) {
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
@@ -52,7 +69,7 @@ func (r Reads[T]) Lookup(ctx context.Context, scope string, refs []core.Referenc
 
 // List is the entries of scope read by sql (selecting IndexColumns) with
 // args, in no particular order; what names the read in a fault.
-func (r Reads[T]) List(ctx context.Context, scope, what, sql string, args ...any) ([]core.IndexEntry, error) {
+func (r Store[T, Tx]) List(ctx context.Context, scope, what, sql string, args ...any) ([]core.IndexEntry, error) {
 	m, err := query(ctx, r, what, func(rows Rows) (map[core.Reference]core.IndexEntry, error) {
 		return Index(rows, scope, r.ToTime, 0)
 	}, sql, args...)
@@ -66,7 +83,7 @@ func (r Reads[T]) List(ctx context.Context, scope, what, sql string, args ...any
 // (selecting PendingColumns) lists with args, at most limit (see
 // Pending), each loaded with load once the rows are released (see
 // LoadAll).
-func (r Reads[T]) Pending(ctx context.Context, limit int, load func(handle string) (core.Preview, error), sql string, args ...any) ([]core.Preview, bool, error) {
+func (r Store[T, Tx]) Pending(ctx context.Context, limit int, load func(handle string) (core.Preview, error), sql string, args ...any) ([]core.Preview, bool, error) {
 	type page struct {
 		handles   []string
 		truncated bool
@@ -85,7 +102,7 @@ func (r Reads[T]) Pending(ctx context.Context, limit int, load func(handle strin
 // query runs sql with args (refusing a closed store first) and reads its
 // rows with read before they are released; the driver's errors are
 // translated for what.
-func query[T, V any](ctx context.Context, r Reads[T], what string, read func(Rows) (V, error), sql string, args ...any) (V, error) {
+func query[T, Tx, V any](ctx context.Context, r Store[T, Tx], what string, read func(Rows) (V, error), sql string, args ...any) (V, error) {
 	var zero V
 	if err := r.Check(); err != nil {
 		return zero, err
@@ -107,7 +124,7 @@ func query[T, V any](ctx context.Context, r Reads[T], what string, read func(Row
 // Audit is core.AuditStore's ListAudit over table (the store's audit
 // table as its SQL names it; placeholder is its first parameter): see
 // AuditQuery and Audit.
-func (r Reads[T]) Audit(ctx context.Context, table, placeholder string, f core.AuditFilter, limit int) ([]core.AuditRecord, bool, error) {
+func (r Store[T, Tx]) Audit(ctx context.Context, table, placeholder string, f core.AuditFilter, limit int) ([]core.AuditRecord, bool, error) {
 	type page struct {
 		records []core.AuditRecord
 		more    bool
@@ -122,7 +139,7 @@ func (r Reads[T]) Audit(ctx context.Context, table, placeholder string, f core.A
 
 // Documents is core.DocumentStore's LoadDocuments: the records of scope
 // read by sql (selecting DocumentColumns) with args.
-func (r Reads[T]) Documents(ctx context.Context, scope, sql string, args ...any) (map[string]core.DocumentRecord, error) {
+func (r Store[T, Tx]) Documents(ctx context.Context, scope, sql string, args ...any) (map[string]core.DocumentRecord, error) {
 	return query(ctx, r, "load documents", func(rows Rows) (map[string]core.DocumentRecord, error) {
 		return Documents(rows, scope, r.ToTime)
 	}, sql, args...)
@@ -131,6 +148,6 @@ func (r Reads[T]) Documents(ctx context.Context, scope, sql string, args ...any)
 // Policy is core.AuditStore's LoadPolicy: the policy read by sql
 // (selecting PolicyColumns of the row PolicyName) with args, the default
 // when none was stored.
-func (r Reads[T]) Policy(ctx context.Context, sql string, args ...any) (core.GatePolicy, error) {
+func (r Store[T, Tx]) Policy(ctx context.Context, sql string, args ...any) (core.GatePolicy, error) {
 	return query(ctx, r, "load the gate policy", Policy, sql, args...)
 }

@@ -168,13 +168,13 @@ func TestRunState(t *testing.T) {
 	}
 }
 
-// Reads run the store's statement, translate its errors, and for Pending
+// A Store's reads run the store's statement, translate its errors, and for Pending
 // release the rows before loading the previews.
 func TestReads(t *testing.T) {
 	var released bool
 	var queries int
 	rows := &fakeRows{}
-	r := Reads[int64]{
+	r := Store[int64, string]{
 		Query: func(_ context.Context, sql string, args ...any) (Rows, func() error, error) {
 			queries++
 			if sql == "fail" {
@@ -279,7 +279,7 @@ func TestWriteValue(t *testing.T) {
 func TestFence(t *testing.T) {
 	lost := errors.New("lock lost")
 	var calls []string
-	f := Fencing[string]{
+	f := Store[int64, string]{
 		Check: func() error { calls = append(calls, "check"); return nil },
 		Fault: func(err error, op string) error {
 			calls = append(calls, "fault "+op)

@@ -3,8 +3,8 @@
 // they select into domain values (runs, dedup index entries, previews,
 // tombstones, documents), decides what the rows mean (Refusal: why a
 // handle may not be consumed; StartRun: replay, reused key or a new run;
-// RunState; Save; Prune), runs their plain reads (Reads: LookupIndex,
-// ListIndex, PendingPreviews) and their fence (Fencing.Fence). Each store
+// RunState; Save; Prune), runs their plain reads and their fence (Store:
+// one description of a store, built once from its own methods). Each store
 // keeps its own SQL (placeholders, schema), transactions and driver error
 // translation. It is a module of its own beside the stores, required by
 // them only. T is the type a store keeps

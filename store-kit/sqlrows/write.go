@@ -32,32 +32,11 @@ type Lock struct {
 	Generation int64
 }
 
-// Fencing is what Fence needs of a store (Tx is its write
-// transaction), built once from the store's own methods.
-type Fencing[Tx any] struct {
-	// Check refuses a call on a closed store.
-	Check func() error
-	// Fault translates a driver error of operation op.
-	Fault func(err error, op string) error
-	// Write runs fn in one of the store's write transactions and commits
-	// it, its errors translated for op.
-	Write func(ctx context.Context, op string, fn func(tx Tx) error) error
-	// HeldIn fails with storeerr.LockLost unless l's owner holds it at
-	// its generation, reading the lock row in tx so that no takeover
-	// commits before tx does.
-	HeldIn func(ctx context.Context, tx Tx, l Lock) error
-	// Held is the same check as a plain read, which writes nothing and
-	// so waits for no write in progress.
-	Held func(ctx context.Context, l Lock) error
-	// UpsertIndex writes entries into the dedup index in tx.
-	UpsertIndex func(ctx context.Context, tx Tx, entries []core.IndexEntry) error
-}
-
 // Fence is core.Store's Fence in both SQL stores: l checked
 // (storeerr.CheckFence); then, with no markers, Held (after Check, its
 // error translated by Fault); else one write transaction in which HeldIn
 // passes before the markers are upserted.
-func (f Fencing[Tx]) Fence(ctx context.Context, l Lock, markers []core.IndexEntry) error {
+func (f Store[T, Tx]) Fence(ctx context.Context, l Lock, markers []core.IndexEntry) error {
 	if err := storeerr.CheckFence(l.Name, l.Owner, l.Generation); err != nil {
 		return err
 	}
