@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/devworkwire/devworkwire/store-postgres/pgtest"
 	"github.com/jackc/pgx/v5"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestTeamPastTheConnectionLimit: more agents than the server admits
@@ -60,28 +58,10 @@ func TestTeamPastTheConnectionLimit(t *testing.T) {
 		}
 	}()
 
-	plans := make([]planSpec, agents)
-	sessions := make([]*mcp.ClientSession, agents)
-	paths := make([]string, agents)
-	for a := range agents {
-		plans[a] = planSpec{id: fmt.Sprintf("crowd-%d", a), epics: 1, stories: 3}
-		paths[a] = e.write(plans[a].id+".md", plans[a].markdown())
-		sessions[a], _ = e.mcp() // started; the store is opened on the first call
-	}
+	c := e.startCrowd("crowd", agents, 3)
 	began := time.Now()
-	previews, outcomes := e.previewAndCommitAll(sessions, paths)
+	e.previewAndCommitAll(c)
 	took := time.Since(began)
-
-	for a := range agents {
-		if p := previews[a]; p.transport != nil || p.errData != nil {
-			t.Errorf("agent %d: import_preview: %v %v", a, p.transport, p.errData)
-			continue
-		}
-		o := outcomes[a]
-		if o.transport != nil || o.errData != nil || o.result.ResultType != "committed" || o.result.Counts.Created != 4 {
-			t.Errorf("agent %d: import_commit: %v %v %+v; want 4 created", a, o.transport, o.errData, o.result)
-		}
-	}
 	close(stop)
 	most := <-peak
 	// Idle now, every process still running: none holds a connection.
@@ -92,7 +72,7 @@ func TestTeamPastTheConnectionLimit(t *testing.T) {
 		}
 		<-time.After(100 * time.Millisecond)
 	}
-	for _, p := range plans {
+	for _, p := range c.plans {
 		e.matches(p)
 	}
 	e.noDuplicates()

@@ -24,27 +24,11 @@ func TestAgentsShareTheSitesPacing(t *testing.T) {
 	if err := e.jira.SetBurstLimit(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
-	plans := make([]planSpec, agents)
-	sessions := make([]*mcp.ClientSession, agents)
-	paths := make([]string, agents)
-	for a := range agents {
-		plans[a] = planSpec{id: fmt.Sprintf("pace-%d", a), epics: 1, stories: 6}
-		paths[a] = e.write(plans[a].id+".md", plans[a].markdown())
-		sessions[a], _ = e.mcp()
-	}
+	c := e.startCrowd("pace", agents, 6)
 	if err := e.jira.ClearRequests(ctx); err != nil {
 		t.Fatal(err)
 	}
-	previews, outcomes := e.previewAndCommitAll(sessions, paths)
-	for a := range agents {
-		if p := previews[a]; p.transport != nil || p.errData != nil {
-			t.Errorf("agent %d: import_preview: %v %v", a, p.transport, p.errData)
-			continue
-		}
-		if o := outcomes[a]; o.transport != nil || o.errData != nil || o.result.ResultType != "committed" || o.result.Counts.Created != 7 {
-			t.Errorf("agent %d: import_commit: %v %v %+v; want 7 created", a, o.transport, o.errData, o.result)
-		}
-	}
+	e.previewAndCommitAll(c)
 	reqs, err := e.jira.Requests(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -60,32 +44,65 @@ func TestAgentsShareTheSitesPacing(t *testing.T) {
 	if share > 0.05 {
 		t.Errorf("%d of %d requests (%.1f%%) were refused with 429; want at most 5%%: the agents do not share the site's pacing", refused, len(reqs), 100*share)
 	}
-	for _, p := range plans {
+	for _, p := range c.plans {
 		e.matches(p)
 	}
 	e.noDuplicates()
 }
 
-// previewAndCommitAll has every session preview its document and commit
-// that preview (confirmed, a key of its own), all at once, and returns
-// each one's preview and commit.
-func (e *env) previewAndCommitAll(sessions []*mcp.ClientSession, paths []string) (previews, commits []scOutcome) {
-	previews, commits = make([]scOutcome, len(sessions)), make([]scOutcome, len(sessions))
+// crowd is dwire mcp processes on one workspace, each an agent with a
+// plan of its own.
+type crowd struct {
+	plans    []planSpec
+	paths    []string
+	sessions []*mcp.ClientSession
+}
+
+// startCrowd writes n plans (ids prefix-0, prefix-1, …; one epic of
+// stories stories each) and starts a dwire mcp process for each; a
+// process opens the store on its first call.
+func (e *env) startCrowd(prefix string, n, stories int) crowd {
+	var c crowd
+	for a := range n {
+		p := planSpec{id: fmt.Sprintf("%s-%d", prefix, a), epics: 1, stories: stories}
+		c.plans = append(c.plans, p)
+		c.paths = append(c.paths, e.write(p.id+".md", p.markdown()))
+		s, _ := e.mcp()
+		c.sessions = append(c.sessions, s)
+	}
+	return c
+}
+
+// previewAndCommitAll has every agent preview its document and commit
+// that preview (confirmed, a key of its own), all at once, and fails the
+// test for each agent whose preview or commit failed or did not create
+// every item of its plan.
+func (e *env) previewAndCommitAll(c crowd) {
+	previews, commits := make([]scOutcome, len(c.sessions)), make([]scOutcome, len(c.sessions))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
-	for a := range sessions {
+	for a := range c.sessions {
 		wg.Go(func() {
 			<-start
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			previews[a] = e.scCall(ctx, sessions[a], "import_preview", map[string]any{"path": paths[a]})
+			previews[a] = e.scCall(ctx, c.sessions[a], "import_preview", map[string]any{"path": c.paths[a]})
 			if previews[a].errData != nil || previews[a].transport != nil {
 				return
 			}
-			commits[a] = e.scCall(ctx, sessions[a], "import_commit", map[string]any{"preview_handle": previews[a].result.PreviewHandle, "confirmed": true, "idempotency_key": newKey()})
+			commits[a] = e.scCall(ctx, c.sessions[a], "import_commit", map[string]any{"preview_handle": previews[a].result.PreviewHandle, "confirmed": true, "idempotency_key": newKey()})
 		})
 	}
 	close(start)
 	wg.Wait()
-	return previews, commits
+	for a := range c.sessions {
+		if p := previews[a]; p.transport != nil || p.errData != nil {
+			e.t.Errorf("agent %d: import_preview: %v %v", a, p.transport, p.errData)
+			continue
+		}
+		want := len(c.plans[a].refs())
+		if o := commits[a]; o.transport != nil || o.errData != nil || o.result.ResultType != "committed" || o.result.Counts.Created != want {
+			e.t.Errorf("agent %d: import_commit: %v %v %+v; want %d created", a, o.transport, o.errData, o.result, want)
+		}
+	}
 }
