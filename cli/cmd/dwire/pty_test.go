@@ -66,6 +66,17 @@ func newPTYFixture(t *testing.T) *ptyFixture {
 	return &ptyFixture{srv: srv, url: hs.URL, dir: dir, env: env}
 }
 
+// importedPTYFixture is newPTYFixture with plan.md imported (confirmed
+// on a terminal).
+func importedPTYFixture(t *testing.T) *ptyFixture {
+	t.Helper()
+	f := newPTYFixture(t)
+	s := f.start(t, nil, "import", "plan.md")
+	s.answer(promptText, "y")
+	s.wantExit(0)
+	return f
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -660,10 +671,7 @@ func TestPTYRedirectedStdoutShowsThePreviewOnTheTerminal(t *testing.T) {
 // leaves the file as it was, yes writes it, and the next import is
 // unchanged. Without a terminal the pull is refused and writes nothing.
 func TestPTYPull(t *testing.T) {
-	f := newPTYFixture(t)
-	s := f.start(t, nil, "import", "plan.md")
-	s.answer(promptText, "y")
-	s.wantExit(0)
+	f := importedPTYFixture(t)
 	path := filepath.Join(f.dir, "plan.md")
 	before, err := os.ReadFile(path)
 	must(t, err)
@@ -671,7 +679,7 @@ func TestPTYPull(t *testing.T) {
 	must(t, f.srv.EditAsPerson("DEMO-1", jiratest.PersonEdit{Summary: &title}))
 	writes := len(f.srv.Writes())
 
-	s = f.start(t, nil, "pull", "plan.md")
+	s := f.start(t, nil, "pull", "plan.md")
 	s.answer(promptText, "n")
 	s.wantExit(0)
 	s.shows("Pull from Jira into plan.md", "-## Epic e-1: Guest checkout", "+## Epic e-1: Guest checkout, as Jira calls it", "Skipped: not confirmed; nothing was written.")
@@ -760,5 +768,83 @@ func TestPTYCommitSummaryShowsSubtasksUnderTheirStory(t *testing.T) {
 		if n := len([]rune(l)); n > 80 {
 			t.Errorf("a %d-column line on an 80-column terminal: %s", n, l)
 		}
+	}
+}
+
+// A pull's rows read as the import preview's (the field as the import
+// names it, values unquoted, "from → to", a long value wrapped, never
+// cut), a conflict says how to resolve it (the command with --take-jira
+// and --take-document and the items in conflict), and an item the flags
+// name that the document lacks is refused naming the flag, not the MCP
+// field.
+func TestPullReadsAsTheImportAndSaysHowToResolveAConflict(t *testing.T) {
+	f := importedPTYFixture(t)
+	path := filepath.Join(f.dir, "plan.md")
+	// A person renames the epic and rewrites a story's title in Jira; the
+	// document renames the same story: s-2 is a conflict, e-1 a pull.
+	epic := "Guest checkout, as Jira calls it"
+	must(t, f.srv.EditAsPerson("DEMO-1", jiratest.PersonEdit{Summary: &epic}))
+	story := "Remember the address so the next order needs no typing at all, as asked"
+	key := ""
+	for _, is := range f.srv.Issues() {
+		if is.Summary == "Save address for next time" {
+			key = is.Key
+		}
+	}
+	if key == "" {
+		t.Fatal("no issue for s-2")
+	}
+	must(t, f.srv.EditAsPerson(key, jiratest.PersonEdit{Summary: &story}))
+	plan, err := os.ReadFile(path)
+	must(t, err)
+	must(t, os.WriteFile(path, []byte(strings.Replace(string(plan), "Save address for next time", "Save the address", 1)), 0o600))
+
+	run := func(args ...string) (string, int) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "dwire", args...)
+		cmd.Dir, cmd.Env = f.dir, append(f.env, "NO_COLOR=1", "COLUMNS=80")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	out, code := run("pull", "plan.md", "--dry-run")
+	if code != 0 {
+		t.Fatalf("pull --dry-run: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"      ~ title: Guest checkout → Guest checkout, as Jira calls it\n",
+		"      ! title (conflict, neither taken):\n",
+		"        in the document: Save the address\n",
+		"        in Jira: Remember the address so the next order needs no typing at all,\n",
+		"          as asked\n",
+		"To resolve: `dwire pull plan.md --take-jira s-2` writes Jira's values into the\n",
+		"--take-document s-2` keeps the document's",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the pull preview lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{`"`, "Title", "…"} {
+		if strings.Contains(strings.Split(out, "\n---")[0], not) {
+			t.Errorf("the pull preview's rows hold %q (quoted, capitalised or cut unlike the import preview):\n%s", not, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 && !strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "-") {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+
+	out, code = run("pull", "plan.md", "--take-jira", "s-9", "--dry-run")
+	if code != 1 || !strings.Contains(out, "--take-jira") || strings.Contains(out, "take_tracker") {
+		t.Errorf("pull --take-jira s-9: exit %d; want exit 1 naming --take-jira, not take_tracker:\n%s", code, out)
+	}
+	out, code = run("pull", "plan.md", "--take-document", "s-9", "--item", "s-8", "--dry-run")
+	if code != 1 || !strings.Contains(out, "--take-document") || strings.Contains(out, "take_document") {
+		t.Errorf("pull --take-document s-9: exit %d; want exit 1 naming --take-document, not take_document:\n%s", code, out)
 	}
 }

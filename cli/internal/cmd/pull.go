@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -88,7 +89,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 	ios, path := o.IO, inWorkDir(o.WorkDir, o.Path)
 	p, err := svc.PullPreview(ctx, service.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument, Items: o.Items})
 	if err != nil {
-		return err
+		return pullFlags(err)
 	}
 	p.Path = o.Path // as the person wrote it
 	warn(ios, p.Warnings)
@@ -123,6 +124,27 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 		return err
 	}
 	return committer{IO: ios, JSON: o.JSON, Svc: svc}.pullCommit(ctx, p.PreviewHandle, p.PlanDigest, o.Path)
+}
+
+// pullInputFlags are the flags of the pull input's fields, as a refusal
+// names them.
+var pullInputFlags = map[string]string{"take_tracker": "--take-jira", "take_document": "--take-document", "items": "--item"}
+
+// pullFlags is err with the pull input's fields it names (a detail's
+// field) named as the flags the person gave.
+func pullFlags(err error) error {
+	e := core.AsError(err)
+	if !slices.ContainsFunc(e.Details, func(d core.Detail) bool { return pullInputFlags[d.Field] != "" }) {
+		return err
+	}
+	c := *e
+	c.Details = slices.Clone(e.Details)
+	for i, d := range c.Details {
+		if f := pullInputFlags[d.Field]; f != "" {
+			c.Details[i].Field = f
+		}
+	}
+	return &c
 }
 
 // nothingToPull says why a pull writes nothing.

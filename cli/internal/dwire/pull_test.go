@@ -69,8 +69,8 @@ func TestPullConflictNeedsAChoice(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Replace(string(b), "A guest pays by card.", "A guest pays by card, quickly.", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h.run("", true, "pull", "plan.md").expect(t, 0, "conflict", "! Description changed on both sides, neither taken:", `document: "A guest pays by card, quickly."`, `Jira:     "A guest pays by card or wallet."`, "--take-jira or --take-document")
-	h.run("y\n", true, "pull", "plan.md", "--take-jira", "s-1").expect(t, 0, "Jira's value taken", "Pulled: wrote plan.md")
+	h.run("", true, "pull", "plan.md").expect(t, 0, "conflict", "! description (conflict, neither taken):", "in the document: A guest pays by card, quickly.", "in Jira: A guest pays by card or wallet.", "--take-jira or --take-document", "To resolve: `dwire pull plan.md --take-jira s-1`")
+	h.run("y\n", true, "pull", "plan.md", "--take-jira", "s-1").expect(t, 0, "~ description (conflict, Jira's taken):", "Pulled: wrote plan.md")
 	h.run("", false, "import", "plan.md").expect(t, 0, "5 unchanged")
 }
 

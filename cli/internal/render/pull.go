@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/devworkwire/devworkwire/cli/internal/iostreams"
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
 )
@@ -29,12 +30,15 @@ func PullPreview(w io.Writer, p service.PullPreviewResult, o Options) {
 		rest := cut(fmt.Sprintf(" %-8s %s", it.Key, itemLabel(it.Kind, it.Reference, it.Title)), o.width()-11)
 		fmt.Fprintln(w, "  "+color(pad(string(it.Action), 9))+rest)
 		for _, ch := range it.Changes {
-			for _, l := range pullChangeLines(ch) {
-				fmt.Fprintln(w, Wrap("      "+l, o.width(), "          "))
+			for _, l := range pullChangeLines(cs, ch, o.width()-6) {
+				fmt.Fprintln(w, "      "+l)
 			}
 		}
 	}
 	fmt.Fprintln(w, PullCountsLine(p.Counts))
+	if hint := resolveHint(p); hint != "" {
+		fmt.Fprintln(w, Wrap(hint, o.width(), ""))
+	}
 	if p.Diff != "" {
 		fmt.Fprintln(w)
 		for _, l := range strings.Split(strings.TrimSuffix(p.Diff, "\n"), "\n") {
@@ -56,27 +60,55 @@ func PullPreviewView(p service.PullPreviewResult) func(io.Writer, Options) {
 	return func(w io.Writer, o Options) { PullPreview(w, p, o) }
 }
 
-// pullChangeLines say what happens to one part.
-func pullChangeLines(ch service.PullChange) []string {
-	name := core.FieldName(ch.Field)
+// pullChangeLines say what happens to one part, as the import preview
+// shows a change (changeLine): the field as the import names it, values
+// unquoted ("(none)" when empty), "from → to" on one line when it fits,
+// else each value wrapped on its own line, never cut. "~" is what the
+// file takes from Jira (document → Jira's); "=" what stays in the
+// document; "!" a conflict, with both sides.
+func pullChangeLines(cs *iostreams.ColorScheme, ch service.PullChange, avail int) []string {
 	switch {
 	case ch.Take == service.TakeTracker && ch.Conflict:
-		return []string{fmt.Sprintf("~ %s: Jira's value taken (%s); the document had %s", name, quoteShort(ch.Tracker), quoteShort(ch.Document))}
+		return editLines(cs, "~ "+ch.Field+" (conflict, Jira's taken):", ch.Document, ch.Tracker, "", nil, nil, avail)
 	case ch.Take == service.TakeTracker:
-		return []string{fmt.Sprintf("~ %s: %s → %s (changed in Jira)", name, quoteShort(ch.Document), quoteShort(ch.Tracker))}
+		return editLines(cs, "~ "+ch.Field+":", ch.Document, ch.Tracker, "", nil, nil, avail)
 	case ch.Take == service.TakeDocument:
-		return []string{fmt.Sprintf("= %s: the document's %s kept over Jira's %s (the next import writes it)", name, quoteShort(ch.Document), quoteShort(ch.Tracker))}
+		// The document's value stays; the next import writes it over
+		// Jira's: that write is Jira's → the document's.
+		return editLines(cs, "= "+ch.Field+" (conflict, the document's kept; the next import writes it):", ch.Tracker, ch.Document, "", nil, nil, avail)
 	case ch.Conflict:
-		return []string{fmt.Sprintf("! %s changed on both sides, neither taken:", name), "    document: " + quoteShort(ch.Document), "    Jira:     " + quoteShort(ch.Tracker)}
+		out := paint(cs.Red, wrapLines("! "+ch.Field+" (conflict, neither taken):", avail, "  "))
+		for _, side := range []string{"in the document: " + shownValue(ch.Document), "in Jira: " + shownValue(ch.Tracker)} {
+			out = append(out, indented(wrapLines(side, avail-2, "  "))...)
+		}
+		return out
 	}
-	return []string{fmt.Sprintf("= %s: the document's change waits for the next import", name)}
+	return wrapLines("= "+ch.Field+": the document's change waits for the next import", avail, "  ")
 }
 
-func quoteShort(s string) string {
-	if s == "" {
-		return "(empty)"
+// maxHinted bounds the items a conflict hint names; past it, "all".
+const maxHinted = 5
+
+// resolveHint says how to resolve the conflicts of a pull preview: the
+// command with --take-jira and --take-document and the items in conflict
+// (or all, past maxHinted); "" without a conflict.
+func resolveHint(p service.PullPreviewResult) string {
+	var ids []string
+	for _, it := range p.Items {
+		if it.Action == service.PullActionConflict {
+			_, id := it.Reference.Split()
+			ids = append(ids, id)
+		}
 	}
-	return fmt.Sprintf("%q", Truncate(s, 60))
+	if len(ids) == 0 {
+		return ""
+	}
+	items := strings.Join(ids, ",")
+	if len(ids) > maxHinted {
+		items = "all"
+	}
+	return fmt.Sprintf("To resolve: `dwire pull %s --take-jira %s` writes Jira's values into the document; `--take-document %s` keeps the document's (the next import writes them). Choose per item (ids, comma-separated) or all.",
+		p.Path, items, items)
 }
 
 // PullCountsLine is the counts of a pull preview.
