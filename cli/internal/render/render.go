@@ -140,7 +140,7 @@ func ImportPreview(w io.Writer, p service.ImportPreviewResult, o Options) {
 	const actionW = 11 // "unchanged" + 2
 	lead := 2 + actionW + keyW
 
-	line := func(it service.PlanItem, tree, cont string) {
+	line := func(it service.PlanItem, tree, wrap, cont string) {
 		act := pad(string(it.Action), actionW)
 		if it.BlockedReason != "" {
 			act = pad("held", actionW) // a create this plan does not make
@@ -148,13 +148,13 @@ func ImportPreview(w io.Writer, p service.ImportPreviewResult, o Options) {
 		key := pad(it.Key, keyW)
 		// The title, the notes and the changes wrap between words (never
 		// cut: the person confirms them); a title continues under itself.
-		labelLead := strings.Repeat(" ", lead) + cont
+		labelLead := strings.Repeat(" ", lead) + wrap
 		label := wrapLines(itemLabel(it.Kind, it.Reference, it.Title), width-utf8.RuneCountInString(labelLead), "")
 		fmt.Fprintf(w, "  %s%s%s%s\n", actionColor(cs, it.Action, act), key, tree, label[0])
 		for _, l := range label[1:] {
 			fmt.Fprintf(w, "%s%s\n", labelLead, l)
 		}
-		noteLead := labelLead + "  "
+		noteLead := strings.Repeat(" ", lead) + cont + "  "
 		avail := width - utf8.RuneCountInString(noteLead)
 		var lines []string
 		for _, n := range notes(it) {
@@ -186,7 +186,7 @@ func ImportPreview(w io.Writer, p service.ImportPreviewResult, o Options) {
 		}
 		rows := treeOrder(planNodes(items), func(i int) bool { return !summary || needsAttention(items[i]) })
 		for _, r := range rows {
-			line(items[r.i], r.tree, r.cont)
+			line(items[r.i], r.tree, r.wrap, r.cont)
 		}
 		shown += len(rows)
 	}
@@ -464,11 +464,12 @@ func ImportCommit(w io.Writer, r service.ImportCommitResult, o Options) {
 		}
 		// The title wraps between words (continued under itself), as in
 		// the preview.
+		wrapLead := "  " + strings.Repeat(" ", 11+keyW+2) + row.wrap
 		contLead := "  " + strings.Repeat(" ", 11+keyW+2) + row.cont
-		lines := wrapLines(label, width-utf8.RuneCountInString(contLead), "")
+		lines := wrapLines(label, width-utf8.RuneCountInString(wrapLead), "")
 		fmt.Fprintf(w, "  %s%s  %s%s\n", actionColor(cs, it.Action, pad(word, 11)), pad(it.Key, keyW), row.tree, lines[0])
 		for _, l := range lines[1:] {
-			fmt.Fprintf(w, "%s%s\n", contLead, l)
+			fmt.Fprintf(w, "%s%s\n", wrapLead, l)
 		}
 		if it.URL != "" && shown[row.i] && wrote(it) {
 			fmt.Fprintf(w, "%s%s\n", contLead, cs.Cyan(it.URL))

@@ -14,10 +14,13 @@ const SummaryRows = 50
 const ShownWritten = 10
 
 // treeRow is one line of a tree: the item's index and the tree's drawing
-// before its label (tree) and before its note lines (cont).
+// before its label (tree), before its label's wrapped lines (wrap: its
+// ancestors' lines only, so a title continues right under its first
+// line's text) and before its note lines (cont: with the line down to
+// its children).
 type treeRow struct {
-	i          int
-	tree, cont string
+	i                int
+	tree, wrap, cont string
 }
 
 // treeNode is what the tree needs of an item.
@@ -79,7 +82,7 @@ func treeOrder(nodes []treeNode, show func(i int) bool) []treeRow {
 		if len(kids) > 0 {
 			cont += "│ "
 		}
-		rows = append(rows, treeRow{i: i, tree: lead + branch, cont: cont})
+		rows = append(rows, treeRow{i: i, tree: lead + branch, wrap: lead + own, cont: cont})
 		for j, k := range kids {
 			if j == len(kids)-1 {
 				add(k, lead+own, "└─ ", "   ")
