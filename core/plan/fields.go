@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hbollon/go-edlib"
 )
 
 // FieldState says whether the document manages a field. The zero state
@@ -287,7 +289,9 @@ func (o *Options) knownFields() []string {
 // misspelling of ("Priorty" → "Priority"), or "". It is strict, because
 // a line it matches is an error rather than description: at most one
 // edit for names of up to 4 letters, two for longer ones, or a known
-// name followed by another word ("Due date").
+// name followed by another word ("Due date"). An edit is one of the
+// optimal string alignment distance (go-edlib): a swap of neighbours
+// ("Tema" → "Team") counts as one.
 func (o *Options) closeField(name string) string {
 	n := normName(name)
 	if len(n) < 2 {
@@ -300,7 +304,7 @@ func (o *Options) closeField(name string) string {
 		if len(cn) <= 4 {
 			limit = 1
 		}
-		d := osaDistance(n, cn)
+		d := edlib.OSADamerauLevenshteinDistance(n, cn)
 		if strings.HasPrefix(n, cn+" ") {
 			d = min(d, limit)
 		}
@@ -309,36 +313,6 @@ func (o *Options) closeField(name string) string {
 		}
 	}
 	return best
-}
-
-// osaDistance is the optimal string alignment distance of a and b
-// (bytes): Levenshtein with a transposition of neighbours as one edit
-// ("Tema" → "Team").
-func osaDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64
-	}
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 var (

@@ -112,6 +112,18 @@ func TestFieldErrors(t *testing.T) {
 	}
 }
 
+// A misspelt field name is edits away in characters, not bytes: a line
+// two letters off a custom field named with letters outside ASCII is
+// refused with the name, not kept as description.
+func TestMisspeltFieldNameCountsCharacters(t *testing.T) {
+	opts := Options{CustomFields: []string{"Bürgschäft"}}
+	_, err := opts.Parse("p.md", []byte("## Story s-1: T\nBurgschaft: x\n"))
+	var pe *Error
+	if !errors.As(err, &pe) || len(pe.Problems) != 1 || pe.Problems[0].Line != 2 || !strings.Contains(pe.Problems[0].Message, `did you mean "Bürgschäft"?`) {
+		t.Fatalf("got %v, want the line refused with did you mean \"Bürgschäft\"?", err)
+	}
+}
+
 // TestFieldDefaults: item > document defaults; labels add up.
 func TestFieldDefaults(t *testing.T) {
 	src := "---\nid: d\ndefaults:\n  labels: [base]\n  priority: Medium\n  assignee: none\n---\n" +
