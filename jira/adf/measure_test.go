@@ -62,7 +62,7 @@ func adfText(ns []Node) string {
 			case n.Type == "text":
 				sb.WriteString(n.Text)
 			case n.Type == "hardBreak":
-			case isInline(n.Type):
+			case IsInline(n.Type):
 				for _, a := range atomText(n) {
 					sb.WriteString(a.Text)
 				}

@@ -176,7 +176,7 @@ func (w *mdWriter) block(n Node) []string {
 		// layoutSection, layoutColumn, bodiedExtension, syncBlock, unknown
 		// containers: their content; leaf extensions: their text.
 		if len(n.Content) > 0 {
-			if isInline(n.Content[0].Type) {
+			if IsInline(n.Content[0].Type) {
 				return w.block(Node{Type: "paragraph", Content: n.Content})
 			}
 			return w.blocks(n.Content)
@@ -211,7 +211,9 @@ func (w *mdWriter) mediaBlock(n Node) ([]string, bool) {
 	return []string{strings.Join(imgs, " ")}, true
 }
 
-func isInline(t string) bool {
+// IsInline reports whether t is the type of an inline node (one that
+// sits in a paragraph's content, not a block).
+func IsInline(t string) bool {
 	switch t {
 	case "text", "hardBreak", "mention", "emoji", "date", "status", "inlineCard", "placeholder", "mediaInline", "inlineExtension":
 		return true
@@ -437,7 +439,7 @@ func (w *mdWriter) table(t Node) []string {
 
 // blockInline flattens a block (in a table cell) to inline nodes.
 func blockInline(b Node) []Node {
-	if isInline(b.Type) {
+	if IsInline(b.Type) {
 		return []Node{b}
 	}
 	switch b.Type {

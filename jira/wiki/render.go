@@ -65,7 +65,7 @@ func (w *writer) block(n adf.Node) []string {
 		return w.table(n)
 	default:
 		// Nothing FromMarkdown makes; kept as its text.
-		if len(n.Content) > 0 && isInlineType(n.Content[0].Type) {
+		if len(n.Content) > 0 && adf.IsInline(n.Content[0].Type) {
 			return w.block(adf.Node{Type: "paragraph", Content: n.Content})
 		}
 		return w.blocks(n.Content)
@@ -235,7 +235,7 @@ func flatInlineAll(b adf.Node) []adf.Node {
 	for _, c := range b.Content {
 		out = joinLines(out, flatInline(c))
 	}
-	if len(out) == 0 && isInlineType(b.Type) {
+	if len(out) == 0 && adf.IsInline(b.Type) {
 		return []adf.Node{b}
 	}
 	return out
@@ -850,14 +850,6 @@ func plain(ns []adf.Node) string {
 		}
 	}
 	return b.String()
-}
-
-func isInlineType(t string) bool {
-	switch t {
-	case "text", "hardBreak", "mention", "emoji", "date", "status", "inlineCard", "placeholder", "mediaInline", "inlineExtension":
-		return true
-	}
-	return false
 }
 
 func strAttr(attrs map[string]any, key string) string {
