@@ -154,14 +154,8 @@ func unclosedFrontMatter(name string) *Error {
 }
 
 func readFrontMatter(name string, root *yaml.Node, r *result) *Error {
-	if root == nil {
-		return nil
-	}
-	m := root
-	if m.Kind == yaml.DocumentNode && len(m.Content) == 1 {
-		m = m.Content[0]
-	}
-	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+	m := topLevel(root)
+	if m == nil {
 		return nil
 	}
 	if m.Kind != yaml.MappingNode {
@@ -169,30 +163,54 @@ func readFrontMatter(name string, root *yaml.Node, r *result) *Error {
 		return &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d: the front matter must be \"key: value\" lines (such as \"id: checkout-v2\"), not a %s", nameOrDoc(name), line, nodeKind(m))}
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], resolveAlias(m.Content[i+1])
-		line := k.Line + 1
-		switch k.Value {
-		case "id":
-			r.docIDSet, r.docIDLine = true, line
-			if s, ok := scalar(v); ok {
-				r.docID = strings.TrimSpace(s)
-			} else {
-				r.addf("", "id", line, "The document id in the front matter (line %d) is a %s; write it as a single value such as \"id: checkout-v2\"", line, nodeKind(v))
-				r.docID = "-"
-			}
-		case "title":
-			if s, ok := scalar(v); ok {
-				r.title = strings.TrimSpace(s)
-			} else {
-				r.addf("", "title", line, "The document title in the front matter (line %d) is a %s; write it as one line of text", line, nodeKind(v))
-			}
-		case "defaults":
-			r.readDefaults(v, 1)
-		case "removed":
-			r.readRemoved(v, line) // removed.go
-		}
+		r.documentKey(m.Content[i], resolveAlias(m.Content[i+1]), 1, " in the front matter")
 	}
 	return nil
+}
+
+// topLevel is the node a YAML text holds (nil when it holds nothing or
+// null).
+func topLevel(root *yaml.Node) *yaml.Node {
+	m := root
+	if m != nil && m.Kind == yaml.DocumentNode && len(m.Content) == 1 {
+		m = m.Content[0]
+	}
+	if m == nil || (m.Kind == yaml.ScalarNode && m.Tag == "!!null") {
+		return nil
+	}
+	return m
+}
+
+// documentKey reads a key about the whole document — id, title,
+// defaults, removed — at the top of a YAML document or in a Markdown
+// document's front matter: in says where for messages ("" or " in the
+// front matter"), off is the number of lines before the YAML. It reports
+// false for any other key.
+func (r *result) documentKey(k, v *yaml.Node, off int, in string) bool {
+	line := k.Line + off
+	switch k.Value {
+	case "id":
+		r.docIDSet, r.docIDLine = true, line
+		if s, ok := scalar(v); ok {
+			r.docID = strings.TrimSpace(s)
+		} else {
+			r.addf("", "id", line, "The document id%s (line %d) is a %s; write it as a single value such as \"id: checkout-v2\"", in, line, nodeKind(v))
+			r.docID = "-"
+		}
+	case "title":
+		if s, ok := scalar(v); ok {
+			r.title = strings.TrimSpace(s)
+		} else {
+			r.addf("", "title", line, "The document title%s (line %d) is a %s; write it as one line of text", in, line, nodeKind(v))
+		}
+	case "defaults":
+		r.readDefaults(v, off)
+	case "removed":
+		r.readRemoved(v, line) // removed.go
+	default:
+		return false
+	}
+	return true
 }
 
 // defaultsWho names the document's defaults in messages.
@@ -370,14 +388,8 @@ func parseYAML(name string, data []byte, opts *Options) (*result, *Error) {
 	if perr != nil {
 		return nil, perr
 	}
-	if root == nil {
-		return r, nil
-	}
-	m := root
-	if m.Kind == yaml.DocumentNode && len(m.Content) == 1 {
-		m = m.Content[0]
-	}
-	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+	m := topLevel(root)
+	if m == nil {
 		return r, nil
 	}
 	if m.Kind != yaml.MappingNode {
@@ -386,20 +398,6 @@ func parseYAML(name string, data []byte, opts *Options) (*result, *Error) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], resolveAlias(m.Content[i+1])
 		switch k.Value {
-		case "id":
-			r.docIDSet, r.docIDLine = true, k.Line
-			if s, ok := scalar(v); ok {
-				r.docID = strings.TrimSpace(s)
-			} else {
-				r.addf("", "id", k.Line, "The document id (line %d) is a %s; write it as a single value such as \"id: checkout-v2\"", k.Line, nodeKind(v))
-				r.docID = "-"
-			}
-		case "title":
-			if s, ok := scalar(v); ok {
-				r.title = strings.TrimSpace(s)
-			} else {
-				r.addf("", "title", k.Line, "The document title (line %d) is a %s; write it as one line of text", k.Line, nodeKind(v))
-			}
 		case "epics":
 			r.listsKeys = true
 			for _, e := range r.list(v, "", "epics", k.Line, "epics") {
@@ -422,11 +420,10 @@ func parseYAML(name string, data []byte, opts *Options) (*result, *Error) {
 			for _, s := range r.list(v, "", "stories", k.Line, "stories") {
 				r.yamlItem(s, KindStory, nil)
 			}
-		case "defaults":
-			r.readDefaults(v, 0)
-		case "removed":
-			r.readRemoved(v, k.Line) // removed.go
 		default:
+			if r.documentKey(k, v, 0, "") {
+				continue
+			}
 			r.addf("", k.Value, k.Line, "Unknown top-level key %q at line %d%s; the top-level keys are %s", k.Value, k.Line, didYouMean(k.Value, docKeys), strings.Join(docKeys, ", "))
 		}
 	}
