@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -47,7 +46,7 @@ func TestDataCenterPersonsWikiRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := startDataCenter(t, jiratest.Options{}, nil)
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := newService(f.p, service.ServiceOptions{})
 	commit := func() { t.Helper(); importCommitted(t, f.ctx, svc, service.ImportPreviewInput{Path: path}, "") }
 	commit() // the first import
 	key := f.srv.Issues()[0].Key

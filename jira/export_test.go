@@ -8,7 +8,6 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -22,8 +21,7 @@ import (
 // search per person, not per issue.
 func TestExportPeopleRoundTripOverHTTP(t *testing.T) {
 	f := companySite(t, func(c *Config) { c.Users = map[string]string{"sam": "acc-sam1"} })
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}),
-		Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}, People: map[string]string{"acc-sam1": "sam"}}})
+	svc := newService(f.p, service.ServiceOptions{Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}, People: map[string]string{"acc-sam1": "sam"}}})
 	user := func(acc string) json.RawMessage { return json.RawMessage(`{"accountId":"` + acc + `"}`) }
 	for i, people := range [][2]string{{"acc-ana", "acc-bo"}, {"acc-bo", "acc-sam1"}, {"acc-sam1", "acc-ana"}, {"acc-ana", "acc-bo"}} {
 		_, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Story " + string(rune('A'+i)), Fields: map[string]json.RawMessage{

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -49,7 +48,7 @@ func importCost(t *testing.T, doc string) (preview, commit, creates, again int) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{})})
+	svc := newService(p, service.ServiceOptions{})
 	ctx := context.Background()
 	pv, err := svc.ImportPreview(ctx, service.ImportPreviewInput{Path: "cost.md", Data: []byte(doc)})
 	if err != nil {
@@ -68,7 +67,7 @@ func importCost(t *testing.T, doc string) (preview, commit, creates, again int) 
 		t.Fatal(err)
 	}
 	srv.ClearRequests()
-	svc2 := service.NewWorkItemService(service.ServiceOptions{Provider: p2, Store: memstore.New(memstore.Options{})})
+	svc2 := newService(p2, service.ServiceOptions{})
 	if pv, err := svc2.ImportPreview(ctx, service.ImportPreviewInput{Path: "cost.md", Data: []byte(doc)}); err != nil || pv.Counts.Unchanged != 1000 {
 		t.Fatalf("re-preview: %v %+v", err, pv.Counts)
 	}
@@ -115,7 +114,7 @@ func TestRankLongRunOverHTTP(t *testing.T) {
 		fmt.Fprintf(&b, "### Story s-%d: Story %d\n\n", i, i)
 		want = append(want, fmt.Sprintf("Story %d", i))
 	}
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{}), Rank: true})
+	svc := newService(p, service.ServiceOptions{Rank: true})
 	ctx := context.Background()
 	pv, err := svc.ImportPreview(ctx, service.ImportPreviewInput{Path: "order.md", Data: []byte(b.String())})
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -264,7 +263,7 @@ func TestCriteriaAsTaskList(t *testing.T) {
 // document's field values are written and the bases recorded.
 func TestFieldsMigrateItemsWithoutBases(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := newService(f.p, service.ServiceOptions{})
 	plain := "---\nid: mig\n---\n## Epic e-1: E\n\nText.\n"
 	doc := "---\nid: mig\n---\n## Epic e-1: E\nPriority: High\nLabels: a\n\nText.\n"
 	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "mig.md", Data: []byte(plain)})
@@ -330,7 +329,7 @@ func writeOldProperty(t *testing.T, srv *jiratest.Server, key string) {
 // one unit (drift) until it is written, then part by part.
 func TestContentMergeOverHTTP(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := newService(f.p, service.ServiceOptions{})
 	doc := func(desc, marker string) []byte {
 		return []byte("---\nid: cm\n---\n## Epic e-1: Checkout\n" + marker + "\n" + desc + "\n\nAcceptance criteria:\n- [ ] It works\n- [x] It is tested\n")
 	}
@@ -409,7 +408,7 @@ func TestContentMergeOverHTTP(t *testing.T) {
 // one of the items being updated, not per item.
 func TestEditScreenIsCheckedForUpdates(t *testing.T) {
 	f := companySite(t, nil)
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}), Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
+	svc := newService(f.p, service.ServiceOptions{Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
 	story := func(id, prio string) string {
 		return fmt.Sprintf("### Story %s: Story %s\nPriority: %s\nComponents: Web\nTeam: Web\n\nText.\n\n", id, id, prio)
 	}
@@ -481,7 +480,7 @@ func TestReadOnlyRepresentativeFallsBackToTheCreateScreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: p, Store: memstore.New(memstore.Options{}), Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
+	svc := newService(p, service.ServiceOptions{Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
 	doc := func(prio string) []byte {
 		return []byte("---\nid: ro\n---\n## Epic e-1: Checkout\n\nEpic text.\n\n### Story s-1: Story\nPriority: " + prio + "\nComponents: Web\nTeam: Web\n\nText.\n")
 	}
@@ -557,7 +556,7 @@ func TestThreeWayEveryCustomTypeOverHTTP(t *testing.T) {
 			}
 		}
 	})
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{}), Fields: service.FieldOptions{Custom: names}})
+	svc := newService(f.p, service.ServiceOptions{Fields: service.FieldOptions{Custom: names}})
 	cases := []string{"kept", "written", "conflict", "same"}
 	// value picks, per case, the value each field line writes.
 	doc := func(value func(c string, k customKind) string, text func(c string) string) []byte {

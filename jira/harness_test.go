@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/core/streamtest"
 	"github.com/devworkwire/devworkwire/jira/internal/jiraspec"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
@@ -25,6 +27,13 @@ type fixture struct {
 	p    *Provider
 	logs *streamtest.Buffer
 	ctx  context.Context
+}
+
+// newService is the service over p and a fresh in-memory store; o gives
+// its other options.
+func newService(p core.WorkItemProvider, o service.ServiceOptions) *service.WorkItemService {
+	o.Provider, o.Store = p, memstore.New(memstore.Options{})
+	return service.NewWorkItemService(o)
 }
 
 // startJira starts a fake Jira (options o) and a Provider for it (mod may

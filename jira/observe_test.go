@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -49,7 +48,7 @@ func jiraLines(logs string) []string {
 // a raw Jira body.
 func TestLogLinesCarryRunID(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := newService(f.p, service.ServiceOptions{})
 	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: "obs.md", Data: []byte(observePlan)})
 	if err != nil {
 		t.Fatal(err)

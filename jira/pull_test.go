@@ -8,7 +8,6 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -21,7 +20,7 @@ func importedOverHTTP(t *testing.T, name, doc string) (*fixture, *service.WorkIt
 		t.Fatal(err)
 	}
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := newService(f.p, service.ServiceOptions{})
 	importCommitted(t, f.ctx, svc, service.ImportPreviewInput{Path: path}, "")
 	return f, svc, path
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -135,7 +134,7 @@ func TestTeamManagedTypeWithoutTheFieldIsNamed(t *testing.T) {
 // nothing written.
 func TestPreviewRefusesAReferenceFieldOffTheEditScreen(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := newService(f.p, service.ServiceOptions{})
 	doc := func(prio string) []byte {
 		return []byte("---\nid: ed\n---\n## Epic e-1: Checkout\n\n### Story s-1: Pay\nPriority: " + prio + "\n\nText.\n")
 	}

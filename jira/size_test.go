@@ -7,7 +7,6 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
-	"github.com/devworkwire/devworkwire/core/storetest/memstore"
 	"github.com/devworkwire/devworkwire/jira/jiratest"
 )
 
@@ -76,7 +75,7 @@ func TestMeasureItemPredictsWhatJiraCounts(t *testing.T) {
 // nothing written to Jira.
 func TestPreviewRefusesWhatJiraWouldRefuse(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: f.p, Store: memstore.New(memstore.Options{})})
+	svc := newService(f.p, service.ServiceOptions{})
 	var list []string
 	for i := range 450 {
 		list = append(list, "- item "+itoa(i))
