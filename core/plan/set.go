@@ -299,7 +299,7 @@ func (o Options) ParseSet(files []SetFile, skipped ...Skipped) (*Set, error) {
 		problems = append(problems, unlistedProblem(unlisted))
 	}
 	return set, &Error{Code: code, Problems: problems, Unlisted: unlisted,
-		Message: fmt.Sprintf("%s in the planning documents (%s, with its file and line); fix them and run the preview again. The first, in %s: %s", core.Plural(n, "problem", "problems"), listed(n, unlisted), where, lead.Message)}
+		Message: fmt.Sprintf("%s in the planning documents (%s, with its file and line); fix them and %s. The first, in %s: %s", core.Plural(n, "problem", "problems"), listed(n, unlisted), RunAgain, where, lead.Message)}
 }
 
 // setCycles finds the dependency cycles that run across documents of the

@@ -12,6 +12,12 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 )
 
+// RunAgain is what a problem message tells the person to do once the
+// document is fixed: the words of a preview. A front door that reads a
+// document for something else (dwire graph) replaces these words with
+// its own.
+const RunAgain = "run the preview again"
+
 // rawItem is an item as parsed, with what validation needs to know about
 // where its parts came from.
 type rawItem struct {
@@ -82,7 +88,7 @@ func listed(n, unlisted int) string {
 
 // unlistedProblem is the last entry of a list that leaves n problems out.
 func unlistedProblem(n int) Problem {
-	return Problem{Message: fmt.Sprintf("%s not listed; fix the ones above and run the preview again to see the rest", core.Plural(n, "more problem is", "more problems are"))}
+	return Problem{Message: fmt.Sprintf("%s not listed; fix the ones above and %s to see the rest", core.Plural(n, "more problem is", "more problems are"), RunAgain)}
 }
 
 // MaxProblems is how many problems a VALIDATION_FAILED error lists (the
@@ -231,9 +237,9 @@ func (r *result) finish(name string) (*Document, error) {
 		if r.dropped > 0 {
 			r.problems = append(r.problems, unlistedProblem(r.dropped))
 		}
-		msg := fmt.Sprintf("%s has 1 problem; fix it and run the preview again: %s", describeDoc(name), r.problems[0].Message)
+		msg := fmt.Sprintf("%s has 1 problem; fix it and %s: %s", describeDoc(name), RunAgain, r.problems[0].Message)
 		if n > 1 {
-			msg = fmt.Sprintf("%s has %d problems (%s); fix them and run the preview again. The first: %s", describeDoc(name), n, listed(n, r.dropped), r.problems[0].Message)
+			msg = fmt.Sprintf("%s has %d problems (%s); fix them and %s. The first: %s", describeDoc(name), n, listed(n, r.dropped), RunAgain, r.problems[0].Message)
 		}
 		return r.salvage(doc.ID), &Error{
 			Code:     CodeValidationFailed,
