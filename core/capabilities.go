@@ -239,7 +239,8 @@ type StructureProvider interface {
 	RemoveDependency(ctx context.Context, id string) error
 
 	// Sprints returns the sprints of the project's boards named name
-	// (compared ignoring case), in every state. Reads only.
+	// (compared ignoring case), in every state; name "" returns every
+	// sprint of the boards (to say which exist). Reads only.
 	Sprints(ctx context.Context, name string) ([]Sprint, error)
 
 	// MoveToSprint puts the items (at most MaxBatch) into the sprint.

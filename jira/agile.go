@@ -54,9 +54,9 @@ func agileList[T any](ctx context.Context, p *Provider, path, endpoint, action s
 	return all, nil
 }
 
-// Sprints returns the sprints named name (ignoring case) of the project's
-// boards that have sprints (scrum, and simple: a team-managed project's),
-// in every state. A project whose boards are all Kanban boards is refused
+// Sprints returns the sprints named name (ignoring case; "" for every
+// one) of the project's boards that have sprints (scrum, and simple: a
+// team-managed project's), in every state. A project whose boards are all Kanban boards is refused
 // by name: they have no sprints.
 func (p *Provider) Sprints(ctx context.Context, name string) ([]core.Sprint, error) {
 	ctx, done := p.observe(ctx, "Sprints")
@@ -85,7 +85,7 @@ func (p *Provider) Sprints(ctx context.Context, name string) ([]core.Sprint, err
 		}
 		withSprints = append(withSprints, b.Name)
 		for _, sp := range sps {
-			if strings.EqualFold(strings.TrimSpace(sp.Name), strings.TrimSpace(name)) {
+			if name == "" || strings.EqualFold(strings.TrimSpace(sp.Name), strings.TrimSpace(name)) {
 				out = append(out, core.Sprint{ID: sp.ID.String(), Name: sp.Name, State: sp.State, Board: b.Name})
 			}
 		}

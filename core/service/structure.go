@@ -360,12 +360,49 @@ func (s *WorkItemService) madeLinks(ctx context.Context, docID string) ([]core.D
 	return made, nil
 }
 
+// maxSprintsNamed bounds the sprints an unknown sprint's problem lists.
+const maxSprintsNamed = 8
+
+// unknownSprint says that no sprint is named name, which active and future
+// sprints there are (at most maxSprintsNamed, with how many more), and
+// the one meant when a name is close (core.Closest).
+func unknownSprint(name string, existing []core.Sprint) string {
+	var open, lower []string
+	for _, s := range existing {
+		if s.State == core.SprintClosed {
+			continue
+		}
+		if len(open) < maxSprintsNamed {
+			open = append(open, fmt.Sprintf("%s (%s, board %s)", s.Name, s.State, s.Board))
+		}
+		lower = append(lower, strings.ToLower(s.Name))
+	}
+	msg := fmt.Sprintf("sprint %q does not exist on the project's boards", name)
+	if c := core.Closest(name, lower); c != "" {
+		for _, s := range existing {
+			if strings.ToLower(s.Name) == c && s.State != core.SprintClosed {
+				msg += fmt.Sprintf("; did you mean %q?", s.Name)
+				break
+			}
+		}
+	}
+	switch n := len(lower); {
+	case n == 0:
+		return msg + "; the project's boards have no active or future sprint: create one in Jira, or remove the Sprint line"
+	case n > len(open):
+		return msg + fmt.Sprintf("; name an active or future sprint: %s, and %d more", strings.Join(open, ", "), n-len(open))
+	}
+	return msg + "; name an active or future sprint: " + strings.Join(open, ", ")
+}
+
 // planSprints resolves each sprint name (an active or future sprint of one
 // of the project's boards) and plans the moves of items not in it yet.
 func planSprints(ctx context.Context, sp core.StructureProvider, doc *plan.Document, found map[core.Reference]core.WorkItem, pl *structurePlan) ([]core.Detail, error) {
 	var problems []core.Detail
 	byName := map[string]*sprintOp{}
 	var order []string
+	var existing []core.Sprint // every sprint, once a name is unknown
+	listed := false
 	for _, it := range doc.Items {
 		f := it.Fields.Sprint
 		if f.State != plan.FieldSet || core.Kind(it.Kind) == core.KindSubtask {
@@ -398,7 +435,13 @@ func planSprints(ctx context.Context, sp core.StructureProvider, doc *plan.Docum
 			case len(closed) > 0:
 				problems = append(problems, core.Detail{Item: string(core.NewReference(doc.ID, it.ID)), Field: "sprint", Message: fmt.Sprintf("sprint %q is closed (%s); name an active or future sprint", name, strings.Join(closed, "; "))})
 			default:
-				problems = append(problems, core.Detail{Item: string(core.NewReference(doc.ID, it.ID)), Field: "sprint", Message: fmt.Sprintf("sprint %q does not exist on the project's boards; name an active or future sprint", name)})
+				if !listed { // read once, for every unknown name
+					if existing, err = sp.Sprints(ctx, ""); err != nil {
+						return nil, err
+					}
+					listed = true
+				}
+				problems = append(problems, core.Detail{Item: string(core.NewReference(doc.ID, it.ID)), Field: "sprint", Message: unknownSprint(name, existing)})
 			}
 			byName[key] = op
 			if op != nil {

@@ -256,7 +256,7 @@ func (p *Provider) RemoveDependency(ctx context.Context, id string) error {
 func (p *Provider) Sprints(ctx context.Context, name string) ([]core.Sprint, error) {
 	return structureRead(ctx, p, OpSprints, func() (out []core.Sprint) {
 		for _, sp := range p.structure.sprints {
-			if strings.EqualFold(strings.TrimSpace(sp.Name), strings.TrimSpace(name)) {
+			if name == "" || strings.EqualFold(strings.TrimSpace(sp.Name), strings.TrimSpace(name)) {
 				out = append(out, sp)
 			}
 		}
