@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -36,30 +37,43 @@ func (si serverInfo) deployment() string {
 // set and check jira.deployment. client nil is a client with a 10-second
 // timeout that follows no redirect.
 func DetectDeployment(ctx context.Context, site string, client *http.Client) (deployment, version string, err error) {
-	base, err := parseBase(site, "jira.site")
+	var si serverInfo
+	base, status, ok, err := askSite(ctx, site, "/rest/api/2/serverInfo", "which Jira it is", client, &si)
 	if err != nil {
 		return "", "", err
+	}
+	if !ok || si.deployment() == "" {
+		return "", "", core.Errorf(core.CodeConfigInvalid, "%s did not say which Jira it is (GET /rest/api/2/serverInfo answered HTTP %d). Check that jira.site is the address of your Jira site.", base.Redacted(), status)
+	}
+	return si.deployment(), si.Version, nil
+}
+
+// askSite GETs path of site without credentials (client nil: a client
+// with a 10-second timeout that follows no redirect) and reads a 200
+// answer's JSON into out: ok reports both. what is what the request asks,
+// for messages ("which Jira it is"). err is a site URL that is not one or
+// a site that did not answer; base is the site's.
+func askSite(ctx context.Context, site, path, what string, client *http.Client, out any) (base *url.URL, status int, ok bool, err error) {
+	base, err = parseBase(site, "jira.site")
+	if err != nil {
+		return nil, 0, false, err
 	}
 	if client == nil {
 		client = newHTTPClient(10 * time.Second)
 		client.Timeout = 10 * time.Second
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base.String(), "/")+"/rest/api/2/serverInfo", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base.String(), "/")+path, nil)
 	if err != nil {
-		return "", "", core.Wrap(err, core.CodeConfigInvalid, "Could not ask %s which Jira it is.", base.Redacted())
+		return nil, 0, false, core.Wrap(err, core.CodeConfigInvalid, "Could not ask %s %s.", base.Redacted(), what)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", "", core.Wrap(err, core.CodeJiraUnavailable, "Jira at %s did not answer (%s). Check the site URL and your network connection.", base.Host, transportKind(err))
+		return nil, 0, false, core.Wrap(err, core.CodeJiraUnavailable, "Jira at %s did not answer (%s). Check the site URL and your network connection.", base.Host, transportKind(err))
 	}
 	defer resp.Body.Close()
-	var si serverInfo
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &si) != nil || si.deployment() == "" {
-		return "", "", core.Errorf(core.CodeConfigInvalid, "%s did not say which Jira it is (GET /rest/api/2/serverInfo answered HTTP %d). Check that jira.site is the address of your Jira site.", base.Redacted(), resp.StatusCode)
-	}
-	return si.deployment(), si.Version, nil
+	return base, resp.StatusCode, resp.StatusCode == http.StatusOK && json.Unmarshal(b, out) == nil, nil
 }
 
 // notCloud explains the site's first failed request when the site is not
