@@ -58,7 +58,7 @@ func (s *swapStore) StartRun(ctx context.Context, req core.StartRunRequest) (cor
 func TestCommitRefusesAPlanSwappedAfterThePreview(t *testing.T) {
 	e := newEnv(t)
 	st := &swapStore{Store: e.st, plans: map[string][]byte{}}
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: st, Now: e.clock.Now})
+	svc := e.serviceWith(service.ServiceOptions{Store: st})
 	shown, err := svc.ImportPreview(e.ctx, service.ImportPreviewInput{Path: "plan.md", Data: []byte(markdown("checkout", checkoutItems[:2]...))})
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ func TestSameMomentCommitsFromSeparateStoresReportTheDuplicates(t *testing.T) {
 	n := len(checkoutItems)
 	a := e.svc
 	bStore := memstore.New(memstore.Options{Now: e.clock.Now}) // another person's own store
-	b := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: bStore, Now: e.clock.Now, Logger: slog.New(slog.DiscardHandler)})
+	b := e.serviceWith(service.ServiceOptions{Store: bStore, Logger: slog.New(slog.DiscardHandler)})
 	pa := e.preview(doc)
 	pb, err := b.ImportPreview(e.ctx, service.ImportPreviewInput{Path: "plan.md", Data: []byte(doc)})
 	if err != nil || pb.Counts.Create != n {

@@ -203,8 +203,7 @@ func TestExportWritesPeopleAsTheImportReadsThem(t *testing.T) {
 				Users:  map[string][]string{"ana@example.com": {"acc-ana"}, "bo@example.com": {"acc-bo"}, "Bo": {"acc-bo"}, "Cy Ray": {"acc-cy"}},
 				Custom: map[string][]string{"fields.Reviewer": nil}, Types: map[string]string{"fields.Reviewer": "user"},
 			})
-			e.svc = service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now,
-				Fields: service.FieldOptions{Custom: []string{"Reviewer"}, People: map[string]string{"acc-bo": "Bo"}}})
+			e.svc = e.serviceWith(service.ServiceOptions{Fields: service.FieldOptions{Custom: []string{"Reviewer"}, People: map[string]string{"acc-bo": "Bo"}}})
 			set := func(key, field, acc string) {
 				if err := e.p.SetField(key, field, []string{acc}); err != nil {
 					t.Fatal(err)

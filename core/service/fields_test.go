@@ -28,8 +28,8 @@ func fieldsEnv(t *testing.T, defaults plan.Fields) *env {
 		Custom:      map[string][]string{"fields.Team": {"Payments", "Web"}},
 		Required:    []string{"fields.Team"},
 	})
-	e.svc = service.NewWorkItemService(service.ServiceOptions{
-		Provider: e.p, Store: e.st, Now: e.clock.Now, Logger: slog.New(slog.NewJSONHandler(e.logs, nil)),
+	e.svc = e.serviceWith(service.ServiceOptions{
+		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)),
 		Fields: service.FieldOptions{Custom: []string{"Team"}, Defaults: defaults},
 	})
 	return e
@@ -361,8 +361,8 @@ func kindsEnv(t *testing.T) *env {
 			"fields.Areas": "multiselect", "fields.Reviewer": "user", "fields.Tags": "labels"},
 		NotAssignable: []string{"acc-nina"},
 	})
-	e.svc = service.NewWorkItemService(service.ServiceOptions{
-		Provider: e.p, Store: e.st, Now: e.clock.Now, Logger: slog.New(slog.NewJSONHandler(e.logs, nil)),
+	e.svc = e.serviceWith(service.ServiceOptions{
+		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)),
 		Fields: service.FieldOptions{Custom: []string{"Notes", "Points", "Start", "Team", "Areas", "Reviewer", "Tags"}},
 	})
 	return e

@@ -68,10 +68,24 @@ func (e *env) oneAtATime() {
 // service returns a new service (a new process, as it were) over the same
 // store.
 func (e *env) service(p core.WorkItemProvider) *service.WorkItemService {
-	return service.NewWorkItemService(service.ServiceOptions{
-		Provider: p, Store: e.st, Now: e.clock.Now, WritesInFlight: e.writes,
+	return e.serviceWith(service.ServiceOptions{
+		Provider: p, WritesInFlight: e.writes,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
+}
+
+// serviceWith is a new service (a new process, as it were) on e's clock
+// over e's tracker and store, or o's Provider and Store where it sets
+// them, with o's other options.
+func (e *env) serviceWith(o service.ServiceOptions) *service.WorkItemService {
+	if o.Provider == nil {
+		o.Provider = e.p
+	}
+	if o.Store == nil {
+		o.Store = e.st
+	}
+	o.Now = e.clock.Now
+	return service.NewWorkItemService(o)
 }
 
 // preview previews doc and fails the test on an error or any write.

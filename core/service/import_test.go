@@ -570,7 +570,7 @@ func TestUnknownCreateIsReportedNotRetried(t *testing.T) {
 // with a warning.
 func TestUnknownCreateAfterTheLagWindowIsPlannedAsCreate(t *testing.T) {
 	e := newEnv(t, fakeprovider.Options{SearchLag: true})
-	e.svc = service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, SearchLagWindow: new(3 * time.Minute)})
+	e.svc = e.serviceWith(service.ServiceOptions{SearchLagWindow: new(3 * time.Minute)})
 	pre := e.preview(markdown("w", epic("e-1", "Only")))
 	e.p.FailItem(1, fakeprovider.ItemLost, nil)
 	_, err := e.svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
@@ -605,7 +605,7 @@ func TestZeroSearchLagWindowHoldsNothingBack(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, fakeprovider.Options{SearchLag: true})
-			e.svc = service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, SearchLagWindow: c.window})
+			e.svc = e.serviceWith(service.ServiceOptions{SearchLagWindow: c.window})
 			pre := e.preview(markdown("w", epic("e-1", "Only")))
 			e.p.FailItem(1, fakeprovider.ItemLost, nil)
 			_, err := e.svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
@@ -829,7 +829,7 @@ func TestTamperedPlanIsAnInternalError(t *testing.T) {
 
 func TestPreviewTTLOption(t *testing.T) {
 	e := newEnv(t)
-	e.svc = service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, PreviewTTL: 5 * time.Minute})
+	e.svc = e.serviceWith(service.ServiceOptions{PreviewTTL: 5 * time.Minute})
 	pre := e.preview(checkoutDoc())
 	if want := e.clock.Now().UTC().Truncate(time.Second).Add(5 * time.Minute); !pre.ExpiresAt.Equal(want) {
 		t.Errorf("expires_at %v; want %v", pre.ExpiresAt, want)
@@ -954,7 +954,7 @@ func (f *flakyStore) RecordOutcomes(ctx context.Context, key string, outcomes []
 func TestStoreFaultStopsTheCommit(t *testing.T) {
 	e := newEnv(t)
 	pre := e.preview(bigDoc("f", 2, 60)) // epics, then stories in batches of 50
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: &flakyStore{Store: e.st, failFrom: 2}, Now: e.clock.Now})
+	svc := e.serviceWith(service.ServiceOptions{Store: &flakyStore{Store: e.st, failFrom: 2}})
 	_, err := svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
 	wantErr(t, err, core.CodeCommitPartial, "state store failed", "2 item(s) committed", "120 untried")
 	if n := len(e.p.Items()); n != 2 {

@@ -257,7 +257,7 @@ func TestProgressStopsWhenItsRecordFails(t *testing.T) {
 	e.importDoc(checkoutDoc())
 	key := e.byRef()["checkout/s-1"].Key
 	pre := progressPreview(t, e, service.ProgressPreviewInput{Item: key, Status: core.StatusInProgress, Comment: "Started."})
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: &flakyStore{Store: e.st, failFrom: 1}, Now: e.clock.Now})
+	svc := e.serviceWith(service.ServiceOptions{Store: &flakyStore{Store: e.st, failFrom: 1}})
 	_, err := svc.ProgressCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "rec"})
 	ce := wantErr(t, err, core.CodeCommitPartial, "transition of "+key+" was written", "state store could not record it", "comment was not sent")
 	if c := e.p.Comments(key); len(c) != 0 {

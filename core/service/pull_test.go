@@ -384,8 +384,7 @@ func TestPullConflictPullsTheOtherParts(t *testing.T) {
 func TestPullWritesPeopleByName(t *testing.T) {
 	e := newEnv(t)
 	e.p.SetFieldMeta(fakeprovider.FieldMeta{Users: map[string][]string{"demo@example.com": {"acc-demo"}, "dev@example.com": {"acc-dev"}}})
-	e.svc = service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now,
-		Fields: service.FieldOptions{People: map[string]string{"acc-dev": "dev@example.com"}}})
+	e.svc = e.serviceWith(service.ServiceOptions{Fields: service.FieldOptions{People: map[string]string{"acc-dev": "dev@example.com"}}})
 	path := e.importFile("team.md", "---\nid: team\n---\n## Story s-1: Pay\nAssignee: demo@example.com\n")
 	if err := e.p.SetField(e.byRef()["team/s-1"].Key, "assignee", []string{"acc-dev"}); err != nil {
 		t.Fatal(err)
@@ -533,7 +532,7 @@ func TestPullStopsWhenItsRecordFails(t *testing.T) {
 			}
 			res := e.pullPreview(service.PullPreviewInput{Path: path})
 			before, _ := os.ReadFile(path)
-			svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: &flakyStore{Store: e.st, failFrom: tc.failFrom}, Now: e.clock.Now})
+			svc := e.serviceWith(service.ServiceOptions{Store: &flakyStore{Store: e.st, failFrom: tc.failFrom}})
 			w := e.p.Writes()
 			_, err := svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true, IdempotencyKey: "rec"})
 			ce := wantErr(t, err, core.CodeCommitPartial, "state store could not record", "The document was written")

@@ -36,7 +36,7 @@ func TestCreateBatchOutcomesAreOneStoreCall(t *testing.T) {
 	e := newEnv(t)
 	e.oneAtATime() // one group per batch, in plan order
 	cs := &countingStore{Store: e.st}
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: cs, Now: e.clock.Now, WritesInFlight: 1})
+	svc := e.serviceWith(service.ServiceOptions{Store: cs, WritesInFlight: 1})
 	pre := e.preview(bigDoc("r", 2, 60)) // 2 epics, 120 stories
 	res, err := svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "batched"})
 	if err != nil || res.Counts.Created != 122 {

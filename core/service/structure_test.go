@@ -273,7 +273,7 @@ func TestSprintMoveDroppedAnswerIsUnknown(t *testing.T) {
 }
 
 func (e *env) ranked() *service.WorkItemService {
-	return service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, Rank: true})
+	return e.serviceWith(service.ServiceOptions{Rank: true})
 }
 
 func TestRankFollowsTheDocument(t *testing.T) {
@@ -693,7 +693,7 @@ func TestRankGoesOutWhileStoriesAreCreated(t *testing.T) {
 	pre := e.preview(doc)
 	created, ranked := e.p.Stats().Calls[fakeprovider.OpCreate], e.p.Stats().Calls[fakeprovider.OpRank]
 	h := &holdCreateOf{Provider: e.p, ref: core.NewReference("order", "s-1000"), reached: make(chan struct{}), resume: make(chan struct{})}
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: h, Store: e.st, Now: e.clock.Now, Rank: true})
+	svc := e.serviceWith(service.ServiceOptions{Provider: h, Rank: true})
 	wait := e.commitAsync(svc, pre.PreviewHandle, "")
 	select {
 	case <-h.reached:
