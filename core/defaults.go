@@ -19,6 +19,17 @@ const (
 	DefaultWritesInFlight  = 16
 )
 
+// The commit lock's heartbeat: a running commit renews its lock every
+// CommitLockBeat (every third of a shorter lease), and a holder silent
+// for CommitLockSilentBeats beats (on the store's clock) is taken as not
+// running (its process died, or it lost the store), although its lease
+// may run for a while yet. Only what a repeat of its key is told depends
+// on it: the lock itself passes on only when its lease ran out.
+const (
+	CommitLockBeat        = time.Second
+	CommitLockSilentBeats = 5
+)
+
 // PositiveOr is v, or def when v is zero or negative (an option left
 // unset, or one that means nothing).
 func PositiveOr[T int | time.Duration](v, def T) T {

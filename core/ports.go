@@ -170,7 +170,12 @@ type Store interface {
 	//     meanwhile) → its lease is renewed (now + lease), Generation kept;
 	//   - held by another owner with a live lease → an INTERNAL_ERROR with
 	//     Retryable set whose cause is a *LockHeldError (errors.As) naming
-	//     the holder and when its lease ends. Nothing changes.
+	//     the holder, when its lease ends and when the holder last took or
+	//     renewed it (LockHeldError.Renewed, Silent: the heartbeat a
+	//     running holder keeps, which tells it from a dead one long before
+	//     its lease runs out). Nothing changes.
+	// Every take and renewal records when it happened (on the store's
+	// clock) with the generation it was made at.
 	// Generations of one name only ever increase (a released lock keeps
 	// its counter). Lock.Release gives the lock up if owner still holds it
 	// at that generation; once the lease ran out and someone else took it,
@@ -254,6 +259,15 @@ type LockHeldError struct {
 	Name    string
 	Owner   string    // the holder
 	Expires time.Time // when its lease ends unless renewed
+	// Renewed is when the holder last took or renewed the lock, on the
+	// store's clock; zero when the store does not know (a holder of an
+	// earlier version, which did not record it).
+	Renewed time.Time
+	// Silent is how long before the store's answer that was, on the
+	// store's clock (0 when Renewed is zero): a holder that renews every
+	// second and has been silent for several is dead or stalled, even
+	// though its lease still runs.
+	Silent time.Duration
 }
 
 func (e *LockHeldError) Error() string {

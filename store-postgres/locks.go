@@ -22,7 +22,8 @@ func (s *Store) leaseNow() *time.Time {
 }
 
 // AcquireLock implements core.Store: a row in locks (name, owner,
-// expires_at, generation) taken by one conditional upsert. Concurrent
+// expires_at, generation, and the heartbeat: renewed_at with the
+// generation it was recorded at) taken by one conditional upsert. Concurrent
 // upserts of one name serialise on the row; each re-checks the condition
 // on the latest version, so exactly one takes a free or lapsed lock. The
 // lease is measured on the server's now() (Options.LeaseClock in tests),
@@ -45,10 +46,12 @@ func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.
 			gen     int64
 			expires time.Time
 		)
-		err := s.db.QueryRow(ctx, s.q(`INSERT INTO {schema}.locks AS l (name, owner, expires_at, generation)
-			VALUES ($1, $2, coalesce($3::timestamptz, now()) + $4::bigint * interval '1 microsecond', 1)
+		err := s.db.QueryRow(ctx, s.q(`INSERT INTO {schema}.locks AS l (name, owner, expires_at, generation, renewed_at, renewed_generation)
+			VALUES ($1, $2, coalesce($3::timestamptz, now()) + $4::bigint * interval '1 microsecond', 1, coalesce($3::timestamptz, now()), 1)
 			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
-				generation = CASE WHEN l.owner = excluded.owner THEN l.generation ELSE l.generation + 1 END
+				generation = CASE WHEN l.owner = excluded.owner THEN l.generation ELSE l.generation + 1 END,
+				renewed_at = excluded.renewed_at,
+				renewed_generation = CASE WHEN l.owner = excluded.owner THEN l.generation ELSE l.generation + 1 END
 			WHERE l.owner = excluded.owner OR l.owner = '' OR l.expires_at <= coalesce($3::timestamptz, now())
 			RETURNING generation, expires_at`), name, owner, now, lease.Microseconds()).Scan(&gen, &expires)
 		if err == nil {
@@ -58,11 +61,15 @@ func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.
 			return core.Lock{}, s.fault(err, op)
 		}
 		var (
-			holder string
-			live   bool
+			holder     string
+			live       bool
+			renewed    *time.Time // nil: not recorded at the holder's generation
+			serverTime time.Time
 		)
-		err = s.db.QueryRow(ctx, s.q(`SELECT owner, expires_at, expires_at > coalesce($2::timestamptz, now()) FROM {schema}.locks WHERE name = $1`), name, now).
-			Scan(&holder, &expires, &live)
+		err = s.db.QueryRow(ctx, s.q(`SELECT owner, expires_at, expires_at > coalesce($2::timestamptz, now()),
+				CASE WHEN renewed_generation = generation THEN renewed_at END, coalesce($2::timestamptz, now())
+			FROM {schema}.locks WHERE name = $1`), name, now).
+			Scan(&holder, &expires, &live, &renewed, &serverTime)
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue // gone meanwhile: try again
 		}
@@ -70,7 +77,11 @@ func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.
 			return core.Lock{}, s.fault(err, op)
 		}
 		if holder != owner && holder != "" && live {
-			return core.Lock{}, storeerr.LockHeld(name, holder, expires.UTC())
+			var at time.Time
+			if renewed != nil {
+				at = *renewed
+			}
+			return core.Lock{}, storeerr.LockHeld(name, holder, expires.UTC(), at, serverTime)
 		}
 	}
 	return core.Lock{}, core.Errorf(core.CodeInternal, "Could not %s: it kept changing hands. Try again.", op)

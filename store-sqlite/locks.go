@@ -12,7 +12,8 @@ import (
 )
 
 // AcquireLock implements core.Store: a row in locks (name, owner,
-// expires_at, generation), read and written in one BEGIN IMMEDIATE
+// expires_at, generation, and the heartbeat: renewed_at with the
+// generation it was recorded at), read and written in one BEGIN IMMEDIATE
 // transaction, so processes sharing the file cannot both take it. The
 // lease is measured on the process clock (Options.Now): every process
 // sharing the file runs on the same machine. A released lock keeps its
@@ -24,21 +25,22 @@ func (s *Store) AcquireLock(ctx context.Context, name, owner string, lease time.
 	now := dbTime(s.now())
 	var gen int64
 	err := s.write(ctx, "take lock "+name, func(tx *sql.Tx) error {
-		holder, expires, cur, err := lockRow(ctx, tx, name)
+		row, err := lockRow(ctx, tx, name)
 		if err != nil {
 			return err
 		}
 		switch {
-		case holder == owner:
-			gen = cur
-		case holder == "" || now >= expires:
-			gen = cur + 1
+		case row.owner == owner:
+			gen = row.generation
+		case row.owner == "" || now >= row.expires:
+			gen = row.generation + 1
 		default:
-			return storeerr.LockHeld(name, holder, fromDBTime(expires))
+			return storeerr.LockHeld(name, row.owner, fromDBTime(row.expires), row.renewed(), fromDBTime(now))
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO locks (name, owner, expires_at, generation) VALUES (?, ?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, generation = excluded.generation`,
-			name, owner, now+lease.Microseconds(), gen)
+		_, err = tx.ExecContext(ctx, `INSERT INTO locks (name, owner, expires_at, generation, renewed_at, renewed_generation) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, generation = excluded.generation,
+				renewed_at = excluded.renewed_at, renewed_generation = excluded.renewed_generation`,
+			name, owner, now+lease.Microseconds(), gen, now, gen)
 		return err
 	})
 	if err != nil {
@@ -61,25 +63,44 @@ func (s *Store) releaser(name, owner string, gen int64) func(context.Context) er
 	}
 }
 
+// lockState is a lock's row.
+type lockState struct {
+	owner                 string
+	expires, generation   int64
+	renewedAt, renewedGen int64
+}
+
+// renewed is when the holder last took or renewed the lock; zero when
+// the row's heartbeat was not recorded at its generation (an earlier
+// version took it).
+func (l lockState) renewed() time.Time {
+	if l.renewedGen != l.generation || l.renewedAt == 0 {
+		return time.Time{}
+	}
+	return fromDBTime(l.renewedAt)
+}
+
 // lockRow reads a lock inside tx; a lock never taken is free at
 // generation 0.
-func lockRow(ctx context.Context, tx querier, name string) (owner string, expires, gen int64, err error) {
-	err = tx.QueryRowContext(ctx, `SELECT owner, expires_at, generation FROM locks WHERE name = ?`, name).Scan(&owner, &expires, &gen)
+func lockRow(ctx context.Context, tx querier, name string) (lockState, error) {
+	var l lockState
+	err := tx.QueryRowContext(ctx, `SELECT owner, expires_at, generation, renewed_at, renewed_generation FROM locks WHERE name = ?`, name).
+		Scan(&l.owner, &l.expires, &l.generation, &l.renewedAt, &l.renewedGen)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", 0, 0, nil
+		return lockState{}, nil
 	}
-	return owner, expires, gen, err
+	return l, err
 }
 
 // checkHolder fails with LockLost unless l's owner holds it at its
 // generation.
 func checkHolder(ctx context.Context, tx querier, l sqlrows.Lock) error {
-	holder, _, cur, err := lockRow(ctx, tx, l.Name)
+	row, err := lockRow(ctx, tx, l.Name)
 	if err != nil {
 		return err
 	}
-	if holder != l.Owner || cur != l.Generation {
-		return storeerr.LockLost(l.Name, l.Owner, l.Generation, holder, cur)
+	if row.owner != l.Owner || row.generation != l.Generation {
+		return storeerr.LockLost(l.Name, l.Owner, l.Generation, row.owner, row.generation)
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func TestSchema5PullPreviewsLoadAsPulls(t *testing.T) {
 	s := open(t, path)
 	storetest.CheckLegacyPreviews(t, s)
 	wantIntegrityOK(t, s)
-	if v := sqlitestore.SchemaVersion(); v != 8 {
-		t.Errorf("schema version %d; this test migrates 5 to 8", v)
+	if v := sqlitestore.SchemaVersion(); v != 9 {
+		t.Errorf("schema version %d; this test migrates 5 to 9", v)
 	}
 }

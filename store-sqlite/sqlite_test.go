@@ -247,3 +247,27 @@ func TestAuditRowsAreNeverRewritten(t *testing.T) {
 		return err
 	})
 }
+
+// A lock taken over by a process of an earlier version (which records no
+// heartbeat, so the row keeps the previous holder's) has an unknown
+// heartbeat, never the previous holder's silence.
+func TestLockTakenByAnEarlierVersionHasNoHeartbeat(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "state.db"))
+	if _, err := s.AcquireLock(t.Context(), "doc", "new", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.AcquireLock(t.Context(), "doc", "other", time.Minute)
+	var held *core.LockHeldError
+	if !errors.As(err, &held) || held.Renewed.IsZero() {
+		t.Fatalf("held by a holder of this version: %v (%+v); want its heartbeat", err, held)
+	}
+	// An earlier version's takeover: owner, lease and generation, nothing else.
+	if _, err := s.DB().ExecContext(t.Context(), `UPDATE locks SET owner = 'old', generation = generation + 1`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.AcquireLock(t.Context(), "doc", "other", time.Minute)
+	held = nil
+	if !errors.As(err, &held) || held.Owner != "old" || !held.Renewed.IsZero() || held.Silent != 0 {
+		t.Fatalf("held by an earlier version's holder: %v (%+v); want no heartbeat", err, held)
+	}
+}

@@ -314,6 +314,10 @@ type ImportCommitResult struct {
 	Counts         CommitCounts    `json:"counts"`
 	Items          []CommittedItem `json:"items"`
 	CommittedAt    time.Time       `json:"committed_at"`
+	// Warnings say what the state store could not record of a commit
+	// that did what it was asked (its end, its lock's release), so a
+	// repeat of its key is not replayed (none on a replay).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ProgressPreviewInput asks for a preview of reporting progress on an item.
@@ -366,6 +370,8 @@ type ProgressCommitResult struct {
 	Transitioned   bool        `json:"transitioned,omitempty"`
 	CommentAdded   bool        `json:"comment_added,omitempty"`
 	CommittedAt    time.Time   `json:"committed_at"`
+	// Warnings: as ImportCommitResult's.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // GetInput names one work item.

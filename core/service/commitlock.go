@@ -132,7 +132,7 @@ type commitLock struct {
 
 // lockCommit takes the named commit lock for owner. It waits up to
 // lockWait for a busy lock (polling the store), then refuses with
-// PREVIEW_STALE; while held, the lease is renewed every third of it. what
+// PREVIEW_STALE; while held, the lease is renewed every beat (lockBeat). what
 // names the locked document or item for people. waiting (may be nil) is
 // told what the commit waits for, when it starts waiting and whenever
 // the lock passes to another holder.
@@ -181,11 +181,12 @@ func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind core.Previ
 	return l, nil
 }
 
-// renew renews the lease until unlock, or until it sees the lock in
-// other hands (the next fence then stops the commit).
+// renew renews the lease every beat (lockBeat: the heartbeat a repeat of
+// the commit's key reads, lockHolder) until unlock, or until it sees the
+// lock in other hands (the next fence then stops the commit).
 func (l *commitLock) renew(ctx context.Context) {
 	defer close(l.done)
-	tick := time.NewTicker(max(l.s.lockLease/3, time.Millisecond))
+	tick := time.NewTicker(l.s.lockBeat())
 	defer tick.Stop()
 	for {
 		select {
@@ -272,6 +273,19 @@ func (l *commitLock) unlock(ctx context.Context, keep bool) error {
 		l.o.log.Warn("could not release the commit lock; it lapses with its lease", "lock", l.name, "code", core.ErrorCode(err))
 	}
 	return err
+}
+
+// lockBeat is how often a commit renews its lock: every
+// core.CommitLockBeat, or every third of a shorter lease.
+func (s *WorkItemService) lockBeat() time.Duration {
+	return max(min(s.lockLease/3, core.CommitLockBeat), time.Millisecond)
+}
+
+// lockSilence is how long a holder may go without renewing its lock and
+// still be taken as running: core.CommitLockSilentBeats beats, at most
+// the lease.
+func (s *WorkItemService) lockSilence() time.Duration {
+	return min(core.CommitLockSilentBeats*s.lockBeat(), s.lockLease)
 }
 
 // lockOwner is the owner of a commit's lock: its idempotency key and

@@ -82,7 +82,7 @@ func (s *lockSpy) AcquireLock(ctx context.Context, name, owner string, lease tim
 		err error
 	)
 	if held {
-		err = storeerr.LockHeld(name, "run_dead", time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC))
+		err = storeerr.LockHeld(name, "run_dead", time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC), time.Time{}, time.Time{})
 	} else {
 		lk, err = s.Store.AcquireLock(ctx, name, owner, lease)
 	}
@@ -483,6 +483,11 @@ func TestSameKeyWhileTheFirstIsRunning(t *testing.T) {
 	if len(ce.Details) != 2 {
 		t.Errorf("details %+v; want the 2 outcomes recorded so far", ce.Details)
 	}
+	// Long after it started, it is still running: its heartbeat says so.
+	e.clock.Advance(2 * silence)
+	e.waitRenewed(importLock("checkout"))
+	_, err = other.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
+	wantErr(t, err, core.CodeCommitInterrupted, "is running now", "renewed just now")
 	resume()
 	if err := first(); err != nil {
 		t.Fatal(err)
@@ -715,4 +720,58 @@ func TestDirectoryCommitRetriedAfterACrash(t *testing.T) {
 	}
 	e.wantLockFree("alpha")
 	e.wantLockFree("beta")
+}
+
+// silence is how long a commit's lock may go unrenewed before a repeat of
+// its key takes it as not running (the default lease's heartbeat).
+const silence = core.CommitLockSilentBeats * core.CommitLockBeat
+
+// A repeat of the key of a commit whose process died (SIGKILL: its lock
+// stays until its 30-second lease lapses) is told the commit is not
+// running as soon as the lock's heartbeat has been silent for a few
+// seconds: interrupted, with the outcomes recorded and the next step —
+// never "running now" for the rest of the lease.
+func TestRepeatOfADeadCommitIsNotRunning(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	dying := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: deadProcessStore{e.st}, Now: e.clock.Now, WritesInFlight: 1})
+	e.p.CrashAt(fakeprovider.OpCreate, 2, true) // the epics are recorded; the stories' create goes through, then the process dies
+	crash(t, func() {
+		_, _ = dying.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+	})
+	e.p.ClearFaults()
+	writes := e.p.Writes()
+	e.clock.Advance(silence + time.Second) // well inside the dead holder's lease
+	_, err := e.svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "k"})
+	ce := wantErr(t, err, core.CodeCommitInterrupted, "is not running",
+		"stopped renewing its commit lock of document checkout 6 seconds ago", "did not finish",
+		"2 item outcome(s) were recorded", "Run the import preview again", "Its lock lapses at")
+	if strings.Contains(ce.Message, "running now") {
+		t.Errorf("a dead commit is reported running: %q", ce.Message)
+	}
+	if len(ce.Details) != 2 {
+		t.Errorf("details %+v; want the 2 outcomes recorded", ce.Details)
+	}
+	if e.p.Writes() != writes {
+		t.Errorf("the repeat wrote %d times", e.p.Writes()-writes)
+	}
+}
+
+// waitRenewed polls (with a deadline) until the holder of name has
+// renewed its lock at the clock's current time: a running commit's
+// heartbeat after the clock moved.
+func (e *env) waitRenewed(name string) {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := e.st.AcquireLock(e.ctx, name, "probe|test", time.Minute)
+		var held *core.LockHeldError
+		if errors.As(err, &held) && held.Silent == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the running commit did not renew %s: %v", name, err)
+		}
+		<-time.After(20 * time.Millisecond) // poll interval
+	}
 }

@@ -80,6 +80,9 @@ type commitKind[R any] struct {
 	plan func(p core.Preview) (plannedCommit[R], error)
 	// replayed marks a result decoded from a finished run as replayed.
 	replayed func(r *R)
+	// warn adds a warning to a result: what the store could not record of
+	// a commit that did what it was asked (unrecordedWarning, lockKept).
+	warn func(r *R, warning string)
 }
 
 // replay decodes a finished run's stored result, marked replayed, or
@@ -95,7 +98,7 @@ func (k commitKind[R]) replay(run *core.Run) (R, error) {
 }
 
 // commitGated is the one commit skeleton of every kind.
-func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commitKind[R], in CommitInput) (_ R, err error) {
+func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commitKind[R], in CommitInput) (res R, err error) {
 	var zero R
 	g, err := s.openGate(ctx, o, k.kind, in)
 	if err != nil {
@@ -116,8 +119,13 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 	// commit of the same key that did (the same owner).
 	started := false
 	defer func() {
-		if uerr := lock.unlock(ctx, !started && s.keepSharedLock(ctx, o, g.key)); uerr != nil && err != nil {
+		uerr := lock.unlock(ctx, !started && s.keepSharedLock(ctx, o, g.key))
+		switch {
+		case uerr == nil:
+		case err != nil:
 			err = s.lockKept(err, uerr)
+		case started:
+			k.warn(&res, s.lockKeptWarning(uerr))
 		}
 	}()
 	if err := pl.stale(ctx); err != nil {
@@ -159,30 +167,44 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 		r.finish(ctx, core.RunFailed, &e)
 		return zero, &e
 	}
-	res, err := pl.execute(ctx, r)
+	res, err = pl.execute(ctx, r)
 	s.auditFinished(ctx, o, g, account, err)
+	if err == nil && r.unfinished != nil {
+		k.warn(&res, r.unrecordedWarning())
+	}
 	return res, r.unrecorded(err)
 }
 
 // unrecorded adds to a commit's error what the store could not keep of
 // the run's end (finish): a repeat of its key then finds the run in
-// progress, and says "running" while the lock lasts. A commit that wrote
-// everything and could not record that is logged only: its result stands,
-// and a new preview finds what it wrote.
+// progress, and says it is not running once the lock's heartbeat stopped.
 func (r *commitRun) unrecorded(err error) error {
 	if r.unfinished == nil || err == nil {
 		return err
 	}
-	return withSentence(err, fmt.Sprintf("The state store could not record how this commit ended (%s), so a repeat of idempotency key %s finds it unfinished: running while its lock lasts (at most %s), then interrupted, with the outcomes recorded before the store failed.",
-		clause(r.unfinished), r.key, core.Ago(r.s.lockLease)))
+	return withSentence(err, fmt.Sprintf("The state store could not record how this commit ended (%s), so a repeat of idempotency key %s finds it unfinished: it reports it interrupted (not running) once %s passed without its commit lock being renewed, with the outcomes recorded before the store failed.",
+		clause(r.unfinished), r.key, core.Ago(r.s.lockSilence())))
+}
+
+// unrecordedWarning is the warning of a commit that did everything its
+// plan asked and whose end the store could not record (finish): its
+// result stands, and a repeat of its key does not replay it.
+func (r *commitRun) unrecordedWarning() string {
+	return fmt.Sprintf("Everything above was written, but the state store could not record that this commit finished (%s). A repeat of idempotency key %s will not replay this result: it reports the commit interrupted, with the outcomes recorded. Nothing is lost: a new preview finds what this commit wrote and plans nothing twice.",
+		clause(r.unfinished), r.key)
 }
 
 // lockKept adds to a commit's error that its commit lock could not be
 // released: the next commit of the same document or item waits for its
 // lease to lapse.
 func (s *WorkItemService) lockKept(err, release error) error {
-	return withSentence(err, fmt.Sprintf("Its commit lock could not be released (%s): the next commit of the same document or item waits until the lock's lease lapses, at most %s from now.",
-		clause(release), core.Ago(s.lockLease)))
+	return withSentence(err, s.lockKeptWarning(release))
+}
+
+// lockKeptWarning says that a commit's lock could not be released.
+func (s *WorkItemService) lockKeptWarning(release error) string {
+	return fmt.Sprintf("The commit lock could not be released (%s): the next commit of the same document or item waits until the lock's lease lapses, at most %s from now.",
+		clause(release), core.Ago(s.lockLease))
 }
 
 // withSentence is a copy of err (as a *core.Error) with sentence added to
@@ -331,10 +353,14 @@ func (s *WorkItemService) existingRun(kind core.PreviewKind, handle string, run 
 }
 
 // whyInProgress tells a commit whose key's run is still in progress
-// (COMMIT_INTERRUPTED) apart from one whose earlier call died: when the
-// run's commit lock is live and held by this key and handle, another call
-// with this key is running now, and the error says so. Any other error is
-// returned as it is.
+// (COMMIT_INTERRUPTED) apart from one whose earlier call died. The run's
+// commit lock says which: held by this key and handle and renewed within
+// lockSilence (the running commit's heartbeat), another call with this
+// key is running now, and the error says so; held but silent for longer,
+// the call that started it died or lost the store (kill -9, a full disk
+// that kept its end and its lock from being recorded), and the error says
+// it is not running, how many outcomes were recorded, and when its lock
+// lapses; not held, it died. Any other error is returned as it is.
 func whyInProgress[R any](ctx context.Context, s *WorkItemService, k commitKind[R], g *gate, err error) error {
 	if core.ErrorCode(err) != core.CodeCommitInterrupted || g == nil || g.running == nil {
 		return err
@@ -346,33 +372,64 @@ func whyInProgress[R any](ctx context.Context, s *WorkItemService, k commitKind[
 	first := sortedLocks(pl.lock())[0] // every lock of a commit has its owner; the first is taken first
 	name, what := first.name, first.what
 	owner := lockOwner(g.key, g.preview.Handle)
-	holder, until, held := s.lockHolder(ctx, name)
-	if !held || holder != owner {
+	holder, held := s.lockHolder(ctx, name)
+	if held == nil || holder != owner {
 		return err // nobody holds its lock: the call that started it died
 	}
 	run := g.running
-	e := core.Errorf(core.CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) is running now: another call with this key and handle holds the commit lock of %s (until %s, renewed while it works). This call wrote nothing. %d item outcome(s) were recorded so far (see details). Wait for it to finish, then repeat this call to see its result (the same key replays it); if that commit's process died, its lock lapses by %s and a repeat then reports it as interrupted.",
-		run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), what, core.UTCSecond(until).Format(time.RFC3339), len(run.Outcomes), core.UTCSecond(until).Format(time.RFC3339))
+	until := core.UTCSecond(held.Expires).Format(time.RFC3339)
+	var e *core.Error
+	if !held.Renewed.IsZero() && held.Silent > s.lockSilence() {
+		e = core.Errorf(core.CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) is not running: it stopped renewing its commit lock of %s %s ago (a running commit renews it every %s), so its process died or lost the state store, and it did not finish. %d item outcome(s) were recorded (see details). Run the %s again: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed). Its lock lapses at %s; a commit of the new preview waits for it until then.",
+			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), what, core.Ago(held.Silent), every(s.lockBeat()), len(run.Outcomes), core.PreviewName(k.kind), until)
+	} else {
+		heard := "renewed while it works"
+		if !held.Renewed.IsZero() {
+			heard = fmt.Sprintf("renewed %s; it renews it every %s while it works", ago(held.Silent), every(s.lockBeat()))
+		}
+		e = core.Errorf(core.CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) is running now: another call with this key and handle holds the commit lock of %s (until %s, %s). This call wrote nothing. %d item outcome(s) were recorded so far (see details). Wait for it to finish, then repeat this call to see its result (the same key replays it); if that commit's process died, a repeat reports it as interrupted within %s.",
+			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), what, until, heard, len(run.Outcomes), core.Ago(s.lockSilence()))
+	}
 	e.Details = core.AsError(err).Details
 	e.Err = err
 	return e
 }
 
-// lockHolder reports who holds the named lock with a live lease, and until
-// when. It asks the store by trying to take the lock under a one-off owner
-// that gives it back at once if it was free (or lapsed: its holder is then
-// fenced out, as by any taker-over).
-func (s *WorkItemService) lockHolder(ctx context.Context, name string) (owner string, until time.Time, held bool) {
+// every words a heartbeat's period: "second", "3 seconds", "300 ms".
+func every(d time.Duration) string {
+	switch {
+	case d == time.Second:
+		return "second"
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return core.Ago(d)
+}
+
+// ago words how long ago something was heard from: "just now" under a
+// second, else "N seconds ago".
+func ago(d time.Duration) string {
+	if d < time.Second {
+		return "just now"
+	}
+	return core.Ago(d) + " ago"
+}
+
+// lockHolder reports who holds the named lock with a live lease, with
+// the store's answer (its lease, its heartbeat); held is nil when nobody
+// does. It asks the store by trying to take the lock under a one-off
+// owner that gives it back at once if it was free (or lapsed: its holder
+// is then fenced out, as by any taker-over).
+func (s *WorkItemService) lockHolder(ctx context.Context, name string) (owner string, held *core.LockHeldError) {
 	lk, err := s.st.AcquireLock(context.WithoutCancel(ctx), name, "probe|"+NewRunID(), time.Second)
 	if err == nil {
 		_ = lk.Release(context.WithoutCancel(ctx))
-		return "", time.Time{}, false
+		return "", nil
 	}
-	var h *core.LockHeldError
-	if errors.As(err, &h) {
-		return h.Owner, h.Expires, true
+	if errors.As(err, &held) {
+		return held.Owner, held
 	}
-	return "", time.Time{}, false
+	return "", nil
 }
 
 // startRun consumes the handle and starts the run. A concurrent commit of

@@ -484,6 +484,7 @@ func (s *WorkItemService) importCommit(ctx context.Context, o *op, in CommitInpu
 			return &importCommit{s: s, pl: pl}, nil
 		},
 		replayed: func(r *ImportCommitResult) { r.Replayed = true },
+		warn:     func(r *ImportCommitResult, w string) { r.Warnings = append(r.Warnings, w) },
 	}, in)
 }
 

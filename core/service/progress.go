@@ -145,6 +145,7 @@ func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitIn
 			return &progressCommit{s: s, scope: p.Scope, pl: pl}, nil
 		},
 		replayed: func(r *ProgressCommitResult) { r.Replayed = true },
+		warn:     func(r *ProgressCommitResult, w string) { r.Warnings = append(r.Warnings, w) },
 	}, in)
 }
 

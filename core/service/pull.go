@@ -153,6 +153,8 @@ type PullCommitResult struct {
 	FileWritten    bool      `json:"file_written"`
 	Settled        []string  `json:"settled,omitempty"` // keys whose bases moved forward
 	CommittedAt    time.Time `json:"committed_at"`
+	// Warnings: as ImportCommitResult's.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // pullPlanVersion is the stored pull plan's format version.
@@ -753,6 +755,7 @@ func (s *WorkItemService) PullCommit(ctx context.Context, in CommitInput) (PullC
 			return &pullCommit{s: s, pl: pl, within: in.WriteWithin}, nil
 		},
 		replayed: func(r *PullCommitResult) { r.Replayed = true },
+		warn:     func(r *PullCommitResult, w string) { r.Warnings = append(r.Warnings, w) },
 	}, in)
 	if err != nil {
 		return PullCommitResult{}, o.fail(err)

@@ -54,6 +54,50 @@ func TestFullDiskIsNamedInTheCommit(t *testing.T) {
 		"could not record how this commit ended",
 		"a repeat of idempotency key full finds it unfinished",
 		"commit lock could not be released")
+	// Its lock is kept (the disk is full) but nobody renews it: a repeat
+	// of its key a few seconds later is told it is not running.
+	e.clock.Advance(silence + time.Second)
+	_, err = e.svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "full"})
+	ce := wantErr(t, err, core.CodeCommitInterrupted, "is not running", "did not finish", "0 item outcome(s) were recorded")
+	if strings.Contains(ce.Message, "running now") {
+		t.Errorf("a commit that ended is reported running: %q", ce.Message)
+	}
+}
+
+// endlessStore records every outcome, but not the run's end, and cannot
+// release a lock: the disk filled up right after the last write.
+type endlessStore struct{ fullStore }
+
+func (s *endlessStore) RecordOutcomes(ctx context.Context, key string, outcomes []core.ItemOutcome) error {
+	return s.Store.RecordOutcomes(ctx, key, outcomes)
+}
+
+// A commit that wrote everything but whose end the store could not
+// record (nor its lock's release) returns its result, and the result
+// says so: a repeat of its key will not replay it, and the next commit
+// waits for the lock.
+func TestCommitWhoseEndWasNotRecordedSaysSo(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	st := &endlessStore{*newFullStore(e.st, 0)}
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: st, Now: e.clock.Now})
+	res, err := svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "unrecorded"})
+	if err != nil {
+		t.Fatalf("commit: %v; want its result", err)
+	}
+	if res.Counts.Created != 6 || len(res.Warnings) != 2 {
+		t.Fatalf("created %d, warnings %q; want 6 and two warnings", res.Counts.Created, res.Warnings)
+	}
+	for i, want := range [][]string{
+		{"Everything above was written", "could not record that this commit finished", "is full", "idempotency key unrecorded will not replay"},
+		{"commit lock could not be released", "waits until the lock's lease lapses"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(res.Warnings[i], w) {
+				t.Errorf("warning %d %q lacks %q", i, res.Warnings[i], w)
+			}
+		}
+	}
 }
 
 // A commit that waits for another commit of the same document is told

@@ -136,9 +136,15 @@ func CheckLock(name, owner string, lease time.Duration) error {
 }
 
 // LockHeld: AcquireLock on a lock another owner holds. The cause is a
-// *core.LockHeldError.
-func LockHeld(name, owner string, expires time.Time) *core.Error {
-	e := core.Wrap(&core.LockHeldError{Name: name, Owner: owner, Expires: expires.UTC()}, core.CodeInternal,
+// *core.LockHeldError. renewed is when the holder last took or renewed
+// it (zero: unknown) and now the store's clock at the answer, both on the
+// store's clock.
+func LockHeld(name, owner string, expires, renewed, now time.Time) *core.Error {
+	held := &core.LockHeldError{Name: name, Owner: owner, Expires: expires.UTC()}
+	if !renewed.IsZero() {
+		held.Renewed, held.Silent = renewed.UTC(), max(now.Sub(renewed), 0)
+	}
+	e := core.Wrap(held, core.CodeInternal,
 		"The lock %q is held by %s until %s (unless renewed). Try again once it is released.", name, owner, expires.UTC().Format(time.RFC3339))
 	e.Retryable = true
 	return e

@@ -222,6 +222,43 @@ func testLockSameOwnerReacquires(t *testing.T, e *env) {
 	e.acquire("same-owner", "idk_2 imp_2", time.Minute)
 }
 
+// wantSilent asserts that another owner is told name's holder last took
+// or renewed it at renewed, silent since (on the store's clock).
+func (e *env) wantSilent(name, holder string, renewed time.Time) {
+	e.t.Helper()
+	_, err := e.s.AcquireLock(e.t.Context(), name, "someone-else", time.Minute)
+	var held *core.LockHeldError
+	if !errors.As(err, &held) {
+		e.t.Fatalf("AcquireLock(%s) while %s holds it: %v; want a *core.LockHeldError", name, holder, err)
+	}
+	if held.Owner != holder || !held.Renewed.Equal(renewed) || held.Silent != e.clock.Now().Sub(renewed) {
+		e.t.Fatalf("held by %s, renewed %s, silent %s; want %s, renewed %s, silent %s",
+			held.Owner, held.Renewed, held.Silent, holder, renewed, e.clock.Now().Sub(renewed))
+	}
+}
+
+func testLockHeartbeat(t *testing.T, e *env) {
+	// Every take and renewal is a heartbeat: another owner is told when
+	// the holder was last heard from, long before its lease runs out, so a
+	// holder killed mid-commit is told apart from a running one.
+	t0 := e.clock.Now()
+	e.acquire("beat", "a", time.Hour)
+	e.wantSilent("beat", "a", t0)
+	e.clock.Advance(7 * time.Second)
+	e.wantSilent("beat", "a", t0) // silent for 7 s; the lease runs for an hour
+	e.acquire("beat", "a", time.Hour)
+	e.wantSilent("beat", "a", t0.Add(7*time.Second)) // renewed: heard from now
+	// The holder dies (SIGKILL): its last heartbeat stays, and its silence
+	// grows, in every process that opens the store.
+	e.reopen()
+	e.clock.Advance(3 * time.Second)
+	e.wantSilent("beat", "a", t0.Add(7*time.Second))
+	// A new holder after the lease ran out has its own heartbeat.
+	e.clock.Advance(time.Hour)
+	e.acquire("beat", "b", time.Minute)
+	e.wantSilent("beat", "b", e.clock.Now())
+}
+
 func testLockInvalid(t *testing.T, e *env) {
 	ctx := t.Context()
 	for _, c := range []struct {

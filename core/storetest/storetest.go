@@ -128,6 +128,7 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"LockLeaseExpiry", testLockLeaseExpiry},
 		{"LockSurvivesReopen", testLockSurvivesReopen},
 		{"LockSameOwnerReacquires", testLockSameOwnerReacquires},
+		{"LockHeartbeat", testLockHeartbeat},
 		{"LockInvalid", testLockInvalid},
 		{"ConcurrentLocks", testConcurrentLocks},
 		{"LockGeneration", testLockGeneration},

@@ -59,6 +59,7 @@ func (c committer) importCommit(ctx context.Context, handle, digest string) erro
 		return err
 	}
 	done(-1)
+	warn(ios, r.Warnings) // what the store could not record of it
 	if c.JSON {
 		return printJSON(ios.Out, r)
 	}
@@ -74,6 +75,7 @@ func (c committer) pullCommit(ctx context.Context, handle, digest, path string) 
 		return err
 	}
 	r.Path = path
+	warn(c.IO, r.Warnings)
 	if c.JSON {
 		return printJSON(c.IO.Out, r)
 	}
@@ -91,6 +93,7 @@ func (c committer) progressCommit(ctx context.Context, handle, digest string) er
 	if err != nil {
 		return err
 	}
+	warn(ios, r.Warnings)
 	if c.JSON {
 		return printJSON(ios.Out, r)
 	}

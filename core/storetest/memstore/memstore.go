@@ -48,6 +48,7 @@ type lockRow struct {
 	owner      string
 	expires    time.Time
 	generation int64
+	renewed    time.Time // when owner last took or renewed it
 }
 
 type preview struct {
@@ -363,9 +364,9 @@ func (s *Store) AcquireLock(_ context.Context, name, owner string, lease time.Du
 	case l.owner == "" || !now.Before(l.expires):
 		l.owner, l.generation = owner, l.generation+1
 	default:
-		return core.Lock{}, storeerr.LockHeld(name, l.owner, l.expires)
+		return core.Lock{}, storeerr.LockHeld(name, l.owner, l.expires, l.renewed, now)
 	}
-	l.expires = ts(now.Add(lease))
+	l.expires, l.renewed = ts(now.Add(lease)), now
 	d.locks[name] = l
 	gen := l.generation
 	return core.Lock{Name: name, Owner: owner, Generation: gen, Expires: l.expires, Release: func(context.Context) error {
