@@ -128,3 +128,75 @@ func TestNewStoreLeavesNoOtherFiles(t *testing.T) {
 		t.Fatalf("the dead maker's file is still there: %v", err)
 	}
 }
+
+// A store file truncated under a live process is named for what happened
+// by every call that meets it: damaged (restore it from a backup) when
+// the database file was cut, never "check that the store is reachable
+// and not full"; a truncated shared-memory index (the -shm file, which
+// only indexes the write-ahead log) is named as such, with the data
+// unharmed once every process using it started again. The calls go
+// through connections opened after the truncation, which read the file
+// as it is now (a connection opened before still has its pages cached).
+func TestTruncatedUnderALiveProcessNamesTheCause(t *testing.T) {
+	for _, c := range []struct {
+		name, file string
+		size       int64
+		words      []string
+	}{
+		{"emptied", "", 0, []string{"is damaged", "is now an empty file", "Restore it from a backup"}},
+		{"cut after the header", "", 4096, []string{"is damaged", "Restore it from a backup"}},
+		{"cut mid-way", "", 20000, []string{"is damaged", "Restore it from a backup"}},
+		{"index emptied", "-shm", 0, []string{"shared-memory index", "-shm was truncated while in use", "data is not affected", "start again"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.db")
+			s := storeWithRows(t, path)
+			entry := core.IndexEntry{Scope: "x", Reference: "p/s-1", Key: "D-1"}
+			if err := s.UpsertIndex(t.Context(), []core.IndexEntry{entry}); err != nil { // in the write-ahead log
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path+c.file, c.size); err != nil {
+				t.Fatal(err)
+			}
+			if c.file == "" {
+				s.DB().SetMaxIdleConns(0) // every call below on a connection opened after the cut
+			}
+			calls := map[string]func() error{
+				"look up the dedup index": func() error {
+					_, err := s.LookupIndex(t.Context(), "x", []core.Reference{"p/s-1"})
+					return err
+				},
+				"update the dedup index": func() error {
+					return s.UpsertIndex(t.Context(), []core.IndexEntry{{Scope: "x", Reference: "p/s-2", Key: "D-2"}})
+				},
+				"take a lock": func() error { _, err := s.AcquireLock(t.Context(), "n", "o", time.Minute); return err },
+				"read a run":  func() error { _, _, err := s.GetRun(t.Context(), "k"); return err },
+			}
+			for what, call := range calls {
+				err := call()
+				if err == nil {
+					t.Errorf("%s: no error on a store truncated under it", what)
+					continue
+				}
+				msg := core.AsError(err).Message
+				if strings.Contains(msg, "reachable and not full") {
+					t.Errorf("%s: %q names the wrong cause", what, msg)
+				}
+				for _, w := range c.words {
+					if !strings.Contains(msg, w) {
+						t.Errorf("%s: %q does not say %q", what, msg, w)
+					}
+				}
+			}
+			if c.file == "-shm" { // the advice holds: nothing was lost
+				s.Close()
+				again := open(t, path)
+				got, err := again.LookupIndex(t.Context(), "x", []core.Reference{"p/s-1"})
+				if err != nil || got["p/s-1"].Key != "D-1" {
+					t.Fatalf("after every process started again: %v, %v; want the entry written before the index was truncated", got, err)
+				}
+				wantIntegrityOK(t, again)
+			}
+		})
+	}
+}

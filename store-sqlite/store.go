@@ -330,15 +330,47 @@ func (s *Store) fault(err error, op string) error {
 			return core.Wrap(err, core.CodeConfigInvalid, "The file %s is not a DevWorkWire state database (while trying to %s). Point the store URL (field `store`) at the store, or move the file aside (a new store is then created).", s.path, op).
 				WithDetails(core.Detail{Field: "store", Message: "not a state database"})
 		case sqlite3.SQLITE_CORRUPT:
-			return damaged(err, s.path, op, "its pages do not add up: it was truncated or overwritten")
+			return damaged(err, s.path, op, s.emptied("its pages do not add up: it was truncated or overwritten"))
 		case sqlite3.SQLITE_IOERR:
-			return damaged(err, s.path, op, "reading or writing it failed: it may have been truncated, moved or lost its disk while in use")
+			if s.indexTruncated() {
+				return core.Wrap(err, core.CodeInternal, "The SQLite state store %s could not be read (while trying to %s): its shared-memory index %s-shm was truncated while in use. The store's data is not affected: stop every dwire process using this store (dwire mcp servers included) and start again; SQLite then rebuilds the index.", s.path, op, s.path)
+			}
+			return damaged(err, s.path, op, s.emptied("reading or writing it failed: it may have been truncated, moved or lost its disk while in use"))
+		case sqlite3.SQLITE_ERROR:
+			// The store was migrated when it was opened, so a table it
+			// does not have means the file under it changed: a
+			// connection opened since reads what is there now.
+			if strings.Contains(se.Error(), "no such table") {
+				return damaged(err, s.path, op, s.emptied("its tables are gone: the file was truncated, replaced or overwritten while this process used it"))
+			}
 		}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return core.Wrap(err, core.CodeInternal, "The SQLite state store operation %q was cancelled before it finished. Nothing was changed by it; try again.", op)
 	}
 	return storeerr.Fault(err, what, op)
+}
+
+// shmSize is the size of a WAL database's shared-memory index while it
+// is in use: at least one 32 KiB region.
+const shmSize = 32 << 10
+
+// indexTruncated reports whether the store's shared-memory index (the
+// -shm file, which only indexes the write-ahead log) is shorter than it
+// can be while in use: truncated under the processes using it, which then
+// fail to read it. Nothing of the data is lost.
+func (s *Store) indexTruncated() bool {
+	st, err := os.Stat(s.path + "-shm")
+	return err == nil && st.Size() < shmSize
+}
+
+// emptied is why, for a damaged store: that its file is now empty (cut
+// to nothing while this process used it) when it is, else why.
+func (s *Store) emptied(why string) string {
+	if st, err := os.Stat(s.path); err == nil && st.Size() == 0 {
+		return "it is now an empty file: it was truncated while this process used it"
+	}
+	return why
 }
 
 // damaged is the refusal of a store file that is no longer whole. Moving
