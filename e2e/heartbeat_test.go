@@ -17,24 +17,33 @@ import (
 // lapses (10 minutes here), the repeat is told it is not running: it did
 // not finish, how many outcomes were recorded, and to run the preview
 // again. No repeat writes anything. On SQLite and Postgres.
-func TestRepeatOfAKilledCommitIsNotRunning(t *testing.T) {
+func TestRepeatOfAKilledCommitIsNotRunning(t *testing.T) { eachStore(t, repeatOfAKilledCommit) }
+
+// eachStore runs f as a subtest on each kind of store.
+func eachStore(t *testing.T, f func(t *testing.T, kind string)) {
 	for _, kind := range storeKinds {
-		t.Run(kind, func(t *testing.T) { repeatOfAKilledCommit(t, kind) })
+		t.Run(kind, func(t *testing.T) { f(t, kind) })
 	}
 }
 
+// slowJira makes every request to the fake take ms milliseconds until
+// the test ends.
+func (e *env) slowJira(ms int) {
+	e.t.Helper()
+	if err := e.jira.SetConfig(context.Background(), ms, 0, 0); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = e.jira.SetConfig(context.Background(), 0, 0, 0) })
+}
+
 func repeatOfAKilledCommit(t *testing.T, kind string) {
-	ctx := context.Background()
 	e, _ := newStoreEnv(t, kind, envOptions{jira: "  max_in_flight: 1\n"})
 	// A lease far longer than the test: only the heartbeat can tell the
 	// repeat that the holder died.
 	e.extra = append(e.extra, "DWIRE_COMMIT_LOCK_LEASE=10m")
 	p := planSpec{id: "killed", epics: 2, stories: 60}
 	path := e.write(p.id+".md", p.markdown())
-	if err := e.jira.SetConfig(ctx, 300, 0, 0); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.jira.SetConfig(context.Background(), 0, 0, 0) })
+	e.slowJira(300)
 
 	cs, cmd := e.mcp()
 	pv := e.scPreview(cs, path)

@@ -19,11 +19,7 @@ import (
 // was written) and never "is not running" for the commit that is. Every
 // item exists once, and a last repeat replays the result. On SQLite and
 // Postgres.
-func TestOneKeyFromManyAgentsAtOnce(t *testing.T) {
-	for _, kind := range storeKinds {
-		t.Run(kind, func(t *testing.T) { oneKeyFromManyAgents(t, kind) })
-	}
-}
+func TestOneKeyFromManyAgentsAtOnce(t *testing.T) { eachStore(t, oneKeyFromManyAgents) }
 
 func oneKeyFromManyAgents(t *testing.T, kind string) {
 	const procs, callsEach = 5, 5
@@ -33,10 +29,7 @@ func oneKeyFromManyAgents(t *testing.T, kind string) {
 	e.write(p.id+".md", p.markdown())
 	first, _ := e.mcp()
 	pv := e.scPreview(first, p.id+".md")
-	if err := e.jira.SetConfig(ctx, 50, 0, 0); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.jira.SetConfig(context.Background(), 0, 0, 0) })
+	e.slowJira(50)
 	args := map[string]any{"preview_handle": pv.PreviewHandle, "confirmed": true, "idempotency_key": newKey()}
 	sessions := []*mcp.ClientSession{first}
 	for range procs - 1 {

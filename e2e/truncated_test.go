@@ -22,7 +22,7 @@ func TestStoreTruncatedUnderALiveAgent(t *testing.T) {
 		size       int64
 		words      []string
 	}{
-		{"emptied", "state.db", 0, []string{"is damaged", "is now an empty file", "Restore it from a backup"}},
+		{"emptied", "state.db", 0, emptied},
 		{"cut", "state.db", 4096, []string{"is damaged", "Restore it from a backup"}},
 		{"index emptied", "state.db-shm", 0, []string{"shared-memory index", "data is not affected", "start again"}},
 	} {
@@ -60,15 +60,7 @@ func TestStoreTruncatedUnderALiveAgent(t *testing.T) {
 			if failed.errData == nil {
 				t.Fatalf("no call failed on a store truncated under the agent")
 			}
-			msg := message(failed)
-			if strings.Contains(msg, "reachable and not full") {
-				t.Errorf("%q names the wrong cause", msg)
-			}
-			for _, w := range c.words {
-				if !strings.Contains(msg, w) {
-					t.Errorf("%q does not say %q", msg, w)
-				}
-			}
+			wantCause(t, message(failed), c.words...)
 			if w := e.writesSince(t0); len(w) != 0 {
 				t.Errorf("%d Jira writes after the store was cut: %+v", len(w), w)
 			}
@@ -113,15 +105,7 @@ func TestStoreTruncatedUnderBusyAgents(t *testing.T) {
 			continue
 		}
 		failed++
-		msg := message(o)
-		if strings.Contains(msg, "reachable and not full") {
-			t.Errorf("%q names the wrong cause", msg)
-		}
-		for _, w := range []string{"is damaged", "is now an empty file", "Restore it from a backup"} {
-			if !strings.Contains(msg, w) {
-				t.Errorf("%q does not say %q", msg, w)
-			}
-		}
+		wantCause(t, message(o), emptied...)
 	}
 	if failed == 0 {
 		t.Fatalf("no call failed on a store emptied under the agent")
@@ -145,10 +129,7 @@ func TestStoreTruncatedUnderALongCommit(t *testing.T) {
 	e.write("long.md", p.markdown())
 	cs, _ := e.mcp()
 	pv := e.scPreview(cs, "long.md")
-	if err := e.jira.SetConfig(ctx, 300, 0, 0); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.jira.SetConfig(context.Background(), 0, 0, 0) })
+	e.slowJira(300)
 	done := make(chan scOutcome, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -172,15 +153,24 @@ func TestStoreTruncatedUnderALongCommit(t *testing.T) {
 			t.Logf("the commit finished on the connections it had")
 			continue
 		}
-		msg := message(a)
-		t.Logf("%s: %s", a.code(), msg)
-		if strings.Contains(msg, "reachable and not full") {
-			t.Errorf("%q names the wrong cause", msg)
-		}
-		for _, w := range []string{"is damaged", "is now an empty file", "Restore it from a backup"} {
-			if !strings.Contains(msg, w) {
-				t.Errorf("%q does not say %q", msg, w)
-			}
+		t.Logf("%s: %s", a.code(), message(a))
+		wantCause(t, message(a), emptied...)
+	}
+}
+
+// emptied is what an answer that met a store file emptied under it says.
+var emptied = []string{"is damaged", "is now an empty file", "Restore it from a backup"}
+
+// wantCause fails the test unless msg says every one of words and not
+// the generic "check that the store is reachable and not full".
+func wantCause(t *testing.T, msg string, words ...string) {
+	t.Helper()
+	if strings.Contains(msg, "reachable and not full") {
+		t.Errorf("%q names the wrong cause", msg)
+	}
+	for _, w := range words {
+		if !strings.Contains(msg, w) {
+			t.Errorf("%q does not say %q", msg, w)
 		}
 	}
 }
