@@ -260,10 +260,19 @@ type CommitWait struct {
 	// holder renews it while it works); GiveUp is when this commit stops
 	// waiting and refuses with PREVIEW_STALE, nothing written.
 	Until, GiveUp time.Time
+	// Silent is how long the holder has not renewed the lock, when it has
+	// been silent for longer than a running commit ever is (its process
+	// died or lost the store): the wait then lasts until Until. Zero for
+	// a holder that is heard from.
+	Silent time.Duration
 }
 
 // String says what the commit waits for, for people and agents alike.
 func (w CommitWait) String() string {
+	if w.Silent > 0 {
+		return fmt.Sprintf("Waiting for the commit lock of %s, held by a commit that is not running (%s): it has not renewed the lock for %s, so its process died or lost the state store. The lock lapses at %s and this commit then goes on; it gives up at %s, writing nothing.",
+			w.What, w.Holder, core.Ago(w.Silent), w.Until.UTC().Format(time.RFC3339), w.GiveUp.UTC().Format(time.RFC3339))
+	}
 	return fmt.Sprintf("Waiting for another commit of %s to finish (%s); its lock lasts until %s unless that commit renews it while it works. This commit gives up at %s, writing nothing.",
 		w.What, w.Holder, w.Until.UTC().Format(time.RFC3339), w.GiveUp.UTC().Format(time.RFC3339))
 }

@@ -134,8 +134,9 @@ type commitLock struct {
 // lockWait for a busy lock (polling the store), then refuses with
 // PREVIEW_STALE; while held, the lease is renewed every beat (lockBeat). what
 // names the locked document or item for people. waiting (may be nil) is
-// told what the commit waits for, when it starts waiting and whenever
-// the lock passes to another holder.
+// told what the commit waits for, when it starts waiting, whenever the
+// lock passes to another holder, and when its holder falls silent (not
+// running: CommitWait.Silent).
 func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind core.PreviewKind, name, owner, what string, waiting func(CommitWait)) (*commitLock, error) {
 	deadline := time.Now().Add(s.lockWait)
 	pause := 20 * time.Millisecond
@@ -159,9 +160,14 @@ func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind core.Previ
 				WithDetails(core.Detail{Item: what, Message: fmt.Sprintf("commit lock held by run of %s until %s", describeHolder(held.Owner), until)})
 		}
 		o.log.Info("waiting for another commit of the same document", "lock", name, "holder", held.Owner)
-		if waiting != nil && told != held.Owner {
-			told = held.Owner
-			waiting(CommitWait{What: what, Holder: describeHolder(held.Owner), Until: core.UTCSecond(held.Expires), GiveUp: core.UTCSecond(s.now().Add(left))})
+		w := CommitWait{What: what, Holder: describeHolder(held.Owner), Until: core.UTCSecond(held.Expires), GiveUp: core.UTCSecond(s.now().Add(left))}
+		if !held.Renewed.IsZero() && held.Silent > s.lockSilence() {
+			w.Silent = held.Silent
+		}
+		// Told once per holder, and again when it falls silent.
+		if state := fmt.Sprint(held.Owner, w.Silent > 0); waiting != nil && told != state {
+			told = state
+			waiting(w)
 		}
 		t := time.NewTimer(min(pause, left))
 		select {

@@ -129,3 +129,36 @@ func TestWaitingCommitSaysWhatItWaitsFor(t *testing.T) {
 		t.Errorf("wait %+v; want document w, held by other-key until %s, given up later", w, other.Expires)
 	}
 }
+
+// A commit that waits for a lock whose holder stopped renewing it (its
+// process was killed) is told that holder is not running, and that the
+// wait lasts until the lock lapses.
+func TestWaitingForADeadHolderSaysSo(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(bigDoc("w", 1, 2))
+	other, err := e.st.AcquireLock(e.ctx, "import|"+e.p.Scope()+"|w", "dead-key|imp_dead", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(silence + time.Second) // nobody renews it: its process was killed
+	var waits []service.CommitWait
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, CommitLockWait: time.Minute})
+	_, err = svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, Waiting: func(w service.CommitWait) {
+		waits = append(waits, w)
+		if err := other.Release(e.ctx); err != nil { // the lease lapsing, sooner
+			t.Errorf("releasing the dead commit's lock: %v", err)
+		}
+	}})
+	if err != nil {
+		t.Fatalf("commit after the wait: %v", err)
+	}
+	if len(waits) != 1 || waits[0].Silent != silence+time.Second {
+		t.Fatalf("told of waits %+v; want one, its holder silent for %s", waits, silence+time.Second)
+	}
+	msg := waits[0].String()
+	for _, want := range []string{"held by a commit that is not running", "dead-key", "has not renewed the lock for 6 seconds", "lapses at"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("wait message %q lacks %q", msg, want)
+		}
+	}
+}
