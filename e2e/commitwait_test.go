@@ -27,10 +27,28 @@ func TestWaitingCommitIsNotSilent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	other, err := st.AcquireLock(ctx, "import|"+e.jira.URL+"/"+project+"|waited", "other-key|imp_other", 2*time.Minute)
+	lock := "import|" + e.jira.URL + "/" + project + "|waited"
+	other, err := st.AcquireLock(ctx, lock, "other-key|imp_other", 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The other commit is running: it renews its lock every second, as a
+	// commit does (a silent holder is reported as not running).
+	stop := make(chan struct{})
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				_, _ = st.AcquireLock(ctx, lock, "other-key|imp_other", 2*time.Minute)
+			}
+		}
+	}()
 
 	s := e.ptyAtPrompt("import", "waited.md")
 	s.send("y\r")
@@ -44,6 +62,8 @@ func TestWaitingCommitIsNotSilent(t *testing.T) {
 			t.Errorf("the wait notice does not say %q:\n%s", want, s.shown())
 		}
 	}
+	close(stop)
+	<-renewed
 	if err := other.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
