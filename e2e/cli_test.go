@@ -69,9 +69,7 @@ func TestCLIImportLifecycle(t *testing.T) {
 	p.titles = map[string]string{"s-2": "Story 2, renamed in the document"}
 	e.write("plan.md", p.markdown())
 	_ = e.jira.ClearRequests(ctx)
-	if r := e.dwirePTY("y\r", "import", "plan.md"); r.code != 0 {
-		t.Fatalf("import after edit: %s", r)
-	}
+	e.importConfirmed("plan.md")
 	if w := e.writes(); w != 1 {
 		t.Errorf("editing one story made %d writes, want 1", w)
 	}

@@ -134,9 +134,7 @@ func TestStopWordReferencesFromSeparateStores(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			e, _ := newStoreEnv(t, kind, envOptions{})
 			e.write("plan.md", stopWordPlan)
-			if r := e.dwirePTY("y\r", "import", "plan.md"); r.code != 0 {
-				t.Fatalf("the first import: %s", r)
-			}
+			e.importConfirmed("plan.md")
 			first := e.issuesByRef()
 			for _, ref := range stopWordRefs {
 				if _, ok := first[ref]; !ok {
@@ -207,9 +205,7 @@ func TestSearchLagAcrossStores(t *testing.T) {
 				x.write("plan.md", p.markdown())
 			}
 			start := time.Now()
-			if r := e.dwirePTY("y\r", "import", "plan.md"); r.code != 0 {
-				t.Fatalf("the first import: %s", r)
-			}
+			e.importConfirmed("plan.md")
 			var lines []string
 			for i, x := range people[1:] {
 				e.clearRequests()

@@ -220,6 +220,15 @@ func (e *env) dwirePTY(answer string, args ...string) result {
 	return e.ptyRun(args, answer, nil)
 }
 
+// importConfirmed imports the document name, confirmed at the prompt
+// ("y"); the test fails unless the import succeeded.
+func (e *env) importConfirmed(name string) {
+	e.t.Helper()
+	if r := e.dwirePTY("y\r", "import", name); r.code != 0 {
+		e.t.Fatalf("import %s: %s", name, r)
+	}
+}
+
 // ptyRun runs dwire with args on a pseudo-terminal. When the confirm
 // prompt shows, it calls beforeAnswer (if not nil) and types answer. It
 // reports problems with Errorf, so it may run in a goroutine.

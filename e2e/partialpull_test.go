@@ -17,9 +17,7 @@ import (
 func TestPullLeavesAnItemItCannotWriteAndPullsTheRest(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	e.write("plan.md", "---\nid: shop\n---\n## Story s-1: Pay\n\nA guest pays.\n\n## Story s-2: Save the address\n\n## Story s-3: Receipt\n")
-	if r := e.dwirePTY("y\r", "import", "plan.md"); r.code != 0 {
-		t.Fatalf("import: %s", r)
-	}
+	e.importConfirmed("plan.md")
 	byRef := e.issuesByRef()
 	e.personSetsField(byRef["shop/s-1"].Key, `{"summary": "Pay\u0007 now"}`)
 	e.personSetsField(byRef["shop/s-2"].Key, `{"summary": "Save the address for next time"}`)

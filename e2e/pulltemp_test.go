@@ -14,9 +14,7 @@ import (
 func TestPullSweepsAKilledPullsTemporaryFile(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	e.write("plan.md", "---\nid: shop\n---\n## Story s-1: Pay\n\nA guest pays.\n")
-	if r := e.dwirePTY("y\r", "import", "plan.md"); r.code != 0 {
-		t.Fatalf("import: %s", r)
-	}
+	e.importConfirmed("plan.md")
 	key := e.issuesByRef()["shop/s-1"].Key
 	e.personSetsField(key, `{"summary": "Pay as a guest"}`)
 	left := e.write(".plan.md.dwire-0123456789ab", "---\nid: shop\n---\n## Story s-1: Pay as a guest\n")

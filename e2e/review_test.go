@@ -38,9 +38,7 @@ func TestReviewListsWhatAPersonWaitsOn(t *testing.T) {
 	if l := listed(); handles.MatchString(l) {
 		t.Errorf("a dry run or a declined preview is listed:\n%s", l)
 	}
-	if r := e.dwirePTY("y\r", "import", "shop.md"); r.code != 0 {
-		t.Fatalf("import: %s", r)
-	}
+	e.importConfirmed("shop.md")
 	if r := e.dwire("import", "shop.md"); r.code != 0 || !strings.Contains(r.stderr, "Nothing to write") {
 		t.Fatalf("unchanged import: %s", r)
 	}
@@ -76,9 +74,7 @@ func TestReviewListsWhatAPersonWaitsOn(t *testing.T) {
 	// it leaves the list.
 	other2 := planSpec{id: "review-other", epics: 1, stories: 1, titles: map[string]string{"s-1": "Story 1, changed"}}
 	e.write("other.md", other2.markdown())
-	if r := e.dwirePTY("y\r", "import", "other.md"); r.code != 0 {
-		t.Fatalf("import other: %s", r)
-	}
+	e.importConfirmed("other.md")
 	stale := e.scPreview(cs, e.write("other.md", planSpec{id: "review-other", epics: 1, stories: 1}.markdown()))
 	if err := e.jira.EditAsPerson(ctx, e.issuesByRef()["review-other/s-1"].Key, "Story renamed in Jira"); err != nil {
 		t.Fatal(err)
