@@ -11,7 +11,9 @@
 # fake Jira while the document changes its priority; `dwire pull` takes the
 # person's edit into the document and keeps the document's change, and the
 # next import writes only the priority: both changes kept. Last, `dwire
-# export` writes the epic back out of Jira as a planning document. Needs
+# export` writes the whole plan back out of Jira as a planning document
+# (the whole document: an export of part of it would warn that importing
+# it marks the rest removed). Needs
 # only Go and curl (run via `make demo`, which builds bin/; DWIRE_DEMO_BIN
 # names another folder holding dwire and mockjira). Without a terminal
 # nothing can be confirmed, so it shows the preview only.
@@ -175,9 +177,8 @@ dwire pull plan.md || true
 say "dwire import plan.md — writes only the priority: the person's description is kept"
 dwire import plan.md || true
 
-epic=$(dwire show checkout-v2/e-1 --json | grep -o '"key": *"DEMO-[0-9]*"' | head -n 1 | grep -o 'DEMO-[0-9]*' || true)
-say "dwire export $epic --id checkout-v2 — the epic, its stories and sub-tasks, written back out of Jira as a planning document"
-dwire export "$epic" --id checkout-v2 || true
+say "dwire export --project DEMO — the whole plan (epics, stories, sub-tasks), written back out of Jira as a planning document"
+dwire export --project DEMO || true
 
 say "dwire ls — what is in the fake Jira now"
 dwire ls || true

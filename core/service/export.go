@@ -144,6 +144,9 @@ func (s *WorkItemService) export(ctx context.Context, in ExportInput) (ExportRes
 			res.Adopt++
 		}
 	}
+	if err := ex.partOf(ctx, doc); err != nil {
+		return ExportResult{}, err
+	}
 	ex.checkExport(doc, format, text)
 	res.Warnings, res.WarningsTruncated = ex.warnings, ex.cut
 	return res, nil
@@ -378,6 +381,29 @@ func (ex *exporter) document(docID string) (*plan.Document, error) {
 			core.Plural(len(orphans), "sub-task has", "sub-tasks have"), oneMany(len(orphans), "it is", "they are"), ex.list(orphans)))
 	}
 	return doc, nil
+}
+
+// partOf warns, once, when the export holds only part of the document
+// whose id it carries: importing it as that document marks the items it
+// leaves out removed (the import's removedRefs), which the warning names
+// (at most MaxWarningKeys, with the count of all).
+func (ex *exporter) partOf(ctx context.Context, doc *plan.Document) error {
+	left, err := ex.s.removedRefs(ctx, ex.s.p.Scope(), doc)
+	if err != nil || len(left) == 0 {
+		return err
+	}
+	var refs []string
+	for _, r := range left {
+		if _, item := r.Split(); !strings.HasPrefix(item, "~") { // not a document's link record
+			refs = append(refs, string(r))
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	ex.warnings = append(ex.warnings, fmt.Sprintf("This export holds only part of document %s: importing it as document %s marks the %s it leaves out removed (%s). Select all of the document's issues to export it whole, or give another document id to import the export as a document of its own.",
+		doc.ID, doc.ID, core.Plural(len(refs), "item", "items"), ex.list(refs)))
+	return nil
 }
 
 // maxListedOwners is the number of documents the warning about issues

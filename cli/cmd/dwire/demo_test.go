@@ -28,7 +28,7 @@ func demoBin(t *testing.T) string {
 // ls --ready, progress to done with a comment, an agent's preview over
 // dwire mcp that the person reviews and commits, the three-way merge (a
 // person's edit in Jira and the document's change both kept: pull, then
-// import) and an export of the epic.
+// import) and an export of the whole plan.
 func TestDemoOnATerminal(t *testing.T) { demoOnATerminal(t, "cloud") }
 
 // DWIRE_DEMO_DEPLOYMENT=datacenter make demo: the same demo against the

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -266,5 +268,52 @@ func TestMCPToolListNamesRemovedChoicesAndQueryKind(t *testing.T) {
 	}
 	if n := len(f.srv.Requests()); n != 0 {
 		t.Errorf("%d requests to Jira for a call the schema refuses", n)
+	}
+}
+
+// Exporting part of an imported document warns once, in dwire export and
+// in document_export, that importing the export as that document marks the
+// items it leaves out removed, naming them; the whole document's export
+// does not.
+func TestExportOfPartOfADocumentSaysTheRestWouldBeRemoved(t *testing.T) {
+	f := importedPTYFixture(t)
+	const warning = "This export holds only part of document checkout-v2: importing it as document checkout-v2 marks the 2 items it leaves out removed (checkout-v2/e-2, checkout-v2/s-3)."
+	run := func(args ...string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "dwire", args...)
+		cmd.Dir, cmd.Env = f.dir, f.env
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("dwire %v: %v\n%s%s", args, err, out.String(), errb.String())
+		}
+		return strings.Join(strings.Fields(errb.String()), " ")
+	}
+	if got := run("export", "DEMO-1"); strings.Count(got, warning) != 1 {
+		t.Errorf("dwire export DEMO-1 does not warn once that the rest would be removed (%q):\n%s", warning, got)
+	}
+	if got := run("export", "--project", "DEMO"); strings.Contains(got, "only part of document") {
+		t.Errorf("the whole document's export warns that part of it would be removed:\n%s", got)
+	}
+
+	m := startMCP(t, f)
+	m.initialize()
+	m.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"document_export","arguments":{"epic":"DEMO-1"}}}`)
+	res := m.recv(2)
+	r, _ := res["result"].(map[string]any)
+	sc, _ := r["structuredContent"].(map[string]any)
+	if sc == nil || r["isError"] == true {
+		t.Fatalf("document_export = %v", res)
+	}
+	n := 0
+	ws, _ := sc["warnings"].([]any)
+	for _, w := range ws {
+		if w, _ := w.(string); w == warning[:len(warning)-1]+". Select all of the document's issues to export it whole, or give another document id to import the export as a document of its own." {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("document_export warns %d times that the rest would be removed; want once: %v", n, sc["warnings"])
 	}
 }
