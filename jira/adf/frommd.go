@@ -48,6 +48,12 @@ func MarkdownSize(md string, limit int) int {
 	s := sizer{limit: limit}
 	s.add(len(`{"version":1,"type":"doc","content":[]}`))
 	ids, first := 0, true
+	c.pastLimit = func(n int) bool {
+		if !first {
+			n++
+		}
+		return s.limit >= 0 && s.n+n > s.limit
+	}
 	// fitDoc fits each top-level block on its own, and assignIDs numbers
 	// in document order: block by block, both give what they give for the
 	// whole document.
@@ -97,6 +103,14 @@ type fromConv struct {
 	src    []byte
 	nest   int  // depth of list items and block quotes
 	expand bool // inside an expand: <details> makes a nestedExpand
+	// run is the text node the next text may be added to (emit); inLink
+	// counts the links being converted (no text is added to a node then).
+	run     textRun
+	inLink  int
+	scratch []Mark // emit's marks before they are kept
+	// pastLimit, when measuring (MarkdownSize), says whether a top-level
+	// block of n characters would take the count past its limit.
+	pastLimit func(n int) bool
 }
 
 // unescape resolves backslash escapes and entity/numeric references the way
@@ -313,7 +327,24 @@ func textNodes(t string, marks []Mark) []Node {
 
 func (c *fromConv) table(t *east.Table) Node {
 	tbl := Node{Type: "table"}
+	// At the top level a table is kept as it is (fitBlocks), so its size
+	// is known row by row: past the measure's limit the rest is not
+	// converted (the table's size, counted after, is past it too).
+	measured := c.pastLimit != nil && c.nest == 0 && !c.expand
+	size, counted := 0, 0 // the size of the table of the first counted rows
 	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
+		if measured && counted < len(tbl.Content) {
+			for ; counted < len(tbl.Content); counted++ {
+				if counted == 0 {
+					size = sizeOf(&Node{Type: "table", Content: tbl.Content[:1]})
+				} else {
+					size += 1 + sizeOf(&tbl.Content[counted])
+				}
+			}
+			if c.pastLimit(size) {
+				break
+			}
+		}
 		cellType := "tableCell"
 		if _, ok := r.(*east.TableHeader); ok {
 			cellType = "tableHeader"
@@ -487,22 +518,62 @@ func (c *fromConv) emit(out *[]Node, t string, marks []Mark) {
 	if t == "" {
 		return
 	}
-	ms := append([]Mark(nil), marks...)
-	if hasMark(ms, "code") {
-		// ADF: code combines only with link.
-		kept := ms[:0]
-		for _, m := range ms {
-			if m.Type == "code" || m.Type == "link" {
-				kept = append(kept, m)
+	ms := marks
+	if len(ms) > 0 {
+		ms = append(c.scratch[:0], marks...)
+		if hasMark(ms, "code") {
+			// ADF: code combines only with link.
+			kept := ms[:0]
+			for _, m := range ms {
+				if m.Type == "code" || m.Type == "link" {
+					kept = append(kept, m)
+				}
 			}
+			ms = kept
 		}
-		ms = kept
+		sortMarks(ms)
+		c.scratch = ms[:0]
 	}
-	sortMarks(ms)
+	if c.run.extends(out, ms, t, c.inLink) {
+		return
+	}
 	if len(ms) == 0 {
 		ms = nil
+	} else {
+		ms = append([]Mark(nil), ms...)
 	}
 	*out = append(*out, Node{Type: "text", Text: t, Marks: ms})
+	c.run = textRun{out: out, at: len(*out) - 1}
+}
+
+// textRun is the text node emit appended last, which the next texts with
+// the same marks are added to as they come (mergeText would join them
+// later; joining them at once keeps a paragraph of many small pieces —
+// "_a" ten thousand times — from holding a node for each).
+type textRun struct {
+	out *[]Node
+	at  int // index of the node in *out
+	b   strings.Builder
+}
+
+// extends adds t to the run's node when that node is still the last of
+// out and has marks ms. A text of only blanks is never added (a hard line
+// break removes such texts one by one), nor is anything inside a link (a
+// link tells by the nodes it added whether it has text).
+func (r *textRun) extends(out *[]Node, ms []Mark, t string, inLink int) bool {
+	if r.out != out || r.at != len(*out)-1 || inLink > 0 || strings.Trim(t, " \t") == "" {
+		return false
+	}
+	last := &(*out)[r.at]
+	if last.Type != "text" || !marksEqual(last.Marks, ms) {
+		return false
+	}
+	if r.b.Len() == 0 {
+		r.b.WriteString(last.Text)
+	}
+	r.b.WriteString(t)
+	last.Text = r.b.String()
+	return true
 }
 
 func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
@@ -545,6 +616,7 @@ func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 					*out = (*out)[:len(*out)-1]
 				}
 				*out = append(*out, Node{Type: "hardBreak"})
+				c.run = textRun{}
 			} else if n.SoftLineBreak() {
 				c.emit(out, "\n", marks)
 			}
@@ -581,7 +653,9 @@ func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 			lm := linkMark(escapeURL(unescape(n.Destination)), unescape(n.Title))
 			before := len(*out)
 			inner := withoutMark(marks, "link")
+			c.inLink++
 			c.inlines(n, withMark(inner, lm), out)
+			c.inLink--
 			if len(*out) == before {
 				// A link without text keeps its destination as its text.
 				c.emit(out, lm.attrString("href"), withMark(inner, lm))

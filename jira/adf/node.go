@@ -2,9 +2,10 @@ package adf
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -254,18 +255,21 @@ func (d Doc) String() string {
 var markRank = map[string]int{"link": 0, "strong": 1, "em": 2, "strike": 3, "underline": 4, "subsup": 5, "textColor": 6, "backgroundColor": 7, "code": 8}
 
 func sortMarks(ms []Mark) {
-	sort.SliceStable(ms, func(i, j int) bool {
-		ri, ok := markRank[ms[i].Type]
+	if len(ms) < 2 {
+		return
+	}
+	slices.SortStableFunc(ms, func(a, b Mark) int {
+		ra, ok := markRank[a.Type]
 		if !ok {
-			ri = 100
+			ra = 100
 		}
-		rj, ok := markRank[ms[j].Type]
+		rb, ok := markRank[b.Type]
 		if !ok {
-			rj = 100
+			rb = 100
 		}
-		if ri != rj {
-			return ri < rj
+		if ra != rb {
+			return cmp.Compare(ra, rb)
 		}
-		return strings.Compare(ms[i].Type, ms[j].Type) < 0
+		return strings.Compare(a.Type, b.Type)
 	})
 }

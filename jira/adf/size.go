@@ -18,6 +18,13 @@ func (d Doc) Size(limit int) int {
 	return s.n
 }
 
+// sizeOf is the length of n's JSON encoding.
+func sizeOf(n *Node) int {
+	s := sizer{limit: -1}
+	s.node(n)
+	return s.n
+}
+
 // sizer adds up the characters of a JSON encoding, stopping past limit.
 type sizer struct {
 	n     int

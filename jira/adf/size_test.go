@@ -1,10 +1,12 @@
 package adf
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/yuin/goldmark/text"
 	"pgregory.net/rapid"
 )
 
@@ -24,6 +26,63 @@ var sizeInputs = []string{
 	"> [!NOTE]\n> a note\n",
 	"[link](https://example.com/?a=1&b=<2> \"title & more\") ![img](x.png)",
 	strings.Repeat("  ", 10) + "- a\n" + strings.Repeat("- a\n  ", 20),
+	// Tables are measured row by row at the top level only.
+	"intro\n\n" + wideTable(6, 30) + "\nafter\n\n" + wideTable(2, 3),
+	"- item\n\n  " + strings.ReplaceAll(wideTable(3, 20), "\n", "\n  ") + "\n> " + strings.ReplaceAll(wideTable(3, 20), "\n", "\n> "),
+	"<details><summary>t</summary>\n\n" + wideTable(4, 25) + "\n</details>\n",
+	"| a |\n|---|\n|\n| b |\n|\n",
+}
+
+// wideTable is a table of cols columns and rows body rows, with some
+// emphasis and links in its cells.
+func wideTable(cols, rows int) string {
+	row := func(cell string) string { return strings.Repeat("| "+cell+" ", cols) + "|\n" }
+	var b strings.Builder
+	b.WriteString(row("h") + row("---"))
+	for i := range rows {
+		b.WriteString(row([]string{"a", "*b*", "[c](u)", "`d`"}[i%4]))
+	}
+	return b.String()
+}
+
+// allocated is how many bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// Converting a paragraph of many small texts adds little to what the
+// Markdown parser allocates: each text is added to the node before it as
+// it comes, not kept as a node of its own until the paragraph ends ("_a"
+// 16,000 times allocated 7 MB more than its parse, 230 bytes a character).
+func TestConvertingManySmallTextsKeepsOneNode(t *testing.T) {
+	md := strings.Repeat("_a", 16000)
+	parse := allocated(func() { mdParser.Parse(text.NewReader([]byte(md))) })
+	for name, f := range map[string]func(){
+		"FromMarkdown": func() { _, _ = FromMarkdown(md) },
+		"MarkdownSize": func() { MarkdownSize(md, -1) },
+	} {
+		if got := allocated(f); got > parse+16*uint64(len(md)) {
+			t.Errorf("%s of %d characters allocated %d bytes, %d more than the parse; want at most %d more", name, len(md), got, got-parse, 16*len(md))
+		}
+	}
+}
+
+// A top-level table past MarkdownSize's limit is converted only until its
+// rows pass it (a 40-column table of 400 rows, measured against a limit
+// of 1,000 characters, was converted whole: 10 MB more than its parse).
+func TestMarkdownSizeStopsInsideALongTable(t *testing.T) {
+	md := wideTable(40, 400)
+	parse := allocated(func() { mdParser.Parse(text.NewReader([]byte(md))) })
+	if got := allocated(func() { MarkdownSize(md, 1000) }); got > parse+2*uint64(len(md)) {
+		t.Errorf("MarkdownSize of a %d-character table with limit 1000 allocated %d bytes, %d more than the parse; want at most %d more", len(md), got, got-parse, 2*len(md))
+	}
+	if got := MarkdownSize(md, 1000); got <= 1000 {
+		t.Errorf("MarkdownSize(table, 1000) = %d, want more than 1000", got)
+	}
 }
 
 // sizeMarkdown is what the size tests convert: sizeInputs, the fuzz
