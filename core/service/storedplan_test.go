@@ -205,3 +205,50 @@ func TestStoredPlanWithContentBasesInFullStillCommits(t *testing.T) {
 		t.Errorf("s-1's title base value %v", v)
 	}
 }
+
+// A stored plan holds '<', '>' and '&' as they are: escaped for HTML each
+// took six bytes, so a description of block quotes was stored at six
+// times its size. A plan stored with them escaped (as earlier releases
+// stored every plan) still commits the same items.
+func TestStoredPlanKeepsHTMLCharacters(t *testing.T) {
+	desc := strings.Repeat("> quoted <b>bold</b> & more\n", 20)
+	doc := "---\nid: html\n---\n# HTML\n\n## Story s-1: Angle brackets\n\n" + desc
+	committed := func(rewrite func([]byte) []byte) (core.Preview, map[core.Reference]core.WorkItem) {
+		e := newEnv(t)
+		pre := e.preview(doc)
+		p, err := e.st.LoadPreview(e.ctx, pre.PreviewHandle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := e.svc
+		if rewrite != nil {
+			svc = service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: rewritingStore{e.st, rewrite}, Now: e.clock.Now})
+		}
+		if _, err := svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, IdempotencyKey: "k1", Confirmed: true}); err != nil {
+			t.Fatal(err)
+		}
+		return p, e.byRef()
+	}
+	p, now := committed(nil)
+	for _, s := range []string{`\u003c`, `\u003e`, `\u0026`} {
+		if bytes.Contains(p.Plan, []byte(s)) {
+			t.Errorf("the stored plan holds %s; want the character as it is", s)
+		}
+	}
+	if !bytes.Contains(p.Plan, []byte("> quoted <b>bold</b> & more")) {
+		t.Errorf("the stored plan does not hold the description's text as written:\n%s", p.Plan)
+	}
+	_, escaped := committed(func(b []byte) []byte {
+		out, err := json.Marshal(json.RawMessage(b)) // escapes '<', '>' and '&'
+		if err != nil || !bytes.Contains(out, []byte(`\u003e`)) {
+			t.Fatalf("re-encoding the plan with HTML escapes: %v\n%s", err, out)
+		}
+		return out
+	})
+	if len(now) != 1 || !reflect.DeepEqual(now, escaped) {
+		t.Errorf("committed %v; from the plan stored with HTML escapes %v", now, escaped)
+	}
+	if w := now["html/s-1"]; !strings.Contains(w.Description, "<b>bold</b> & more") {
+		t.Errorf("the committed description is %q", w.Description)
+	}
+}
