@@ -436,10 +436,10 @@ func (p *Provider) findCreated(ctx context.Context, m *meta, batch []core.ItemSp
 	found := map[core.Reference]issue{}
 	for _, b := range p.batches(m, refs) {
 		want := map[core.Reference]bool{}
-		for _, r := range b {
+		for _, r := range b.refs {
 			want[r] = true
 		}
-		err := p.search(ctx, m, p.refsJQL(m, b), p.reconcileIDs(b), "search for issues whose create had no clear answer", func(is issue) bool {
+		err := p.search(ctx, m, b.jql, p.reconcileIDs(b.refs), "search for issues whose create had no clear answer", func(is issue) bool {
 			r := parseRefValue(m.refValueIn(is.Fields))
 			if want[r] {
 				if _, dup := found[r]; !dup {

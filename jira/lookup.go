@@ -292,32 +292,38 @@ func (p *Provider) readByKey(ctx context.Context, refs []core.Reference, known m
 	})
 }
 
-// batches splits references into groups whose JQL stays short.
-func (p *Provider) batches(m *meta, refs []core.Reference) [][]core.Reference {
-	var out [][]core.Reference
+// refBatch is a batch of references and the JQL that finds their issues.
+type refBatch struct {
+	refs []core.Reference
+	jql  string
+}
+
+// batches splits refs into searches of at most lookupBatch references
+// and maxJQLLength characters, each with its JQL (each reference's clause
+// made once).
+func (p *Provider) batches(m *meta, refs []core.Reference) []refBatch {
+	var out []refBatch
 	var cur []core.Reference
+	var clauses []string
 	size := 0
+	flush := func() {
+		out = append(out, refBatch{refs: cur, jql: p.projectClause() + " AND (" + strings.Join(clauses, " OR ") + ")"})
+		cur, clauses, size = nil, nil, 0
+	}
 	for _, r := range refs {
-		l := len(m.refClauseFor(r)) + 4
+		c := m.refClauseFor(r)
+		l := len(c) + 4
 		if len(cur) > 0 && (len(cur) >= lookupBatch || size+l > maxJQLLength) {
-			out = append(out, cur)
-			cur, size = nil, 0
+			flush()
 		}
 		cur = append(cur, r)
+		clauses = append(clauses, c)
 		size += l
 	}
 	if len(cur) > 0 {
-		out = append(out, cur)
+		flush()
 	}
 	return out
-}
-
-func (p *Provider) refsJQL(m *meta, refs []core.Reference) string {
-	parts := make([]string, len(refs))
-	for i, r := range refs {
-		parts[i] = m.refClauseFor(r)
-	}
-	return p.projectClause() + " AND (" + strings.Join(parts, " OR ") + ")"
 }
 
 func (p *Provider) reconcileIDs(refs []core.Reference) []int64 {
@@ -346,7 +352,7 @@ func (p *Provider) lookupReaders() int { return max(1, p.cfg.MaxInFlight) }
 // hold disjoint references and a batch keeps only its own references, so
 // each fills its own map and the maps are merged in batch order. The first
 // failure cancels the searches not yet finished and is returned.
-func (p *Provider) lookupBatches(ctx context.Context, m *meta, batches [][]core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+func (p *Provider) lookupBatches(ctx context.Context, m *meta, batches []refBatch, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
 	if len(batches) <= 1 {
 		for _, batch := range batches {
 			if err := p.lookupBatch(ctx, m, batch, known, out); err != nil {
@@ -379,12 +385,12 @@ func (p *Provider) lookupBatches(ctx context.Context, m *meta, batches [][]core.
 	return nil
 }
 
-func (p *Provider) lookupBatch(ctx context.Context, m *meta, batch []core.Reference, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
-	want := make(map[core.Reference]bool, len(batch))
-	for _, r := range batch {
+func (p *Provider) lookupBatch(ctx context.Context, m *meta, batch refBatch, known map[core.Reference]string, out map[core.Reference]core.WorkItem) error {
+	want := make(map[core.Reference]bool, len(batch.refs))
+	for _, r := range batch.refs {
 		want[r] = true
 	}
-	return p.search(ctx, m, p.refsJQL(m, batch), p.reconcileIDs(batch), "look up work items by reference", func(is issue) bool {
+	return p.search(ctx, m, batch.jql, p.reconcileIDs(batch.refs), "look up work items by reference", func(is issue) bool {
 		w := p.workItem(m, is)
 		if want[w.Reference] { // else a tokenised match of another reference
 			p.keep(ctx, w, known, out)
