@@ -111,6 +111,45 @@ type fromConv struct {
 	// pastLimit, when measuring (MarkdownSize), says whether a top-level
 	// block of n characters would take the count past its limit.
 	pastLimit func(n int) bool
+	// floor is, while a top-level paragraph is measured, a lower bound
+	// of its size: the texts it keeps whatever follows (see count). Past
+	// the limit the rest of the paragraph is not converted (cut).
+	floor floor
+}
+
+// floor is a lower bound of a top-level paragraph's size while it is
+// converted, from its texts without a link: such a text stays text
+// (links may become cards or atoms, blank texts may go) and keeps its
+// characters other than blanks (a hard line break trims only blanks).
+// A text with such a character whose marks differ from the previous one
+// counted is a text node of its own in the end (only texts of equal marks
+// are joined), each at least {"type":"text","text":""} long.
+type floor struct {
+	out   *[]Node // the paragraph's nodes (not an image's alt text)
+	n     int     // the lower bound so far
+	marks []Mark  // the marks of the text counted last
+	cut   bool    // past the limit: convert no more
+}
+
+// textNodeSize is the length of a text node without its text.
+var textNodeSize = len(`{"type":"text","text":""}`)
+
+// count adds a text emit appended or joined to out with marks ms.
+func (c *fromConv) count(out *[]Node, t string, ms []Mark) {
+	f := &c.floor
+	if f.out != out || f.cut || hasMark(ms, "link") {
+		return
+	}
+	kept := len(t) - strings.Count(t, " ") - strings.Count(t, "\t")
+	if kept == 0 {
+		return
+	}
+	if f.n == 0 || !marksEqual(f.marks, ms) {
+		f.n += textNodeSize
+		f.marks = append(f.marks[:0], ms...)
+	}
+	f.n += kept
+	f.cut = c.pastLimit(f.n)
 }
 
 // unescape resolves backslash escapes and entity/numeric references the way
@@ -221,7 +260,16 @@ func (c *fromConv) htmlText(n *ast.HTMLBlock) string {
 func (c *fromConv) block(n ast.Node) []Node {
 	switch n := n.(type) {
 	case *ast.Paragraph, *ast.TextBlock:
-		in := c.inlineRaw(n)
+		var in []Node
+		if c.pastLimit != nil && c.nest == 0 && !c.expand {
+			// Measured: cut once the paragraph is surely past the limit.
+			c.floor = floor{out: &in}
+			c.inlines(n, nil, &in)
+			c.floor = floor{}
+			in = mergeText(in)
+		} else {
+			in = c.inlineRaw(n)
+		}
 		if len(in) == 0 {
 			return nil
 		}
@@ -534,6 +582,7 @@ func (c *fromConv) emit(out *[]Node, t string, marks []Mark) {
 		sortMarks(ms)
 		c.scratch = ms[:0]
 	}
+	c.count(out, t, ms)
 	if c.run.extends(out, ms, t, c.inLink) {
 		return
 	}
@@ -578,7 +627,7 @@ func (r *textRun) extends(out *[]Node, ms []Mark, t string, inLink int) bool {
 
 func (c *fromConv) inlines(parent ast.Node, marks []Mark, out *[]Node) {
 	var opened []string // closing tags of the HTML marks opened at this level
-	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := parent.FirstChild(); n != nil && !c.floor.cut; n = n.NextSibling() {
 		if h, ok := n.(*ast.RawHTML); ok {
 			// <u>, <sub>, <sup> and coloured spans are marks when they
 			// close among their siblings; other HTML stays text.

@@ -71,17 +71,23 @@ func TestConvertingManySmallTextsKeepsOneNode(t *testing.T) {
 	}
 }
 
-// A top-level table past MarkdownSize's limit is converted only until its
-// rows pass it (a 40-column table of 400 rows, measured against a limit
-// of 1,000 characters, was converted whole: 10 MB more than its parse).
-func TestMarkdownSizeStopsInsideALongTable(t *testing.T) {
-	md := wideTable(40, 400)
-	parse := allocated(func() { mdParser.Parse(text.NewReader([]byte(md))) })
-	if got := allocated(func() { MarkdownSize(md, 1000) }); got > parse+2*uint64(len(md)) {
-		t.Errorf("MarkdownSize of a %d-character table with limit 1000 allocated %d bytes, %d more than the parse; want at most %d more", len(md), got, got-parse, 2*len(md))
-	}
-	if got := MarkdownSize(md, 1000); got <= 1000 {
-		t.Errorf("MarkdownSize(table, 1000) = %d, want more than 1000", got)
+// A top-level table or paragraph past MarkdownSize's limit is converted
+// only until it is surely past it (a 40-column table of 400 rows,
+// measured against a limit of 1,000 characters, was converted whole: 10 MB
+// more than its parse; "*a" 16,000 times, 7 MB more).
+func TestMarkdownSizeStopsInsideALongBlock(t *testing.T) {
+	for name, md := range map[string]string{
+		"table":     wideTable(40, 400),
+		"paragraph": strings.Repeat("*a", 16000),
+		"second":    "first paragraph\n\n" + strings.Repeat("**a** b ", 4000),
+	} {
+		parse := allocated(func() { mdParser.Parse(text.NewReader([]byte(md))) })
+		if got := allocated(func() { MarkdownSize(md, 1000) }); got > parse+2*uint64(len(md)) {
+			t.Errorf("%s: MarkdownSize of %d characters with limit 1000 allocated %d bytes, %d more than the parse; want at most %d more", name, len(md), got, got-parse, 2*len(md))
+		}
+		if got := MarkdownSize(md, 1000); got <= 1000 {
+			t.Errorf("%s: MarkdownSize(md, 1000) = %d, want more than 1000", name, got)
+		}
 	}
 }
 
@@ -182,4 +188,34 @@ func TestMarkdownSizeIsTheSizeOfTheConvertedDocument(t *testing.T) {
 			}
 		}
 	}
+}
+
+// markdownPieces are what TestMarkdownSizeAtAnyLimit builds paragraphs
+// from: texts, blanks, line breaks, marks, links, images, HTML marks and
+// block starts.
+var markdownPieces = []string{"a", "bc", " ", "  ", "\t", "\n", "  \n", "\\\n", "*", "**", "_", "__", "~~", "`", "[", "]", "(", ")",
+	"[a](u)", "[b](u \"t\")", "[](v)", "<http://x.y>", "<u>", "</u>", "<sub>", "</sub>", "![i](p.png)", "![](attachment:x)", "![a](card:block)",
+	"&amp;", "&#32;", "\\*", "<span style=\"color: #ff0000\">", "</span>", "- ", "1. ", "> ", "# ", "|", "|-|", "[ ] ", "[x] ", "```", "    ",
+	"www.a.b", "\n\n", "[a]", "[a]: /u\n", "[c][a]", "@user", ":smile:", "<", ">", "\"", "é"}
+
+// MarkdownSize, which stops converting a table or a paragraph once it is
+// surely past the limit, says "over" exactly when the converted document
+// is longer than the limit, and the exact size otherwise, at any limit.
+func TestMarkdownSizeAtAnyLimit(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var b strings.Builder
+		for range rapid.IntRange(1, 200).Draw(t, "pieces") {
+			b.WriteString(rapid.SampledFrom(markdownPieces).Draw(t, "piece"))
+		}
+		md := b.String()
+		d, err := FromMarkdown(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := d.Size(-1)
+		limit := rapid.IntRange(0, want+10).Draw(t, "limit")
+		if got := MarkdownSize(md, limit); want <= limit && got != want || want > limit && got <= limit {
+			t.Fatalf("MarkdownSize(%q, %d) = %d; the size is %d", md, limit, got, want)
+		}
+	})
 }
