@@ -115,7 +115,7 @@ func parseFlags(args []string) (Options, error) {
 	fs.IntVar(&o.DataCenterItems, "datacenter-items", -1, "items of the fresh import and unchanged re-import against a Jira Data Center site (default 1000; with -quick 20; 0 = none)")
 	fs.IntVar(&o.LinksItems, "links-items", -1, "items of the link-heavy plan: 30% sub-tasks, items/2 dependencies, sprint and rank (default 1000; with -quick 20; 0 = none)")
 	hostile := fs.Bool("hostile", true, "preview the hostile-Markdown documents (always off with -quick)")
-	only := fs.String("only", "", "comma-separated rows to measure alone (burst, agents, fields, links, hostile, datacenter), merged into the results already in -out-json (both reports rewritten)")
+	only := fs.String("only", "", "comma-separated rows to measure alone (sizes: the document sizes of -sizes; burst, agents, fields, links, hostile, datacenter), merged into the results already in -out-json (both reports rewritten)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
 	fs.StringVar(&o.Timeline, "timeline", "", "write when each request of the burst-limited fresh commit reached mockjira (ms from the first, status, endpoint) to this file")
@@ -173,13 +173,13 @@ func parseFlags(args []string) (Options, error) {
 	for _, row := range strings.Split(*only, ",") {
 		switch row = strings.TrimSpace(row); row {
 		case "":
-		case "burst", "agents", "fields", "links", "hostile", "datacenter":
+		case "sizes", "burst", "agents", "fields", "links", "hostile", "datacenter":
 			if o.Only == nil {
 				o.Only = map[string]bool{}
 			}
 			o.Only[row] = true
 		default:
-			return Options{}, fmt.Errorf("-only: %q is not a row that can be measured alone (burst, agents, fields, links, hostile, datacenter)", row)
+			return Options{}, fmt.Errorf("-only: %q is not a row that can be measured alone (sizes, burst, agents, fields, links, hostile, datacenter)", row)
 		}
 	}
 	for row, size := range map[string]int{"burst": o.BurstItems, "fields": o.FieldsItems, "links": o.LinksItems, "datacenter": o.DataCenterItems} {
@@ -329,6 +329,20 @@ func (b *bench) only(ctx context.Context, fresh *Results) (*Results, error) {
 		res = &old
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	}
+	if b.o.Only["sizes"] {
+		// Each size measured replaces the one of the same size (the
+		// others are kept); the baseline extrapolations follow.
+		for _, n := range b.o.Sizes {
+			sr, err := b.size(ctx, n)
+			if err != nil {
+				return nil, fmt.Errorf("size %d: %w", n, err)
+			}
+			res.Sizes = slices.DeleteFunc(res.Sizes, func(s SizeResult) bool { return s.Items == n })
+			res.Sizes = append(res.Sizes, sr)
+		}
+		slices.SortFunc(res.Sizes, func(a, b SizeResult) int { return a.Items - b.Items })
+		extrapolate(res.Sizes)
 	}
 	if err := b.rows(ctx, res, func(row string) bool { return b.o.Only[row] }); err != nil {
 		return nil, err
