@@ -775,3 +775,31 @@ func (e *env) waitRenewed(name string) {
 		<-time.After(20 * time.Millisecond) // poll interval
 	}
 }
+
+// earlyReadStore answers the first GetRun as it read just before the
+// run finished: in progress. The run's lock is already released.
+type earlyReadStore struct {
+	core.Store
+	once sync.Once
+}
+
+func (s *earlyReadStore) GetRun(ctx context.Context, key string) (core.Run, bool, error) {
+	run, found, err := s.Store.GetRun(ctx, key)
+	s.once.Do(func() { run.State = core.RunInProgress })
+	return run, found, err
+}
+
+// A repeat of a key that read its run in progress just before the run
+// finished (and released its lock) answers as a repeat of a finished run
+// does — the replayed result — not "did not finish: the process probably
+// died", which it read as when it found the lock free.
+func TestRepeatAsTheRunFinishesIsReplayed(t *testing.T) {
+	e := newEnv(t)
+	pre := e.preview(checkoutDoc())
+	e.commit(pre.PreviewHandle, "K")
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: &earlyReadStore{Store: e.st}, Now: e.clock.Now})
+	res, err := svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, IdempotencyKey: "K"})
+	if err != nil || !res.Replayed || res.Counts.Created != 6 {
+		t.Fatalf("a repeat as the run finished: %+v, %v; want the replayed result", res.Counts, err)
+	}
+}

@@ -102,7 +102,7 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 	var zero R
 	g, err := s.openGate(ctx, o, k.kind, in)
 	if err != nil {
-		return zero, whyInProgress(ctx, s, k, g, err)
+		return inProgress(ctx, s, k, g, err)
 	}
 	if g.replay != nil {
 		return k.replay(g.replay)
@@ -136,7 +136,7 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 		if run, found, gerr := s.st.GetRun(ctx, g.key); gerr == nil && found && run.ID != o.runID {
 			if rerr := s.existingRun(k.kind, g.preview.Handle, run); rerr != nil {
 				g.running = &run
-				return zero, whyInProgress(ctx, s, k, g, rerr)
+				return inProgress(ctx, s, k, g, rerr)
 			}
 			return k.replay(&run)
 		}
@@ -152,7 +152,7 @@ func commitGated[R any](ctx context.Context, s *WorkItemService, o *op, k commit
 	}
 	started, err = s.startRun(ctx, o, k.kind, g)
 	if err != nil {
-		return zero, whyInProgress(ctx, s, k, g, err)
+		return inProgress(ctx, s, k, g, err)
 	}
 	if !started {
 		return k.replay(g.replay)
@@ -352,6 +352,22 @@ func (s *WorkItemService) existingRun(kind core.PreviewKind, handle string, run 
 	return nil
 }
 
+// inProgress is the answer of a call whose key's run was found in
+// progress (err, COMMIT_INTERRUPTED): whyInProgress's, unless the run
+// finished since it was read — its lock was released at its end, between
+// that read and whyInProgress's look at the lock — and is then replayed,
+// as any repeat of a finished run is.
+func inProgress[R any](ctx context.Context, s *WorkItemService, k commitKind[R], g *gate, err error) (R, error) {
+	err = whyInProgress(ctx, s, k, g, err)
+	if core.ErrorCode(err) == core.CodeCommitInterrupted && g != nil && g.running != nil {
+		if run, found, gerr := s.st.GetRun(context.WithoutCancel(ctx), g.key); gerr == nil && found && run.State != core.RunInProgress && run.Handle == g.preview.Handle {
+			return k.replay(&run)
+		}
+	}
+	var zero R
+	return zero, err
+}
+
 // whyInProgress tells a commit whose key's run is still in progress
 // (COMMIT_INTERRUPTED) apart from one whose earlier call died. The run's
 // commit lock says which: held by this key and handle and renewed within
@@ -374,7 +390,7 @@ func whyInProgress[R any](ctx context.Context, s *WorkItemService, k commitKind[
 	owner := lockOwner(g.key, g.preview.Handle)
 	holder, held := s.lockHolder(ctx, name)
 	if held == nil || holder != owner {
-		return err // nobody holds its lock: the call that started it died
+		return err // nobody holds its lock: the call that started it died (or it just finished: inProgress)
 	}
 	run := g.running
 	until := core.UTCSecond(held.Expires).Format(time.RFC3339)
