@@ -32,10 +32,12 @@ type PaceRequest struct {
 	RetryAfter time.Duration `json:"retry_after,omitempty"`
 	// Near: the tracker said a budget runs low (a hint: stop growing).
 	Near bool `json:"near,omitempty"`
-	// Start is the rate a key nobody has paced yet starts at, past slow
-	// start, when the caller learned one on another key of the same
-	// tracker site (0: PaceStartRate, in slow start): a site whose limit
-	// was found on one endpoint is not found again by refusals on each.
+	// Start is the rate the caller learned on another key of the same
+	// tracker site (0: none). A key nobody has paced yet starts at it,
+	// past slow start (else at PaceStartRate, in slow start), and a key
+	// still in slow start above it ends slow start at it: a site whose
+	// limit was found on one endpoint is not found again by refusals on
+	// each.
 	Start float64 `json:"start,omitempty"`
 }
 
@@ -71,12 +73,22 @@ type PaceState struct {
 	// Short is when a grant last could not give every send at once:
 	// the rate grows only while sends wait for it.
 	Short time.Time `json:"short"`
+	// Ceil is the rate the last cut was made from (0: none): the limit is
+	// near it, so past slow start the rate grows slowly once it comes
+	// within PaceNear of it (each probe above the limit costs refusals
+	// and a Retry-After).
+	Ceil float64 `json:"ceil,omitempty"`
 }
 
 // Pacing constants (docs/jira-client.md, "Pacing").
 const (
 	// PaceStartRate is the rate of a key nobody has paced yet.
 	PaceStartRate = 16.0
+	// PaceStartBurst is what a key nobody has paced yet may send at once
+	// (its bucket's first level, in slow start): the tracker's bucket for
+	// that endpoint is unknown, and a full second's worth sent at once
+	// would find it by refusals.
+	PaceStartBurst = 4.0
 	// PaceMaxRate bounds the learned rate.
 	PaceMaxRate = 1000.0
 	// PaceMaxGrant bounds one grant.
@@ -93,6 +105,11 @@ const (
 	paceCutGap = time.Second
 	// paceShortFor: the rate grows only within it of a short grant.
 	paceShortFor = 2 * time.Second
+	// PaceNear and PaceNearSlowdown: once the rate is within PaceNear of
+	// Ceil, one more per second takes PaceNearSlowdown seconds' worth of
+	// clean answers instead of one.
+	PaceNear         = 0.9
+	PaceNearSlowdown = 8
 )
 
 // rate is the state's rate, PaceStartRate when none was learned.
@@ -103,16 +120,30 @@ func (s *PaceState) rate() float64 {
 	return s.Rate
 }
 
+// slowdown is how many seconds' worth of clean answers one more request
+// per second takes at rate: one, or PaceNearSlowdown near Ceil.
+func (s *PaceState) slowdown(rate float64) float64 {
+	if s.Ceil > 0 && rate+1 >= s.Ceil*PaceNear {
+		return PaceNearSlowdown
+	}
+	return 1
+}
+
 // Take applies r at now and returns the grant. It is deterministic: a
 // store calls it with its clock inside one atomic update.
 func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
-	if s.At.IsZero() && s.Rate <= 0 && r.Start > 0 {
-		s.Rate, s.Steady = math.Min(math.Max(1, r.Start), PaceMaxRate), true
+	if start := math.Min(math.Max(1, r.Start), PaceMaxRate); r.Start > 0 && !s.Steady &&
+		((s.At.IsZero() && s.Rate <= 0) || s.rate() > start) {
+		s.Rate, s.Steady, s.Clean = start, true, 0
+		s.Level = math.Min(s.Level, start)
 	}
 	rate := s.rate()
 	// Refill since At, up to one second's worth.
 	if s.At.IsZero() {
 		s.Level, s.At = rate, now
+		if !s.Steady {
+			s.Level = math.Min(rate, PaceStartBurst)
+		}
 	} else if now.After(s.At) {
 		s.Level = math.Min(rate, s.Level+now.Sub(s.At).Seconds()*rate)
 		s.At = now
@@ -125,6 +156,7 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 			if !s.Steady {
 				cut = PaceFirstCut
 			}
+			s.Ceil = rate
 			rate = math.Max(1, rate*cut)
 			s.Cut, s.Steady, s.Clean = now, true, 0
 		}
@@ -137,7 +169,7 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 	case r.Clean > 0 && !s.Short.IsZero() && now.Sub(s.Short) <= paceShortFor:
 		if !s.Steady {
 			rate += float64(r.Clean) // slow start: doubles per second of traffic
-		} else if s.Clean += r.Clean; float64(s.Clean) >= rate {
+		} else if s.Clean += r.Clean; float64(s.Clean) >= rate*s.slowdown(rate) {
 			s.Clean = 0
 			rate++ // one more per second's worth of clean answers
 		}

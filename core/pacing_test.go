@@ -9,7 +9,8 @@ import (
 // one per clean answer), a refusal halves it the first time and takes
 // 20% later, refusals within a second of a cut (already in flight) cut
 // nothing more, a Near hint ends slow start, and after it a second's
-// worth of clean answers adds one.
+// worth of clean answers adds one (PaceNearSlowdown seconds' worth near
+// the rate of the last cut).
 func TestPaceStateLearnsTheRate(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
 	var s PaceState
@@ -36,13 +37,15 @@ func TestPaceStateLearnsTheRate(t *testing.T) {
 		t.Fatalf("a later refusal: rate %v; want %v", g.Rate, r*PaceCut)
 	}
 	r = g.Rate
+	// The rate (8) is near the one it was cut from (10): one more per
+	// second takes PaceNearSlowdown seconds' worth of clean answers.
 	t2 := t1.Add(5 * time.Second)
 	s.Take(t2, PaceRequest{Want: PaceMaxGrant})
-	if g = s.Take(t2, PaceRequest{Clean: int(r) - 1}); g.Rate != r {
-		t.Fatalf("steady: rate %v before a second's worth of clean answers; want %v", g.Rate, r)
+	if g = s.Take(t2, PaceRequest{Clean: int(r)*PaceNearSlowdown - 1}); g.Rate != r {
+		t.Fatalf("steady: rate %v before %d seconds' worth of clean answers; want %v", g.Rate, PaceNearSlowdown, r)
 	}
 	if g = s.Take(t2, PaceRequest{Clean: 1}); g.Rate != r+1 {
-		t.Fatalf("steady: rate %v after a second's worth; want %v", g.Rate, r+1)
+		t.Fatalf("steady: rate %v after %d seconds' worth; want %v", g.Rate, PaceNearSlowdown, r+1)
 	}
 
 	var n PaceState
@@ -54,16 +57,21 @@ func TestPaceStateLearnsTheRate(t *testing.T) {
 }
 
 // Grants never buy more than the bucket and a second ahead, honour the
-// pause, and refill at the rate.
+// pause, and refill at the rate. A new key's bucket starts with
+// PaceStartBurst, not a second's worth: the tracker's bucket for the
+// endpoint is unknown.
 func TestPaceStateGrants(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
 	var s PaceState
-	total := 0
+	if g := s.Take(t0, PaceRequest{Want: PaceMaxGrant}); len(g.Sends) != PaceMaxGrant || g.Sends[int(PaceStartBurst)-1] != 0 || g.Sends[int(PaceStartBurst)] == 0 {
+		t.Fatalf("a new key's first grant %v; want %v sends at once, the rest at the rate", g.Sends, PaceStartBurst)
+	}
+	total := PaceMaxGrant
 	for range 10 {
 		total += len(s.Take(t0, PaceRequest{Want: 5}).Sends)
 	}
-	if total != 2*int(PaceStartRate) {
-		t.Fatalf("granted %d on a standing clock; want %d", total, 2*int(PaceStartRate))
+	if want := int(PaceStartBurst) + int(PaceStartRate); total != want {
+		t.Fatalf("granted %d on a standing clock; want %d (the first bucket and a second ahead)", total, want)
 	}
 	g := s.Take(t0.Add(time.Second), PaceRequest{Want: 1})
 	if iv := time.Second / time.Duration(PaceStartRate); len(g.Sends) != 1 || g.Sends[0] != iv {
@@ -79,7 +87,8 @@ func TestPaceStateGrants(t *testing.T) {
 }
 
 // A new key starts from the rate the caller learned on another key of
-// the site, past slow start; a known key ignores the hint.
+// the site, past slow start; a known key past slow start ignores the
+// hint.
 func TestPaceStateStartsFromTheSitesRate(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
 	var s PaceState
@@ -89,5 +98,44 @@ func TestPaceStateStartsFromTheSitesRate(t *testing.T) {
 	}
 	if g = s.Take(t0, PaceRequest{Start: 50}); g.Rate != 6 {
 		t.Fatalf("a known key took the hint: rate %v", g.Rate)
+	}
+	// A key in slow start that has grown past the rate another key of
+	// the site was refused at ends slow start there; one below it keeps
+	// growing.
+	var u PaceState
+	u.Take(t0, PaceRequest{Want: PaceMaxGrant})
+	if g = u.Take(t0, PaceRequest{Want: PaceMaxGrant, Clean: 8}); g.Rate != PaceStartRate+8 || g.Steady {
+		t.Fatalf("slow start: %+v", g)
+	}
+	if g = u.Take(t0, PaceRequest{Clean: 2, Start: PaceStartRate + 20}); g.Rate != PaceStartRate+10 || g.Steady {
+		t.Fatalf("a hint above the rate: %+v; want slow start going on", g)
+	}
+	if g = u.Take(t0, PaceRequest{Want: 1, Start: 8}); g.Rate != 8 || !g.Steady {
+		t.Fatalf("a hint below the rate in slow start: %+v; want rate 8, steady", g)
+	}
+}
+
+// Past a cut, the rate grows one per second's worth of clean answers
+// until it nears the rate it was cut from, and then PaceNearSlowdown
+// times more slowly: each probe above the limit costs refusals.
+func TestPaceStateGrowsSlowlyNearTheRefusedRate(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	s := PaceState{Rate: 20, Steady: true, At: t0, Level: 20}
+	s.Take(t0, PaceRequest{Refused: true}) // cut from 20 to 16
+	now := t0.Add(2 * time.Second)
+	grow := func(clean int) float64 {
+		s.Take(now, PaceRequest{Want: PaceMaxGrant})
+		s.Take(now, PaceRequest{Want: PaceMaxGrant}) // sends wait: short
+		return s.Take(now, PaceRequest{Clean: clean}).Rate
+	}
+	if r := grow(16); r != 17 {
+		t.Fatalf("a second's worth at 16 (ceiling 20): rate %v; want 17", r)
+	}
+	// 17 + 1 ≥ 0.9 × 20: near the ceiling.
+	if r := grow(17); r != 17 {
+		t.Fatalf("a second's worth at 17 near the ceiling 20: rate %v; want still 17", r)
+	}
+	if r := grow(17*PaceNearSlowdown - 17); r != 18 {
+		t.Fatalf("%d seconds' worth at 17: rate %v; want 18", PaceNearSlowdown, r)
 	}
 }

@@ -103,6 +103,8 @@ type endpointPace struct {
 	slots []time.Time
 	// buying: a purchase is under way (one at a time per endpoint).
 	buying bool
+	// steady: the last grant's rate was learned (its slow start is over).
+	steady bool
 	// retry: no purchase before it (the last one granted nothing).
 	retry time.Time
 	// report is what the answers said since the last purchase; a
@@ -285,6 +287,18 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 	}
 	if g.Steady {
 		pc.learned = g.Rate
+	}
+	ep.steady = g.Steady
+	if r.Refused {
+		// The site refused this endpoint: endpoints still in slow start
+		// drop the send times they bought at their growing rate and buy
+		// again, ending their slow start at the rate just learned
+		// (PaceRequest.Start), before they are refused too.
+		for name, o := range pc.endpoints {
+			if name != endpoint && !o.steady && len(o.slots) > 0 {
+				o.slots = nil
+			}
+		}
 	}
 	now := pc.now()
 	for _, d := range g.Sends {

@@ -546,20 +546,28 @@ func TestPacerIgnoresRateLimitCounters(t *testing.T) {
 	for _, tk := range ts {
 		pc.release(tk, answer(200, "X-RateLimit-Limit", "2", "X-RateLimit-Remaining", "0"))
 	}
-	if got := len(admit(pc, epEdit, 64)); got != int(core.PaceStartRate)-2 {
-		t.Errorf("after answers saying 0 of 2 remain, %d more admitted at once; want the starting rate's %d", got, int(core.PaceStartRate)-2)
+	if got := len(admit(pc, epEdit, 64)); got != int(core.PaceStartBurst)-2 {
+		t.Errorf("after answers saying 0 of 2 remain, %d more admitted at once; want the starting bucket's %d", got, int(core.PaceStartBurst)-2)
 	}
 }
 
-// A new site's endpoint sends PaceStartRate requests at once and the
-// rest at the rate; a burst 429 cuts the rate (the next purchase says
-// so) and holds the endpoint until its Retry-After.
+// A new site's endpoint sends PaceStartBurst requests at once (not a
+// second's worth: a commit's first creates would find the site's bucket
+// by refusals) and the rest at the rate; a burst 429 cuts the rate (the
+// next purchase says so) and holds the endpoint until its Retry-After.
 func TestPacerPacesAtTheLearnedRate(t *testing.T) {
 	pc, clk := ratedPacer(64)
 	pc.endpoint(epEdit).window = 64
 	ts := admit(pc, epEdit, 64)
+	if len(ts) != int(core.PaceStartBurst) {
+		t.Fatalf("%d admitted at once; want %v", len(ts), core.PaceStartBurst)
+	}
+	for range int(core.PaceStartRate) - int(core.PaceStartBurst) { // the rest of the first second
+		clk.Advance(time.Second / time.Duration(core.PaceStartRate))
+		ts = append(ts, admit(pc, epEdit, 1)...)
+	}
 	if len(ts) != int(core.PaceStartRate) {
-		t.Fatalf("%d admitted at once; want %v", len(ts), core.PaceStartRate)
+		t.Fatalf("%d admitted in the first second; want %v", len(ts), core.PaceStartRate)
 	}
 	wait, ok := tryAt(pc, epEdit, "")
 	if iv := time.Second / time.Duration(core.PaceStartRate); ok || wait != iv {
@@ -580,6 +588,56 @@ func TestPacerPacesAtTheLearnedRate(t *testing.T) {
 	}
 }
 
+// A refusal on one endpoint ends the slow start of the site's other
+// endpoints at the rate it taught: they drop the send times bought at
+// their growing rate (before they are refused too) and pace at it; an
+// endpoint whose rate is already learned keeps its own.
+func TestPacerEndsSlowStartWhereAnotherEndpointWasRefused(t *testing.T) {
+	pc, clk := ratedPacer(64)
+	for _, ep := range []string{epEdit, epSearch} {
+		pc.endpoint(ep).window = 64
+	}
+	// Both in slow start for two seconds, every answer clean.
+	for range 40 {
+		for _, ep := range []string{epEdit, epSearch} {
+			for _, tk := range admit(pc, ep, 64) {
+				pc.release(tk, answer(200))
+			}
+		}
+		clk.Advance(50 * time.Millisecond)
+	}
+	search := pc.local.states[pc.key(epSearch)]
+	if search.Steady || search.Rate <= core.PaceStartRate {
+		t.Fatalf("search after two seconds of clean answers: %+v; want slow start past the starting rate", *search)
+	}
+	bought := func() int {
+		pc.mu.Lock()
+		defer pc.mu.Unlock()
+		return len(pc.endpoint(epSearch).slots)
+	}
+	if bought() == 0 {
+		t.Fatal("search holds no send time bought ahead; the test needs one")
+	}
+	grown := search.Rate
+	tk := admit(pc, epEdit, 1)
+	if len(tk) != 1 {
+		t.Fatal("no edit admitted")
+	}
+	pc.release(tk[0], answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based"))
+	tryAt(pc, epEdit, "") // the refusal is told at once
+	learned := pc.learned
+	if learned <= 0 || learned >= grown {
+		t.Fatalf("learned %v after the refusal; want the edit's cut rate, below search's %v", learned, grown)
+	}
+	if n := bought(); n > 0 {
+		t.Errorf("search kept %d send times it bought in slow start", n)
+	}
+	tryAt(pc, epSearch, "")
+	if search.Rate != learned || !search.Steady {
+		t.Errorf("search after the edit's refusal: rate %v, steady %v; want %v, steady", search.Rate, search.Steady, learned)
+	}
+}
+
 // Shared pacing: one purchase per batch of waiting requests, not one
 // per request; two pacers on one store share one rate (a refusal one of
 // them saw holds the other); a store fault never stops a request: the
@@ -596,6 +654,9 @@ func TestPacerSharesThroughTheStore(t *testing.T) {
 		pc.site, pc.shared = "https://x.atlassian.net", st
 		pc.endpoint(epEdit).window = 16
 	}
+	// The site's rate is known (learned on another endpoint): the key
+	// starts with a full bucket.
+	a.learned = core.PaceStartRate
 	// Ten requests waiting at once: one purchase.
 	var wg sync.WaitGroup
 	tickets := make(chan *ticket, 10)

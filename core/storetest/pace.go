@@ -8,12 +8,13 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 )
 
-// testPace: a new key grants PaceStartRate sends at once and a second's
-// worth more ahead, spaced at the rate, and no more (the clock stands
-// still); keys are independent; the state survives a reopen; a refusal
-// cuts the rate and holds every send until its Retry-After; concurrent
-// takers (goroutines on one store, and a second store opened on the same
-// data) never share out more than the bucket holds: the update is atomic.
+// testPace: a new key grants PaceStartBurst sends at once and the rest of
+// a second's worth at PaceStartRate ahead, spaced at the rate, and no more
+// (the clock stands still); keys are independent; the state survives a
+// reopen; a refusal cuts the rate and holds every send until its
+// Retry-After; concurrent takers (goroutines on one store, and a second
+// store opened on the same data) never share out more than the bucket
+// holds: the update is atomic.
 func testPace(t *testing.T, e *env) {
 	ps := capability[core.PaceStore](t, e)
 	ctx := t.Context()
@@ -25,21 +26,27 @@ func testPace(t *testing.T, e *env) {
 		}
 		return g
 	}
-	start := int(core.PaceStartRate)
-	g := take(ps, "site|A", core.PaceRequest{Want: start})
-	if len(g.Sends) != start || g.Sends[start-1] != 0 || g.Rate != core.PaceStartRate {
-		t.Fatalf("a new key granted %v at rate %v; want %d sends at once at %v", g.Sends, g.Rate, start, core.PaceStartRate)
-	}
+	burst, start := int(core.PaceStartBurst), int(core.PaceStartRate)
 	interval := time.Duration(float64(time.Second) / core.PaceStartRate)
-	g = take(ps, "site|A", core.PaceRequest{Want: start + 4})
-	if len(g.Sends) != start {
-		t.Fatalf("with the bucket empty, %d sends granted within a second; want %d (one second's worth, at most PaceMaxGrant)", len(g.Sends), start)
-	}
-	for i, at := range g.Sends {
-		if want := time.Duration(i+1) * interval; at < want-time.Millisecond || at > want+time.Millisecond {
-			t.Fatalf("send %d at %v; want %v (spaced at the rate): %v", i, at, want, g.Sends)
+	spaced := func(g core.PaceGrant, first int) {
+		t.Helper()
+		for i, at := range g.Sends {
+			want := time.Duration(max(0, first+i-burst+1)) * interval
+			if at < want-time.Millisecond || at > want+time.Millisecond {
+				t.Fatalf("send %d at %v; want %v (%d at once, then spaced at the rate): %v", first+i, at, want, burst, g.Sends)
+			}
 		}
 	}
+	g := take(ps, "site|A", core.PaceRequest{Want: start})
+	if len(g.Sends) != start || g.Rate != core.PaceStartRate {
+		t.Fatalf("a new key granted %v at rate %v; want %d sends at %v", g.Sends, g.Rate, start, core.PaceStartRate)
+	}
+	spaced(g, 0)
+	g = take(ps, "site|A", core.PaceRequest{Want: start + 4})
+	if len(g.Sends) != burst {
+		t.Fatalf("%d more sends granted; want %d (the rest of one second ahead)", len(g.Sends), burst)
+	}
+	spaced(g, start)
 	if g = take(ps, "site|A", core.PaceRequest{Want: 1}); len(g.Sends) != 0 || g.Retry <= 0 {
 		t.Fatalf("a second ahead bought, another send granted %v (retry %v); want none and a retry", g.Sends, g.Retry)
 	}
@@ -90,7 +97,7 @@ func testPace(t *testing.T, e *env) {
 		})
 	}
 	wg.Wait()
-	if total != 2*start {
-		t.Errorf("concurrent takers were granted %d sends; want exactly %d (a bucket and a second ahead)", total, 2*start)
+	if total != burst+start {
+		t.Errorf("concurrent takers were granted %d sends; want exactly %d (the first bucket and a second ahead)", total, burst+start)
 	}
 }

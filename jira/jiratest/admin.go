@@ -387,6 +387,7 @@ func (s *Server) SetRateLimit(perSec float64, burst int) {
 	s.gateMu.Lock()
 	defer s.gateMu.Unlock()
 	s.bucket.set(perSec, burst, s.now())
+	delete(s.limits.penalty, "site")
 }
 
 // Apply applies the fields set in c.

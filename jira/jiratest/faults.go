@@ -212,29 +212,12 @@ func (b *tokenBucket) take(now time.Time) (ok bool, wait time.Duration, remainin
 	return false, time.Duration(need * float64(time.Second)), 0
 }
 
-func (s *Server) takeToken() (ok bool, wait time.Duration, limit, remaining int) {
-	s.gateMu.Lock()
-	defer s.gateMu.Unlock()
-	ok, wait, remaining = s.bucket.take(s.now())
-	return ok, wait, int(s.bucket.burst), remaining
-}
-
 func setRateHeaders(h http.Header, wait time.Duration, limit, remaining int, now time.Time) {
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 	h.Set("X-RateLimit-Reset", now.Add(wait).UTC().Format(time.RFC3339))
 	h.Set("X-RateLimit-NearLimit", "true")
 	h.Set("RateLimit-Reason", "jira-burst-based")
-}
-
-func writeRateLimited(w http.ResponseWriter, wait time.Duration, limit, remaining int, now time.Time) {
-	secs := int(math.Ceil(wait.Seconds()))
-	if secs < 1 {
-		secs = 1
-	}
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	setRateHeaders(w.Header(), wait, limit, remaining, now)
-	writeErr(w, http.StatusTooManyRequests, newErr("Rate limit exceeded."))
 }
 
 func matchPath(pattern, p string) bool {

@@ -222,39 +222,55 @@ func TestLatency(t *testing.T) {
 	}
 }
 
+// TestRateLimit: the older site-wide bucket refuses as a budget of the
+// whole site does on Cloud: 429 with Retry-After (whole seconds, held
+// until it passes), RateLimit-Reason jira-cost-based and X-RateLimit-Reset
+// to the minute; like every Cloud answer while a limit is on, its
+// X-RateLimit-Limit and -Remaining count another budget, not the bucket,
+// and no NearLimit is sent.
 func TestRateLimit(t *testing.T) {
 	clk := newClock()
 	c := start(t, jiratest.Options{RateLimit: 2, Now: clk.Now})
 	for i := 0; i < 2; i++ {
-		if r := c.do("GET", "/rest/api/3/myself", nil); r.status != 200 {
+		r := c.do("GET", "/rest/api/3/myself", nil)
+		if r.status != 200 {
 			t.Fatalf("request %d within burst: %d", i+1, r.status)
+		}
+		if r.header.Get("X-RateLimit-Limit") != "350" || r.header.Get("X-RateLimit-NearLimit") != "" {
+			t.Errorf("request %d: X-RateLimit-Limit %q, NearLimit %q; want the other budget's 350 and no NearLimit", i+1, r.header.Get("X-RateLimit-Limit"), r.header.Get("X-RateLimit-NearLimit"))
 		}
 	}
 	r := c.do("GET", "/rest/api/3/myself", nil)
 	if r.status != 429 {
 		t.Fatalf("over the limit: %d", r.status)
 	}
-	if r.header.Get("Retry-After") != "1" || r.header.Get("X-RateLimit-Limit") != "2" || r.header.Get("X-RateLimit-Remaining") != "0" {
-		t.Errorf("429 headers: %v", r.header)
+	h := r.header
+	if h.Get("Retry-After") != "1" || h.Get("RateLimit-Reason") != jiratest.ReasonCost || h.Get("X-RateLimit-Limit") == "2" || h.Get("X-RateLimit-Remaining") == "0" || h.Get("X-RateLimit-NearLimit") != "" {
+		t.Errorf("429 headers: %v; want Retry-After 1, %s, the other budget's counters, no NearLimit", h, jiratest.ReasonCost)
 	}
-	if _, err := time.Parse(time.RFC3339, r.header.Get("X-RateLimit-Reset")); err != nil {
-		t.Errorf("X-RateLimit-Reset: %v", err)
+	if _, err := time.Parse("2006-01-02T15:04Z07:00", h.Get("X-RateLimit-Reset")); err != nil {
+		t.Errorf("X-RateLimit-Reset %q: want yyyy-MM-ddTHH:mmZ: %v", h.Get("X-RateLimit-Reset"), err)
 	}
 	r.errs(t)
 	if f := lastRequest(c).Fault; f != "rate-limit" {
 		t.Errorf("logged fault %q", f)
 	}
+	clk.Advance(500 * time.Millisecond) // a token, but not the Retry-After
+	if r := c.do("GET", "/rest/api/3/myself", nil); r.status != 429 {
+		t.Errorf("before the Retry-After: %d", r.status)
+	}
 	clk.Advance(500 * time.Millisecond)
 	if r := c.do("GET", "/rest/api/3/myself", nil); r.status != 200 {
-		t.Errorf("after refill: %d", r.status)
-	}
-	if r := c.do("GET", "/rest/api/3/myself", nil); r.status != 429 {
-		t.Errorf("bucket should be empty again: %d", r.status)
+		t.Errorf("after the Retry-After: %d", r.status)
 	}
 	c.srv.SetRateLimit(0, 0)
 	for i := 0; i < 20; i++ {
-		if r := c.do("GET", "/rest/api/3/myself", nil); r.status != 200 {
+		r := c.do("GET", "/rest/api/3/myself", nil)
+		if r.status != 200 {
 			t.Fatalf("rate limit off: %d", r.status)
+		}
+		if r.header.Get("X-RateLimit-Limit") != "" {
+			t.Fatalf("rate limit off, yet X-RateLimit-Limit %q", r.header.Get("X-RateLimit-Limit"))
 		}
 	}
 }

@@ -21,13 +21,22 @@ import (
 // refused before anything is applied: 429 with Retry-After (whole
 // seconds, at least 1, as Jira sends it), RateLimit-Reason and
 // X-RateLimit-Reset (now + Retry-After, with minute precision:
-// yyyy-MM-ddTHH:mmZ, Atlassian's documented format). Jira does not expose
+// yyyy-MM-ddTHH:mmZ, Atlassian's documented format). A request sent again
+// to the same limit (endpoint, issue) before that Retry-After has passed
+// is refused again, with what is left of it, even if the bucket has
+// refilled meanwhile ("If you reissue the request before the retry period
+// expires, the request will fail and return the same or longer
+// Retry-After period"). Jira does not expose
 // the burst budget: while a limit is on every answer carries
 // X-RateLimit-Limit and X-RateLimit-Remaining of another counter
 // (QuotaLimit, counting down one per answer over QuotaWindow, never
 // refusing), as real sites send counters that do not follow the burst
 // limit; X-RateLimit-NearLimit is not sent (it belongs to the cost-based
-// budgets, not modelled).
+// budgets, not modelled). The older site-wide token bucket
+// (Options.RateLimit) refuses as a budget of the whole site does, with
+// the same headers and RateLimit-Reason jira-cost-based (Atlassian's
+// reason for the counter and cost budgets of a user, the closest Cloud
+// has to one budget for every endpoint).
 //
 // Jira Data Center (Options.Deployment "datacenter"): rate limiting is an
 // administrator's option, one token bucket per user for every endpoint
@@ -62,6 +71,7 @@ type Limits struct {
 const (
 	ReasonBurst    = "jira-burst-based"
 	ReasonPerIssue = "jira-per-issue-on-write"
+	ReasonCost     = "jira-cost-based"
 )
 
 // limiter holds the state of Limits. Guarded by Server.gateMu.
@@ -69,6 +79,10 @@ type limiter struct {
 	cfg    Limits
 	bursts map[string]*tokenBucket // endpoint → bucket ("" on Data Center: the user's)
 	writes map[string][]time.Time  // issue key → times of admitted writes in the window
+	// penalty: a limit that refused a request refuses every request to
+	// it until the Retry-After it sent has passed ("burst " + endpoint,
+	// "issue " + key, "site").
+	penalty map[string]time.Time
 	// quota: the counters a Cloud answer carries.
 	quotaStart time.Time
 	quotaUsed  int
@@ -88,6 +102,7 @@ func (lm *limiter) set(l Limits) {
 	lm.cfg = l
 	lm.bursts = map[string]*tokenBucket{}
 	lm.writes = map[string][]time.Time{}
+	lm.penalty = map[string]time.Time{}
 	lm.quotaStart, lm.quotaUsed = time.Time{}, 0
 }
 
@@ -173,8 +188,32 @@ func setQuota(h http.Header, q [2]int) {
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(q[1]))
 }
 
+// retrySeconds is the Retry-After Jira sends for a wait: whole seconds,
+// at least one.
+func retrySeconds(wait time.Duration) int { return max(1, int(math.Ceil(wait.Seconds()))) }
+
+// refuse records that limit (a penalty key) refused a request at now
+// with a wait of d, and returns the Retry-After it sends: until it has
+// passed, the limit refuses every request (penalized).
+func (lm *limiter) refuse(limit string, now time.Time, d time.Duration) time.Duration {
+	if until := lm.penalty[limit]; until.After(now) {
+		return until.Sub(now) // already refusing: what is left of it
+	}
+	wait := time.Duration(retrySeconds(d)) * time.Second
+	lm.penalty[limit] = now.Add(wait)
+	return wait
+}
+
+// penalized is how long limit still refuses every request (0: it does not).
+func (lm *limiter) penalized(limit string, now time.Time) time.Duration {
+	if until := lm.penalty[limit]; until.After(now) {
+		return until.Sub(now)
+	}
+	return 0
+}
+
 func (f *refusal) write(w http.ResponseWriter) {
-	secs := max(1, int(math.Ceil(f.wait.Seconds())))
+	secs := retrySeconds(f.wait)
 	h := w.Header()
 	if f.dc != nil {
 		f.dc.set(h, secs)
@@ -210,6 +249,10 @@ func (lm *limiter) quota(now time.Time) [2]int {
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 	s.gateMu.Lock()
 	on, perIssue := s.limits.on(), s.limits.cfg.IssueWrites > 0
+	if !on && s.bucket.rate > 0 {
+		// Only the site-wide bucket is on (admitSite let r through).
+		setQuota(w.Header(), s.limits.quota(s.now()))
+	}
 	s.gateMu.Unlock()
 	if !on {
 		return nil
@@ -241,8 +284,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 			lm.bursts[ep] = bucket
 		}
 		bucket.refill(now)
-		if bucket.tokens < 1 {
-			refuse, wait = ReasonBurst, bucket.untilOne()
+		if left := lm.penalized("burst "+ep, now); left > 0 {
+			refuse, wait = ReasonBurst, left
+		} else if bucket.tokens < 1 {
+			refuse, wait = ReasonBurst, lm.refuse("burst "+ep, now, bucket.untilOne())
 		}
 	}
 	key := ""
@@ -257,8 +302,12 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 		}
 		times = times[i:]
 		lm.writes[key] = times
-		if len(times) >= lm.cfg.IssueWrites && refuse == "" {
-			refuse, wait = ReasonPerIssue, times[0].Add(lm.cfg.IssueWindow).Sub(now)
+		switch left := lm.penalized("issue "+key, now); {
+		case refuse != "": // the burst limit refused it
+		case left > 0:
+			refuse, wait = ReasonPerIssue, left
+		case len(times) >= lm.cfg.IssueWrites:
+			refuse, wait = ReasonPerIssue, lm.refuse("issue "+key, now, times[0].Add(lm.cfg.IssueWindow).Sub(now))
 		}
 	}
 	q := lm.quota(now)
@@ -273,6 +322,26 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) *refusal {
 	}
 	setQuota(w.Header(), q)
 	return nil
+}
+
+// admitSite applies the older site-wide token bucket (Options.RateLimit):
+// the refusal to send, or nil (admit then adds the counters).
+func (s *Server) admitSite() *refusal {
+	s.gateMu.Lock()
+	defer s.gateMu.Unlock()
+	lm, now := s.limits, s.now()
+	if s.bucket.rate <= 0 {
+		return nil
+	}
+	wait := lm.penalized("site", now)
+	if wait == 0 {
+		ok, d, _ := s.bucket.take(now)
+		if ok {
+			return nil
+		}
+		wait = lm.refuse("site", now, d)
+	}
+	return &refusal{reason: ReasonCost, wait: wait, now: now, quota: lm.quota(now)}
 }
 
 // admitDataCenter applies Data Center's limit: one bucket for the user,

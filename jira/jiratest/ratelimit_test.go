@@ -67,12 +67,14 @@ func TestBurstLimitPerEndpointAndMethod(t *testing.T) {
 	if r := c.do("PUT", "/rest/api/3/issue/"+key, map[string]any{"fields": map[string]any{"summary": "Edited"}}); r.status != 204 {
 		t.Errorf("PUT issue/{key}: %d", r.status)
 	}
-	clk.Advance(200 * time.Millisecond) // one token at 5/s
-	if r := c.do("GET", "/rest/api/3/issue/"+key, nil); r.status != 200 {
-		t.Errorf("after 200ms: %d", r.status)
+	clk.Advance(time.Second) // the Retry-After; the bucket is full again
+	for i := range 5 {
+		if r := c.do("GET", "/rest/api/3/issue/"+key, nil); r.status != 200 {
+			t.Errorf("after the Retry-After, request %d: %d", i+1, r.status)
+		}
 	}
 	if r := c.do("GET", "/rest/api/3/issue/"+key, nil); r.status != 429 {
-		t.Errorf("the refilled token is spent: %d", r.status)
+		t.Errorf("the refilled bucket is spent: %d", r.status)
 	}
 	c.srv.SetLimits(jiratest.Limits{})
 	for i := 0; i < 20; i++ {
@@ -83,6 +85,38 @@ func TestBurstLimitPerEndpointAndMethod(t *testing.T) {
 		if r.header.Get("X-RateLimit-Limit") != "" {
 			t.Fatalf("limits off, yet X-RateLimit-Limit %q", r.header.Get("X-RateLimit-Limit"))
 		}
+	}
+}
+
+// TestRetryAfterHoldsUntilItPasses: Atlassian's "Rate limiting": "If you
+// reissue the request before the retry period expires, the request will
+// fail and return the same or longer Retry-After period". A burst bucket
+// refills a token in a tenth of a second at 10/s, but Jira asked for a
+// whole second: a request to that endpoint sent within it is refused,
+// and other endpoints are not.
+func TestRetryAfterHoldsUntilItPasses(t *testing.T) {
+	clk := newClock()
+	c := start(t, jiratest.Options{Now: clk.Now, Limits: jiratest.Limits{BurstPerSec: 10, BurstSize: 1}})
+	get := func() resp { return c.do("GET", "/rest/api/3/myself", nil) }
+	if r := get(); r.status != 200 {
+		t.Fatalf("first request: %d", r.status)
+	}
+	r := get()
+	if r.status != 429 || r.header.Get("Retry-After") != "1" {
+		t.Fatalf("second request at once: %d, Retry-After %q; want 429, 1", r.status, r.header.Get("Retry-After"))
+	}
+	clk.Advance(300 * time.Millisecond) // three tokens' worth of refill
+	r = get()
+	if r.status != 429 || r.header.Get("Retry-After") != "1" || r.header.Get("RateLimit-Reason") != jiratest.ReasonBurst {
+		t.Errorf("sent again before the Retry-After: %d, Retry-After %q, reason %q; want 429, 1, %s",
+			r.status, r.header.Get("Retry-After"), r.header.Get("RateLimit-Reason"), jiratest.ReasonBurst)
+	}
+	if r := c.do("GET", "/rest/api/3/serverInfo", nil); r.status != 200 {
+		t.Errorf("another endpoint: %d", r.status)
+	}
+	clk.Advance(700 * time.Millisecond)
+	if r := get(); r.status != 200 {
+		t.Errorf("once the Retry-After has passed: %d", r.status)
 	}
 }
 
@@ -121,12 +155,22 @@ func TestPerIssueWriteLimit(t *testing.T) {
 	if r := c.do("GET", "/rest/api/3/issue/"+aKey, nil); r.status != 200 {
 		t.Errorf("a read of the limited issue: %d", r.status)
 	}
+	// The oldest write has left the window, but the Retry-After Jira
+	// sent (2 s) has not passed: sent again now, the write is refused
+	// again, with what is left of it.
 	clk.Advance(1500 * time.Millisecond)
-	if r := edit(aKey, "A4"); r.status != 204 {
-		t.Errorf("after the oldest write left the window: %d", r.status)
+	if r := edit(aKey, "A4"); r.status != 429 || r.header.Get("Retry-After") != "1" {
+		t.Errorf("a write sent again before its Retry-After: %d, Retry-After %q; want 429, 1", r.status, r.header.Get("Retry-After"))
 	}
-	if r := edit(aKey, "A5"); r.status != 429 {
-		t.Errorf("the comment is still in the window: %d", r.status)
+	clk.Advance(500 * time.Millisecond)
+	if r := edit(aKey, "A4"); r.status != 204 {
+		t.Errorf("after the Retry-After: %d", r.status)
+	}
+	if r := edit(aKey, "A5"); r.status != 204 {
+		t.Errorf("the second write of the new window: %d", r.status)
+	}
+	if r := edit(aKey, "A6"); r.status != 429 {
+		t.Errorf("a third write within the window: %d", r.status)
 	}
 }
 

@@ -344,9 +344,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if ok, wait, limit, remaining := s.takeToken(); !ok {
+	if f := s.admitSite(); f != nil { // the older site-wide bucket
 		entry.Fault = "rate-limit"
-		writeRateLimited(rec, wait, limit, remaining, s.now())
+		f.write(rec)
 		return
 	}
 	if f := s.admit(rec, r); f != nil { // Jira's burst and per-issue limits (ratelimit.go)
