@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,9 @@ type DoctorOptions struct {
 	Provider func(ctx context.Context) (core.WorkItemProvider, *config.Config, error)
 	// OpenStore opens the state store of cfg.
 	OpenStore func(ctx context.Context, cfg *config.Config) (core.Store, error)
+	// FindCloudID asks a Jira Cloud site for its cloud id (the gateway
+	// line; nil: the line is left out).
+	FindCloudID func(ctx context.Context, site string) (string, error)
 }
 
 // Check is one line of the doctor's report (also its --json form).
@@ -54,7 +58,7 @@ type DoctorResult struct {
 
 // NewCmdDoctor parses `dwire doctor`.
 func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
-	o := &DoctorOptions{IO: f.IOStreams, Getenv: f.Getenv, Config: f.Config, Provider: f.Provider, OpenStore: f.OpenStateStore}
+	o := &DoctorOptions{IO: f.IOStreams, Getenv: f.Getenv, Config: f.Config, Provider: f.Provider, OpenStore: f.OpenStateStore, FindCloudID: f.FindCloudID}
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check config, credentials, Jira project, reference field and store",
@@ -134,6 +138,11 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 					c.Detail = referenceFieldDetail(cfg, p)
 				}
 				add(c)
+				if c.Name == "site" {
+					if g, ok := gatewayCheck(ctx, cfg, o.FindCloudID); ok {
+						add(g)
+					}
+				}
 			}
 		}
 		st, err := o.OpenStore(ctx, cfg)
@@ -178,6 +187,35 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 		return &cmdutil.ErrSilent{Code: first}
 	}
 	return nil
+}
+
+// gatewayPath is a scoped API token's jira.api_url: Atlassian's gateway
+// path with a cloud id.
+var gatewayPath = regexp.MustCompile(`/ex/jira/([0-9a-fA-F-]{36})$`)
+
+// gatewayCheck is the doctor's line about jira.api_url when it is a scoped
+// token's gateway URL (ok false: there is none): its cloud id must be the
+// site's, which the site tells without credentials — another id sends
+// every request to another site (or to none).
+func gatewayCheck(ctx context.Context, cfg *config.Config, find func(context.Context, string) (string, error)) (Check, bool) {
+	m := gatewayPath.FindStringSubmatch(cfg.APIURL)
+	if m == nil || cfg.APIURL == cfg.Site || find == nil || cfg.Deployment == config.DeploymentDataCenter {
+		return Check{}, false
+	}
+	const name = "gateway"
+	id, err := find(ctx, cfg.Site)
+	if err != nil {
+		c := failed(name, err)
+		c.Fix = "check jira.site (the site whose cloud id jira.api_url must carry), or run `dwire init --scoped-token` again"
+		return c, true
+	}
+	if !strings.EqualFold(m[1], id) {
+		want := strings.TrimSuffix(cfg.APIURL, m[1]) + id
+		return Check{Name: name, Code: core.CodeConfigInvalid,
+			Detail: fmt.Sprintf("jira.api_url carries cloud id %s, but %s is cloud id %s: requests would go to another site", m[1], cfg.Site, id),
+			Fix:    fmt.Sprintf("set jira.api_url to %s (or run `dwire init --scoped-token` again)", want)}, true
+	}
+	return Check{Name: name, OK: true, Detail: fmt.Sprintf("jira.api_url is the scoped-token gateway of %s (cloud id %s)", cfg.Site, id)}, true
 }
 
 func storeLabel(cfg *config.Config) string {

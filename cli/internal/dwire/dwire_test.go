@@ -32,6 +32,8 @@ type harness struct {
 	env   map[string]string
 	// newService, when set, replaces the service (e.g. to panic).
 	newService func(core.WorkItemProvider, core.Store, *config.Config, *slog.Logger) cmdutil.Service
+	// findCloudID, when set, answers the site's cloud id.
+	findCloudID func(ctx context.Context, site string) (string, error)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -84,6 +86,7 @@ func (h *harness) run(stdin string, tty bool, args ...string) result {
 		OpenStore: func(context.Context, *config.Config, *slog.Logger) (core.Store, error) {
 			return h.store.Reopen(memstore.Options{}), nil
 		},
+		FindCloudID: h.findCloudID,
 		NewService: func(p core.WorkItemProvider, s core.Store, cfg *config.Config, log *slog.Logger) cmdutil.Service {
 			if h.newService != nil {
 				return h.newService(p, s, cfg, log)
@@ -355,6 +358,41 @@ func TestDoctor(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.out), &d); err != nil || d.OK || len(d.Checks) != 8 { // config, credentials, the five of Jira, store
 		t.Fatalf("doctor --json = %+v %v\n%s", d, err, r.out)
 	}
+}
+
+// With an API token with scopes, jira.api_url is Atlassian's gateway with
+// the site's cloud id: doctor asks the site for its id and says whether
+// the configured one is it (another id sends every request elsewhere).
+func TestDoctorChecksTheGatewaysCloudID(t *testing.T) {
+	const siteID, otherID = "3d2c1b0a-5e4f-4a7b-9c8d-0f1e2d3c4b5a", "0e0e0e0e-1111-4222-8333-444444444444"
+	h := newHarness(t)
+	asked := ""
+	h.findCloudID = func(_ context.Context, site string) (string, error) {
+		asked = site
+		return siteID, nil
+	}
+	h.run("", false, "doctor").expect(t, 0, "✓ config")
+	if asked != "" {
+		t.Errorf("without jira.api_url, doctor asked %s for its cloud id", asked)
+	}
+	setAPIURL := func(id string) {
+		cfg := "jira:\n  site: https://example.atlassian.net\n  api_url: https://api.atlassian.com/ex/jira/" + id + "\n  project: DEMO\n  email: dev@example.com\n"
+		if err := os.WriteFile(filepath.Join(h.dir, config.FileName), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setAPIURL(siteID)
+	h.run("", false, "doctor").expect(t, 0, "✓ site", "✓ gateway          jira.api_url is the scoped-token gateway of https://example.atlassian.net (cloud id "+siteID+")", "✓ jira")
+	if asked != "https://example.atlassian.net" {
+		t.Errorf("doctor asked %q for the cloud id; want the site", asked)
+	}
+	setAPIURL(otherID)
+	h.run("", false, "doctor").expect(t, 2, "✗ gateway          CONFIG_INVALID: jira.api_url carries cloud id "+otherID+", but https://example.atlassian.net is cloud id "+siteID,
+		"fix: set jira.api_url to https://api.atlassian.com/ex/jira/"+siteID)
+	h.findCloudID = func(context.Context, string) (string, error) {
+		return "", core.Errorf(core.CodeJiraUnavailable, "Jira at example.atlassian.net did not answer (timeout).")
+	}
+	h.run("", false, "doctor").expect(t, 3, "✗ gateway          JIRA_UNAVAILABLE: Jira at example.atlassian.net did not answer", "fix: check jira.site")
 }
 
 func TestVerboseNeverLogsToken(t *testing.T) {
