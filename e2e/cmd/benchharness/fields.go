@@ -118,7 +118,7 @@ func fieldsTargets(r *Results) []Target {
 	if f == nil {
 		return nil
 	}
-	name := fmt.Sprintf("%s-item plan with seven fields per item (issue 16)", thousands(f.Items))
+	name := fmt.Sprintf("%s-item plan with seven fields per item", thousands(f.Items))
 	w, wo := f.With, f.Without
 	extra := w.Preview.Requests + w.Commit.Requests - wo.Preview.Requests - wo.Commit.Requests
 	reimport := w.Unchanged.Requests - wo.Unchanged.Requests
@@ -148,7 +148,7 @@ func fieldsMarkdown(r *Results) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Fields (issue 16)\n\nThe %s-item plan of the sizes above, once as it is and once with %d field lines under every story's heading (`Labels`, `Priority`, `Assignee` by e-mail, `Estimate`, `Components`, `Fix versions`, `Due`), each into its own fresh mockjira that knows the person, the component and the version; in process as above: preview, commit, then a new provider's unchanged re-import. Measured %s.\n\n", thousands(f.Items), f.Fields, f.Date)
+	fmt.Fprintf(&b, "## Fields\n\nThe %s-item plan of the sizes above, once as it is and once with %d field lines under every story's heading (`Labels`, `Priority`, `Assignee` by e-mail, `Estimate`, `Components`, `Fix versions`, `Due`), each into its own fresh mockjira that knows the person, the component and the version; in process as above: preview, commit, then a new provider's unchanged re-import. Measured %s.\n\n", thousands(f.Items), f.Fields, f.Date)
 	b.WriteString("| Plan | Preview requests | Commit requests | Commit wall (ms) | Unchanged re-import requests | Preview requests by endpoint | Commit requests by endpoint | Re-import requests by endpoint |\n|---|---:|---:|---:|---:|---|---|---|\n")
 	for _, row := range []struct {
 		name string

@@ -130,7 +130,7 @@ func linksTargets(r *Results) []Target {
 		return nil
 	}
 	return []Target{{
-		Name: fmt.Sprintf("link-heavy commit: %s items, %d dependencies, %d sub-tasks, sprint and rank (issues 17, 20)", thousands(l.Items), l.Dependencies, l.Subtasks),
+		Name: fmt.Sprintf("link-heavy commit: %s items, %d dependencies, %d sub-tasks, sprint and rank", thousands(l.Items), l.Dependencies, l.Subtasks),
 		Goal: fmt.Sprintf("requests ≤ 1.05 × minimum (%d) = %.0f; wall time at %.0f ms reported", l.Minimum, 1.05*float64(l.Minimum), r.Settings.LatencyMS),
 		Measured: fmt.Sprintf("%d requests (%.3f ×), %.2f s wall (max_in_flight %s)",
 			l.Commit.Requests, l.Commit.RequestRatio, l.Commit.WallMS/1000, maxInFlight(r.Settings.MaxInFlight)),
@@ -144,9 +144,9 @@ func linksMarkdown(r *Results) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Link-heavy plan (issues 17 and 20)\n\nA %s-item plan: %d epics, %d stories, %d sub-tasks (at most one per story, spread evenly), %d dependencies (`Depends on:` the story before, across epics too), every story in the active sprint (`Sprint: %s`; sub-tasks follow their story), the backlog in the document's order (rank on, as by default). A fresh mockjira at the same latency; in process as above: preview, then commit. Measured %s.\n\n",
+	fmt.Fprintf(&b, "## Link-heavy plan\n\nA %s-item plan: %d epics, %d stories, %d sub-tasks (at most one per story, spread evenly), %d dependencies (`Depends on:` the story before, across epics too), every story in the active sprint (`Sprint: %s`; sub-tasks follow their story), the backlog in the document's order (rank on, as by default). A fresh mockjira at the same latency; in process as above: preview, then commit. Measured %s.\n\n",
 		thousands(l.Items), l.Epics, l.Stories, l.Subtasks, l.Dependencies, sprintName, l.Date)
-	fmt.Fprintf(&b, "Minimum: %d creates (batches of %d: epics, stories, sub-tasks) + %d links (one request each: Jira has no bulk link) + %d sprint moves (%d stories, %d a request) + %d rank requests (%d epics and stories after the first: the chunks' heads, %d a request, then one request per chunk, issue 20) + %d search pages = %d.\n\n",
+	fmt.Fprintf(&b, "Minimum: %d creates (batches of %d: epics, stories, sub-tasks) + %d links (one request each: Jira has no bulk link) + %d sprint moves (%d stories, %d a request) + %d rank requests (%d epics and stories after the first: the chunks' heads, %d a request, then one request per chunk) + %d search pages = %d.\n\n",
 		l.MinBreakdown["creates"], createBatch, l.MinBreakdown["links"], l.MinBreakdown["sprint"], l.Stories, createBatch, l.MinBreakdown["rank"], l.Epics+l.Stories-1, createBatch, l.MinBreakdown["search"], l.Minimum)
 	b.WriteString("| Phase | Requests | Minimum | Ratio | Wall (ms) | mockjira CPU (ms) | Requests by endpoint |\n|---|---:|---:|---:|---:|---:|---|\n")
 	fmt.Fprintf(&b, "| preview | %d | — | — | %s | %s | %s |\n", l.Preview.Requests, f1(l.Preview.WallMS), f1(l.Preview.MockJiraCPUMS), endpoints(l.Preview.ByEndpoint))

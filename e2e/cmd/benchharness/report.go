@@ -110,7 +110,7 @@ func concurrencyTargets(r *Results) []Target {
 		}
 		ts = append(ts, t)
 	}
-	add("1,000-item fresh commit at 50 ms (issue 20)", fmt.Sprintf("< 1.2 s, requests = minimum + the %d reads exactly-once needs", exactlyOnceReads), 1000, func(s *SizeResult) (string, bool) {
+	add("1,000-item fresh commit at 50 ms", fmt.Sprintf("< 1.2 s, requests = minimum + the %d reads exactly-once needs", exactlyOnceReads), 1000, func(s *SizeResult) (string, bool) {
 		reads := s.Commit.ByEndpoint[bulkFetch]
 		return fmt.Sprintf("%.2f s, %d requests (minimum %d + %d %s reads)", s.Commit.WallMS/1000, s.Commit.Requests, s.Commit.MinRequests, reads, bulkFetch),
 			s.Commit.WallMS < 1200 && s.Commit.Requests == s.Commit.MinRequests+exactlyOnceReads && reads == exactlyOnceReads
@@ -124,7 +124,7 @@ func concurrencyTargets(r *Results) []Target {
 	add("100 edits (10% of 1,000) at 50 ms", "< 1 s", 1000, func(s *SizeResult) (string, bool) {
 		return fmt.Sprintf("%.2f s for %d edits", s.EditedCommit.WallMS/1000, s.Edited), s.EditedCommit.WallMS < 1000
 	})
-	add("unchanged re-import, 1,000 items (issue 20)", "≤ 12 requests (+1 for a lag-proof lookup)", 1000, func(s *SizeResult) (string, bool) {
+	add("unchanged re-import, 1,000 items", "≤ 12 requests (+1 for a lag-proof lookup)", 1000, func(s *SizeResult) (string, bool) {
 		return fmt.Sprintf("%d requests", s.Unchanged.Requests), s.Unchanged.Requests <= 13
 	})
 	return ts
@@ -206,12 +206,12 @@ func markdown(r *Results) string {
 	w("- **Commit**: in process, `service.NewWorkItemService` over `jira.New` (real HTTP to mockjira) and a SQLite store (`store-sqlite`) in a temporary directory: `ImportPreview`, then `ImportCommit` with `confirmed: true`. Requests and wall time are of the commit alone (the preview before it is reported separately).\n")
 	w("- **Re-import, nothing changed**: a new provider and service (what a new `dwire` process has) on the same store: `ImportPreview`. It plans no writes, so there is nothing to commit (the CLI stops there too). Discovery requests (fields, issue types) are included.\n")
 	w("- **Re-import, 10%% edited**: every tenth item's title changed; a new provider: preview + commit.\n")
-	w("- **Minimum**: ceil(epics/%d) + ceil(stories/%d) bulk creates + ceil(items/%d) search pages + the rank requests (issue 20): ceil((items-1)/%d) up to %d² moves — a chain up to twice that, else two rounds with the first chunk whole in round 1 beside the other chunks' heads, the fewest there can be: at 1,000 items %d — and past that ceil(chunks/%d) + chunks with chunks = ceil((items-1)/%d) (Jira's bulk-create limit, the adapter's search page size, and Jira's rank limit: ranking is on by default, so a fresh import places every item after the first). A fresh commit also makes the %d reads exactly-once needs (issue 14), both `POST issue/bulkfetch`: the stale check's tail read (issues created since the preview that search may not show yet) and, once every create has ended, the duplicate check (an issue another store created with one of the same references at the same moment); the issue 20 target counts them on top of the minimum. Request ratio = requests / minimum; wall ratio = wall / (minimum × latency).\n", r.Settings.CreateBatch, r.Settings.CreateBatch, r.Settings.PageSize, r.Settings.CreateBatch, r.Settings.CreateBatch, rankRequests(999), r.Settings.CreateBatch, r.Settings.CreateBatch+1, exactlyOnceReads)
+	w("- **Minimum**: ceil(epics/%d) + ceil(stories/%d) bulk creates + ceil(items/%d) search pages + the rank requests: ceil((items-1)/%d) up to %d² moves — a chain up to twice that, else two rounds with the first chunk whole in round 1 beside the other chunks' heads, the fewest there can be: at 1,000 items %d — and past that ceil(chunks/%d) + chunks with chunks = ceil((items-1)/%d) (Jira's bulk-create limit, the adapter's search page size, and Jira's rank limit: ranking is on by default, so a fresh import places every item after the first). A fresh commit also makes the %d reads exactly-once needs, both `POST issue/bulkfetch`: the stale check's tail read (issues created since the preview that search may not show yet) and, once every create has ended, the duplicate check (an issue another store created with one of the same references at the same moment); the fresh-commit target counts them on top of the minimum. Request ratio = requests / minimum; wall ratio = wall / (minimum × latency).\n", r.Settings.CreateBatch, r.Settings.CreateBatch, r.Settings.PageSize, r.Settings.CreateBatch, r.Settings.CreateBatch, rankRequests(999), r.Settings.CreateBatch, r.Settings.CreateBatch+1, exactlyOnceReads)
 	w("- **Baseline**: the same fresh import with `jira.Config{SingleCreate: true}` (one `POST /rest/api/3/issue` per item, one at a time — max_in_flight 1 — what most Jira tools do), against its own fresh mockjira; run for sizes up to %d items.\n", r.Settings.BaselineMax)
 	w("- **Cold start**: median of %d runs of `dwire version`; MCP: median of %d cold `dwire mcp` processes, each timed from exec through `initialize` to the `tools/list` answer (go-sdk client over `CommandTransport`).\n", r.Settings.ColdRuns, r.Settings.ColdRuns)
 	w("- **Stores**: `go test -run '^$' -bench Store/SaveLoadConsume` in `store-sqlite` and `store-postgres` (one op = save + load + consume of a preview).\n\n")
 
-	w("## Targets (issues 10, 16 and 20)\n\n| Target | Goal | Measured | Result |\n|---|---|---|---|\n")
+	w("## Targets\n\n| Target | Goal | Measured | Result |\n|---|---|---|---|\n")
 	for _, t := range r.Targets {
 		w("| %s | %s | %s | **%s** |\n", t.Name, t.Goal, t.Measured, t.Status)
 	}
@@ -330,7 +330,7 @@ func findings(r *Results) []string {
 	}
 	for _, s := range r.Sizes {
 		if n := s.Commit.ByEndpoint["PUT /rest/agile/1.0/issue/rank"]; n > 0 && s.Items-1 > 2*createBatch {
-			out = append(out, fmt.Sprintf("Rank (on by default): the fresh commit of %d items sends %d rank requests alongside its creates (issue 20): the first chunk and the other chunks' heads are created first, in a batch of their own, and placed once it answers; every other chunk's rest of up to %d goes right after its own head as soon as its items are created.",
+			out = append(out, fmt.Sprintf("Rank (on by default): the fresh commit of %d items sends %d rank requests alongside its creates: the first chunk and the other chunks' heads are created first, in a batch of their own, and placed once it answers; every other chunk's rest of up to %d goes right after its own head as soon as its items are created.",
 				s.Items, n, createBatch))
 		}
 	}
