@@ -82,9 +82,12 @@ const (
 	ActionDrift     Action = "drift" // edited in Jira since DevWorkWire last wrote it: never overwritten silently
 )
 
-// Linked is another work item that blocks this one ("is blocked by").
+// Linked is another work item next to this one: one that blocks it, one
+// it blocks, or one of its sub-tasks. Its title is read with the item
+// (the tracker embeds it in the link), "" when the tracker did not say.
 type Linked struct {
 	Key    string `json:"key"`
+	Title  string `json:"title,omitempty"`
 	Status Status `json:"status"`
 }
 

@@ -40,7 +40,9 @@ type WorkItemProvider interface {
 	Get(ctx context.Context, key string) (WorkItem, error)
 
 	// Query returns up to f.Limit items matching f, and whether more
-	// matched. Reads only.
+	// matched, in backlog order (WorkItem.Rank; an import ranks its items
+	// in the document's order) where the tracker ranks items, then by key.
+	// Reads only.
 	Query(ctx context.Context, f Filter) (items []WorkItem, truncated bool, err error)
 
 	// Create creates items, batching them (at most MaxBatch per request),

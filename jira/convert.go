@@ -285,7 +285,8 @@ type issueRef struct {
 	ID     string `json:"id"`
 	Key    string `json:"key"`
 	Fields struct {
-		Status statusJSON `json:"status"`
+		Summary string     `json:"summary"` // Jira embeds it in a link's and a sub-task's issue
+		Status  statusJSON `json:"status"`
 	} `json:"fields"`
 }
 

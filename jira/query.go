@@ -121,7 +121,14 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 		t := jql.Terms(f.Text)
 		clauses = append(clauses, "(summary ~ "+t+" OR description ~ "+t+")")
 	}
-	q := strings.Join(clauses, " AND ") + " ORDER BY key ASC"
+	// Backlog order where the site ranks issues (an import ranks its
+	// items in the document's order; keys follow the order creates reached
+	// Jira), else key order.
+	order := " ORDER BY key ASC"
+	if m.structure.rankField != "" {
+		order = " ORDER BY Rank ASC, key ASC"
+	}
+	q := strings.Join(clauses, " AND ") + order
 	items := []core.WorkItem{}
 	truncated := false
 	err = p.search(ctx, m, q, nil, "query work items", func(is issue) bool {

@@ -104,17 +104,17 @@ func (m *meta) readStructure(is issue, w *core.WorkItem) string {
 		}
 		switch {
 		case l.InwardIssue != nil: // this issue "is blocked by" it
-			w.BlockedBy = append(w.BlockedBy, core.Linked{Key: l.InwardIssue.Key, Status: mapCategory(l.InwardIssue.Fields.Status.StatusCategory.Key)})
+			w.BlockedBy = append(w.BlockedBy, core.Linked{Key: l.InwardIssue.Key, Title: l.InwardIssue.Fields.Summary, Status: mapCategory(l.InwardIssue.Fields.Status.StatusCategory.Key)})
 			fp = append(fp, "<"+l.ID+":"+l.InwardIssue.Key)
 		case l.OutwardIssue != nil: // this issue "blocks" it
-			w.Blocks = append(w.Blocks, core.Linked{Key: l.OutwardIssue.Key, Status: mapCategory(l.OutwardIssue.Fields.Status.StatusCategory.Key)})
+			w.Blocks = append(w.Blocks, core.Linked{Key: l.OutwardIssue.Key, Title: l.OutwardIssue.Fields.Summary, Status: mapCategory(l.OutwardIssue.Fields.Status.StatusCategory.Key)})
 			fp = append(fp, ">"+l.ID+":"+l.OutwardIssue.Key)
 		}
 	}
 	var subs []issueRef
 	_ = json.Unmarshal(is.Fields["subtasks"], &subs)
 	for _, s := range subs {
-		w.Subtasks = append(w.Subtasks, core.Linked{Key: s.Key, Status: mapCategory(s.Fields.Status.StatusCategory.Key)})
+		w.Subtasks = append(w.Subtasks, core.Linked{Key: s.Key, Title: s.Fields.Summary, Status: mapCategory(s.Fields.Status.StatusCategory.Key)})
 	}
 	if f := m.structure.sprintField; f != "" {
 		var sps []sprintValue

@@ -481,23 +481,38 @@ func testAddComment(t *testing.T, s *suite) {
 	}
 }
 
-// queryKeys runs a query and returns the keys found and truncated.
+// queryKeys are the keys f selects, in the order Query returns them.
 func (s *suite) queryKeys(f core.Filter) ([]string, bool, error) {
 	items, trunc, err := s.Provider.Query(s.ctx, f)
 	var keys []string
 	for _, w := range items {
 		keys = append(keys, w.Key)
 	}
-	slices.Sort(keys)
 	return keys, trunc, err
 }
 
-// expectQuery waits until f selects exactly want (sorted keys).
+// expectQuery waits until f selects exactly want (in any order).
 func (s *suite) expectQuery(t *testing.T, name string, f core.Filter, want ...string) {
 	t.Helper()
-	want = slices.Sorted(slices.Values(want))
+	s.expectKeys(t, name, f, true, want)
+}
+
+// expectQueryOrder waits until f selects exactly want, in want's order.
+func (s *suite) expectQueryOrder(t *testing.T, name string, f core.Filter, want ...string) {
+	t.Helper()
+	s.expectKeys(t, name, f, false, want)
+}
+
+func (s *suite) expectKeys(t *testing.T, name string, f core.Filter, anyOrder bool, want []string) {
+	t.Helper()
+	if anyOrder {
+		want = slices.Sorted(slices.Values(want))
+	}
 	s.eventually(t, func() string {
 		got, trunc, err := s.queryKeys(f)
+		if anyOrder {
+			slices.Sort(got)
+		}
 		switch {
 		case err != nil:
 			return fmt.Sprintf("Query %s: %v", name, err)
@@ -564,8 +579,8 @@ func testQueryReady(t *testing.T, s *suite) {
 	transitionTo(t, s, ks[3], core.StatusInProgress)
 
 	w := s.get(t, ks[0])
-	if len(w.BlockedBy) != 1 || w.BlockedBy[0].Key != ks[1] || w.BlockedBy[0].Status != core.StatusTodo {
-		t.Errorf("Get(%s).BlockedBy = %+v; want [{%s todo}]", ks[0], w.BlockedBy, ks[1])
+	if len(w.BlockedBy) != 1 || w.BlockedBy[0].Key != ks[1] || w.BlockedBy[0].Status != core.StatusTodo || w.BlockedBy[0].Title != specs[1].Title {
+		t.Errorf("Get(%s).BlockedBy = %+v; want [{%s %q todo}]", ks[0], w.BlockedBy, ks[1], specs[1].Title)
 	}
 	s.expectQuery(t, "ready", core.Filter{Document: s.doc, Ready: true, Limit: 100}, ks[1], ks[2])
 

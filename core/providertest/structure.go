@@ -51,8 +51,8 @@ func testSubtasks(t *testing.T, s *suite) {
 	if w.Kind != core.KindSubtask || w.ParentKey != sk {
 		t.Errorf("sub-task %s: kind %q parent %q; want subtask under %s", tk, w.Kind, w.ParentKey, sk)
 	}
-	if st := s.get(t, sk); !slices.ContainsFunc(st.Subtasks, func(l core.Linked) bool { return l.Key == tk && l.Status == core.StatusTodo }) {
-		t.Errorf("story %s lists sub-tasks %v; want %s (todo)", sk, st.Subtasks, tk)
+	if st := s.get(t, sk); !slices.ContainsFunc(st.Subtasks, func(l core.Linked) bool { return l.Key == tk && l.Status == core.StatusTodo && l.Title == sub.Title }) {
+		t.Errorf("story %s lists sub-tasks %v; want %s %q (todo)", sk, st.Subtasks, tk, sub.Title)
 	}
 	// Found by reference like any item.
 	got, err := s.Provider.Lookup(s.ctx, []core.Reference{sub.Reference}, map[core.Reference]string{sub.Reference: tk})
@@ -94,11 +94,12 @@ func testDependencies(t *testing.T, s *suite) {
 		t.Fatalf("AddDependency(%s blocked by %s): %v", b, a, err)
 	}
 	wb, wa := s.get(t, b), s.get(t, a)
-	if len(wb.BlockedBy) != 1 || wb.BlockedBy[0].Key != a || wb.BlockedBy[0].Status != core.StatusTodo {
-		t.Errorf("%s BlockedBy = %v; want %s (todo)", b, wb.BlockedBy, a)
+	// Each side names the other with its title, read with the item.
+	if len(wb.BlockedBy) != 1 || wb.BlockedBy[0].Key != a || wb.BlockedBy[0].Status != core.StatusTodo || wb.BlockedBy[0].Title != "Blocker" {
+		t.Errorf("%s BlockedBy = %v; want %s \"Blocker\" (todo)", b, wb.BlockedBy, a)
 	}
-	if len(wa.Blocks) != 1 || wa.Blocks[0].Key != b {
-		t.Errorf("%s Blocks = %v; want %s", a, wa.Blocks, b)
+	if len(wa.Blocks) != 1 || wa.Blocks[0].Key != b || wa.Blocks[0].Title != "Blocked" {
+		t.Errorf("%s Blocks = %v; want %s \"Blocked\"", a, wa.Blocks, b)
 	}
 	if wb.Fingerprint == before {
 		t.Errorf("%s: Fingerprint unchanged by a new dependency (the stale check would miss it)", b)
@@ -209,4 +210,6 @@ func testRank(t *testing.T, s *suite) {
 	if got, want := order(), []string{k[2], k[0], k[1], k[3]}; !slices.Equal(got, want) {
 		t.Errorf("after ranking %s after %s: %v; want %v", k[3], k[1], got, want)
 	}
+	// A query lists items in backlog order, not key order.
+	s.expectQueryOrder(t, "in backlog order", core.Filter{Document: s.doc, Limit: 10}, k[2], k[0], k[1], k[3])
 }

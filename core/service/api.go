@@ -407,10 +407,22 @@ type ItemView struct {
 	Story              *ItemRef       `json:"story,omitempty"`    // a sub-task's story
 	Subtasks           []core.Linked  `json:"subtasks,omitempty"` // a story's sub-tasks
 	Sprint             string         `json:"sprint,omitempty"`
-	Children           []ItemRef      `json:"children,omitempty"` // an epic's stories
+	// Fields are the managed fields the item holds in the tracker, by key
+	// in key order: what an import writes (labels, priority, estimate, fix
+	// versions, custom fields as fields.<name>, …), whether or not a
+	// document manages them.
+	Fields   []ItemField `json:"fields,omitempty" jsonschema:"the managed fields the item holds in Jira (those an import writes), sorted by field, each with its value; an empty field is left out"`
+	Children []ItemRef   `json:"children,omitempty"` // an epic's stories
 	// Removed is true for an item its planning document no longer lists
 	// (as of the document's last import): not work of the plan.
 	Removed bool `json:"removed,omitempty" jsonschema:"true when the planning document no longer lists this item (as of its last import): it is not work of the plan"`
+}
+
+// ItemField is one managed field of an item as the tracker holds it: its
+// key as the import preview names it (PlanField.Field) and its value.
+type ItemField struct {
+	Field string `json:"field" jsonschema:"the field: labels, priority, assignee, estimate, components, fix_versions, due, or fields.<name> for a custom field"`
+	Value string `json:"value" jsonschema:"the value in Jira (lists joined by comma and space; a person as an account id)"`
 }
 
 // GetResult is the result of workitem.get.

@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -47,6 +49,11 @@ func (s *WorkItemService) view(ctx context.Context, w core.WorkItem, epics map[s
 	}
 	if !w.Updated.IsZero() {
 		v.Updated = core.UTCSecond(w.Updated)
+	}
+	for _, k := range slices.Sorted(maps.Keys(w.Fields)) {
+		if vals := w.Fields[k]; len(vals) > 0 {
+			v.Fields = append(v.Fields, ItemField{Field: k, Value: strings.Join(vals, ", ")})
+		}
 	}
 	if w.ParentKey == "" {
 		return v, nil

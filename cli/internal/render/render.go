@@ -608,6 +608,18 @@ func List(w io.Writer, r service.QueryResult, o Options) {
 	}
 }
 
+// hangingRow writes label then text wrapped between words within width,
+// its further lines starting under the text's first.
+func hangingRow(w io.Writer, label, text string, width int) {
+	at := utf8.RuneCountInString(label)
+	for i, l := range strings.Split(Wrap(text, width-at, ""), "\n") {
+		if i > 0 {
+			label = strings.Repeat(" ", at)
+		}
+		fmt.Fprintf(w, "%s%s\n", label, l)
+	}
+}
+
 // Item writes one work item in full.
 func Item(w io.Writer, v service.ItemView, o Options) {
 	v = Clean(v)
@@ -640,22 +652,35 @@ func Item(w io.Writer, v service.ItemView, o Options) {
 	if !v.Updated.IsZero() {
 		row("updated", FormatTime(v.Updated))
 	}
-	if len(v.BlockedBy) > 0 {
-		var b []string
-		for _, l := range v.BlockedBy {
-			b = append(b, l.Key+" ("+string(l.Status)+")")
-		}
-		row("blocked by", strings.Join(b, ", "))
-	}
+	// Each linked item on its own line: key, title and status, wrapped
+	// under the first line rather than cut.
 	for _, l := range []struct {
 		name  string
 		items []core.Linked
-	}{{"blocks", v.Blocks}, {"sub-tasks", v.Subtasks}} {
-		var b []string
-		for _, x := range l.items {
-			b = append(b, x.Key+" ("+string(x.Status)+")")
+	}{{"blocked by", v.BlockedBy}, {"blocks", v.Blocks}, {"sub-tasks", v.Subtasks}} {
+		for i, x := range l.items {
+			name := ""
+			if i == 0 {
+				name = l.name
+			}
+			text := x.Key + " " + x.Title + " (" + string(x.Status) + ")"
+			if x.Title == "" {
+				text = x.Key + " (" + string(x.Status) + ")"
+			}
+			hangingRow(w, "  "+pad(name, 11), text, width)
 		}
-		row(l.name, strings.Join(b, ", "))
+	}
+	if len(v.Fields) > 0 {
+		// The managed fields, as the plan format names them.
+		fmt.Fprintln(w, "  fields")
+		nameW := 0
+		for _, f := range v.Fields {
+			nameW = max(nameW, utf8.RuneCountInString(core.FieldName(f.Field)))
+		}
+		nameW += 2
+		for _, f := range v.Fields {
+			hangingRow(w, "    "+pad(core.FieldName(f.Field), nameW), f.Value, width)
+		}
 	}
 	if len(v.Children) > 0 {
 		fmt.Fprintln(w, "  stories")

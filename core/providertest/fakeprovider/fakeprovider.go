@@ -483,7 +483,7 @@ func (p *Provider) Query(ctx context.Context, f core.Filter) ([]core.WorkItem, b
 	}
 	text := strings.ToLower(f.Text)
 	var out []core.WorkItem
-	for _, it := range p.sorted() {
+	for _, it := range p.ranked() {
 		w := p.view(it)
 		switch {
 		case !it.searchable,
@@ -830,6 +830,14 @@ func (p *Provider) sorted() []*item {
 		out = append(out, it)
 	}
 	slices.SortFunc(out, func(a, b *item) int { return a.seq - b.seq })
+	return out
+}
+
+// ranked are the items in backlog order (rank, then creation), as a
+// query returns them.
+func (p *Provider) ranked() []*item {
+	out := p.sorted()
+	slices.SortStableFunc(out, func(a, b *item) int { return a.rank - b.rank })
 	return out
 }
 

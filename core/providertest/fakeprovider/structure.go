@@ -121,18 +121,18 @@ func (p *Provider) viewStructure(it *item, w *core.WorkItem) {
 		switch it.w.Key {
 		case d.blocked:
 			if bi, ok := p.items[d.blocker]; ok {
-				w.BlockedBy = append(w.BlockedBy, core.Linked{Key: d.blocker, Status: bi.w.Status})
+				w.BlockedBy = append(w.BlockedBy, core.Linked{Key: d.blocker, Title: bi.w.Title, Status: bi.w.Status})
 			}
 		case d.blocker:
 			if bi, ok := p.items[d.blocked]; ok {
-				w.Blocks = append(w.Blocks, core.Linked{Key: d.blocked, Status: bi.w.Status})
+				w.Blocks = append(w.Blocks, core.Linked{Key: d.blocked, Title: bi.w.Title, Status: bi.w.Status})
 			}
 		}
 	}
 	if it.w.Kind != core.KindSubtask {
 		for _, c := range p.sorted() {
 			if c.w.Kind == core.KindSubtask && c.w.ParentKey == it.w.Key {
-				w.Subtasks = append(w.Subtasks, core.Linked{Key: c.w.Key, Status: c.w.Status})
+				w.Subtasks = append(w.Subtasks, core.Linked{Key: c.w.Key, Title: c.w.Title, Status: c.w.Status})
 			}
 		}
 	}
