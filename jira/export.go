@@ -2,10 +2,14 @@ package jira
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/jira/internal/jql"
@@ -41,7 +45,7 @@ func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]c
 		}
 		return true
 	}
-	var q string
+	var q, prefix string
 	switch {
 	case sel.Epic != "":
 		e, err := p.Get(ctx, sel.Epic)
@@ -62,7 +66,8 @@ func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]c
 			return nil, core.Errorf(core.CodeValidationFailed, "The query's parentheses or quotes do not pair up, so it cannot be kept within project %s (DevWorkWire reads only the project it is configured for). Close every '(' and quote the query opens, and open every ')' it closes.", p.cfg.Project).
 				WithDetails(core.Detail{Field: "jql", Message: "unbalanced parentheses or quotes"})
 		}
-		q = p.projectClause() + " AND (" + inner + ")"
+		prefix = p.projectClause() + " AND ("
+		q = prefix + inner + ")"
 	default:
 		if !strings.EqualFold(sel.Project, p.cfg.Project) {
 			return nil, core.Errorf(core.CodeValidationFailed, "Project %s is not %s, the project DevWorkWire is configured for (jira.project); export %s from a workspace configured for it.", sel.Project, p.cfg.Project, sel.Project).
@@ -71,6 +76,9 @@ func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]c
 		q = p.projectClause()
 	}
 	if err := p.search(ctx, m, q+" ORDER BY key ASC", nil, "read the issues to export", visit); err != nil {
+		if sel.Query != "" {
+			err = inQueryPositions(err, prefix, orderByRE.ReplaceAllString(sel.Query, ""))
+		}
 		return nil, err
 	}
 	var stories []string
@@ -86,6 +94,40 @@ func (p *Provider) ReadIssues(ctx context.Context, sel core.IssueSelection) ([]c
 		}
 	}
 	return out, nil
+}
+
+// jqlPositionRE finds the position Jira gives in a refused query's
+// message: "(line 1, character 45)".
+var jqlPositionRE = regexp.MustCompile(`\(line (\d+), character (\d+)\)`)
+
+// inQueryPositions moves the positions in Jira's refusal of a query from
+// the query sent (prefix, then the person's query, then what closes it) to
+// the person's own text: the first line's characters shift by the
+// prefix's; a position past the end of the query says so; one inside the
+// prefix (never the person's) is dropped.
+func inQueryPositions(err error, prefix, query string) error {
+	var e *core.Error
+	if !errors.As(err, &e) || e.Code != core.CodeValidationFailed {
+		return err
+	}
+	lines := strings.Split(query, "\n")
+	c := *e
+	c.Message = jqlPositionRE.ReplaceAllStringFunc(e.Message, func(pos string) string {
+		m := jqlPositionRE.FindStringSubmatch(pos)
+		line, _ := strconv.Atoi(m[1])
+		char, _ := strconv.Atoi(m[2])
+		if line == 1 {
+			char -= utf8.RuneCountInString(prefix)
+		}
+		switch {
+		case line < 1 || line > len(lines) || char < 1:
+			return "(at a place DevWorkWire added around the query)"
+		case line == len(lines) && char > utf8.RuneCountInString(lines[line-1]):
+			return "(at the end of the query)"
+		}
+		return fmt.Sprintf("(line %d, character %d of the query)", line, char)
+	})
+	return &c
 }
 
 var _ core.PeopleReader = (*Provider)(nil)

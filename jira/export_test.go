@@ -61,3 +61,25 @@ func TestExportPeopleRoundTripOverHTTP(t *testing.T) {
 		t.Error("the export or its preview wrote to Jira")
 	}
 }
+
+// A refused query's positions are moved from the query sent to the
+// person's own text, on its first line and on the others.
+func TestInQueryPositionsAreThePersonsOwn(t *testing.T) {
+	prefix := `project = "DEMO" AND (`
+	for _, c := range []struct{ query, jira, want string }{
+		{"status = Done AND foo bar", "Expecting operator but got 'bar'. (line 1, character 45)", "Expecting operator but got 'bar'. (line 1, character 23 of the query)"},
+		{"status = Done\nAND foo bar", "Expecting operator but got 'bar'. (line 2, character 9)", "Expecting operator but got 'bar'. (line 2, character 9 of the query)"},
+		{"status =", "Expecting a value. (line 1, character 31)", "Expecting a value. (at the end of the query)"},
+		{"status = Done", "Something. (line 1, character 3)", "Something. (at a place DevWorkWire added around the query)"},
+		{"status = Done", "Field 'x' does not exist.", "Field 'x' does not exist."},
+	} {
+		got := inQueryPositions(core.Errorf(core.CodeValidationFailed, "%s", c.jira), prefix, c.query)
+		if msg := got.(*core.Error).Message; msg != c.want {
+			t.Errorf("%q: %q\n got %q\nwant %q", c.query, c.jira, msg, c.want)
+		}
+	}
+	other := core.Errorf(core.CodeJiraUnavailable, "(line 1, character 45)")
+	if got := inQueryPositions(other, prefix, "x"); got != other {
+		t.Errorf("an error other than a refusal changed: %v", got)
+	}
+}
