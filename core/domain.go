@@ -21,6 +21,9 @@ const (
 // Valid reports whether k is a known kind.
 func (k Kind) Valid() bool { return k == KindEpic || k == KindStory || k == KindSubtask }
 
+// KindNames are the kinds as a filter names them: epic, story, subtask.
+func KindNames() []string { return []string{string(KindEpic), string(KindStory), string(KindSubtask)} }
+
 // Label is the kind as a heading or a sentence names it, spelled as the
 // plan format spells it: Epic, Story, Sub-task ("Item" for no kind).
 func (k Kind) Label() string {

@@ -141,7 +141,30 @@ func (v *argValidator) leaves(e *sjs.ValidationError, out *[]core.Detail) {
 	if field == "" {
 		field = "arguments"
 	}
-	*out = append(*out, core.Detail{Field: field, Message: e.ErrorKind.LocalizedString(v.printer)})
+	*out = append(*out, core.Detail{Field: field, Message: e.ErrorKind.LocalizedString(v.printer) + enumHint(e.ErrorKind)})
+}
+
+// enumHint is " (did you mean x?)" when a string is not one of an enum's
+// strings but close to one (core.Closest): "sub-task" for subtask.
+func enumHint(k sjs.ErrorKind) string {
+	en, ok := k.(*kind.Enum)
+	if !ok {
+		return ""
+	}
+	got, ok := en.Got.(string)
+	if !ok {
+		return ""
+	}
+	var known []string
+	for _, w := range en.Want {
+		if s, ok := w.(string); ok {
+			known = append(known, s)
+		}
+	}
+	if c := core.Closest(got, known); c != "" {
+		return fmt.Sprintf(" (did you mean %s?)", c)
+	}
+	return ""
 }
 
 func join(a, b string) string {

@@ -95,13 +95,13 @@ func (s *WorkItemService) Query(ctx context.Context, in QueryInput) (QueryResult
 func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (QueryResult, error) {
 	var problems []core.Detail
 	if in.Status != "" && !in.Status.Valid() {
-		problems = append(problems, core.Detail{Field: "status", Message: fmt.Sprintf("%q is not a status; use %s", in.Status, statusList())})
+		problems = append(problems, core.Detail{Field: "status", Message: fmt.Sprintf("%q is not a status%s; use %s", in.Status, didYouMean(string(in.Status), "todo", "in_progress", "done"), statusList())})
 	}
 	if in.Limit < 0 || in.Limit > core.MaxQueryLimit {
 		problems = append(problems, core.Detail{Field: "limit", Message: fmt.Sprintf("limit %d is out of range; use 1 to %d (default %d)", in.Limit, core.MaxQueryLimit, core.DefaultQueryLimit)})
 	}
 	if in.Kind != "" && !in.Kind.Valid() {
-		problems = append(problems, core.Detail{Field: "kind", Message: fmt.Sprintf("%q is not a kind; use epic, story or subtask", in.Kind)})
+		problems = append(problems, core.Detail{Field: "kind", Message: fmt.Sprintf("%q is not a kind%s; use epic, story or subtask", in.Kind, didYouMean(string(in.Kind), core.KindNames()...))})
 	}
 	if in.Ready && in.Status != "" && in.Status != core.StatusTodo {
 		problems = append(problems, core.Detail{Field: "ready", Message: fmt.Sprintf("ready items are in status todo, so ready cannot be combined with status %s", in.Status)})
@@ -153,4 +153,13 @@ func (s *WorkItemService) query(ctx context.Context, o *op, in QueryInput) (Quer
 	res.Returned = len(res.Items)
 	s.markRemoved(ctx, o, res.Items) // removed.go
 	return res, nil
+}
+
+// didYouMean is " (did you mean x?)" when one of known is close to word
+// (core.Closest), else "".
+func didYouMean(word string, known ...string) string {
+	if c := core.Closest(word, known); c != "" {
+		return fmt.Sprintf(" (did you mean %s?)", c)
+	}
+	return ""
 }

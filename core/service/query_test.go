@@ -116,6 +116,8 @@ func TestQuery(t *testing.T) {
 		{service.QueryInput{Status: "open"}, core.CodeValidationFailed, []string{`"open"`, "todo, in_progress or done"}},
 		{service.QueryInput{Limit: 101}, core.CodeValidationFailed, []string{"101", "1 to 100"}},
 		{service.QueryInput{Kind: "task"}, core.CodeValidationFailed, []string{`"task"`, "epic, story or subtask"}},
+		{service.QueryInput{Kind: "sub-task"}, core.CodeValidationFailed, []string{`"sub-task" is not a kind (did you mean subtask?)`}},
+		{service.QueryInput{Status: "in-progress"}, core.CodeValidationFailed, []string{`"in-progress" is not a status (did you mean in_progress?)`}},
 		{service.QueryInput{Limit: -1}, core.CodeValidationFailed, []string{"-1"}},
 		{service.QueryInput{Ready: true, Status: core.StatusDone}, core.CodeValidationFailed, []string{"ready"}},
 		{service.QueryInput{Epic: "q/s-1-1"}, core.CodeValidationFailed, []string{"not an epic"}},

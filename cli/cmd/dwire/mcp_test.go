@@ -317,3 +317,21 @@ func TestExportOfPartOfADocumentSaysTheRestWouldBeRemoved(t *testing.T) {
 		t.Errorf("document_export warns %d times that the rest would be removed; want once: %v", n, sc["warnings"])
 	}
 }
+
+// A wrong kind or status in workitem_query is answered with the one that
+// was probably meant, as `dwire ls --kind` answers it.
+func TestMCPQueryAnswersAWrongKindWithDidYouMean(t *testing.T) {
+	f := newPTYFixture(t)
+	m := startMCP(t, f)
+	m.initializeAs("2025-11-25")
+	m.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"workitem_query","arguments":{"kind":"sub-task","status":"in-progress"}}}`)
+	b, _ := json.Marshal(m.recv(2))
+	for _, want := range []string{"VALIDATION_FAILED", "kind: value must be one of 'epic', 'story', 'subtask' (did you mean subtask?)", "status: value must be one of 'todo', 'in_progress', 'done' (did you mean in_progress?)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("workitem_query with kind sub-task lacks %s: %s", want, b)
+		}
+	}
+	if n := len(f.srv.Writes()); n != 0 {
+		t.Errorf("%d writes for a refused query", n)
+	}
+}

@@ -64,7 +64,11 @@ func listRun(ctx context.Context, o *ListOptions) error {
 	}
 	kind := core.Kind(o.Kind)
 	if kind != "" && !kind.Valid() {
-		return invalidFlag("--kind", "--kind %q is not a kind. Use epic, story or subtask.", o.Kind)
+		hint := ""
+		if c := core.Closest(o.Kind, core.KindNames()); c != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", c)
+		}
+		return invalidFlag("--kind", "--kind %q is not a kind%s. Use epic, story or subtask.", o.Kind, hint)
 	}
 	if o.Limit < 1 || o.Limit > core.MaxQueryLimit {
 		return invalidFlag("--limit", "--limit %d is out of range. Use 1 to %d.", o.Limit, core.MaxQueryLimit)
