@@ -74,7 +74,7 @@ Text.
 	if got, want := ready(), []string{"shop/s-1", "shop/t-1"}; !slices.Equal(got, want) {
 		t.Errorf("ready before: %v; want %v", got, want)
 	}
-	if r := e.dwire("show", s2.Key); r.code != 0 || !strings.Contains(r.stdout, "blocked by "+s1.Key+" (todo)") || !strings.Contains(r.stdout, "DEMO Sprint 2") {
+	if r := e.dwire("show", s2.Key); r.code != 0 || !strings.Contains(r.stdout, "blocked by "+s1.Key+" Pay as a guest (todo)") || !strings.Contains(r.stdout, "DEMO Sprint 2") {
 		t.Errorf("show %s: %s", s2.Key, r)
 	}
 	if r := e.dwirePTY("y\r", "progress", s1.Key, "--status", "done"); r.code != 0 {

@@ -76,7 +76,7 @@ func (s *WorkItemService) adoptIssues(ctx context.Context, doc *plan.Document, f
 	adopted := map[core.Reference]bool{}
 	var problems []core.Detail
 	bad := func(it plan.Item, format string, args ...any) {
-		problems = append(problems, core.Detail{Item: it.ID, Field: "key", Line: it.KeyLine, Key: it.Key,
+		problems = append(problems, core.Detail{Item: string(core.NewReference(doc.ID, it.ID)), Field: "key", Line: it.KeyLine, Key: it.Key,
 			Message: fmt.Sprintf("%s %s (Key: %s at line %d) ", core.Kind(it.Kind).Label(), it.ID, it.Key, it.KeyLine) + fmt.Sprintf(format, args...)})
 	}
 	for i, it := range keyed {

@@ -87,6 +87,7 @@ func (s *WorkItemService) previewDocuments(in ImportPreviewInput) (docs []source
 		if doc == nil {
 			return nil, nil, nil, nil, bad
 		}
+		itemsAsReferences(bad, func(string) string { return doc.ID })
 		return []sourceDoc{{doc: withSubtasks(doc), path: in.Path}}, nil, nil, bad, nil
 	}
 	ps, err := opts.ParseSet(set.Files, set.Skipped...)
@@ -99,10 +100,32 @@ func (s *WorkItemService) previewDocuments(in ImportPreviewInput) (docs []source
 		}
 		return nil, nil, nil, nil, bad
 	}
+	ids := map[string]string{} // file name → its document's id
 	for i, doc := range ps.Documents {
 		docs = append(docs, sourceDoc{doc: withSubtasks(doc), path: ps.Files[i].Path, file: ps.Files[i].Name})
+		ids[ps.Files[i].Name] = doc.ID
 	}
+	itemsAsReferences(bad, func(file string) string { return ids[file] })
 	return docs, set, ps.Skipped, bad, nil
+}
+
+// itemsAsReferences names the items of a parser refusal's problems by
+// reference ("shop/s-3"), as every other problem of a preview names them
+// (field values, sizes, structure, adoption), where the document's id is
+// known: docID gives it for a problem's file ("" when not known).
+func itemsAsReferences(err error, docID func(file string) string) {
+	e, ok := err.(*core.Error)
+	if !ok {
+		return
+	}
+	for i, d := range e.Details {
+		if d.Item == "" || strings.Contains(d.Item, "/") {
+			continue
+		}
+		if id := docID(d.File); id != "" {
+			e.Details[i].Item = string(core.NewReference(id, d.Item))
+		}
+	}
 }
 
 // externalEpics are the epic references of docs' stories into documents
