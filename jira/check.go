@@ -22,6 +22,16 @@ func (p *Provider) Check(ctx context.Context) error {
 	if err := p.checkPermissions(ctx, requiredPermissions); err != nil {
 		return err
 	}
+	return p.CheckSetup(ctx)
+}
+
+// CheckSetup checks what Check checks after the account and its
+// permissions: the issue types (and what their create screens require),
+// the reference field, and the edit screen of the project's newest work
+// item. It needs the Browse, Create and Edit permissions only (Jira's
+// create and edit metadata list nothing without them), so `dwire doctor`
+// runs it when only other permissions are missing. Reads only.
+func (p *Provider) CheckSetup(ctx context.Context) error {
 	m, err := p.discover(ctx)
 	if err != nil {
 		return err

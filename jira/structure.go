@@ -186,6 +186,17 @@ func (p *Provider) findBlocksType(ctx context.Context) (ok bool, err error) {
 	return false, nil
 }
 
+// SubtaskType is the name of the sub-task issue type discovery found (""
+// before discovery, or when the project has none).
+func (p *Provider) SubtaskType() string {
+	p.metaMu.Lock()
+	defer p.metaMu.Unlock()
+	if p.meta == nil {
+		return ""
+	}
+	return p.meta.structure.subtaskTypeName
+}
+
 // CheckSubtasks verifies that the project has a sub-task issue type.
 func (p *Provider) CheckSubtasks(ctx context.Context) error {
 	ctx, done := p.observe(ctx, "CheckSubtasks")

@@ -65,6 +65,18 @@ func TestScripts(t *testing.T) {
 			"may":         cmdMay,
 			"jira-seed":   cmdJiraSeed,
 			"jira-style":  cmdJiraStyle,
+			"jira-require": func(ts *testscript.TestScript, neg bool, args []string) {
+				// jira-require TYPE NAME: a new short-text custom field NAME
+				// that the issue type's create screen requires (no default
+				// value; no document field maps to it).
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: jira-require TYPE NAME")
+				}
+				ts.Check(server(ts).ApplyFields(jiratest.FieldSeed{
+					CustomFields: []jiratest.CustomField{{Name: args[1], Type: jiratest.FieldText}},
+					Required:     []jiratest.ScreenField{{IssueType: args[0], Field: args[1]}},
+				}))
+			},
 			"jira-datacenter": func(ts *testscript.TestScript, neg bool, args []string) {
 				// The fake becomes a Jira Data Center site.
 				ts.Check(server(ts).SetProfile(jiratest.SiteProfile{Deployment: jiratest.DeploymentDataCenter}))

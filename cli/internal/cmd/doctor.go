@@ -112,7 +112,7 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 	if err != nil {
 		add(failed("config", err))
 		skip("credentials", "needs a valid configuration")
-		for _, n := range jiraCheckNames {
+		for _, n := range skippedNames {
 			skip(n, "needs a valid configuration")
 		}
 		skip("store", "needs a valid configuration")
@@ -120,7 +120,7 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 		add(Check{Name: "config", OK: true, Detail: cfg.Path})
 		if _, err := cfg.Token(o.Getenv); err != nil {
 			add(failed("credentials", err))
-			for _, n := range jiraCheckNames {
+			for _, n := range skippedNames {
 				skip(n, "needs credentials")
 			}
 		} else {
@@ -133,7 +133,21 @@ func doctorRun(ctx context.Context, o *DoctorOptions) error {
 			if err == nil {
 				err = p.Check(ctx)
 			}
-			for _, c := range jiraChecks(cfg, err) {
+			checks := jiraChecks(cfg, err)
+			if onlyOtherPermissions(err) {
+				// The checks after the permissions need only Browse,
+				// Create and Edit: run them too, each on its own line.
+				if sc, ok := p.(setupChecker); ok {
+					after := jiraChecks(cfg, sc.CheckSetup(ctx))
+					for i := range checks {
+						if checks[i].Name == "reference field" || checks[i].Name == "issue types" {
+							checks[i] = after[i]
+						}
+					}
+				}
+			}
+			checks = append(checks, subtaskCheck(ctx, cfg, p, checks))
+			for _, c := range checks {
 				if c.Name == "reference field" && c.OK {
 					c.Detail = referenceFieldDetail(cfg, p)
 				}
@@ -239,6 +253,10 @@ func storeLabel(cfg *config.Config) string {
 // issue types (and what their create screens require).
 var jiraCheckNames = []string{"site", "jira", "permissions", "reference field", "issue types"}
 
+// skippedNames are the lines skipped with Jira's: its checks and the
+// sub-task type's.
+var skippedNames = append(append([]string(nil), jiraCheckNames...), "sub-task type")
+
 // jiraChecks splits the provider's one Check into the report's lines: a
 // failure is reported on the line it is about, the lines before it pass
 // and the lines after it were not checked.
@@ -299,6 +317,56 @@ func jiraChecks(cfg *config.Config, err error) []Check {
 		out = append(out, Check{Name: n, Skipped: true, Detail: "not checked: Jira stopped at the problem above"})
 	}
 	return out
+}
+
+// setupChecker is a tracker that checks its issue types and reference
+// field apart from the account's permissions (the Jira adapter).
+type setupChecker interface {
+	CheckSetup(ctx context.Context) error
+}
+
+// onlyOtherPermissions reports whether err is a permission refusal that
+// leaves Browse, Create and Edit granted: the issue types and the
+// reference field can then still be checked.
+func onlyOtherPermissions(err error) bool {
+	e := core.AsError(err)
+	if err == nil || e.Code != core.CodeJiraPermissionDenied || len(e.Details) == 0 {
+		return false
+	}
+	for _, d := range e.Details {
+		switch d.Field {
+		case "BROWSE_PROJECTS", "CREATE_ISSUES", "EDIT_ISSUES", "":
+			return false
+		}
+	}
+	return true
+}
+
+// subtaskTyper is a tracker that names its sub-task issue type.
+type subtaskTyper interface{ SubtaskType() string }
+
+// subtaskCheck is the sub-task type's line: the type exists and
+// DevWorkWire can fill what its create screen requires (the tracker's
+// CheckSubtasks), checked once the issue types' line could be.
+func subtaskCheck(ctx context.Context, cfg *config.Config, p core.WorkItemProvider, checks []Check) Check {
+	const name = "sub-task type"
+	for _, c := range checks {
+		if c.Name == "issue types" && !c.OK {
+			return Check{Name: name, Skipped: true, Detail: "not checked: needs the issue types above"}
+		}
+	}
+	sp, ok := p.(core.StructureProvider)
+	if !ok {
+		return Check{Name: name, Skipped: true, Detail: "not checked: this tracker has no sub-tasks"}
+	}
+	if err := sp.CheckSubtasks(ctx); err != nil {
+		return failed(name, err)
+	}
+	which := "a sub-task type"
+	if st, ok := p.(subtaskTyper); ok && st.SubtaskType() != "" {
+		which = st.SubtaskType()
+	}
+	return Check{Name: name, OK: true, Detail: fmt.Sprintf("%s exists in %s, and DevWorkWire can fill what its create screen requires", which, cfg.Project)}
 }
 
 // referenceFielder is a tracker that says which reference field each

@@ -355,7 +355,7 @@ func TestDoctor(t *testing.T) {
 			OK   bool   `json:"ok"`
 		} `json:"checks"`
 	}
-	if err := json.Unmarshal([]byte(r.out), &d); err != nil || d.OK || len(d.Checks) != 8 { // config, credentials, the five of Jira, store
+	if err := json.Unmarshal([]byte(r.out), &d); err != nil || d.OK || len(d.Checks) != 9 { // config, credentials, the five of Jira, the sub-task type, store
 		t.Fatalf("doctor --json = %+v %v\n%s", d, err, r.out)
 	}
 }
