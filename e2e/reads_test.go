@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -111,6 +112,31 @@ func TestReadsShowManagedFieldsAndLinkedTitles(t *testing.T) {
 		t.Fatalf("dwire show --json: %s", r)
 	}
 	checkFields("dwire show --json", sj.Item)
+
+	// One shape for one thing: dwire show --json is workitem_get's result,
+	// dwire ls --json workitem_query's (their run ids aside).
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		cli  []string
+	}{
+		{"workitem_get", map[string]any{"item": "fields-plan/s-1"}, []string{"show", "fields-plan/s-1"}},
+		{"workitem_get", map[string]any{"item": "fields-plan/e-1"}, []string{"show", "fields-plan/e-1"}},
+		{"workitem_query", map[string]any{"document": "fields-plan"}, []string{"ls", "--document", "fields-plan"}},
+	} {
+		var viaMCP, viaCLI map[string]any
+		if d := e.call(cs, c.tool, c.args, &viaMCP); d != nil {
+			t.Fatalf("%s: %v", c.tool, d)
+		}
+		if r := e.dwireJSON(&viaCLI, c.cli...); r.code != 0 {
+			t.Fatalf("dwire %v --json: %s", c.cli, r)
+		}
+		delete(viaMCP, "run_id")
+		delete(viaCLI, "run_id")
+		if !reflect.DeepEqual(viaMCP, viaCLI) {
+			t.Errorf("dwire %v --json differs from %s:\n%v\n%v", c.cli, c.tool, viaCLI, viaMCP)
+		}
+	}
 
 	r := e.dwire("show", "fields-plan/s-1")
 	if r.code != 0 {

@@ -113,6 +113,13 @@ func boundCommit(r service.ImportCommitResult) importCommitResult {
 	return importCommitResult{ImportCommitResult: r, RowsTruncated: len(r.Items) < total, RowsTotal: total}
 }
 
+// WholeGet is r in workitem_get's shape with every child listed, for a
+// door that shows a result whole (`dwire show --json`): one shape for the
+// same thing in both doors.
+func WholeGet(r service.GetResult) any {
+	return getResult{GetResult: r, ChildrenTotal: len(r.Item.Children)}
+}
+
 func boundGet(r service.GetResult) getResult {
 	total := len(r.Item.Children)
 	if total > MaxRows {

@@ -8,6 +8,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/cmdutil"
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
 // ShowOptions are the dependencies and flags of `dwire show`.
@@ -41,7 +42,7 @@ func showRun(ctx context.Context, o *ShowOptions) error {
 		return err
 	}
 	if o.JSON {
-		return printJSON(o.IO.Out, r)
+		return printJSON(o.IO.Out, mcpserver.WholeGet(r)) // workitem_get's shape
 	}
 	titleWarnings(o.IO, viewTitles(r.Item))
 	render.Item(o.IO.Out, r.Item, viewOpts(o.IO, false))
