@@ -6,6 +6,7 @@ package core
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -102,4 +103,27 @@ func Ago(d time.Duration) string {
 	default:
 		return Plural(int(d.Hours()/24), "day", "days")
 	}
+}
+
+// rerun matches the advice the gate's refusals give in no front door's
+// words: run the preview again, with the ending that only restates it.
+var rerun = regexp.MustCompile(`([Rr])un the (?:(?:import|progress|pull) )?preview again(?: and commit the new handle| to get a current plan| for a new plan, or repeat that commit's idempotency key to see its result| and confirm the new plan)?`)
+
+// WithNextStep is msg with a front door's own next step (a sentence such
+// as "Next: run `dwire import plan.md` again for a new preview.") said
+// once: in place of the advice msg gives in no front door's words ("Run
+// the import preview again and commit the new handle."), which it would
+// only repeat, keeping what follows that advice (": items already written
+// are found …"); appended when msg gives no such advice.
+func WithNextStep(msg, step string) string {
+	msg = strings.TrimSpace(msg)
+	m := rerun.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return msg + " " + step
+	}
+	words := strings.TrimSuffix(step, ".")
+	if msg[m[2]:m[3]] == "r" { // inside a sentence: the step without its "Next:"
+		words = strings.TrimPrefix(words, "Next: ")
+	}
+	return msg[:m[0]] + words + msg[m[1]:]
 }

@@ -94,7 +94,7 @@ func repeatOfAKilledCommit(t *testing.T, kind string) {
 	}
 	told := time.Since(killedAt)
 	msg := message(last)
-	for _, want := range []string{"is not running", "stopped renewing its commit lock of document killed", "did not finish", "item outcome(s) were recorded", "Run the import preview again"} {
+	for _, want := range []string{"is not running", "stopped renewing its commit lock of document killed", "did not finish", "item outcome(s) were recorded", "call import_preview again"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the repeat after the kill says %q; want %q in it", msg, want)
 		}

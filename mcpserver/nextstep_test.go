@@ -10,8 +10,9 @@ import (
 )
 
 // TestCommitRefusalsNameTheToolToCall: core's gate errors name no tool
-// ("run the import preview again"); the server adds the tool to call, on
-// both commit tools, and leaves other errors and tools alone.
+// ("run the import preview again"); the server says the tool to call
+// instead (once: in place of that advice), on both commit tools, and
+// leaves other errors and tools alone.
 func TestCommitRefusalsNameTheToolToCall(t *testing.T) {
 	const msg = "The tracker changed. Nothing was written. Run the import preview again to get a current plan."
 	for _, c := range []struct {
@@ -44,7 +45,7 @@ func TestCommitRefusalsNameTheToolToCall(t *testing.T) {
 			got, _ := data["message"].(string)
 			want := msg
 			if c.want && next != "" {
-				want = msg + " Next: call " + next + " again, show the new plan to the person, and commit its preview_handle once they agree."
+				want = "The tracker changed. Nothing was written. Next: call " + next + " again, show the new plan to the person, and commit its preview_handle once they agree."
 			}
 			if got != want {
 				t.Errorf("%s %s: message %q; want %q", tool, c.code, got, want)

@@ -335,3 +335,19 @@ func TestMCPQueryAnswersAWrongKindWithDidYouMean(t *testing.T) {
 		t.Errorf("%d writes for a refused query", n)
 	}
 }
+
+// import_commit's refusal of an unknown handle says what to do next once,
+// in the tool's words (call import_preview again), not also in the
+// service's ("Run the preview again and commit the new handle.").
+func TestMCPRefusalSaysTheNextStepOnce(t *testing.T) {
+	f := newPTYFixture(t)
+	m := startMCP(t, f)
+	m.initialize()
+	m.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"import_commit","arguments":{"preview_handle":"imp_0123456789abcdef","confirmed":true}}}`)
+	res := m.recv(2)
+	b, _ := json.Marshal(res)
+	said := string(b)
+	if !strings.Contains(said, "PREVIEW_NOT_FOUND") || !strings.Contains(said, "Next: call import_preview again") || strings.Contains(said, "preview again and commit the new handle") {
+		t.Errorf("the refusal does not say its next step once, in the tool's words:\n%s", said)
+	}
+}

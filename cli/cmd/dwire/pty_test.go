@@ -306,6 +306,13 @@ func TestPTYPartialCommitExit4(t *testing.T) {
 	if !strings.Contains(s.output(), "Error: COMMIT_PARTIAL:") || !strings.Contains(s.output(), "run_id: run_") {
 		t.Fatalf("no partial report:\n%s", s.output())
 	}
+	// What to do next is said once, in dwire's words, not also in the
+	// service's and again in the retry hint.
+	said := strings.Join(strings.Fields(s.output()), " ")
+	if !strings.Contains(said, "Next: run `dwire import plan.md` again for a new preview: committed items then show as unchanged") ||
+		strings.Contains(said, "Run the import preview again") || strings.Contains(said, "(run the same command again)") {
+		t.Errorf("the partial commit's advice is not said once:\n%s", s.output())
+	}
 }
 
 // Ctrl-C while the commit runs stops it between items, never in the

@@ -48,7 +48,7 @@ func WithNextStep(e *core.Error, command string, args []string) *core.Error {
 		return e
 	}
 	c := *e
-	c.Message = strings.TrimSpace(c.Message) + " " + step
+	c.Message = core.WithNextStep(c.Message, step)
 	return &c
 }
 
@@ -107,7 +107,7 @@ func PrintError(io_ *iostreams.IOStreams, w io.Writer, e *core.Error, asJSON boo
 		fmt.Fprintf(w, "%s\n", wrap("  - "+DetailLine(d), "  ")) // continued under the text, the prefix counted
 	}
 	if e.Retryable {
-		fmt.Fprintf(w, "  This can succeed if tried again%s.\n", retryHint(e.Code))
+		fmt.Fprintf(w, "  This can succeed if tried again%s.\n", retryHint(e))
 	}
 	if e.RunID != "" {
 		fmt.Fprintf(w, "  run_id: %s\n", e.RunID)
@@ -157,11 +157,17 @@ func saidIn(msg string, d core.Detail) bool {
 	return d.Line == 0 || strings.Contains(msg, fmt.Sprintf("line %d", d.Line))
 }
 
-func retryHint(c core.Code) string {
-	if c == core.CodeCommitPartial {
-		return " after a new preview (run the same command again)"
+// retryHint says when a retryable error can succeed; a partial commit's
+// "after a new preview", without saying again how (its message's "Next:"
+// does).
+func retryHint(e *core.Error) string {
+	if e.Code != core.CodeCommitPartial {
+		return " later"
 	}
-	return " later"
+	if strings.Contains(e.Message, "Next: ") {
+		return " after a new preview"
+	}
+	return " after a new preview (run the same command again)"
 }
 
 // DetailLine renders one detail: outcome, key, item, field, file, line,
