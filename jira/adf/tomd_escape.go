@@ -103,7 +103,11 @@ func escapeText(toks []tok, mode inlineMode, style renderStyle) {
 				s = "\\" + s
 			}
 		case r == ':':
-			if !t.inLink && nextText(toks, i, 2) == "//" && (endsWith(line, "http") || endsWith(line, "https") || endsWith(line, "ftp")) {
+			// A line of ':' and '-' under a one-cell line would be a
+			// table's delimiter row (":---").
+			if lineStart {
+				s = "\\" + s
+			} else if !t.inLink && nextText(toks, i, 2) == "//" && (endsWith(line, "http") || endsWith(line, "https") || endsWith(line, "ftp")) {
 				s = "\\" + s
 			}
 		case r == '@':

@@ -108,3 +108,24 @@ func TestToMarkdownFallbacks(t *testing.T) {
 		})
 	}
 }
+
+// TestLineOfColonsAndDashesAfterABreakStaysText: a line ":---" after a hard
+// break under a one-cell line would read back as a table's delimiter row,
+// turning the paragraph into a table.
+func TestLineOfColonsAndDashesAfterABreakStaysText(t *testing.T) {
+	for _, text := range []string{":---", ":-:", "::---"} {
+		d, err := Parse([]byte(`{"version":1,"type":"doc","content":[{"type":"paragraph","content":[
+			{"type":"text","text":"a"},{"type":"hardBreak"},{"type":"text","text":"` + text + `"}]}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := ToMarkdown(d)
+		back, err := FromMarkdown(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, g := string(mustJSON(t, d)), string(mustJSON(t, back)); w != g {
+			t.Errorf("%q: ADF -> Markdown %q -> ADF changed the document\nwant %s\nback %s", text, md, w, g)
+		}
+	}
+}
