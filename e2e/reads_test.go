@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -135,6 +136,28 @@ func TestReadsShowManagedFieldsAndLinkedTitles(t *testing.T) {
 		delete(viaCLI, "run_id")
 		if !reflect.DeepEqual(viaMCP, viaCLI) {
 			t.Errorf("dwire %v --json differs from %s:\n%v\n%v", c.cli, c.tool, viaCLI, viaMCP)
+		}
+	}
+
+	// The previews too: dwire import --dry-run --json has import_preview's
+	// fields and dwire pull --dry-run --json pull_preview's (the values
+	// differ: each call is a preview of its own).
+	for _, c := range []struct {
+		tool string
+		cli  []string
+	}{
+		{"import_preview", []string{"import", "plan.md", "--dry-run"}},
+		{"pull_preview", []string{"pull", "plan.md", "--dry-run"}},
+	} {
+		var viaMCP, viaCLI map[string]any
+		if d := e.call(cs, c.tool, map[string]any{"path": "plan.md"}, &viaMCP); d != nil {
+			t.Fatalf("%s: %v", c.tool, d)
+		}
+		if r := e.dwireJSON(&viaCLI, c.cli...); r.code != 0 {
+			t.Fatalf("dwire %v --json: %s", c.cli, r)
+		}
+		if m, l := slices.Sorted(maps.Keys(viaMCP)), slices.Sorted(maps.Keys(viaCLI)); !slices.Equal(m, l) {
+			t.Errorf("dwire %v --json has the fields %v; %s has %v", c.cli, l, c.tool, m)
 		}
 	}
 

@@ -113,6 +113,24 @@ func boundCommit(r service.ImportCommitResult) importCommitResult {
 	return importCommitResult{ImportCommitResult: r, RowsTruncated: len(r.Items) < total, RowsTotal: total}
 }
 
+// WholePreview is r in import_preview's shape with every row listed, for
+// a door that shows a result whole (`dwire import --json`).
+func WholePreview(r service.ImportPreviewResult) any {
+	return importPreviewResult{ImportPreviewResult: r, RowsTotal: len(r.Items), StructureTotal: len(r.Structure)}
+}
+
+// WholeCommit is r in import_commit's shape with every row listed
+// (`dwire import --json` after its confirmation, `dwire review --json`).
+func WholeCommit(r service.ImportCommitResult) any {
+	return importCommitResult{ImportCommitResult: r, RowsTotal: len(r.Items)}
+}
+
+// WholePull is r in pull_preview's shape with every row and the whole
+// diff (`dwire pull --json`).
+func WholePull(r service.PullPreviewResult) any {
+	return pullPreviewResult{PullPreviewResult: r, RowsTotal: len(r.Items)}
+}
+
 // WholeGet is r in workitem_get's shape with every child listed, for a
 // door that shows a result whole (`dwire show --json`): one shape for the
 // same thing in both doors.

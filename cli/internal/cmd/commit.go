@@ -13,6 +13,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
 // committer commits a confirmed preview and prints the result: what
@@ -61,7 +62,7 @@ func (c committer) importCommit(ctx context.Context, handle, digest string) erro
 	done(-1)
 	warn(ios, r.Warnings) // what the store could not record of it
 	if c.JSON {
-		return printJSON(ios.Out, r)
+		return printJSON(ios.Out, mcpserver.WholeCommit(r)) // import_commit's shape
 	}
 	render.ImportCommit(ios.Out, r, viewOpts(ios, false))
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
 // ImportOptions are the dependencies and flags of `dwire import`.
@@ -107,7 +108,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	if !writes {
 		shown.PreviewHandle = "" // nothing to commit: the handle is noise
 	}
-	if done, err := showPreview(ios, o.JSON, !interactive, p, func(w io.Writer, ro render.Options) { ro.Full = o.Full; render.ImportPreview(w, shown, ro) }); done {
+	if done, err := showPreview(ios, o.JSON, !interactive, mcpserver.WholePreview(p), func(w io.Writer, ro render.Options) { ro.Full = o.Full; render.ImportPreview(w, shown, ro) }); done {
 		return err
 	}
 	if o.DryRun {
@@ -131,7 +132,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 		return confirmRequired(p.RunID, p.PreviewHandle, "Writing to Jira")
 	}
 	q := importQuestion(p.Writes, ios.Width())
-	if ok, err := confirmed(ctx, ios, o.JSON, q, "Writing to Jira", p.RunID, p.PreviewHandle, p); !ok {
+	if ok, err := confirmed(ctx, ios, o.JSON, q, "Writing to Jira", p.RunID, p.PreviewHandle, mcpserver.WholePreview(p)); !ok {
 		if err == nil { // answered no (not: nobody could be asked)
 			setAside(ctx, svc, p.PreviewHandle, service.AsideDeclined)
 		}

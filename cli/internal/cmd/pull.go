@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
 // NewCmdPull parses `dwire pull <doc>`.
@@ -97,7 +98,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 	if o.DryRun {
 		setAside(ctx, svc, p.PreviewHandle, service.AsideDryRun)
 	}
-	if done, err := showPreview(ios, o.JSON, !interactive, p, render.PullPreviewView(p)); done {
+	if done, err := showPreview(ios, o.JSON, !interactive, mcpserver.WholePull(p), render.PullPreviewView(p)); done {
 		return err
 	}
 	if o.DryRun {
@@ -119,7 +120,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 			setAside(ctx, svc, p.PreviewHandle, service.AsideDeclined)
 		}
 		if !ok && err == nil && o.JSON {
-			return printJSON(ios.Out, p)
+			return printJSON(ios.Out, mcpserver.WholePull(p))
 		}
 		return err
 	}

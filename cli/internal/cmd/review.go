@@ -12,6 +12,7 @@ import (
 	"github.com/devworkwire/devworkwire/cli/internal/render"
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
 // ReviewOptions are the dependencies and flags of `dwire review`.
@@ -153,7 +154,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 	switch {
 	case info.Kind == core.PreviewImport && info.Import != nil:
 		p := info.Import
-		shown = p
+		shown = mcpserver.WholePreview(*p)
 		warn(ios, p.Warnings)
 		titleWarnings(ios, planTitles(*p))
 		show(pending && render.Writes(p.Counts), func(w io.Writer, ro render.Options) { render.ImportPreview(w, *p, ro) })
@@ -176,7 +177,7 @@ func reviewRun(ctx context.Context, o *ReviewOptions) error {
 		question = fmt.Sprintf("Write this to %s in Jira?", p.Item.Key)
 	case info.Kind == core.PreviewPull && info.Pull != nil:
 		p := info.Pull
-		shown = p
+		shown = mcpserver.WholePull(*p)
 		warn(ios, p.Warnings)
 		show(pending && p.Writes, render.PullPreviewView(*p))
 		runID, what = p.RunID, "Pulling into "+p.Path
