@@ -139,18 +139,22 @@ func TestReadsShowManagedFieldsAndLinkedTitles(t *testing.T) {
 		}
 	}
 
-	// The previews too: dwire import --dry-run --json has import_preview's
-	// fields and dwire pull --dry-run --json pull_preview's (the values
-	// differ: each call is a preview of its own).
+	// The previews and the export too: dwire import --dry-run --json has
+	// import_preview's fields, dwire pull --dry-run --json pull_preview's
+	// and dwire export --json document_export's (the values differ: each
+	// call is a preview or an export of its own).
+	epic := issues["fields-plan/e-1"].Key
 	for _, c := range []struct {
 		tool string
+		args map[string]any
 		cli  []string
 	}{
-		{"import_preview", []string{"import", "plan.md", "--dry-run"}},
-		{"pull_preview", []string{"pull", "plan.md", "--dry-run"}},
+		{"import_preview", map[string]any{"path": "plan.md"}, []string{"import", "plan.md", "--dry-run"}},
+		{"pull_preview", map[string]any{"path": "plan.md"}, []string{"pull", "plan.md", "--dry-run"}},
+		{"document_export", map[string]any{"epic": epic}, []string{"export", epic}},
 	} {
 		var viaMCP, viaCLI map[string]any
-		if d := e.call(cs, c.tool, map[string]any{"path": "plan.md"}, &viaMCP); d != nil {
+		if d := e.call(cs, c.tool, c.args, &viaMCP); d != nil {
 			t.Fatalf("%s: %v", c.tool, d)
 		}
 		if r := e.dwireJSON(&viaCLI, c.cli...); r.code != 0 {

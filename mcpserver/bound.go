@@ -131,6 +131,12 @@ func WholePull(r service.PullPreviewResult) any {
 	return pullPreviewResult{PullPreviewResult: r, RowsTotal: len(r.Items)}
 }
 
+// WholeExport is r in document_export's shape with the whole text
+// (`dwire export --json`).
+func WholeExport(r service.ExportResult) any {
+	return exportResult{ExportResult: r, TextBytes: len(r.Text)}
+}
+
 // WholeGet is r in workitem_get's shape with every child listed, for a
 // door that shows a result whole (`dwire show --json`): one shape for the
 // same thing in both doors.

@@ -13,6 +13,7 @@ import (
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/atomicfile"
 	"github.com/devworkwire/devworkwire/core/service"
+	"github.com/devworkwire/devworkwire/mcpserver"
 )
 
 // ExportOptions are the dependencies and flags of `dwire export`.
@@ -117,7 +118,7 @@ func exportRun(ctx context.Context, o *ExportOptions) error {
 	}
 	switch {
 	case o.JSON:
-		return printJSON(o.IO.Out, res)
+		return printJSON(o.IO.Out, mcpserver.WholeExport(res)) // document_export's shape
 	case path == "":
 		fmt.Fprint(o.IO.Out, res.Text)
 	}
