@@ -32,10 +32,12 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Use:     "ls",
 		Aliases: []string{"list"},
 		Short:   "List work items (read-only)",
-		Long: `List work items of the configured project, filtered. --ready lists stories
-and sub-tasks in status todo whose every blocking item is done: what to work on next
-(epics are not ready work; add --kind epic to ask for them).
-The list is bounded by --limit (1–100); when more match, it says so.`,
+		Long: `List work items of the configured project, filtered, in backlog order.
+
+--ready lists stories and sub-tasks in status todo whose every blocking item
+is done: what to work on next (epics are not ready work; add --kind epic to
+ask for them). The list is bounded by --limit (1–100); when more match, it
+says so.`,
 		Example: "  dwire ls --ready\n  dwire ls --epic checkout-v2/e-1 --status todo\n  dwire ls --document checkout-v2 --json",
 		Args:    cobra.NoArgs,
 		RunE:    runE(o, runF, listRun, func(*cobra.Command, []string) { o.JSON = f.JSON }),

@@ -25,9 +25,15 @@ func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) err
 		ValidArgsFunction: completeItem(f.OpenService),
 		Use:               "show <key|reference>",
 		Short:             "Show one work item in full (read-only)",
-		Example:           "  dwire show PROJ-12\n  dwire show checkout-v2/s-1 --json",
-		Args:              cobra.ExactArgs(1),
-		RunE:              runE(o, runF, showRun, func(_ *cobra.Command, args []string) { o.Item, o.JSON = args[0], f.JSON }),
+		Long: `Show one work item in full: its key, reference, kind, status and title,
+its description and acceptance criteria, the fields the import manages
+(priority, labels, estimate, …), the items it blocks and is blocked by and
+its sub-tasks (each with its title and status), and an epic's stories in
+backlog order. Name the item by its Jira key (PROJ-12) or its reference
+(document/id). Nothing is written.`,
+		Example: "  dwire show PROJ-12\n  dwire show checkout-v2/s-1 --json",
+		Args:    cobra.ExactArgs(1),
+		RunE:    runE(o, runF, showRun, func(_ *cobra.Command, args []string) { o.Item, o.JSON = args[0], f.JSON }),
 	}
 }
 
