@@ -443,7 +443,11 @@ func pullChoices(doc *plan.Document, names []string, field, what string) (map[co
 		}
 	}
 	if len(details) > 0 {
-		return nil, core.Errorf(core.CodeValidationFailed, "%d of the items chosen to %s are not in the document (first: %s); name items by their ids, or all.", len(details), what, details[0].Message).WithDetails(details...)
+		verb := "are"
+		if len(details) == 1 {
+			verb = "is"
+		}
+		return nil, core.Errorf(core.CodeValidationFailed, "%s chosen to %s %s not in the document (first: %s); name items by their ids, or all.", core.Plural(len(details), "item", "items"), what, verb, details[0].Message).WithDetails(details...)
 	}
 	return out, nil
 }

@@ -299,7 +299,7 @@ func TestPullRefusals(t *testing.T) {
 
 	e, path = pullEnv(t)
 	_, err = e.svc.PullPreview(e.ctx, service.PullPreviewInput{Path: path, TakeTracker: []string{"s-9"}})
-	wantErr(t, err, core.CodeValidationFailed, "s-9", "chosen to take the tracker's values for")
+	wantErr(t, err, core.CodeValidationFailed, "s-9", "1 item chosen to take the tracker's values for is not in the document")
 	if err := e.p.EditTitle(e.byRef()["shop/s-1"].Key, "Pay as a visitor"); err != nil {
 		t.Fatal(err)
 	}
