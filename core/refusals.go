@@ -109,9 +109,20 @@ func Ago(d time.Duration) string {
 // words: run the preview again, with the ending that only restates it.
 var rerun = regexp.MustCompile(`([Rr])un the (?:(?:import|progress|pull) )?preview again(?: and commit the new handle| to get a current plan| for a new plan, or repeat that commit's idempotency key to see its result| and confirm the new plan)?`)
 
-// WithNextStep is msg with a front door's own next step (a sentence such
-// as "Next: run `dwire import plan.md` again for a new preview.") said
-// once: in place of the advice msg gives in no front door's words ("Run
+// AsksForNewPreview reports whether an error of code c is one of the
+// gate's refusals that ask for a new preview (its message says so in no
+// front door's words): each front door adds its own next step to them
+// (WithNextStep).
+func AsksForNewPreview(c Code) bool {
+	switch c {
+	case CodePreviewStale, CodePreviewExpired, CodePreviewNotFound, CodeCommitInterrupted, CodeCommitPartial:
+		return true
+	}
+	return false
+}
+
+// WithNextStep is msg with a front door's own next step (a sentence
+// beginning "Next:" that names the door's command or tool) said once: in place of the advice msg gives in no front door's words ("Run
 // the import preview again and commit the new handle."), which it would
 // only repeat, keeping what follows that advice (": items already written
 // are found …"); appended when msg gives no such advice.

@@ -11,9 +11,7 @@ import (
 // ("run the import preview again"); here it names the tool to call. Other
 // errors and tools are returned as they are.
 func withNextStep(tool string, e *core.Error) *core.Error {
-	switch e.Code {
-	case core.CodePreviewStale, core.CodePreviewExpired, core.CodePreviewNotFound, core.CodeCommitInterrupted, core.CodeCommitPartial:
-	default:
+	if !core.AsksForNewPreview(e.Code) {
 		return e
 	}
 	var preview string

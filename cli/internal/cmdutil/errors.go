@@ -27,9 +27,7 @@ func WithNextStep(e *core.Error, command string, args []string) *core.Error {
 	if strings.Contains(e.Message, " Next: ") {
 		return e // the command already said what to run next
 	}
-	switch e.Code {
-	case core.CodePreviewStale, core.CodePreviewExpired, core.CodePreviewNotFound, core.CodeCommitInterrupted, core.CodeCommitPartial:
-	default:
+	if !core.AsksForNewPreview(e.Code) {
 		return e
 	}
 	var step string
