@@ -1,6 +1,7 @@
 package jira
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -72,5 +73,31 @@ func TestDetectDeployment(t *testing.T) {
 	defer notJira.Close()
 	if _, _, err := DetectDeployment(t.Context(), notJira.URL, nil); core.ErrorCode(err) != core.CodeConfigInvalid || !strings.Contains(err.Error(), "jira.site") {
 		t.Errorf("a site that is not Jira: %v", err)
+	}
+}
+
+// TestFindCloudIDAndTheGateway: the site's cloud id is found without
+// credentials, and a Provider whose base is the gateway URL built from
+// it works; a site that gives no cloud id is CONFIG_INVALID naming why.
+func TestFindCloudIDAndTheGateway(t *testing.T) {
+	f := startJira(t, jiratest.Options{}, nil)
+	id, err := FindCloudID(f.ctx, f.srv.URL, nil)
+	if err != nil || id != jiratest.CloudID {
+		t.Fatalf("FindCloudID = %q, %v; want %s", id, err, jiratest.CloudID)
+	}
+	if GatewayURL(id) != "https://api.atlassian.com/ex/jira/"+id {
+		t.Errorf("GatewayURL = %s", GatewayURL(id))
+	}
+	p, err := New(Config{BaseURL: f.srv.URL + "/ex/jira/" + id, SiteURL: f.srv.URL, Email: f.srv.Email(), Token: f.srv.Token(), Project: f.srv.ProjectKey(), HTTPClient: f.p.client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Check(f.ctx); err != nil {
+		t.Errorf("Check through the gateway path: %v", err)
+	}
+	dc := httptest.NewServer(http.NotFoundHandler())
+	defer dc.Close()
+	if _, err := FindCloudID(context.Background(), dc.URL, nil); core.ErrorCode(err) != core.CodeConfigInvalid {
+		t.Errorf("a site without tenant_info: %v; want CONFIG_INVALID", err)
 	}
 }
