@@ -105,22 +105,7 @@ func TestCommitWhoseEndWasNotRecordedSaysSo(t *testing.T) {
 // waiting; it goes on as soon as the lock is free.
 func TestWaitingCommitSaysWhatItWaitsFor(t *testing.T) {
 	e := newEnv(t)
-	pre := e.preview(bigDoc("w", 1, 2))
-	other, err := e.st.AcquireLock(e.ctx, "import|"+e.p.Scope()+"|w", "other-key|imp_other", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var waits []service.CommitWait
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, CommitLockWait: time.Minute})
-	_, err = svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, Waiting: func(w service.CommitWait) {
-		waits = append(waits, w)
-		if err := other.Release(e.ctx); err != nil {
-			t.Errorf("releasing the other commit's lock: %v", err)
-		}
-	}})
-	if err != nil {
-		t.Fatalf("commit after the wait: %v", err)
-	}
+	waits, other := commitBehind(e, "other-key|imp_other", 0)
 	if len(waits) != 1 {
 		t.Fatalf("told of %d waits, want 1: %+v", len(waits), waits)
 	}
@@ -135,23 +120,8 @@ func TestWaitingCommitSaysWhatItWaitsFor(t *testing.T) {
 // wait lasts until the lock lapses.
 func TestWaitingForADeadHolderSaysSo(t *testing.T) {
 	e := newEnv(t)
-	pre := e.preview(bigDoc("w", 1, 2))
-	other, err := e.st.AcquireLock(e.ctx, "import|"+e.p.Scope()+"|w", "dead-key|imp_dead", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.clock.Advance(silence + time.Second) // nobody renews it: its process was killed
-	var waits []service.CommitWait
-	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, CommitLockWait: time.Minute})
-	_, err = svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, Waiting: func(w service.CommitWait) {
-		waits = append(waits, w)
-		if err := other.Release(e.ctx); err != nil { // the lease lapsing, sooner
-			t.Errorf("releasing the dead commit's lock: %v", err)
-		}
-	}})
-	if err != nil {
-		t.Fatalf("commit after the wait: %v", err)
-	}
+	// nobody renews the other lock: its process was killed
+	waits, _ := commitBehind(e, "dead-key|imp_dead", silence+time.Second)
 	if len(waits) != 1 || waits[0].Silent != silence+time.Second {
 		t.Fatalf("told of waits %+v; want one, its holder silent for %s", waits, silence+time.Second)
 	}
@@ -161,4 +131,34 @@ func TestWaitingForADeadHolderSaysSo(t *testing.T) {
 			t.Errorf("wait message %q lacks %q", msg, want)
 		}
 	}
+}
+
+// commitBehind previews document w, takes its commit lock as another
+// commit (owner), lets that holder be silent for so long (0: it is
+// renewing), then commits. The commit waits; its first wait releases the
+// other lock (the other commit ending, or its lease lapsing, sooner). It
+// returns the waits the commit was told of and the other commit's lock;
+// the commit must succeed after its wait.
+func commitBehind(e *env, owner string, silent time.Duration) ([]service.CommitWait, core.Lock) {
+	e.t.Helper()
+	pre := e.preview(bigDoc("w", 1, 2))
+	other, err := e.st.AcquireLock(e.ctx, "import|"+e.p.Scope()+"|w", owner, time.Minute)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if silent > 0 {
+		e.clock.Advance(silent)
+	}
+	var waits []service.CommitWait
+	svc := service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: e.st, Now: e.clock.Now, CommitLockWait: time.Minute})
+	_, err = svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true, Waiting: func(w service.CommitWait) {
+		waits = append(waits, w)
+		if err := other.Release(e.ctx); err != nil {
+			e.t.Errorf("releasing the other commit's lock: %v", err)
+		}
+	}})
+	if err != nil {
+		e.t.Fatalf("commit after the wait: %v", err)
+	}
+	return waits, other
 }
