@@ -32,17 +32,26 @@ const richDescription = `{"version":1,"type":"doc","content":[
  {"type":"expand","attrs":{"title":"Details"},"content":[{"type":"paragraph","content":[{"type":"text","text":"Hidden until opened."}]}]}
 ]}`
 
+// importedThenFormatted imports doc (one story) over HTTP, then a person
+// sets the story's description in Jira to adf, as Jira's editor stores
+// it. It returns what importedOverHTTP does and the story's key.
+func importedThenFormatted(t *testing.T, name, doc, adf string) (*fixture, *service.WorkItemService, string, string) {
+	t.Helper()
+	f, svc, path := importedOverHTTP(t, name, doc)
+	key := f.srv.Issues()[0].Key
+	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Description: json.RawMessage(adf)}); err != nil {
+		t.Fatal(err)
+	}
+	return f, svc, path, key
+}
+
 // TestEditSendsOnlyWhatThePlanChanges: a person formats a story's
 // description in Jira; the document then changes only the story's
 // estimate. The edit request carries the estimate and no description,
 // and the person's description is in Jira as they left it.
 func TestEditSendsOnlyWhatThePlanChanges(t *testing.T) {
 	doc := "---\nid: rt\n---\n## Story s-1: Pay\nEstimate: 3\n\nPlain text.\n\nAcceptance criteria:\n- [ ] It works\n"
-	f, svc, path := importedOverHTTP(t, "rt.md", doc)
-	key := f.srv.Issues()[0].Key
-	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Description: json.RawMessage(richDescription)}); err != nil {
-		t.Fatal(err)
-	}
+	f, svc, path, key := importedThenFormatted(t, "rt.md", doc, richDescription)
 	before, _ := f.srv.Issue(key)
 	if err := os.WriteFile(path, []byte(strings.Replace(doc, "Estimate: 3", "Estimate: 5", 1)), 0o644); err != nil {
 		t.Fatal(err)
@@ -94,11 +103,7 @@ func TestEditSendsOnlyWhatThePlanChanges(t *testing.T) {
 // lozenge, emoji, card, colour and expand still there.
 func TestRichTextSurvivesPullAndImport(t *testing.T) {
 	doc := "---\nid: rp\n---\n## Story s-1: Pay\n\nPlain text.\n"
-	f, svc, path := importedOverHTTP(t, "rp.md", doc)
-	key := f.srv.Issues()[0].Key
-	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Description: json.RawMessage(richDescription)}); err != nil {
-		t.Fatal(err)
-	}
+	f, svc, path, key := importedThenFormatted(t, "rp.md", doc, richDescription)
 	pulled := pullOne(t, f, svc, path)
 	for _, form := range []string{"[@Ana Lima](mention:5b10ac8d82e05b22cc7d4ef5", "[BLOCKED](status:red", "<details><summary>Details</summary>", `<span style="color: #ff5630">this</span>`} {
 		if !strings.Contains(string(pulled), form) {
@@ -131,14 +136,10 @@ func TestRichTextSurvivesPullAndImport(t *testing.T) {
 // document changes it; the preview says why, and Jira keeps it.
 func TestUnrepresentableDescriptionIsLeftToJira(t *testing.T) {
 	doc := "---\nid: ru\n---\n## Story s-1: Pay\n\nPlain text.\n"
-	f, svc, path := importedOverHTTP(t, "ru.md", doc)
-	key := f.srv.Issues()[0].Key
 	layout := `{"version":1,"type":"doc","content":[{"type":"layoutSection","content":[
 	 {"type":"layoutColumn","attrs":{"width":50},"content":[{"type":"paragraph","content":[{"type":"text","text":"Left"}]}]},
 	 {"type":"layoutColumn","attrs":{"width":50},"content":[{"type":"paragraph","content":[{"type":"text","text":"Right"}]}]}]}]}`
-	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Description: json.RawMessage(layout)}); err != nil {
-		t.Fatal(err)
-	}
+	f, svc, path, key := importedThenFormatted(t, "ru.md", doc, layout)
 	before, _ := f.srv.Issue(key)
 	if err := os.WriteFile(path, []byte(strings.Replace(doc, "## Story s-1: Pay", "## Story s-1: Pay now", 1)+"\nMore text.\n"), 0o644); err != nil {
 		t.Fatal(err)
