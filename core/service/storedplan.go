@@ -2,7 +2,10 @@ package service
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -223,7 +226,9 @@ func (r storedItemRef) api() ItemRef {
 
 // encodePlan encodes a stored plan. '<', '>' and '&' are written as they
 // are, not escaped for HTML (six bytes each: a description of block
-// quotes stored six times its size); either way decodes the same.
+// quotes stored six times its size); either way decodes the same. A plan
+// whose JSON is longer than compressAbove is stored gzip-compressed
+// (decodePlan reads both).
 func encodePlan(pl any) ([]byte, error) {
 	if ip, ok := pl.(importPlan); ok {
 		pl = &ip // its entries are shared, and left as they were
@@ -231,13 +236,85 @@ func encodePlan(pl any) ([]byte, error) {
 	if ip, ok := pl.(*importPlan); ok {
 		defer ip.leaveOutContentBases()()
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	var w planWriter
+	enc := json.NewEncoder(&w)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(pl); err != nil {
 		return nil, core.Wrap(err, core.CodeInternal, "The plan could not be stored.")
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	if w.err != nil {
+		return nil, core.Wrap(w.err, core.CodeInternal, "The plan could not be stored.")
+	}
+	return w.out, nil
+}
+
+// compressAbove is the length of plan JSON above which the plan is stored
+// gzip-compressed. A large plan repeats its field names and references
+// item after item and shrinks about sevenfold at gzip's fastest level,
+// which costs far less than the store's writing (and the digests'
+// reading) of the bytes saved: the 10,000-item plan's 4 MB of JSON is
+// stored in about 0.6 MB. Smaller plans stay JSON as they are, readable
+// with the database's own tools.
+const compressAbove = 64 << 10
+
+// gzipMagic starts every gzip stream; JSON never starts with it.
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// planWriter takes the encoder's output (one write: the JSON and a
+// newline) and keeps the JSON, compressed when it is long, without
+// copying it first.
+type planWriter struct {
+	out   []byte
+	err   error
+	wrote bool
+}
+
+func (w *planWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	if w.wrote { // the JSON must be whole to be compressed in one piece
+		w.err = errors.New("the plan's JSON came in more than one write")
+		return 0, w.err
+	}
+	w.wrote = true
+	js := bytes.TrimSuffix(b, []byte("\n"))
+	if len(js) <= compressAbove {
+		w.out = bytes.Clone(js)
+		return n, nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(js) / 4)
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err == nil {
+		_, err = zw.Write(js)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		w.err = err
+		return n, err
+	}
+	w.out = buf.Bytes()
+	return n, nil
+}
+
+// planJSON is the JSON of a stored plan: as stored, or decompressed.
+func planJSON(stored []byte) ([]byte, error) {
+	if !bytes.HasPrefix(stored, gzipMagic) {
+		return stored, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(stored))
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if n := len(stored); n >= 4 { // the trailer's length of the JSON (mod 2³²), as a hint
+		buf.Grow(int(min(binary.LittleEndian.Uint32(stored[n-4:]), 64<<20)) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(zr); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), zr.Close()
 }
 
 // decodeImportPlan decodes the import plan stored in p, checking its kind
@@ -330,7 +407,11 @@ func decodePlan(p core.Preview, kind core.PreviewKind, into any, version func() 
 	if p.Kind != kind {
 		return refuseKind(p.Handle, p.Kind, kind)
 	}
-	if err := json.Unmarshal(p.Plan, into); err != nil {
+	js, err := planJSON(p.Plan)
+	if err == nil {
+		err = json.Unmarshal(js, into)
+	}
+	if err != nil {
 		return core.Wrap(err, core.CodeInternal, "The stored plan of preview %q cannot be read. Nothing was written; run the %s again.", p.Handle, core.PreviewName(kind))
 	}
 	if v := version(); v != want {

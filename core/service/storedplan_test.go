@@ -2,12 +2,16 @@ package service_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/service"
@@ -214,20 +218,8 @@ func TestStoredPlanKeepsHTMLCharacters(t *testing.T) {
 	desc := strings.Repeat("> quoted <b>bold</b> & more\n", 20)
 	doc := "---\nid: html\n---\n# HTML\n\n## Story s-1: Angle brackets\n\n" + desc
 	committed := func(rewrite func([]byte) []byte) (core.Preview, map[core.Reference]core.WorkItem) {
-		e := newEnv(t)
-		pre := e.preview(doc)
-		p, err := e.st.LoadPreview(e.ctx, pre.PreviewHandle)
-		if err != nil {
-			t.Fatal(err)
-		}
-		svc := e.svc
-		if rewrite != nil {
-			svc = service.NewWorkItemService(service.ServiceOptions{Provider: e.p, Store: rewritingStore{e.st, rewrite}, Now: e.clock.Now})
-		}
-		if _, err := svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, IdempotencyKey: "k1", Confirmed: true}); err != nil {
-			t.Fatal(err)
-		}
-		return p, e.byRef()
+		p, _, now := commitStored(t, doc, rewrite)
+		return p, now
 	}
 	p, now := committed(nil)
 	for _, s := range []string{`\u003c`, `\u003e`, `\u0026`} {
@@ -250,5 +242,79 @@ func TestStoredPlanKeepsHTMLCharacters(t *testing.T) {
 	}
 	if w := now["html/s-1"]; !strings.Contains(w.Description, "<b>bold</b> & more") {
 		t.Errorf("the committed description is %q", w.Description)
+	}
+}
+
+// commitStored previews doc in a new env and commits the stored plan,
+// read through rewrite (nil: as stored). It returns the plan as stored,
+// the stored preview as shown through rewrite, and what the tracker
+// holds after the commit.
+func commitStored(t *testing.T, doc string, rewrite func([]byte) []byte) (core.Preview, service.PreviewInfo, map[core.Reference]core.WorkItem) {
+	t.Helper()
+	e := newEnv(t)
+	e.writes = 1 // one write at a time: the same keys in every env
+	e.svc = e.service(e.p)
+	pre := e.preview(doc)
+	p, err := e.st.LoadPreview(e.ctx, pre.PreviewHandle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := e.svc
+	if rewrite != nil {
+		svc = e.serviceWith(service.ServiceOptions{Store: rewritingStore{e.st, rewrite}, WritesInFlight: e.writes})
+	}
+	info, err := svc.StoredPreview(e.ctx, pre.PreviewHandle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Import == nil || !reflect.DeepEqual(info.Import.Items, pre.Items) || info.Import.Counts != pre.Counts {
+		t.Fatalf("the stored preview shows %+v; the preview showed %+v", info.Import, pre)
+	}
+	if _, err := svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, IdempotencyKey: "k1", Confirmed: true}); err != nil {
+		t.Fatal(err)
+	}
+	return p, info, e.byRef()
+}
+
+// gunzip is b decompressed (gzip).
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err == nil {
+		b, err = io.ReadAll(zr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A large plan is stored compressed: the 400-item plan's JSON repeats its
+// field names and references item after item, and the store writes (and
+// every reader digests) a fraction of it. It shows and commits what the
+// preview showed; a large plan stored as plain JSON, as earlier releases
+// stored every plan, still shows and commits the same.
+func TestLargeStoredPlanIsCompressed(t *testing.T) {
+	doc := bigDoc("big", 4, 99)
+	p, info, now := commitStored(t, doc, nil)
+	if !bytes.HasPrefix(p.Plan, []byte{0x1f, 0x8b}) {
+		t.Fatalf("the stored plan of 400 items starts %q; want it compressed (gzip)", p.Plan[:min(len(p.Plan), 40)])
+	}
+	js := gunzip(t, p.Plan)
+	if !json.Valid(js) || len(p.Plan)*4 > len(js) {
+		t.Errorf("the stored plan is %d bytes for %d bytes of JSON (valid: %v); want under a quarter", len(p.Plan), len(js), json.Valid(js))
+	}
+	_, plainInfo, plain := commitStored(t, doc, func(b []byte) []byte { return gunzip(t, b) })
+	if len(now) != 400 || !reflect.DeepEqual(now, plain) {
+		t.Errorf("committed %d items; from the plan stored as plain JSON %d, or they differ: %s", len(now), len(plain), cmp.Diff(now, plain))
+	}
+	if !reflect.DeepEqual(info.Import.Items, plainInfo.Import.Items) {
+		t.Errorf("the plan stored as plain JSON shows other items than the compressed one")
+	}
+
+	// A small plan stays plain JSON.
+	small, _, _ := commitStored(t, markdown("checkout", checkoutItems[:2]...), nil)
+	if !json.Valid(small.Plan) {
+		t.Errorf("the small stored plan is not plain JSON: %q", small.Plan[:min(len(small.Plan), 40)])
 	}
 }

@@ -21,13 +21,15 @@ func CheckPreview(p core.Preview) (core.Preview, error) {
 		return p, core.Errorf(core.CodeInternal, "Cannot store a preview whose handle is %d bytes long (the limit is 200). This is a bug in the caller.", len(p.Handle))
 	case p.Kind != core.PreviewImport && p.Kind != core.PreviewProgress && p.Kind != core.PreviewPull:
 		return p, core.Errorf(core.CodeInternal, "Cannot store preview %q of kind %q: the kind must be %q, %q or %q. This is a bug in the caller.", p.Handle, p.Kind, core.PreviewImport, core.PreviewProgress, core.PreviewPull)
-	case p.Digest != "" && p.Digest != core.PlanDigest(p.Plan):
+	}
+	digest := core.PlanDigest(p.Plan) // (of a plan of megabytes: taken once)
+	if p.Digest != "" && p.Digest != digest {
 		return p, core.Errorf(core.CodeInternal, "Cannot store preview %q: its digest %s is not the digest of its plan. This is a bug in the caller.", p.Handle, p.Digest)
 	}
 	if p.Plan == nil {
 		p.Plan = []byte{}
 	}
-	p.Digest = core.PlanDigest(p.Plan)
+	p.Digest = digest
 	return p, nil
 }
 
