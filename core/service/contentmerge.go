@@ -17,15 +17,27 @@ func isContentKey(k string) bool {
 }
 
 // contentBases puts the per-part digests of what spec writes into its
-// FieldBases (the bases of the next import's merge).
-func contentBases(spec *core.ItemSpec) {
+// FieldBases (the bases of the next import's merge) and returns what it
+// derived them from.
+func contentBases(spec *core.ItemSpec) derivedBases {
 	if spec.FieldBases == nil {
 		spec.FieldBases = make(map[string]string, len(contentKeys))
 	}
-	for _, p := range contentParts(spec) {
-		spec.FieldBases[p.k] = core.ContentFieldDigest(p.v...)
+	var d derivedBases
+	for i, p := range contentParts(spec) {
+		d.parts[i], d.digests[i] = contentPart{p.k, slices.Clone(p.v)}, core.ContentFieldDigest(p.v...) // (criteria may be changed in place)
+		spec.FieldBases[p.k] = d.digests[i]
 		setBaseValue(spec, p.k, p.v)
 	}
+	return d
+}
+
+// derivedBases are the content parts contentBases derived a spec's bases
+// from, and their digests: while a part is unchanged, its digest is
+// known without taking it again.
+type derivedBases struct {
+	parts   [3]contentPart
+	digests [3]string
 }
 
 // contentPart is one content part of a spec and its value.
@@ -43,10 +55,17 @@ func contentParts(spec *core.ItemSpec) [3]contentPart {
 
 // hasDerivedBases reports whether spec's content bases (the content keys
 // of FieldBases and BaseValues) are exactly what contentBases records for
-// it, so that they can be derived again instead of stored.
-func hasDerivedBases(spec *core.ItemSpec) bool {
-	for _, p := range contentParts(spec) {
-		if d, ok := spec.FieldBases[p.k]; !ok || d != core.ContentFieldDigest(p.v...) {
+// it, so that they can be derived again instead of stored. known, when
+// not nil, is what contentBases last derived for spec.
+func hasDerivedBases(spec *core.ItemSpec, known *derivedBases) bool {
+	for i, p := range contentParts(spec) {
+		var digest string
+		if known != nil && known.parts[i].k == p.k && slices.Equal(known.parts[i].v, p.v) {
+			digest = known.digests[i] // (a digest of the same values)
+		} else {
+			digest = core.ContentFieldDigest(p.v...)
+		}
+		if d, ok := spec.FieldBases[p.k]; !ok || d != digest {
 			return false
 		}
 		v, ok := spec.BaseValues[p.k]

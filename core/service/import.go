@@ -378,7 +378,8 @@ func classify(doc *plan.Document, found map[core.Reference]core.WorkItem, idx ma
 			}
 		}
 		if !merges {
-			contentBases(&e.Spec) // what this write puts in the tracker: the next import merges part by part
+			d := contentBases(&e.Spec) // what this write puts in the tracker: the next import merges part by part
+			e.derived = &d
 		}
 		if takesContent(it) && !(exists && w.EditedOutside) && len(it.TakeFields) == 0 {
 			warnings = append(warnings, fmt.Sprintf("%s %s is marked \"Drift: take-document\" but has no outside edits to replace; the marker has no effect and can be removed.", kind.Label(), it.ID))

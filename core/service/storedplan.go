@@ -140,6 +140,10 @@ type planEntry struct {
 	docContent    *core.ItemSpec
 	docFields     map[string]core.FieldValue
 	writtenFields map[string]core.FieldValue
+	// derived is what classify derived the content bases from (not
+	// stored): leaving them out of the stored plan need not take their
+	// digests again.
+	derived *derivedBases
 }
 
 // storedGone is what a removed or close entry holds of its item: its
@@ -345,7 +349,7 @@ func (pl *importPlan) leaveOutContentBases() (restore func()) {
 	var hs []held
 	for i := range pl.Entries {
 		e := &pl.Entries[i]
-		if !hasDerivedBases(&e.Spec) {
+		if !hasDerivedBases(&e.Spec, e.derived) {
 			continue
 		}
 		hs = append(hs, held{e, e.Spec.FieldBases, e.Spec.BaseValues})
