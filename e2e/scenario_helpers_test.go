@@ -257,18 +257,6 @@ func unknownRefs(d map[string]any) map[string]bool {
 	return out
 }
 
-// scIssuesOf returns the tracker's issues of one document.
-func (e *env) scIssuesOf(doc string) int {
-	e.t.Helper()
-	n := 0
-	for _, i := range e.issues() {
-		if strings.HasPrefix(i.Reference, doc+"/") {
-			n++
-		}
-	}
-	return n
-}
-
 // loggedRequest is one entry of the fake's request log, with its arrival
 // time and the fault that shaped it.
 type loggedRequest struct {

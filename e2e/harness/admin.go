@@ -161,11 +161,6 @@ func (a *Admin) EditAsPerson(ctx context.Context, key, summary string) error {
 	return a.do(ctx, http.MethodPost, "/_mockjira/issues/"+key+"/edit", map[string]string{"summary": summary}, nil)
 }
 
-// Link makes blocked "is blocked by" blocker.
-func (a *Admin) Link(ctx context.Context, blocked, blocker string) error {
-	return a.do(ctx, http.MethodPost, "/_mockjira/links", map[string]string{"blocked": blocked, "blocker": blocker}, nil)
-}
-
 // SetFaults replaces the scripted faults.
 func (a *Admin) SetFaults(ctx context.Context, fs []Fault) error {
 	if err := a.do(ctx, http.MethodDelete, "/_mockjira/faults", nil, nil); err != nil {

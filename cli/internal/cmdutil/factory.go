@@ -104,14 +104,6 @@ func (f *Factory) Config() (*config.Config, error) {
 	return f.cfg, f.cfgErr
 }
 
-// Clock returns the time now.
-func (f *Factory) Clock() time.Time {
-	if f.Now != nil {
-		return f.Now()
-	}
-	return time.Now()
-}
-
 // Provider loads the configuration and the token and opens the tracker.
 func (f *Factory) Provider(ctx context.Context) (core.WorkItemProvider, *config.Config, error) {
 	cfg, err := f.Config()

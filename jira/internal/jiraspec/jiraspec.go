@@ -9,8 +9,7 @@
 // The fake Jira's contract test wraps the fake in Middleware and demands
 // zero violations; the Jira client's tests wrap their transport in
 // Transport so every request the client sends (and every response it
-// reads) is checked too. ValidateRequest/ValidateResponse are the
-// one-call forms for a test.
+// reads) is checked too.
 //
 // Beyond the spec, every JSON error response (status ≥ 400) must be Jira's
 // ErrorCollection, and a status the operation does not document is a
@@ -684,30 +683,4 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.Log.add(Violation{Method: req.Method, Path: req.URL.Path, Status: res.StatusCode, Err: err})
 	}
 	return res, nil
-}
-
-// ValidateRequest fails t if req (with body) does not match the spec.
-func ValidateRequest(t TB, req *http.Request, body []byte) {
-	t.Helper()
-	s, err := Load()
-	if err != nil {
-		t.Fatalf("%v", err)
-		return
-	}
-	if err := s.CheckRequest(req, body); err != nil {
-		t.Errorf("OpenAPI contract violation: %v", err)
-	}
-}
-
-// ValidateResponse fails t if the response to req does not match the spec.
-func ValidateResponse(t TB, req *http.Request, reqBody []byte, status int, header http.Header, body []byte) {
-	t.Helper()
-	s, err := Load()
-	if err != nil {
-		t.Fatalf("%v", err)
-		return
-	}
-	if err := s.CheckResponse(req, reqBody, status, header, body); err != nil {
-		t.Errorf("OpenAPI contract violation: %v", err)
-	}
 }
