@@ -110,6 +110,13 @@ type Error struct {
 	Details   []Detail
 	Retryable bool
 	RunID     string
+	// Rerun is the part of Message that asks for a new preview in no
+	// front door's words ("Run the import preview again to get a current
+	// plan"), or "" when Message gives no such advice. A front door says
+	// its own next step in its place (WithNextStep), so that the advice is
+	// given once. It is kept with a stored run's result (MarshalStored)
+	// and is not part of the contract's payload.
+	Rerun string
 	// Err is an underlying cause, kept for errors.Is/As and logs. It is
 	// never serialised and must never carry secrets.
 	Err error
@@ -137,6 +144,43 @@ func (e *Error) Unwrap() error { return e.Err }
 // WithDetails returns e with details appended.
 func (e *Error) WithDetails(d ...Detail) *Error { e.Details = append(e.Details, d...); return e }
 
+// WithRerun returns e with words, the part of its message that asks for
+// a new preview in no front door's words, marked as Rerun. Words the
+// message does not hold are not marked.
+func (e *Error) WithRerun(words string) *Error {
+	if words != "" && strings.Contains(e.Message, words) {
+		e.Rerun = words
+	}
+	return e
+}
+
+// WithNextStep returns a copy of e whose message says a front door's own
+// next step (a sentence beginning "Next:" that names the door's command
+// or tool) once: in place of its Rerun advice, which the step would only
+// repeat, keeping what follows that advice (": items already written are
+// found …"); appended when the message gives no such advice. Inside a
+// sentence (the advice begins in lower case) the step is said without its
+// "Next:".
+func (e *Error) WithNextStep(step string) *Error {
+	c := *e
+	c.Rerun = ""
+	msg := strings.TrimSpace(e.Message)
+	i := -1
+	if e.Rerun != "" {
+		i = strings.Index(msg, e.Rerun)
+	}
+	if i < 0 {
+		c.Message = msg + " " + step
+		return &c
+	}
+	words := strings.TrimSuffix(step, ".")
+	if r := e.Rerun[0]; r >= 'a' && r <= 'z' {
+		words = strings.TrimPrefix(words, "Next: ")
+	}
+	c.Message = msg[:i] + words + msg[i+len(e.Rerun):]
+	return &c
+}
+
 // WithRunID returns e with its run id set.
 func (e *Error) WithRunID(id string) *Error { e.RunID = id; return e }
 
@@ -146,6 +190,7 @@ type errorJSON struct {
 	Details   []Detail `json:"details"`
 	Retryable bool     `json:"retryable"`
 	RunID     string   `json:"run_id,omitempty"`
+	Rerun     string   `json:"rerun,omitempty"` // only in a stored run's result
 }
 
 // MarshalJSON renders the contract's error payload; details is always an
@@ -158,13 +203,24 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 	return json.Marshal(errorJSON{Code: e.Code, Message: e.Message, Details: d, Retryable: e.Retryable, RunID: e.RunID})
 }
 
+// MarshalStored renders e as a stored run's result: the contract's
+// payload and its Rerun, so that a replay of the run is given the front
+// door's next step as the first answer was.
+func (e *Error) MarshalStored() ([]byte, error) {
+	d := e.Details
+	if d == nil {
+		d = []Detail{}
+	}
+	return json.Marshal(errorJSON{Code: e.Code, Message: e.Message, Details: d, Retryable: e.Retryable, RunID: e.RunID, Rerun: e.Rerun})
+}
+
 // UnmarshalJSON reads the contract's error payload.
 func (e *Error) UnmarshalJSON(b []byte) error {
 	var j errorJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*e = Error{Code: j.Code, Message: j.Message, Details: j.Details, Retryable: j.Retryable, RunID: j.RunID}
+	*e = Error{Code: j.Code, Message: j.Message, Details: j.Details, Retryable: j.Retryable, RunID: j.RunID, Rerun: j.Rerun}
 	return nil
 }
 

@@ -6,7 +6,6 @@ package core
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -15,8 +14,9 @@ import (
 // (PREVIEW_NOT_FOUND). kind is the kind of handle expected ("" when the
 // caller does not know).
 func RefuseUnknownPreview(handle string, kind PreviewKind) *Error {
-	return Errorf(CodePreviewNotFound, "No preview has the handle %q (it is unknown, or expired and pruned). Run the %s again and commit the new handle.", handle, PreviewName(kind)).
-		WithDetails(Detail{Field: "preview_handle", Message: "unknown or pruned handle"})
+	rerun := "Run the " + PreviewName(kind) + " again and commit the new handle"
+	return Errorf(CodePreviewNotFound, "No preview has the handle %q (it is unknown, or expired and pruned). %s.", handle, rerun).
+		WithRerun(rerun).WithDetails(Detail{Field: "preview_handle", Message: "unknown or pruned handle"})
 }
 
 // RefuseExpiredPreview refuses a handle of kind past its expiry
@@ -31,7 +31,8 @@ func RefuseExpiredPreview(handle string, kind PreviewKind, expiredAt time.Time, 
 	if validFor > 0 {
 		when += fmt.Sprintf(" (previews are valid for %s)", Ago(validFor))
 	}
-	return Errorf(CodePreviewExpired, "This preview expired %s. Run the %s again to get a current plan.", when, PreviewName(kind)).
+	rerun := "Run the " + PreviewName(kind) + " again to get a current plan"
+	return Errorf(CodePreviewExpired, "This preview expired %s. %s.", when, rerun).WithRerun(rerun).
 		WithDetails(Detail{Field: "preview_handle", Message: fmt.Sprintf("%s expired at %s", handle, UTCSecond(expiredAt).Format(time.RFC3339))})
 }
 
@@ -40,8 +41,9 @@ func RefuseExpiredPreview(handle string, kind PreviewKind, expiredAt time.Time, 
 // names that commit, e.g. "the commit with idempotency key K" or "commit
 // run R".
 func RefuseConsumedPreview(handle string, kind PreviewKind, at time.Time, by string) *Error {
-	return Errorf(CodePreviewNotFound, "Preview %q was already committed at %s, by %s; a handle is used once. Run the %s again for a new plan, or repeat that commit's idempotency key to see its result.",
-		handle, UTCSecond(at).Format(time.RFC3339), by, PreviewName(kind)).
+	rerun := "Run the " + PreviewName(kind) + " again for a new plan, or repeat that commit's idempotency key to see its result"
+	return Errorf(CodePreviewNotFound, "Preview %q was already committed at %s, by %s; a handle is used once. %s.",
+		handle, UTCSecond(at).Format(time.RFC3339), by, rerun).WithRerun(rerun).
 		WithDetails(Detail{Field: "preview_handle", Message: fmt.Sprintf("consumed at %s by %s", UTCSecond(at).Format(time.RFC3339), by)})
 }
 
@@ -50,8 +52,9 @@ func RefuseConsumedPreview(handle string, kind PreviewKind, at time.Time, by str
 // the handle left unused): want is the digest confirmed, stored the one
 // the store now holds. kind is "" when not known.
 func RefusePlanChanged(handle string, kind PreviewKind, want, stored string) *Error {
+	rerun := "Run the " + PreviewName(kind) + " again and confirm the new plan"
 	return Wrap(&PlanChangedError{Handle: handle, Want: want, Stored: stored}, CodePreviewStale,
-		"The stored plan of preview %q is not the plan that was shown for confirmation: it was changed in the state store after the preview (stored digest %s, confirmed %s). Nothing was written and the handle was not used. Run the %s again and confirm the new plan.", handle, stored, want, PreviewName(kind)).
+		"The stored plan of preview %q is not the plan that was shown for confirmation: it was changed in the state store after the preview (stored digest %s, confirmed %s). Nothing was written and the handle was not used. %s.", handle, stored, want, rerun).WithRerun(rerun).
 		WithDetails(Detail{Field: "plan_digest", Message: "stored plan digest " + stored + " differs from the confirmed " + want})
 }
 
@@ -105,36 +108,14 @@ func Ago(d time.Duration) string {
 	}
 }
 
-// rerun matches the advice the gate's refusals give in no front door's
-// words: run the preview again, with the ending that only restates it.
-var rerun = regexp.MustCompile(`([Rr])un the (?:(?:import|progress|pull) )?preview again(?: and commit the new handle| to get a current plan| for a new plan, or repeat that commit's idempotency key to see its result| and confirm the new plan)?`)
-
 // AsksForNewPreview reports whether an error of code c is one of the
 // gate's refusals that ask for a new preview (its message says so in no
 // front door's words): each front door adds its own next step to them
-// (WithNextStep).
+// (Error.WithNextStep).
 func AsksForNewPreview(c Code) bool {
 	switch c {
 	case CodePreviewStale, CodePreviewExpired, CodePreviewNotFound, CodeCommitInterrupted, CodeCommitPartial:
 		return true
 	}
 	return false
-}
-
-// WithNextStep is msg with a front door's own next step (a sentence
-// beginning "Next:" that names the door's command or tool) said once: in place of the advice msg gives in no front door's words ("Run
-// the import preview again and commit the new handle."), which it would
-// only repeat, keeping what follows that advice (": items already written
-// are found …"); appended when msg gives no such advice.
-func WithNextStep(msg, step string) string {
-	msg = strings.TrimSpace(msg)
-	m := rerun.FindStringSubmatchIndex(msg)
-	if m == nil {
-		return msg + " " + step
-	}
-	words := strings.TrimSuffix(step, ".")
-	if msg[m[2]:m[3]] == "r" { // inside a sentence: the step without its "Next:"
-		words = strings.TrimPrefix(words, "Next: ")
-	}
-	return msg[:m[0]] + words + msg[m[1]:]
 }

@@ -173,7 +173,7 @@ func (f *fakeService) StoredPreview(ctx context.Context, handle string) (service
 		p := sampleProgressPreview()
 		return service.PreviewInfo{Kind: core.PreviewProgress, Progress: &p}, nil
 	}
-	return service.PreviewInfo{}, core.Errorf(core.CodePreviewNotFound, "No preview has the handle %q. Run the preview again.", handle).WithRunID("run-pv")
+	return service.PreviewInfo{}, core.Errorf(core.CodePreviewNotFound, "No preview has the handle %q. Run the preview again.", handle).WithRerun("Run the preview again").WithRunID("run-pv")
 }
 
 func sampleExport() service.ExportResult {
@@ -229,5 +229,5 @@ func (f *fakeService) StoredPull(ctx context.Context, handle string) (service.Pr
 		p.Path = f.pullPath
 		return service.PreviewInfo{Kind: core.PreviewPull, Pull: &p}, nil
 	}
-	return service.PreviewInfo{}, core.Errorf(core.CodePreviewNotFound, "No pull preview has the handle %q. Run the pull preview again.", handle).WithRunID("run-pv")
+	return service.PreviewInfo{}, core.Errorf(core.CodePreviewNotFound, "No pull preview has the handle %q. Run the pull preview again.", handle).WithRerun("Run the pull preview again").WithRunID("run-pv")
 }

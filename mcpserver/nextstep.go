@@ -28,7 +28,5 @@ func withNextStep(tool string, e *core.Error) *core.Error {
 	if strings.Contains(e.Message, " Next: ") {
 		return e // the service already said what to do next
 	}
-	c := *e
-	c.Message = core.WithNextStep(c.Message, "Next: call "+preview+" again, show the new plan to the person, and commit its preview_handle once they agree.")
-	return &c
+	return e.WithNextStep("Next: call " + preview + " again, show the new plan to the person, and commit its preview_handle once they agree.")
 }

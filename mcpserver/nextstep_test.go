@@ -14,7 +14,8 @@ import (
 // instead (once: in place of that advice), on both commit tools, and
 // leaves other errors and tools alone.
 func TestCommitRefusalsNameTheToolToCall(t *testing.T) {
-	const msg = "The tracker changed. Nothing was written. Run the import preview again to get a current plan."
+	const rerun = "Run the import preview again to get a current plan"
+	const msg = "The tracker changed. Nothing was written. " + rerun + "."
 	for _, c := range []struct {
 		code core.Code
 		want bool
@@ -25,13 +26,13 @@ func TestCommitRefusalsNameTheToolToCall(t *testing.T) {
 	} {
 		svc := &fakeService{
 			importCommit: func(context.Context, service.CommitInput) (service.ImportCommitResult, error) {
-				return service.ImportCommitResult{}, core.Errorf(c.code, msg).WithRunID("r1")
+				return service.ImportCommitResult{}, core.Errorf(c.code, msg).WithRerun(rerun).WithRunID("r1")
 			},
 			progressCommit: func(context.Context, service.CommitInput) (service.ProgressCommitResult, error) {
-				return service.ProgressCommitResult{}, core.Errorf(c.code, msg).WithRunID("r2")
+				return service.ProgressCommitResult{}, core.Errorf(c.code, msg).WithRerun(rerun).WithRunID("r2")
 			},
 			get: func(context.Context, service.GetInput) (service.GetResult, error) {
-				return service.GetResult{}, core.Errorf(c.code, msg).WithRunID("r3")
+				return service.GetResult{}, core.Errorf(c.code, msg).WithRerun(rerun).WithRunID("r3")
 			},
 		}
 		cn := connect(t, svc, Options{Elicitation: ElicitationOff}, nil, "")

@@ -246,3 +246,29 @@ func TestRealServicePullAsksOnce(t *testing.T) {
 		t.Errorf("replay %v: asked %d more, %d writes", m, a.n.Load()-asked-1, r.prov.Writes()-w)
 	}
 }
+
+// TestPullStaleRefusalSaysTheNextStepOnce: a pull whose document changed
+// since its preview is refused with the tool to call in place of the
+// service's own "run the pull again", not after it.
+func TestPullStaleRefusalSaysTheNextStepOnce(t *testing.T) {
+	r := newReal(t, Options{Elicitation: ElicitationOff}, nil, nil)
+	r.c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": r.preview(t), "confirmed": true})
+	key := r.c.mustCall(t, ToolWorkItemGet, map[string]any{"item": "checkout/s-1"})["item"].(map[string]any)["key"].(string)
+	if err := r.prov.EditTitle(key, "Pay as a guest"); err != nil {
+		t.Fatal(err)
+	}
+	pv := r.c.mustCall(t, ToolPullPreview, map[string]any{"path": "plans/checkout.md"})
+	file := filepath.Join(r.ws, "plans", "checkout.md")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, append(b, "\nA line a person added.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := wantCode(t, errOf(r.c.call(t, ToolPullCommit, map[string]any{"preview_handle": pv["preview_handle"], "confirmed": true})), core.CodePreviewStale)
+	msg := data["message"].(string)
+	if strings.Count(msg, "Next: call pull_preview again") != 1 || strings.Contains(msg, "Run the pull again") {
+		t.Errorf("message %q; want the tool's step once, in place of the service's advice", msg)
+	}
+}

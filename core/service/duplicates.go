@@ -69,7 +69,7 @@ func (x *execution) duplicated(ctx context.Context) error {
 			details = append(details, core.Detail{Item: string(ref), Key: x.keys[ref], Outcome: core.OutcomeCommitted, Message: fmt.Sprintf("%sd as %s", e.Action, x.keys[ref])})
 		}
 	}
-	e := core.Errorf(core.CodeCommitPartial, "Everything was written, but %s", x.dupSummary())
+	e := core.Errorf(core.CodeCommitPartial, "Everything was written, but %s", x.dupSummary()).WithRerun(rerunImport)
 	e.Retryable = false
 	e.WithDetails(x.dupDetails(details)...)
 	e.RunID = x.o.runID
@@ -100,8 +100,8 @@ func (x *execution) dupSummary() string {
 	if len(refs) > 3 {
 		more = fmt.Sprintf(" and %d more", len(refs)-3)
 	}
-	return fmt.Sprintf("%d reference(s) are now held by more than one issue in the tracker: %s%s (see details). Another import of this document, from a separate state store, created them at the same moment. For each reference keep its oldest issue (listed first) and delete the others in the tracker, then run the import preview again: it shows the document unchanged, or what is left to fix. Repeating this commit does not help. Imports that may run at once should share one state store: the second then waits for the first.",
-		len(refs), strings.Join(names, ", "), more)
+	return fmt.Sprintf("%d reference(s) are now held by more than one issue in the tracker: %s%s (see details). Another import of this document, from a separate state store, created them at the same moment. For each reference keep its oldest issue (listed first) and delete the others in the tracker, then %s: it shows the document unchanged, or what is left to fix. Repeating this commit does not help. Imports that may run at once should share one state store: the second then waits for the first.",
+		len(refs), strings.Join(names, ", "), more, rerunImport)
 }
 
 // dupDetails marks, in details, the entries of duplicated references (or

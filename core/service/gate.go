@@ -342,8 +342,8 @@ func (s *WorkItemService) existingRun(kind core.PreviewKind, handle string, run 
 			WithDetails(core.Detail{Field: "idempotency_key", Message: "used with " + run.Handle})
 	}
 	if run.State == core.RunInProgress {
-		e := core.Errorf(core.CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) did not finish: the process probably died mid-commit. %d item outcome(s) were recorded (see details). Run the %s again: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed). The dead commit's lock may keep the %s locked for up to %s after the crash; a commit of the new preview waits for it.",
-			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), len(run.Outcomes), core.PreviewName(kind), lockedWhat(kind), core.Ago(s.lockLease))
+		e := core.Errorf(core.CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) did not finish: the process probably died mid-commit. %d item outcome(s) were recorded (see details). %s: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed). The dead commit's lock may keep the %s locked for up to %s after the crash; a commit of the new preview waits for it.",
+			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), len(run.Outcomes), rerunOf(kind), lockedWhat(kind), core.Ago(s.lockLease)).WithRerun(rerunOf(kind))
 		for _, oc := range run.Outcomes {
 			e.Details = append(e.Details, core.Detail{Item: string(oc.Reference), Key: oc.Key, Outcome: oc.Outcome, Code: oc.Code, Message: oc.Message})
 		}
@@ -396,8 +396,8 @@ func whyInProgress[R any](ctx context.Context, s *WorkItemService, k commitKind[
 	until := core.UTCSecond(held.Expires).Format(time.RFC3339)
 	var e *core.Error
 	if !held.Renewed.IsZero() && held.Silent > s.lockSilence() {
-		e = core.Errorf(core.CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) is not running: it stopped renewing its commit lock of %s %s ago (a running commit renews it every %s), so its process died or lost the state store, and it did not finish. %d item outcome(s) were recorded (see details). Run the %s again: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed). Its lock lapses at %s; a commit of the new preview waits for it until then.",
-			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), what, core.Ago(held.Silent), every(s.lockBeat()), len(run.Outcomes), core.PreviewName(k.kind), until)
+		e = core.Errorf(core.CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) is not running: it stopped renewing its commit lock of %s %s ago (a running commit renews it every %s), so its process died or lost the state store, and it did not finish. %d item outcome(s) were recorded (see details). %s: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed). Its lock lapses at %s; a commit of the new preview waits for it until then.",
+			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), what, core.Ago(held.Silent), every(s.lockBeat()), len(run.Outcomes), rerunOf(k.kind), until).WithRerun(rerunOf(k.kind))
 	} else {
 		heard := "renewed while it works"
 		if !held.Renewed.IsZero() {
@@ -492,11 +492,21 @@ func replayed(run *core.Run, into any) error {
 	return nil
 }
 
+// storedResult is a run's result as it is stored: an error keeps the
+// words a front door replaces with its own next step (core.Error.Rerun),
+// so that a replay reads as the first answer did.
+func storedResult(result any) ([]byte, error) {
+	if e, ok := result.(*core.Error); ok {
+		return e.MarshalStored()
+	}
+	return json.Marshal(result)
+}
+
 // finish records a run's end state. A store fault here is logged and kept
 // for the commit's answer (unrecorded): the tracker writes already
 // happened and their outcomes are recorded.
 func (r *commitRun) finish(ctx context.Context, state core.RunState, result any) {
-	b, err := json.Marshal(result)
+	b, err := storedResult(result)
 	if err == nil {
 		err = r.s.st.FinishRun(context.WithoutCancel(ctx), r.key, state, b, core.UTCSecond(r.s.now()))
 	}

@@ -204,7 +204,26 @@ func wantErr(t *testing.T, err error, code core.Code, fragments ...string) *core
 			t.Errorf("message %q lacks %q", e.Message, f)
 		}
 	}
+	wantRerunMarked(t, e)
 	return e
+}
+
+// wantRerunMarked: a refusal that asks for a new preview and advises it in
+// no front door's words marks that advice (core.Error.Rerun), so that a
+// front door can say its own step in its place instead of after it — a
+// replayed one too.
+func wantRerunMarked(t *testing.T, e *core.Error) {
+	t.Helper()
+	if !core.AsksForNewPreview(e.Code) {
+		return
+	}
+	advises := strings.Contains(strings.ToLower(e.Message), "preview again") || strings.Contains(e.Message, "Run the pull again")
+	switch {
+	case advises && e.Rerun == "":
+		t.Errorf("%s %q advises a new preview but does not mark the advice", e.Code, e.Message)
+	case e.Rerun != "" && !strings.Contains(e.Message, e.Rerun):
+		t.Errorf("%s: marked advice %q is not in the message %q", e.Code, e.Rerun, e.Message)
+	}
 }
 
 // logLines returns the JSON log lines written so far.

@@ -788,7 +788,7 @@ func (c *pullCommit) fileStale() error {
 		return err
 	}
 	if core.PlanDigest(b) != h.FileDigest { // (the same digest a stored plan has)
-		return core.Errorf(core.CodePreviewStale, "%s changed since the pull preview, so the stored plan no longer matches it. Nothing was written. Run the pull again.", h.Path).
+		return core.Errorf(core.CodePreviewStale, "%s changed since the pull preview, so the stored plan no longer matches it. Nothing was written. %s.", h.Path, rerunPull).WithRerun(rerunPull).
 			WithDetails(core.Detail{Item: h.Document, Field: "path", Message: "the file changed since the preview"})
 	}
 	return nil
@@ -818,7 +818,7 @@ func (c *pullCommit) stale(ctx context.Context) error {
 		}
 	}
 	if len(details) > 0 {
-		return refuseStale(fmt.Sprintf("The tracker changed since this pull preview (%d item(s), see details)", len(details)), "Run the pull again.", details...)
+		return refuseStale(fmt.Sprintf("The tracker changed since this pull preview (%d item(s), see details)", len(details)), rerunPull+".", details...)
 	}
 	return nil
 }
@@ -843,7 +843,7 @@ func (c *pullCommit) execute(ctx context.Context, r *commitRun) (PullCommitResul
 		e := core.Errorf(ae.Code, "%s", ae.Message)
 		state := core.RunFailed
 		if res.FileWritten || len(res.Settled) > 0 {
-			e = core.Errorf(core.CodeCommitPartial, "The pull stopped: %s %s Run the pull again: what is done is not done twice.", ae.Message, map[bool]string{true: "The document was written; the bases of the items after it were not all moved.", false: ""}[res.FileWritten])
+			e = core.Errorf(core.CodeCommitPartial, "The pull stopped: %s %s %s: what is done is not done twice.", ae.Message, map[bool]string{true: "The document was written; the bases of the items after it were not all moved.", false: ""}[res.FileWritten], rerunPull).WithRerun(rerunPull)
 			state = core.RunPartial
 		}
 		e.Details, e.RunID, e.Err = details, r.o.runID, err

@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -32,7 +33,26 @@ func (v seen) changedSince(now core.WorkItem, found bool) *core.Detail {
 }
 
 // refuseStale is the refusal of a plan the tracker no longer matches:
-// head says what changed (details: each item), next what to run again.
+// head says what changed (details: each item), next what to run again
+// (a sentence: the new-preview advice a front door replaces with its own
+// step when it asks for a preview again).
 func refuseStale(head, next string, details ...core.Detail) *core.Error {
-	return core.Errorf(core.CodePreviewStale, "%s, so the stored plan no longer matches it. Nothing was written. %s", head, next).WithDetails(details...)
+	return core.Errorf(core.CodePreviewStale, "%s, so the stored plan no longer matches it. Nothing was written. %s", head, next).
+		WithRerun(strings.TrimSuffix(next, ".")).WithDetails(details...)
+}
+
+// rerunImport is the import's new-preview advice inside a sentence.
+var rerunImport = rerunInSentence(core.PreviewImport)
+
+// rerunPull is the pull's: a pull is previewed and committed again as one.
+const rerunPull = "Run the pull again"
+
+// rerunOf is the advice, beginning a sentence, to run kind's preview
+// again: the words a front door replaces with its own next step
+// (core.Error.WithRerun).
+func rerunOf(kind core.PreviewKind) string { return "Run the " + core.PreviewName(kind) + " again" }
+
+// rerunInSentence is rerunOf inside a sentence.
+func rerunInSentence(kind core.PreviewKind) string {
+	return "run the " + core.PreviewName(kind) + " again"
 }

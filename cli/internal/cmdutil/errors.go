@@ -45,9 +45,7 @@ func WithNextStep(e *core.Error, command string, args []string) *core.Error {
 	default:
 		return e
 	}
-	c := *e
-	c.Message = core.WithNextStep(c.Message, step)
-	return &c
+	return e.WithNextStep(step)
 }
 
 // ErrSilent is returned by a command that has already said everything

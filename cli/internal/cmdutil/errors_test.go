@@ -74,7 +74,8 @@ func TestPrintErrorSaysEachThingOnce(t *testing.T) {
 // dwire command that makes a new preview in place of core's advice (once),
 // and leaves other errors alone.
 func TestWithNextStep(t *testing.T) {
-	stale := core.Errorf(core.CodePreviewStale, "The tracker changed. Nothing was written. Run the import preview again to get a current plan.")
+	stale := core.Errorf(core.CodePreviewStale, "The tracker changed. Nothing was written. Run the import preview again to get a current plan.").
+		WithRerun("Run the import preview again to get a current plan")
 	for _, c := range []struct {
 		cmd  string
 		args []string
