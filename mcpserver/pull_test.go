@@ -158,12 +158,7 @@ func TestPullPreviewIsBounded(t *testing.T) {
 // same key without a write, and the next import of the file is unchanged;
 // the handles of import and pull do not cross.
 func TestRealServicePullGate(t *testing.T) {
-	r := newReal(t, Options{Elicitation: ElicitationOff}, nil, nil)
-	r.c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": r.preview(t), "confirmed": true})
-	key := r.c.mustCall(t, ToolWorkItemGet, map[string]any{"item": "checkout/s-1"})["item"].(map[string]any)["key"].(string)
-	if err := r.prov.EditTitle(key, "Pay as a guest"); err != nil {
-		t.Fatal(err)
-	}
+	r := editedAfterImport(t)
 	file := filepath.Join(r.ws, "plans", "checkout.md")
 	read := func() string {
 		b, err := os.ReadFile(file)
@@ -251,12 +246,7 @@ func TestRealServicePullAsksOnce(t *testing.T) {
 // since its preview is refused with the tool to call in place of the
 // service's own "run the pull again", not after it.
 func TestPullStaleRefusalSaysTheNextStepOnce(t *testing.T) {
-	r := newReal(t, Options{Elicitation: ElicitationOff}, nil, nil)
-	r.c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": r.preview(t), "confirmed": true})
-	key := r.c.mustCall(t, ToolWorkItemGet, map[string]any{"item": "checkout/s-1"})["item"].(map[string]any)["key"].(string)
-	if err := r.prov.EditTitle(key, "Pay as a guest"); err != nil {
-		t.Fatal(err)
-	}
+	r := editedAfterImport(t)
 	pv := r.c.mustCall(t, ToolPullPreview, map[string]any{"path": "plans/checkout.md"})
 	file := filepath.Join(r.ws, "plans", "checkout.md")
 	b, err := os.ReadFile(file)
@@ -271,4 +261,17 @@ func TestPullStaleRefusalSaysTheNextStepOnce(t *testing.T) {
 	if strings.Count(msg, "Next: call pull_preview again") != 1 || strings.Contains(msg, "Run the pull again") {
 		t.Errorf("message %q; want the tool's step once, in place of the service's advice", msg)
 	}
+}
+
+// editedAfterImport is a real service with the checkout document imported
+// and s-1's title then changed in the tracker by a person: a pull to make.
+func editedAfterImport(t *testing.T) *real {
+	t.Helper()
+	r := newReal(t, Options{Elicitation: ElicitationOff}, nil, nil)
+	r.c.mustCall(t, ToolImportCommit, map[string]any{"preview_handle": r.preview(t), "confirmed": true})
+	key := r.c.mustCall(t, ToolWorkItemGet, map[string]any{"item": "checkout/s-1"})["item"].(map[string]any)["key"].(string)
+	if err := r.prov.EditTitle(key, "Pay as a guest"); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
