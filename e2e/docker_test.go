@@ -26,8 +26,7 @@ func serverJSON(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatalf("dwire mcp --server-json: %v", err)
 	}
-	root, _ := harness.RepoRoot()
-	raw, err := os.ReadFile(filepath.Join(root, "mcpserver", "testdata", "registry", "server.schema.json"))
+	raw, err := os.ReadFile(repoPath(t, "mcpserver", "testdata", "registry", "server.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +70,6 @@ func TestDockerImage(t *testing.T) {
 	if err != nil || !harness.DockerAvailable(ctx) {
 		t.Skip("no Docker engine: the image is tested where one is available (.ci/run starts one)")
 	}
-	root, _ := harness.RepoRoot()
 	build := t.TempDir()
 	copyInto := func(from, to string, mode os.FileMode) {
 		t.Helper()
@@ -84,7 +82,7 @@ func TestDockerImage(t *testing.T) {
 		}
 	}
 	copyInto(bins.Dwire, "dwire", 0o755)
-	copyInto(filepath.Join(root, "cli", "cmd", "dwire", "Dockerfile"), "Dockerfile", 0o644)
+	copyInto(repoPath(t, "cli", "cmd", "dwire", "Dockerfile"), "Dockerfile", 0o644)
 	copyInto("/etc/ssl/certs/ca-certificates.crt", "ca-certificates.crt", 0o644)
 	const tag = "dwire:e2e"
 	run := func(args ...string) string {

@@ -57,6 +57,17 @@ type envOptions struct {
 	jira     string // more lines of the jira section, each "  key: value\n"
 }
 
+// repoPath is the path of elem (slash-free parts) in the repository under
+// test; it fails t when the repository cannot be found.
+func repoPath(t *testing.T, elem ...string) string {
+	t.Helper()
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(append([]string{root}, elem...)...)
+}
+
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
 	ctx := context.Background()

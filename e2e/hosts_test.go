@@ -31,11 +31,7 @@ type hostServer struct {
 // hostSnippets parses every file under docs/hosts.
 func hostSnippets(t *testing.T) []hostServer {
 	t.Helper()
-	root, err := harness.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "docs", "hosts")
+	dir := repoPath(t, "docs", "hosts")
 	read := func(name string) []byte {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -150,13 +146,12 @@ func TestHostSnippetsWorkAsWritten(t *testing.T) {
 	if len(snippets) != 6 {
 		t.Fatalf("%d host snippets", len(snippets))
 	}
-	root, _ := harness.RepoRoot()
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "mcp.md"))
+	doc, err := os.ReadFile(repoPath(t, "docs", "mcp.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range snippets {
-		b, _ := os.ReadFile(filepath.Join(root, "docs", "hosts", h.file))
+		b, _ := os.ReadFile(repoPath(t, "docs", "hosts", h.file))
 		if !strings.Contains(string(doc), strings.TrimSpace(string(b))) {
 			t.Errorf("docs/mcp.md does not show docs/hosts/%s as it is", h.file)
 		}

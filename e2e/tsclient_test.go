@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core/streamtest"
-	"github.com/devworkwire/devworkwire/e2e/harness"
 )
 
 // tsReport is what e2e/tsclient/client.mjs prints.
@@ -50,11 +49,7 @@ type tsReport struct {
 // DWIRE_REQUIRE_NODE=1) when node or the pinned SDK is not installed.
 func tsClient(t *testing.T) (node, script string) {
 	t.Helper()
-	root, err := harness.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "e2e", "tsclient")
+	dir := repoPath(t, "e2e", "tsclient")
 	missing := func(why string) {
 		t.Helper()
 		msg := why + "; install Node.js 18+ and run `npm ci` in e2e/tsclient (.ci/run does)"
@@ -63,7 +58,7 @@ func tsClient(t *testing.T) (node, script string) {
 		}
 		t.Skip(msg)
 	}
-	node, err = exec.LookPath("node")
+	node, err := exec.LookPath("node")
 	if err != nil {
 		missing("node is not on PATH")
 	}

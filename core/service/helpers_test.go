@@ -315,3 +315,15 @@ func bigDoc(id string, epics, per int) string {
 	}
 	return markdown(id, items...)
 }
+
+// itemsWith lists, in order, the items of details whose outcome is
+// outcome (core.OutcomeFailed, core.OutcomeUnknown, …).
+func itemsWith(details []core.Detail, outcome string) []string {
+	var out []string
+	for _, d := range details {
+		if d.Outcome == outcome {
+			out = append(out, d.Item)
+		}
+	}
+	return out
+}

@@ -503,12 +503,7 @@ func TestUnknownCreateIsReportedNotRetried(t *testing.T) {
 	e.p.FailItem(3, fakeprovider.ItemLost, nil) // s-1: created, response lost
 	_, err := e.svc.ImportCommit(e.ctx, service.CommitInput{PreviewHandle: pre.PreviewHandle, Confirmed: true})
 	ce := wantErr(t, err, core.CodeCommitPartial, "1 unknown", "not retried")
-	var unknown []string
-	for _, d := range ce.Details {
-		if d.Outcome == core.OutcomeUnknown {
-			unknown = append(unknown, d.Item)
-		}
-	}
+	unknown := itemsWith(ce.Details, core.OutcomeUnknown)
 	if !slices.Equal(unknown, []string{"checkout/s-1"}) {
 		t.Errorf("unknown items %v", unknown)
 	}

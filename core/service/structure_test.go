@@ -219,12 +219,7 @@ func failedSprintMove(t *testing.T, err error) (*env, error) {
 func TestSprintMoveFailureIsPartial(t *testing.T) {
 	_, err := failedSprintMove(t, core.Errorf(core.CodeValidationFailed, "sprint closed meanwhile"))
 	ce := wantErr(t, err, core.CodeCommitPartial)
-	var failed []string
-	for _, d := range ce.Details {
-		if d.Outcome == core.OutcomeFailed {
-			failed = append(failed, d.Item)
-		}
-	}
+	failed := itemsWith(ce.Details, core.OutcomeFailed)
 	if !slices.Equal(failed, []string{"shop/~sprint:s-2"}) {
 		t.Errorf("failed: %v (%+v)", failed, ce.Details)
 	}

@@ -82,14 +82,20 @@ func runRelease(t *testing.T, dir string, args ...string) (int, string, string) 
 	cmd.Dir = dir
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
+	code := exitCode(t, cmd.Run())
+	return code, out.String(), errOut.String()
+}
+
+// exitCode is the exit code of a command that ran with err (0 for nil);
+// an error that is not an exit fails t.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return code, out.String(), errOut.String()
+	return 0
 }
 
 // good is a releasable set: cli → jira → core, all at 0.1.0.
@@ -227,12 +233,7 @@ func TestChangelogSection(t *testing.T) {
 	} {
 		cmd := exec.Command("sh", filepath.Join("..", "..", "scripts", "changelog-section.sh"), cl, tt.version)
 		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		code := exitCode(t, err)
 		if code != tt.code || !strings.Contains(string(out), tt.want) || (tt.not != "" && strings.Contains(string(out), tt.not)) {
 			t.Errorf("changelog-section %s: exit %d (want %d), output:\n%s\nwant it to contain %q and not %q", tt.version, code, tt.code, out, tt.want, tt.not)
 		}
