@@ -3,8 +3,6 @@ package core
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"strings"
 	"time"
 )
@@ -202,15 +200,15 @@ type ItemSpec struct {
 // description, acceptance criteria and parent reference. Equal digests mean
 // the document did not change the item.
 func ContentDigest(kind Kind, title, description string, ac []string, parent Reference) string {
-	b, _ := json.Marshal(struct {
-		K Kind      `json:"k"`
-		T string    `json:"t"`
-		D string    `json:"d"`
-		A []string  `json:"a"`
-		P Reference `json:"p"`
-	}{kind, title, description, ac, parent})
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	// {"k":…,"t":…,"d":…,"a":…,"p":…}, as json.Marshal writes it
+	// (digestjson.go).
+	b := make([]byte, 0, 32+len(kind)+len(title)+len(description)+len(parent)+8*len(ac))
+	b = appendJSONString(append(b, `{"k":`...), string(kind))
+	b = appendJSONString(append(b, `,"t":`...), title)
+	b = appendJSONString(append(b, `,"d":`...), description)
+	b = appendJSONStrings(append(b, `,"a":`...), ac)
+	b = appendJSONString(append(b, `,"p":`...), string(parent))
+	return digestOf(append(b, '}'), sha256.Size)
 }
 
 // CreateOutcome is the result of creating one item.

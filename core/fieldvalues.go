@@ -5,9 +5,6 @@
 package core
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -101,9 +98,8 @@ func shortDigest(v []string) string {
 	if v == nil {
 		v = []string{}
 	}
-	b, _ := json.Marshal(v)
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:12])
+	var buf [128]byte
+	return digestOf(appendJSONStrings(buf[:0], v), 12)
 }
 
 // FieldRequest asks a FieldResolver to check one item's fields.
