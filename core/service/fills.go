@@ -15,21 +15,28 @@ func (s *WorkItemService) fillCreates(ctx context.Context, entries []planEntry) 
 	if !ok {
 		return nil
 	}
-	var specs []core.ItemSpec
+	creates := func(e *planEntry) bool { return e.Action == core.ActionCreate && !e.Blocked }
+	n := 0
 	for i := range entries {
-		if e := &entries[i]; e.Action == core.ActionCreate && !e.Blocked {
-			specs = append(specs, e.Spec)
+		if creates(&entries[i]) {
+			n++
 		}
 	}
-	if len(specs) == 0 {
+	if n == 0 {
 		return nil
+	}
+	specs := make([]core.ItemSpec, 0, n) // (a spec is large: made once, not grown)
+	for i := range entries {
+		if e := &entries[i]; creates(e) {
+			specs = append(specs, e.Spec)
+		}
 	}
 	fills, err := cf.CreateFills(ctx, specs)
 	if err != nil {
 		return err
 	}
 	for i := range entries {
-		if e := &entries[i]; e.Action == core.ActionCreate && !e.Blocked {
+		if e := &entries[i]; creates(e) {
 			e.Fills = fills[e.Spec.Reference]
 		}
 	}

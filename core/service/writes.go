@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -124,15 +125,15 @@ func NewPlanWrites(ws []PlannedWrite) PlanWrites {
 
 // itemText names a plan's item: `story s-2 "Pay" (DEMO-4)`.
 func itemText(k core.Kind, ref core.Reference, title, key string) string {
-	_, id := ref.Split()
-	if id == "" {
-		id = string(ref)
-	}
-	s := fmt.Sprintf("%s %s %q", strings.ToLower(k.Label()), id, title)
+	// (Written out, not through fmt: a preview names every item.)
+	id, label := itemID(ref), strings.ToLower(k.Label())
+	b := make([]byte, 0, len(label)+len(id)+len(title)+len(key)+8)
+	b = append(append(append(b, label...), ' '), id...)
+	b = strconv.AppendQuote(append(b, ' '), title) // as %q writes it
 	if key != "" {
-		s += " (" + key + ")"
+		b = append(append(append(b, " ("...), key...), ')')
 	}
-	return s
+	return string(b)
 }
 
 // writes lists every write of the stored import plan, in commit order:
