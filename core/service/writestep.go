@@ -53,10 +53,6 @@ type stepEnd struct {
 	record error
 }
 
-// halted reports whether the run must stop whatever the write's outcome:
-// its fence refused or its record failed.
-func (e stepEnd) halted() bool { return e.fence != nil || e.record != nil }
-
 // write runs one write: a cancelled context sends nothing; then the
 // fence, the send, its outcome and the record of that outcome.
 func (r *commitRun) write(ctx context.Context, w writeStep) stepEnd {
