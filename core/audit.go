@@ -94,6 +94,10 @@ var Channels = []Channel{ChannelPrompt, ChannelReview, ChannelElicitation, Chann
 type Account struct {
 	ID   string `json:"account_id"`
 	Name string `json:"name,omitempty"`
+	// NameRead is when Name was last read from the tracker (the service's
+	// clock): a record may name the account by what an earlier record
+	// recorded, without a read of its own (docs/service.md).
+	NameRead time.Time `json:"name_read,omitzero"`
 }
 
 // AuditEvent is what an audit record records.
@@ -168,6 +172,8 @@ type AuditFilter struct {
 	// of whoever made the preview or did what the record records.
 	Who     string
 	Channel Channel
+	// Account matches the records naming this tracker account id.
+	Account string
 	Since   time.Time // at or after
 	Until   time.Time // before
 }
@@ -175,6 +181,9 @@ type AuditFilter struct {
 // Match reports whether r passes f. Every store filters with it.
 func (f AuditFilter) Match(r AuditRecord) bool {
 	if f.Handle != "" && r.Handle != f.Handle {
+		return false
+	}
+	if f.Account != "" && (r.Account == nil || r.Account.ID != f.Account) {
 		return false
 	}
 	if f.Document != "" && !slices.Contains(r.Documents, f.Document) {

@@ -263,6 +263,17 @@ type AccountReader interface {
 	Account(ctx context.Context) (Account, error)
 }
 
+// AccountSeer is the optional provider capability that names the account
+// of the provider's credentials as far as its answers so far showed it,
+// without a request: the whole account once the provider read it, the id
+// alone when only the tracker's answers named it (a header), or the zero
+// Account when nothing did yet. The service names the account of a
+// commit from it, and from the name its audit trail recorded for that id,
+// before it asks AccountReader (a request).
+type AccountSeer interface {
+	SeenAccount() Account
+}
+
 // AuditStore is the Store capability behind the audit trail and the gate
 // policy. Every store in this repository has it (checked by
 // core/storetest, "Audit"); without it nothing is recorded and the policy

@@ -147,6 +147,7 @@ func (p *Provider) do(ctx context.Context, c call, out any) (*response, error) {
 			final, canRetry = e, true
 		case resp.status >= 200 && resp.status < 300:
 			log.Debug("jira request", "endpoint", c.endpoint, "status", resp.status, "attempt", attempt, "duration_ms", time.Since(start).Milliseconds())
+			p.noteAccount(resp.header) // account.go
 			if back != nil {
 				resp.body = back(resp.body)
 			}

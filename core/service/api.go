@@ -47,6 +47,11 @@ type ImportPreviewInput struct {
 	// item. An entry naming an item that is not held back is
 	// VALIDATION_FAILED (nothing is stored).
 	ReleaseHeld []string `json:"release_held,omitempty" jsonschema:"only after checking the tracker: item ids or references of held-back items (blocked_reason set in a preview) to create anyway, or the single entry all; an id that is not held back is refused"`
+	// DryRun says no commit of this preview follows in this process (a
+	// front door's --dry-run): the preview does not read ahead the account
+	// the commit would record (checkPermissions). Not part of the tools'
+	// input.
+	DryRun bool `json:"-"`
 }
 
 // Counts are item counts by action.
@@ -337,6 +342,11 @@ type ProgressPreviewInput struct {
 	Status core.Status `json:"status,omitempty" jsonschema:"target status: todo, in_progress or done"`
 	// Comment is a Markdown comment to add (optional).
 	Comment string `json:"comment,omitempty" jsonschema:"a Markdown comment to add"`
+	// DryRun says no commit of this preview follows in this process (a
+	// front door's --dry-run): the preview does not read ahead the account
+	// the commit would record (checkPermissions). Not part of the tools'
+	// input.
+	DryRun bool `json:"-"`
 }
 
 // ItemRef names an item briefly.

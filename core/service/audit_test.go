@@ -54,7 +54,7 @@ func TestAuditRecordsWhoPreviewedAndWhoConfirmed(t *testing.T) {
 	}
 	for _, r := range []core.AuditRecord{start, end} {
 		if r.By == nil || *r.By != personActor || r.PreviewedBy == nil || *r.PreviewedBy != agentActor || r.Channel != core.ChannelReview ||
-			r.Account == nil || *r.Account != fakeprovider.FakeAccount || r.IdempotencyKey != "idk_review" || r.PlanDigest != pre.PlanDigest || !slices.Equal(r.Documents, []string{"checkout"}) {
+			r.Account == nil || r.Account.ID != fakeprovider.FakeAccount.ID || r.Account.Name != fakeprovider.FakeAccount.Name || r.IdempotencyKey != "idk_review" || r.PlanDigest != pre.PlanDigest || !slices.Equal(r.Documents, []string{"checkout"}) {
 			t.Errorf("%s record %+v", r.Event, r)
 		}
 	}

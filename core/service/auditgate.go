@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -131,17 +132,67 @@ func (s *WorkItemService) checkPolicy(ctx context.Context, o *op, kind core.Prev
 }
 
 // account is the tracker account the provider writes as (nil when the
-// provider cannot say).
+// provider cannot say): the one known without a request (knownAccount),
+// else the provider's read of it.
 func (s *WorkItemService) account(ctx context.Context) (*core.Account, error) {
 	ar, ok := s.p.(core.AccountReader)
 	if !ok || s.audits() == nil {
 		return nil, nil
 	}
+	if a, known := s.knownAccount(ctx); known {
+		return &a, nil
+	}
 	a, err := ar.Account(ctx)
 	if err != nil {
 		return nil, err
 	}
+	a.NameRead = core.UTCSecond(s.now())
 	return &a, nil
+}
+
+// accountNameFor is how long a display name read from the tracker stands
+// for its account in later records: a name changed in the tracker is
+// recorded from the first commit after that long at the latest.
+const accountNameFor = 7 * 24 * time.Hour
+
+// knownAccount names the account the provider writes as without a
+// request to the tracker: the provider's own knowledge of it when whole
+// (core.AccountSeer: read in this process), else the id its answers named
+// with the display name of the audit trail's newest record of that id,
+// if that name was read within accountNameFor. known is false when it
+// cannot name both.
+func (s *WorkItemService) knownAccount(ctx context.Context) (a core.Account, known bool) {
+	sa, ok := s.p.(core.AccountSeer)
+	if !ok {
+		return core.Account{}, false
+	}
+	a = sa.SeenAccount()
+	switch {
+	case a.ID == "":
+		return core.Account{}, false
+	case a.Name != "":
+		a.NameRead = core.UTCSecond(s.now())
+		return a, true
+	}
+	as := s.audits()
+	if as == nil {
+		return core.Account{}, false
+	}
+	since := s.now().Add(-accountNameFor)
+	recs, _, err := as.ListAudit(ctx, core.AuditFilter{Account: a.ID, Since: since}, 1)
+	if err != nil || len(recs) == 0 {
+		return core.Account{}, false
+	}
+	r := recs[0].Account
+	read := r.NameRead
+	if read.IsZero() {
+		read = recs[0].At // recorded before names carried their read time
+	}
+	if r.Name == "" || read.Before(since) {
+		return core.Account{}, false
+	}
+	a.Name, a.NameRead = r.Name, read
+	return a, true
 }
 
 // auditStarted records a started commit attempt, before its first write.

@@ -113,7 +113,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err := problems.refusal(); err != nil {
 		return ImportPreviewResult{}, err
 	}
-	if err := s.checkPermissions(ctx, importPermissions(pl.Entries, pl.structures())...); err != nil {
+	if err := s.checkPermissions(ctx, in.DryRun, importPermissions(pl.Entries, pl.structures())...); err != nil {
 		return ImportPreviewResult{}, err
 	}
 	p, err := s.savePreview(ctx, core.PreviewImport, pl)

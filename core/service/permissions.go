@@ -10,19 +10,24 @@ import (
 // checkPermissions refuses a plan whose writes need permissions the
 // account lacks: better at the preview than after a prompt.
 //
-// A preview that plans writes also reads, alongside the permission check
-// (so in the same round trip), the account its commit will record in the
-// audit trail: a provider keeps it (jira reads it once per process), so
-// the commit that follows in this process sends no request for it. A
-// failed read is left to the commit, which reads it again.
-func (s *WorkItemService) checkPermissions(ctx context.Context, perms ...core.Permission) error {
+// The commit of the plan names, in the audit trail, the account it writes
+// as (knownAccount). When neither the provider's answers so far nor the
+// audit trail can name it, a preview that plans writes reads it alongside
+// the permission check (so in the same round trip): a provider keeps it
+// (jira reads it once per process), so the commit that follows in this
+// process sends no request for it. A preview no commit in this process
+// follows (dryRun: a front door's --dry-run) leaves it alone. A failed
+// read is left to the commit, which reads it again.
+func (s *WorkItemService) checkPermissions(ctx context.Context, dryRun bool, perms ...core.Permission) error {
 	pc, ok := s.p.(core.PermissionChecker)
 	if !ok || len(perms) == 0 {
 		return nil
 	}
 	var wg sync.WaitGroup
-	if ar, ok := s.p.(core.AccountReader); ok && s.audits() != nil {
-		wg.Go(func() { _, _ = ar.Account(ctx) })
+	if ar, ok := s.p.(core.AccountReader); ok && !dryRun && s.audits() != nil {
+		if _, known := s.knownAccount(ctx); !known {
+			wg.Go(func() { _, _ = ar.Account(ctx) })
+		}
 	}
 	err := pc.CheckPermissions(ctx, perms)
 	wg.Wait()

@@ -111,7 +111,7 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 			}
 		}
 	}
-	if err := s.checkPermissions(ctx, progressPermissions(&pl)...); err != nil {
+	if err := s.checkPermissions(ctx, in.DryRun, progressPermissions(&pl)...); err != nil {
 		return ProgressPreviewResult{}, err
 	}
 	p, err := s.savePreview(ctx, core.PreviewProgress, pl)

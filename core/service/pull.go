@@ -54,6 +54,11 @@ type PullPreviewInput struct {
 	// ("plan/s-1"); none (or "all") is every item of the document. The
 	// others are neither compared nor written, nor shown.
 	Items []string `json:"items,omitempty"`
+	// DryRun says no commit of this preview follows in this process (a
+	// front door's --dry-run): the preview does not read ahead the account
+	// the commit would record (checkPermissions). Not part of the tools'
+	// input.
+	DryRun bool `json:"-"`
 }
 
 // PullAction is what a pull does with one item (PullItem.Action).
@@ -391,7 +396,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 			return PullPreviewResult{}, core.Errorf(core.CodeConfigInvalid, "This tracker connection cannot record what DevWorkWire last wrote without writing the items, so a pull cannot move the bases forward; nothing was written.")
 		}
 	}
-	if err := s.checkPermissions(ctx, pullPermissions(pl)...); err != nil {
+	if err := s.checkPermissions(ctx, in.DryRun, pullPermissions(pl)...); err != nil {
 		return PullPreviewResult{}, err
 	}
 	p, err := s.savePreview(ctx, core.PreviewPull, pl)

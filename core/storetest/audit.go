@@ -68,6 +68,8 @@ func testAudit(t *testing.T, e *env) {
 		{"person", core.AuditFilter{Who: "alice"}, []int{3, 2, 1, 0}},
 		{"client", core.AuditFilter{Who: "claude-code"}, []int{3, 2, 1, 0}},
 		{"channel", core.AuditFilter{Channel: core.ChannelReview}, []int{2, 1}},
+		{"account", core.AuditFilter{Account: "557058:1"}, []int{2, 1}},
+		{"other account", core.AuditFilter{Account: "557058:2"}, nil},
 		{"since", core.AuditFilter{Since: now.Add(time.Minute)}, []int{3, 2, 1}},
 		{"until", core.AuditFilter{Until: now.Add(time.Minute)}, []int{0}},
 		{"none", core.AuditFilter{Document: "other"}, nil},

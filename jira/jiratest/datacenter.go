@@ -48,7 +48,7 @@ func (s *Server) serveDataCenter(w http.ResponseWriter, r *http.Request) bool {
 		}
 		in := r.Clone(r.Context())
 		in.Header.Set("Authorization", s.AuthHeader())
-		s.mux.ServeHTTP(w, in)
+		s.mux.ServeHTTP(w, in) // names the account as Data Center does (nameAccount)
 		return true
 	}
 	if !dc || !agile && !strings.HasPrefix(r.URL.Path, "/rest/api/2/") {
@@ -59,6 +59,7 @@ func (s *Server) serveDataCenter(w http.ResponseWriter, r *http.Request) bool {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"errorMessages": []string{"You are not authenticated. Authentication required to perform this operation."}, "errors": map[string]any{}})
 		return true
 	}
+	s.nameAccount(w)
 	if agile { // the Agile API is Cloud's, with Data Center's credentials and text
 		in := r.Clone(r.Context())
 		in.Header.Set("Authorization", s.AuthHeader())

@@ -152,6 +152,13 @@
 //     edit screen only (editmeta leaves it out, an edit refuses it, a
 //     create takes it). A person's field edits:
 //     PersonEdit.Fields, SeedIssue.Fields.
+//   - Every authenticated answer names its account in a header, as Jira
+//     does: X-AAccountId (the account id) on Cloud, documented in the
+//     introduction of Atlassian's REST API v3 description ("Special
+//     request and response headers") and seen on real sites' answers;
+//     X-AUSERNAME (the user name) on a Data Center site, documented in
+//     the Data Center REST reference's section of the same name. An
+//     anonymous answer names none.
 //   - Endpoints: GET myself, serverInfo, project/{key}, field,
 //     issue/createmeta/{project}/issuetypes[/{id}], mypermissions (the five
 //     modelled project permissions in a project or the global context; an

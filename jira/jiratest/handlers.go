@@ -78,6 +78,9 @@ func (s *Server) authOr(next http.HandlerFunc, anonymous bool) http.Handler {
 			writeErr(w, http.StatusUnauthorized, newErr("Client must be authenticated to access this resource."))
 			return
 		}
+		if r.Header.Get("Authorization") != "" {
+			s.nameAccount(w)
+		}
 		if (r.Method == http.MethodPost || r.Method == http.MethodPut) && r.ContentLength != 0 {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || mt != "application/json" {
@@ -87,6 +90,22 @@ func (s *Server) authOr(next http.HandlerFunc, anonymous bool) http.Handler {
 		}
 		next(w, r)
 	})
+}
+
+// nameAccount names the authenticated account in the answer's header, as
+// Jira does: Cloud's X-AAccountId (its account id; documented in the
+// introduction of Atlassian's REST API v3 description, "Special request
+// and response headers"), Data Center's X-AUSERNAME (its user name;
+// documented in the Data Center REST reference's section of that name).
+func (s *Server) nameAccount(w http.ResponseWriter) {
+	s.mu.RLock()
+	dc := s.site.dataCenter()
+	s.mu.RUnlock()
+	if dc {
+		w.Header().Set("X-AUSERNAME", s.dcUserName(DemoAccountID))
+		return
+	}
+	w.Header().Set("X-AAccountId", s.accountID())
 }
 
 func (s *Server) handleMyself(w http.ResponseWriter, r *http.Request) {

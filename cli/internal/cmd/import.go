@@ -91,7 +91,7 @@ func importRun(ctx context.Context, o *ImportOptions) error {
 	}
 	defer closeFn()
 
-	p, err := svc.ImportPreview(ctx, service.ImportPreviewInput{Path: path, ReleaseHeld: o.ReleaseHeld, Removed: o.Removed})
+	p, err := svc.ImportPreview(ctx, service.ImportPreviewInput{Path: path, ReleaseHeld: o.ReleaseHeld, Removed: o.Removed, DryRun: o.DryRun})
 	if err != nil {
 		return err
 	}

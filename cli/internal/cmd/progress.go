@@ -88,7 +88,7 @@ func progressRun(ctx context.Context, o *ProgressOptions) error {
 		return err
 	}
 	defer closeFn()
-	p, err := svc.ProgressPreview(ctx, service.ProgressPreviewInput{Item: o.Item, Status: st, Comment: comment})
+	p, err := svc.ProgressPreview(ctx, service.ProgressPreviewInput{Item: o.Item, Status: st, Comment: comment, DryRun: o.DryRun})
 	if err != nil {
 		return err
 	}

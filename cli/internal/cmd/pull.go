@@ -88,7 +88,7 @@ func pullRun(ctx context.Context, o *PullOptions) error {
 	}
 	defer closeFn()
 	ios, path := o.IO, inWorkDir(o.WorkDir, o.Path)
-	p, err := svc.PullPreview(ctx, service.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument, Items: o.Items})
+	p, err := svc.PullPreview(ctx, service.PullPreviewInput{Path: path, TakeTracker: o.TakeJira, TakeDocument: o.TakeDocument, Items: o.Items, DryRun: o.DryRun})
 	if err != nil {
 		return pullFlags(err)
 	}
