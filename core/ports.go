@@ -216,15 +216,18 @@ type Retention struct {
 	Runs time.Duration
 	// Audit is how long an audit record (AuditStore) is kept.
 	Audit time.Duration
+	// Pace is how long a key's pacing state (PaceStore) is kept after its
+	// last use, on the clock the store stamps it with (TakePace's).
+	Pace time.Duration
 }
 
 // DefaultRetention is the retention every store uses unless configured.
-var DefaultRetention = Retention{Tombstones: 30 * 24 * time.Hour, Runs: 90 * 24 * time.Hour, Audit: 365 * 24 * time.Hour}
+var DefaultRetention = Retention{Tombstones: 30 * 24 * time.Hour, Runs: 90 * 24 * time.Hour, Audit: 365 * 24 * time.Hour, Pace: 30 * 24 * time.Hour}
 
 // OrDefault returns r with zero (or negative) fields replaced by
 // DefaultRetention's.
 func (r Retention) OrDefault() Retention {
-	return Retention{Tombstones: PositiveOr(r.Tombstones, DefaultRetention.Tombstones), Runs: PositiveOr(r.Runs, DefaultRetention.Runs), Audit: PositiveOr(r.Audit, DefaultRetention.Audit)}
+	return Retention{Tombstones: PositiveOr(r.Tombstones, DefaultRetention.Tombstones), Runs: PositiveOr(r.Runs, DefaultRetention.Runs), Audit: PositiveOr(r.Audit, DefaultRetention.Audit), Pace: PositiveOr(r.Pace, DefaultRetention.Pace)}
 }
 
 // Pruned counts what Store.Prune deleted.
@@ -233,6 +236,7 @@ type Pruned struct {
 	Tombstones int // tombstones past retention
 	Runs       int // finished runs past retention
 	Audit      int // audit records past retention
+	Pace       int // pacing states unused past retention (PaceStore)
 }
 
 // PrunedPreviewError is the cause of the PREVIEW_EXPIRED error a store

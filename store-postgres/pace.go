@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -35,4 +36,33 @@ func (s *Store) TakePace(ctx context.Context, key string, r core.PaceRequest) (c
 		return err
 	})
 	return g, err
+}
+
+// prunePace deletes, in tx, the pacing states last used more than unused
+// ago on the server's clock (the one TakePace stamps them with;
+// Options.LeaseClock in tests), each only while it is still what was
+// read, and returns how many.
+func (s *Store) prunePace(ctx context.Context, tx pgx.Tx, unused time.Duration) (int, error) {
+	var now time.Time
+	if err := tx.QueryRow(ctx, `SELECT coalesce($1::timestamptz, clock_timestamp())`, s.leaseNow()).Scan(&now); err != nil {
+		return 0, err
+	}
+	rows, err := tx.Query(ctx, s.q(`SELECT `+sqlrows.PaceColumns+` FROM {schema}.pace`))
+	if err != nil {
+		return 0, err
+	}
+	old, err := sqlrows.UnusedPace(rows, now.UTC().Add(-unused))
+	rows.Close()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for key, body := range old {
+		tag, err := tx.Exec(ctx, s.q(`DELETE FROM {schema}.pace WHERE key = $1 AND state = $2`), key, body)
+		if err != nil {
+			return n, err
+		}
+		n += int(tag.RowsAffected())
+	}
+	return n, nil
 }

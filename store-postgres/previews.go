@@ -62,10 +62,15 @@ var pruneSQL = sqlrows.PruneSQL{
 // Prune implements core.Store: one transaction.
 func (s *Store) Prune(ctx context.Context, now time.Time, r core.Retention) (core.Pruned, error) {
 	return sqlrows.WriteValue(ctx, "prune expired previews and old runs", s.write, func(tx pgx.Tx) (core.Pruned, error) {
-		return sqlrows.Prune(r, pruneSQL, func(sql string, age time.Duration) (int64, error) {
+		n, err := sqlrows.Prune(r, pruneSQL, func(sql string, age time.Duration) (int64, error) {
 			tag, err := tx.Exec(ctx, s.q(sql), dbTime(now).Add(-age))
 			return tag.RowsAffected(), err
 		})
+		if err != nil {
+			return n, err
+		}
+		n.Pace, err = s.prunePace(ctx, tx, r.OrDefault().Pace) // pace.go
+		return n, err
 	})
 }
 

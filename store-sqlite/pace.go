@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/devworkwire/devworkwire/core"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 )
 
 var _ core.PaceStore = (*Store)(nil)
@@ -40,4 +42,34 @@ func (s *Store) TakePace(ctx context.Context, key string, r core.PaceRequest) (c
 		return tx.Commit()
 	}()
 	return grant, s.fault(err, "update the shared pacing")
+}
+
+// prunePace deletes, in tx, the pacing states last used more than unused
+// ago on the store's clock (the one TakePace stamps them with), each only
+// while it is still what was read, and returns how many.
+func (s *Store) prunePace(ctx context.Context, tx *sql.Tx, unused time.Duration) (int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+sqlrows.PaceColumns+` FROM pace`)
+	if err != nil {
+		return 0, err
+	}
+	old, err := sqlrows.UnusedPace(rows, s.now().Add(-unused))
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for key, body := range old {
+		res, err := tx.ExecContext(ctx, `DELETE FROM pace WHERE key = ? AND state = ?`, key, body)
+		if err != nil {
+			return n, err
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return n, err
+		}
+		n += int(k)
+	}
+	return n, nil
 }

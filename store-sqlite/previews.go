@@ -60,16 +60,22 @@ var pruneSQL = sqlrows.PruneSQL{
 	Audit:      `DELETE FROM audit WHERE at < ?`,
 }
 
-// Prune implements core.Store: one transaction.
+// Prune implements core.Store: one transaction. Pacing states unused for
+// Retention.Pace go too, measured on the store's clock (pace.go).
 func (s *Store) Prune(ctx context.Context, now time.Time, r core.Retention) (core.Pruned, error) {
 	return sqlrows.WriteValue(ctx, "prune expired previews and old runs", s.write, func(tx *sql.Tx) (core.Pruned, error) {
-		return sqlrows.Prune(r, pruneSQL, func(query string, age time.Duration) (int64, error) {
+		n, err := sqlrows.Prune(r, pruneSQL, func(query string, age time.Duration) (int64, error) {
 			res, err := tx.ExecContext(ctx, query, dbTime(now)-age.Microseconds())
 			if err != nil {
 				return 0, err
 			}
 			return res.RowsAffected()
 		})
+		if err != nil {
+			return n, err
+		}
+		n.Pace, err = s.prunePace(ctx, tx, r.OrDefault().Pace)
+		return n, err
 	})
 }
 

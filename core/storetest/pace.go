@@ -101,3 +101,56 @@ func testPace(t *testing.T, e *env) {
 		t.Errorf("concurrent takers were granted %d sends; want exactly %d (the first bucket and a second ahead)", total, burst+start)
 	}
 }
+
+// testPacePrune: Prune deletes the pacing state of a key nobody took for
+// longer than Retention.Pace, measured on the clock TakePace stamps it
+// with, and keeps the others: the pruned key starts again as a new one (at
+// PaceStartRate), the kept one keeps the rate it learned.
+func testPacePrune(t *testing.T, e *env) {
+	ps := capability[core.PaceStore](t, e)
+	ctx := t.Context()
+	cut := func(key string) float64 {
+		t.Helper()
+		g, err := ps.TakePace(ctx, key, core.PaceRequest{Refused: true, RetryAfter: time.Second, Want: 1})
+		if err != nil {
+			t.Fatalf("TakePace(%s): %v", key, err)
+		}
+		if g.Rate >= core.PaceStartRate {
+			t.Fatalf("a refusal left %s at rate %v; want it cut", key, g.Rate)
+		}
+		return g.Rate
+	}
+	rate := func(key string) float64 {
+		t.Helper()
+		g, err := ps.TakePace(ctx, key, core.PaceRequest{Want: 1})
+		if err != nil {
+			t.Fatalf("TakePace(%s): %v", key, err)
+		}
+		return g.Rate
+	}
+	cut("site|old")
+	kept := cut("site|used")
+	e.clock.Advance(20 * 24 * time.Hour)
+	if r := rate("site|used"); r != kept {
+		t.Fatalf("site|used at rate %v after 20 days; want the learned %v", r, kept)
+	}
+	e.clock.Advance(11 * 24 * time.Hour) // old: 31 days unused; used: 11
+	n, err := e.s.Prune(ctx, e.clock.Now(), core.Retention{})
+	if err != nil || n.Pace != 1 {
+		t.Fatalf("Prune after 31 days = %+v, %v; want 1 pacing state deleted (the default keeps %v)", n, err, core.DefaultRetention.Pace)
+	}
+	if r := rate("site|old"); r != core.PaceStartRate {
+		t.Errorf("the pruned key paces at %v; want %v (a new key)", r, core.PaceStartRate)
+	}
+	if r := rate("site|used"); r != kept {
+		t.Errorf("the key used 11 days ago paces at %v; want the learned %v (kept)", r, kept)
+	}
+	// A shorter retention, and a second Prune finds nothing more.
+	e.clock.Advance(2 * time.Hour)
+	if n, err := e.s.Prune(ctx, e.clock.Now(), core.Retention{Pace: time.Hour}); err != nil || n.Pace != 2 {
+		t.Fatalf("Prune with a 1-hour retention = %+v, %v; want 2 pacing states deleted", n, err)
+	}
+	if n, err := e.s.Prune(ctx, e.clock.Now(), core.Retention{Pace: time.Hour}); err != nil || n.Pace != 0 {
+		t.Fatalf("Prune again = %+v, %v; want nothing", n, err)
+	}
+}

@@ -145,6 +145,7 @@ func Run(t *testing.T, newHarness HarnessMaker, opts ...Options) {
 		{"Audit", testAudit},         // audit.go
 		{"Policy", testPolicy},       // audit.go
 		{"Pace", testPace},           // pace.go
+		{"PacePrune", testPacePrune}, // pace.go
 		{"Model", func(t *testing.T, e *env) { testModel(t, e, o.ModelChecks) }},
 	}
 	if sharesProcesses(t, newHarness) {

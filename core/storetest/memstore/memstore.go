@@ -318,7 +318,9 @@ func (s *Store) Prune(_ context.Context, now time.Time, r core.Retention) (core.
 		return core.Pruned{}, err
 	}
 	defer d.mu.Unlock()
-	return d.prune(ts(now), r), nil
+	n := d.prune(ts(now), r)
+	n.Pace = d.prunePace(s.now().Add(-r.OrDefault().Pace)) // pace.go: on the clock TakePace stamps with
+	return n, nil
 }
 
 func (d *data) prune(now time.Time, r core.Retention) core.Pruned {

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 )
@@ -25,4 +26,17 @@ func (s *Store) TakePace(_ context.Context, key string, r core.PaceRequest) (cor
 	}
 	d.pace[key] = b
 	return g, nil
+}
+
+// prunePace deletes the pacing states last used before cutoff and
+// returns how many. The caller holds d.mu.
+func (d *data) prunePace(cutoff time.Time) int {
+	n := 0
+	for k, b := range d.pace {
+		if core.PaceUnused(b, cutoff) {
+			delete(d.pace, k)
+			n++
+		}
+	}
+	return n
 }
