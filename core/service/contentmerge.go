@@ -196,13 +196,11 @@ func sameInTracker(w core.WorkItem, spec core.ItemSpec) []string {
 }
 
 // shownContent is a content part for a preview row (criteria joined by
-// "; ", long text cut).
+// "; "), whole: a person choosing which side to take sees all of what
+// would be overwritten (a front door bounds what it shows in all, as the
+// MCP server's MaxChangeBytes does, and says so).
 func shownContent(v []string) string {
-	s := strings.Join(v, "; ")
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:79]) + "…"
-	}
-	return s
+	return strings.Join(v, "; ")
 }
 
 // contentWarnings is the one message of an item's kept and conflicting

@@ -587,3 +587,27 @@ func TestPullLeavesWhatItCannotWriteAndNarrows(t *testing.T) {
 	_, err := e.svc.PullPreview(e.ctx, service.PullPreviewInput{Path: path, Items: []string{"s-9"}})
 	wantErr(t, err, core.CodeValidationFailed, "s-9")
 }
+
+// A person choosing take-document or take-tracker sees what would be
+// overwritten: a conflict's values are shown whole, however long.
+func TestPullShowsLongValuesWhole(t *testing.T) {
+	e, path := pullEnv(t)
+	s1 := e.byRef()["shop/s-1"]
+	tracker := "Guests pay without an account, by card or wallet; the receipt goes to the address they typed, and nothing about them is kept after the order ships."
+	if err := e.p.Edit(s1.Key, func(w *core.WorkItem) { w.Description = tracker }); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := os.ReadFile(path)
+	mine := "Guests pay without an account. They can also choose to save the card for next time, which creates an account after the order is paid."
+	if err := os.WriteFile(path, []byte(strings.Replace(string(doc), "Guests pay   without an account.", mine, 1)), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	row := pullRow(t, e.pullPreview(service.PullPreviewInput{Path: path}), "shop/s-1")
+	i := slices.IndexFunc(row.Changes, func(c service.PullChange) bool { return c.Field == "description" })
+	if i < 0 || !row.Changes[i].Conflict {
+		t.Fatalf("changes %+v; want the description in conflict", row.Changes)
+	}
+	if c := row.Changes[i]; c.Tracker != tracker || c.Document != mine {
+		t.Errorf("conflict shows\n  tracker  %q\n  document %q\nwant the whole values\n  %q\n  %q", c.Tracker, c.Document, tracker, mine)
+	}
+}
