@@ -45,7 +45,7 @@ says so.`,
 	fl := c.Flags()
 	fl.BoolVar(&o.Ready, "ready", false, "only items ready to work on (todo, nothing blocking)")
 	fl.StringVar(&o.Status, "status", "", "only items in this status: todo, in_progress or done")
-	fl.StringVar(&o.Kind, "kind", "", "only items of this kind: epic, story or subtask")
+	fl.StringVar(&o.Kind, "kind", "", "only items of this kind: epic, story or subtask (sub-task)")
 	fl.StringVar(&o.Epic, "epic", "", "only stories of this epic (key or reference)")
 	fl.StringVar(&o.Document, "document", "", "only items imported from this document id")
 	fl.StringVar(&o.Text, "text", "", "free text to search in title and description")
@@ -65,6 +65,9 @@ func listRun(ctx context.Context, o *ListOptions) error {
 		return err
 	}
 	kind := core.Kind(o.Kind)
+	if o.Kind == "sub-task" {
+		kind = core.KindSubtask // as the KIND column spells it
+	}
 	if kind != "" && !kind.Valid() {
 		hint := ""
 		if c := core.Closest(o.Kind, core.KindNames()); c != "" {
