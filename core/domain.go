@@ -202,7 +202,11 @@ type ItemSpec struct {
 func ContentDigest(kind Kind, title, description string, ac []string, parent Reference) string {
 	// {"k":…,"t":…,"d":…,"a":…,"p":…}, as json.Marshal writes it
 	// (digestjson.go).
-	b := make([]byte, 0, 32+len(kind)+len(title)+len(description)+len(parent)+8*len(ac))
+	n := 32 + len(kind) + len(title) + len(description) + len(parent)
+	for _, a := range ac {
+		n += len(a) + 3
+	}
+	b := make([]byte, 0, n)
 	b = appendJSONString(append(b, `{"k":`...), string(kind))
 	b = appendJSONString(append(b, `,"t":`...), title)
 	b = appendJSONString(append(b, `,"d":`...), description)

@@ -114,9 +114,9 @@ const (
 func (s *WorkItemService) resolveFields(ctx context.Context, doc *plan.Document, found map[core.Reference]core.WorkItem) (map[core.Reference]map[string]core.FieldValue, map[core.Reference]map[string]core.FieldValue, error) {
 	// Every create is checked (a required field no item sets), and every
 	// item that sets fields.
-	var reqs []core.FieldRequest
+	reqs := make([]core.FieldRequest, 0, len(doc.Items))
 	var first *core.FieldRequest // the first request that sets a field
-	written := map[core.Reference]map[string]core.FieldValue{}
+	written := make(map[core.Reference]map[string]core.FieldValue, len(doc.Items))
 	for i := range doc.Items {
 		it := &doc.Items[i]
 		it.Fields = it.Fields.WithDefaults(s.fields.Defaults)

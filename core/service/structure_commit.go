@@ -60,7 +60,14 @@ func (e endpoint) named() string {
 // rows lists a document's planned structure writes in commit order.
 func (ds docStructure) rows() []structureRow {
 	sp, doc := ds.Plan, ds.Document
-	var rows []structureRow
+	n := len(sp.Links) + len(sp.Unlinks)
+	for _, op := range sp.Sprints {
+		n += len(op.Items)
+	}
+	for _, op := range sp.Ranks {
+		n += len(op.Items)
+	}
+	rows := make([]structureRow, 0, n) // (one row per moved item: made at its size)
 	for _, op := range sp.Links {
 		l := op.Blocked.Label + "<-" + op.Blocker.Label
 		rows = append(rows, structureRow{opRef(doc, "link", l), ActionLink, op.Blocked.Label + " depends on " + op.Blocker.Label,
@@ -85,7 +92,7 @@ func (ds docStructure) rows() []structureRow {
 		anchor := op.Anchor
 		for _, it := range op.Items {
 			rows = append(rows, structureRow{opRef(doc, "rank", it.Label), ActionRank, it.Label + " ranked",
-				it.Label, it.Key, fmt.Sprintf("%s %s %s in the backlog order", it.named(), where, anchor.named())})
+				it.Label, it.Key, it.named() + " " + where + " " + anchor.named() + " in the backlog order"})
 			if !op.Before {
 				anchor = it // placed in order: each right after the one before it
 			}

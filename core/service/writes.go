@@ -141,12 +141,28 @@ func itemText(k core.Kind, ref core.Reference, title, key string) string {
 // each document's structure rows, then the closes.
 func (pl *importPlan) writes() PlanWrites {
 	several := len(pl.Head.Documents) > 0
-	var items, closes []PlannedWrite
+	var closes []PlannedWrite
 	order := map[core.Kind]int{core.KindEpic: 0, core.KindStory: 1, core.KindSubtask: 2}
+	kindOf := func(e *planEntry) int {
+		if k, ok := order[e.Spec.Kind]; ok {
+			return k
+		}
+		return 1
+	}
+	writes := func(e *planEntry) bool { return e.writes() && !e.Blocked }
+	var n [3]int // (each list made at its size: a plan may have 10,000 items)
+	for i := range pl.Entries {
+		if e := &pl.Entries[i]; writes(e) && e.Action != ActionClose {
+			n[kindOf(e)]++
+		}
+	}
 	byKind := make([][]PlannedWrite, 3)
+	for k := range byKind {
+		byKind[k] = make([]PlannedWrite, 0, n[k])
+	}
 	for i := range pl.Entries {
 		e := &pl.Entries[i]
-		if !e.writes() || e.Blocked {
+		if !writes(e) {
 			continue
 		}
 		w := PlannedWrite{Action: e.Action, Item: itemID(e.Spec.Reference), Key: e.Key, outcome: e.Spec.Reference,
@@ -179,17 +195,21 @@ func (pl *importPlan) writes() PlanWrites {
 			closes = append(closes, w)
 			continue
 		}
-		k, ok := order[e.Spec.Kind]
-		if !ok {
-			k = 1
-		}
+		k := kindOf(e)
 		byKind[k] = append(byKind[k], w)
 	}
+	var rows [][]structureRow
+	total := n[0] + n[1] + n[2] + len(closes)
+	for _, ds := range pl.structures() {
+		rows = append(rows, ds.rows())
+		total += len(rows[len(rows)-1])
+	}
+	items := make([]PlannedWrite, 0, total)
 	for _, ws := range byKind {
 		items = append(items, ws...)
 	}
-	for _, ds := range pl.structures() {
-		for _, r := range ds.rows() {
+	for i, ds := range pl.structures() {
+		for _, r := range rows[i] {
 			w := PlannedWrite{Action: r.action, Item: r.item, Key: r.key, Text: r.text, outcome: r.ref}
 			if several {
 				w.Document = ds.Document
