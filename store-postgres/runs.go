@@ -94,7 +94,7 @@ func (s *Store) whyNotConsumed(ctx context.Context, tx pgx.Tx, req core.StartRun
 
 // getRun reads a run and its outcomes in one statement (one snapshot).
 func (s *Store) getRun(ctx context.Context, q querier, key string) (core.Run, bool, error) {
-	rows, err := q.Query(ctx, s.q(`SELECT `+sqlrows.RunColumns+`
+	rows, err := q.Query(ctx, s.q(`SELECT `+sqlrows.RunColumns("{schema}.run_outcomes")+`
 		FROM {schema}.runs r LEFT JOIN {schema}.run_outcomes o ON o.idempotency_key = r.idempotency_key
 		WHERE r.idempotency_key = $1 ORDER BY o.seq`), key)
 	if err != nil {

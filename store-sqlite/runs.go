@@ -63,7 +63,7 @@ func consume(ctx context.Context, tx *sql.Tx, req core.StartRunRequest) (time.Ti
 
 // getRun reads a run and its outcomes in one statement (one snapshot).
 func getRun(ctx context.Context, q querier, key string) (core.Run, bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+sqlrows.RunColumns+`
+	rows, err := q.QueryContext(ctx, `SELECT `+sqlrows.RunColumns("run_outcomes")+`
 		FROM runs r LEFT JOIN run_outcomes o ON o.idempotency_key = r.idempotency_key
 		WHERE r.idempotency_key = ? ORDER BY o.seq`, key)
 	if err != nil {

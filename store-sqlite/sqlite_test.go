@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/core/storetest"
 	"github.com/devworkwire/devworkwire/store-kit/migrations"
+	"github.com/devworkwire/devworkwire/store-kit/sqlrows"
 	sqlitestore "github.com/devworkwire/devworkwire/store-sqlite"
 )
 
@@ -308,5 +310,62 @@ func TestSchema5PullPreviewsLoadAsPulls(t *testing.T) {
 	wantIntegrityOK(t, s)
 	if v := sqlitestore.SchemaVersion(); v != 9 {
 		t.Errorf("schema version %d; this test migrates 5 to 9", v)
+	}
+}
+
+// TestRunResultIsReadOnce: reading a run returns its result on the
+// statement's first row only, not once per outcome (a 10,000-item
+// commit's result, megabytes, was read 10,000 times when the commit's end
+// was recorded), and GetRun still returns the result and every outcome.
+func TestRunResultIsReadOnce(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlitestore.Open(ctx, sqlitestore.Options{Path: filepath.Join(t.TempDir(), "state.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db := s.DB()
+	result := []byte(strings.Repeat("r", 20000))
+	if _, err := db.ExecContext(ctx, `INSERT INTO runs (idempotency_key, run_id, handle, state, started_at, finished_at, result) VALUES ('k', 'run', 'h', 'committed', 1, 2, ?)`, result); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := db.ExecContext(ctx, `INSERT INTO run_outcomes (idempotency_key, reference, action, issue_key, outcome, code, message) VALUES ('k', ?, 'create', ?, 'committed', '', '')`, fmt.Sprintf("ref%d", i), fmt.Sprintf("DEMO-%d", i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := db.QueryContext(ctx, `SELECT `+sqlrows.RunColumns("run_outcomes")+`
+		FROM runs r LEFT JOIN run_outcomes o ON o.idempotency_key = r.idempotency_key
+		WHERE r.idempotency_key = 'k' ORDER BY o.seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var withResult, all int
+	for rows.Next() {
+		vals := make([]any, 13)
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		all++
+		if vals[5] != nil {
+			withResult++
+		}
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if all != 5 || withResult != 1 {
+		t.Errorf("the run's statement returned the result on %d of %d rows, want 1 of 5", withResult, all)
+	}
+	run, found, err := s.GetRun(ctx, "k")
+	if err != nil || !found {
+		t.Fatalf("GetRun: found %v, %v", found, err)
+	}
+	if string(run.Result) != string(result) || len(run.Outcomes) != 5 || run.Outcomes[4].Key != "DEMO-5" {
+		t.Errorf("GetRun = result of %d bytes, %d outcomes, want %d bytes and 5 outcomes in order", len(run.Result), len(run.Outcomes), len(result))
 	}
 }
