@@ -6,10 +6,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 var (
@@ -32,19 +34,63 @@ var trackerKinds = map[string]bool{
 }
 
 // mdParser is goldmark's CommonMark block parser; it is safe for
-// concurrent use.
+// concurrent use. The plan reads only the block structure (headings,
+// paragraphs' lines, lists), so its one inline parser, skipInline, ends
+// the inline parsing of each block at its first character.
 var mdParser = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-	parser.WithInlineParsers(),
+	parser.WithInlineParsers(util.Prioritized(skipInline{}, 0)),
 )
 
-// mdDoc holds the Markdown source split into lines.
+// skipInline is an inline parser that takes a whole block as one empty
+// text node. Without it goldmark makes a text node of each line of every
+// paragraph although the plan never reads them: 150 descriptions that
+// were each a paragraph of 16,000 short lines took a gigabyte and seconds
+// of CPU to parse. It is asked first at the start of each block: goldmark
+// asks the parsers of a punctuation character there, else those of ' '.
+type skipInline struct{}
+
+// skipTriggers are ' ' and every ASCII punctuation character.
+var skipTriggers = func() []byte {
+	t := []byte{' '}
+	for c := byte(0); c < utf8.RuneSelf; c++ {
+		if util.IsPunct(c) {
+			t = append(t, c)
+		}
+	}
+	return t
+}()
+
+func (skipInline) Trigger() []byte { return skipTriggers }
+
+func (skipInline) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	for {
+		if line, _ := block.PeekLine(); line == nil {
+			break
+		}
+		block.AdvanceLine()
+	}
+	return ast.NewText()
+}
+
+// mdDoc holds the Markdown source and where its lines start.
 type mdDoc struct {
 	body       []byte
-	lineStarts []int    // byte offset of each body line
-	lines      []string // body lines without "\n"
-	lineOffset int      // lines before the body (front matter)
-	hint       int      // index of the line last returned by line
+	str        string // body, once; lines are substrings of it
+	lineStarts []int  // byte offset of each body line
+	lineOffset int    // lines before the body (front matter)
+	hint       int    // index of the line last returned by line
+}
+
+// bodyLine returns body line i (0-based) without its "\n".
+func (d *mdDoc) bodyLine(i int) string {
+	end := len(d.str)
+	if i+1 < len(d.lineStarts) {
+		end = d.lineStarts[i+1] - 1
+	} else if end > 0 && d.str[end-1] == '\n' {
+		end--
+	}
+	return d.str[d.lineStarts[i]:end]
 }
 
 // line returns the 1-based document line of body offset off. Offsets
@@ -72,13 +118,44 @@ func (d *mdDoc) line(off int) int {
 // text returns document line n (1-based) of the body.
 func (d *mdDoc) text(n int) string {
 	i := n - d.lineOffset - 1
-	if i < 0 || i >= len(d.lines) {
+	if i < 0 || i >= len(d.lineStarts) {
 		return ""
 	}
-	return d.lines[i]
+	return d.bodyLine(i)
 }
 
-func (d *mdDoc) lastLine() int { return d.lineOffset + len(d.lines) }
+func (d *mdDoc) lastLine() int { return d.lineOffset + len(d.lineStarts) }
+
+// sectionOf names, for a message about body line i, the item whose
+// section holds it: " (in the section of Story s-3)", after the nearest
+// item heading above it ("" when there is none). It reads only lines, for
+// a document refused before it is parsed.
+func (d *mdDoc) sectionOf(i int) string {
+	for ; i >= 0; i-- {
+		level, htext, atx, _ := readATX(d.bodyLine(i))
+		if !atx || level < 2 || level > 4 {
+			continue
+		}
+		word, rest, ok := splitKind(htext)
+		id, _, found := strings.Cut(strings.TrimSpace(rest), ":")
+		if !ok || !found || strings.TrimSpace(id) == "" {
+			continue
+		}
+		kind := ""
+		switch w := strings.ToLower(word); {
+		case w == "epic" && level <= 3:
+			kind = KindEpic
+		case w == "story" && level <= 3:
+			kind = KindStory
+		case isSubtaskWord(w) && level == 4:
+			kind = KindSubtask
+		default:
+			continue
+		}
+		return fmt.Sprintf(" (in the section of %s %s)", kindWord(kind), strings.TrimSpace(id))
+	}
+	return ""
+}
 
 // mdItem is an item being built from its section of the document.
 type mdItem struct {
@@ -104,29 +181,22 @@ func parseMarkdown(name string, data []byte, opts *Options) (*result, *Error) {
 	if perr != nil {
 		return nil, perr
 	}
-	d := &mdDoc{body: body, lineOffset: offset}
+	d := &mdDoc{body: body, str: string(body), lineOffset: offset}
 	start := 0
-	str := string(body) // one copy; lines are substrings of it
 	nl := bytes.Count(body, []byte("\n")) + 1
 	d.lineStarts = make([]int, 0, nl)
-	d.lines = make([]string, 0, nl)
-	for start <= len(body) {
+	for start < len(body) {
+		d.lineStarts = append(d.lineStarts, start)
 		end := bytes.IndexByte(body[start:], '\n')
 		if end < 0 {
-			if start < len(body) {
-				d.lineStarts = append(d.lineStarts, start)
-				d.lines = append(d.lines, str[start:])
-			}
 			break
 		}
-		d.lineStarts = append(d.lineStarts, start)
-		d.lines = append(d.lines, str[start:start+end])
 		start += end + 1
 	}
 
-	if at, why := hostileText(d.lines); why != "" {
+	if at, why := hostileText(len(d.lineStarts), d.bodyLine); why != "" {
 		line := d.lineOffset + at + 1
-		return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d %s", nameOrDoc(name), line, why)}
+		return nil, &Error{Code: CodeSourceParseFailed, Line: line, Message: fmt.Sprintf("%s line %d%s %s", nameOrDoc(name), line, d.sectionOf(at), why)}
 	}
 	root := mdParser.Parse(text.NewReader(body))
 	var (
@@ -721,11 +791,17 @@ func listMarkerEnd(line string) int {
 	return i
 }
 
-// maxPrefix bounds the indentation and block quote and list markers at
-// the start of a line. Nesting makes the Markdown parser's cost grow
-// faster than linearly; this keeps any document under MaxSize parsing in
-// about a second.
-const maxPrefix = 128
+// MaxNesting bounds, in columns, the indentation and block quote and list
+// markers at the start of a line that opens a list item or a block quote
+// (nestingWidth). The Markdown parser's work on each line grows with the
+// lists and block quotes open around it, and so does the converter's:
+// 150 descriptions of lists 40 deep (80 columns) took more than 3 s of
+// CPU to preview. 64 columns hold lists 16 deep at four columns a level
+// and 32 at two, block quotes 32 deep ("> "); Jira's editor nests lists at
+// most 6 deep. Indentation alone (code, however deep) does not count: a
+// line that starts no list item or block quote opens nothing, so the
+// nesting around it is bounded by the lines that opened it.
+const MaxNesting = 64
 
 // MaxBrackets is how many unescaped '[' one paragraph may have: the
 // Markdown parser's work on link and image openers grows with the square
@@ -747,16 +823,17 @@ const (
 )
 
 // hostileText finds the first line of Markdown text past the limits that
-// keep parsing it linear in its size: maxPrefix columns of nesting,
+// keep parsing it linear in its size: MaxNesting columns of nesting,
 // MaxBrackets openers in a paragraph, or the destination budget of a line.
 // It returns that line's index (the paragraph's first line for the
 // brackets) and the rest of a sentence that starts "<doc> line N"; why is
 // "" when the text is within every limit.
-func hostileText(lines []string) (at int, why string) {
+func hostileText(n int, line func(i int) string) (at int, why string) {
 	brackets, para := 0, 0 // the '[' of the paragraph so far, and its first line
-	for i, l := range lines {
-		if prefixWidth(l) > maxPrefix {
-			return i, fmt.Sprintf("is indented or nested too deeply (more than %d columns of indentation and block quote or list markers); flatten that line", maxPrefix)
+	for i := range n {
+		l := line(i)
+		if nestingWidth(l) > MaxNesting {
+			return i, fmt.Sprintf("starts a list item or block quote nested too deeply: more than %d columns of indentation and list or block quote markers before its text (Jira's editor nests lists at most 6 deep). Flatten the list or quote, or put that line in a code block", MaxNesting)
 		}
 		if strings.TrimSpace(l) == "" {
 			brackets = 0
@@ -773,6 +850,11 @@ func hostileText(lines []string) (at int, why string) {
 		}
 	}
 	return -1, ""
+}
+
+// hostileLines is hostileText of text split into lines.
+func hostileLines(lines []string) (at int, why string) {
+	return hostileText(len(lines), func(i int) string { return lines[i] })
 }
 
 // destinationCost is how many bytes the Markdown parser reads for the link
@@ -835,6 +917,18 @@ func openBrackets(line string) int {
 		i += j + 1
 	}
 	return n
+}
+
+// nestingWidth is prefixWidth of a line that opens a list item or a block
+// quote (a list marker or '>' after its indentation), and 0 for any other
+// line: indentation alone only continues the lists and quotes that lines
+// before it opened (or makes code), so it cannot nest deeper.
+func nestingWidth(line string) int {
+	t := strings.TrimLeft(line, " \t")
+	if t == "" || (t[0] != '>' && listMarkerEnd(t) == 0) {
+		return 0
+	}
+	return prefixWidth(line)
 }
 
 // prefixWidth returns the width in columns of the indentation, block quote

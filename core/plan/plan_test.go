@@ -395,7 +395,7 @@ func TestTooManyLinkOpeners(t *testing.T) {
 	}
 	_, err := Parse("hostile.md", []byte(b.String()))
 	var pe *Error
-	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != 6 || !strings.Contains(pe.Message, "line 6 starts a paragraph with more than 1000 '['") || !strings.Contains(pe.Message, "Split the paragraph with blank lines") {
+	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != 6 || !strings.Contains(pe.Message, "line 6 (in the section of Story s-1) starts a paragraph with more than 1000 '['") || !strings.Contains(pe.Message, "Split the paragraph with blank lines") {
 		t.Fatalf("Parse: %v; want the paragraph at line 6 refused", err)
 	}
 	ok := "## Story s-1: S\n\n" + strings.Repeat("[a](b) ", MaxBrackets/2) + "\n" + strings.Repeat("[a](b) ", MaxBrackets/2) + "\n\n" + strings.Repeat(`\[`, 5000) + "\n"
@@ -417,7 +417,7 @@ func TestUnclosedLinkDestinations(t *testing.T) {
 	}
 	_, err := Parse("hostile.md", []byte(b.String()))
 	var pe *Error
-	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != 6 || !strings.Contains(pe.Message, "hostile.md line 6 has many links whose destination is never closed") {
+	if !errors.As(err, &pe) || pe.Code != CodeSourceParseFailed || pe.Line != 6 || !strings.Contains(pe.Message, "hostile.md line 6 (in the section of Story s-1) has many links whose destination is never closed") {
 		t.Fatalf("Parse: %v; want line 6 refused", err)
 	}
 	yml := "id: hostile\nepics:\n  - id: e-1\n    title: E\n    stories:\n      - id: s-1\n        title: S\n        description: \"" + para + "\"\n"

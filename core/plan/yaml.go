@@ -618,7 +618,7 @@ func (r *result) yamlItem(n *yaml.Node, kind string, parent *rawItem) *rawItem {
 // limits that keep parsing it linear (hostileText), as a Markdown
 // document's text is refused.
 func (r *result) hostile(name, kind, field, what string, line int, text string) {
-	if at, why := hostileText(strings.Split(text, "\n")); why != "" {
+	if at, why := hostileLines(strings.Split(text, "\n")); why != "" {
 		r.addf(name, field, line, "%s %s: line %d of %s (at line %d) %s", kind, name, at+1, what, line, why)
 	}
 }
