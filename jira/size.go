@@ -8,6 +8,7 @@ import (
 
 	"github.com/devworkwire/devworkwire/core"
 	"github.com/devworkwire/devworkwire/jira/adf"
+	"github.com/devworkwire/devworkwire/jira/wiki"
 )
 
 // TextLimit is the most characters Jira accepts in the value of a
@@ -130,15 +131,16 @@ const measureCap = 2 * TextLimit
 // than measureCap.
 type measuredSize int
 
-// measuredText is richText for CheckItems: a Cloud description's ADF
-// counted (adf.MarkdownSize) up to measureCap, not encoded; Data Center's
-// wiki text as richText makes it.
+// measuredText is richText for CheckItems, counted up to measureCap and
+// not encoded: a Cloud description's ADF (adf.MarkdownSize), Data
+// Center's wiki markup as the JSON string richText makes
+// (wiki.MarkdownSize).
 func (p *Provider) measuredText(md string) (any, error) {
-	if p.dataCenter() {
-		return p.richTextValue(md)
-	}
 	if strings.TrimSpace(md) == "" {
 		return nil, nil
+	}
+	if p.dataCenter() {
+		return measuredSize(wiki.MarkdownSize(md, measureCap)), nil
 	}
 	return measuredSize(adf.MarkdownSize(md, measureCap)), nil
 }

@@ -164,3 +164,39 @@ func TestCheckItemsStopsCountingPastTwiceTheLimit(t *testing.T) {
 		t.Errorf("detail %+v; want %q", d, want)
 	}
 }
+
+// TestDataCenterCheckItemsStopsCountingPastTwiceTheLimit: on Data Center
+// too, a description far over the limit is refused as "more than" twice
+// the limit, its wiki markup not rendered to its end (150 descriptions of
+// 32,000 characters of emphasis took 11 s of CPU to preview); one within
+// the limit is counted as it is sent.
+func TestDataCenterCheckItemsStopsCountingPastTwiceTheLimit(t *testing.T) {
+	f := startDataCenter(t, jiratest.Options{}, nil)
+	far := core.ItemSpec{Reference: "far/s-1", Kind: core.KindStory, Title: "Far over", Description: strings.Repeat("*a* ", 30000)}
+	details, err := f.p.CheckItems(f.ctx, []core.ItemSpec{far})
+	want := "the description of far/s-1 is more than " + itoa(measureCap) + " characters as the tracker counts them; at most " + itoa(TextLimit) + " are allowed"
+	if err != nil || len(details) != 1 || details[0].Item != "far/s-1" || details[0].Field != "description" || details[0].Message != want {
+		t.Fatalf("CheckItems = %+v, %v; want one detail: %q", details, err, want)
+	}
+	// Counting stops past twice the limit, as on Cloud: about as much work.
+	cloud := startJira(t, jiratest.Options{}, nil)
+	measure := func(p *Provider) float64 {
+		return testing.AllocsPerRun(2, func() {
+			if _, err := p.measuredText(far.Description); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if dc, c := measure(f.p), measure(cloud.p); dc > 2*c {
+		t.Errorf("measuring the description on Data Center took %.0f allocations, on Cloud %.0f: it counted past twice the limit", dc, c)
+	}
+	near := core.ItemSpec{Reference: "near/s-1", Kind: core.KindStory, Title: "Near", Description: strings.Repeat("*a* {b} ", 4200)}
+	sizes, _, err := f.p.MeasureItem(f.ctx, near)
+	if err != nil || sizes["description"] <= TextLimit || sizes["description"] > measureCap {
+		t.Fatalf("MeasureItem = %v, %v; want a size between %d and %d", sizes, err, TextLimit, measureCap)
+	}
+	details, err = f.p.CheckItems(f.ctx, []core.ItemSpec{near})
+	if err != nil || len(details) != 1 || !strings.Contains(details[0].Message, " "+itoa(sizes["description"])+" characters") {
+		t.Fatalf("CheckItems = %+v, %v; want the size MeasureItem gives, %d", details, err, sizes["description"])
+	}
+}

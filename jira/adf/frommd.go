@@ -6,6 +6,7 @@ import (
 	stdhtml "html"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -42,24 +43,25 @@ func FromMarkdown(md string) (Doc, error) {
 // result above limit means "longer than limit". A limit below zero counts
 // everything.
 func MarkdownSize(md string, limit int) int {
-	src := []byte(normalizeSource(md))
-	root := mdParser.Parse(text.NewReader(src))
-	c := &fromConv{src: src}
 	s := sizer{limit: limit}
 	s.add(len(`{"version":1,"type":"doc","content":[]}`))
-	ids, first := 0, true
-	c.pastLimit = func(n int) bool {
-		if !first {
-			n++
-		}
-		return s.limit >= 0 && s.n+n > s.limit
+	first := true
+	m := measure{
+		past: func(n int) bool {
+			if !first {
+				n++
+			}
+			return s.limit >= 0 && s.n+n > s.limit
+		},
+		textNode: textNodeSize,
+		row: func(row *Node, firstRow bool) int {
+			if firstRow {
+				return sizeOf(&Node{Type: "table", Content: []Node{*row}})
+			}
+			return 1 + sizeOf(row)
+		},
 	}
-	// fitDoc fits each top-level block on its own, and assignIDs numbers
-	// in document order: block by block, both give what they give for the
-	// whole document.
-	c.eachBlock(root.FirstChild(), nil, func(ns []Node) bool {
-		ns = fitBlocks(ns, inDoc)
-		assignIDs(ns, &ids)
+	eachMeasured(md, m, func(ns []Node) bool {
 		for i := range ns {
 			if !first {
 				s.add(1)
@@ -70,6 +72,80 @@ func MarkdownSize(md string, limit int) int {
 		return !s.over()
 	})
 	return s.n
+}
+
+// MarkdownBlocks converts md as FromMarkdown does, one top-level block at
+// a time, handing each block's nodes (fitted and numbered as in the whole
+// document) to f until f returns false: for measuring another rendering of
+// the document (wiki markup) without converting all of it. While a
+// top-level paragraph or table is converted, past is asked with a lower
+// bound of its size in that rendering: the characters of its texts without
+// a link that are not white space (kept in any rendering), plus, in a
+// paragraph, marks(prev, cur) for each such text, whose marks are cur,
+// where prev are those of the text before it (any text of the paragraph;
+// none before the first): what the rendering spends at least on the
+// change. Once past answers true the rest of that block is not converted,
+// and f gets what was.
+func MarkdownBlocks(md string, past func(floor int) bool, marks func(prev, cur []Mark) int, f func([]Node) bool) {
+	eachMeasured(md, measure{past: past, marks: marks, row: func(row *Node, _ bool) int { return keptText(row) }}, f)
+}
+
+// measure is what a measuring conversion knows of the size it counts.
+type measure struct {
+	// past says whether a top-level block of at least n characters would
+	// take the count past its limit.
+	past func(n int) bool
+	// textNode is what a paragraph's size grows by, at least, where the
+	// marks of its counted texts change (or start): ADF's text node
+	// without its text.
+	textNode int
+	// marks, when not nil, is what it grows by, at least, for a counted
+	// text with marks cur after a text (any) with marks prev.
+	marks func(prev, cur []Mark) int
+	// row is a lower bound of what a top-level table's row adds to its
+	// size (firstRow: with the table around it).
+	row func(row *Node, firstRow bool) int
+}
+
+// eachMeasured converts md one top-level block at a time under m,
+// handing each block's fitted and numbered nodes to f until it returns
+// false. fitDoc fits each top-level block on its own, and assignIDs
+// numbers in document order: block by block, both give what they give
+// for the whole document.
+func eachMeasured(md string, m measure, f func([]Node) bool) {
+	src := []byte(normalizeSource(md))
+	root := mdParser.Parse(text.NewReader(src))
+	c := &fromConv{src: src, measure: &m}
+	ids := 0
+	c.eachBlock(root.FirstChild(), nil, func(ns []Node) bool {
+		ns = fitBlocks(ns, inDoc)
+		assignIDs(ns, &ids)
+		return f(ns)
+	})
+}
+
+// keptText is how many characters of n's texts without a link are not
+// white space.
+func keptText(n *Node) int {
+	k := 0
+	if n.Type == "text" && !hasMark(n.Marks, "link") {
+		k = keptRunes(n.Text)
+	}
+	for i := range n.Content {
+		k += keptText(&n.Content[i])
+	}
+	return k
+}
+
+// keptRunes counts the characters of t that are not white space.
+func keptRunes(t string) int {
+	k := 0
+	for _, r := range t {
+		if !unicode.IsSpace(r) {
+			k++
+		}
+	}
+	return k
 }
 
 // assignIDs numbers task lists and items in document order ("dwire-1", ...),
@@ -108,9 +184,9 @@ type fromConv struct {
 	run     textRun
 	inLink  int
 	scratch []Mark // emit's marks before they are kept
-	// pastLimit, when measuring (MarkdownSize), says whether a top-level
-	// block of n characters would take the count past its limit.
-	pastLimit func(n int) bool
+	// measure, when measuring (MarkdownSize, MarkdownBlocks), knows the
+	// limit; nil otherwise.
+	measure *measure
 	// floor is, while a top-level paragraph is measured, a lower bound
 	// of its size: the texts it keeps whatever follows (see count). Past
 	// the limit the rest of the paragraph is not converted (cut).
@@ -128,7 +204,9 @@ type floor struct {
 	out   *[]Node // the paragraph's nodes (not an image's alt text)
 	n     int     // the lower bound so far
 	marks []Mark  // the marks of the text counted last
-	cut   bool    // past the limit: convert no more
+	last  []Mark  // the marks of the text emitted last (spare: the ones before)
+	spare []Mark
+	cut   bool // past the limit: convert no more
 }
 
 // textNodeSize is the length of a text node without its text.
@@ -137,19 +215,28 @@ var textNodeSize = len(`{"type":"text","text":""}`)
 // count adds a text emit appended or joined to out with marks ms.
 func (c *fromConv) count(out *[]Node, t string, ms []Mark) {
 	f := &c.floor
-	if f.out != out || f.cut || hasMark(ms, "link") {
+	if f.out != out || f.cut {
 		return
 	}
-	kept := len(t) - strings.Count(t, " ") - strings.Count(t, "\t")
+	prev := f.last
+	f.last = append(f.spare[:0], ms...)
+	f.spare = prev
+	if hasMark(ms, "link") {
+		return
+	}
+	kept := keptRunes(t)
 	if kept == 0 {
 		return
 	}
 	if f.n == 0 || !marksEqual(f.marks, ms) {
-		f.n += textNodeSize
+		f.n += c.measure.textNode
 		f.marks = append(f.marks[:0], ms...)
 	}
+	if c.measure.marks != nil {
+		f.n += c.measure.marks(prev, ms)
+	}
 	f.n += kept
-	f.cut = c.pastLimit(f.n)
+	f.cut = c.measure.past(f.n)
 }
 
 // unescape resolves backslash escapes and entity/numeric references the way
@@ -261,7 +348,7 @@ func (c *fromConv) block(n ast.Node) []Node {
 	switch n := n.(type) {
 	case *ast.Paragraph, *ast.TextBlock:
 		var in []Node
-		if c.pastLimit != nil && c.nest == 0 && !c.expand {
+		if c.measure != nil && c.nest == 0 && !c.expand {
 			// Measured: cut once the paragraph is surely past the limit.
 			c.floor = floor{out: &in}
 			c.inlines(n, nil, &in)
@@ -378,18 +465,14 @@ func (c *fromConv) table(t *east.Table) Node {
 	// At the top level a table is kept as it is (fitBlocks), so its size
 	// is known row by row: past the measure's limit the rest is not
 	// converted (the table's size, counted after, is past it too).
-	measured := c.pastLimit != nil && c.nest == 0 && !c.expand
-	size, counted := 0, 0 // the size of the table of the first counted rows
+	measured := c.measure != nil && c.nest == 0 && !c.expand
+	size, counted := 0, 0 // a lower bound of the size of the table of the first counted rows
 	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
 		if measured && counted < len(tbl.Content) {
 			for ; counted < len(tbl.Content); counted++ {
-				if counted == 0 {
-					size = sizeOf(&Node{Type: "table", Content: tbl.Content[:1]})
-				} else {
-					size += 1 + sizeOf(&tbl.Content[counted])
-				}
+				size += c.measure.row(&tbl.Content[counted], counted == 0)
 			}
-			if c.pastLimit(size) {
+			if c.measure.past(size) {
 				break
 			}
 		}

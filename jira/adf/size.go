@@ -102,6 +102,10 @@ func attrsSize(attrs map[string]any) int {
 	return n
 }
 
+// TextSize is the length, in characters, of s as a JSON string, as
+// encoding/json writes it (stringSize).
+func TextSize(s string) int { return stringSize(s) }
+
 // stringSize is the length, in runes, of s as encoding/json writes it:
 // quoted, with '"' and '\\' escaped, \b \f \n \r \t as two characters,
 // other control characters and '<', '>', '&' (HTML-safe escaping) as

@@ -196,7 +196,7 @@ func TestMarkdownSizeIsTheSizeOfTheConvertedDocument(t *testing.T) {
 var markdownPieces = []string{"a", "bc", " ", "  ", "\t", "\n", "  \n", "\\\n", "*", "**", "_", "__", "~~", "`", "[", "]", "(", ")",
 	"[a](u)", "[b](u \"t\")", "[](v)", "<http://x.y>", "<u>", "</u>", "<sub>", "</sub>", "![i](p.png)", "![](attachment:x)", "![a](card:block)",
 	"&amp;", "&#32;", "\\*", "<span style=\"color: #ff0000\">", "</span>", "- ", "1. ", "> ", "# ", "|", "|-|", "[ ] ", "[x] ", "```", "    ",
-	"www.a.b", "\n\n", "[a]", "[a]: /u\n", "[c][a]", "@user", ":smile:", "<", ">", "\"", "é"}
+	"www.a.b", "\n\n", "[a]", "[a]: /u\n", "[c][a]", "@user", ":smile:", "<", ">", "\"", "é", "中文"}
 
 // MarkdownSize, which stops converting a table or a paragraph once it is
 // surely past the limit, says "over" exactly when the converted document
@@ -218,4 +218,21 @@ func TestMarkdownSizeAtAnyLimit(t *testing.T) {
 			t.Fatalf("MarkdownSize(%q, %d) = %d; the size is %d", md, limit, got, want)
 		}
 	})
+}
+
+// A paragraph of characters of three bytes each is measured by its
+// characters: counting bytes, MarkdownSize stopped at 22,317 of a
+// description of 40,495 characters and said it fitted the limit.
+func TestMarkdownSizeCountsCharactersNotBytes(t *testing.T) {
+	md := strings.Repeat(strings.Repeat("中", 99)+"\n", 400)
+	d, err := FromMarkdown(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := d.Size(-1)
+	for _, limit := range []int{32767, 2 * 32767} {
+		if got := MarkdownSize(md, limit); want <= limit && got != want || want > limit && got <= limit {
+			t.Errorf("MarkdownSize with limit %d = %d; the size is %d", limit, got, want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package wiki
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/devworkwire/devworkwire/jira/adf"
@@ -16,6 +17,68 @@ func FromMarkdown(md string) (string, error) {
 		return "", err
 	}
 	return FromADF(d)
+}
+
+// MarkdownSize is the length, in characters, of FromMarkdown(md) as a
+// JSON string — the description Jira Data Center is sent, as the adapter
+// measures it against the limit — converting and rendering one top-level
+// block at a time, so that it stops as soon as the count passes limit: a
+// result above limit means "longer than limit". A limit below zero counts
+// everything. A paragraph or table stops converting once the characters
+// its texts surely keep take the count past limit (adf.MarkdownBlocks):
+// wiki markup keeps every character of a text that is not white space.
+func MarkdownSize(md string, limit int) int {
+	w := &writer{}
+	n := len(`""`)
+	lines := 0
+	adf.MarkdownBlocks(md, func(floor int) bool {
+		return limit >= 0 && n+floor > limit
+	}, marksChange, func(ns []adf.Node) bool {
+		for _, b := range ns {
+			ls := w.block(b)
+			if len(ls) == 0 {
+				continue
+			}
+			if lines > 0 {
+				n += len(`\n`) // the blank line between blocks (FromADF)
+				lines++
+			}
+			for _, l := range ls {
+				if lines > 0 {
+					n += len(`\n`)
+				}
+				n += adf.TextSize(l) - len(`""`)
+				lines++
+			}
+		}
+		return limit < 0 || n <= limit
+	})
+	return n
+}
+
+// marksChange is what wiki markup spends at least where the marks of a
+// paragraph's texts change from prev to cur: a run of text with marks
+// opens and closes each of them ("_a_"), so a change to marks wiki markup
+// shows starts a run of at least two more characters.
+func marksChange(prev, cur []adf.Mark) int {
+	p, c := shownMarks(prev), shownMarks(cur)
+	if len(c) == 0 || slices.Equal(p, c) {
+		return 0
+	}
+	return 2
+}
+
+// shownMarks are the marks of ms wiki markup shows (toRuns), in order.
+func shownMarks(ms []adf.Mark) []string {
+	var out []string
+	for _, m := range ms {
+		if m.Type != "link" {
+			if o := markOpen(m); o != "" {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
 }
 
 // FromADF renders a document (the node and mark types adf.FromMarkdown
