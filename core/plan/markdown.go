@@ -725,15 +725,9 @@ func (d *mdDoc) description(it *mdItem) string {
 	return strings.Join(trimmed, "\n")
 }
 
-// parseATX reads an ATX heading line: its level and its text without the
-// opening and closing '#' sequences. ok is false for any other line.
-func parseATX(line string) (level int, text string, ok bool) {
-	level, text, ok, _ = readATX(line)
-	return level, text, ok
-}
-
-// readATX is parseATX that also says whether the heading is indented
-// (by one to three spaces).
+// readATX reads an ATX heading line: its level, its text without the
+// opening and closing '#' sequences, and whether the heading is indented
+// (by one to three spaces). ok is false for any other line.
 func readATX(line string) (level int, text string, ok, indented bool) {
 	i := 0
 	for i < len(line) && i < 3 && line[i] == ' ' {
