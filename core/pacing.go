@@ -15,8 +15,15 @@ import (
 // itself. The rate is learned, not read from the tracker's headers (Jira
 // does not expose its burst budget): it starts at PaceStartRate, grows
 // while answers come back clean and sends wait for it, and is cut when a
-// request is refused. PaceState is the whole algorithm; the stores only
-// keep it.
+// request is refused. A key in slow start bought by one buyer alone (one
+// process) is not paced by a rate at all: the grant lets that buyer send
+// freely for PaceFree (its in-flight window, which doubles per round
+// trip, paces it) and it buys again after that, so a site that never
+// refuses is served as fast as it answers and the store is asked about
+// once a second per endpoint. A refusal ends it (the first cut is made
+// from the rate the buyer was sending at), and so does a second buyer:
+// processes that share a site then share one rate. PaceState is the whole
+// algorithm; the stores only keep it.
 
 // PaceRequest is what a process asks of a shared pace, and what it tells
 // about the answers it had since its last request.
@@ -35,10 +42,18 @@ type PaceRequest struct {
 	// Start is the rate the caller learned on another key of the same
 	// tracker site (0: none). A key nobody has paced yet starts at it,
 	// past slow start (else at PaceStartRate, in slow start), and a key
-	// still in slow start above it ends slow start at it: a site whose
-	// limit was found on one endpoint is not found again by refusals on
-	// each.
+	// still in slow start above it (or sending freely) ends slow start
+	// at it: a site whose limit was found on one endpoint is not found
+	// again by refusals on each.
 	Start float64 `json:"start,omitempty"`
+	// Buyer names the caller (one id per process's pacer; empty: never
+	// free). While the key is in slow start and no other buyer bought it
+	// within PaceAlone, the grant lets the buyer send freely (Free).
+	Buyer string `json:"buyer,omitempty"`
+	// Sent is how many sends the caller made to the key in the last
+	// second (told with a refusal: a free buyer's rate, which the first
+	// cut is made from).
+	Sent int `json:"sent,omitempty"`
 }
 
 // PaceGrant is the answer: the send times bought, as offsets from now
@@ -51,6 +66,10 @@ type PaceGrant struct {
 	// Steady says it was learned (slow start is over).
 	Rate   float64 `json:"rate"`
 	Steady bool    `json:"steady,omitempty"`
+	// Free: the buyer may send without buying for this long (no send
+	// times are given; only its in-flight window paces it), then it buys
+	// again (0: pace by Sends).
+	Free time.Duration `json:"free,omitempty"`
 }
 
 // PaceState is the pacing of one key, as a store keeps it.
@@ -78,6 +97,15 @@ type PaceState struct {
 	// within PaceNear of it (each probe above the limit costs refusals
 	// and a Retry-After).
 	Ceil float64 `json:"ceil,omitempty"`
+	// Buyer and Bought: who bought last, and when (PaceRequest.Buyer);
+	// Shared: when another buyer last bought within PaceAlone of the one
+	// before (the key is shared until PaceAlone after it).
+	Buyer  string    `json:"buyer,omitempty"`
+	Bought time.Time `json:"bought"`
+	Shared time.Time `json:"shared"`
+	// Free: the last grant let its buyer send freely (its rate is not
+	// Rate: a Start ends its slow start whatever Rate says).
+	Free bool `json:"free,omitempty"`
 }
 
 // Pacing constants (docs/jira-client.md, "Pacing").
@@ -110,6 +138,11 @@ const (
 	// clean answers instead of one.
 	PaceNear         = 0.9
 	PaceNearSlowdown = 8
+	// PaceFree is how long a free grant lasts (PaceGrant.Free), and
+	// PaceAlone how long after another buyer's purchase a key is shared
+	// (no free grant).
+	PaceFree  = time.Second
+	PaceAlone = 2 * PaceFree
 )
 
 // rate is the state's rate, PaceStartRate when none was learned.
@@ -132,11 +165,24 @@ func (s *PaceState) slowdown(rate float64) float64 {
 // Take applies r at now and returns the grant. It is deterministic: a
 // store calls it with its clock inside one atomic update.
 func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
+	if r == (PaceRequest{}) && s.At.IsZero() && s.Rate <= 0 {
+		// Only a read of a key nobody has paced: it stays so.
+		return PaceGrant{Rate: PaceStartRate}
+	}
 	if start := math.Min(math.Max(1, r.Start), PaceMaxRate); r.Start > 0 && !s.Steady &&
-		((s.At.IsZero() && s.Rate <= 0) || s.rate() > start) {
+		((s.At.IsZero() && s.Rate <= 0) || s.rate() > start || s.Free) {
 		s.Rate, s.Steady, s.Clean = start, true, 0
 		s.Level = math.Min(s.Level, start)
 	}
+	// Two buyers within PaceAlone of each other: the key is shared (for
+	// PaceAlone after the last time the buyer changed).
+	if r.Buyer != "" {
+		if s.Buyer != "" && s.Buyer != r.Buyer && now.Sub(s.Bought) < PaceAlone {
+			s.Shared = now
+		}
+		s.Buyer, s.Bought = r.Buyer, now
+	}
+	shared := !s.Shared.IsZero() && now.Sub(s.Shared) < PaceAlone
 	rate := s.rate()
 	// Refill since At, up to one second's worth.
 	if s.At.IsZero() {
@@ -155,6 +201,10 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 			cut := PaceCut
 			if !s.Steady {
 				cut = PaceFirstCut
+				if r.Sent > 0 {
+					// A free buyer: the rate it was sending at.
+					rate = min(float64(r.Sent), PaceMaxRate)
+				}
 			}
 			s.Ceil = rate
 			rate = math.Max(1, rate*cut)
@@ -184,6 +234,11 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 	var pause time.Duration
 	if s.Pause.After(now) {
 		pause = s.Pause.Sub(now)
+	}
+	s.Free = !s.Steady && !shared && r.Buyer != "" && pause == 0
+	if s.Free {
+		g.Free = PaceFree
+		return g
 	}
 	interval := time.Duration(float64(time.Second) / rate)
 	for range want {

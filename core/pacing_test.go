@@ -139,3 +139,52 @@ func TestPaceStateGrowsSlowlyNearTheRefusedRate(t *testing.T) {
 		t.Fatalf("%d seconds' worth at 17: rate %v; want 18", PaceNearSlowdown, r)
 	}
 }
+
+// A key in slow start bought by one buyer alone is not paced by a rate:
+// the grant lets it send freely for PaceFree (its window paces it). A
+// second buyer within PaceAlone shares the key: neither is free until
+// PaceAlone after the last change of buyer. A refusal ends it, and so
+// does a caller that names no buyer.
+func TestPaceStateLetsALoneBuyerGoFree(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	var s PaceState
+	g := s.Take(t0, PaceRequest{Want: PaceMaxGrant, Buyer: "a"})
+	if g.Free != PaceFree || len(g.Sends) != 0 || g.Steady {
+		t.Fatalf("a new key's first buyer: %+v; want free for %v, no send times", g, PaceFree)
+	}
+	if g = s.Take(t0.Add(time.Second), PaceRequest{Want: PaceMaxGrant, Buyer: "a", Clean: 300}); g.Free != PaceFree {
+		t.Fatalf("the same buyer a second later: %+v; want free again", g)
+	}
+	t1 := t0.Add(1500 * time.Millisecond)
+	if g = s.Take(t1, PaceRequest{Want: PaceMaxGrant, Buyer: "b"}); g.Free != 0 || len(g.Sends) == 0 {
+		t.Fatalf("a second buyer: %+v; want send times, not free", g)
+	}
+	if g = s.Take(t1.Add(500*time.Millisecond), PaceRequest{Want: PaceMaxGrant, Buyer: "a"}); g.Free != 0 {
+		t.Fatalf("the first buyer after the second came: %+v; want shared, not free", g)
+	}
+	if g = s.Take(t1.Add(PaceAlone+600*time.Millisecond), PaceRequest{Want: PaceMaxGrant, Buyer: "a"}); g.Free != PaceFree {
+		t.Fatalf("the first buyer alone again for %v: %+v; want free", PaceAlone, g)
+	}
+	var n PaceState
+	if g = n.Take(t0, PaceRequest{Want: PaceMaxGrant}); g.Free != 0 || len(g.Sends) != PaceMaxGrant {
+		t.Fatalf("no buyer named: %+v; want paced by send times", g)
+	}
+	var r PaceState
+	r.Take(t0, PaceRequest{Want: 4, Buyer: "a"})
+	if g = r.Take(t0.Add(time.Second), PaceRequest{Want: 4, Buyer: "a", Refused: true, Sent: 20}); g.Free != 0 || !g.Steady {
+		t.Fatalf("after a refusal: %+v; want steady, not free", g)
+	}
+}
+
+// A free buyer's first refusal cuts from the rate it was served at (the
+// clean answers of its last second), not from a rate it was not paced
+// by: half of it, and the limit is near the rate served.
+func TestPaceStateFirstCutFromTheServedRate(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	var s PaceState
+	s.Take(t0, PaceRequest{Want: 4, Buyer: "a"})
+	g := s.Take(t0.Add(500*time.Millisecond), PaceRequest{Want: 4, Buyer: "a", Clean: 300, Refused: true, Sent: 14})
+	if g.Rate != 14*PaceFirstCut || s.Ceil != 14 || !g.Steady {
+		t.Fatalf("refused after 14 served in a second: rate %v, ceiling %v, steady %v; want %v, 14, steady", g.Rate, s.Ceil, g.Steady, 14*PaceFirstCut)
+	}
+}

@@ -2,6 +2,8 @@ package jira
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"log/slog"
 	"math"
 	"net/http"
@@ -69,6 +71,11 @@ type pacer struct {
 	// learned is the last rate learned on any key of the site: a new
 	// key starts from it (core.PaceRequest.Start).
 	learned float64
+	// id names this pacer as a buyer (core.PaceRequest.Buyer).
+	id string
+	// siteRead: the site's learned rate was read from the shared store
+	// (siteKey), or there is none to read.
+	siteRead bool
 }
 
 // Pacing constants (docs/jira-client.md explains each).
@@ -83,6 +90,16 @@ const (
 	sharedRetry = 30 * time.Second
 	// sharedTimeout bounds one call to the store.
 	sharedTimeout = 2 * time.Second
+	// probeWindow and probeServed: an endpoint sending freely
+	// (core.PaceGrant.Free) has at most probeWindow requests in flight
+	// until it had probeServed clean answers within one second. Every
+	// request in flight when a burst bucket runs out is refused (those
+	// that reach Jira before the first refusal is back), so the window,
+	// not the rate, is what finding a bucket costs; a bucket that served
+	// probeServed in a second (twice a 10-a-second bucket's refill) is not
+	// found by the window's growth in one round trip.
+	probeWindow = 2
+	probeServed = 20
 )
 
 // endpointPace is the pacing of one endpoint and method.
@@ -101,6 +118,15 @@ type endpointPace struct {
 	unordered int // requests without a send order waiting here
 	// slots are the send times bought and not yet used (ascending).
 	slots []time.Time
+	// free: until it, requests need no send time (core.PaceGrant.Free:
+	// slow start with no other buyer; the window paces them).
+	free time.Time
+	// served are the times of the clean answers within the last second:
+	// the rate the site served, told with a refusal (core.PaceRequest.Sent).
+	served []time.Time
+	// proven: it had probeServed clean answers within a second and no
+	// refusal since (sending freely, only the window paces it).
+	proven bool
 	// buying: a purchase is under way (one at a time per endpoint).
 	buying bool
 	// steady: the last grant's rate was learned (its slow start is over).
@@ -130,7 +156,16 @@ func newPacer(maxInFlight int) *pacer {
 		endpoints: map[string]*endpointPace{},
 		issues:    map[string]*issuePace{},
 		local:     localPace{states: map[string]*core.PaceState{}},
+		id:        buyerID(),
 	}
+}
+
+// buyerID is a random name for one pacer (a process's), as a buyer of a
+// shared pace.
+func buyerID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // ticket is one admitted request.
@@ -218,6 +253,16 @@ func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok, buy bool) 
 	if pc.inFlight >= pc.max || ep.inFlight >= ep.allowed() || (is != nil && is.busy) {
 		return 0, false, false
 	}
+	if now.Before(ep.free) {
+		// Free (slow start, no other buyer): the window alone paces.
+		if ep.proven = ep.proven || len(ep.recent(now)) >= probeServed; ep.inFlight >= probeWindow && !ep.proven {
+			// Not yet shown a bucket of probeServed a second: two at a
+			// time, so finding a small one costs two refusals.
+			return 0, false, false
+		}
+		pc.admit(ep, is, now)
+		return 0, true, false
+	}
 	// A send time: the first bought one, once due; stale ones are dropped.
 	for len(ep.slots) > 0 && now.Sub(ep.slots[0]) > slotLife {
 		ep.slots = ep.slots[1:]
@@ -234,12 +279,27 @@ func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok, buy bool) 
 		return ep.slots[0].Sub(now), false, false
 	}
 	ep.slots = ep.slots[1:]
+	pc.admit(ep, is, now)
+	return 0, true, false
+}
+
+// admit counts a request admitted at now. Call with pc.mu held.
+func (pc *pacer) admit(ep *endpointPace, is *issuePace, now time.Time) {
 	pc.inFlight++
 	ep.inFlight++
 	if is != nil {
 		is.busy = true
 	}
-	return 0, true, false
+}
+
+// recent is ep.served without the answers more than a second before now.
+func (ep *endpointPace) recent(now time.Time) []time.Time {
+	i := 0
+	for i < len(ep.served) && now.Sub(ep.served[i]) >= time.Second {
+		i++
+	}
+	ep.served = ep.served[i:]
+	return ep.served
 }
 
 // buy buys send times for endpoint (its waiting requests' worth) with
@@ -257,7 +317,12 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 	// As many as wait, or as the window would let out now: requests
 	// arriving one after another then share one purchase.
 	r.Want = max(1, min(max(ep.waiters(), ep.allowed()-ep.inFlight), core.PaceMaxGrant))
-	r.Start = pc.learned
+	readSite := pc.shared != nil && !pc.siteRead && !pc.perSite
+	pc.siteRead = true
+	r.Buyer = pc.id
+	if r.Refused {
+		r.Sent = len(ep.recent(pc.now()))
+	}
 	key := pc.key(endpoint)
 	shared := pc.shared
 	if shared != nil && pc.now().Before(pc.sharedOK) {
@@ -269,10 +334,35 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 		g   core.PaceGrant
 		err error
 	)
+	if readSite && shared != nil {
+		// The rate the site taught any process before (a site-wide
+		// memory): this process's endpoints start from it, so only a
+		// site's first contact pays refusals.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedTimeout)
+		site, serr := shared.TakePace(sctx, pc.siteKey(), core.PaceRequest{})
+		cancel()
+		if serr == nil && site.Steady {
+			pc.mu.Lock()
+			if pc.learned <= 0 {
+				pc.learned = site.Rate
+			}
+			pc.mu.Unlock()
+		}
+	}
+	pc.mu.Lock()
+	r.Start = pc.learned
+	pc.mu.Unlock()
 	if shared != nil {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedTimeout)
 		g, err = shared.TakePace(sctx, key, r)
 		cancel()
+		if err == nil && r.Refused && g.Steady && !pc.perSite {
+			// Teach the site's memory (a key nobody has paced takes
+			// the rate; one that has keeps the first it was taught).
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedTimeout)
+			_, _ = shared.TakePace(sctx, pc.siteKey(), core.PaceRequest{Start: g.Rate})
+			cancel()
+		}
 		if err != nil {
 			pc.log.Warn("shared pacing unavailable: this process paces alone for a while", "code", core.ErrorCode(err), "retry_in", sharedRetry.String())
 		}
@@ -288,6 +378,7 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 	if g.Steady {
 		pc.learned = g.Rate
 	}
+
 	ep.steady = g.Steady
 	if r.Refused {
 		// The site refused this endpoint: endpoints still in slow start
@@ -295,8 +386,8 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 		// again, ending their slow start at the rate just learned
 		// (PaceRequest.Start), before they are refused too.
 		for name, o := range pc.endpoints {
-			if name != endpoint && !o.steady && len(o.slots) > 0 {
-				o.slots = nil
+			if name != endpoint && !o.steady {
+				o.slots, o.free = nil, time.Time{}
 			}
 		}
 	}
@@ -304,7 +395,11 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 	for _, d := range g.Sends {
 		ep.slots = append(ep.slots, now.Add(d))
 	}
-	if len(g.Sends) == 0 {
+	ep.free = time.Time{}
+	switch {
+	case g.Free > 0:
+		ep.free = now.Add(g.Free)
+	case len(g.Sends) == 0:
 		ep.retry = now.Add(g.Retry)
 	}
 	ep.buying = false
@@ -319,6 +414,11 @@ func (pc *pacer) key(endpoint string) string {
 	}
 	return "jira " + pc.site + " " + endpoint
 }
+
+// siteKey names the site's memory in the shared store: the first rate a
+// refusal taught any process on the site (on Data Center, the site's own
+// key, which every endpoint shares anyway).
+func (pc *pacer) siteKey() string { return "jira " + pc.site }
 
 // localPace is the pacing state of a process that paces alone.
 type localPace struct {
@@ -489,7 +589,7 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 		if s.hinted {
 			ep.reportPause = later(ep.reportPause, now.Add(s.retryAfter))
 		}
-		ep.slots, ep.retry = nil, time.Time{}
+		ep.slots, ep.retry, ep.free, ep.proven = nil, time.Time{}, time.Time{}, false
 		if s.hinted {
 			if s.reason == reasonBurst {
 				ep.pause = later(ep.pause, now.Add(s.retryAfter)) // that endpoint only
@@ -507,8 +607,10 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 		if ep.single > 0 {
 			ep.single--
 		}
+		ep.served = append(ep.recent(now), now)
 		if s.near {
 			ep.report.Near = true
+			ep.free = time.Time{} // told at the next request's purchase
 		} else {
 			ep.report.Clean++
 		}

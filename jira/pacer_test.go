@@ -65,7 +65,7 @@ func (c *paceClock) Advance(d time.Duration) {
 // site's does.
 func testPacer(maxInFlight int) (*pacer, *paceClock) {
 	pc, clk := ratedPacer(maxInFlight)
-	pc.local.start = core.PaceState{Rate: core.PaceMaxRate}
+	pc.local.start = core.PaceState{Rate: core.PaceMaxRate, Steady: true}
 	return pc, clk
 }
 
@@ -535,90 +535,109 @@ func (c *countingPace) TakePace(ctx context.Context, key string, r core.PaceRequ
 	return c.PaceStore.TakePace(ctx, key, r)
 }
 
-// X-RateLimit-Limit and X-RateLimit-Remaining do not pace: Jira does not
-// say which budget they count, and real sites' counters do not behave as
-// the burst limit. A site's first sends go at the starting rate whatever
-// they say.
-func TestPacerIgnoresRateLimitCounters(t *testing.T) {
-	pc, _ := ratedPacer(64)
-	pc.endpoint(epEdit).window = 64
-	ts := admit(pc, epEdit, 2)
-	for _, tk := range ts {
-		pc.release(tk, answer(200, "X-RateLimit-Limit", "2", "X-RateLimit-Remaining", "0"))
-	}
-	if got := len(admit(pc, epEdit, 64)); got != int(core.PaceStartBurst)-2 {
-		t.Errorf("after answers saying 0 of 2 remain, %d more admitted at once; want the starting bucket's %d", got, int(core.PaceStartBurst)-2)
+// probe serves an endpoint sending freely its probe: probeServed clean
+// answers (carrying h) within a second, probeWindow at a time, and checks
+// that no more than probeWindow go at once before.
+func probe(t *testing.T, pc *pacer, clk *paceClock, endpoint string, h ...string) {
+	t.Helper()
+	for served := 0; served < probeServed; {
+		ts := admit(pc, endpoint, 64)
+		if len(ts) != probeWindow {
+			t.Fatalf("probing %s: %d admitted at once after %d served; want %d", endpoint, len(ts), served, probeWindow)
+		}
+		clk.Advance(40 * time.Millisecond)
+		for _, tk := range ts {
+			pc.release(tk, answer(200, h...))
+		}
+		served += len(ts)
 	}
 }
 
-// A new site's endpoint sends PaceStartBurst requests at once (not a
-// second's worth: a commit's first creates would find the site's bucket
-// by refusals) and the rest at the rate; a burst 429 cuts the rate (the
-// next purchase says so) and holds the endpoint until its Retry-After.
-func TestPacerPacesAtTheLearnedRate(t *testing.T) {
+// X-RateLimit-Limit and X-RateLimit-Remaining do not pace: Jira does not
+// say which budget they count, and real sites' counters do not behave as
+// the burst limit. A site's first sends go as its window lets them
+// whatever they say.
+func TestPacerIgnoresRateLimitCounters(t *testing.T) {
 	pc, clk := ratedPacer(64)
 	pc.endpoint(epEdit).window = 64
-	ts := admit(pc, epEdit, 64)
-	if len(ts) != int(core.PaceStartBurst) {
-		t.Fatalf("%d admitted at once; want %v", len(ts), core.PaceStartBurst)
+	probe(t, pc, clk, epEdit, "X-RateLimit-Limit", "2", "X-RateLimit-Remaining", "0")
+	if got := len(admit(pc, epEdit, 64)); got != 64 {
+		t.Errorf("after answers saying 0 of 2 remain, %d more admitted at once; want the window's 64", got)
 	}
-	for range int(core.PaceStartRate) - int(core.PaceStartBurst) { // the rest of the first second
-		clk.Advance(time.Second / time.Duration(core.PaceStartRate))
-		ts = append(ts, admit(pc, epEdit, 1)...)
+}
+
+// A site nobody has paced yet is paced by the window alone (it doubles
+// per round trip) once it served probeServed in a second two at a time:
+// a site that never refuses is served as fast as it answers, and the pace
+// is bought about once a second, not per batch.
+// The first burst 429 cuts the rate to half of what the site served in
+// the last second (the clean answers), holds the endpoint until its
+// Retry-After, and from then on sends go at the learned rate.
+func TestPacerPacesAtTheLearnedRate(t *testing.T) {
+	pc, clk := ratedPacer(64)
+	st := &countingPace{PaceStore: memstore.New(memstore.Options{Now: clk.Now})}
+	pc.site, pc.shared = "https://x.atlassian.net", st
+	pc.endpoint(epEdit).window = 64
+	probe(t, pc, clk, epEdit)
+	served := probeServed
+	for range 20 { // a second in steps of 50 ms, 64 in flight each
+		ts := admit(pc, epEdit, 64)
+		if len(ts) != 64 {
+			t.Fatalf("%d admitted at once (%d served); want the window's 64", len(ts), served)
+		}
+		clk.Advance(50 * time.Millisecond)
+		for _, tk := range ts {
+			pc.release(tk, answer(200))
+		}
+		served += len(ts)
 	}
-	if len(ts) != int(core.PaceStartRate) {
-		t.Fatalf("%d admitted in the first second; want %v", len(ts), core.PaceStartRate)
+	if st.calls > 3 {
+		t.Errorf("%d sends bought the pace %d times; want about once a second", served, st.calls)
 	}
-	wait, ok := tryAt(pc, epEdit, "")
-	if iv := time.Second / time.Duration(core.PaceStartRate); ok || wait != iv {
-		t.Fatalf("the next: admitted %v, wait %v; want a wait of %v", ok, wait, iv)
-	}
-	pc.release(ts[0], answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based"))
-	for _, tk := range ts[1:] {
+	// 20 answers in the last second: 16 clean, then a refusal.
+	clk.Advance(time.Second)
+	ts := admit(pc, epEdit, 17)
+	for _, tk := range ts[:16] {
 		pc.release(tk, answer(200))
+	}
+	pc.release(ts[16], answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based"))
+	if _, ok := tryAt(pc, epEdit, ""); ok {
+		t.Fatal("admitted inside the Retry-After")
 	}
 	clk.Advance(time.Second)
 	admitted := 0
 	for range 40 { // two seconds in steps of 50 ms
-		admitted += len(admit(pc, epEdit, 64))
+		for _, tk := range admit(pc, epEdit, 64) {
+			pc.release(tk, answer(200))
+			admitted++
+		}
 		clk.Advance(50 * time.Millisecond)
 	}
-	if rate := float64(admitted) / 2; rate > core.PaceStartRate*core.PaceFirstCut+1 {
-		t.Errorf("after the refusal, %v requests per second; want the halved rate, %v", rate, core.PaceStartRate*core.PaceFirstCut)
+	// Two seconds at 8 a second and a bucket of 8 (filled during the
+	// pause), with the slow growth after a cut: about 24.
+	if want := 16 * core.PaceFirstCut; float64(admitted) > 3*want+2 || float64(admitted) < 2*want {
+		t.Errorf("after the refusal, %d requests in two seconds; want about half of the 16 served a second, %v, and a bucket of it", admitted, want)
 	}
 }
 
 // A refusal on one endpoint ends the slow start of the site's other
-// endpoints at the rate it taught: they drop the send times bought at
-// their growing rate (before they are refused too) and pace at it; an
-// endpoint whose rate is already learned keeps its own.
+// endpoints at the rate it taught: those sending freely stop (before
+// they are refused too) and pace at it.
 func TestPacerEndsSlowStartWhereAnotherEndpointWasRefused(t *testing.T) {
 	pc, clk := ratedPacer(64)
 	for _, ep := range []string{epEdit, epSearch} {
 		pc.endpoint(ep).window = 64
 	}
-	// Both in slow start for two seconds, every answer clean.
-	for range 40 {
-		for _, ep := range []string{epEdit, epSearch} {
-			for _, tk := range admit(pc, ep, 64) {
-				pc.release(tk, answer(200))
-			}
-		}
-		clk.Advance(50 * time.Millisecond)
+	// Both free, every answer clean.
+	probe(t, pc, clk, epSearch)
+	probe(t, pc, clk, epEdit)
+	if n := len(admit(pc, epSearch, 64)); n != 64 {
+		t.Fatalf("search admitted %d at once in slow start; want its window's 64", n)
 	}
-	search := pc.local.states[pc.key(epSearch)]
-	if search.Steady || search.Rate <= core.PaceStartRate {
-		t.Fatalf("search after two seconds of clean answers: %+v; want slow start past the starting rate", *search)
-	}
-	bought := func() int {
-		pc.mu.Lock()
-		defer pc.mu.Unlock()
-		return len(pc.endpoint(epSearch).slots)
-	}
-	if bought() == 0 {
-		t.Fatal("search holds no send time bought ahead; the test needs one")
-	}
-	grown := search.Rate
+	pc.mu.Lock()
+	pc.inFlight -= 64
+	pc.endpoint(epSearch).inFlight -= 64
+	pc.mu.Unlock()
 	tk := admit(pc, epEdit, 1)
 	if len(tk) != 1 {
 		t.Fatal("no edit admitted")
@@ -626,15 +645,16 @@ func TestPacerEndsSlowStartWhereAnotherEndpointWasRefused(t *testing.T) {
 	pc.release(tk[0], answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based"))
 	tryAt(pc, epEdit, "") // the refusal is told at once
 	learned := pc.learned
-	if learned <= 0 || learned >= grown {
-		t.Fatalf("learned %v after the refusal; want the edit's cut rate, below search's %v", learned, grown)
+	if learned <= 0 || learned > 2*probeServed*core.PaceFirstCut {
+		t.Fatalf("learned %v after the refusal; want half the edits served in the last second", learned)
 	}
-	if n := bought(); n > 0 {
-		t.Errorf("search kept %d send times it bought in slow start", n)
-	}
-	tryAt(pc, epSearch, "")
+	n := len(admit(pc, epSearch, 64))
+	search := pc.local.states[pc.key(epSearch)]
 	if search.Rate != learned || !search.Steady {
 		t.Errorf("search after the edit's refusal: rate %v, steady %v; want %v, steady", search.Rate, search.Steady, learned)
+	}
+	if n > int(learned)+1 {
+		t.Errorf("search admitted %d at once after the edit's refusal; want at most a second's worth at %v", n, learned)
 	}
 }
 
@@ -721,4 +741,46 @@ func TestPacerSharesThroughTheStore(t *testing.T) {
 	if st.calls != before+2 {
 		t.Errorf("after %v the store was not asked again", sharedRetry)
 	}
+}
+
+// Two processes on one store: a pacer alone on a site's endpoint sends by
+// its window; once another process buys the same endpoint, both pace by
+// the shared rate (a new key's starting bucket), so a team's agents do
+// not each send freely.
+func TestPacerSendsFreelyOnlyAlone(t *testing.T) {
+	a, clk := ratedPacer(64)
+	b := newPacer(64)
+	b.now, b.after = clk.Now, clk.After
+	clocksMu.Lock()
+	clocks[b] = clk
+	clocksMu.Unlock()
+	st := memstore.New(memstore.Options{Now: clk.Now})
+	for _, pc := range []*pacer{a, b} {
+		pc.site, pc.shared = "https://x.atlassian.net", st
+		pc.endpoint(epEdit).window = 64
+	}
+	release := func(pc *pacer, ts []*ticket) {
+		for _, tk := range ts {
+			pc.release(tk, answer(200))
+		}
+	}
+	probe(t, a, clk, epEdit)
+	ts := admit(a, epEdit, 32)
+	if len(ts) != 32 {
+		t.Fatalf("alone: %d of 32 admitted at once; want all (the window paces)", len(ts))
+	}
+	release(a, ts)
+	clk.Advance(100 * time.Millisecond)
+	ts = admit(b, epEdit, 32)
+	// The shared bucket: at most a second's worth at the starting rate.
+	if want := int(core.PaceStartRate); len(ts) > want {
+		t.Errorf("a second process: %d admitted at once; want the shared bucket, at most %d", len(ts), want)
+	}
+	release(b, ts)
+	clk.Advance(core.PaceFree) // a's free send times have run out
+	ts = admit(a, epEdit, 32)
+	if len(ts) == 32 {
+		t.Errorf("the first process after the second came: %d admitted at once; want the shared rate", len(ts))
+	}
+	release(a, ts)
 }
