@@ -2,7 +2,6 @@ package jira
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -448,16 +447,6 @@ func TestPacerSlowStartThenAdditive(t *testing.T) {
 	}
 	if w := pc.window(epEdit); w >= 5 {
 		t.Errorf("after the 429, 4 clean answers grew the window to %v; want additive growth (< 5)", w)
-	}
-}
-
-// fourAnswers admits four requests to endpoint and answers them 50 ms
-// later in send order, each with a limit of 10 and first, first-1, … left.
-func fourAnswers(pc *pacer, clk *paceClock, endpoint string, first int) {
-	ts := admit(pc, endpoint, 4)
-	clk.Advance(50 * time.Millisecond)
-	for i, tk := range ts {
-		pc.release(tk, answer(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", fmt.Sprint(first-i)))
 	}
 }
 
