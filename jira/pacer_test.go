@@ -773,3 +773,36 @@ func TestPacerSendsFreelyOnlyAlone(t *testing.T) {
 	}
 	release(a, ts)
 }
+
+// The site's memory: a refusal one process saw is kept for the site in
+// the store, so a process started later begins each endpoint at the
+// learned rate instead of finding the limit again by refusals.
+func TestPacerLaterProcessStartsFromTheSitesRate(t *testing.T) {
+	a, clk := ratedPacer(64)
+	st := memstore.New(memstore.Options{Now: clk.Now})
+	a.site, a.shared = "https://x.atlassian.net", st
+	a.endpoint(epEdit).window = 64
+	probe(t, a, clk, epEdit)
+	tk := admit(a, epEdit, 1)
+	a.release(tk[0], answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based"))
+	tryAt(a, epEdit, "") // the refusal is told at once
+	learned := a.learned
+	if learned <= 0 {
+		t.Fatal("nothing learned from the refusal")
+	}
+	clk.Advance(5 * time.Second)
+	b := newPacer(64)
+	b.now, b.after = clk.Now, clk.After
+	clocksMu.Lock()
+	clocks[b] = clk
+	clocksMu.Unlock()
+	b.site, b.shared = a.site, st
+	b.endpoint(epSearch).window = 64
+	n := len(admit(b, epSearch, 64))
+	if b.learned != learned {
+		t.Errorf("a later process learned %v from the site; want %v", b.learned, learned)
+	}
+	if n > int(learned)+1 {
+		t.Errorf("a later process sent %d at once on a new endpoint; want at most a second's worth at the site's rate %v", n, learned)
+	}
+}
