@@ -118,6 +118,11 @@ type WorkItem struct {
 	// (key → canonical values; fields.go), whether or not a document
 	// manages them. A field absent here is empty.
 	Fields map[string][]string `json:"fields,omitempty"`
+	// People are the display names the tracker gave, in the answer that
+	// held the item, for the account ids its person fields (assignee,
+	// user pickers) name: account id → name. No read of its own; a
+	// provider that has none leaves it nil (the ids are shown).
+	People map[string]string `json:"-"`
 	// FieldBases are the per-field digests (FieldDigest) DevWorkWire
 	// stored when it last wrote the item: the base of the three-way
 	// comparison. Nil for an item written before per-field bases.

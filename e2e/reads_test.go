@@ -172,7 +172,7 @@ func TestReadsShowManagedFieldsAndLinkedTitles(t *testing.T) {
 	for _, line := range []string{
 		"  sub-tasks  " + t1 + " Card form (todo)",
 		"  fields",
-		"    Assignee      acc-ana",
+		"    Assignee      Ana Lima (acc-ana)",
 		"    Components    Payments, Web",
 		"    Due           2027-03-01",
 		"    Estimate      5",

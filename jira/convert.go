@@ -442,6 +442,7 @@ func (p *Provider) workItem(m *meta, is issue) core.WorkItem {
 		w.LastWritten = pr.Digest
 	}
 	w.Fields, w.FieldBases, w.BaseValues = m.readFields(is.Fields), pr.Fields, pr.Values
+	w.People = m.readPeople(is.Fields) // fields.go
 	w.Unrepresentable = c.loss
 	w.EditedOutside = !ok || pr.JiraDigest != jd
 	if pr.Content != nil {

@@ -650,6 +650,28 @@ func (m *meta) readFields(fields map[string]json.RawMessage) map[string][]string
 	return out
 }
 
+// readPeople are the display names Jira gave for the people the managed
+// person fields name (account id → name; Data Center's user name as the
+// id, datacenter.go), or nil: the same answer, no read.
+func (m *meta) readPeople(fields map[string]json.RawMessage) map[string]string {
+	var out map[string]string
+	for id, f := range m.byID {
+		raw, ok := fields[id]
+		if f.kind != kindUser || !ok {
+			continue
+		}
+		var u userJSON
+		if json.Unmarshal(raw, &u) != nil || u.AccountID == "" || u.DisplayName == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[u.AccountID] = u.DisplayName
+	}
+	return out
+}
+
 func (f *jfield) readValue(raw json.RawMessage) []string {
 	type obj struct{ Name, Value, AccountID string }
 	one := func(o obj) string {

@@ -734,3 +734,34 @@ func TestClosestAllowedValue(t *testing.T) {
 		t.Errorf("a value as near to two allowed values got %q; want none", got)
 	}
 }
+
+// A read item shows each person of its fields by the display name Jira
+// gave in the same answer, followed by the account id (no extra read); the
+// value stays the id.
+func TestReadItemNamesItsPeople(t *testing.T) {
+	f := companySite(t, nil)
+	svc := newService(f.p, service.ServiceOptions{Fields: service.FieldOptions{Custom: []string{"Team", "Reviewer"}}})
+	key, err := f.srv.Seed(jiratest.SeedIssue{IssueType: "Story", Summary: "Pay", Fields: map[string]json.RawMessage{
+		"assignee": json.RawMessage(`{"accountId":"acc-ana"}`), "Reviewer": json.RawMessage(`{"accountId":"acc-bo"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	searches := f.srv.CountRequests("GET", "/rest/api/3/user/search") + f.srv.CountRequests("GET", "/rest/api/3/user")
+	res, err := svc.Get(f.ctx, service.GetInput{Item: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]service.ItemField{}
+	for _, fl := range res.Item.Fields {
+		got[fl.Field] = fl
+	}
+	if a := got["assignee"]; a.Value != "acc-ana" || a.Shown != "Ana Lima (acc-ana)" {
+		t.Errorf("assignee %+v; want value acc-ana shown as Ana Lima (acc-ana)", a)
+	}
+	if r := got["fields.Reviewer"]; r.Value != "acc-bo" || !strings.HasSuffix(r.Shown, " (acc-bo)") || strings.HasPrefix(r.Shown, "acc-bo") {
+		t.Errorf("Reviewer %+v; want value acc-bo shown by name", r)
+	}
+	if n := f.srv.CountRequests("GET", "/rest/api/3/user/search") + f.srv.CountRequests("GET", "/rest/api/3/user") - searches; n != 0 {
+		t.Errorf("reading the item sent %d user reads; want none", n)
+	}
+}

@@ -433,6 +433,10 @@ type ItemView struct {
 type ItemField struct {
 	Field string `json:"field" jsonschema:"the field: labels, priority, assignee, estimate, components, fix_versions, due, or fields.<name> for a custom field"`
 	Value string `json:"value" jsonschema:"the value in Jira (lists joined by comma and space; a person as an account id)"`
+	// Shown is the value as a person reads it, where that differs: each
+	// person by the display name Jira gave with the item, followed by the
+	// account id ("Ana Lima (5b10…)").
+	Shown string `json:"shown,omitempty" jsonschema:"the value as a person reads it, where it differs from value: each person by their display name in Jira, followed by the account id in parentheses"`
 }
 
 // GetResult is the result of workitem.get.

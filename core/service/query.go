@@ -52,7 +52,7 @@ func (s *WorkItemService) view(ctx context.Context, w core.WorkItem, epics map[s
 	}
 	for _, k := range slices.Sorted(maps.Keys(w.Fields)) {
 		if vals := w.Fields[k]; len(vals) > 0 {
-			v.Fields = append(v.Fields, ItemField{Field: k, Value: strings.Join(vals, ", ")})
+			v.Fields = append(v.Fields, ItemField{Field: k, Value: strings.Join(vals, ", "), Shown: shownPeople(vals, w.People)})
 		}
 	}
 	if w.ParentKey == "" {
@@ -162,4 +162,22 @@ func didYouMean(word string, known ...string) string {
 		return fmt.Sprintf(" (did you mean %s?)", c)
 	}
 	return ""
+}
+
+// shownPeople is a field's values as a person reads them when the tracker
+// named any of them (people: account id → display name): "Name (id)" for
+// each named one, the others as they are; "" when it named none.
+func shownPeople(vals []string, people map[string]string) string {
+	named := false
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = v
+		if n := people[v]; n != "" {
+			out[i], named = n+" ("+v+")", true
+		}
+	}
+	if !named {
+		return ""
+	}
+	return strings.Join(out, ", ")
 }

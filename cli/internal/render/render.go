@@ -679,7 +679,11 @@ func Item(w io.Writer, v service.ItemView, o Options) {
 		}
 		nameW += 2
 		for _, f := range v.Fields {
-			hangingRow(w, "    "+pad(core.FieldName(f.Field), nameW), f.Value, width)
+			value := f.Value
+			if f.Shown != "" {
+				value = f.Shown // a person by name, then id
+			}
+			hangingRow(w, "    "+pad(core.FieldName(f.Field), nameW), value, width)
 		}
 	}
 	if len(v.Children) > 0 {
