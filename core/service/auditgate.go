@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/devworkwire/devworkwire/core"
@@ -222,8 +221,13 @@ func (s *WorkItemService) auditFinished(ctx context.Context, o *op, g *gate, acc
 		if run.State != core.RunInProgress {
 			r.Outcome = string(run.State)
 		}
-		for _, oc := range run.Outcomes {
-			if oc.Outcome == core.OutcomeCommitted && oc.Key != "" && !slices.Contains(r.Keys, oc.Key) {
+		listed := make(map[string]bool, len(r.Keys))
+		for _, k := range r.Keys {
+			listed[k] = true
+		}
+		for _, oc := range run.Outcomes { // a key once, however many outcomes name it
+			if oc.Outcome == core.OutcomeCommitted && oc.Key != "" && !listed[oc.Key] {
+				listed[oc.Key] = true
 				r.Keys = append(r.Keys, oc.Key)
 			}
 		}
