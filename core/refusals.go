@@ -14,7 +14,7 @@ import (
 // (PREVIEW_NOT_FOUND). kind is the kind of handle expected ("" when the
 // caller does not know).
 func RefuseUnknownPreview(handle string, kind PreviewKind) *Error {
-	rerun := "Run the " + PreviewName(kind) + " again and commit the new handle"
+	rerun := Rerun(kind) + " and commit the new handle"
 	return Errorf(CodePreviewNotFound, "No preview has the handle %q (it is unknown, or expired and pruned). %s.", handle, rerun).
 		WithRerun(rerun).WithDetails(Detail{Field: "preview_handle", Message: "unknown or pruned handle"})
 }
@@ -31,7 +31,7 @@ func RefuseExpiredPreview(handle string, kind PreviewKind, expiredAt time.Time, 
 	if validFor > 0 {
 		when += fmt.Sprintf(" (previews are valid for %s)", Ago(validFor))
 	}
-	rerun := "Run the " + PreviewName(kind) + " again to get a current plan"
+	rerun := Rerun(kind) + " to get a current plan"
 	return Errorf(CodePreviewExpired, "This preview expired %s. %s.", when, rerun).WithRerun(rerun).
 		WithDetails(Detail{Field: "preview_handle", Message: fmt.Sprintf("%s expired at %s", handle, UTCSecond(expiredAt).Format(time.RFC3339))})
 }
@@ -41,7 +41,7 @@ func RefuseExpiredPreview(handle string, kind PreviewKind, expiredAt time.Time, 
 // names that commit, e.g. "the commit with idempotency key K" or "commit
 // run R".
 func RefuseConsumedPreview(handle string, kind PreviewKind, at time.Time, by string) *Error {
-	rerun := "Run the " + PreviewName(kind) + " again for a new plan, or repeat that commit's idempotency key to see its result"
+	rerun := Rerun(kind) + " for a new plan, or repeat that commit's idempotency key to see its result"
 	return Errorf(CodePreviewNotFound, "Preview %q was already committed at %s, by %s; a handle is used once. %s.",
 		handle, UTCSecond(at).Format(time.RFC3339), by, rerun).WithRerun(rerun).
 		WithDetails(Detail{Field: "preview_handle", Message: fmt.Sprintf("consumed at %s by %s", UTCSecond(at).Format(time.RFC3339), by)})
@@ -52,7 +52,7 @@ func RefuseConsumedPreview(handle string, kind PreviewKind, at time.Time, by str
 // the handle left unused): want is the digest confirmed, stored the one
 // the store now holds. kind is "" when not known.
 func RefusePlanChanged(handle string, kind PreviewKind, want, stored string) *Error {
-	rerun := "Run the " + PreviewName(kind) + " again and confirm the new plan"
+	rerun := Rerun(kind) + " and confirm the new plan"
 	return Wrap(&PlanChangedError{Handle: handle, Want: want, Stored: stored}, CodePreviewStale,
 		"The stored plan of preview %q is not the plan that was shown for confirmation: it was changed in the state store after the preview (stored digest %s, confirmed %s). Nothing was written and the handle was not used. %s.", handle, stored, want, rerun).WithRerun(rerun).
 		WithDetails(Detail{Field: "plan_digest", Message: "stored plan digest " + stored + " differs from the confirmed " + want})
@@ -69,6 +69,14 @@ func CheckPlanDigest(handle string, kind PreviewKind, confirmed, stored string) 
 	}
 	return nil
 }
+
+// Rerun is the advice, beginning a sentence, to run kind's preview again,
+// in no front door's words: what a refusal marks (Error.WithRerun) for a
+// front door to say its own next step in place of.
+func Rerun(kind PreviewKind) string { return "Run the " + PreviewName(kind) + " again" }
+
+// RerunInSentence is Rerun inside a sentence.
+func RerunInSentence(kind PreviewKind) string { return "run the " + PreviewName(kind) + " again" }
 
 // PreviewName names a kind's preview for people, in no front door's
 // words: each front door adds its own next step (a command, a tool).

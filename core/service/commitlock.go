@@ -155,7 +155,7 @@ func (s *WorkItemService) lockCommit(ctx context.Context, o *op, kind core.Previ
 		left := time.Until(deadline)
 		if left <= 0 {
 			until := core.UTCSecond(held.Expires).Format(time.RFC3339)
-			rerun := "run the " + core.PreviewName(kind) + " again and commit the new handle"
+			rerun := core.RerunInSentence(kind) + " and commit the new handle"
 			return nil, core.Errorf(core.CodePreviewStale, "Another commit of %s (%s) is writing to the tracker right now, and did not finish within %s. This preview was made before that commit's writes, so it cannot be trusted to match the tracker. Nothing was written. Once that commit is done (if its process died, its lock lapses by %s), %s.",
 				what, describeHolder(held.Owner), core.Ago(s.lockWait), until, rerun).WithRerun(rerun).
 				WithDetails(core.Detail{Item: what, Message: fmt.Sprintf("commit lock held by run of %s until %s", describeHolder(held.Owner), until)})

@@ -343,7 +343,7 @@ func (s *WorkItemService) existingRun(kind core.PreviewKind, handle string, run 
 	}
 	if run.State == core.RunInProgress {
 		e := core.Errorf(core.CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) did not finish: the process probably died mid-commit. %d item outcome(s) were recorded (see details). %s: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed). The dead commit's lock may keep the %s locked for up to %s after the crash; a commit of the new preview waits for it.",
-			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), len(run.Outcomes), rerunOf(kind), lockedWhat(kind), core.Ago(s.lockLease)).WithRerun(rerunOf(kind))
+			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), len(run.Outcomes), core.Rerun(kind), lockedWhat(kind), core.Ago(s.lockLease)).WithRerun(core.Rerun(kind))
 		for _, oc := range run.Outcomes {
 			e.Details = append(e.Details, core.Detail{Item: string(oc.Reference), Key: oc.Key, Outcome: oc.Outcome, Code: oc.Code, Message: oc.Message})
 		}
@@ -397,7 +397,7 @@ func whyInProgress[R any](ctx context.Context, s *WorkItemService, k commitKind[
 	var e *core.Error
 	if !held.Renewed.IsZero() && held.Silent > s.lockSilence() {
 		e = core.Errorf(core.CodeCommitInterrupted, "The commit with idempotency key %q (run %s, started %s) is not running: it stopped renewing its commit lock of %s %s ago (a running commit renews it every %s), so its process died or lost the state store, and it did not finish. %d item outcome(s) were recorded (see details). %s: items already written are found and not written twice (items whose create was in flight are held back until search can show them or the search-lag window has passed). Its lock lapses at %s; a commit of the new preview waits for it until then.",
-			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), what, core.Ago(held.Silent), every(s.lockBeat()), len(run.Outcomes), rerunOf(k.kind), until).WithRerun(rerunOf(k.kind))
+			run.Key, run.ID, core.UTCSecond(run.StartedAt).Format(time.RFC3339), what, core.Ago(held.Silent), every(s.lockBeat()), len(run.Outcomes), core.Rerun(k.kind), until).WithRerun(core.Rerun(k.kind))
 	} else {
 		heard := "renewed while it works"
 		if !held.Renewed.IsZero() {

@@ -80,7 +80,7 @@ func importStop(why string, cause *core.Error, items, structure tally, unknownCr
 		// Nothing was written (and nothing may have been): this is not a
 		// partial commit but the failure itself, with its own code and
 		// retryable flag. The handle is used up either way.
-		e := core.Errorf(cause.Code, "Nothing was written: the commit stopped at the first failure: %s. %s %s to get a new handle once the cause is dealt with.", why, counts, rerunOf(core.PreviewImport)).WithRerun(rerunOf(core.PreviewImport))
+		e := core.Errorf(cause.Code, "Nothing was written: the commit stopped at the first failure: %s. %s %s to get a new handle once the cause is dealt with.", why, counts, core.Rerun(core.PreviewImport)).WithRerun(core.Rerun(core.PreviewImport))
 		e.Retryable = cause.Retryable
 		return e, core.RunFailed
 	}
@@ -97,8 +97,8 @@ func importStop(why string, cause *core.Error, items, structure tally, unknownCr
 	if structure.unknown > 0 {
 		msg += " Structure changes with an unknown outcome were not sent again either: a new preview reads them back and plans only what is missing."
 	}
-	msg += " " + rerunOf(core.PreviewImport) + ": committed items then show as unchanged and only the rest is planned."
-	return core.Errorf(core.CodeCommitPartial, "%s", msg).WithRerun(rerunOf(core.PreviewImport)), core.RunPartial
+	msg += " " + core.Rerun(core.PreviewImport) + ": committed items then show as unchanged and only the rest is planned."
+	return core.Errorf(core.CodeCommitPartial, "%s", msg).WithRerun(core.Rerun(core.PreviewImport)), core.RunPartial
 }
 
 // progressStop is the error of a progress commit stopped by a failed step
@@ -112,13 +112,13 @@ func progressStop(pl *progressPlan, action string, ae *core.Error, transitioned,
 	case transitioned && unclear:
 		return core.Errorf(core.CodeCommitPartial, "%s moved to %s, but the comment may or may not have been added (%s). It was not sent again: check %s's comments in the tracker before adding it again (sending it twice adds it twice).", key, pl.Target, cause, key), core.RunPartial
 	case transitioned:
-		return core.Errorf(core.CodeCommitPartial, "%s moved to %s, but adding the comment failed (%s: %s). %s with only the comment.", key, pl.Target, ae.Code, ae.Message, rerunOf(core.PreviewProgress)).WithRerun(rerunOf(core.PreviewProgress)), core.RunPartial
+		return core.Errorf(core.CodeCommitPartial, "%s moved to %s, but adding the comment failed (%s: %s). %s with only the comment.", key, pl.Target, ae.Code, ae.Message, core.Rerun(core.PreviewProgress)).WithRerun(core.Rerun(core.PreviewProgress)), core.RunPartial
 	case unclear && action == "transition":
 		untried := ""
 		if pl.Comment != "" {
 			untried = " The comment was not attempted."
 		}
-		return core.Errorf(core.CodeCommitPartial, "The move of %s to %s may or may not have happened (%s); it may have been written. It was not sent again.%s Check %s's status in the tracker, then %s.", key, pl.Target, cause, untried, key, rerunInSentence(core.PreviewProgress)).WithRerun(rerunInSentence(core.PreviewProgress)), core.RunPartial
+		return core.Errorf(core.CodeCommitPartial, "The move of %s to %s may or may not have happened (%s); it may have been written. It was not sent again.%s Check %s's status in the tracker, then %s.", key, pl.Target, cause, untried, key, core.RerunInSentence(core.PreviewProgress)).WithRerun(core.RerunInSentence(core.PreviewProgress)), core.RunPartial
 	case unclear:
 		return core.Errorf(core.CodeCommitPartial, "The comment on %s may or may not have been added (%s); it may have been written. It was not sent again: check %s's comments in the tracker before adding it again (sending it twice adds it twice).", key, cause, key), core.RunPartial
 	}
@@ -138,5 +138,5 @@ func progressUnrecorded(pl *progressPlan, st progressStep, err error, more bool)
 		rest = " The comment was not sent."
 	}
 	return core.Errorf(core.CodeCommitPartial, "The %s of %s was written (%s), but the state store could not record it (%s: %s), so the commit stopped there.%s Check %s in the tracker, then %s for what is left.",
-		st.action, pl.Key, st.done, ae.Code, strings.TrimSuffix(ae.Message, "."), rest, pl.Key, rerunInSentence(core.PreviewProgress)).WithRerun(rerunInSentence(core.PreviewProgress))
+		st.action, pl.Key, st.done, ae.Code, strings.TrimSuffix(ae.Message, "."), rest, pl.Key, core.RerunInSentence(core.PreviewProgress)).WithRerun(core.RerunInSentence(core.PreviewProgress))
 }

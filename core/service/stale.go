@@ -42,17 +42,7 @@ func refuseStale(head, next string, details ...core.Detail) *core.Error {
 }
 
 // rerunImport is the import's new-preview advice inside a sentence.
-var rerunImport = rerunInSentence(core.PreviewImport)
+var rerunImport = core.RerunInSentence(core.PreviewImport)
 
 // rerunPull is the pull's: a pull is previewed and committed again as one.
 const rerunPull = "Run the pull again"
-
-// rerunOf is the advice, beginning a sentence, to run kind's preview
-// again: the words a front door replaces with its own next step
-// (core.Error.WithRerun).
-func rerunOf(kind core.PreviewKind) string { return "Run the " + core.PreviewName(kind) + " again" }
-
-// rerunInSentence is rerunOf inside a sentence.
-func rerunInSentence(kind core.PreviewKind) string {
-	return "run the " + core.PreviewName(kind) + " again"
-}
