@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -732,6 +733,36 @@ func TestClosestAllowedValue(t *testing.T) {
 	}
 	if got := closestAllowed("2027.3", []string{"2027.1", "2027.2"}); got != "" {
 		t.Errorf("a value as near to two allowed values got %q; want none", got)
+	}
+}
+
+// A re-import preview that keeps a person's change in Jira shows it by the
+// display name Jira gave with the item, not as a bare account id.
+func TestImportPreviewNamesThePersonJiraKept(t *testing.T) {
+	f := companySite(t, nil)
+	svc := newService(f.p, service.ServiceOptions{Fields: service.FieldOptions{Custom: []string{"Team"}}})
+	path := t.TempDir() + "/team.md"
+	if err := os.WriteFile(path, []byte("---\nid: team\n---\n## Story s-1: Pay\nTeam: Payments\nComponents: Payments\nAssignee: ana@example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	importCommitted(t, f.ctx, svc, service.ImportPreviewInput{Path: path}, "")
+	if err := f.srv.EditAsPerson(f.srv.Issues()[0].Key, jiratest.PersonEdit{Fields: map[string]json.RawMessage{"assignee": json.RawMessage(`{"accountId":"acc-bo"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row *service.PlanField
+	for _, e := range pv.Items {
+		for i := range e.Fields {
+			if e.Fields[i].Field == core.FieldAssignee {
+				row = &e.Fields[i]
+			}
+		}
+	}
+	if row == nil || row.Write != service.WriteKept || row.Tracker != "Bo Berg (acc-bo)" {
+		t.Errorf("assignee row %+v; want Jira's change kept, shown as Bo Berg (acc-bo)", row)
 	}
 }
 

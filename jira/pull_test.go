@@ -2,6 +2,7 @@ package jira
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -125,5 +126,45 @@ func TestPullMigratesAnOlderProperty(t *testing.T) {
 	again, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
 	if err != nil || again.Counts != (service.Counts{Unchanged: 1}) {
 		t.Errorf("the import after the pull: %+v %v", again.Counts, err)
+	}
+}
+
+// A pull preview shows a person field's change as a person reads it, not
+// as bare account ids: the tracker's side by the display name Jira gave
+// with the item ("Bo Berg (acc-bo)", as show does), the document's as the
+// document names the person; the document is still written as the export writes people
+// (here by the account id: Bo Berg's e-mail is hidden).
+func TestPullPreviewNamesPeople(t *testing.T) {
+	f := companySite(t, nil)
+	svc := newService(f.p, service.ServiceOptions{Fields: service.FieldOptions{Custom: []string{"Team"}}})
+	path := t.TempDir() + "/team.md"
+	if err := os.WriteFile(path, []byte("---\nid: team\n---\n## Story s-1: Pay\nTeam: Payments\nComponents: Payments\nAssignee: ana@example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	importCommitted(t, f.ctx, svc, service.ImportPreviewInput{Path: path}, "")
+	key := f.srv.Issues()[0].Key
+	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Fields: map[string]json.RawMessage{"assignee": json.RawMessage(`{"accountId":"acc-bo"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	pull, err := svc.PullPreview(f.ctx, service.PullPreviewInput{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ch *service.PullChange
+	for i, it := range pull.Items {
+		for j := range it.Changes {
+			if it.Changes[j].Field == core.FieldAssignee {
+				ch = &pull.Items[i].Changes[j]
+			}
+		}
+	}
+	if ch == nil {
+		t.Fatalf("no assignee change in the pull preview: %+v", pull.Items)
+	}
+	if ch.Tracker != "Bo Berg (acc-bo)" || ch.Document != "ana@example.com (acc-ana)" {
+		t.Errorf("assignee change shown as document %q, tracker %q; want ana@example.com (acc-ana) and Bo Berg (acc-bo)", ch.Document, ch.Tracker)
+	}
+	if !strings.Contains(pull.Diff, "+Assignee: acc-bo") {
+		t.Errorf("the document is not written as the export writes people:\n%s", pull.Diff)
 	}
 }

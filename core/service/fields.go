@@ -81,8 +81,9 @@ type PlanField struct {
 	Source  string `json:"source" jsonschema:"where the value came from: item, document (its defaults), config (the project's defaults), or e.g. item+document for labels that add up"`
 	// Write is what the commit does with the field (FieldWrite).
 	Write FieldWrite `json:"write" jsonschema:"what the commit does: set, unchanged, kept (a person's change in the tracker is kept), conflict (changed in both: not written), take-document (a conflict the document overrides)"`
-	// Tracker is the tracker's value (canonical) where it differs from
-	// the document's: on kept and conflict rows.
+	// Tracker is the tracker's value where it differs from the
+	// document's: on kept and conflict rows (a person as "Name (id)" when
+	// the tracker named them, else canonical).
 	Tracker string `json:"tracker,omitempty"`
 }
 
@@ -219,7 +220,7 @@ func applyFields(doc *plan.Document, entries []planEntry, resolved, written map[
 			state := sides.Merge(takeFor(*it, k))
 			row.Write = fieldWrite(state)
 			if state != merge.Same && state != merge.Write {
-				row.Tracker = shownValues(w.Fields[k])
+				row.Tracker = shownTracker(w, k)
 			}
 			switch state {
 			case merge.Same:
@@ -315,6 +316,15 @@ func takesField(it plan.Item, k string) bool {
 }
 
 // shownValues is a field's values for a message ("none" when empty).
+// shownTracker is the tracker's value of field k of w as a person reads
+// it: people by the display names the tracker gave with the item.
+func shownTracker(w core.WorkItem, k string) string {
+	if named := shownPeople(w.Fields[k], w.People); named != "" {
+		return named
+	}
+	return shownValues(w.Fields[k])
+}
+
 func shownValues(v []string) string {
 	if len(v) == 0 {
 		return "none"

@@ -92,9 +92,12 @@ var PullTakes = []PullTake{TakeTracker, TakeDocument}
 // PullChange is one part of an item that differs between the document and
 // the tracker.
 type PullChange struct {
-	Field    string `json:"field"`    // title, description, acceptance_criteria, or a field key
-	Document string `json:"document"` // the document's value
-	Tracker  string `json:"tracker"`  // the tracker's value
+	Field string `json:"field"` // title, description, acceptance_criteria, or a field key
+	// Document and Tracker are each side's value as a person reads it: a
+	// person field's tracker side by the display name the tracker gave
+	// ("Name (id)"), its document side as the document names the person.
+	Document string `json:"document"`
+	Tracker  string `json:"tracker"`
 	// Take is TakeTracker, TakeDocument, or "" for a part left as it is
 	// (a conflict nobody chose for, or a document change the next import
 	// writes).
@@ -552,6 +555,7 @@ func (st *pullItemState) take(k string, v []string) {
 // document, tracker, base).
 func (st *pullItemState) compareFields(fields map[string]core.FieldValue, own plan.Fields, defLabels []string, people map[string]string, takeT, takeD bool, warnings *[]string) {
 	w := st.w
+	written := docFields(own)
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		d, j := core.FieldDigest(fields[k].Values), core.FieldDigest(w.Fields[k])
 		b, hasBase := w.FieldBases[k]
@@ -559,7 +563,11 @@ func (st *pullItemState) compareFields(fields map[string]core.FieldValue, own pl
 			continue // no base: the next import writes the document's value
 		}
 		state := merge.Of(d, j, b).Merge(pullResolution(takeT, takeD))
-		ch := PullChange{Field: k, Document: shownValues(fields[k].Values), Tracker: shownValues(w.Fields[k])}
+		ch := PullChange{Field: k, Document: shownValues(fields[k].Values), Tracker: shownTracker(w, k)}
+		if shownPeople(w.Fields[k], w.People) != "" {
+			// A person field: the document's side as the document names them.
+			ch.Document = shownAsWritten(fields[k].Values, written[k].Values, w.People)
+		}
 		switch {
 		case state == merge.Same:
 			st.bases.move(k, d, fields[k].Values)
@@ -582,6 +590,29 @@ func (st *pullItemState) compareFields(fields map[string]core.FieldValue, own pl
 			})
 		}
 	}
+}
+
+// shownAsWritten is a document's person values as a person reads them:
+// each by the display name the tracker gave, else as the document wrote
+// it, followed by the account id it stands for; plain ids when the
+// written values do not line up with the canonical ones (a default the
+// item does not write itself).
+func shownAsWritten(canonical, written []string, people map[string]string) string {
+	if len(written) != len(canonical) {
+		written = nil
+	}
+	out := make([]string, len(canonical))
+	for i, v := range canonical {
+		switch {
+		case people[v] != "":
+			out[i] = people[v] + " (" + v + ")"
+		case written != nil && written[i] != v:
+			out[i] = written[i] + " (" + v + ")"
+		default:
+			out[i] = v
+		}
+	}
+	return shownValues(out)
 }
 
 // asWritten are canonical values as a document writes them: a person's
