@@ -736,9 +736,10 @@ func TestClosestAllowedValue(t *testing.T) {
 	}
 }
 
-// A re-import preview that keeps a person's change in Jira shows it by the
-// display name Jira gave with the item, not as a bare account id.
-func TestImportPreviewNamesThePersonJiraKept(t *testing.T) {
+// reassignedInJira imports a story assigned to Ana Lima (by e-mail) into
+// companySite, then a person assigns it to Bo Berg (acc-bo) in Jira.
+func reassignedInJira(t *testing.T) (*fixture, *service.WorkItemService, string) {
+	t.Helper()
 	f := companySite(t, nil)
 	svc := newService(f.p, service.ServiceOptions{Fields: service.FieldOptions{Custom: []string{"Team"}}})
 	path := t.TempDir() + "/team.md"
@@ -749,6 +750,13 @@ func TestImportPreviewNamesThePersonJiraKept(t *testing.T) {
 	if err := f.srv.EditAsPerson(f.srv.Issues()[0].Key, jiratest.PersonEdit{Fields: map[string]json.RawMessage{"assignee": json.RawMessage(`{"accountId":"acc-bo"}`)}}); err != nil {
 		t.Fatal(err)
 	}
+	return f, svc, path
+}
+
+// A re-import preview that keeps a person's change in Jira shows it by the
+// display name Jira gave with the item, not as a bare account id.
+func TestImportPreviewNamesThePersonJiraKept(t *testing.T) {
+	f, svc, path := reassignedInJira(t)
 	pv, err := svc.ImportPreview(f.ctx, service.ImportPreviewInput{Path: path})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package jira
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -135,17 +134,7 @@ func TestPullMigratesAnOlderProperty(t *testing.T) {
 // document names the person; the document is still written as the export writes people
 // (here by the account id: Bo Berg's e-mail is hidden).
 func TestPullPreviewNamesPeople(t *testing.T) {
-	f := companySite(t, nil)
-	svc := newService(f.p, service.ServiceOptions{Fields: service.FieldOptions{Custom: []string{"Team"}}})
-	path := t.TempDir() + "/team.md"
-	if err := os.WriteFile(path, []byte("---\nid: team\n---\n## Story s-1: Pay\nTeam: Payments\nComponents: Payments\nAssignee: ana@example.com\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	importCommitted(t, f.ctx, svc, service.ImportPreviewInput{Path: path}, "")
-	key := f.srv.Issues()[0].Key
-	if err := f.srv.EditAsPerson(key, jiratest.PersonEdit{Fields: map[string]json.RawMessage{"assignee": json.RawMessage(`{"accountId":"acc-bo"}`)}}); err != nil {
-		t.Fatal(err)
-	}
+	f, svc, path := reassignedInJira(t)
 	pull, err := svc.PullPreview(f.ctx, service.PullPreviewInput{Path: path})
 	if err != nil {
 		t.Fatal(err)
