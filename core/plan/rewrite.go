@@ -97,7 +97,7 @@ func (o Options) RewriteParsed(name string, data []byte, changes []Change) ([]by
 	if err != nil {
 		return nil, nil, err
 	}
-	doc, err := w.verify(name, r, out, changes)
+	doc, err := w.verify(name, r, byID, out, changes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,16 +217,13 @@ func restoreEndings(orig, out []byte) ([]byte, error) {
 }
 
 // verify parses out and compares it with the original document (r, as
-// read raw for the rewrite; its items are changed here) with the changes
-// applied: nothing else may read differently. It returns out's document.
-func (w *rewriter) verify(name string, r *result, out []byte, changes []Change) (*Document, error) {
+// read raw for the rewrite, its items by id in byID; they are changed
+// here) with the changes applied: nothing else may read differently. It
+// returns out's document.
+func (w *rewriter) verify(name string, r *result, byID map[string]*rawItem, out []byte, changes []Change) (*Document, error) {
 	got, err := w.opts.Parse(name, out)
 	if err != nil {
 		return nil, &Error{Code: CodeValidationFailed, Message: fmt.Sprintf("%s would no longer be a valid planning document with the tracker's values written in (%s); edit the items by hand to match the tracker", nameOrDoc(name), err.Error())}
-	}
-	byID := map[string]*rawItem{}
-	for _, it := range r.items {
-		byID[it.ID] = it
 	}
 	for _, c := range changes {
 		it := byID[c.Item]
