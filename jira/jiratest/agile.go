@@ -313,14 +313,12 @@ func (s *Server) handleBoardSprints(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	states := map[string]bool{}
-	for _, v := range strings.Split(r.URL.Query().Get("state"), ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			if v != SprintActive && v != SprintFuture && v != SprintClosed {
-				writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The sprint state '%s' is not valid; use future, active or closed.", v)))
-				return
-			}
-			states[v] = true
+	for _, v := range listEntries([]string{r.URL.Query().Get("state")}) {
+		if v != SprintActive && v != SprintFuture && v != SprintClosed {
+			writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The sprint state '%s' is not valid; use future, active or closed.", v)))
+			return
 		}
+		states[v] = true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

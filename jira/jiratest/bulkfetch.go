@@ -118,14 +118,7 @@ func permissionByKey(k string) *permInfo {
 // there (BROWSE_PROJECTS false), so a client can name what is missing.
 func (s *Server) handleMyPermissions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	var keys []string
-	for _, v := range q["permissions"] {
-		for _, k := range strings.Split(v, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				keys = append(keys, k)
-			}
-		}
-	}
+	keys := listEntries(q["permissions"])
 	if len(keys) == 0 {
 		writeErr(w, http.StatusBadRequest, newErr("The 'permissions' query parameter is required: a comma-separated list of permission keys."))
 		return

@@ -1,5 +1,10 @@
 package jiratest
 
+import (
+	"maps"
+	"slices"
+)
+
 // A localised site: Jira shows (and createmeta, the project and issue
 // reads return) issue type names in the site's language — "Epos" for
 // Epic in German, "Épica" in Spanish — while the ids and the hierarchy
@@ -13,22 +18,13 @@ package jiratest
 // localised site: English name ("Epic", "Story", "Task", "Subtask") →
 // name shown. It reports whether the project and every type exist.
 func (s *Server) TranslateIssueTypes(projectKey string, names map[string]string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.projectByKeyOrID(projectKey)
-	if p == nil {
-		return false
-	}
-	out := map[string]string{}
-	for en, shown := range names {
-		t := byName(issueTypes, en)
-		if t == nil {
-			return false
+	english := slices.Collect(maps.Keys(names))
+	return s.setProjectTypes(projectKey, english, func(p *project, ids []string) {
+		p.typeNames = make(map[string]string, len(ids))
+		for i, id := range ids {
+			p.typeNames[id] = names[english[i]]
 		}
-		out[t.ID] = shown
-	}
-	p.typeNames = out
-	return true
+	})
 }
 
 // translated is the name a localised site shows for the issue type id,

@@ -318,20 +318,33 @@ func (p *project) projectTypes() []*issueType {
 // Epic, Story, Task), as a Jira admin can with an issue type scheme. It
 // reports false for an unknown project or type.
 func (s *Server) SetIssueTypes(projectKey string, names ...string) bool {
+	return s.setProjectTypes(projectKey, names, func(p *project, ids []string) {
+		p.types = make(map[string]bool, len(ids))
+		for _, id := range ids {
+			p.types[id] = true
+		}
+	})
+}
+
+// setProjectTypes calls set, under the lock, with the project projectKey
+// names (key or id) and the ids of the issue types named (English names,
+// in names' order). It reports false, and calls nothing, for an unknown
+// project or type.
+func (s *Server) setProjectTypes(projectKey string, names []string, set func(p *project, ids []string)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.projectByKeyOrID(projectKey)
 	if p == nil {
 		return false
 	}
-	types := map[string]bool{}
-	for _, n := range names {
+	ids := make([]string, len(names))
+	for i, n := range names {
 		t := byName(issueTypes, n)
 		if t == nil {
 			return false
 		}
-		types[t.ID] = true
+		ids[i] = t.ID
 	}
-	p.types = types
+	set(p, ids)
 	return true
 }

@@ -46,29 +46,22 @@ type fieldSel struct {
 // parseFieldSel parses Jira's fields list (comma-separated and/or repeated);
 // def is used when nothing is given ("*all" for GET issue, "id" for search).
 func parseFieldSel(vals []string, def string) fieldSel {
-	fs := fieldSel{incl: map[string]bool{}, excl: map[string]bool{}}
-	n := 0
-	for _, v := range vals {
-		for _, f := range strings.Split(v, ",") {
-			f = strings.TrimSpace(f)
-			if f == "" {
-				continue
-			}
-			n++
-			switch {
-			case f == "*all":
-				fs.all = true
-			case f == "*navigable":
-				fs.navigable = true
-			case strings.HasPrefix(f, "-"):
-				fs.excl[f[1:]] = true
-			default:
-				fs.incl[f] = true
-			}
-		}
-	}
-	if n == 0 {
+	entries := listEntries(vals)
+	if len(entries) == 0 {
 		return parseFieldSel([]string{def}, "")
+	}
+	fs := fieldSel{incl: map[string]bool{}, excl: map[string]bool{}}
+	for _, f := range entries {
+		switch {
+		case f == "*all":
+			fs.all = true
+		case f == "*navigable":
+			fs.navigable = true
+		case strings.HasPrefix(f, "-"):
+			fs.excl[f[1:]] = true
+		default:
+			fs.incl[f] = true
+		}
 	}
 	return fs
 }
@@ -102,18 +95,14 @@ type propSel struct {
 
 func parsePropSel(vals []string) propSel {
 	ps := propSel{keys: map[string]bool{}, excl: map[string]bool{}}
-	for _, v := range vals {
-		for _, k := range strings.Split(v, ",") {
-			k = strings.TrimSpace(k)
-			switch {
-			case k == "":
-			case k == "*all":
-				ps.all = true
-			case strings.HasPrefix(k, "-"):
-				ps.excl[k[1:]] = true
-			default:
-				ps.keys[k] = true
-			}
+	for _, k := range listEntries(vals) {
+		switch {
+		case k == "*all":
+			ps.all = true
+		case strings.HasPrefix(k, "-"):
+			ps.excl[k[1:]] = true
+		default:
+			ps.keys[k] = true
 		}
 	}
 	return ps

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 )
 
 // searchRequest is SearchAndReconcileRequestBean.
@@ -41,18 +40,13 @@ func (s *Server) handleSearchGet(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, e)
 		return
 	}
-	for _, v := range q["reconcileIssues"] {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p == "" {
-				continue
-			}
-			n, err := strconv.ParseInt(p, 10, 64)
-			if err != nil {
-				writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The value '%s' is not valid for parameter 'reconcileIssues': issue ids are numbers.", p)))
-				return
-			}
-			req.ReconcileIssues = append(req.ReconcileIssues, n)
+	for _, p := range listEntries(q["reconcileIssues"]) {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("The value '%s' is not valid for parameter 'reconcileIssues': issue ids are numbers.", p)))
+			return
 		}
+		req.ReconcileIssues = append(req.ReconcileIssues, n)
 	}
 	s.search(w, r, req)
 }

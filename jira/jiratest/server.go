@@ -165,7 +165,7 @@ type Server struct {
 // New returns a Server with one project (Options.Project) whose user has
 // every permission.
 func New(o Options) *Server {
-	projects := splitProjects(o.Project)
+	projects := listEntries([]string{o.Project}) // keys separated by commas
 	if len(projects) == 0 {
 		projects = []string{DefaultProject}
 	}
@@ -477,12 +477,15 @@ func jiraTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.0
 
 func itoa(n int64) string { return fmt.Sprintf("%d", n) }
 
-// splitProjects reads Options.Project: keys separated by commas.
-func splitProjects(v string) []string {
+// listEntries is the entries of a list parameter (comma-separated and/or
+// repeated), trimmed, empty ones left out.
+func listEntries(vals []string) []string {
 	var out []string
-	for _, k := range strings.Split(v, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			out = append(out, k)
+	for _, v := range vals {
+		for _, e := range strings.Split(v, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				out = append(out, e)
+			}
 		}
 	}
 	return out
