@@ -114,6 +114,29 @@ func startMCP(t *testing.T, f *ptyFixture) *mcpSession {
 	return m
 }
 
+// export calls document_export with args (a JSON object) as request 2
+// and returns the result's structured content and its warnings; an error
+// result fails the test.
+func (m *mcpSession) export(t *testing.T, args string) (sc map[string]any, warnings []string) {
+	t.Helper()
+	m.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"document_export","arguments":` + args + `}}`)
+	res := m.recv(2)
+	r, _ := res["result"].(map[string]any)
+	sc, _ = r["structuredContent"].(map[string]any)
+	if sc == nil || r["isError"] == true {
+		t.Fatalf("document_export = %v", res)
+	}
+	ws, _ := sc["warnings"].([]any)
+	for _, w := range ws {
+		s, ok := w.(string)
+		if !ok {
+			t.Fatalf("document_export warning %v is not a string", w)
+		}
+		warnings = append(warnings, s)
+	}
+	return sc, warnings
+}
+
 // close closes stdin, as a harness ends a session, and fails the test
 // unless dwire mcp then exits cleanly.
 func (m *mcpSession) close(t *testing.T) {
@@ -150,17 +173,7 @@ func TestMCPExportWarningsAreBounded(t *testing.T) {
 	must(t, err)
 	m := startMCP(t, f)
 	m.initialize()
-	m.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"document_export","arguments":{"project":"DEMO","document":"plan"}}}`)
-	res := m.recv(2)
-	r, _ := res["result"].(map[string]any)
-	sc, _ := r["structuredContent"].(map[string]any)
-	if sc == nil || r["isError"] == true {
-		t.Fatalf("document_export = %v", res)
-	}
-	var warnings []string
-	for _, w := range sc["warnings"].([]any) {
-		warnings = append(warnings, w.(string))
-	}
+	sc, warnings := m.export(t, `{"project":"DEMO","document":"plan"}`)
 	if len(warnings) != 3 || sc["warnings_truncated"] != true {
 		t.Fatalf("%d warnings (warnings_truncated %v), want 3 and true:\n%s", len(warnings), sc["warnings_truncated"], strings.Join(warnings, "\n"))
 	}
@@ -299,22 +312,15 @@ func TestExportOfPartOfADocumentSaysTheRestWouldBeRemoved(t *testing.T) {
 
 	m := startMCP(t, f)
 	m.initialize()
-	m.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"document_export","arguments":{"epic":"DEMO-1"}}}`)
-	res := m.recv(2)
-	r, _ := res["result"].(map[string]any)
-	sc, _ := r["structuredContent"].(map[string]any)
-	if sc == nil || r["isError"] == true {
-		t.Fatalf("document_export = %v", res)
-	}
+	_, warnings := m.export(t, `{"epic":"DEMO-1"}`)
 	n := 0
-	ws, _ := sc["warnings"].([]any)
-	for _, w := range ws {
-		if w, _ := w.(string); w == warning[:len(warning)-1]+". Select all of the document's issues to export it whole, or give another document id to import the export as a document of its own." {
+	for _, w := range warnings {
+		if w == warning[:len(warning)-1]+". Select all of the document's issues to export it whole, or give another document id to import the export as a document of its own." {
 			n++
 		}
 	}
 	if n != 1 {
-		t.Errorf("document_export warns %d times that the rest would be removed; want once: %v", n, sc["warnings"])
+		t.Errorf("document_export warns %d times that the rest would be removed; want once: %q", n, warnings)
 	}
 }
 
