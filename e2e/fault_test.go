@@ -148,6 +148,19 @@ func scMCPCommit(e *env, cs *mcp.ClientSession, tool, handle string) func() scOu
 	}
 }
 
+// scCLICommit returns a commit function for scRunFaulted running dwire
+// with args on a terminal and confirming; it leaves the run in *r.
+func scCLICommit(e *env, r *result, args ...string) func() scOutcome {
+	return func() scOutcome {
+		*r = e.dwirePTY("y\r", args...)
+		o := scOutcome{elapsed: r.elapsed}
+		if r.code != 0 {
+			o.errData = map[string]any{"code": scCLICode(r.stdout)}
+		}
+		return o
+	}
+}
+
 // Create: a new document per case; every fault that Jira may have applied
 // is searched for, never resent blindly.
 func faultCreate(t *testing.T) {
@@ -200,14 +213,7 @@ func faultCreate(t *testing.T) {
 			p := planSpec{id: fmt.Sprintf("create-cli-%d", i), epics: 1, stories: 3}
 			path := e.write(p.id+".md", p.markdown())
 			var r result
-			scRunFaulted(t, e, "POST", bulk, c.faultCase, func() scOutcome {
-				r = e.dwirePTY("y\r", "import", p.id+".md")
-				o := scOutcome{elapsed: r.elapsed}
-				if r.code != 0 {
-					o.errData = map[string]any{"code": scCLICode(r.stdout)}
-				}
-				return o
-			})
+			scRunFaulted(t, e, "POST", bulk, c.faultCase, scCLICommit(e, &r, "import", p.id+".md"))
 			faultStats.cli.Add(1)
 			if r.code != c.exit {
 				t.Errorf("dwire import with %s: exit %d, want %d\n%s", c, r.code, c.exit, r.stdout)
@@ -342,14 +348,7 @@ func faultTransition(t *testing.T) {
 	t.Run("cli-500-call-every", func(t *testing.T) {
 		c := faultCase{kind: "500", call: 0, want: "COMMIT_PARTIAL"}
 		var r result
-		scRunFaulted(t, e, "POST", tr, c, func() scOutcome {
-			r = e.dwirePTY("y\r", "progress", "moves/s-2", "--status", "done")
-			o := scOutcome{elapsed: r.elapsed}
-			if r.code != 0 {
-				o.errData = map[string]any{"code": scCLICode(r.stdout)}
-			}
-			return o
-		})
+		scRunFaulted(t, e, "POST", tr, c, scCLICommit(e, &r, "progress", "moves/s-2", "--status", "done"))
 		faultStats.cli.Add(1)
 		if r.code != 4 {
 			t.Errorf("dwire progress with %s: exit %d, want 4\n%s", c, r.code, r.stdout)
