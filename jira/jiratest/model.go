@@ -276,31 +276,33 @@ func (s *Server) AddProject(key, name string) bool {
 // SetPermissions sets the user's permissions in a project; it reports
 // whether the project exists.
 func (s *Server) SetPermissions(projectKey string, p Permissions) bool {
+	return s.setProject(projectKey, func(pr *project) bool {
+		pr.perms = p
+		return true
+	})
+}
+
+// setProject calls set, under the lock, with the project projectKey names
+// (key or id). It reports false for an unknown project, else what set
+// reports.
+func (s *Server) setProject(projectKey string, set func(p *project) bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pr := s.projectByKeyOrID(projectKey)
-	if pr == nil {
-		return false
-	}
-	pr.perms = p
-	return true
+	p := s.projectByKeyOrID(projectKey)
+	return p != nil && set(p)
 }
 
 // RequireField makes fieldID (e.g. "labels" or the reference field id)
 // required when creating issues of issueTypeID in the project, as a Jira
 // admin can via the field configuration.
 func (s *Server) RequireField(projectKey, issueTypeID, fieldID string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pr := s.projectByKeyOrID(projectKey)
-	if pr == nil {
-		return false
-	}
-	if pr.required[issueTypeID] == nil {
-		pr.required[issueTypeID] = map[string]bool{}
-	}
-	pr.required[issueTypeID][fieldID] = true
-	return true
+	return s.setProject(projectKey, func(pr *project) bool {
+		if pr.required[issueTypeID] == nil {
+			pr.required[issueTypeID] = map[string]bool{}
+		}
+		pr.required[issueTypeID][fieldID] = true
+		return true
+	})
 }
 
 // projectTypes returns the issue types available in p, in id order.
@@ -331,12 +333,6 @@ func (s *Server) SetIssueTypes(projectKey string, names ...string) bool {
 // in names' order). It reports false, and calls nothing, for an unknown
 // project or type.
 func (s *Server) setProjectTypes(projectKey string, names []string, set func(p *project, ids []string)) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.projectByKeyOrID(projectKey)
-	if p == nil {
-		return false
-	}
 	ids := make([]string, len(names))
 	for i, n := range names {
 		t := byName(issueTypes, n)
@@ -345,6 +341,8 @@ func (s *Server) setProjectTypes(projectKey string, names []string, set func(p *
 		}
 		ids[i] = t.ID
 	}
-	set(p, ids)
-	return true
+	return s.setProject(projectKey, func(p *project) bool {
+		set(p, ids)
+		return true
+	})
 }
