@@ -53,11 +53,8 @@ type bulkResponse struct {
 func (p *Provider) Create(ctx context.Context, specs []core.ItemSpec) ([]core.CreateOutcome, error) {
 	ctx, done := p.observe(ctx, "Create")
 	defer done()
-	m, err := p.ensureMeta(ctx)
+	m, err := p.creatableMeta(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := p.ensureCreatable(ctx, m); err != nil {
 		return nil, err
 	}
 	p.noteFloor(specs) // duplicates.go

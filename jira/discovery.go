@@ -128,6 +128,20 @@ func (p *Provider) ensureCreatable(ctx context.Context, m *meta) error {
 	return p.checkOnce(&m.createPending, func() error { return p.checkCreatable(ctx, m) })
 }
 
+// creatableMeta is the discovered metadata with the create fields of both
+// issue types checked (ensureMeta, then ensureCreatable): what a create,
+// or a preview that plans one, needs.
+func (p *Provider) creatableMeta(ctx context.Context) (*meta, error) {
+	m, err := p.ensureMeta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.ensureCreatable(ctx, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // checkOnce runs check under metaMu while *pending is set, and clears it
 // once check passes (a failed check runs again next time).
 func (p *Provider) checkOnce(pending *bool, check func() error) error {

@@ -265,11 +265,8 @@ func (f *jfield) listed() bool {
 // does not map. Requests: none beyond discovery (the field list, the two
 // issue types' create metadata), the edit metadata and those searches.
 func (p *Provider) ResolveFields(ctx context.Context, reqs []core.FieldRequest) ([]map[string]core.FieldValue, error) {
-	m, err := p.ensureMeta(ctx)
+	m, err := p.creatableMeta(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := p.ensureCreatable(ctx, m); err != nil {
 		return nil, err
 	}
 	if slices.ContainsFunc(reqs, func(r core.FieldRequest) bool { return r.Kind == core.KindSubtask }) && m.structure.subtaskTypeID != "" {

@@ -116,11 +116,8 @@ func (p *Provider) PlanLiveCheck(ctx context.Context, o LiveCheckOptions) (LiveC
 	if o.SearchWait <= 0 {
 		o.SearchWait = time.Minute
 	}
-	m, err := p.ensureMeta(ctx)
+	m, err := p.creatableMeta(ctx)
 	if err != nil {
-		return LiveCheckPlan{}, err
-	}
-	if err := p.ensureCreatable(ctx, m); err != nil {
 		return LiveCheckPlan{}, err
 	}
 	var proj struct {
