@@ -60,14 +60,7 @@ func (e endpoint) named() string {
 // rows lists a document's planned structure writes in commit order.
 func (ds docStructure) rows() []structureRow {
 	sp, doc := ds.Plan, ds.Document
-	n := len(sp.Links) + len(sp.Unlinks)
-	for _, op := range sp.Sprints {
-		n += len(op.Items)
-	}
-	for _, op := range sp.Ranks {
-		n += len(op.Items)
-	}
-	rows := make([]structureRow, 0, n) // (one row per moved item: made at its size)
+	rows := make([]structureRow, 0, sp.writes()) // (one row a write: made at its size)
 	for _, op := range sp.Links {
 		l := op.Blocked.Label + "<-" + op.Blocker.Label
 		rows = append(rows, structureRow{opRef(doc, "link", l), ActionLink, op.Blocked.Label + " depends on " + op.Blocker.Label,
