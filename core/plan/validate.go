@@ -34,6 +34,18 @@ type rawItem struct {
 	span         itemSpan     // where the item's parts are written (rewrite.go)
 }
 
+// withDefaults is the item as the document gives it: its own fields with
+// the document's defaults d applied.
+func (it *rawItem) withDefaults(d Fields) Item {
+	item := it.Item
+	var own Fields
+	if it.fields != nil {
+		own = it.fields.own
+	}
+	item.Fields = own.WithDefaults(d)
+	return item
+}
+
 // setter returns the recorder of the item's own fields.
 func (it *rawItem) setter() *fieldSetter {
 	if it.fields == nil {
@@ -253,12 +265,7 @@ func (r *result) finish(name string) (*Document, error) {
 	doc.Defaults = r.defaults
 	doc.Items = make([]Item, 0, len(r.items))
 	for _, it := range r.items {
-		item := it.Item
-		var own Fields
-		if it.fields != nil {
-			own = it.fields.own
-		}
-		item.Fields = own.WithDefaults(r.defaults)
+		item := it.withDefaults(r.defaults)
 		if it.Kind == KindSubtask {
 			doc.Subtasks = append(doc.Subtasks, item)
 		} else {
@@ -303,12 +310,7 @@ func (r *result) salvage(id string) *Document {
 		return slices.DeleteFunc(slices.Clone(links), func(l Link) bool { return l.Kind == LinkItem && kinds[l.Target] == "" })
 	}
 	for _, it := range keep {
-		item := it.Item
-		var own Fields
-		if it.fields != nil {
-			own = it.fields.own
-		}
-		item.Fields = own.WithDefaults(r.defaults)
+		item := it.withDefaults(r.defaults)
 		if item.Epic != "" && kinds[item.Epic] != KindEpic {
 			item.Epic = ""
 		}
