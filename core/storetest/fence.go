@@ -247,14 +247,9 @@ func (r fenceRace) run(ctx context.Context, s core.Store, id int) []fenceAttempt
 				return []fenceAttempt{{Racer: id, Take: true, Code: string(core.ErrorCode(err)), Err: err.Error()}}
 			}
 		}
-		lk, err := s.AcquireLock(ctx, r.name, fmt.Sprint("taker-", id), time.Hour)
-		a := fenceAttempt{Racer: id, Take: true, OK: err == nil, Generation: lk.Generation}
-		if err != nil {
-			a.Code, a.Err = string(core.ErrorCode(err)), err.Error()
-			var held *core.LockHeldError
-			if errors.As(err, &held) {
-				a.Holder = held.Owner
-			}
+		lk, took := acquire(ctx, s, r.name, fmt.Sprint("taker-", id), time.Hour) // lock.go
+		a := fenceAttempt{Racer: id, Take: true, OK: took.Won, Generation: lk.Generation, Holder: took.Holder, Code: took.Code, Err: took.Err}
+		if !took.Won {
 			return []fenceAttempt{a}
 		}
 		refs := r.allMarkers()
