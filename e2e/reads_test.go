@@ -22,6 +22,27 @@ Components: Web
 Team: Web
 `
 
+// doorsCase is one question asked through both front doors: the MCP
+// tool with args, and dwire with cli and --json.
+type doorsCase struct {
+	tool string
+	args map[string]any
+	cli  []string
+}
+
+// ask asks c through both doors and returns both answers; a refusal
+// fails the test.
+func (c doorsCase) ask(t *testing.T, e *env, cs *mcp.ClientSession) (viaMCP, viaCLI map[string]any) {
+	t.Helper()
+	if d := e.call(cs, c.tool, c.args, &viaMCP); d != nil {
+		t.Fatalf("%s: %v", c.tool, d)
+	}
+	if r := e.dwireJSON(&viaCLI, c.cli...); r.code != 0 {
+		t.Fatalf("dwire %v --json: %s", c.cli, r)
+	}
+	return viaMCP, viaCLI
+}
+
 type readItem struct {
 	Key       string `json:"key"`
 	Reference string `json:"reference"`
@@ -116,22 +137,12 @@ func TestReadsShowManagedFieldsAndLinkedTitles(t *testing.T) {
 
 	// One shape for one thing: dwire show --json is workitem_get's result,
 	// dwire ls --json workitem_query's (their run ids aside).
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-		cli  []string
-	}{
+	for _, c := range []doorsCase{
 		{"workitem_get", map[string]any{"item": "fields-plan/s-1"}, []string{"show", "fields-plan/s-1"}},
 		{"workitem_get", map[string]any{"item": "fields-plan/e-1"}, []string{"show", "fields-plan/e-1"}},
 		{"workitem_query", map[string]any{"document": "fields-plan"}, []string{"ls", "--document", "fields-plan"}},
 	} {
-		var viaMCP, viaCLI map[string]any
-		if d := e.call(cs, c.tool, c.args, &viaMCP); d != nil {
-			t.Fatalf("%s: %v", c.tool, d)
-		}
-		if r := e.dwireJSON(&viaCLI, c.cli...); r.code != 0 {
-			t.Fatalf("dwire %v --json: %s", c.cli, r)
-		}
+		viaMCP, viaCLI := c.ask(t, e, cs)
 		delete(viaMCP, "run_id")
 		delete(viaCLI, "run_id")
 		if !reflect.DeepEqual(viaMCP, viaCLI) {
@@ -144,22 +155,12 @@ func TestReadsShowManagedFieldsAndLinkedTitles(t *testing.T) {
 	// and dwire export --json document_export's (the values differ: each
 	// call is a preview or an export of its own).
 	epic := issues["fields-plan/e-1"].Key
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-		cli  []string
-	}{
+	for _, c := range []doorsCase{
 		{"import_preview", map[string]any{"path": "plan.md"}, []string{"import", "plan.md", "--dry-run"}},
 		{"pull_preview", map[string]any{"path": "plan.md"}, []string{"pull", "plan.md", "--dry-run"}},
 		{"document_export", map[string]any{"epic": epic}, []string{"export", epic}},
 	} {
-		var viaMCP, viaCLI map[string]any
-		if d := e.call(cs, c.tool, c.args, &viaMCP); d != nil {
-			t.Fatalf("%s: %v", c.tool, d)
-		}
-		if r := e.dwireJSON(&viaCLI, c.cli...); r.code != 0 {
-			t.Fatalf("dwire %v --json: %s", c.cli, r)
-		}
+		viaMCP, viaCLI := c.ask(t, e, cs)
 		if m, l := slices.Sorted(maps.Keys(viaMCP)), slices.Sorted(maps.Keys(viaCLI)); !slices.Equal(m, l) {
 			t.Errorf("dwire %v --json has the fields %v; %s has %v", c.cli, l, c.tool, m)
 		}
