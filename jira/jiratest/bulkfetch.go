@@ -40,7 +40,7 @@ func (s *Server) handleBulkFetch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ps := parsePropSel(req.Properties)
-	if n := len(ps.keys); n > maxSearchProps {
+	if n := len(ps.incl); n > maxSearchProps {
 		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("You can request at most %d issue properties; you requested %d.", maxSearchProps, n)))
 		return
 	}

@@ -37,33 +37,42 @@ var systemFields = []sysField{
 	{"comment", "Comment", "comments-page", "comment", "", false, true, true, []string{"comment"}},
 }
 
-// fieldSel is a parsed `fields` parameter.
-type fieldSel struct {
+// selection is a parsed `fields` or `properties` parameter
+// (comma-separated and/or repeated): "*all", "-name" (left out) and
+// names; "*navigable" (every navigable field) only in fields.
+type selection struct {
 	all, navigable bool
 	incl, excl     map[string]bool
 }
 
-// parseFieldSel parses Jira's fields list (comma-separated and/or repeated);
-// def is used when nothing is given ("*all" for GET issue, "id" for search).
+func parseSelection(entries []string, fields bool) selection {
+	sel := selection{incl: map[string]bool{}, excl: map[string]bool{}}
+	for _, e := range entries {
+		switch {
+		case e == "*all":
+			sel.all = true
+		case fields && e == "*navigable":
+			sel.navigable = true
+		case strings.HasPrefix(e, "-"):
+			sel.excl[e[1:]] = true
+		default:
+			sel.incl[e] = true
+		}
+	}
+	return sel
+}
+
+// fieldSel is a parsed `fields` parameter.
+type fieldSel struct{ selection }
+
+// parseFieldSel parses Jira's fields list; def is used when nothing is
+// given ("*all" for GET issue, "id" for search).
 func parseFieldSel(vals []string, def string) fieldSel {
 	entries := listEntries(vals)
 	if len(entries) == 0 {
-		return parseFieldSel([]string{def}, "")
+		entries = []string{def}
 	}
-	fs := fieldSel{incl: map[string]bool{}, excl: map[string]bool{}}
-	for _, f := range entries {
-		switch {
-		case f == "*all":
-			fs.all = true
-		case f == "*navigable":
-			fs.navigable = true
-		case strings.HasPrefix(f, "-"):
-			fs.excl[f[1:]] = true
-		default:
-			fs.incl[f] = true
-		}
-	}
-	return fs
+	return fieldSel{parseSelection(entries, true)}
 }
 
 func (fs fieldSel) wants(id string, navigable bool) bool {
@@ -87,28 +96,13 @@ func (fs fieldSel) onlyID() bool {
 }
 
 // propSel is a parsed `properties` parameter.
-type propSel struct {
-	all  bool
-	keys map[string]bool
-	excl map[string]bool
-}
+type propSel struct{ selection }
 
 func parsePropSel(vals []string) propSel {
-	ps := propSel{keys: map[string]bool{}, excl: map[string]bool{}}
-	for _, k := range listEntries(vals) {
-		switch {
-		case k == "*all":
-			ps.all = true
-		case strings.HasPrefix(k, "-"):
-			ps.excl[k[1:]] = true
-		default:
-			ps.keys[k] = true
-		}
-	}
-	return ps
+	return propSel{parseSelection(listEntries(vals), false)}
 }
 
-func (ps propSel) any() bool { return ps.all || len(ps.keys) > 0 }
+func (ps propSel) any() bool { return ps.all || len(ps.incl) > 0 }
 
 func (s *Server) statusJSON(base string, st *status) map[string]any {
 	return map[string]any{
@@ -277,7 +271,7 @@ func (s *Server) renderIssue(base string, iss *issue, st *issueState, fs fieldSe
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if (ps.all || ps.keys[k]) && !ps.excl[k] {
+			if (ps.all || ps.incl[k]) && !ps.excl[k] {
 				props[k] = json.RawMessage(iss.props[k])
 			}
 		}

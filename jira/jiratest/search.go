@@ -102,7 +102,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, req searchReques
 		limit = maxResultsIDs
 	}
 	max = min(max, limit)
-	if n := len(ps.keys); n > maxSearchProps {
+	if n := len(ps.incl); n > maxSearchProps {
 		writeErr(w, http.StatusBadRequest, newErr(fmt.Sprintf("You can request at most %d issue properties; you requested %d.", maxSearchProps, n)))
 		return
 	}
