@@ -130,16 +130,12 @@ func (p *Provider) ensureCreatable(ctx context.Context, m *meta) error {
 
 // creatableMeta is the discovered metadata with the create fields of both
 // issue types checked (ensureMeta, then ensureCreatable): what a create,
-// or a preview that plans one, needs.
-func (p *Provider) creatableMeta(ctx context.Context) (*meta, error) {
-	m, err := p.ensureMeta(ctx)
-	if err != nil {
+// or a preview that plans one, needs (m is not to be used with an error).
+func (p *Provider) creatableMeta(ctx context.Context) (m *meta, err error) {
+	if m, err = p.ensureMeta(ctx); err != nil {
 		return nil, err
 	}
-	if err := p.ensureCreatable(ctx, m); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return m, p.ensureCreatable(ctx, m)
 }
 
 // checkOnce runs check under metaMu while *pending is set, and clears it
