@@ -131,54 +131,51 @@ func itemsAsReferences(err error, docID func(file string) string) {
 // externalEpics are the epic references of docs' stories into documents
 // not among docs, deduplicated: they are looked up with the items.
 func externalEpics(docs []sourceDoc) []core.Reference {
-	in := docIDs(docs)
 	var out []core.Reference
-	for _, d := range docs {
-		for _, it := range d.doc.Items {
-			ref := core.Reference(it.EpicRef)
-			if it.EpicRef != "" && !in[ref.Document()] && !slices.Contains(out, ref) {
-				out = append(out, ref)
-			}
+	storiesOfOutsideEpics(docs, func(_ sourceDoc, _ *plan.Item, ref core.Reference) {
+		if !slices.Contains(out, ref) {
+			out = append(out, ref)
 		}
-	}
+	})
 	return out
 }
 
-// docIDs is the set of docs' ids.
-func docIDs(docs []sourceDoc) map[string]bool {
+// storiesOfOutsideEpics calls f with each story of docs that names an epic
+// of a document not among docs, and that epic's reference.
+func storiesOfOutsideEpics(docs []sourceDoc, f func(d sourceDoc, it *plan.Item, ref core.Reference)) {
 	in := make(map[string]bool, len(docs))
 	for _, d := range docs {
 		in[d.doc.ID] = true
 	}
-	return in
+	for _, d := range docs {
+		for i := range d.doc.Items {
+			it := &d.doc.Items[i]
+			if ref := core.Reference(it.EpicRef); it.EpicRef != "" && !in[ref.Document()] {
+				f(d, it, ref)
+			}
+		}
+	}
 }
 
 // checkExternalEpics refuses (VALIDATION_FAILED, naming file, item and
 // line) stories naming an epic of a document outside the preview that the
 // tracker does not hold (found).
 func checkExternalEpics(docs []sourceDoc, found map[core.Reference]core.WorkItem) error {
-	in := docIDs(docs)
 	var details []core.Detail
-	for _, d := range docs {
-		for _, it := range d.doc.Items {
-			ref := core.Reference(it.EpicRef)
-			if it.EpicRef == "" || in[ref.Document()] {
-				continue
-			}
-			w, ok := found[ref]
-			what := ""
-			switch {
-			case !ok:
-				what = fmt.Sprintf("which is neither in the documents of this preview nor in the tracker; import document %s with this one (or first), or correct the Epic: line", ref.Document())
-			case w.Kind != "" && w.Kind != core.KindEpic:
-				what = fmt.Sprintf("which is a %s in the tracker (%s), not an epic; name an epic instead", w.Kind, w.Key)
-			default:
-				continue
-			}
-			details = append(details, core.Detail{File: d.file, Item: string(core.NewReference(d.doc.ID, it.ID)), Field: "epic", Line: it.EpicRefLine,
-				Message: fmt.Sprintf("Story %s references epic %s, %s", it.ID, ref, what)})
+	storiesOfOutsideEpics(docs, func(d sourceDoc, it *plan.Item, ref core.Reference) {
+		w, ok := found[ref]
+		what := ""
+		switch {
+		case !ok:
+			what = fmt.Sprintf("which is neither in the documents of this preview nor in the tracker; import document %s with this one (or first), or correct the Epic: line", ref.Document())
+		case w.Kind != "" && w.Kind != core.KindEpic:
+			what = fmt.Sprintf("which is a %s in the tracker (%s), not an epic; name an epic instead", w.Kind, w.Key)
+		default:
+			return
 		}
-	}
+		details = append(details, core.Detail{File: d.file, Item: string(core.NewReference(d.doc.ID, it.ID)), Field: "epic", Line: it.EpicRefLine,
+			Message: fmt.Sprintf("Story %s references epic %s, %s", it.ID, ref, what)})
+	})
 	if len(details) == 0 {
 		return nil
 	}
