@@ -289,28 +289,25 @@ type run struct {
 }
 
 func toRuns(ns []adf.Node, mode inlineMode) []run {
-	var out []run
+	out := make([]run, 0, len(ns))
 	for _, n := range ns {
 		switch n.Type {
 		case "hardBreak":
 			out = append(out, run{brk: true})
 		case "text":
-			t := n.Text
-			if mode == modeLine || mode == modeCell {
-				t = strings.ReplaceAll(t, "\n", " ")
-			}
-			r := run{text: t}
-			for _, m := range n.Marks {
-				if m.Type == "link" {
-					m := m
-					r.link = &m
-				} else if markOpen(m) != "" {
-					r.marks = append(r.marks, m)
+			r := textRun(n, mode)
+			t := r.text
+			if len(r.marks) == 0 && r.link == nil {
+				// Nothing to end at a line break: one run (normalizeRuns
+				// would join the pieces again).
+				if t != "" {
+					out = append(out, r)
 				}
+				continue
 			}
 			// Line breaks end marks: split the text at them.
-			parts := strings.Split(r.text, "\n")
-			for i, p := range parts {
+			for i := 0; ; i++ {
+				p, rest, more := strings.Cut(t, "\n")
 				if i > 0 {
 					out = append(out, run{text: "\n", link: r.link})
 				}
@@ -319,6 +316,10 @@ func toRuns(ns []adf.Node, mode inlineMode) []run {
 					q.text = p
 					out = append(out, q)
 				}
+				if !more {
+					break
+				}
+				t = rest
 			}
 		default:
 			if t := plain([]adf.Node{n}); t != "" {
@@ -329,71 +330,103 @@ func toRuns(ns []adf.Node, mode inlineMode) []run {
 	return out
 }
 
+// textRun is text node n as one run: its text (in one line for modeLine
+// and modeCell), the marks wiki markup shows and its link.
+func textRun(n adf.Node, mode inlineMode) run {
+	r := run{text: n.Text}
+	if mode == modeLine || mode == modeCell {
+		r.text = strings.ReplaceAll(r.text, "\n", " ")
+	}
+	for _, m := range n.Marks {
+		if m.Type == "link" {
+			m := m
+			r.link = &m
+		} else if markOpen(m) != "" {
+			r.marks = append(r.marks, m)
+		}
+	}
+	return r
+}
+
 // normalizeRuns moves blanks at the edges of marked text out of its marks
 // and blanks at the edges of a link out of the link (wiki markup reads
 // neither a mark nor, cleanly, a link that starts or ends with a blank),
 // then merges neighbours that look the same, so escaping sees the final
-// neighbours of every character.
+// neighbours of every character. Runs with empty text (not breaks) are
+// dropped. Each step writes into a slice made at its size once: growing
+// slices of runs one by one was most of the time spent on a paragraph of
+// thousands of marked pieces ("*a*a*a…").
 func normalizeRuns(rs []run) []run {
-	var out []run
-	split := func(r run, keepLink bool) (lead, body, trail run) {
-		t := r.text
-		b := strings.TrimLeft(t, " \t")
-		b2 := strings.TrimRight(b, " \t")
-		plainWS := run{}
-		if keepLink {
-			plainWS.link = r.link
+	// Marks first: the blanks around a marked text keep only its link.
+	links, marked := false, 0
+	for _, r := range rs {
+		links = links || r.link != nil
+		if !r.brk && len(r.marks) > 0 && !hasCode(r.marks) {
+			marked++
 		}
-		lead, trail = plainWS, plainWS
-		lead.text, trail.text = t[:len(t)-len(b)], b[len(b2):]
-		body = r
-		body.text = b2
-		return lead, body, trail
 	}
-	// Marks first.
+	out := make([]run, 0, len(rs)+2*marked)
 	for _, r := range rs {
 		if r.brk || len(r.marks) == 0 || hasCode(r.marks) {
 			out = append(out, r)
 			continue
 		}
-		lead, body, trail := split(r, true)
-		out = append(out, lead, body, trail)
+		t := r.text
+		b := strings.TrimLeft(t, " \t")
+		b2 := strings.TrimRight(b, " \t")
+		if lead := t[:len(t)-len(b)]; lead != "" {
+			out = append(out, run{text: lead, link: r.link})
+		}
+		body := r
+		body.text = b2
+		out = append(out, body)
+		if trail := b[len(b2):]; trail != "" {
+			out = append(out, run{text: trail, link: r.link})
+		}
 	}
-	// Then links, as groups.
-	rs, out = out, nil
-	for i := 0; i < len(rs); {
-		r := rs[i]
-		if r.brk || r.link == nil {
-			out = append(out, r)
-			i++
-			continue
-		}
-		j := i
-		for j < len(rs) && !rs[j].brk && rs[j].link != nil && sameLink(*rs[j].link, *r.link) {
-			j++
-		}
-		group := slices.Clone(rs[i:j])
-		group = slices.DeleteFunc(group, func(x run) bool { return x.text == "" })
-		if len(group) > 0 {
-			var lead, trail run
-			if f := &group[0]; !hasCode(f.marks) {
-				t := strings.TrimLeft(f.text, " \t")
-				lead.text, f.text = f.text[:len(f.text)-len(t)], t
+	// Then links, as groups: the blanks at the edges of a group of runs
+	// with one link go outside it.
+	if links {
+		rs, out = out, make([]run, 0, len(out)+2*len(out)/3+2)
+		for i := 0; i < len(rs); {
+			r := rs[i]
+			if r.brk || r.link == nil {
+				out = append(out, r)
+				i++
+				continue
 			}
-			if l := &group[len(group)-1]; !hasCode(l.marks) {
+			j := i
+			for j < len(rs) && !rs[j].brk && rs[j].link != nil && sameLink(*rs[j].link, *r.link) {
+				j++
+			}
+			at := len(out)
+			out = append(out, run{}) // the blanks before the link
+			for _, x := range rs[i:j] {
+				if x.text != "" {
+					out = append(out, x)
+				}
+			}
+			i = j
+			if len(out) == at+1 {
+				out = out[:at]
+				continue
+			}
+			if f := &out[at+1]; !hasCode(f.marks) {
+				t := strings.TrimLeft(f.text, " \t")
+				out[at].text, f.text = f.text[:len(f.text)-len(t)], t
+			}
+			var trail run
+			if l := &out[len(out)-1]; !hasCode(l.marks) {
 				t := strings.TrimRight(l.text, " \t")
 				trail.text, l.text = l.text[len(t):], t
 			}
-			out = append(out, lead)
-			out = append(out, group...)
 			out = append(out, trail)
 		}
-		i = j
 	}
-	// Merge and drop empties. The texts of a merged run are joined once:
-	// adding them one by one copied a paragraph of 16,000 lines (a run
-	// each) 16,000 times.
-	rs, out = out, nil
+	// Merge and drop empties, in place. The texts of a merged run are
+	// joined once: adding them one by one copied a paragraph of 16,000
+	// lines (a run each) 16,000 times.
+	rs, out = out, out[:0]
 	var joined strings.Builder
 	merging := false
 	end := func() {
@@ -557,10 +590,11 @@ func writeLink(b *strings.Builder, link adf.Mark, rs []run) {
 
 // escapeDest keeps a link destination inside [...|dest]: the characters
 // that would end it are percent-encoded.
-func escapeDest(href string) string {
-	r := strings.NewReplacer("\\", "%5C", "|", "%7C", "]", "%5D", "[", "%5B", " ", "%20", "\n", "%0A", "\t", "%09", "{", "%7B", "}", "%7D")
-	return r.Replace(href)
-}
+func escapeDest(href string) string { return destEscaper.Replace(href) }
+
+// destEscaper is escapeDest's replacer, built once (building it for each
+// link was most of the time spent on a paragraph of a thousand links).
+var destEscaper = strings.NewReplacer("\\", "%5C", "|", "%7C", "]", "%5D", "[", "%5B", " ", "%20", "\n", "%0A", "\t", "%09", "{", "%7B", "}", "%7D")
 
 // writeRuns writes runs of text (no hard breaks, one link or none). Each
 // marked run uses the short form (*strong*) where the characters around it
