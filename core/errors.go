@@ -288,9 +288,9 @@ func SizeProblem(ref Reference, field string, size, limit int) Detail {
 }
 
 // SizeOverProblem is SizeProblem for a field the checker stopped counting
-// once it was past counted characters (counted > limit): its exact size
-// is not known, only that it is over.
-func SizeOverProblem(ref Reference, field string, counted, limit int) Detail {
-	return Detail{Item: string(ref), Field: field, Message: fmt.Sprintf("the %s of %s is more than %d characters as the tracker counts them; at most %d are allowed",
-		strings.ReplaceAll(field, "_", " "), ref, counted, limit)}
+// as soon as it was past limit: its exact size is not known, only that it
+// is over, and the detail says what to do.
+func SizeOverProblem(ref Reference, field string, limit int) Detail {
+	return Detail{Item: string(ref), Field: field, Message: fmt.Sprintf("the %s of %s is more than %d characters as the tracker counts them, the most it allows: shorten it or split the item",
+		strings.ReplaceAll(field, "_", " "), ref, limit)}
 }
