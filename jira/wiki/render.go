@@ -173,9 +173,12 @@ func joinLines(line, in []adf.Node) []adf.Node {
 	if len(in) == 0 {
 		return line
 	}
-	if len(line) > 0 {
-		line = append(line, adf.Node{Type: "hardBreak"})
+	if len(line) == 0 {
+		// The content itself, clipped so that a later append copies it:
+		// a table's cells are each one paragraph, not worth a copy.
+		return slices.Clip(in)
 	}
+	line = append(line, adf.Node{Type: "hardBreak"})
 	return append(line, in...)
 }
 
@@ -259,7 +262,8 @@ func (w *writer) table(t adf.Node) []string {
 			if s == "" {
 				s = " "
 			}
-			b.WriteString(sep + s)
+			b.WriteString(sep)
+			b.WriteString(s)
 		}
 		if b.Len() == 0 {
 			continue
