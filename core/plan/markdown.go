@@ -683,7 +683,7 @@ func (d *mdDoc) listItemText(s, e int) (string, string) {
 // acceptance criteria, trimmed of leading and trailing blank lines.
 func (d *mdDoc) description(it *mdItem) string {
 	keep := make([]string, 0, max(it.end-it.start+1, 0))
-	var nums []int // the line of each kept line
+	nums := make([]int, 0, cap(keep)) // the line of each kept line
 	afterExclude := false
 	text := false // a line with text has been kept
 	ex := it.exclude

@@ -230,3 +230,30 @@ func TestNestingWithinTheLimitIsBounded(t *testing.T) {
 		t.Fatalf("%d generated documents were within the limits, %d of them nested more than %d deep; the test needs more", checked, deep, MaxNesting/4)
 	}
 }
+
+// TestDescriptionOfManyLinesIsReadAtItsSize: a description of 16,000
+// lines is put together with its lists of lines made at their size once
+// (the line numbers were grown a quarter at a time: 150 such descriptions
+// allocated 80 MB more).
+func TestDescriptionOfManyLinesIsReadAtItsSize(t *testing.T) {
+	const lines = 16000
+	doc := []byte("## Story s-1: S\n\n" + strings.Repeat("a\n", lines))
+	d := &mdDoc{body: doc, str: string(doc)}
+	for start := 0; start < len(doc); {
+		d.lineStarts = append(d.lineStarts, start)
+		end := strings.IndexByte(d.str[start:], '\n')
+		if end < 0 {
+			break
+		}
+		start += end + 1
+	}
+	it := &mdItem{rawItem: &rawItem{}, start: 3, end: 2 + lines}
+	var desc string
+	allocated := testing.AllocsPerRun(3, func() { desc = d.description(it) })
+	if desc != strings.TrimSuffix(strings.Repeat("a\n", lines), "\n") {
+		t.Fatalf("description of %d characters; want %d lines of a", len(desc), lines)
+	}
+	if allocated > 4 {
+		t.Errorf("putting a description of %d lines together took %.0f allocations; want at most 4 (each list made at its size)", lines, allocated)
+	}
+}
