@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	stdhtml "html"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -673,6 +674,12 @@ func (c *fromConv) emit(out *[]Node, t string, marks []Mark) {
 		ms = nil
 	} else {
 		ms = append([]Mark(nil), ms...)
+	}
+	if len(*out) == cap(*out) {
+		// Doubled: Go grows a long slice by a quarter at a time, and a
+		// paragraph of thousands of marked pieces ("*a*a*a…") allocated
+		// five times its nodes.
+		*out = slices.Grow(*out, len(*out))
 	}
 	*out = append(*out, Node{Type: "text", Text: t, Marks: ms})
 	c.run = textRun{out: out, at: len(*out) - 1}
