@@ -126,7 +126,5 @@ func pullAll(e *env, path string) {
 	if res.Counts.Pull != 1 {
 		e.t.Fatalf("%+v", res)
 	}
-	if _, err := e.svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
-		e.t.Fatal(err)
-	}
+	e.pullCommit(res.PreviewHandle)
 }

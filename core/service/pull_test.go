@@ -62,6 +62,16 @@ func (e *env) importFile(name, doc string) string {
 	return path
 }
 
+// pullCommit commits the pull preview handle and fails on an error.
+func (e *env) pullCommit(handle string) service.PullCommitResult {
+	e.t.Helper()
+	res, err := e.svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: handle, Confirmed: true})
+	if err != nil {
+		e.t.Fatalf("PullCommit: %v", err)
+	}
+	return res
+}
+
 // pullPreview previews a pull and fails on an error, a tracker write or a
 // change of the file.
 func (e *env) pullPreview(in service.PullPreviewInput) service.PullPreviewResult {
@@ -213,9 +223,7 @@ func TestPullConflictTakesNeitherWithoutAChoice(t *testing.T) {
 	if row := pullRow(t, res, "shop/s-1"); row.Action != service.PullActionPull || row.Changes[0].Take != service.TakeTracker || !strings.Contains(res.Diff, "+## Story s-1: Pay as a visitor") {
 		t.Fatalf("take tracker: %+v\n%s", row, res.Diff)
 	}
-	if _, err := e.svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
+	e.pullCommit(res.PreviewHandle)
 	e.wantUnchangedImport(path)
 }
 
@@ -227,9 +235,7 @@ func TestPullTakeDocumentMovesTheBase(t *testing.T) {
 	if row := pullRow(t, res, "shop/s-1"); row.Action != service.PullActionSettle || row.Changes[0].Take != service.TakeDocument || res.Diff != "" || !res.Writes {
 		t.Fatalf("take document: %+v %+v", row, res)
 	}
-	if _, err := e.svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
+	e.pullCommit(res.PreviewHandle)
 	if got, _ := os.ReadFile(path); string(got) != edited {
 		t.Errorf("the file changed")
 	}
@@ -331,9 +337,7 @@ func TestPullYAMLAndADefaultField(t *testing.T) {
 	if res.Counts.Pull != 1 {
 		t.Fatalf("%+v", res)
 	}
-	if _, err := e.svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
+	e.pullCommit(res.PreviewHandle)
 	got, _ := os.ReadFile(path)
 	want := "id: shop   # kept\ndefaults:\n  priority: Medium\nstories:\n  - id: s-1\n    title: Pay as a visitor   # kept too\n    priority: High\n    acceptance_criteria:\n      - \"[x] A guest can pay\"\n"
 	if string(got) != want {
@@ -356,9 +360,7 @@ func TestPullConflictPullsTheOtherParts(t *testing.T) {
 		t.Fatalf("row %+v\n%s", row, res.Diff)
 	}
 	w := e.p.Writes()
-	if _, err := e.svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
+	e.pullCommit(res.PreviewHandle)
 	if e.p.Writes() != w {
 		t.Errorf("the base of an item in conflict moved")
 	}
@@ -393,9 +395,7 @@ func TestPullWritesPeopleByName(t *testing.T) {
 	if !strings.Contains(res.Diff, "+Assignee: dev@example.com") {
 		t.Fatalf("diff:\n%s", res.Diff)
 	}
-	if _, err := e.svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
+	e.pullCommit(res.PreviewHandle)
 	e.wantUnchangedImport(path)
 }
 
@@ -417,9 +417,7 @@ func TestPullKeepsBaseValuesForTheNextConflict(t *testing.T) {
 	if row := pullRow(t, res, "fk/s-1"); row.Action != service.PullActionPull {
 		t.Fatalf("pull row %+v", row)
 	}
-	if _, err := e.svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
+	e.pullCommit(res.PreviewHandle)
 	pulled, _ := os.ReadFile(path)
 	if !strings.Contains(string(pulled), "Priority: Highest\n") {
 		t.Fatalf("the pull did not write the priority:\n%s", pulled)
@@ -472,9 +470,7 @@ func TestPullWritesPeopleByEmail(t *testing.T) {
 	if !strings.Contains(res.Diff, "+Assignee: ana@example.com") || !strings.Contains(res.Diff, "+Assignee: acc-cy") {
 		t.Fatalf("diff:\n%s", res.Diff)
 	}
-	if _, err := e.svc.PullCommit(e.ctx, service.CommitInput{PreviewHandle: res.PreviewHandle, Confirmed: true}); err != nil {
-		t.Fatal(err)
-	}
+	e.pullCommit(res.PreviewHandle)
 	e.wantUnchangedImport(path)
 }
 
