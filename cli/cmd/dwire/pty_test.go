@@ -253,10 +253,7 @@ func TestPTYYesCommits(t *testing.T) {
 
 // A comment piped on stdin, with the confirmation asked on the terminal.
 func TestPTYProgressCommentFromStdin(t *testing.T) {
-	f := newPTYFixture(t)
-	s := f.start(t, nil, "import", "plan.md")
-	s.answer(promptText, "y")
-	s.wantExit(0)
+	f := importedPTYFixture(t)
 	before := len(f.srv.Writes())
 
 	ps := f.startWith(t, strings.NewReader("Shipped in #42.\n"), nil, "progress", "checkout-v2/s-1", "--status", "done", "--comment", "-")
