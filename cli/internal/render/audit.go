@@ -17,14 +17,7 @@ import (
 func AuditLog(w io.Writer, r service.AuditResult, o Options) {
 	r = Clean(r)
 	width := o.width()
-	if len(r.Records) == 0 {
-		fmt.Fprintln(w, "No audit records match.")
-		return
-	}
-	for i, rec := range r.Records {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
+	blocks(w, r.Records, "No audit records match.", r.Truncated, fmt.Sprintf("(the newest %d; more match: narrow the filter or raise --limit)", r.Returned), func(rec core.AuditRecord) {
 		head := rec.At.UTC().Format("2006-01-02 15:04:05Z") + "  " + auditWhat(rec)
 		fmt.Fprintln(w, Truncate(head, width))
 		line := func(s string) {
@@ -53,10 +46,7 @@ func AuditLog(w io.Writer, r service.AuditResult, o Options) {
 		if rec.Note != "" {
 			line(rec.Note)
 		}
-	}
-	if r.Truncated {
-		fmt.Fprintf(w, "\n(the newest %d; more match: narrow the filter or raise --limit)\n", r.Returned)
-	}
+	})
 }
 
 // auditWhat names the event for people.

@@ -15,14 +15,7 @@ import (
 func Pending(w io.Writer, r service.PendingResult, o Options) {
 	r = Clean(r)
 	width := o.width()
-	if len(r.Previews) == 0 {
-		fmt.Fprintln(w, "No previews are waiting for review in this project.")
-		return
-	}
-	for i, p := range r.Previews {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
+	blocks(w, r.Previews, "No previews are waiting for review in this project.", r.Truncated, fmt.Sprintf("(the first %d; more are waiting)", r.Returned), func(p service.PendingPreview) {
 		var what, detail string
 		switch {
 		case p.Kind == core.PreviewImport && p.Counts != nil:
@@ -54,8 +47,24 @@ func Pending(w io.Writer, r service.PendingResult, o Options) {
 		}
 		fmt.Fprintf(w, "  %s\n", Truncate("by "+by, width-2))
 		fmt.Fprintf(w, "  made %s, expires %s\n", FormatTime(p.CreatedAt), FormatTime(p.ExpiresAt))
+	})
+}
+
+// blocks writes one block a list element (block), a blank line between
+// two; none alone for an empty list, and the note after a blank line
+// when the list was cut.
+func blocks[T any](w io.Writer, list []T, none string, cut bool, note string, block func(T)) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, none)
+		return
 	}
-	if r.Truncated {
-		fmt.Fprintf(w, "\n(the first %d; more are waiting)\n", r.Returned)
+	for i, e := range list {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		block(e)
+	}
+	if cut {
+		fmt.Fprintf(w, "\n%s\n", note)
 	}
 }
