@@ -92,10 +92,15 @@ func sampleView() service.ItemView {
 }
 
 func (f *fakeService) ImportPreview(ctx context.Context, in service.ImportPreviewInput) (service.ImportPreviewResult, error) {
-	f.mu.Lock()
-	f.lastImport = in
-	f.mu.Unlock()
+	keep(f, &f.lastImport, in)
 	return fakeAnswer(ctx, f, "ImportPreview", in, f.importPreview, sampleImportPreview)
+}
+
+// keep stores in, under the lock, as the last input of its kind.
+func keep[I any](f *fakeService, last *I, in I) {
+	f.mu.Lock()
+	*last = in
+	f.mu.Unlock()
 }
 
 // fakeAnswer records the call and returns what the test's hook answers
@@ -124,9 +129,7 @@ func (f *fakeService) ImportCommit(ctx context.Context, in service.CommitInput) 
 // confirmed (like the service) or return committed.
 func fakeCommit[R any](ctx context.Context, f *fakeService, name, runID string, in service.CommitInput, hook func(context.Context, service.CommitInput) (R, error), committed R) (R, error) {
 	f.record(name)
-	f.mu.Lock()
-	f.lastCommit = in
-	f.mu.Unlock()
+	keep(f, &f.lastCommit, in)
 	if hook != nil {
 		return hook(ctx, in)
 	}
@@ -182,9 +185,7 @@ func sampleExport() service.ExportResult {
 }
 
 func (f *fakeService) Export(ctx context.Context, in service.ExportInput) (service.ExportResult, error) {
-	f.mu.Lock()
-	f.lastExport = in
-	f.mu.Unlock()
+	keep(f, &f.lastExport, in)
 	return fakeAnswer(ctx, f, "Export", in, f.export, sampleExport)
 }
 
@@ -206,9 +207,7 @@ func samplePullPreview() service.PullPreviewResult {
 }
 
 func (f *fakeService) PullPreview(ctx context.Context, in service.PullPreviewInput) (service.PullPreviewResult, error) {
-	f.mu.Lock()
-	f.lastPull = in
-	f.mu.Unlock()
+	keep(f, &f.lastPull, in)
 	return fakeAnswer(ctx, f, "PullPreview", in, f.pullPreview, samplePullPreview)
 }
 
