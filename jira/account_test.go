@@ -140,10 +140,7 @@ func TestPreviewAndCommitOfAKnownAccountReadNoMyself(t *testing.T) {
 			if pre+com != 1 {
 				t.Errorf("first import of a new store: GET myself sent %d times (preview %d, commit %d); want once", pre+com, pre, com)
 			}
-			second, err := New(f.p.cfg) // a new process: knows nothing
-			if err != nil {
-				t.Fatal(err)
-			}
+			second := f.fresh(t) // a new process: knows nothing
 			pre, com = importOnce(t, second, st, "second.md", strings.Replace(accountTestDoc, "id: who", "id: who-2", 1))
 			if pre != 0 || com != 0 {
 				t.Errorf("import by a new process: GET myself sent by the preview %d, by the commit %d; want 0 and 0", pre, com)
@@ -226,22 +223,15 @@ func TestAccountNameIsReadAgainAfterAWeek(t *testing.T) {
 		}
 		return p.Stats().ByEndpoint["GET /rest/api/3/myself"]
 	}
-	fresh := func() *Provider {
-		p, err := New(f.p.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	if n := run(fresh(), "a"); n != 1 {
+	if n := run(f.fresh(t), "a"); n != 1 {
 		t.Fatalf("first import: GET myself %d times; want 1", n)
 	}
 	now = now.Add(6 * 24 * time.Hour)
-	if n := run(fresh(), "b"); n != 0 {
+	if n := run(f.fresh(t), "b"); n != 0 {
 		t.Errorf("six days later: GET myself %d times; want 0", n)
 	}
 	now = now.Add(2 * 24 * time.Hour)
-	if n := run(fresh(), "c"); n != 1 {
+	if n := run(f.fresh(t), "c"); n != 1 {
 		t.Errorf("eight days after the read, two after the last record: GET myself %d times; want 1", n)
 	}
 }

@@ -40,8 +40,7 @@ func TestDuplicatesOfSameMomentCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	specs := f.specs("race", 7)
-	a, _ := New(f.p.cfg)
-	b, _ := New(f.p.cfg)
+	a, b := f.fresh(t), f.fresh(t)
 	for _, p := range []*Provider{a, b} {
 		if got, err := p.Lookup(f.ctx, refsOf(specs), nil); err != nil || len(got) != 0 {
 			t.Fatalf("stale check = %v, %v; want nothing found", got, err)
@@ -81,7 +80,7 @@ func TestDuplicatesOfSameMomentCommits(t *testing.T) {
 func TestDuplicatesIsOneRequestWhenAlone(t *testing.T) {
 	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
 	specs := f.specs("alone", 120)
-	p, _ := New(f.p.cfg)
+	p := f.fresh(t)
 	if _, err := p.Lookup(f.ctx, refsOf(specs), nil); err != nil {
 		t.Fatal(err)
 	}

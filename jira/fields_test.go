@@ -98,10 +98,7 @@ func TestResolveFieldsAgainstJira(t *testing.T) {
 	if core.ErrorCode(err) != core.CodeValidationFailed {
 		t.Fatalf("err = %v; want VALIDATION_FAILED", err)
 	}
-	var got []string
-	for _, d := range core.AsError(err).Details {
-		got = append(got, d.Item+" "+d.Field+": "+d.Message)
-	}
+	got := detailLines(err)
 	all := strings.Join(got, "\n")
 	for _, w := range []string{
 		`d/s-2 priority: Priority: "Urgent" is not allowed in Jira; allowed: Highest, High, Medium, Low, Lowest`,
@@ -432,10 +429,7 @@ func TestEditScreenIsCheckedForUpdates(t *testing.T) {
 	if core.ErrorCode(err) != core.CodeValidationFailed {
 		t.Fatalf("err = %v; want VALIDATION_FAILED", err)
 	}
-	var got []string
-	for _, d := range core.AsError(err).Details {
-		got = append(got, d.Item+" "+d.Field+": "+d.Message)
-	}
+	got := detailLines(err)
 	want := "priority: Priority (priority) is not on the edit screen of Story issues in project DEMO, so Jira would refuse to set it"
 	if len(got) != 3 || !strings.HasPrefix(got[0], "es/s-1 "+want) || !strings.HasPrefix(got[1], "es/s-2 "+want) || !strings.HasPrefix(got[2], "es/s-3 "+want) {
 		t.Errorf("details:\n%s\nwant the three updated stories (not the create s-4) refused: %s", strings.Join(got, "\n"), want)

@@ -29,6 +29,26 @@ type fixture struct {
 	ctx  context.Context
 }
 
+// fresh is a new Provider with f's configuration: another process,
+// knowing nothing of the site yet.
+func (f *fixture) fresh(t *testing.T) *Provider {
+	t.Helper()
+	p, err := New(f.p.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// detailLines are err's details, one "item field: message" each.
+func detailLines(err error) []string {
+	var out []string
+	for _, d := range core.AsError(err).Details {
+		out = append(out, d.Item+" "+d.Field+": "+d.Message)
+	}
+	return out
+}
+
 // newService is the service over p and a fresh in-memory store; o gives
 // its other options.
 func newService(p core.WorkItemProvider, o service.ServiceOptions) *service.WorkItemService {

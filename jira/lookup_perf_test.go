@@ -18,15 +18,8 @@ func TestLookupSkipsCreateFieldsWhenAllFound(t *testing.T) {
 	refs := []core.Reference{specs[0].Reference, specs[1].Reference, specs[2].Reference}
 	const createFields = "/rest/api/3/issue/createmeta/*/issuetypes/*"
 
-	fresh := func() *Provider {
-		p, err := New(f.p.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	f.srv.ClearRequests()
-	got, err := fresh().Lookup(f.ctx, refs, nil)
+	got, err := f.fresh(t).Lookup(f.ctx, refs, nil)
 	if err != nil || len(got) != 3 {
 		t.Fatalf("Lookup = %d found, %v; want 3", len(got), err)
 	}
@@ -35,7 +28,7 @@ func TestLookupSkipsCreateFieldsWhenAllFound(t *testing.T) {
 	}
 
 	f.srv.ClearRequests()
-	got, err = fresh().Lookup(f.ctx, append(refs, "perf/new"), nil)
+	got, err = f.fresh(t).Lookup(f.ctx, append(refs, "perf/new"), nil)
 	if err != nil || len(got) != 3 {
 		t.Fatalf("Lookup = %d found, %v; want 3", len(got), err)
 	}
@@ -46,13 +39,13 @@ func TestLookupSkipsCreateFieldsWhenAllFound(t *testing.T) {
 	// A required field documents cannot set (not declared under fields:);
 	// a declared or built-in one is checked per item by ResolveFields.
 	requireUndeclared(t, f.srv)
-	if _, err := fresh().Lookup(f.ctx, append(refs, "perf/new"), nil); core.ErrorCode(err) != core.CodeConfigInvalid {
+	if _, err := f.fresh(t).Lookup(f.ctx, append(refs, "perf/new"), nil); core.ErrorCode(err) != core.CodeConfigInvalid {
 		t.Errorf("Lookup with a missing reference and a required unfilled field = %v; want CONFIG_INVALID", err)
 	}
-	if _, err := fresh().Lookup(f.ctx, refs, nil); err != nil {
+	if _, err := f.fresh(t).Lookup(f.ctx, refs, nil); err != nil {
 		t.Errorf("Lookup finding every reference = %v; want no error (nothing will be created)", err)
 	}
-	if _, err := fresh().Create(f.ctx, f.specs("perf2", 1)); core.ErrorCode(err) != core.CodeConfigInvalid {
+	if _, err := f.fresh(t).Create(f.ctx, f.specs("perf2", 1)); core.ErrorCode(err) != core.CodeConfigInvalid {
 		t.Errorf("Create with a required unfilled field = %v; want CONFIG_INVALID before any write", err)
 	}
 }

@@ -181,10 +181,7 @@ func TestSubtaskCreateScreenIsChecked(t *testing.T) {
 	}
 	sub := core.FieldRequest{Reference: "d/t-1", Kind: core.KindSubtask, Create: true, Fields: map[string]core.FieldValue{core.FieldComponents: fv("Web")}}
 	_, err = f.p.ResolveFields(f.ctx, []core.FieldRequest{sub})
-	var got []string
-	for _, d := range core.AsError(err).Details {
-		got = append(got, d.Item+" "+d.Field+": "+d.Message)
-	}
+	got := detailLines(err)
 	all := strings.Join(got, "\n")
 	for _, w := range []string{
 		"d/t-1 components: Components (components) is not on the screen of Subtask issues in project DEMO",
