@@ -531,6 +531,23 @@ func (r *commitRun) record(ctx context.Context, index []core.IndexEntry, recs ..
 	return err
 }
 
+// storePreview ends a preview: it refuses, before anyone is asked to
+// confirm, a plan the account could not write (perms: checkPermissions),
+// stores plan as a preview of kind (savePreview) and returns what the
+// caller sees, built by result from what was stored.
+func storePreview[R any](ctx context.Context, s *WorkItemService, dryRun bool, perms []core.Permission, kind core.PreviewKind, plan any, result func(core.Preview) R) (R, error) {
+	if err := s.checkPermissions(ctx, dryRun, perms...); err != nil {
+		var none R
+		return none, err
+	}
+	p, err := s.savePreview(ctx, kind, plan)
+	if err != nil {
+		var none R
+		return none, err
+	}
+	return result(p), nil
+}
+
 // savePreview stores an encoded plan under a new handle.
 func (s *WorkItemService) savePreview(ctx context.Context, kind core.PreviewKind, plan any) (core.Preview, error) {
 	b, err := encodePlan(plan)

@@ -113,15 +113,7 @@ func (s *WorkItemService) importPreview(ctx context.Context, o *op, in ImportPre
 	if err := problems.refusal(); err != nil {
 		return ImportPreviewResult{}, err
 	}
-	if err := s.checkPermissions(ctx, in.DryRun, importPermissions(pl.Entries, pl.structures())...); err != nil {
-		return ImportPreviewResult{}, err
-	}
-	p, err := s.savePreview(ctx, core.PreviewImport, pl)
-	if err != nil {
-		return ImportPreviewResult{}, err
-	}
-	// What the caller sees is built from what was stored.
-	return pl.result(p), nil
+	return storePreview(ctx, s, in.DryRun, importPermissions(pl.Entries, pl.structures()), core.PreviewImport, pl, pl.result)
 }
 
 // documentPlan is one document's part of an import plan.

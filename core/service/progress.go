@@ -111,15 +111,7 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 			}
 		}
 	}
-	if err := s.checkPermissions(ctx, in.DryRun, progressPermissions(&pl)...); err != nil {
-		return ProgressPreviewResult{}, err
-	}
-	p, err := s.savePreview(ctx, core.PreviewProgress, pl)
-	if err != nil {
-		return ProgressPreviewResult{}, err
-	}
-	// What the caller sees is built from what was stored.
-	return pl.result(p), nil
+	return storePreview(ctx, s, in.DryRun, progressPermissions(&pl), core.PreviewProgress, pl, pl.result)
 }
 
 // ProgressCommit executes a stored progress plan behind the gate.

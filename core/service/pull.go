@@ -399,14 +399,7 @@ func (s *WorkItemService) pullPreview(ctx context.Context, o *op, in PullPreview
 			return PullPreviewResult{}, core.Errorf(core.CodeConfigInvalid, "This tracker connection cannot record what DevWorkWire last wrote without writing the items, so a pull cannot move the bases forward; nothing was written.")
 		}
 	}
-	if err := s.checkPermissions(ctx, in.DryRun, pullPermissions(pl)...); err != nil {
-		return PullPreviewResult{}, err
-	}
-	p, err := s.savePreview(ctx, core.PreviewPull, pl)
-	if err != nil {
-		return PullPreviewResult{}, err
-	}
-	return pl.result(p), nil
+	return storePreview(ctx, s, in.DryRun, pullPermissions(pl), core.PreviewPull, pl, pl.result)
 }
 
 // lookupKnown looks refs up in the tracker (by key, too, where the dedup
