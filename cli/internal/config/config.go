@@ -513,45 +513,20 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 		c.StoreURL = anchorStore(c.StoreURL, c.Dir)
 	}
 
-	// preview_ttl
-	c.PreviewTTL = DefaultPreviewTTL
-	if s := strings.TrimSpace(f.PreviewTTL); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return nil, invalid("preview_ttl", "%q is not a duration. Use a Go duration such as 30m or 1h.", s)
-		}
-		if d < MinPreviewTTL || d > MaxPreviewTTL {
-			return nil, invalid("preview_ttl", "%s is out of range. Use a value from 1m to 24h (default 30m).", s)
-		}
-		c.PreviewTTL = d
+	// preview_ttl, search_lag_window
+	var err *core.Error
+	if c.PreviewTTL, err = durationField("preview_ttl", f.PreviewTTL, DefaultPreviewTTL, MinPreviewTTL, MaxPreviewTTL, goDuration, "a Go duration such as 30m or 1h", "1m to 24h (default 30m)"); err != nil {
+		return nil, err
 	}
-
-	// search_lag_window
-	c.SearchLagWindow = DefaultSearchLagWindow
-	if s := strings.TrimSpace(f.SearchLagWindow); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return nil, invalid("search_lag_window", "%q is not a duration. Use a Go duration such as 10m or 1h.", s)
-		}
-		if d < 0 || d > MaxSearchLagWindow {
-			return nil, invalid("search_lag_window", "%s is out of range. Use a value from 0s to 24h (default 10m).", s)
-		}
-		c.SearchLagWindow = d
+	if c.SearchLagWindow, err = durationField("search_lag_window", f.SearchLagWindow, DefaultSearchLagWindow, 0, MaxSearchLagWindow, goDuration, "a Go duration such as 10m or 1h", "0s to 24h (default 10m)"); err != nil {
+		return nil, err
 	}
 
 	c.Rank = f.Rank == nil || *f.Rank
 
 	// audit_retention
-	c.AuditRetention = core.DefaultRetention.Audit
-	if s := strings.TrimSpace(f.AuditRetention); s != "" {
-		d, ok := parseDays(s)
-		if !ok {
-			return nil, invalid("audit_retention", "%q is not a duration. Use days such as 365d, or a Go duration such as 8760h.", s)
-		}
-		if d < MinAuditRetention || d > MaxAuditRetention {
-			return nil, invalid("audit_retention", "%s is out of range. Use a value from 30d to 3650d (default 365d).", s)
-		}
-		c.AuditRetention = d
+	if c.AuditRetention, err = durationField("audit_retention", f.AuditRetention, core.DefaultRetention.Audit, MinAuditRetention, MaxAuditRetention, parseDays, "days such as 365d, or a Go duration such as 8760h", "30d to 3650d (default 365d)"); err != nil {
+		return nil, err
 	}
 
 	// DWIRE_COMMIT_LOCK_LEASE (testing knob)
@@ -563,6 +538,29 @@ func fromFile(path string, f File, getenv func(string) string) (*Config, error) 
 		c.CommitLockLease = d
 	}
 	return c, nil
+}
+
+// durationField reads the duration setting field from s as written ("":
+// def): read parses it; a value it cannot read is refused saying how to
+// write one (how), a value outside lo..hi naming the range (span).
+func durationField(field, s string, def, lo, hi time.Duration, read func(string) (time.Duration, bool), how, span string) (time.Duration, *core.Error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return def, nil
+	}
+	d, ok := read(s)
+	if !ok {
+		return 0, invalid(field, "%q is not a duration. Use %s.", s, how)
+	}
+	if d < lo || d > hi {
+		return 0, invalid(field, "%s is out of range. Use a value from %s.", s, span)
+	}
+	return d, nil
+}
+
+// goDuration reads a Go duration ("30m").
+func goDuration(s string) (time.Duration, bool) {
+	d, err := time.ParseDuration(s)
+	return d, err == nil
 }
 
 // parseDays reads a whole number of days ("365d") or a Go duration.
