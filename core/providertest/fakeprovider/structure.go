@@ -87,7 +87,7 @@ func (p *Provider) Backlog() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []string
-	for _, it := range p.byRank() {
+	for _, it := range p.ranked() {
 		out = append(out, it.w.Key)
 	}
 	return out
@@ -160,12 +160,6 @@ func (p *Provider) sprintByID(id string) *core.Sprint {
 		}
 	}
 	return nil
-}
-
-func (p *Provider) byRank() []*item {
-	out := p.sorted()
-	slices.SortStableFunc(out, func(a, b *item) int { return a.rank - b.rank })
-	return out
 }
 
 // ---- core.StructureProvider ---------------------------------------------
@@ -341,7 +335,7 @@ func (p *Provider) Rank(ctx context.Context, keys []string, anchor string, befor
 // fingerprints change.
 func (p *Provider) placeLocked(moving []*item, a *item, before bool) {
 	var rest []*item
-	for _, it := range p.byRank() {
+	for _, it := range p.ranked() {
 		if !slices.Contains(moving, it) {
 			rest = append(rest, it)
 		}
