@@ -101,12 +101,9 @@ func TestDiscoveryIsCached(t *testing.T) {
 
 func TestPermissionDeniedNamesProjectAndAction(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	out, err := f.p.Create(f.ctx, f.specs("perm", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, out, _, _ := f.createAll(t, "perm", 1)
 	f.srv.SetPermissions(f.srv.ProjectKey(), jiratest.Permissions{Browse: true, Create: true})
-	err = f.p.AddComment(f.ctx, out[0].Key, "hello")
+	err := f.p.AddComment(f.ctx, out[0].Key, "hello")
 	if core.ErrorCode(err) != core.CodeJiraPermissionDenied || !strings.Contains(err.Error(), "DEMO") || !strings.Contains(err.Error(), "comment") {
 		t.Errorf("comment without permission: %v; want JIRA_PERMISSION_DENIED naming project DEMO and the action", err)
 	}
@@ -198,7 +195,7 @@ func TestCreateBatchesOf50AndLookupPages(t *testing.T) {
 func TestLookupKnownKeysUnderSearchLag(t *testing.T) {
 	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
 	specs, out, _, _ := f.createAll(t, "lag", 2)
-	p2, _ := New(f.p.cfg) // knows no reconcile ids
+	p2 := f.fresh(t) // knows no reconcile ids
 	refs := []core.Reference{specs[0].Reference, specs[1].Reference}
 	// Search does not show them yet; Lookup finds them all the same, by
 	// reading the keys after the newest one search knows (the tail).
@@ -410,9 +407,7 @@ func TestCreateRefusedAsAWhole(t *testing.T) {
 
 func TestQueryReadsEveryPageAndTruncates(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	if _, err := f.p.Create(f.ctx, f.specs("paged", 130)); err != nil {
-		t.Fatal(err)
-	}
+	f.createAll(t, "paged", 130)
 	before := f.p.Stats().ByEndpoint[searchEndpoint]
 	items, trunc, err := f.p.Query(f.ctx, core.Filter{Document: "paged", Limit: 100})
 	if err != nil || len(items) != 100 || !trunc {
@@ -481,7 +476,7 @@ func TestCreateWithoutPermission(t *testing.T) {
 func TestLookupManyKnownKeysUnderSearchLag(t *testing.T) {
 	f := startJira(t, jiratest.Options{SearchLag: time.Hour}, nil)
 	specs, out, refs, known := f.createAll(t, "lagmany", 30)
-	p2, _ := New(f.p.cfg)
+	p2 := f.fresh(t)
 	known["lagmany/gone"] = "DEMO-99999" // deleted in Jira: skipped
 	refs = append(refs, "lagmany/gone")
 	known[specs[0].Reference], known[specs[1].Reference] = out[1].Key, out[0].Key // swapped: references do not match
@@ -510,7 +505,7 @@ func TestLookupKnownKeysBatches(t *testing.T) {
 	for r, k := range known {
 		known[r] = strings.ToLower(k) // keys in any case
 	}
-	p2, _ := New(f.p.cfg)
+	p2 := f.fresh(t)
 	f.srv.ClearRequests()
 	got, err := p2.Lookup(f.ctx, refs, known)
 	if err != nil || len(got) != 250 {

@@ -155,7 +155,7 @@ func TestLookupFindsValuesWrittenBeforeTokens(t *testing.T) {
 			t.Fatalf("%s holds %q; want the bare reference", o.Key, is.RefValue)
 		}
 	}
-	p2, _ := New(f.p.cfg)
+	p2 := f.fresh(t)
 	var refs []core.Reference
 	for _, s := range specs {
 		refs = append(refs, s.Reference)
@@ -213,9 +213,7 @@ func (f *fixture) put(path string, body []byte) error {
 func TestQueryFindsADocumentOfStopWords(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
 	for _, doc := range []string{"it", "to-a", "running", "runs"} {
-		if _, err := f.p.Create(f.ctx, f.specs(doc, 2)); err != nil {
-			t.Fatal(err)
-		}
+		f.createAll(t, doc, 2)
 	}
 	for _, doc := range []string{"it", "to-a", "running", "runs"} {
 		items, _, err := f.p.Query(f.ctx, core.Filter{Document: doc, Limit: 10})

@@ -23,10 +23,7 @@ import (
 // shipped this inverted; this test fails if the adapter does too.
 func TestDependsOnDirection(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	outs, err := f.p.Create(f.ctx, f.specs("dir", 2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, outs, _, _ := f.createAll(t, "dir", 2)
 	a, b := outs[0].Key, outs[1].Key // b depends on a
 	f.srv.ClearRequests()
 	if err := f.p.AddDependency(f.ctx, b, a); err != nil {
@@ -69,15 +66,12 @@ func TestDependsOnDirection(t *testing.T) {
 // made is found by Dependencies.
 func TestAddDependencyUnanswered(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	outs, err := f.p.Create(f.ctx, f.specs("unans", 2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, outs, _, _ := f.createAll(t, "unans", 2)
 	a, b := outs[0].Key, outs[1].Key
 	if err := f.srv.AddFault(jiratest.Fault{Method: "POST", Path: "/rest/api/3/issueLink", Call: 1, Kind: jiratest.FaultDropAfterApply}); err != nil {
 		t.Fatal(err)
 	}
-	err = f.p.AddDependency(f.ctx, b, a)
+	err := f.p.AddDependency(f.ctx, b, a)
 	if !core.IsOutcomeUnknown(err) {
 		t.Fatalf("AddDependency through a dropped connection: %v; want an unknown outcome", err)
 	}
@@ -95,10 +89,7 @@ func TestAddDependencyUnanswered(t *testing.T) {
 // it moved are moved.
 func TestRankPartialSuccess(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	outs, err := f.p.Create(f.ctx, f.specs("rank", 3))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, outs, _, _ := f.createAll(t, "rank", 3)
 	k := []string{outs[0].Key, outs[1].Key, outs[2].Key}
 	if err := f.srv.FailRank(k[1], "Rank field is locked"); err != nil {
 		t.Fatal(err)

@@ -123,7 +123,7 @@ func TestLookupTailIsOneRequestWhenNobodyElseWrites(t *testing.T) {
 	for _, s := range specs {
 		refs = append(refs, s.Reference)
 	}
-	p2, _ := New(f.p.cfg)
+	p2 := f.fresh(t)
 	if _, err := p2.ensureMeta(f.ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -171,10 +171,8 @@ func TestLookupTailStopsAtAGapAndSkipsDeletedKeys(t *testing.T) {
 // after the newest key that read found: one.
 func TestLookupTailOfANewDocument(t *testing.T) {
 	f := startJira(t, jiratest.Options{}, nil)
-	if _, err := f.p.Create(f.ctx, f.specs("older", 3)); err != nil {
-		t.Fatal(err)
-	}
-	p2, _ := New(f.p.cfg)
+	f.createAll(t, "older", 3)
+	p2 := f.fresh(t)
 	if _, err := p2.ensureMeta(f.ctx); err != nil {
 		t.Fatal(err)
 	}
