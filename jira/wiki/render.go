@@ -341,11 +341,21 @@ func textRun(n adf.Node, mode inlineMode) run {
 	if mode == modeLine || mode == modeCell {
 		r.text = strings.ReplaceAll(r.text, "\n", " ")
 	}
+	shown := 0
 	for _, m := range n.Marks {
 		if m.Type == "link" {
 			m := m
 			r.link = &m
 		} else if markOpen(m) != "" {
+			shown++
+		}
+	}
+	if shown > 0 && shown == len(n.Marks) {
+		r.marks = n.Marks // all of them: not copied (runs only read their marks)
+		return r
+	}
+	for _, m := range n.Marks {
+		if m.Type != "link" && markOpen(m) != "" {
 			r.marks = append(r.marks, m)
 		}
 	}
@@ -763,8 +773,17 @@ func escapeText(s string, end bool) string {
 	if s == "" {
 		return ""
 	}
+	if !strings.ContainsAny(s, escaped) && utf8.ValidString(s) {
+		return s // nothing to escape: each character as itself
+	}
+	return escapeRunes(s, end)
+}
+
+// escapeRunes is escapeText character by character.
+func escapeRunes(s string, end bool) string {
 	rs := []rune(s)
 	var b strings.Builder
+	b.Grow(len(s))
 	for i, r := range rs {
 		prev, next := rune(0), rune(0)
 		if i > 0 {
@@ -812,6 +831,10 @@ func escapeText(s string, end bool) string {
 	}
 	return b.String()
 }
+
+// escaped are the characters escapeText may write otherwise than as
+// themselves.
+const escaped = markChars + "{}[]|?!\\&"
 
 // isSpecial reports whether a backslash before r escapes it.
 func isSpecial(r rune) bool {

@@ -56,6 +56,23 @@ func TestRunsMatchTheReference(t *testing.T) {
 	})
 }
 
+// TestEscapeTextMatchesCharacterByCharacter: escapeText, which returns a
+// text with nothing to escape as it is, writes what escaping it
+// character by character writes, for texts of letters, blanks, special
+// characters, other scripts and invalid UTF-8.
+func TestEscapeTextMatchesCharacterByCharacter(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var b strings.Builder
+		for range rapid.IntRange(0, 8).Draw(t, "pieces") {
+			b.WriteString(rapid.SampledFrom([]string{"a", "1", " ", "\t", "é", "日", "\xff", "*", "-", "?", "!", "\\", "&", "&amp;", "{", "|", ".", "#", "\n"}).Draw(t, "piece"))
+		}
+		s, end := b.String(), rapid.Bool().Draw(t, "end")
+		if got, want := escapeText(s, end), escapeRunes(s, end); got != want {
+			t.Fatalf("escapeText(%q, %v) = %q; want %q", s, end, got, want)
+		}
+	})
+}
+
 // The reference: toRuns and normalizeRuns as they were, growing a slice
 // at every step.
 
