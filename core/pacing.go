@@ -22,8 +22,13 @@ import (
 // refuses is served as fast as it answers and the store is asked about
 // once a second per endpoint. A refusal ends it (the first cut is made
 // from the rate the buyer was sending at), and so does a second buyer:
-// processes that share a site then share one rate. PaceState is the whole
-// algorithm; the stores only keep it.
+// processes that share a site then share one rate. A refusal pauses the
+// key for its Retry-After (the tracker refuses every request to the
+// endpoint until then); every answer says the pause left (PaceGrant.Pause)
+// and whether other buyers share the key (PaceGrant.Shared), so a buyer
+// holding send times bought before another's refusal checks them with an
+// empty request before spending one, and spends none inside it.
+// PaceState is the whole algorithm; the stores only keep it.
 
 // PaceRequest is what a process asks of a shared pace, and what it tells
 // about the answers it had since its last request.
@@ -52,7 +57,7 @@ type PaceRequest struct {
 	Buyer string `json:"buyer,omitempty"`
 	// Sent is how many sends the caller made to the key in the last
 	// second (told with a refusal: a free buyer's rate, which the first
-	// cut is made from).
+	// cut is made from; ignored when the key is not sent to freely).
 	Sent int `json:"sent,omitempty"`
 }
 
@@ -70,6 +75,17 @@ type PaceGrant struct {
 	// times are given; only its in-flight window paces it), then it buys
 	// again (0: pace by Sends).
 	Free time.Duration `json:"free,omitempty"`
+	// Pause is how long from now no send may go (a refusal's
+	// Retry-After, told by whoever saw it; 0: none). Every answer says
+	// it, a request with nothing to report or buy too (a check): a
+	// buyer holding send times it bought before the refusal spends none
+	// of them inside it.
+	Pause time.Duration `json:"pause,omitempty"`
+	// Shared: another buyer bought the key within PaceAlone of this
+	// buyer (its refusals are not this buyer's to see): send times
+	// bought ahead are worth checking against Pause before they are
+	// spent.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // PaceState is the pacing of one key, as a store keeps it.
@@ -201,8 +217,10 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 			cut := PaceCut
 			if !s.Steady {
 				cut = PaceFirstCut
-				if r.Sent > 0 {
-					// A free buyer: the rate it was sending at.
+				if r.Sent > 0 && s.Free {
+					// A free buyer (alone on the key): the rate it was
+					// sending at. A shared key's rate is every buyer's,
+					// one buyer's sends are only its share of it.
 					rate = min(float64(r.Sent), PaceMaxRate)
 				}
 			}
@@ -210,7 +228,18 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 			rate = math.Max(1, rate*cut)
 			s.Cut, s.Steady, s.Clean = now, true, 0
 		}
-		s.Level = math.Min(s.Level, 0) // the tracker's bucket is empty now
+		// The tracker's bucket is empty now. A refusal that starts a
+		// pause also ends what was bought ahead before it: those send
+		// times fall inside the pause, and their buyers drop them (the
+		// refused one at once, the others when they check Pause before
+		// spending one), so the bucket refills from zero during the
+		// pause, as the tracker's does. Inside a pause, what was bought
+		// since (sends after it) stays bought.
+		if r.RetryAfter > 0 && !s.Pause.After(now) {
+			s.Level = 0
+		} else {
+			s.Level = math.Min(s.Level, 0)
+		}
 		if r.RetryAfter > 0 {
 			s.Pause = laterOf(s.Pause, now.Add(r.RetryAfter))
 		}
@@ -226,14 +255,14 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 		rate = math.Min(rate, PaceMaxRate)
 	}
 	s.Rate = rate
-	g := PaceGrant{Rate: rate, Steady: s.Steady}
-	want := min(r.Want, PaceMaxGrant)
-	if want <= 0 {
-		return g
-	}
 	var pause time.Duration
 	if s.Pause.After(now) {
 		pause = s.Pause.Sub(now)
+	}
+	g := PaceGrant{Rate: rate, Steady: s.Steady, Pause: pause, Shared: shared}
+	want := min(r.Want, PaceMaxGrant)
+	if want <= 0 {
+		return g
 	}
 	s.Free = !s.Steady && !shared && r.Buyer != "" && pause == 0
 	if s.Free {

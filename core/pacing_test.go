@@ -188,3 +188,45 @@ func TestPaceStateFirstCutFromTheServedRate(t *testing.T) {
 		t.Fatalf("refused after 14 served in a second: rate %v, ceiling %v, steady %v; want %v, 14, steady", g.Rate, s.Ceil, g.Steady, 14*PaceFirstCut)
 	}
 }
+
+// A key shared by buyers in slow start: a refusal one of them tells cuts
+// the key's rate, not that buyer's own sends (its share of the rate).
+func TestPaceStateSharedFirstCutFromTheKeysRate(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	var s PaceState
+	s.Take(t0, PaceRequest{Want: 4, Buyer: "a"})
+	s.Take(t0.Add(100*time.Millisecond), PaceRequest{Want: 4, Buyer: "b"})
+	g := s.Take(t0.Add(300*time.Millisecond), PaceRequest{Want: 4, Buyer: "a", Refused: true, RetryAfter: time.Second, Sent: 2})
+	if want := PaceStartRate * PaceFirstCut; g.Rate != want || !g.Steady {
+		t.Fatalf("a shared key refused while one buyer sent 2 in a second: rate %v, steady %v; want half the key's %v, %v", g.Rate, g.Steady, PaceStartRate, want)
+	}
+	if g.Pause < 900*time.Millisecond || !g.Shared {
+		t.Errorf("the grant says pause %v, shared %v; want the Retry-After left, shared", g.Pause, g.Shared)
+	}
+}
+
+// A refusal that starts a pause forgets the send times bought ahead
+// before it (their buyers drop them): the bucket refills from zero during
+// the pause, so after it a bucket's worth goes at once, as the tracker's
+// bucket (refilled meanwhile) allows.
+func TestPaceStateRefusalForgetsWhatWasBoughtAhead(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	s := PaceState{Rate: 10, Steady: true}
+	for _, b := range []string{"a", "b"} {
+		s.Take(t0, PaceRequest{Want: PaceMaxGrant, Buyer: b}) // a second's worth ahead
+	}
+	g := s.Take(t0.Add(50*time.Millisecond), PaceRequest{Buyer: "a", Refused: true, RetryAfter: time.Second})
+	if g.Pause != time.Second {
+		t.Fatalf("pause %v after the refusal; want its Retry-After", g.Pause)
+	}
+	g = s.Take(t0.Add(1050*time.Millisecond), PaceRequest{Want: PaceMaxGrant, Buyer: "b"})
+	now := 0
+	for _, at := range g.Sends {
+		if at == 0 {
+			now++
+		}
+	}
+	if want := int(s.Rate) - 1; now < want {
+		t.Errorf("after the pause %d sends at once (%v); want the bucket refilled during it, at least %d", now, g.Sends, want)
+	}
+}

@@ -40,9 +40,13 @@ import (
 //     pacing (SharePacing: every process on the site paces as one), else
 //     in this process. One purchase buys a batch (the requests waiting),
 //     and carries what the answers since the last one said (clean, refused
-//     with its Retry-After, NearLimit). A store fault falls back to this
-//     process's own state, said once in the log, and the store is tried
-//     again a while later;
+//     with its Retry-After, NearLimit); a refusal is told as soon as it
+//     comes back. Where other processes buy the key too, a purchase buys
+//     only for the requests waiting, and a send time bought more than
+//     checkAfter before it is spent is checked against the key's shared
+//     pause first (another process's refusal since): none is spent inside
+//     it. A store fault falls back to this process's own state, said once
+//     in the log, and the store is tried again a while later;
 //   - per issue: never two writes at once, and after a per-issue 429 no
 //     write to that issue before its Retry-After.
 //
@@ -100,6 +104,13 @@ const (
 	// found by the window's growth in one round trip.
 	probeWindow = 2
 	probeServed = 20
+	// checkAfter: a send time of a key other processes buy too, spent
+	// more than checkAfter after the store last answered for it, is
+	// checked first (core.PaceGrant.Pause): another process may have
+	// been refused since, and every request inside the Retry-After that
+	// refusal started is refused too (Jira refuses every request to the
+	// endpoint until it has passed).
+	checkAfter = 25 * time.Millisecond
 )
 
 // endpointPace is the pacing of one endpoint and method.
@@ -127,10 +138,17 @@ type endpointPace struct {
 	// proven: it had probeServed clean answers within a second and no
 	// refusal since (sending freely, only the window paces it).
 	proven bool
-	// buying: a purchase is under way (one at a time per endpoint).
-	buying bool
+	// buying: a purchase is under way (one at a time per endpoint);
+	// check: it is a check (core.PaceGrant.Pause), buying nothing.
+	buying, check bool
 	// steady: the last grant's rate was learned (its slow start is over).
 	steady bool
+	// shared: the last answer said other processes buy the key too
+	// (core.PaceGrant.Shared), and checked is when the store last
+	// answered for it: a send time is checked against the shared pause
+	// before it is spent once checkAfter has passed since.
+	shared  bool
+	checked time.Time
 	// retry: no purchase before it (the last one granted nothing).
 	retry time.Time
 	// report is what the answers said since the last purchase; a
@@ -277,6 +295,13 @@ func (pc *pacer) try(endpoint, issue string) (wait time.Duration, ok, buy bool) 
 		return 0, false, true
 	case ep.slots[0].After(now):
 		return ep.slots[0].Sub(now), false, false
+	case ep.buying:
+		return 0, false, false // a check is under way: wait for it
+	case ep.shared && pc.sharing(now) && now.Sub(ep.checked) > checkAfter:
+		// Bought a while ago, and other processes send here too: is
+		// the endpoint paused since (one of them was refused)?
+		ep.buying, ep.check = true, true
+		return 0, false, true
 	}
 	ep.slots = ep.slots[1:]
 	pc.admit(ep, is, now)
@@ -302,21 +327,43 @@ func (ep *endpointPace) recent(now time.Time) []time.Time {
 	return ep.served
 }
 
+// sharing reports whether the shared store is to be asked at now (there
+// is one, and no fault of it is recent). Call with pc.mu held.
+func (pc *pacer) sharing(now time.Time) bool {
+	return pc.shared != nil && !now.Before(pc.sharedOK)
+}
+
 // buy buys send times for endpoint (its waiting requests' worth) with
 // what its answers said since the last purchase, from the shared store
-// or, without one or after its fault, from this process's own state.
-// The caller set ep.buying.
+// or, without one or after its fault, from this process's own state; or,
+// when ep.check is set, only asks the shared store whether the endpoint
+// is paused (and tells what the answers said), dropping the send times
+// the pause covers. The caller set ep.buying.
 func (pc *pacer) buy(ctx context.Context, endpoint string) {
 	pc.mu.Lock()
 	ep := pc.endpoint(endpoint)
+	check := ep.check
+	ep.check = false
+	if check {
+		pc.mu.Unlock()
+		pc.checkPause(ctx, endpoint)
+		return
+	}
 	r := ep.report
 	if left := ep.reportPause.Sub(pc.now()); left > 0 {
 		r.RetryAfter = left
 	}
 	ep.report, ep.reportPause = core.PaceRequest{}, time.Time{}
 	// As many as wait, or as the window would let out now: requests
-	// arriving one after another then share one purchase.
-	r.Want = max(1, min(max(ep.waiters(), ep.allowed()-ep.inFlight), core.PaceMaxGrant))
+	// arriving one after another then share one purchase. Where other
+	// processes may buy the key too (they do, or this is the first
+	// purchase: nobody knows yet), only as many as wait: a send time
+	// bought and never spent is one they waited for in vain.
+	want := max(ep.waiters(), ep.allowed()-ep.inFlight)
+	if ep.shared || (pc.shared != nil && ep.checked.IsZero()) {
+		want = ep.waiters()
+	}
+	r.Want = max(1, min(want, core.PaceMaxGrant))
 	readSite := pc.shared != nil && !pc.siteRead && !pc.perSite
 	pc.siteRead = true
 	r.Buyer = pc.id
@@ -380,6 +427,8 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 	}
 
 	ep.steady = g.Steady
+	now := pc.now()
+	ep.heard(g, now, shared != nil && err == nil)
 	if r.Refused {
 		// The site refused this endpoint: endpoints still in slow start
 		// drop the send times they bought at their growing rate and buy
@@ -391,7 +440,6 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 			}
 		}
 	}
-	now := pc.now()
 	for _, d := range g.Sends {
 		ep.slots = append(ep.slots, now.Add(d))
 	}
@@ -404,6 +452,56 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 	}
 	ep.buying = false
 	pc.signal()
+}
+
+// checkPause asks the shared store whether endpoint's key is paused,
+// telling it what the answers said since the last purchase. A store
+// fault skips the check (the send time is spent) and is handled as in
+// buy. The caller set ep.buying.
+func (pc *pacer) checkPause(ctx context.Context, endpoint string) {
+	pc.mu.Lock()
+	ep := pc.endpoint(endpoint)
+	// The clean answers and NearLimit go with the check (a refusal
+	// coming meanwhile stays for the next purchase).
+	tell := core.PaceRequest{Clean: ep.report.Clean, Near: ep.report.Near}
+	ep.report.Clean, ep.report.Near = 0, false
+	key, shared := pc.key(endpoint), pc.shared
+	pc.mu.Unlock()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedTimeout)
+	g, err := shared.TakePace(sctx, key, tell)
+	cancel()
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	now := pc.now()
+	if err != nil {
+		pc.log.Warn("shared pacing unavailable: this process paces alone for a while", "code", core.ErrorCode(err), "retry_in", sharedRetry.String())
+		pc.sharedOK = now.Add(sharedRetry)
+		ep.report.Clean += tell.Clean
+		ep.report.Near = ep.report.Near || tell.Near
+	} else {
+		ep.heard(g, now, true)
+	}
+	ep.buying = false
+	pc.signal()
+}
+
+// heard applies what an answer of the shared store (fromStore) or of
+// this process's own state said of the key's pause and sharing at now:
+// send times the pause covers are dropped (bought before a refusal,
+// spent inside its Retry-After they would be refused).
+func (ep *endpointPace) heard(g core.PaceGrant, now time.Time, fromStore bool) {
+	ep.shared = g.Shared && fromStore
+	ep.checked = now
+	if g.Pause <= 0 {
+		return
+	}
+	until := now.Add(g.Pause)
+	ep.pause = later(ep.pause, until)
+	i := 0
+	for i < len(ep.slots) && ep.slots[i].Before(until) {
+		i++
+	}
+	ep.slots = ep.slots[i:]
 }
 
 // key names endpoint's pace: the site and the endpoint (or the whole
@@ -512,7 +610,6 @@ const (
 // came).
 func (pc *pacer) release(t *ticket, resp *response) {
 	pc.mu.Lock()
-	defer pc.mu.Unlock()
 	now := pc.now()
 	pc.inFlight--
 	ep := pc.endpoint(t.endpoint)
@@ -523,7 +620,18 @@ func (pc *pacer) release(t *ticket, resp *response) {
 		is.busy = false
 	}
 	pc.learn(ep, is, readSignals(resp, now), t.start, now)
+	// A refusal is told to the shared pace now, not when this process
+	// next sends to the endpoint (its retry, after the Retry-After):
+	// every other process on the site holds back inside it.
+	tell := ep.report.Refused && !ep.buying && pc.shared != nil
+	if tell {
+		ep.buying = true
+	}
 	pc.signal()
+	pc.mu.Unlock()
+	if tell {
+		pc.buy(context.Background(), t.endpoint)
+	}
 }
 
 // signal wakes every request waiting in acquire. Call with pc.mu held.

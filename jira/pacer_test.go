@@ -806,3 +806,89 @@ func TestPacerLaterProcessStartsFromTheSitesRate(t *testing.T) {
 		t.Errorf("a later process sent %d at once on a new endpoint; want at most a second's worth at the site's rate %v", n, learned)
 	}
 }
+
+// Two processes on one store, both holding send times bought ahead: once
+// one of them is refused, the other spends none of the send times it
+// bought before inside the refusal's Retry-After (Jira refuses every
+// request to the endpoint until it has passed, so each would be refused
+// too), and sends again after it. A process alone on a key is not asked
+// to check: it sees its own refusals.
+func TestPacerSpendsNoBoughtSendTimeInsideAnotherProcesssPause(t *testing.T) {
+	a, clk := ratedPacer(16)
+	b := newPacer(16)
+	b.now, b.after = clk.Now, clk.After
+	clocksMu.Lock()
+	clocks[b] = clk
+	clocksMu.Unlock()
+	store := memstore.New(memstore.Options{Now: clk.Now})
+	sta, stb := &countingPace{PaceStore: store}, &countingPace{PaceStore: store}
+	for pc, st := range map[*pacer]*countingPace{a: sta, b: stb} {
+		pc.site, pc.shared = "https://x.atlassian.net", st
+		pc.endpoint(epSearch).window = 16
+		pc.learned = 10 // the site's rate, learned on another endpoint
+	}
+	// a buys a second's worth (a bucket of 10 at once and more ahead),
+	// then b buys what is left of the second ahead.
+	ta := admit(a, epSearch, 16)
+	if len(ta) != 10 {
+		t.Fatalf("a: %d admitted at once; want the bucket's 10", len(ta))
+	}
+	if got := len(admit(b, epSearch, 16)); got != 0 {
+		t.Fatalf("b: %d admitted at once; want none (a bought the bucket)", got)
+	}
+	b.mu.Lock()
+	bought := len(b.endpoint(epSearch).slots)
+	b.mu.Unlock()
+	if bought == 0 {
+		t.Fatal("b bought no send time ahead")
+	}
+	// 50 ms later a is refused for a second.
+	clk.Advance(50 * time.Millisecond)
+	for _, tk := range ta[1:] {
+		a.release(tk, answer(200))
+	}
+	// a is told as its answer comes back, before a sends again (its
+	// retry comes after the Retry-After).
+	a.release(ta[0], answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based"))
+	// b's send times come due inside the pause: none is spent.
+	pauseEnds := clk.Now().Add(time.Second)
+	for clk.Now().Before(pauseEnds) {
+		if wait, ok := tryAt(b, epSearch, ""); ok {
+			t.Fatalf("b sent %v after a's refusal, inside its Retry-After (%d send times bought before it)", clk.Now().Sub(pauseEnds.Add(-time.Second)), bought)
+		} else if wait <= 0 || wait > time.Second {
+			t.Fatalf("b waits %v inside the pause; want until it ends", wait)
+		}
+		clk.Advance(20 * time.Millisecond)
+	}
+	// After it b sends again (once the send times bought ahead before
+	// the refusal, which the shared bucket still counts, are paid for).
+	after := 0
+	for range 10 {
+		after += len(admit(b, epSearch, 16))
+		clk.Advance(100 * time.Millisecond)
+	}
+	if after == 0 {
+		t.Error("b sends nothing in the second after the pause")
+	}
+	// b buys only for the requests waiting (here one at a time): a send
+	// time bought and never spent is one a waits for in vain.
+	for _, w := range stb.wants {
+		if w > 1 {
+			t.Errorf("b asked for %v send times with one request waiting; want 1 each", stb.wants)
+			break
+		}
+	}
+	// Alone on a key, a spends what it bought without asking the store.
+	c, cclk := ratedPacer(16)
+	cst := &countingPace{PaceStore: memstore.New(memstore.Options{Now: cclk.Now})}
+	c.site, c.shared, c.learned = "https://x.atlassian.net", cst, 10
+	c.endpoint(epSearch).window = 16
+	sent := len(admit(c, epSearch, 16))
+	for range 10 {
+		cclk.Advance(100 * time.Millisecond)
+		sent += len(admit(c, epSearch, 16))
+	}
+	if cst.calls > 4 {
+		t.Errorf("a process alone sent %d and asked the store %d times; want a purchase per second's worth, no checks", sent, cst.calls)
+	}
+}

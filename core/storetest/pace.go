@@ -12,9 +12,10 @@ import (
 // a second's worth at PaceStartRate ahead, spaced at the rate, and no more
 // (the clock stands still); keys are independent; the state survives a
 // reopen; a refusal cuts the rate and holds every send until its
-// Retry-After; concurrent takers (goroutines on one store, and a second
-// store opened on the same data) never share out more than the bucket
-// holds: the update is atomic.
+// Retry-After, which a check (an empty request) answers as Pause; a
+// second buyer's grant says the key is shared; concurrent takers
+// (goroutines on one store, and a second store opened on the same data)
+// never share out more than the bucket holds: the update is atomic.
 func testPace(t *testing.T, e *env) {
 	ps := capability[core.PaceStore](t, e)
 	ctx := t.Context()
@@ -68,6 +69,16 @@ func testPace(t *testing.T, e *env) {
 	}
 	if len(g.Sends) == 0 || g.Sends[0] < 500*time.Millisecond {
 		t.Fatalf("after a refusal with Retry-After 500ms, sends at %v; want none before 500ms", g.Sends)
+	}
+	// A check (nothing bought, nothing told) says the pause to another
+	// buyer holding send times bought before the refusal.
+	if g = take(ps, "site|A", core.PaceRequest{}); g.Pause < 490*time.Millisecond || g.Pause > 500*time.Millisecond || len(g.Sends) != 0 {
+		t.Fatalf("a check after the refusal answered pause %v, sends %v; want the 500ms left, none", g.Pause, g.Sends)
+	}
+	// Two buyers within PaceAlone: each answer says the key is shared.
+	take(ps, "site|D", core.PaceRequest{Want: 1, Buyer: "one"})
+	if g = take(ps, "site|D", core.PaceRequest{Want: 1, Buyer: "two"}); !g.Shared {
+		t.Fatal("a second buyer's grant does not say the key is shared")
 	}
 	// Atomic: takers at once on a standing clock share out exactly one
 	// bucket and one second ahead, never more.

@@ -187,6 +187,11 @@ func (b *bench) agentsRun(ctx context.Context, pg string, agents, items int, rat
 	if err != nil {
 		return r, err
 	}
+	if b.o.Timeline != "" {
+		if err := writeTimeline(fmt.Sprintf("%s.agents-%d", b.o.Timeline, agents), fmt.Sprintf("%d agents", agents), p); err != nil {
+			return r, err
+		}
+	}
 	r.WallMS = ms(wall)
 	r.ItemsPerSec = float64(len(commits)*items) / wall.Seconds()
 	r.Requests, r.RateLimited = p.Requests, p.RateLimited

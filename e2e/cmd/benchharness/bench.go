@@ -615,6 +615,12 @@ func writeTimeline(path, title string, p Phase) error {
 	}
 	for _, r := range p.log {
 		hint := ""
+		if i := strings.Index(r.Body, `"issueIdsOrKeys":[`); i >= 0 {
+			rest := r.Body[i+len(`"issueIdsOrKeys":[`):]
+			rest = rest[:strings.IndexByte(rest+"]", ']')]
+			ks := strings.Split(rest, ",")
+			hint = fmt.Sprintf("n=%d %s..%s", len(ks), ks[0], ks[len(ks)-1])
+		}
 		for _, k := range []string{`"summary":"`, `"issues":["`} {
 			if i := strings.Index(r.Body, k); i >= 0 {
 				rest := r.Body[i+len(k):]
