@@ -70,12 +70,18 @@ func testPacer(maxInFlight int) (*pacer, *paceClock) {
 
 func ratedPacer(maxInFlight int) (*pacer, *paceClock) {
 	clk := newPaceClock()
+	return pacerOn(clk, maxInFlight), clk
+}
+
+// pacerOn is a pacer (another process's, for a second one) on clk,
+// starting where a new site's does.
+func pacerOn(clk *paceClock, maxInFlight int) *pacer {
 	pc := newPacer(maxInFlight)
 	pc.now, pc.after = clk.Now, clk.After
 	clocksMu.Lock()
 	clocks[pc] = clk
 	clocksMu.Unlock()
-	return pc, clk
+	return pc
 }
 
 // clocks are the test pacers' clocks, for admit.
@@ -738,11 +744,7 @@ func TestPacerSharesThroughTheStore(t *testing.T) {
 // not each send freely.
 func TestPacerSendsFreelyOnlyAlone(t *testing.T) {
 	a, clk := ratedPacer(64)
-	b := newPacer(64)
-	b.now, b.after = clk.Now, clk.After
-	clocksMu.Lock()
-	clocks[b] = clk
-	clocksMu.Unlock()
+	b := pacerOn(clk, 64)
 	st := memstore.New(memstore.Options{Now: clk.Now})
 	for _, pc := range []*pacer{a, b} {
 		pc.site, pc.shared = "https://x.atlassian.net", st
@@ -791,11 +793,7 @@ func TestPacerLaterProcessStartsFromTheSitesRate(t *testing.T) {
 		t.Fatal("nothing learned from the refusal")
 	}
 	clk.Advance(5 * time.Second)
-	b := newPacer(64)
-	b.now, b.after = clk.Now, clk.After
-	clocksMu.Lock()
-	clocks[b] = clk
-	clocksMu.Unlock()
+	b := pacerOn(clk, 64)
 	b.site, b.shared = a.site, st
 	b.endpoint(epSearch).window = 64
 	n := len(admit(b, epSearch, 64))
@@ -815,11 +813,7 @@ func TestPacerLaterProcessStartsFromTheSitesRate(t *testing.T) {
 // to check: it sees its own refusals.
 func TestPacerSpendsNoBoughtSendTimeInsideAnotherProcesssPause(t *testing.T) {
 	a, clk := ratedPacer(16)
-	b := newPacer(16)
-	b.now, b.after = clk.Now, clk.After
-	clocksMu.Lock()
-	clocks[b] = clk
-	clocksMu.Unlock()
+	b := pacerOn(clk, 16)
 	store := memstore.New(memstore.Options{Now: clk.Now})
 	sta, stb := &countingPace{PaceStore: store}, &countingPace{PaceStore: store}
 	for pc, st := range map[*pacer]*countingPace{a: sta, b: stb} {
