@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"strings"
 )
@@ -293,4 +294,15 @@ func SizeProblem(ref Reference, field string, size, limit int) Detail {
 func SizeOverProblem(ref Reference, field string, limit int) Detail {
 	return Detail{Item: string(ref), Field: field, Message: fmt.Sprintf("the %s of %s is more than %d characters as the tracker counts them, the most it allows: shorten it or split the item",
 		strings.ReplaceAll(field, "_", " "), ref, limit)}
+}
+
+// FSReason is the operating system's reason for a file error ("permission
+// denied"), without the path: the message around it names the file as its
+// reader knows it.
+func FSReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -103,4 +103,4 @@ func within(dir, p string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-func reason(err error) string { return service.FSReason(err) }
+func reason(err error) string { return core.FSReason(err) }

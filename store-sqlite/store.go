@@ -207,7 +207,7 @@ const newStorePattern = ".new-*"
 func ensureStore(ctx context.Context, path string, bt time.Duration) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return invalidPath(path, fmt.Sprintf("its directory %s cannot be created (%s)", dir, errText(err)))
+		return invalidPath(path, fmt.Sprintf("its directory %s cannot be created (%s)", dir, core.FSReason(err)))
 	}
 	st, err := os.Stat(path)
 	switch {
@@ -218,12 +218,12 @@ func ensureStore(ctx context.Context, path string, bt time.Duration) error {
 	case err == nil:
 		return nil
 	case !errors.Is(err, os.ErrNotExist):
-		return invalidPath(path, fmt.Sprintf("it cannot be read (%s)", errText(err)))
+		return invalidPath(path, fmt.Sprintf("it cannot be read (%s)", core.FSReason(err)))
 	}
 	sweepNewStores(path, time.Now())
 	f, err := os.CreateTemp(dir, filepath.Base(path)+newStorePattern)
 	if err != nil {
-		return invalidPath(path, fmt.Sprintf("it cannot be created (%s)", errText(err)))
+		return invalidPath(path, fmt.Sprintf("it cannot be created (%s)", core.FSReason(err)))
 	}
 	tmp := f.Name()
 	_ = f.Close()
@@ -255,7 +255,7 @@ func ensureStore(ctx context.Context, path string, bt time.Duration) error {
 			return nil
 		}
 	}
-	return invalidPath(path, fmt.Sprintf("it cannot be created (%s)", errText(err)))
+	return invalidPath(path, fmt.Sprintf("it cannot be created (%s)", core.FSReason(err)))
 }
 
 // emptyStore is the refusal of an empty store file: see ensureStore.
@@ -288,16 +288,6 @@ func removeStoreFiles(file string) {
 	for _, f := range []string{file, file + "-wal", file + "-shm", file + "-journal"} {
 		_ = os.Remove(f)
 	}
-}
-
-// errText is the part of a file-system error worth showing: "permission
-// denied", not the whole path again.
-func errText(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // Path returns the absolute path of the database file.

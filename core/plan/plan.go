@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/devworkwire/devworkwire/core"
 )
 
 // MaxSize is the largest planning document accepted, in bytes.
@@ -165,7 +167,7 @@ func ReadFile(path string) ([]byte, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check that the file is readable", path, describeIOError(err))}
+		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check that the file is readable", path, core.FSReason(err))}
 	}
 	if perr := checkRegular(path, fi); perr != nil {
 		return nil, perr
@@ -175,7 +177,7 @@ func ReadFile(path string) ([]byte, error) {
 	}
 	data, err := readSized(io.LimitReader(f, MaxSize+1), fi.Size())
 	if err != nil {
-		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check that the file is readable", path, describeIOError(err))}
+		return nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check that the file is readable", path, core.FSReason(err))}
 	}
 	if len(data) > MaxSize {
 		return nil, tooLarge(path, -1)
@@ -236,18 +238,8 @@ func notFound(path string, err error) *Error {
 	case errors.Is(err, fs.ErrPermission):
 		return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read: permission denied; check the file's permissions", path)}
 	default:
-		return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be opened (%s); check the path", path, describeIOError(err))}
+		return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be opened (%s); check the path", path, core.FSReason(err))}
 	}
-}
-
-// describeIOError keeps only the operating system's reason, not the
-// wrapped path (which the message already names).
-func describeIOError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 func tooLarge(name string, size int64) *Error {

@@ -84,7 +84,7 @@ func ReadDir(dir string) ([]SetFile, []Skipped, error) {
 			return rerr
 		}
 		if err != nil {
-			return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check its permissions", name(rel), describeIOError(err))}
+			return &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s); check its permissions", name(rel), core.FSReason(err))}
 		}
 		if rel == "." {
 			return nil
@@ -125,7 +125,7 @@ func ReadDir(dir string) ([]SetFile, []Skipped, error) {
 		if errors.As(werr, &pe) {
 			return nil, nil, pe
 		}
-		return nil, nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s)", dir, describeIOError(werr))}
+		return nil, nil, &Error{Code: CodeSourceNotFound, Message: fmt.Sprintf("%s could not be read (%s)", dir, core.FSReason(werr))}
 	}
 	if len(files) == 0 {
 		return nil, skipped, noDocuments(base, skipped)

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -970,17 +969,7 @@ func writeFileAtomic(path string, data []byte, within string) error {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, atomicfile.ErrOutside) {
 			code = core.CodeSourceNotFound
 		}
-		return core.Wrap(err, code, "%s could not be written (%s). The file was left as it was; check the folder and its permissions.", path, FSReason(err))
+		return core.Wrap(err, code, "%s could not be written (%s). The file was left as it was; check the folder and its permissions.", path, core.FSReason(err))
 	}
 	return nil
-}
-
-// FSReason is the operating system's reason for a file error, without the
-// path (the message around it names the file as its reader knows it).
-func FSReason(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

@@ -167,7 +167,7 @@ func exportFormat(asked, output string) (string, error) {
 // 0644 under the umask).
 func writeExport(path, shown string, data []byte, force bool) error {
 	fail := func(err error) error {
-		why := service.FSReason(err) // the reason, without the path the message names
+		why := core.FSReason(err) // the reason, without the path the message names
 		return core.Wrap(err, core.CodeValidationFailed, "%s could not be written (%s); nothing was exported. Check the directory and its permissions.", shown, why).
 			WithDetails(core.Detail{Field: "output", Message: why})
 	}
