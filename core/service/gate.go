@@ -85,6 +85,16 @@ type commitKind[R any] struct {
 	warn func(r *R, warning string)
 }
 
+// staleCheck is the stale check of the commit k would make of the stored
+// preview p (plannedCommit.stale), for a check before anyone is asked.
+func staleCheck[R any](k commitKind[R], p core.Preview) (func(context.Context) error, error) {
+	c, err := k.plan(p)
+	if err != nil {
+		return nil, err
+	}
+	return c.stale, nil
+}
+
 // replay decodes a finished run's stored result, marked replayed, or
 // returns its stored error.
 func (k commitKind[R]) replay(run *core.Run) (R, error) {

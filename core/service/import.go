@@ -457,7 +457,7 @@ func changedFields(w core.WorkItem, s core.ItemSpec) []string {
 // ImportCommit executes a stored import plan behind the gate.
 func (s *WorkItemService) ImportCommit(ctx context.Context, in CommitInput) (ImportCommitResult, error) {
 	ctx, o := s.begin(ctx, "import.commit")
-	res, err := s.importCommit(ctx, o, in)
+	res, err := commitGated(ctx, s, o, s.importKind(), in)
 	if err != nil {
 		return ImportCommitResult{}, o.fail(err)
 	}
@@ -466,8 +466,10 @@ func (s *WorkItemService) ImportCommit(ctx context.Context, in CommitInput) (Imp
 	return res, nil
 }
 
-func (s *WorkItemService) importCommit(ctx context.Context, o *op, in CommitInput) (ImportCommitResult, error) {
-	return commitGated(ctx, s, o, commitKind[ImportCommitResult]{
+// importKind is the import's part of the gate (its plan decoded into an
+// importCommit).
+func (s *WorkItemService) importKind() commitKind[ImportCommitResult] {
+	return commitKind[ImportCommitResult]{
 		kind: core.PreviewImport,
 		plan: func(p core.Preview) (plannedCommit[ImportCommitResult], error) {
 			pl, err := decodeImportPlan(p)
@@ -478,7 +480,7 @@ func (s *WorkItemService) importCommit(ctx context.Context, o *op, in CommitInpu
 		},
 		replayed: func(r *ImportCommitResult) { r.Replayed = true },
 		warn:     func(r *ImportCommitResult, w string) { r.Warnings = append(r.Warnings, w) },
-	}, in)
+	}
 }
 
 // importCommit is the import part of a commit (see commitGated).

@@ -117,7 +117,7 @@ func (s *WorkItemService) progressPreview(ctx context.Context, o *op, in Progres
 // ProgressCommit executes a stored progress plan behind the gate.
 func (s *WorkItemService) ProgressCommit(ctx context.Context, in CommitInput) (ProgressCommitResult, error) {
 	ctx, o := s.begin(ctx, "progress.commit")
-	res, err := s.progressCommit(ctx, o, in)
+	res, err := commitGated(ctx, s, o, s.progressKind(), in)
 	if err != nil {
 		return ProgressCommitResult{}, o.fail(err)
 	}
@@ -126,8 +126,10 @@ func (s *WorkItemService) ProgressCommit(ctx context.Context, in CommitInput) (P
 	return res, nil
 }
 
-func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitInput) (ProgressCommitResult, error) {
-	return commitGated(ctx, s, o, commitKind[ProgressCommitResult]{
+// progressKind is the progress update's part of the gate (its plan
+// decoded into a progressCommit).
+func (s *WorkItemService) progressKind() commitKind[ProgressCommitResult] {
+	return commitKind[ProgressCommitResult]{
 		kind: core.PreviewProgress,
 		plan: func(p core.Preview) (plannedCommit[ProgressCommitResult], error) {
 			pl, err := decodeProgressPlan(p)
@@ -138,7 +140,7 @@ func (s *WorkItemService) progressCommit(ctx context.Context, o *op, in CommitIn
 		},
 		replayed: func(r *ProgressCommitResult) { r.Replayed = true },
 		warn:     func(r *ProgressCommitResult, w string) { r.Warnings = append(r.Warnings, w) },
-	}, in)
+	}
 }
 
 // progressCommit is the progress part of a commit (see commitGated).

@@ -777,23 +777,29 @@ func (pl *pullPlan) result(p core.Preview) PullPreviewResult {
 // the preview; nothing written); COMMIT_PARTIAL.
 func (s *WorkItemService) PullCommit(ctx context.Context, in CommitInput) (PullCommitResult, error) {
 	ctx, o := s.begin(ctx, "pull.commit")
-	res, err := commitGated(ctx, s, o, commitKind[PullCommitResult]{
+	res, err := commitGated(ctx, s, o, s.pullKind(in.WriteWithin), in)
+	if err != nil {
+		return PullCommitResult{}, o.fail(err)
+	}
+	o.done("commit finished", "handle", res.PreviewHandle, "file_written", res.FileWritten, "settled", len(res.Settled), "replayed", res.Replayed)
+	return res, nil
+}
+
+// pullKind is the pull's part of the gate (its plan decoded into a
+// pullCommit that writes only within that folder, when set).
+func (s *WorkItemService) pullKind(within string) commitKind[PullCommitResult] {
+	return commitKind[PullCommitResult]{
 		kind: core.PreviewPull,
 		plan: func(p core.Preview) (plannedCommit[PullCommitResult], error) {
 			pl, err := decodePullPlan(p)
 			if err != nil {
 				return nil, err
 			}
-			return &pullCommit{s: s, pl: pl, within: in.WriteWithin}, nil
+			return &pullCommit{s: s, pl: pl, within: within}, nil
 		},
 		replayed: func(r *PullCommitResult) { r.Replayed = true },
 		warn:     func(r *PullCommitResult, w string) { r.Warnings = append(r.Warnings, w) },
-	}, in)
-	if err != nil {
-		return PullCommitResult{}, o.fail(err)
 	}
-	o.done("commit finished", "handle", res.PreviewHandle, "file_written", res.FileWritten, "settled", len(res.Settled), "replayed", res.Replayed)
-	return res, nil
 }
 
 type pullCommit struct {

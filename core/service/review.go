@@ -255,25 +255,16 @@ func (s *WorkItemService) CheckPreview(ctx context.Context, handle string) error
 	var stale func(context.Context) error
 	switch p.Kind {
 	case core.PreviewImport:
-		pl, err := decodeImportPlan(p)
-		if err != nil {
-			return o.fail(err)
-		}
-		stale = (&importCommit{s: s, pl: pl}).stale
+		stale, err = staleCheck(s.importKind(), p)
 	case core.PreviewProgress:
-		pl, err := decodeProgressPlan(p)
-		if err != nil {
-			return o.fail(err)
-		}
-		stale = (&progressCommit{s: s, scope: p.Scope, pl: pl}).stale
+		stale, err = staleCheck(s.progressKind(), p)
 	case core.PreviewPull:
-		pl, err := decodePullPlan(p)
-		if err != nil {
-			return o.fail(err)
-		}
-		stale = (&pullCommit{s: s, pl: pl}).stale
+		stale, err = staleCheck(s.pullKind(""), p)
 	default:
-		return o.fail(core.Errorf(core.CodeInternal, "core.Preview %s has a kind this version does not know (%s).", handle, p.Kind))
+		err = core.Errorf(core.CodeInternal, "core.Preview %s has a kind this version does not know (%s).", handle, p.Kind)
+	}
+	if err != nil {
+		return o.fail(err)
 	}
 	if err := stale(ctx); err != nil {
 		if core.ErrorCode(err) == core.CodePreviewStale {
