@@ -481,10 +481,18 @@ func (c *fromConv) table(t *east.Table) Node {
 		if _, ok := r.(*east.TableHeader); ok {
 			cellType = "tableHeader"
 		}
-		row := Node{Type: "tableRow"}
+		// A row's cells and their paragraphs are each made at once, not
+		// one cell at a time: a wide table has thousands of cells.
+		cells := r.ChildCount()
+		row := Node{Type: "tableRow", Content: make([]Node, 0, cells)}
+		paras := make([]Node, cells)
 		for cell := r.FirstChild(); cell != nil; cell = cell.NextSibling() {
-			para := Node{Type: "paragraph", Content: c.inlineContent(cell)}
-			row.Content = append(row.Content, Node{Type: cellType, Content: []Node{para}})
+			i := len(row.Content)
+			paras[i] = Node{Type: "paragraph", Content: c.inlineContent(cell)}
+			row.Content = append(row.Content, Node{Type: cellType, Content: paras[i : i+1 : i+1]})
+		}
+		if len(row.Content) == 0 {
+			row.Content = nil
 		}
 		if len(row.Content) > 0 {
 			tbl.Content = append(tbl.Content, row)
