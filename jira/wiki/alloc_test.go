@@ -61,3 +61,17 @@ func TestPlainTextAndMarksAreNotCopied(t *testing.T) {
 		t.Errorf("the runs of %d marked texts took %.0f allocations; want 1 (the list of runs)", len(ns), n)
 	}
 }
+
+// TestOnePlainTextIsRenderedWithoutNormalizing: a table cell or list item
+// of one plain text is rendered with one allocation for its run and one
+// for the text written, not a second list of runs (a wide table has
+// thousands of cells a description).
+func TestOnePlainTextIsRenderedWithoutNormalizing(t *testing.T) {
+	cell := []adf.Node{{Type: "text", Text: "a cell"}}
+	if got := inline(cell, modeCell); got != "a cell" {
+		t.Fatalf("inline = %q", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = inline(cell, modeCell) }); n > 2 {
+		t.Errorf("rendering one plain text took %.0f allocations; want at most 2", n)
+	}
+}

@@ -486,7 +486,12 @@ func sameRun(a, b run) bool {
 
 // inline renders inline content as wiki markup.
 func inline(ns []adf.Node, mode inlineMode) string {
-	runs := normalizeRuns(toRuns(ns, mode))
+	runs := toRuns(ns, mode)
+	if len(runs) != 1 || runs[0].brk || runs[0].link != nil || len(runs[0].marks) > 0 {
+		// One run of plain text (a table cell, a list item) is normalized
+		// as it is.
+		runs = normalizeRuns(runs)
+	}
 	// Line breaks starting or ending a block show nothing.
 	for len(runs) > 0 && runs[0].brk {
 		runs = runs[1:]
