@@ -655,15 +655,16 @@ func writeRuns(b *strings.Builder, rs []run, atEnd bool) {
 		if (prev == 0 || prev == '\n') && strings.ContainsAny(inner[:1], "*#-") {
 			short = false // "*#* a" would start a list
 		}
-		b.WriteString(markTags(r.marks, short, false) + inner + markTags(r.marks, short, true))
+		writeMarkTags(b, r.marks, short, false)
+		b.WriteString(inner)
+		writeMarkTags(b, r.marks, short, true)
 		b.WriteString(escapeText(trail, last))
 	}
 }
 
-// markTags are the tags opening marks (closing: closing them, in reverse
-// order), short (*) or braced ({*}).
-func markTags(marks []adf.Mark, short, closing bool) string {
-	var out strings.Builder
+// writeMarkTags writes the tags opening marks (closing: closing them, in
+// reverse order), short (*) or braced ({*}), straight into out.
+func writeMarkTags(out *strings.Builder, marks []adf.Mark, short, closing bool) {
 	for k := range marks {
 		m := marks[k]
 		if closing {
@@ -677,11 +678,13 @@ func markTags(marks []adf.Mark, short, closing bool) string {
 			t = markClose(m)
 		}
 		if !short && len(t) == 1 {
-			t = "{" + t + "}"
+			out.WriteByte('{')
+			out.WriteString(t)
+			out.WriteByte('}')
+			continue
 		}
 		out.WriteString(t)
 	}
-	return out.String()
 }
 
 func hasCode(marks []adf.Mark) bool {
