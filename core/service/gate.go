@@ -78,11 +78,17 @@ type commitKind[R any] struct {
 	kind core.PreviewKind
 	// plan decodes the stored plan of a preview of this kind.
 	plan func(p core.Preview) (plannedCommit[R], error)
-	// replayed marks a result decoded from a finished run as replayed.
-	replayed func(r *R)
-	// warn adds a warning to a result: what the store could not record of
-	// a commit that did what it was asked (unrecordedWarning, lockKept).
-	warn func(r *R, warning string)
+	// marks are the result's fields the gate sets: Replayed, on a result
+	// decoded from a finished run, and Warnings, which get what the store
+	// could not record of a commit that did what it was asked
+	// (unrecordedWarning, lockKept).
+	marks func(r *R) (replayed *bool, warnings *[]string)
+}
+
+// warn adds a warning to r.
+func (k commitKind[R]) warn(r *R, warning string) {
+	_, ws := k.marks(r)
+	*ws = append(*ws, warning)
 }
 
 // staleCheck is the stale check of the commit k would make of the stored
@@ -103,7 +109,8 @@ func (k commitKind[R]) replay(run *core.Run) (R, error) {
 		var zero R
 		return zero, err
 	}
-	k.replayed(&r)
+	mark, _ := k.marks(&r)
+	*mark = true
 	return r, nil
 }
 

@@ -478,8 +478,7 @@ func (s *WorkItemService) importKind() commitKind[ImportCommitResult] {
 			}
 			return &importCommit{s: s, pl: pl}, nil
 		},
-		replayed: func(r *ImportCommitResult) { r.Replayed = true },
-		warn:     func(r *ImportCommitResult, w string) { r.Warnings = append(r.Warnings, w) },
+		marks: func(r *ImportCommitResult) (*bool, *[]string) { return &r.Replayed, &r.Warnings },
 	}
 }
 

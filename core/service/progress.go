@@ -138,8 +138,7 @@ func (s *WorkItemService) progressKind() commitKind[ProgressCommitResult] {
 			}
 			return &progressCommit{s: s, scope: p.Scope, pl: pl}, nil
 		},
-		replayed: func(r *ProgressCommitResult) { r.Replayed = true },
-		warn:     func(r *ProgressCommitResult, w string) { r.Warnings = append(r.Warnings, w) },
+		marks: func(r *ProgressCommitResult) (*bool, *[]string) { return &r.Replayed, &r.Warnings },
 	}
 }
 

@@ -797,8 +797,7 @@ func (s *WorkItemService) pullKind(within string) commitKind[PullCommitResult] {
 			}
 			return &pullCommit{s: s, pl: pl, within: within}, nil
 		},
-		replayed: func(r *PullCommitResult) { r.Replayed = true },
-		warn:     func(r *PullCommitResult, w string) { r.Warnings = append(r.Warnings, w) },
+		marks: func(r *PullCommitResult) (*bool, *[]string) { return &r.Replayed, &r.Warnings },
 	}
 }
 
