@@ -430,8 +430,7 @@ func (s *takeoverStore) Fence(ctx context.Context, name, owner string, generatio
 // and a comment are not sent once the lock was taken over; the commit
 // stops with COMMIT_INTERRUPTED and nothing written.
 func TestEveryWriteIsFenced(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-3"].Key // not the updated item
 	items := append([]docItem(nil), checkoutItems...)
 	items[1].title = "Pay as a guest"

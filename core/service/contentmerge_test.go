@@ -32,8 +32,7 @@ func contentRow(t *testing.T, pre service.ImportPreviewResult, ref core.Referenc
 // change.
 func personEdits(t *testing.T, edit func(w *core.WorkItem)) (*env, []docItem) {
 	t.Helper()
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	if err := e.p.Edit(e.byRef()["checkout/s-1"].Key, edit); err != nil {
 		t.Fatal(err)
 	}

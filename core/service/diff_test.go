@@ -27,8 +27,7 @@ func planRow(t *testing.T, p service.ImportPreviewResult, ref core.Reference) se
 // document writes; the stored plan carries it (shown again by its
 // handle), so what is reviewed is what was stored.
 func TestUpdateRowsCarryTheirChanges(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	keys := e.byRef()
 	items := slices.Clone(checkoutItems)
 	items[1].title = "Pay as a guest"
@@ -84,8 +83,7 @@ func storedAsShown(t *testing.T, e *env, pre service.ImportPreviewResult) {
 // A story moved under an epic this plan creates names the epic by its
 // reference (its key is not known before the commit).
 func TestParentChangeToANewEpicNamesItsReference(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	items := append(slices.Clone(checkoutItems), epic("e-3", "New epic"))
 	items[4].epic = "e-3"
 	row := planRow(t, e.preview(markdown("checkout", items...)), "checkout/s-3")
@@ -102,8 +100,7 @@ func TestParentChangeToANewEpicNamesItsReference(t *testing.T) {
 func TestDriftRowsSayWhatDiffers(t *testing.T) {
 	editTitleAndCriteria := func(t *testing.T) *env {
 		t.Helper()
-		e := newEnv(t)
-		e.importDoc(checkoutDoc())
+		e := checkoutEnv(t)
 		// A person edits the title and the criteria.
 		edit := func(w *core.WorkItem) { w.Title, w.AcceptanceCriteria = "Edited in Jira", []string{"It works"} }
 		if err := e.p.Edit(e.byRef()["checkout/s-1"].Key, edit); err != nil {
@@ -169,8 +166,7 @@ func TestDriftRowsSayWhatDiffers(t *testing.T) {
 // Values are bounded: a long description is cut with "…" (truncated) and
 // its diff keeps at most MaxDiffLines lines, counting the rest.
 func TestChangesAreBounded(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	var lines []string
 	for i := range 100 {
 		lines = append(lines, strings.Repeat("x", 30)+" line "+string(rune('a'+i%26)))

@@ -157,6 +157,14 @@ func (e *env) commitHeld(handle, key string, committed int, held ...core.Referen
 	return ce
 }
 
+// checkoutEnv is newEnv with checkoutDoc imported.
+func checkoutEnv(t *testing.T) *env {
+	t.Helper()
+	e := newEnv(t)
+	e.importDoc(checkoutDoc())
+	return e
+}
+
 // importDoc previews and commits doc.
 func (e *env) importDoc(doc string) service.ImportCommitResult {
 	e.t.Helper()

@@ -166,8 +166,7 @@ func TestCommitUnknownHandle(t *testing.T) {
 }
 
 func TestCommitWrongKindOfHandle(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	imp := e.preview(markdown("other", epic("e-1", "Other")))
 	prog, err := e.svc.ProgressPreview(e.ctx, service.ProgressPreviewInput{Item: "checkout/s-1", Status: core.StatusDone})
 	if err != nil {
@@ -217,8 +216,7 @@ func TestCommitStalePlan(t *testing.T) {
 	}
 	for name, change := range changes {
 		t.Run(name, func(t *testing.T) {
-			e := newEnv(t)
-			e.importDoc(checkoutDoc())
+			e := checkoutEnv(t)
 			items := append(slices.Clone(checkoutItems), story("s-9", "New one", "e-1"))
 			items[1].title = "Pay as a guest" // s-1: update
 			pre := e.preview(markdown("checkout", items...))
@@ -657,8 +655,7 @@ func TestCancellationStopsBetweenItems(t *testing.T) {
 }
 
 func TestUpdateOnlyWhatChanged(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	if again := e.preview(checkoutDoc()); again.Counts != (service.Counts{Unchanged: 6}) {
 		t.Fatalf("unchanged re-import: %+v", again.Counts)
 	}
@@ -692,8 +689,7 @@ func TestUpdateOnlyWhatChanged(t *testing.T) {
 }
 
 func TestDriftIsLeftAloneUnlessTakeDocument(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-1"].Key
 	// A person edits the title and the description; the document changes
 	// the description too, differently: the description is in conflict
@@ -901,8 +897,7 @@ epics:
 }
 
 func TestCommitResultLinksEveryItem(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	items := slices.Clone(checkoutItems)
 	items[1].title = "Changed"
 	res := e.importDoc(markdown("checkout", items...))
@@ -1013,8 +1008,7 @@ func TestUpdateOfUnclearOutcomeIsUnknown(t *testing.T) {
 // or that was deleted, is no longer silent: the preview warns, naming the
 // issue, that the item will be created again (and why).
 func TestPreviewWarnsOfEditedReferencesAndDeletedIssues(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	got := e.byRef()
 	edited, deleted := got["checkout/s-1"].Key, got["checkout/s-2"].Key
 	if err := e.p.SetReference(edited, "checkout/s-1-old"); err != nil {
@@ -1050,8 +1044,7 @@ func TestPreviewWarnsOfEditedReferencesAndDeletedIssues(t *testing.T) {
 // Two issues carrying one reference are no longer an arbitrary, silent
 // pick: the preview names both and says which one DevWorkWire uses.
 func TestPreviewWarnsOfTwoIssuesWithOneReference(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	mine := e.byRef()["checkout/s-3"].Key
 	copyKey := e.p.AddAsPerson(core.WorkItem{Reference: "checkout/s-3", Kind: core.KindStory, Title: "A copy", Status: core.StatusTodo})
 	pre := e.preview(checkoutDoc())

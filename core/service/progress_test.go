@@ -22,8 +22,7 @@ func progressPreview(t *testing.T, e *env, in service.ProgressPreviewInput) serv
 }
 
 func TestProgressPreviewAndCommit(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-1"].Key
 	for _, item := range []string{key, "checkout/s-1"} {
 		t.Run(item, func(t *testing.T) {
@@ -63,8 +62,7 @@ func TestProgressPreviewAndCommit(t *testing.T) {
 }
 
 func TestProgressCommentOnly(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	pre := progressPreview(t, e, service.ProgressPreviewInput{Item: "checkout/e-1", Comment: "Half way."})
 	if pre.TargetStatus != "" || pre.Transition != "" {
 		t.Errorf("preview %+v", pre)
@@ -79,8 +77,7 @@ func TestProgressCommentOnly(t *testing.T) {
 }
 
 func TestProgressPreviewErrors(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-1"].Key
 	e.p.RemoveTransitionTo(core.StatusDone)
 	e.p.ForbidWrites(t)
@@ -104,8 +101,7 @@ func TestProgressPreviewErrors(t *testing.T) {
 }
 
 func TestProgressCommitGate(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-2"].Key
 	pre := progressPreview(t, e, service.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "Done."})
 
@@ -133,8 +129,7 @@ func TestProgressCommitGate(t *testing.T) {
 }
 
 func TestProgressCommitFailures(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-3"].Key
 
 	// The transition fails: nothing written, the tracker's code surfaces.
@@ -164,8 +159,7 @@ func TestProgressCommitFailures(t *testing.T) {
 // COMMIT_PARTIAL, never "Nothing was written"; a refusal (4xx, 429) still
 // writes nothing.
 func TestProgressWriteOfUnclearOutcomeIsUnknown(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-3"].Key
 	commit := func(in service.ProgressPreviewInput, k string) error {
 		t.Helper()
@@ -232,8 +226,7 @@ func TestProgressWriteOfUnclearOutcomeIsUnknown(t *testing.T) {
 }
 
 func TestProgressInterrupted(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-4"].Key
 	pre := progressPreview(t, e, service.ProgressPreviewInput{Item: key, Status: core.StatusDone, Comment: "c"})
 	e.p.CrashAt(fakeprovider.OpComment, 1, false)
@@ -253,8 +246,7 @@ func TestProgressInterrupted(t *testing.T) {
 // there: the comment is not sent (a replay of the key could not tell the
 // transition was made), and the result says the transition was written.
 func TestProgressStopsWhenItsRecordFails(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-1"].Key
 	pre := progressPreview(t, e, service.ProgressPreviewInput{Item: key, Status: core.StatusInProgress, Comment: "Started."})
 	svc := e.serviceWith(service.ServiceOptions{Store: &flakyStore{Store: e.st, failFrom: 1}})

@@ -10,8 +10,7 @@ import (
 )
 
 func TestGetIsSelfSufficient(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	items := e.byRef()
 	e.p.ForbidWrites(t)
 

@@ -18,8 +18,7 @@ func withoutS2() []docItem {
 // A story removed from the document is shown as removed, left alone:
 // nothing is written or deleted, the commit counts it.
 func TestRemovedItemIsShownAndLeftAlone(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.byRef()["checkout/s-2"].Key
 	pre := e.preview(markdown("checkout", withoutS2()...))
 	if pre.Counts != (service.Counts{Unchanged: 5, Removed: 1}) {
@@ -50,8 +49,7 @@ func TestRemovedItemIsShownAndLeftAlone(t *testing.T) {
 func TestRemovedItemIsClosedOnlyWhenChosen(t *testing.T) {
 	for _, how := range []string{"front matter", "input"} {
 		t.Run(how, func(t *testing.T) {
-			e := newEnv(t)
-			e.importDoc(checkoutDoc())
+			e := checkoutEnv(t)
 			key := e.byRef()["checkout/s-2"].Key
 			doc := markdown("checkout", withoutS2()...)
 			in := service.ImportPreviewInput{Path: "plan.md"}
@@ -91,8 +89,7 @@ func TestRemovedItemIsClosedOnlyWhenChosen(t *testing.T) {
 // preview) and a transition to done; without one the item is left alone
 // with a warning.
 func TestClosingRemovedItemsNeedsAWay(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	in := service.ImportPreviewInput{Path: "plan.md", Data: []byte(markdown("checkout", withoutS2()...)), Removed: "close"}
 	e.p.Deny(core.PermissionTransition)
 	_, err := e.svc.ImportPreview(e.ctx, in)
@@ -112,8 +109,7 @@ func TestClosingRemovedItemsNeedsAWay(t *testing.T) {
 // A close that fails stops the commit like any write (COMMIT_PARTIAL with
 // the close named), after the creates and updates.
 func TestFailedCloseIsReported(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	items := withoutS2()
 	items[1].title = "Pay as a guest"
 	in := service.ImportPreviewInput{Path: "plan.md", Data: []byte(markdown("checkout", items...)), Removed: "close"}
@@ -136,8 +132,7 @@ func TestFailedCloseIsReported(t *testing.T) {
 // After the import that no longer lists it, a removed item is marked in
 // queries (ready work included) and reads; the others are not.
 func TestQueriesMarkRemovedItems(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	pre := e.preview(markdown("checkout", withoutS2()...))
 	e.commit(pre.PreviewHandle, "")
 	res, err := e.svc.Query(e.ctx, service.QueryInput{Ready: true})
@@ -163,8 +158,7 @@ func TestQueriesMarkRemovedItems(t *testing.T) {
 // The caller's choice wins over the document's, and only close or leave
 // is a choice.
 func TestRemovedChoice(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	doc := strings.Replace(markdown("checkout", withoutS2()...), "id: checkout\n", "id: checkout\nremoved: close\n", 1)
 	pre, err := e.svc.ImportPreview(e.ctx, service.ImportPreviewInput{Path: "plan.md", Data: []byte(doc), Removed: "leave"})
 	if err != nil || pre.Counts.Removed != 1 || pre.Counts.Close != 0 {
@@ -177,8 +171,7 @@ func TestRemovedChoice(t *testing.T) {
 // A sub-task the document lists (under its story) is not taken as removed
 // once the tracker holds it under its reference.
 func TestListedSubtaskIsNotRemoved(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	key := e.p.AddAsPerson(core.WorkItem{Reference: "checkout/t-1", Kind: core.KindStory, Title: "A sub-task"})
 	if err := e.st.UpsertIndex(e.ctx, []core.IndexEntry{{Scope: e.p.Scope(), Reference: "checkout/t-1", Key: key, Digest: "sha256:x", UpdatedAt: e.clock.Now()}}); err != nil {
 		t.Fatal(err)

@@ -38,8 +38,7 @@ func (s rewritingStore) LoadPreview(ctx context.Context, handle string) (core.Pr
 // latter used to decode it without a version check) — and nothing is
 // written.
 func TestStoredPlanOfAnotherVersionIsRefusedEverywhere(t *testing.T) {
-	e := newEnv(t)
-	e.importDoc(checkoutDoc())
+	e := checkoutEnv(t)
 	imp := e.preview(markdown("checkout", checkoutItems[:2]...))
 	prog := progressPreview(t, e, service.ProgressPreviewInput{Item: "checkout/s-1", Status: core.StatusDone})
 	future := func(b []byte) []byte { return bytes.Replace(b, []byte(`"version":1`), []byte(`"version":2`), 1) }
