@@ -121,6 +121,12 @@ func issueFields(typ, summary, ref string) map[string]any {
 	return f
 }
 
+// link asks for a link of type typ (by name) from inward issue in to
+// outward issue out: "in blocks out" for Blocks.
+func (c *tc) link(typ, in, out string) resp {
+	return c.do("POST", "/rest/api/3/issueLink", map[string]any{"type": map[string]any{"name": typ}, "inwardIssue": map[string]any{"key": in}, "outwardIssue": map[string]any{"key": out}})
+}
+
 // create creates an issue through the API and returns its key and id.
 func (c *tc) create(fields map[string]any) (string, string) {
 	c.t.Helper()

@@ -233,7 +233,7 @@ func TestDeniedPermissionsAreReportedAndEnforced(t *testing.T) {
 	}
 	a, _ := c.create(issueFields("Story", "A", ""))
 	b, _ := c.create(issueFields("Story", "B", ""))
-	l := c.do("POST", "/rest/api/3/issueLink", map[string]any{"type": map[string]any{"name": "Blocks"}, "inwardIssue": map[string]any{"key": a}, "outwardIssue": map[string]any{"key": b}})
+	l := c.link("Blocks", a, b)
 	if l.status != 404 || len(c.srv.Links()) != 0 {
 		t.Errorf("link without Link issues: %d, %d links", l.status, len(c.srv.Links()))
 	}

@@ -42,7 +42,7 @@ func TestCreateLinkDirection(t *testing.T) {
 	a, _ := c.create(issueFields("Story", "Blocker", ""))
 	b, _ := c.create(issueFields("Story", "Blocked", ""))
 	before, _ := c.srv.Issue(b)
-	r := c.do("POST", "/rest/api/3/issueLink", map[string]any{"type": map[string]any{"name": "Blocks"}, "inwardIssue": map[string]any{"key": a}, "outwardIssue": map[string]any{"key": b}})
+	r := c.link("Blocks", a, b)
 	if r.status != 201 {
 		t.Fatalf("create link: %d %s", r.status, r.body)
 	}
@@ -83,9 +83,6 @@ func TestCreateLinkDirection(t *testing.T) {
 func TestCreateLinkRefusals(t *testing.T) {
 	c := start(t, jiratest.Options{})
 	a, _ := c.create(issueFields("Story", "One", ""))
-	link := func(typ, in, out string) resp {
-		return c.do("POST", "/rest/api/3/issueLink", map[string]any{"type": map[string]any{"name": typ}, "inwardIssue": map[string]any{"key": in}, "outwardIssue": map[string]any{"key": out}})
-	}
 	for _, tc := range []struct {
 		typ, in, out string
 		status       int
@@ -94,7 +91,7 @@ func TestCreateLinkRefusals(t *testing.T) {
 		{"Nope", a, a, 404},
 		{"Blocks", a, a, 400},
 	} {
-		if r := link(tc.typ, tc.in, tc.out); r.status != tc.status {
+		if r := c.link(tc.typ, tc.in, tc.out); r.status != tc.status {
 			t.Errorf("link %s %s→%s: %d, want %d (%s)", tc.typ, tc.in, tc.out, r.status, tc.status, r.body)
 		}
 	}
