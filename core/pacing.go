@@ -55,6 +55,11 @@ type PaceRequest struct {
 	// free). While the key is in slow start and no other buyer bought it
 	// within PaceAlone, the grant lets the buyer send freely (Free).
 	Buyer string `json:"buyer,omitempty"`
+	// Proven: the caller saw the tracker site serve PaceProven clean
+	// answers within one second (on any of its endpoints) and refuse
+	// none (told to a site's key, which remembers it until a refusal
+	// teaches it a rate: PaceGrant.Proven).
+	Proven bool `json:"proven,omitempty"`
 	// Sent is how many sends the caller made to the key in the last
 	// second (told with a refusal: a free buyer's rate, which the first
 	// cut is made from; ignored when the key is not sent to freely).
@@ -81,6 +86,10 @@ type PaceGrant struct {
 	// buyer holding send times it bought before the refusal spends none
 	// of them inside it.
 	Pause time.Duration `json:"pause,omitempty"`
+	// Proven: a caller told the key PaceRequest.Proven and no refusal
+	// has taught it a rate since (a site known to serve fast: a new
+	// process need not find its limits two requests at a time).
+	Proven bool `json:"proven,omitempty"`
 	// Shared: another buyer bought the key within PaceAlone of this
 	// buyer (its refusals are not this buyer's to see): send times
 	// bought ahead are worth checking against Pause before they are
@@ -122,6 +131,9 @@ type PaceState struct {
 	// Free: the last grant let its buyer send freely (its rate is not
 	// Rate: a Start ends its slow start whatever Rate says).
 	Free bool `json:"free,omitempty"`
+	// Proven: when a caller last told PaceRequest.Proven (zero: never,
+	// or a refusal came since).
+	Proven time.Time `json:"proven"`
 }
 
 // Pacing constants (docs/jira-client.md, "Pacing").
@@ -154,6 +166,10 @@ const (
 	// clean answers instead of one.
 	PaceNear         = 0.9
 	PaceNearSlowdown = 8
+	// PaceProven is how many clean answers within one second, and no
+	// refusal, prove a site fast (PaceRequest.Proven): twice a 10-a-second
+	// burst bucket's refill.
+	PaceProven = 20
 	// PaceFree is how long a free grant lasts (PaceGrant.Free), and
 	// PaceAlone how long after another buyer's purchase a key is shared
 	// (no free grant).
@@ -210,6 +226,9 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 		s.Level = math.Min(rate, s.Level+now.Sub(s.At).Seconds()*rate)
 		s.At = now
 	}
+	if r.Proven {
+		s.Proven = now
+	}
 	// Learn from what the caller reports.
 	switch {
 	case r.Refused:
@@ -228,6 +247,7 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 			rate = math.Max(1, rate*cut)
 			s.Cut, s.Steady, s.Clean = now, true, 0
 		}
+		s.Proven = time.Time{}
 		// The tracker's bucket is empty now. A refusal that starts a
 		// pause also ends what was bought ahead before it: those send
 		// times fall inside the pause, and their buyers drop them (the
@@ -259,7 +279,7 @@ func (s *PaceState) Take(now time.Time, r PaceRequest) PaceGrant {
 	if s.Pause.After(now) {
 		pause = s.Pause.Sub(now)
 	}
-	g := PaceGrant{Rate: rate, Steady: s.Steady, Pause: pause, Shared: shared}
+	g := PaceGrant{Rate: rate, Steady: s.Steady, Pause: pause, Shared: shared, Proven: !s.Proven.IsZero() && !s.Steady}
 	want := min(r.Want, PaceMaxGrant)
 	if want <= 0 {
 		return g

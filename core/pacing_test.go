@@ -230,3 +230,26 @@ func TestPaceStateRefusalForgetsWhatWasBoughtAhead(t *testing.T) {
 		t.Errorf("after the pause %d sends at once (%v); want the bucket refilled during it, at least %d", now, g.Sends, want)
 	}
 }
+
+// A site's key told Proven says so to a later read, until a refusal or a
+// learned rate (Start) comes.
+func TestPaceStateRemembersAFastSiteUntilARefusal(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	var s PaceState
+	if g := s.Take(t0, PaceRequest{}); g.Proven {
+		t.Fatal("a new key reads as proven")
+	}
+	s.Take(t0, PaceRequest{Proven: true})
+	if g := s.Take(t0.Add(time.Hour), PaceRequest{}); !g.Proven {
+		t.Fatal("a key told Proven does not say so to a later read")
+	}
+	refused := s
+	refused.Take(t0.Add(time.Hour), PaceRequest{Refused: true, RetryAfter: time.Second})
+	if g := refused.Take(t0.Add(2*time.Hour), PaceRequest{}); g.Proven {
+		t.Error("after a refusal the key still says the site is fast")
+	}
+	s.Take(t0.Add(time.Hour), PaceRequest{Start: 8})
+	if g := s.Take(t0.Add(2*time.Hour), PaceRequest{}); g.Proven {
+		t.Error("after a rate was learned the key still says the site is fast")
+	}
+}

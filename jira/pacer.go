@@ -77,6 +77,15 @@ type pacer struct {
 	learned float64
 	// id names this pacer as a buyer (core.PaceRequest.Buyer).
 	id string
+	// siteProven: the site's memory says it serves fast (core.PaceGrant.
+	// Proven): new endpoints start proven. served are the times of the
+	// clean answers from every endpoint within the last second, and
+	// provenTold: the site's memory was told this process saw
+	// core.PaceProven of them in a second (or it was refused: it never
+	// tells).
+	siteProven bool
+	served     []time.Time
+	provenTold bool
 	// siteRead: the site's learned rate was read from the shared store
 	// (siteKey), or there is none to read.
 	siteRead bool
@@ -388,6 +397,16 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedTimeout)
 		site, serr := shared.TakePace(sctx, pc.siteKey(), core.PaceRequest{})
 		cancel()
+		if serr == nil && site.Proven {
+			// Another process saw the site serve fast and never refuse:
+			// this one's endpoints skip the two-at-a-time start.
+			pc.mu.Lock()
+			pc.siteProven = true
+			for _, o := range pc.endpoints {
+				o.proven = o.proven || !o.steady
+			}
+			pc.mu.Unlock()
+		}
 		if serr == nil && site.Steady {
 			pc.mu.Lock()
 			if pc.learned <= 0 {
@@ -537,7 +556,7 @@ func (l *localPace) take(key string, now time.Time, r core.PaceRequest) core.Pac
 func (pc *pacer) endpoint(name string) *endpointPace {
 	ep := pc.endpoints[name]
 	if ep == nil {
-		ep = &endpointPace{window: float64(min(initialWindow, pc.max))}
+		ep = &endpointPace{window: float64(min(initialWindow, pc.max)), proven: pc.siteProven}
 		pc.endpoints[name] = ep
 	}
 	return ep
@@ -627,10 +646,22 @@ func (pc *pacer) release(t *ticket, resp *response) {
 	if tell {
 		ep.buying = true
 	}
+	// The site served core.PaceProven in a second and refused nothing:
+	// its memory says so, for later processes.
+	proven := !pc.provenTold && len(pc.served) >= core.PaceProven && pc.shared != nil && !pc.perSite && pc.sharing(now)
+	if proven {
+		pc.provenTold, pc.served = true, nil
+	}
+	shared, site := pc.shared, pc.siteKey()
 	pc.signal()
 	pc.mu.Unlock()
 	if tell {
 		pc.buy(context.Background(), t.endpoint)
+	}
+	if proven {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+		_, _ = shared.TakePace(ctx, site, core.PaceRequest{Proven: true})
+		cancel()
 	}
 }
 
@@ -686,6 +717,7 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 			is.next = later(is.next, now.Add(max(s.retryAfter, time.Second)))
 		}
 	case s.status == http.StatusTooManyRequests:
+		pc.provenTold, pc.siteProven = true, false // a refused site is not fast
 		ep.window, ep.grown = max(1, ep.window/2), true
 		ep.strikes++
 		if ep.strikes >= strikesToSingle {
@@ -716,6 +748,13 @@ func (pc *pacer) learn(ep *endpointPace, is *issuePace, s signals, sent, now tim
 			ep.single--
 		}
 		ep.served = append(ep.recent(now), now)
+		if !pc.provenTold {
+			i := 0
+			for i < len(pc.served) && now.Sub(pc.served[i]) >= time.Second {
+				i++
+			}
+			pc.served = append(pc.served[i:], now)
+		}
 		if s.near {
 			ep.report.Near = true
 			ep.free = time.Time{} // told at the next request's purchase

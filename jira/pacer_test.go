@@ -586,7 +586,7 @@ func TestPacerPacesAtTheLearnedRate(t *testing.T) {
 		}
 		served += len(ts)
 	}
-	if st.calls > 3 {
+	if st.calls > 4 { // and the site's memory told once that it serves fast
 		t.Errorf("%d sends bought the pace %d times; want about once a second", served, st.calls)
 	}
 	// 20 answers in the last second: 16 clean, then a refusal.
@@ -884,5 +884,44 @@ func TestPacerSpendsNoBoughtSendTimeInsideAnotherProcesssPause(t *testing.T) {
 	}
 	if cst.calls > 4 {
 		t.Errorf("a process alone sent %d and asked the store %d times; want a purchase per second's worth, no checks", sent, cst.calls)
+	}
+}
+
+// The site's memory of a fast site: a process that saw the site serve
+// core.PaceProven clean answers in a second and refuse none says so in
+// the store, and a later process's endpoints skip the two-at-a-time start
+// (they send by their window from the first request); a refusal on the
+// site makes it forget, so a process after that starts two at a time.
+func TestPacerLaterProcessSkipsTheProbeOnAFastSite(t *testing.T) {
+	a, clk := ratedPacer(64)
+	st := memstore.New(memstore.Options{Now: clk.Now})
+	a.site, a.shared = "https://x.atlassian.net", st
+	a.endpoint(epSearch).window = 64
+	probe(t, a, clk, epSearch)
+	clk.Advance(5 * time.Second)
+	start := func() int {
+		t.Helper()
+		b := pacerOn(clk, 64)
+		b.site, b.shared = a.site, st
+		b.endpoint(epEdit).window = 64
+		ts := admit(b, epEdit, 64)
+		for _, tk := range ts {
+			b.release(tk, answer(200))
+		}
+		return len(ts)
+	}
+	if n := start(); n <= probeWindow {
+		t.Errorf("a later process on a site that served %d in a second sent %d at once; want its window", probeServed, n)
+	}
+	// A refusal on the site: the next process finds its limits again.
+	tk := admit(a, epSearch, 1)
+	a.release(tk[0], answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based"))
+	clk.Advance(5 * time.Second)
+	c := pacerOn(clk, 64)
+	c.site, c.shared = a.site, st
+	c.endpoint(epEdit).window = 64
+	c.learned = 0
+	if n := len(admit(c, epEdit, 64)); n > int(c.learned)+1 || c.endpoint(epEdit).proven {
+		t.Errorf("after a refusal on the site a new process sent %d at once (proven %v); want the learned rate's bucket, not proven", n, c.endpoint(epEdit).proven)
 	}
 }

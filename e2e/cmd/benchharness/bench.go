@@ -277,6 +277,11 @@ func (b *bench) size(ctx context.Context, n int) (SizeResult, error) {
 	if counts.Updated != sr.Edited {
 		return sr, fmt.Errorf("re-import of %d edited items updated %d", sr.Edited, counts.Updated)
 	}
+	if b.o.Timeline != "" {
+		if err := writeTimeline(fmt.Sprintf("%s.edits-%d", b.o.Timeline, n), fmt.Sprintf("re-import, %d of %d edited", sr.Edited, n), com); err != nil {
+			return sr, err
+		}
+	}
 	sr.EditedPreview, sr.EditedCommit = pre, com
 	sr.EditedCommit.Counts = counts
 	sr.EditedCommit.MinRequests = sr.MinSearchPages + sr.Edited // Jira has no bulk edit of different values

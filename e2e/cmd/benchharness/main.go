@@ -118,7 +118,7 @@ func parseFlags(args []string) (Options, error) {
 	only := fs.String("only", "", "comma-separated rows to measure alone (sizes: the document sizes of -sizes; burst, agents, fields, links, hostile, datacenter), merged into the results already in -out-json (both reports rewritten)")
 	fs.StringVar(&o.OutMD, "out-md", filepath.Join(root, "docs", "benchmarks.md"), "Markdown report to write")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the driver (in-process preview and commit) to this file")
-	fs.StringVar(&o.Timeline, "timeline", "", "write when each request of the burst-limited fresh commit reached mockjira (ms from the first, status, endpoint) to this file, and each agents row's to this file with .agents-N appended")
+	fs.StringVar(&o.Timeline, "timeline", "", "write when each request of the burst-limited fresh commit reached mockjira (ms from the first, status, endpoint) to this file, each agents row's to this file with .agents-N appended, and the N-item size row's edited re-import commit's with .edits-N")
 	fs.StringVar(&o.Render, "render", "", "measure nothing: rewrite the Markdown report from this benchmarks.json (same numbers, current wording)")
 	fs.StringVar(&o.OutJSON, "out-json", filepath.Join(root, "docs", "benchmarks.json"), "JSON results to write")
 	if err := fs.Parse(args); err != nil {
