@@ -776,15 +776,23 @@ func TestPacerSendsFreelyOnlyAlone(t *testing.T) {
 	release(a, ts)
 }
 
+// probedOnAStore is a process's pacer sharing pacing through a new store,
+// whose endpoint has served its probe (sending freely, every answer clean).
+func probedOnAStore(t *testing.T, endpoint string) (*pacer, *paceClock, *memstore.Store) {
+	t.Helper()
+	a, clk := ratedPacer(64)
+	st := memstore.New(memstore.Options{Now: clk.Now})
+	a.site, a.shared = "https://x.atlassian.net", st
+	a.endpoint(endpoint).window = 64
+	probe(t, a, clk, endpoint)
+	return a, clk, st
+}
+
 // The site's memory: a refusal one process saw is kept for the site in
 // the store, so a process started later begins each endpoint at the
 // learned rate instead of finding the limit again by refusals.
 func TestPacerLaterProcessStartsFromTheSitesRate(t *testing.T) {
-	a, clk := ratedPacer(64)
-	st := memstore.New(memstore.Options{Now: clk.Now})
-	a.site, a.shared = "https://x.atlassian.net", st
-	a.endpoint(epEdit).window = 64
-	probe(t, a, clk, epEdit)
+	a, clk, st := probedOnAStore(t, epEdit)
 	tk := admit(a, epEdit, 1)
 	a.release(tk[0], answer(429, "Retry-After", "1", "RateLimit-Reason", "jira-burst-based"))
 	tryAt(a, epEdit, "") // the refusal is told at once
@@ -893,11 +901,7 @@ func TestPacerSpendsNoBoughtSendTimeInsideAnotherProcesssPause(t *testing.T) {
 // (they send by their window from the first request); a refusal on the
 // site makes it forget, so a process after that starts two at a time.
 func TestPacerLaterProcessSkipsTheProbeOnAFastSite(t *testing.T) {
-	a, clk := ratedPacer(64)
-	st := memstore.New(memstore.Options{Now: clk.Now})
-	a.site, a.shared = "https://x.atlassian.net", st
-	a.endpoint(epSearch).window = 64
-	probe(t, a, clk, epSearch)
+	a, clk, st := probedOnAStore(t, epSearch)
 	clk.Advance(5 * time.Second)
 	start := func() int {
 		t.Helper()
