@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -500,5 +502,21 @@ func TestReviewOfExpiredPreviewAndProgressReview(t *testing.T) {
 	h.run("y\n", true, "review", pp.PreviewHandle).expect(t, 0, "Progress preview of", "Committed: ", "comment added")
 	if n := len(h.prov.Comments(keyOf(t, h, "checkout-v2/e-1"))); n != 1 {
 		t.Fatalf("%d comments after the reviewed commit", n)
+	}
+}
+
+// dwire collects garbage less often than Go's default, within a memory
+// limit, unless the environment sets GOGC or GOMEMLIMIT: those win.
+func TestCollectLessOftenLeavesTheEnvironmentsSettings(t *testing.T) {
+	percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetGCPercent(percent); debug.SetMemoryLimit(limit) })
+
+	collectLessOften(func(string) string { return "" })
+	if p, l := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64); p != gcPercent || l != gcMemoryLimit {
+		t.Errorf("without GOGC and GOMEMLIMIT: GC percent %d, memory limit %d; want %d and %d", p, l, gcPercent, gcMemoryLimit)
+	}
+	collectLessOften(func(k string) string { return map[string]string{"GOGC": "50", "GOMEMLIMIT": "1GiB"}[k] })
+	if p, l := debug.SetGCPercent(100), debug.SetMemoryLimit(-1); p != 100 || l != math.MaxInt64 {
+		t.Errorf("with GOGC and GOMEMLIMIT set: GC percent %d, memory limit %d; want both left as they were", p, l)
 	}
 }
