@@ -336,6 +336,14 @@ func (ep *endpointPace) recent(now time.Time) []time.Time {
 	return ep.served
 }
 
+// storeFailed: the shared store failed at now (err); this process paces
+// alone until sharedRetry has passed, and says so in the log. Call with
+// pc.mu held.
+func (pc *pacer) storeFailed(err error, now time.Time) {
+	pc.log.Warn("shared pacing unavailable: this process paces alone for a while", "code", core.ErrorCode(err), "retry_in", sharedRetry.String())
+	pc.sharedOK = now.Add(sharedRetry)
+}
+
 // sharing reports whether the shared store is to be asked at now (there
 // is one, and no fault of it is recent). Call with pc.mu held.
 func (pc *pacer) sharing(now time.Time) bool {
@@ -381,7 +389,7 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 	}
 	key := pc.key(endpoint)
 	shared := pc.shared
-	if shared != nil && pc.now().Before(pc.sharedOK) {
+	if !pc.sharing(pc.now()) {
 		shared = nil
 	}
 	pc.mu.Unlock()
@@ -429,15 +437,12 @@ func (pc *pacer) buy(ctx context.Context, endpoint string) {
 			_, _ = shared.TakePace(sctx, pc.siteKey(), core.PaceRequest{Start: g.Rate})
 			cancel()
 		}
-		if err != nil {
-			pc.log.Warn("shared pacing unavailable: this process paces alone for a while", "code", core.ErrorCode(err), "retry_in", sharedRetry.String())
-		}
 	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if shared == nil || err != nil {
 		if err != nil {
-			pc.sharedOK = pc.now().Add(sharedRetry)
+			pc.storeFailed(err, pc.now())
 		}
 		g = pc.local.take(key, pc.now(), r)
 	}
@@ -493,8 +498,7 @@ func (pc *pacer) checkPause(ctx context.Context, endpoint string) {
 	defer pc.mu.Unlock()
 	now := pc.now()
 	if err != nil {
-		pc.log.Warn("shared pacing unavailable: this process paces alone for a while", "code", core.ErrorCode(err), "retry_in", sharedRetry.String())
-		pc.sharedOK = now.Add(sharedRetry)
+		pc.storeFailed(err, now)
 		ep.report.Clean += tell.Clean
 		ep.report.Near = ep.report.Near || tell.Near
 	} else {
