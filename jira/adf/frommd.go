@@ -491,9 +491,6 @@ func (c *fromConv) table(t *east.Table) Node {
 			paras[i] = Node{Type: "paragraph", Content: c.inlineContent(cell)}
 			row.Content = append(row.Content, Node{Type: cellType, Content: paras[i : i+1 : i+1]})
 		}
-		if len(row.Content) == 0 {
-			row.Content = nil
-		}
 		if len(row.Content) > 0 {
 			tbl.Content = append(tbl.Content, row)
 		}
